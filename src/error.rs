@@ -1,0 +1,120 @@
+//! The library's error type. Every message says what happened and what to do about it.
+
+use std::path::PathBuf;
+
+/// Everything that can go wrong in the divlab library.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// wgpu found no adapter at all on the requested backends.
+    #[error(
+        "no GPU adapter found{backends}. On Linux without a GPU, install Mesa's lavapipe \
+         (`apt-get install mesa-vulkan-drivers`, or run `scripts/setup`); \
+         otherwise install your GPU's Vulkan/Metal/DX12 driver"
+    )]
+    NoAdapter {
+        /// Which backends were searched, already formatted (empty for all).
+        backends: String,
+    },
+
+    /// `--adapter` matched none of the adapters that exist.
+    #[error("no adapter matches `{wanted}`. Adapters found:\n{available}\nPass `--adapter` an index or a name substring from this list")]
+    UnknownAdapter {
+        /// What the user asked for.
+        wanted: String,
+        /// The adapter list, one per line.
+        available: String,
+    },
+
+    /// The backend name is not one divlab knows.
+    #[error("unknown backend `{0}`: use one of vulkan, metal, dx12, gl")]
+    UnknownBackend(String),
+
+    /// The adapter refused to create a device.
+    #[error("could not create a device on `{adapter}`: {reason}. Try another adapter (`divlab adapters`)")]
+    RequestDevice {
+        /// The adapter's name.
+        adapter: String,
+        /// wgpu's message.
+        reason: String,
+    },
+
+    /// A kernel's WGSL does not parse or validate.
+    #[error("invalid WGSL in {file}:{line}:{column}: {message}")]
+    InvalidWgsl {
+        /// The shader file (or label) the source came from.
+        file: String,
+        /// 1-based line of the first error.
+        line: u32,
+        /// 1-based column of the first error.
+        column: u32,
+        /// naga's message, with its full report.
+        message: String,
+    },
+
+    /// wgpu reported a validation or out-of-memory error while divlab built or ran a kernel.
+    #[error("wgpu rejected `{what}`: {reason}")]
+    Wgpu {
+        /// What divlab was doing.
+        what: String,
+        /// wgpu's message.
+        reason: String,
+    },
+
+    /// The GPU did not finish within the host timeout.
+    #[error(
+        "the GPU did not finish `{what}` within {seconds:.0} s; the kernel may be far too large \
+         for this device. Try `--quick`, or a faster adapter"
+    )]
+    Timeout {
+        /// What was running.
+        what: String,
+        /// The timeout that expired.
+        seconds: f64,
+    },
+
+    /// The device was lost (driver reset, GPU hang recovery, or removal).
+    #[error(
+        "the GPU device was lost while running `{what}`: {reason}. Results after this point are \
+         void; rerun, and report it if it repeats"
+    )]
+    DeviceLost {
+        /// What was running.
+        what: String,
+        /// The driver's reason.
+        reason: String,
+    },
+
+    /// The adapter lacks a feature an operation needs.
+    #[error("`{what}` needs {feature}, which this adapter does not support")]
+    Unsupported {
+        /// What needed it.
+        what: String,
+        /// The missing feature.
+        feature: String,
+    },
+
+    /// A result file could not be read or parsed.
+    #[error("cannot read result file {path}: {reason}")]
+    ResultFile {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it, and what to do.
+        reason: String,
+    },
+
+    /// A result file could not be written.
+    #[error("cannot write {path}: {source}")]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+
+    /// A settings struct failed its own `validate()`.
+    #[error("invalid settings: {0}")]
+    InvalidSettings(String),
+}
+
+/// The crate's result alias.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,128 @@
+//! Experiments: each checks one rule, and the registry lists them all, for `--bench` and the app.
+
+pub mod fma_chain;
+pub mod subgroup_size;
+
+use std::sync::OnceLock;
+
+use crate::gpu::GpuContext;
+use crate::report::{ExperimentResult, ExperimentStatus, Rule};
+use crate::{Error, Result};
+
+pub use subgroup_size::SubgroupObservation;
+
+/// How much work a run does.
+#[derive(Clone, Debug)]
+pub struct RunConfig {
+    /// Fewer repetitions and smaller sweeps, for CI and a first look.
+    pub quick: bool,
+    /// Timed repetitions per configuration; `None` for the default (15, or 5 with `quick`).
+    pub reps: Option<usize>,
+}
+
+impl Default for RunConfig {
+    fn default() -> Self {
+        Self {
+            quick: false,
+            reps: None,
+        }
+    }
+}
+
+impl RunConfig {
+    /// Timed repetitions per configuration.
+    pub fn reps(&self) -> usize {
+        self.reps.unwrap_or(if self.quick { 5 } else { 15 })
+    }
+
+    /// Rejects settings that cannot produce a result.
+    pub fn validate(&self) -> Result<()> {
+        match self.reps {
+            Some(0) => Err(Error::InvalidSettings(
+                "reps must be at least 1".to_owned(),
+            )),
+            Some(n) if n > 1000 => Err(Error::InvalidSettings(format!(
+                "reps = {n} is more than 1000; use fewer"
+            ))),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// The device plus what divlab has measured about it, shared by all experiments of a run.
+pub struct Lab {
+    /// The device.
+    pub gpu: GpuContext,
+    subgroup: OnceLock<Result<SubgroupObservation, String>>,
+}
+
+impl Lab {
+    /// Wraps a device.
+    pub fn new(gpu: GpuContext) -> Self {
+        Self {
+            gpu,
+            subgroup: OnceLock::new(),
+        }
+    }
+
+    /// The subgroup size and mapping observed on this device, measured once.
+    pub fn subgroup(&self) -> Result<&SubgroupObservation> {
+        self.subgroup
+            .get_or_init(|| subgroup_size::observe(&self.gpu).map_err(|e| e.to_string()))
+            .as_ref()
+            .map_err(|reason| match self.gpu.require_subgroups("the subgroup probe") {
+                Err(unsupported) => unsupported,
+                Ok(()) => Error::Wgpu {
+                    what: "the subgroup probe".to_owned(),
+                    reason: reason.clone(),
+                },
+            })
+    }
+}
+
+/// Reports progress inside an experiment, as a fraction in [0, 1].
+pub type Progress<'a> = &'a (dyn Fn(f64) + Sync);
+
+/// One experiment: a rule, a kernel family and the checks that hold the one against the other.
+pub trait Experiment: Send + Sync {
+    /// Stable id, e.g. `subgroup.size`.
+    fn id(&self) -> &'static str;
+    /// Human title.
+    fn title(&self) -> &'static str;
+    /// The rule it checks, with its source.
+    fn rule(&self) -> Rule;
+    /// Runs it. Errors become an `error` or `unsupported` result in [`run_experiment`].
+    fn run(&self, lab: &Lab, config: &RunConfig, progress: Progress<'_>) -> Result<ExperimentResult>;
+
+    /// An empty result carrying this experiment's id, title and rule.
+    fn new_result(&self) -> ExperimentResult {
+        ExperimentResult::new(self.id(), self.title(), self.rule())
+    }
+}
+
+/// Every experiment divlab knows, in run order.
+pub fn registry() -> Vec<Box<dyn Experiment>> {
+    vec![Box::new(subgroup_size::SubgroupSize)]
+}
+
+/// Runs one experiment, turning a missing feature into `unsupported` and any other failure
+/// into `error`, so one failure never loses the rest of a run.
+pub fn run_experiment(
+    lab: &Lab,
+    experiment: &dyn Experiment,
+    config: &RunConfig,
+    progress: Progress<'_>,
+) -> ExperimentResult {
+    match experiment.run(lab, config, progress) {
+        Ok(result) => result,
+        Err(e) => {
+            let mut result = experiment.new_result();
+            result.status = match e {
+                Error::Unsupported { .. } => ExperimentStatus::Unsupported,
+                _ => ExperimentStatus::Error,
+            };
+            result.status_detail = e.to_string();
+            result
+        }
+    }
+}

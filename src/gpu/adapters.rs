@@ -1,0 +1,188 @@
+//! Finding adapters on every backend, listing them, and picking the one the user asked for.
+
+use std::fmt::Write as _;
+
+use crate::{Error, Result};
+
+/// A backend the user can name on the command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BackendChoice {
+    /// Vulkan (Linux, Windows, Android; MoltenVK on macOS).
+    Vulkan,
+    /// Metal (macOS, iOS).
+    Metal,
+    /// Direct3D 12 (Windows).
+    Dx12,
+    /// OpenGL / OpenGL ES (no subgroups: most experiments report `unsupported`).
+    Gl,
+}
+
+impl BackendChoice {
+    /// Parses `vulkan|metal|dx12|gl` (case-insensitive; `vk`, `mtl`, `d3d12`, `gles` also work).
+    pub fn parse(name: &str) -> Result<Self> {
+        match name.trim().to_ascii_lowercase().as_str() {
+            "vulkan" | "vk" => Ok(Self::Vulkan),
+            "metal" | "mtl" => Ok(Self::Metal),
+            "dx12" | "d3d12" => Ok(Self::Dx12),
+            "gl" | "gles" | "opengl" => Ok(Self::Gl),
+            _ => Err(Error::UnknownBackend(name.to_owned())),
+        }
+    }
+
+    /// The wgpu backend set for this choice.
+    pub fn backends(self) -> wgpu::Backends {
+        match self {
+            Self::Vulkan => wgpu::Backends::VULKAN,
+            Self::Metal => wgpu::Backends::METAL,
+            Self::Dx12 => wgpu::Backends::DX12,
+            Self::Gl => wgpu::Backends::GL,
+        }
+    }
+}
+
+/// Which adapter to use: the CLI's `--backend` / `--adapter`, or `WGPU_BACKEND` / `WGPU_ADAPTER_NAME`.
+#[derive(Clone, Debug, Default)]
+pub struct AdapterSelector {
+    /// Restrict the search to one backend.
+    pub backend: Option<BackendChoice>,
+    /// An index into the adapter list, or a case-insensitive name substring.
+    pub adapter: Option<String>,
+}
+
+/// One adapter as `divlab adapters` shows it.
+#[derive(Clone, Debug)]
+pub struct AdapterEntry {
+    /// Position in the list; `--adapter <index>` refers to it.
+    pub index: usize,
+    /// wgpu's description of the adapter.
+    pub info: wgpu::AdapterInfo,
+    /// Whether the adapter offers `Features::SUBGROUP`.
+    pub subgroups: bool,
+    /// Whether the adapter offers `Features::TIMESTAMP_QUERY`.
+    pub timestamps: bool,
+    /// Whether divlab picks this adapter when none is named.
+    pub is_default: bool,
+}
+
+/// Creates a wgpu instance over the given backends (all when `None`).
+pub fn create_instance(backend: Option<BackendChoice>) -> wgpu::Instance {
+    let mut desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
+    desc.backends = backend.map_or(wgpu::Backends::all(), BackendChoice::backends);
+    wgpu::Instance::new(desc)
+}
+
+/// Lists every adapter on the selector's backends in a stable order, marking the default.
+pub fn list_adapters(
+    instance: &wgpu::Instance,
+    backend: Option<BackendChoice>,
+) -> Vec<(AdapterEntry, wgpu::Adapter)> {
+    let backends = backend.map_or(wgpu::Backends::all(), BackendChoice::backends);
+    let mut adapters = pollster::block_on(instance.enumerate_adapters(backends));
+    adapters.sort_by_key(|a| {
+        let info = a.get_info();
+        (preference_rank(&info, a.features()), info.backend as u32, info.name)
+    });
+    adapters
+        .into_iter()
+        .enumerate()
+        .map(|(index, adapter)| {
+            let features = adapter.features();
+            let entry = AdapterEntry {
+                index,
+                info: adapter.get_info(),
+                subgroups: features.contains(wgpu::Features::SUBGROUP),
+                timestamps: features.contains(wgpu::Features::TIMESTAMP_QUERY),
+                is_default: index == 0,
+            };
+            (entry, adapter)
+        })
+        .collect()
+}
+
+/// Lower is better. divlab prefers real GPUs, then native APIs with subgroups; it does not use
+/// wgpu's own default because that may pick a GL adapter, which has no subgroups.
+fn preference_rank(info: &wgpu::AdapterInfo, features: wgpu::Features) -> (u8, u8, u8) {
+    let device = match info.device_type {
+        wgpu::DeviceType::DiscreteGpu => 0,
+        wgpu::DeviceType::IntegratedGpu => 1,
+        wgpu::DeviceType::VirtualGpu => 2,
+        wgpu::DeviceType::Cpu => 3,
+        wgpu::DeviceType::Other => 4,
+    };
+    let subgroups = u8::from(!features.contains(wgpu::Features::SUBGROUP));
+    let native = u8::from(info.backend == wgpu::Backend::Gl);
+    (subgroups, device, native)
+}
+
+/// Picks the adapter the selector names, or the default.
+pub fn select_adapter(selector: &AdapterSelector) -> Result<(AdapterEntry, wgpu::Adapter)> {
+    let instance = create_instance(selector.backend);
+    let mut adapters = list_adapters(&instance, selector.backend);
+    if adapters.is_empty() {
+        let backends = selector
+            .backend
+            .map(|b| format!(" on backend {b:?}"))
+            .unwrap_or_default();
+        return Err(Error::NoAdapter { backends });
+    }
+    let position = match selector.adapter.as_deref().map(str::trim) {
+        None | Some("") => Some(0),
+        Some(wanted) => find_adapter(&adapters, wanted),
+    };
+    match position {
+        Some(position) => Ok(adapters.swap_remove(position)),
+        None => Err(Error::UnknownAdapter {
+            wanted: selector.adapter.clone().unwrap_or_default(),
+            available: format_adapter_table(adapters.iter().map(|(e, _)| e)),
+        }),
+    }
+}
+
+fn find_adapter(adapters: &[(AdapterEntry, wgpu::Adapter)], wanted: &str) -> Option<usize> {
+    if let Ok(index) = wanted.parse::<usize>() {
+        return (index < adapters.len()).then_some(index);
+    }
+    let wanted = wanted.to_lowercase();
+    adapters
+        .iter()
+        .position(|(e, _)| e.info.name.to_lowercase().contains(&wanted))
+}
+
+/// Formats adapters as the table `divlab adapters` prints.
+pub fn format_adapter_table<'a>(entries: impl IntoIterator<Item = &'a AdapterEntry>) -> String {
+    let mut out = format!(
+        "{:<3} {:<2} {:<36} {:<7} {:<14} {:<28} {:<9} {:<9} {}\n",
+        "#", "", "name", "backend", "type", "driver", "subgroup", "subgroups", "timestamps"
+    );
+    for e in entries {
+        let driver = format!("{} {}", e.info.driver, e.info.driver_info);
+        let _ = writeln!(
+            out,
+            "{:<3} {:<2} {:<36} {:<7} {:<14} {:<28} {:<9} {:<9} {}",
+            e.index,
+            if e.is_default { "*" } else { "" },
+            truncate(&e.info.name, 36),
+            e.info.backend.to_str(),
+            format!("{:?}", e.info.device_type),
+            truncate(driver.trim(), 28),
+            format!("{}..{}", e.info.subgroup_min_size, e.info.subgroup_max_size),
+            yes_no(e.subgroups),
+            yes_no(e.timestamps),
+        );
+    }
+    out
+}
+
+fn yes_no(b: bool) -> &'static str {
+    if b { "yes" } else { "no" }
+}
+
+fn truncate(s: &str, width: usize) -> String {
+    if s.chars().count() <= width {
+        s.to_owned()
+    } else {
+        let mut t: String = s.chars().take(width - 1).collect();
+        t.push('…');
+        t
+    }
+}

@@ -1,0 +1,168 @@
+//! The device divlab runs on: created once, borrowed by every experiment.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use crate::gpu::adapters::{AdapterSelector, select_adapter};
+use crate::{Error, Result};
+
+/// What the device can do, intersected from what divlab wants and what the adapter offers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Capabilities {
+    /// `Features::SUBGROUP`: subgroup builtins in compute shaders.
+    pub subgroups: bool,
+    /// `Features::SUBGROUP_BARRIER`.
+    pub subgroup_barrier: bool,
+    /// `Features::TIMESTAMP_QUERY`: GPU timestamps at compute-pass boundaries.
+    pub timestamps: bool,
+}
+
+impl Capabilities {
+    /// The features divlab asks for when the adapter has them.
+    pub const WANTED: wgpu::Features = wgpu::Features::SUBGROUP
+        .union(wgpu::Features::SUBGROUP_BARRIER)
+        .union(wgpu::Features::TIMESTAMP_QUERY)
+        .union(wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS)
+        .union(wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES);
+
+    /// Reads the capabilities off a device's enabled features.
+    pub fn from_features(features: wgpu::Features) -> Self {
+        Self {
+            subgroups: features.contains(wgpu::Features::SUBGROUP),
+            subgroup_barrier: features.contains(wgpu::Features::SUBGROUP_BARRIER),
+            timestamps: features.contains(wgpu::Features::TIMESTAMP_QUERY),
+        }
+    }
+}
+
+/// A device, its queue and what divlab knows about them.
+///
+/// Experiments borrow it. The app can build one from eframe's device with [`GpuContext::from_device`].
+#[derive(Clone)]
+pub struct GpuContext {
+    /// The wgpu device.
+    pub device: wgpu::Device,
+    /// Its queue.
+    pub queue: wgpu::Queue,
+    /// The adapter the device came from.
+    pub info: wgpu::AdapterInfo,
+    /// What divlab may use.
+    pub caps: Capabilities,
+    /// How long a single submission may take before divlab gives up on it.
+    pub timeout: Duration,
+    faults: Arc<Faults>,
+}
+
+/// Errors wgpu reports outside an error scope, and device loss. The default wgpu handler panics;
+/// divlab records them and turns them into errors at the next wait.
+#[derive(Default)]
+struct Faults {
+    uncaptured: Mutex<Option<String>>,
+    lost: Mutex<Option<String>>,
+}
+
+impl GpuContext {
+    /// The default host timeout for one submission. Generous: lavapipe on 2 cores is slow.
+    pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
+
+    /// Selects an adapter and creates a device with every wanted feature the adapter has.
+    pub fn new(selector: &AdapterSelector) -> Result<Self> {
+        let (_, adapter) = select_adapter(selector)?;
+        Self::from_adapter(&adapter)
+    }
+
+    /// Creates a device on the given adapter.
+    pub fn from_adapter(adapter: &wgpu::Adapter) -> Result<Self> {
+        let info = adapter.get_info();
+        let features = adapter.features() & Capabilities::WANTED;
+        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+            label: Some("divlab"),
+            required_features: features,
+            required_limits: adapter.limits(),
+            ..Default::default()
+        }))
+        .map_err(|e| Error::RequestDevice {
+            adapter: info.name.clone(),
+            reason: e.to_string(),
+        })?;
+        Ok(Self::from_device(device, queue, info))
+    }
+
+    /// Wraps an existing device (eframe's, or a test harness's).
+    pub fn from_device(device: wgpu::Device, queue: wgpu::Queue, info: wgpu::AdapterInfo) -> Self {
+        let faults = Arc::new(Faults::default());
+        let on_error = Arc::clone(&faults);
+        device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
+            on_error.uncaptured.lock().unwrap().get_or_insert(e.to_string());
+        }));
+        let on_lost = Arc::clone(&faults);
+        device.set_device_lost_callback(move |reason, message| {
+            *on_lost.lost.lock().unwrap() = Some(format!("{reason:?}: {message}"));
+        });
+        let caps = Capabilities::from_features(device.features());
+        Self {
+            device,
+            queue,
+            info,
+            caps,
+            timeout: Self::DEFAULT_TIMEOUT,
+            faults,
+        }
+    }
+
+    /// Fails with `Unsupported` unless the device has subgroups.
+    pub fn require_subgroups(&self, what: &str) -> Result<()> {
+        if self.caps.subgroups {
+            Ok(())
+        } else {
+            Err(Error::Unsupported {
+                what: what.to_owned(),
+                feature: "subgroup operations (wgpu Features::SUBGROUP)".to_owned(),
+            })
+        }
+    }
+
+    /// Submits the encoder and waits for it, within [`Self::timeout`].
+    pub fn submit_and_wait(&self, what: &str, encoder: wgpu::CommandEncoder) -> Result<()> {
+        let index = self.queue.submit([encoder.finish()]);
+        self.wait(what, Some(index))
+    }
+
+    /// Waits for a submission (or all work) to finish. Turns timeouts, device loss and
+    /// uncaptured errors into errors.
+    pub fn wait(&self, what: &str, index: Option<wgpu::SubmissionIndex>) -> Result<()> {
+        let polled = self.device.poll(wgpu::PollType::Wait {
+            submission_index: index,
+            timeout: Some(self.timeout),
+        });
+        self.check_faults(what)?;
+        match polled {
+            Ok(_) => Ok(()),
+            Err(wgpu::PollError::Timeout) => Err(Error::Timeout {
+                what: what.to_owned(),
+                seconds: self.timeout.as_secs_f64(),
+            }),
+            Err(e) => Err(Error::DeviceLost {
+                what: what.to_owned(),
+                reason: e.to_string(),
+            }),
+        }
+    }
+
+    /// Reports device loss or an uncaptured wgpu error recorded since the last check.
+    pub fn check_faults(&self, what: &str) -> Result<()> {
+        if let Some(reason) = self.faults.lost.lock().unwrap().clone() {
+            return Err(Error::DeviceLost {
+                what: what.to_owned(),
+                reason,
+            });
+        }
+        if let Some(reason) = self.faults.uncaptured.lock().unwrap().take() {
+            return Err(Error::Wgpu {
+                what: what.to_owned(),
+                reason,
+            });
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,13 @@
+//! divlab: a portable GPU divergence lab.
+//!
+//! Data flows one way: experiment definition → kernel (WGSL from `shaders/`) → GPU run (wgpu)
+//! → raw records → reference model → verdicts and statistics → result document → consumers.
+
+pub mod bench;
+mod error;
+pub mod experiments;
+pub mod gpu;
+pub mod report;
+pub mod stats;
+
+pub use error::{Error, Result};

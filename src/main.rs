@@ -1,0 +1,160 @@
+//! The `divlab` command line. It parses arguments and calls the library; nothing else.
+//!
+//! Exit codes: 0 success; 1 a verdict is `violated` (a driver or compiler bug) or an experiment
+//! failed with `error`; 2 a usage or setup error (bad arguments, no adapter, unreadable file).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context as _;
+use clap::{Parser, Subcommand};
+use divlab::bench::{BenchConfig, BenchEvent, run_bench};
+use divlab::experiments::{Lab, RunConfig};
+use divlab::gpu::{AdapterSelector, BackendChoice, GpuContext, adapters};
+use divlab::report::{ExperimentStatus, summary_table, write_csv, write_json};
+
+#[derive(Parser, Debug)]
+#[command(version, about = "A portable GPU divergence lab", long_about = None)]
+struct Cli {
+    /// Run every registered experiment headless and print a summary.
+    #[arg(long)]
+    bench: bool,
+    /// Write the result document as JSON to FILE (with --bench).
+    #[arg(long, value_name = "FILE", requires = "bench")]
+    json: Option<PathBuf>,
+    /// Write metrics and verdicts as CSV to FILE (with --bench).
+    #[arg(long, value_name = "FILE", requires = "bench")]
+    csv: Option<PathBuf>,
+    /// Fewer repetitions and smaller sweeps.
+    #[arg(long)]
+    quick: bool,
+    /// Timed repetitions per configuration (default 15, 5 with --quick).
+    #[arg(long, value_name = "N")]
+    reps: Option<usize>,
+    /// Run only experiments whose id contains this substring.
+    #[arg(long, value_name = "ID")]
+    only: Option<String>,
+    /// Backend: vulkan, metal, dx12 or gl.
+    #[arg(long, global = true, env = "WGPU_BACKEND", value_parser = parse_backend)]
+    backend: Option<BackendChoice>,
+    /// Adapter: an index from `divlab adapters`, or a name substring.
+    #[arg(long, global = true, env = "WGPU_ADAPTER_NAME")]
+    adapter: Option<String>,
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// List every adapter on every backend; `*` marks the one divlab uses by default.
+    Adapters,
+}
+
+fn parse_backend(s: &str) -> Result<BackendChoice, String> {
+    BackendChoice::parse(s).map_err(|e| e.to_string())
+}
+
+/// An error that has already decided its exit code.
+struct Failure {
+    code: u8,
+    error: anyhow::Error,
+}
+
+impl<E: Into<anyhow::Error>> From<E> for Failure {
+    fn from(e: E) -> Self {
+        Self { code: 2, error: e.into() }
+    }
+}
+
+fn main() -> ExitCode {
+    if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
+        // Mesa's drivers warn on every start without it.
+        // SAFETY: single-threaded here; no other thread reads the environment yet.
+        unsafe { std::env::set_var("XDG_RUNTIME_DIR", std::env::temp_dir()) };
+    }
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(code) => ExitCode::from(code),
+        Err(Failure { code, error }) => {
+            eprintln!("error: {error:#}");
+            ExitCode::from(code)
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<u8, Failure> {
+    let selector = AdapterSelector {
+        backend: cli.backend,
+        adapter: cli.adapter.clone(),
+    };
+    match cli.command {
+        Some(Command::Adapters) => list_adapters(&selector),
+        None if cli.bench => bench(&cli, &selector),
+        None => Err(Failure::from(anyhow::anyhow!(
+            "the desktop app is not built yet; run `divlab --bench` (see `divlab --help`)"
+        ))),
+    }
+}
+
+fn list_adapters(selector: &AdapterSelector) -> Result<u8, Failure> {
+    let instance = adapters::create_instance(selector.backend);
+    let list = adapters::list_adapters(&instance, selector.backend);
+    if list.is_empty() || selector.adapter.is_some() {
+        // Reports "no adapter" or an unknown `--adapter` the same way every command does.
+        let (chosen, _) = adapters::select_adapter(selector)?;
+        println!("selected: #{} {}", chosen.index, chosen.info.name);
+    }
+    print!("{}", adapters::format_adapter_table(list.iter().map(|(e, _)| e)));
+    Ok(0)
+}
+
+fn bench(cli: &Cli, selector: &AdapterSelector) -> Result<u8, Failure> {
+    let config = BenchConfig {
+        run: RunConfig {
+            quick: cli.quick,
+            reps: cli.reps,
+        },
+        only: cli.only.clone(),
+    };
+    config.run.validate()?;
+    let ids = divlab::bench::selected_ids(config.only.as_deref());
+    if ids.is_empty() {
+        return Err(anyhow::anyhow!(
+            "--only {:?} matches no experiment; ids are: {}",
+            config.only.as_deref().unwrap_or_default(),
+            divlab::bench::selected_ids(None).join(", ")
+        )
+        .into());
+    }
+    let gpu = GpuContext::new(selector)?;
+    let lab = Lab::new(gpu);
+    let bar = indicatif::ProgressBar::new(ids.len() as u64 * 1000);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{bar:30} {pos:>4}/{len} {elapsed} {msg}")
+            .expect("template is valid")
+            .progress_chars("=> "),
+    );
+    let on_event = |event: BenchEvent<'_>| match event {
+        BenchEvent::Started { index, total, id } => {
+            bar.set_position(index as u64 * 1000);
+            bar.set_message(format!("[{}/{total}] {id}", index + 1));
+        }
+        BenchEvent::Progress(f) => {
+            let base = bar.position() / 1000 * 1000;
+            bar.set_position(base + (f.clamp(0.0, 0.999) * 1000.0) as u64);
+        }
+        BenchEvent::Finished(_) => {}
+    };
+    let doc = run_bench(&lab, &config, &on_event);
+    bar.finish_and_clear();
+    print!("{}", summary_table(&doc));
+    if let Some(path) = &cli.json {
+        write_json(path, &doc).with_context(|| "writing --json")?;
+    }
+    if let Some(path) = &cli.csv {
+        write_csv(path, &doc).with_context(|| "writing --csv")?;
+    }
+    let failed = doc.experiments.iter().any(|e| e.status == ExperimentStatus::Error);
+    let violated = doc.experiments.iter().any(|e| e.has_violation());
+    Ok(if failed || violated { 1 } else { 0 })
+}

@@ -1,0 +1,253 @@
+//! The result document: what a run produced, versioned, for every consumer.
+//!
+//! Keep `docs/results.md` in sync with this file, and bump [`SCHEMA_VERSION`] on any change that
+//! an older reader would misread.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::gpu::TimingSource;
+
+/// The schema version this build writes and reads.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// One run of divlab on one adapter.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ResultDocument {
+    /// The document format version; readers reject other versions.
+    pub schema_version: u32,
+    /// The divlab version that wrote the document.
+    pub divlab_version: String,
+    /// When the run started, RFC 3339 in UTC.
+    pub created: String,
+    /// The adapter the run used.
+    pub adapter: AdapterRecord,
+    /// One entry per experiment run.
+    pub experiments: Vec<ExperimentResult>,
+}
+
+/// The adapter, as wgpu describes it plus what divlab observed on it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AdapterRecord {
+    /// The adapter's name, e.g. "llvmpipe (LLVM 15.0.6, 256 bits)".
+    pub name: String,
+    /// PCI vendor id (0 where the backend has none).
+    pub vendor: u32,
+    /// PCI device id (0 where the backend has none).
+    pub device: u32,
+    /// Driver name.
+    pub driver: String,
+    /// Driver version and details.
+    pub driver_info: String,
+    /// The backend: vulkan, metal, dx12 or gl.
+    pub backend: String,
+    /// DiscreteGpu, IntegratedGpu, VirtualGpu, Cpu or Other.
+    pub device_type: String,
+    /// The smallest subgroup size the adapter reports.
+    pub subgroup_min_size: u32,
+    /// The largest subgroup size the adapter reports.
+    pub subgroup_max_size: u32,
+    /// The subgroup size measured from a ballot's popcount; `None` when it could not be measured.
+    pub observed_subgroup_size: Option<u32>,
+    /// Whether the device had subgroup operations.
+    pub subgroups: bool,
+    /// Whether the device had GPU timestamps.
+    pub timestamps: bool,
+    /// Where this run's times come from.
+    pub timing_source: TimingSource,
+}
+
+/// Whether an experiment ran.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ExperimentStatus {
+    /// It ran; metrics and verdicts are valid.
+    Ok,
+    /// The adapter lacks something it needs; `status_detail` says what.
+    Unsupported,
+    /// It failed; `status_detail` has the error.
+    Error,
+}
+
+/// The outcome of one check.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum VerdictStatus {
+    /// A guarantee, observed to hold.
+    Held,
+    /// A guarantee, observed broken: a driver or compiler bug.
+    Violated,
+    /// No guarantee; the detail records what was observed (portability information).
+    NotGuaranteed,
+    /// A model's claim (e.g. the cost model) agrees with the measurement.
+    Consistent,
+    /// A model's claim disagrees with the measurement.
+    Inconsistent,
+}
+
+/// The rule an experiment checks, with where it comes from.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Rule {
+    /// The claim, in one sentence.
+    pub text: String,
+    /// Its source, e.g. "seed 004" or "WGSL §15.6.2".
+    pub source: String,
+}
+
+/// One experiment's result.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExperimentResult {
+    /// Stable id, e.g. `subgroup.size` or `divergence.switch`.
+    pub id: String,
+    /// Human title.
+    pub title: String,
+    /// The rule it checks.
+    pub rule: Rule,
+    /// Whether it ran.
+    pub status: ExperimentStatus,
+    /// Why it is `unsupported` or `error`; empty when `ok`.
+    #[serde(default)]
+    pub status_detail: String,
+    /// The parameters it ran with.
+    pub params: BTreeMap<String, serde_json::Value>,
+    /// Named numbers; the name carries the unit suffix (`_ns`, `_gflops`, ...).
+    pub metrics: BTreeMap<String, f64>,
+    /// Named point series for charts.
+    pub series: Vec<Series>,
+    /// The checks against the rule.
+    pub verdicts: Vec<Verdict>,
+    /// Per-subgroup lane records, for experiments that record them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lanes: Vec<LaneRecord>,
+}
+
+/// A series of points for one curve.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Series {
+    /// Curve name, e.g. `t_div`.
+    pub name: String,
+    /// What x is, e.g. `k`.
+    pub x_label: String,
+    /// What y is, with its unit, e.g. `time (ns)`.
+    pub y_label: String,
+    /// The points, in x order.
+    pub points: Vec<Point>,
+}
+
+/// One point, with the spread of its repetitions where it has one.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Point {
+    /// x.
+    pub x: f64,
+    /// y (the median for timed points).
+    pub y: f64,
+    /// Smallest repetition, for whiskers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub y_min: Option<f64>,
+    /// Largest repetition, for whiskers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub y_max: Option<f64>,
+}
+
+/// One check of an observation against a rule.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Verdict {
+    /// What was checked, e.g. `observed size is a power of two in [4, 128]`.
+    pub check: String,
+    /// The outcome.
+    pub status: VerdictStatus,
+    /// The numbers behind it.
+    pub detail: String,
+}
+
+/// Per-invocation records of one subgroup at one record point.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LaneRecord {
+    /// The record point's number.
+    pub point: u32,
+    /// Workgroup-local subgroup number (`local_invocation_index / subgroup_size` where linear).
+    pub subgroup: u32,
+    /// `local_invocation_index` of each lane, indexed by `subgroup_invocation_id`.
+    pub local_index: Vec<u32>,
+    /// The ballot each lane observed, as four 32-bit words.
+    pub ballot: Vec<[u32; 4]>,
+    /// The value each lane recorded.
+    pub value: Vec<u32>,
+}
+
+impl ExperimentResult {
+    /// A fresh `ok` result with no data yet.
+    pub fn new(id: &str, title: &str, rule: Rule) -> Self {
+        Self {
+            id: id.to_owned(),
+            title: title.to_owned(),
+            rule,
+            status: ExperimentStatus::Ok,
+            status_detail: String::new(),
+            params: BTreeMap::new(),
+            metrics: BTreeMap::new(),
+            series: Vec::new(),
+            verdicts: Vec::new(),
+            lanes: Vec::new(),
+        }
+    }
+
+    /// Records a metric. Non-finite values are dropped (JSON has no NaN), so readers can rely on
+    /// every metric being a number.
+    pub fn metric(&mut self, name: &str, value: f64) {
+        if value.is_finite() {
+            self.metrics.insert(name.to_owned(), value);
+        }
+    }
+
+    /// Records a parameter.
+    pub fn param(&mut self, name: &str, value: impl Into<serde_json::Value>) {
+        self.params.insert(name.to_owned(), value.into());
+    }
+
+    /// Records a verdict.
+    pub fn verdict(&mut self, check: impl Into<String>, status: VerdictStatus, detail: impl Into<String>) {
+        self.verdicts.push(Verdict {
+            check: check.into(),
+            status,
+            detail: detail.into(),
+        });
+    }
+
+    /// Whether any verdict is `violated`.
+    pub fn has_violation(&self) -> bool {
+        self.verdicts.iter().any(|v| v.status == VerdictStatus::Violated)
+    }
+}
+
+impl VerdictStatus {
+    /// `Consistent` when `ok`, else `Inconsistent`.
+    pub fn consistent_if(ok: bool) -> Self {
+        if ok { Self::Consistent } else { Self::Inconsistent }
+    }
+
+    /// `Held` when `ok`, else `Violated`.
+    pub fn held_if(ok: bool) -> Self {
+        if ok { Self::Held } else { Self::Violated }
+    }
+
+    /// The snake_case name used in JSON and tables.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Held => "held",
+            Self::Violated => "violated",
+            Self::NotGuaranteed => "not_guaranteed",
+            Self::Consistent => "consistent",
+            Self::Inconsistent => "inconsistent",
+        }
+    }
+}

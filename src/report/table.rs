@@ -1,0 +1,71 @@
+//! The human summary `--bench` prints: one block per experiment, verdicts underneath.
+
+use std::fmt::Write as _;
+
+use crate::report::{ExperimentStatus, ResultDocument};
+
+/// Metrics shown in the summary line, in this order, when an experiment has them.
+const KEY_METRICS: &[&str] = &[
+    "observed_subgroup_size",
+    "fma_ns",
+    "fma_gflops",
+    "timer_scaling_4x",
+    "slope_s_ns",
+    "r2",
+    "serialization_at_sg",
+    "predicated_ratio_at_sg",
+    "baseline_gflops",
+    "occupancy_spread",
+    "cv_median",
+];
+
+/// Formats the document as the table `--bench` prints on stdout.
+pub fn summary_table(doc: &ResultDocument) -> String {
+    let a = &doc.adapter;
+    let mut out = String::new();
+    let observed = a
+        .observed_subgroup_size
+        .map_or_else(|| "not measured".to_owned(), |s| s.to_string());
+    let _ = writeln!(
+        out,
+        "adapter: {} ({}, {}, {} {})",
+        a.name, a.backend, a.device_type, a.driver, a.driver_info
+    );
+    let _ = writeln!(
+        out,
+        "observed subgroup size: {observed} (adapter reports {}..{}), timing: {:?}\n",
+        a.subgroup_min_size, a.subgroup_max_size, a.timing_source
+    );
+    for e in &doc.experiments {
+        let status = match e.status {
+            ExperimentStatus::Ok => "ok",
+            ExperimentStatus::Unsupported => "unsupported",
+            ExperimentStatus::Error => "ERROR",
+        };
+        let _ = writeln!(out, "{:<28} {:<11} {}", e.id, status, e.title);
+        if !e.status_detail.is_empty() {
+            let _ = writeln!(out, "    {}", e.status_detail);
+        }
+        let figures: Vec<String> = KEY_METRICS
+            .iter()
+            .filter_map(|k| e.metrics.get(*k).map(|v| format!("{k}={}", fmt_number(*v))))
+            .collect();
+        if !figures.is_empty() {
+            let _ = writeln!(out, "    {}", figures.join("  "));
+        }
+        for v in &e.verdicts {
+            let _ = writeln!(out, "    [{}] {}: {}", v.status.as_str(), v.check, v.detail);
+        }
+    }
+    out
+}
+
+fn fmt_number(v: f64) -> String {
+    if v == v.trunc() && v.abs() < 1e9 {
+        format!("{v:.0}")
+    } else if v.abs() >= 100.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.4}")
+    }
+}

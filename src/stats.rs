@@ -1,0 +1,569 @@
+//! Small, dependency-free statistics used to summarise benchmark timings and
+//! to fit cost models to them.
+//!
+//! Everything here is pure maths over `f64` slices:
+//!
+//! * [`summarize`] — median / min / max / mean / coefficient of variation of a
+//!   set of repeated timings;
+//! * [`fit_linear`] — ordinary least squares `y = intercept + slope·x`;
+//! * [`fit_quadratic`] — ordinary least squares `y = a + b·x + c·x²`, with a
+//!   Student-t test of whether the quadratic term is distinguishable from zero
+//!   (used to ask "does cost grow faster than linearly with divergence?");
+//! * [`ratio`] — a division that refuses to produce infinities or NaNs.
+//!
+//! Degenerate input yields `None` rather than a silently meaningless number.
+
+/// Descriptive statistics of one set of samples (for example repeated timings
+/// of the same kernel).
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Summary {
+    /// Number of samples.
+    pub n: usize,
+    /// Median; for an even count, the mean of the two middle values.
+    pub median: f64,
+    /// Smallest sample.
+    pub min: f64,
+    /// Largest sample.
+    pub max: f64,
+    /// Arithmetic mean.
+    pub mean: f64,
+    /// Coefficient of variation: sample standard deviation (n − 1 denominator)
+    /// divided by the mean. It is 0 when `n < 2` or the mean is 0, and carries
+    /// the sign of the mean (timings are positive, so in practice it is ≥ 0).
+    pub cv: f64,
+}
+
+/// Summarises `samples`.
+///
+/// Returns `None` for an empty slice or if any sample is NaN or infinite.
+pub fn summarize(samples: &[f64]) -> Option<Summary> {
+    if samples.is_empty() || samples.iter().any(|v| !v.is_finite()) {
+        return None;
+    }
+    let n = samples.len();
+
+    let mut sorted = samples.to_vec();
+    // All values are finite, so total_cmp is the ordinary numeric order.
+    sorted.sort_by(f64::total_cmp);
+    let min = sorted[0];
+    let max = sorted[n - 1];
+    let median = if n % 2 == 1 {
+        sorted[n / 2]
+    } else {
+        // Halve before adding so two huge values cannot overflow.
+        sorted[n / 2 - 1] / 2.0 + sorted[n / 2] / 2.0
+    };
+
+    // Welford's running mean/variance: no large intermediate sums, and a
+    // constant series gives exactly zero variance (x - mean is exactly 0).
+    let mut mean = 0.0;
+    let mut m2 = 0.0;
+    for (k, &x) in samples.iter().enumerate() {
+        let delta = x - mean;
+        mean += delta / (k + 1) as f64;
+        m2 += delta * (x - mean);
+    }
+
+    let cv = if n < 2 || mean == 0.0 {
+        0.0
+    } else {
+        (m2 / (n - 1) as f64).sqrt() / mean
+    };
+
+    Some(Summary {
+        n,
+        median,
+        min,
+        max,
+        mean,
+        cv,
+    })
+}
+
+/// Result of an ordinary-least-squares straight-line fit `y = intercept + slope·x`.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct LinearFit {
+    /// Value of the fitted line at `x = 0`.
+    pub intercept: f64,
+    /// Change in `y` per unit of `x`.
+    pub slope: f64,
+    /// Coefficient of determination `1 − SS_res / SS_tot`; 1 for a perfect fit
+    /// (including a constant `y`, which a flat line fits exactly).
+    pub r2: f64,
+}
+
+/// Fits `y = intercept + slope·x` by ordinary least squares.
+///
+/// Returns `None` if the slices differ in length, hold fewer than 2 points,
+/// contain a non-finite value, or if every `x` is equal (the slope is then
+/// undefined).
+pub fn fit_linear(xs: &[f64], ys: &[f64]) -> Option<LinearFit> {
+    if xs.len() != ys.len() || xs.len() < 2 || !all_finite(xs) || !all_finite(ys) {
+        return None;
+    }
+    // Compare exactly against the first x: a computed mean of identical values
+    // can be off by an ulp, which would make Sxx tiny but non-zero.
+    if xs.iter().all(|&x| x == xs[0]) {
+        return None;
+    }
+    let n = xs.len() as f64;
+    let mx = xs.iter().sum::<f64>() / n;
+    let my = ys.iter().sum::<f64>() / n;
+
+    // Centred sums avoid the cancellation of the textbook Σx² − n·x̄² form.
+    let (mut sxx, mut sxy) = (0.0, 0.0);
+    for (&x, &y) in xs.iter().zip(ys) {
+        sxx += (x - mx) * (x - mx);
+        sxy += (x - mx) * (y - my);
+    }
+    if sxx <= 0.0 {
+        return None;
+    }
+    let slope = sxy / sxx;
+    let intercept = my - slope * mx;
+
+    let ss_res: f64 = xs
+        .iter()
+        .zip(ys)
+        .map(|(&x, &y)| {
+            let r = y - (intercept + slope * x);
+            r * r
+        })
+        .sum();
+    let r2 = r_squared(ss_res, ys);
+
+    Some(LinearFit {
+        intercept,
+        slope,
+        r2,
+    })
+}
+
+/// Result of an ordinary-least-squares fit `y = a + b·x + c·x²`, with a test of
+/// whether the curvature `c` is real.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct QuadraticFit {
+    /// Constant term.
+    pub a: f64,
+    /// Linear coefficient.
+    pub b: f64,
+    /// Quadratic coefficient.
+    pub c: f64,
+    /// Student-t statistic of `c` (estimate / standard error, `n − 3` degrees
+    /// of freedom). For a perfect fit (zero residual variance) it is 0 when
+    /// `c ≈ 0` and ±infinity otherwise. Note that serde_json writes an
+    /// infinite value as `null`.
+    pub c_t_stat: f64,
+    /// Whether `|c_t_stat|` exceeds the two-sided 95% Student-t critical value,
+    /// i.e. the quadratic term is significantly different from zero.
+    pub c_significant: bool,
+    /// Coefficient of determination `1 − SS_res / SS_tot`.
+    pub r2: f64,
+}
+
+/// Fits `y = a + b·x + c·x²` by ordinary least squares and tests whether `c`
+/// is significantly non-zero at the 95% level.
+///
+/// Returns `None` if the slices differ in length, hold fewer than 4 points
+/// (at least one residual degree of freedom is needed for the t test), contain
+/// a non-finite value, or have fewer than 3 distinct `x` values (the normal
+/// equations are then singular).
+pub fn fit_quadratic(xs: &[f64], ys: &[f64]) -> Option<QuadraticFit> {
+    let n = xs.len();
+    if ys.len() != n || n < 4 || !all_finite(xs) || !all_finite(ys) {
+        return None;
+    }
+    let mut distinct = xs.to_vec();
+    distinct.sort_by(f64::total_cmp);
+    distinct.dedup();
+    if distinct.len() < 3 {
+        return None;
+    }
+
+    // Map x onto u ∈ [-1, 1]. With raw x up to ~128, Σx⁴ is ~10⁹·n and XᵀX is
+    // badly conditioned; in u the matrix entries are all O(n).
+    let (lo, hi) = (distinct[0], distinct[distinct.len() - 1]);
+    let centre = lo / 2.0 + hi / 2.0;
+    let half = hi / 2.0 - lo / 2.0;
+    let us: Vec<f64> = xs.iter().map(|&x| (x - centre) / half).collect();
+
+    // Normal equations XᵀX β = Xᵀy for the design columns [1, u, u²].
+    let mut xtx = [[0.0; 3]; 3];
+    let mut xty = [0.0; 3];
+    for (&u, &y) in us.iter().zip(ys) {
+        let row = [1.0, u, u * u];
+        for (i, &ri) in row.iter().enumerate() {
+            xty[i] += ri * y;
+            for (j, &rj) in row.iter().enumerate() {
+                xtx[i][j] += ri * rj;
+            }
+        }
+    }
+    let [sa, sb, sc] = solve3(xtx, xty)?;
+    // (XᵀX)⁻¹[2][2] is the third component of XᵀX \ e₃.
+    let inv_cc = solve3(xtx, [0.0, 0.0, 1.0])?[2];
+
+    let ss_res: f64 = us
+        .iter()
+        .zip(ys)
+        .map(|(&u, &y)| {
+            let r = y - (sa + sb * u + sc * u * u);
+            r * r
+        })
+        .sum();
+
+    // The t statistic of the highest-order coefficient is invariant under the
+    // affine change x → u (c = sc / half², and its standard error scales the
+    // same way), so it is computed directly in the well-conditioned basis.
+    let y_scale = ys.iter().fold(0.0_f64, |m, &y| m.max(y.abs()));
+    let sum_y2: f64 = ys.iter().map(|y| y * y).sum();
+    let c_t_stat = if ss_res <= PERFECT_FIT_REL * sum_y2 {
+        // Zero residual variance: the estimate is exact, so any curvature that
+        // is not rounding noise is infinitely significant.
+        if sc.abs() <= 1e-9 * y_scale {
+            0.0
+        } else {
+            f64::INFINITY.copysign(sc)
+        }
+    } else {
+        let sigma2 = ss_res / (n - 3) as f64;
+        sc / (sigma2 * inv_cc).sqrt()
+    };
+    let c_significant = c_t_stat.abs() > t_critical_95(n - 3);
+
+    // Undo u = (x − centre) / half:
+    //   sa + sb·u + sc·u² = a + b·x + c·x².
+    let c = sc / (half * half);
+    let b = sb / half - 2.0 * c * centre;
+    let a = sa - sb * centre / half + c * centre * centre;
+
+    Some(QuadraticFit {
+        a,
+        b,
+        c,
+        c_t_stat,
+        c_significant,
+        r2: r_squared(ss_res, ys),
+    })
+}
+
+/// Returns `a / b`, or `None` when `b` is zero, either operand is NaN or
+/// infinite, or the quotient overflows to infinity.
+pub fn ratio(a: f64, b: f64) -> Option<f64> {
+    if b == 0.0 || !a.is_finite() || !b.is_finite() {
+        return None;
+    }
+    let q = a / b;
+    q.is_finite().then_some(q)
+}
+
+/// Residual sum of squares below `PERFECT_FIT_REL · Σy²` counts as zero: an RMS
+/// residual 10⁻¹² of the data's RMS size is floating-point noise, not misfit.
+const PERFECT_FIT_REL: f64 = 1e-24;
+
+/// Two-sided 95% critical value of Student's t distribution (upper 2.5%
+/// quantile) for `dof` degrees of freedom.
+///
+/// Tabulated for 1..=30; beyond that the normal value 1.96 is used (slightly
+/// liberal below ~120 dof, where the exact value is still up to 2.04). With no
+/// degrees of freedom no test is possible, so the value is infinite.
+fn t_critical_95(dof: usize) -> f64 {
+    const TABLE: [f64; 30] = [
+        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, // 1-10
+        2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, // 11-20
+        2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042, // 21-30
+    ];
+    match dof {
+        0 => f64::INFINITY,
+        1..=30 => TABLE[dof - 1],
+        _ => 1.96,
+    }
+}
+
+/// `1 − SS_res / SS_tot` for observations `ys`. When `ys` is (numerically)
+/// constant, SS_tot is ~0 and the ratio meaningless: a fit that is also exact
+/// scores 1, anything else 0.
+fn r_squared(ss_res: f64, ys: &[f64]) -> f64 {
+    let n = ys.len() as f64;
+    let my = ys.iter().sum::<f64>() / n;
+    let ss_tot: f64 = ys.iter().map(|y| (y - my) * (y - my)).sum();
+    let tol = PERFECT_FIT_REL * ys.iter().map(|y| y * y).sum::<f64>();
+    if ss_tot <= tol {
+        if ss_res <= tol { 1.0 } else { 0.0 }
+    } else {
+        1.0 - ss_res / ss_tot
+    }
+}
+
+/// Solves the 3×3 system `m · x = rhs` by Gaussian elimination with partial
+/// pivoting; `None` if `m` is singular to working precision.
+fn solve3(mut m: [[f64; 3]; 3], mut rhs: [f64; 3]) -> Option<[f64; 3]> {
+    let scale = m.iter().flatten().fold(0.0_f64, |acc, v| acc.max(v.abs()));
+    if scale == 0.0 {
+        return None;
+    }
+    for col in 0..3 {
+        // Largest remaining entry in this column becomes the pivot.
+        let pivot_row = (col..3).max_by(|&r, &s| m[r][col].abs().total_cmp(&m[s][col].abs()))?;
+        if m[pivot_row][col].abs() <= 1e-12 * scale {
+            return None;
+        }
+        m.swap(col, pivot_row);
+        rhs.swap(col, pivot_row);
+        for row in col + 1..3 {
+            let f = m[row][col] / m[col][col];
+            let pivot = m[col];
+            for (dst, src) in m[row].iter_mut().zip(pivot).skip(col) {
+                *dst -= f * src;
+            }
+            rhs[row] -= f * rhs[col];
+        }
+    }
+    // Back substitution.
+    let mut x = [0.0; 3];
+    for row in (0..3).rev() {
+        let tail: f64 = (row + 1..3).map(|j| m[row][j] * x[j]).sum();
+        x[row] = (rhs[row] - tail) / m[row][row];
+    }
+    Some(x)
+}
+
+fn all_finite(v: &[f64]) -> bool {
+    v.iter().all(|x| x.is_finite())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Asserts `|got − want| ≤ tol · max(1, |want|)`.
+    fn close(got: f64, want: f64, tol: f64) {
+        assert!(
+            (got - want).abs() <= tol * want.abs().max(1.0),
+            "got {got}, want {want} (tol {tol})"
+        );
+    }
+
+    /// x = 1..=n as floats.
+    fn xs_up_to(n: usize) -> Vec<f64> {
+        (1..=n).map(|i| i as f64).collect()
+    }
+
+    #[test]
+    fn summarize_odd_count_median() {
+        let s = summarize(&[3.0, 1.0, 2.0]).unwrap();
+        assert_eq!(s.n, 3);
+        close(s.median, 2.0, 0.0);
+        close(s.min, 1.0, 0.0);
+        close(s.max, 3.0, 0.0);
+        close(s.mean, 2.0, 1e-15);
+        // Sample sd of {1,2,3} is 1, so cv = 1 / 2.
+        close(s.cv, 0.5, 1e-15);
+    }
+
+    #[test]
+    fn summarize_even_count_median_is_mean_of_middle_two() {
+        let s = summarize(&[10.0, 1.0, 4.0, 2.0]).unwrap();
+        close(s.median, 3.0, 0.0);
+        close(s.mean, 4.25, 1e-15);
+    }
+
+    #[test]
+    fn summarize_known_cv() {
+        // Mean 5, sample variance 32/7.
+        let s = summarize(&[2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0]).unwrap();
+        close(s.mean, 5.0, 1e-15);
+        close(s.cv, (32.0_f64 / 7.0).sqrt() / 5.0, 1e-14);
+    }
+
+    #[test]
+    fn cv_of_constant_is_zero() {
+        assert_eq!(summarize(&[5.0; 7]).unwrap().cv, 0.0);
+        // 0.1 is inexact in binary; the cv must still be exactly 0.
+        assert_eq!(summarize(&[0.1; 10]).unwrap().cv, 0.0);
+        // A single sample has no spread, and a zero mean gives cv 0.
+        assert_eq!(summarize(&[4.0]).unwrap().cv, 0.0);
+        assert_eq!(summarize(&[-1.0, 1.0]).unwrap().cv, 0.0);
+    }
+
+    #[test]
+    fn summarize_rejects_empty_and_non_finite() {
+        assert!(summarize(&[]).is_none());
+        assert!(summarize(&[1.0, f64::NAN, 2.0]).is_none());
+        assert!(summarize(&[f64::INFINITY]).is_none());
+    }
+
+    #[test]
+    fn linear_recovers_exact_line() {
+        let xs = xs_up_to(128);
+        let ys: Vec<f64> = xs.iter().map(|x| 3.5 - 0.25 * x).collect();
+        let f = fit_linear(&xs, &ys).unwrap();
+        close(f.slope, -0.25, 1e-12);
+        close(f.intercept, 3.5, 1e-12);
+        close(f.r2, 1.0, 1e-12);
+    }
+
+    #[test]
+    fn linear_noisy_known_data() {
+        // Noise in blocks of (+1, −1, −1, +1) is orthogonal to 1 and x, so OLS
+        // must return the generating line exactly and
+        // r2 = 1 − Σe² / (slope²·Sxx + Σe²).
+        let xs = xs_up_to(32);
+        let noise = [0.5, -0.5, -0.5, 0.5];
+        let ys: Vec<f64> = xs
+            .iter()
+            .enumerate()
+            .map(|(i, x)| 1.0 + 2.0 * x + noise[i % 4])
+            .collect();
+        let f = fit_linear(&xs, &ys).unwrap();
+        close(f.slope, 2.0, 1e-12);
+        close(f.intercept, 1.0, 1e-12);
+        let sxx = 32.0 * (32.0 * 32.0 - 1.0) / 12.0;
+        let see = 32.0 * 0.25;
+        close(f.r2, 1.0 - see / (4.0 * sxx + see), 1e-12);
+        assert!(f.r2 < 1.0);
+    }
+
+    #[test]
+    fn linear_matches_exact_rational_reference() {
+        // Reference computed with exact rational arithmetic.
+        let xs = [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0];
+        let ys = [1.0, 3.0, 2.0, 5.0, 7.0, 8.0, 12.0];
+        let f = fit_linear(&xs, &ys).unwrap();
+        close(f.slope, 12.0 / 7.0, 1e-12);
+        close(f.intercept, 2.0 / 7.0, 1e-12);
+        close(f.r2, 0.917_197_452_229_299_4, 1e-12);
+    }
+
+    #[test]
+    fn linear_constant_y_is_perfect() {
+        let f = fit_linear(&[1.0, 2.0, 3.0], &[0.1, 0.1, 0.1]).unwrap();
+        close(f.slope, 0.0, 1e-15);
+        close(f.r2, 1.0, 0.0);
+    }
+
+    #[test]
+    fn linear_rejects_degenerate_input() {
+        assert!(fit_linear(&[1.0, 2.0], &[1.0]).is_none());
+        assert!(fit_linear(&[1.0], &[1.0]).is_none());
+        assert!(fit_linear(&[0.1, 0.1, 0.1], &[1.0, 2.0, 3.0]).is_none());
+        assert!(fit_linear(&[1.0, f64::NAN], &[1.0, 2.0]).is_none());
+    }
+
+    #[test]
+    fn quadratic_on_exact_line_is_insignificant() {
+        let xs = xs_up_to(128);
+        let ys: Vec<f64> = xs.iter().map(|x| 7.0 + 3.0 * x).collect();
+        let f = fit_quadratic(&xs, &ys).unwrap();
+        close(f.a, 7.0, 1e-9);
+        close(f.b, 3.0, 1e-9);
+        close(f.c, 0.0, 1e-12);
+        assert_eq!(f.c_t_stat, 0.0);
+        assert!(!f.c_significant);
+        close(f.r2, 1.0, 1e-12);
+    }
+
+    #[test]
+    fn quadratic_on_noisy_line_is_insignificant() {
+        // Third-difference noise (1, −3, 3, −1) per block of 4 is orthogonal to
+        // 1, x and x², so the fit is exact, residuals are non-zero, and t ≈ 0.
+        let xs = xs_up_to(128);
+        let noise = [1.0, -3.0, 3.0, -1.0];
+        let ys: Vec<f64> = xs
+            .iter()
+            .enumerate()
+            .map(|(i, x)| 100.0 + 0.5 * x + 0.2 * noise[i % 4])
+            .collect();
+        let f = fit_quadratic(&xs, &ys).unwrap();
+        close(f.a, 100.0, 1e-9);
+        close(f.b, 0.5, 1e-9);
+        close(f.c, 0.0, 1e-12);
+        assert!(f.c_t_stat.abs() < 1e-6, "t = {}", f.c_t_stat);
+        assert!(!f.c_significant);
+        assert!(f.r2 < 1.0);
+    }
+
+    #[test]
+    fn quadratic_on_x_squared_is_significant() {
+        let xs = xs_up_to(128);
+        let ys: Vec<f64> = xs.iter().map(|x| x * x).collect();
+        let f = fit_quadratic(&xs, &ys).unwrap();
+        close(f.a, 0.0, 1e-8);
+        close(f.b, 0.0, 1e-9);
+        close(f.c, 1.0, 1e-12);
+        assert!(f.c_t_stat > 1e6, "t = {}", f.c_t_stat);
+        assert!(f.c_significant);
+        close(f.r2, 1.0, 1e-12);
+    }
+
+    #[test]
+    fn quadratic_with_noise_recovers_curvature() {
+        // Same orthogonal noise on a genuine parabola: exact coefficients, a
+        // finite but large t statistic.
+        let xs = xs_up_to(64);
+        let noise = [1.0, -3.0, 3.0, -1.0];
+        let ys: Vec<f64> = xs
+            .iter()
+            .enumerate()
+            .map(|(i, x)| 2.0 - 1.5 * x + 0.25 * x * x + noise[i % 4])
+            .collect();
+        let f = fit_quadratic(&xs, &ys).unwrap();
+        close(f.a, 2.0, 1e-9);
+        close(f.b, -1.5, 1e-9);
+        close(f.c, 0.25, 1e-12);
+        assert!(f.c_t_stat.is_finite() && f.c_t_stat > 10.0);
+        assert!(f.c_significant);
+    }
+
+    #[test]
+    fn quadratic_matches_exact_rational_reference() {
+        // Exact OLS: a = 19/14, b = 3/7, c = 3/14, t(c) = 1.2·√3 on 4 dof,
+        // below the critical 2.776 -> not significant.
+        let xs = [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0];
+        let ys = [1.0, 3.0, 2.0, 5.0, 7.0, 8.0, 12.0];
+        let f = fit_quadratic(&xs, &ys).unwrap();
+        close(f.a, 19.0 / 14.0, 1e-12);
+        close(f.b, 3.0 / 7.0, 1e-12);
+        close(f.c, 3.0 / 14.0, 1e-12);
+        close(f.c_t_stat, 1.2 * 3.0_f64.sqrt(), 1e-12);
+        assert!(!f.c_significant);
+        close(f.r2, 0.960_191_082_802_547_7, 1e-12);
+    }
+
+    #[test]
+    fn quadratic_t_stat_is_invariant_to_rescaling_x() {
+        let xs = [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0];
+        let ys = [1.0, 3.0, 2.0, 5.0, 7.0, 8.0, 12.0];
+        let shifted: Vec<f64> = xs.iter().map(|x| 1000.0 + 16.0 * x).collect();
+        let f = fit_quadratic(&xs, &ys).unwrap();
+        let g = fit_quadratic(&shifted, &ys).unwrap();
+        close(g.c_t_stat, f.c_t_stat, 1e-9);
+        close(g.c, f.c / 256.0, 1e-9);
+    }
+
+    #[test]
+    fn quadratic_rejects_degenerate_input() {
+        assert!(fit_quadratic(&[1.0, 2.0, 3.0], &[1.0, 4.0, 9.0]).is_none());
+        assert!(fit_quadratic(&[1.0, 2.0, 3.0, 4.0], &[1.0, 2.0]).is_none());
+        // Only two distinct x values: curvature is unidentifiable.
+        assert!(fit_quadratic(&[1.0, 1.0, 2.0, 2.0], &[1.0, 2.0, 3.0, 4.0]).is_none());
+        assert!(fit_quadratic(&[1.0, 2.0, 3.0, f64::INFINITY], &[1.0; 4]).is_none());
+    }
+
+    #[test]
+    fn t_critical_table_edges() {
+        close(t_critical_95(1), 12.706, 0.0);
+        close(t_critical_95(30), 2.042, 0.0);
+        close(t_critical_95(31), 1.96, 0.0);
+        assert!(t_critical_95(0).is_infinite());
+    }
+
+    #[test]
+    fn ratio_guards() {
+        assert_eq!(ratio(6.0, 3.0), Some(2.0));
+        assert_eq!(ratio(1.0, 0.0), None);
+        assert_eq!(ratio(f64::NAN, 1.0), None);
+        assert_eq!(ratio(1.0, f64::INFINITY), None);
+        assert_eq!(ratio(f64::MAX, 0.5), None);
+    }
+}
