@@ -17,7 +17,11 @@ pub struct BenchConfig {
 #[derive(Clone, Debug)]
 pub enum BenchEvent<'a> {
     /// An experiment starts: its position, the total, and its id.
-    Started { index: usize, total: usize, id: &'a str },
+    Started {
+        index: usize,
+        total: usize,
+        id: &'a str,
+    },
     /// Progress inside the current experiment, in [0, 1].
     Progress(f64),
     /// An experiment finished.
@@ -47,7 +51,11 @@ pub fn run_bench(
     let total = experiments.len();
     let mut results = Vec::with_capacity(total);
     for (index, experiment) in experiments.iter().enumerate() {
-        on_event(BenchEvent::Started { index, total, id: experiment.id() });
+        on_event(BenchEvent::Started {
+            index,
+            total,
+            id: experiment.id(),
+        });
         let progress = |f: f64| on_event(BenchEvent::Progress(f));
         let result = run_experiment(lab, experiment.as_ref(), &config.run, &progress);
         on_event(BenchEvent::Finished(&result));

@@ -9,15 +9,19 @@ pub enum Error {
     #[error(
         "no GPU adapter found{backends}. On Linux without a GPU, install Mesa's lavapipe \
          (`apt-get install mesa-vulkan-drivers`, or run `scripts/setup`); \
-         otherwise install your GPU's Vulkan/Metal/DX12 driver"
+         otherwise install your GPU's Vulkan/Metal/DX12 driver{available}"
     )]
     NoAdapter {
         /// Which backends were searched, already formatted (empty for all).
         backends: String,
+        /// Adapters on other backends, already formatted (empty when there are none).
+        available: String,
     },
 
     /// `--adapter` matched none of the adapters that exist.
-    #[error("no adapter matches `{wanted}`. Adapters found:\n{available}\nPass `--adapter` an index or a name substring from this list")]
+    #[error(
+        "no adapter matches `{wanted}`. Adapters found:\n{available}\nPass `--adapter` an index or a name substring from this list"
+    )]
     UnknownAdapter {
         /// What the user asked for.
         wanted: String,
@@ -30,7 +34,9 @@ pub enum Error {
     UnknownBackend(String),
 
     /// The adapter refused to create a device.
-    #[error("could not create a device on `{adapter}`: {reason}. Try another adapter (`divlab adapters`)")]
+    #[error(
+        "could not create a device on `{adapter}`: {reason}. Try another adapter (`divlab adapters`)"
+    )]
     RequestDevice {
         /// The adapter's name.
         adapter: String,

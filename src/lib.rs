@@ -7,6 +7,7 @@ pub mod bench;
 mod error;
 pub mod experiments;
 pub mod gpu;
+pub mod model;
 pub mod report;
 pub mod stats;
 

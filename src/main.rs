@@ -62,7 +62,10 @@ struct Failure {
 
 impl<E: Into<anyhow::Error>> From<E> for Failure {
     fn from(e: E) -> Self {
-        Self { code: 2, error: e.into() }
+        Self {
+            code: 2,
+            error: e.into(),
+        }
     }
 }
 
@@ -104,7 +107,10 @@ fn list_adapters(selector: &AdapterSelector) -> Result<u8, Failure> {
         let (chosen, _) = adapters::select_adapter(selector)?;
         println!("selected: #{} {}", chosen.index, chosen.info.name);
     }
-    print!("{}", adapters::format_adapter_table(list.iter().map(|(e, _)| e)));
+    print!(
+        "{}",
+        adapters::format_adapter_table(list.iter().map(|(e, _)| e))
+    );
     Ok(0)
 }
 
@@ -154,7 +160,10 @@ fn bench(cli: &Cli, selector: &AdapterSelector) -> Result<u8, Failure> {
     if let Some(path) = &cli.csv {
         write_csv(path, &doc).with_context(|| "writing --csv")?;
     }
-    let failed = doc.experiments.iter().any(|e| e.status == ExperimentStatus::Error);
+    let failed = doc
+        .experiments
+        .iter()
+        .any(|e| e.status == ExperimentStatus::Error);
     let violated = doc.experiments.iter().any(|e| e.has_violation());
     Ok(if failed || violated { 1 } else { 0 })
 }

@@ -63,6 +63,8 @@ impl FmaChain {
 
     /// Floating-point operations one dispatch performs.
     pub fn flops(&self) -> f64 {
-        f64::from(self.workgroups * WORKGROUP_SIZE) * f64::from(self.iterations) * FLOPS_PER_ITERATION
+        f64::from(self.workgroups * WORKGROUP_SIZE)
+            * f64::from(self.iterations)
+            * FLOPS_PER_ITERATION
     }
 }

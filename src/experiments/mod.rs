@@ -1,5 +1,6 @@
 //! Experiments: each checks one rule, and the registry lists them all, for `--bench` and the app.
 
+pub mod divergence;
 pub mod fma_chain;
 pub mod subgroup_size;
 
@@ -12,21 +13,12 @@ use crate::{Error, Result};
 pub use subgroup_size::SubgroupObservation;
 
 /// How much work a run does.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct RunConfig {
     /// Fewer repetitions and smaller sweeps, for CI and a first look.
     pub quick: bool,
     /// Timed repetitions per configuration; `None` for the default (15, or 5 with `quick`).
     pub reps: Option<usize>,
-}
-
-impl Default for RunConfig {
-    fn default() -> Self {
-        Self {
-            quick: false,
-            reps: None,
-        }
-    }
 }
 
 impl RunConfig {
@@ -38,9 +30,7 @@ impl RunConfig {
     /// Rejects settings that cannot produce a result.
     pub fn validate(&self) -> Result<()> {
         match self.reps {
-            Some(0) => Err(Error::InvalidSettings(
-                "reps must be at least 1".to_owned(),
-            )),
+            Some(0) => Err(Error::InvalidSettings("reps must be at least 1".to_owned())),
             Some(n) if n > 1000 => Err(Error::InvalidSettings(format!(
                 "reps = {n} is more than 1000; use fewer"
             ))),
@@ -70,13 +60,15 @@ impl Lab {
         self.subgroup
             .get_or_init(|| subgroup_size::observe(&self.gpu).map_err(|e| e.to_string()))
             .as_ref()
-            .map_err(|reason| match self.gpu.require_subgroups("the subgroup probe") {
-                Err(unsupported) => unsupported,
-                Ok(()) => Error::Wgpu {
-                    what: "the subgroup probe".to_owned(),
-                    reason: reason.clone(),
+            .map_err(
+                |reason| match self.gpu.require_subgroups("the subgroup probe") {
+                    Err(unsupported) => unsupported,
+                    Ok(()) => Error::Wgpu {
+                        what: "the subgroup probe".to_owned(),
+                        reason: reason.clone(),
+                    },
                 },
-            })
+            )
     }
 }
 
@@ -92,7 +84,12 @@ pub trait Experiment: Send + Sync {
     /// The rule it checks, with its source.
     fn rule(&self) -> Rule;
     /// Runs it. Errors become an `error` or `unsupported` result in [`run_experiment`].
-    fn run(&self, lab: &Lab, config: &RunConfig, progress: Progress<'_>) -> Result<ExperimentResult>;
+    fn run(
+        &self,
+        lab: &Lab,
+        config: &RunConfig,
+        progress: Progress<'_>,
+    ) -> Result<ExperimentResult>;
 
     /// An empty result carrying this experiment's id, title and rule.
     fn new_result(&self) -> ExperimentResult {
@@ -102,7 +99,13 @@ pub trait Experiment: Send + Sync {
 
 /// Every experiment divlab knows, in run order.
 pub fn registry() -> Vec<Box<dyn Experiment>> {
-    vec![Box::new(subgroup_size::SubgroupSize)]
+    let mut experiments: Vec<Box<dyn Experiment>> = vec![Box::new(subgroup_size::SubgroupSize)];
+    experiments.extend(
+        divergence::Divergence::all()
+            .into_iter()
+            .map(|e| Box::new(e) as Box<dyn Experiment>),
+    );
+    experiments
 }
 
 /// Runs one experiment, turning a missing feature into `unsupported` and any other failure

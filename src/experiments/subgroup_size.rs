@@ -97,8 +97,10 @@ fn summarize(records: Vec<SizeRecord>) -> SubgroupObservation {
     let mut builtin_sizes: Vec<u32> = records.iter().map(|r| r.subgroup_size).collect();
     builtin_sizes.sort_unstable();
     builtin_sizes.dedup();
-    let linear_mapping =
-        size > 0 && records.iter().all(|r| r.subgroup_invocation_id == r.local_index % size);
+    let linear_mapping = size > 0
+        && records
+            .iter()
+            .all(|r| r.subgroup_invocation_id == r.local_index % size);
     let subgroups = group_subgroups(&records);
     let full = subgroups
         .values()
@@ -150,15 +152,26 @@ impl Experiment for SubgroupSize {
         }
     }
 
-    fn run(&self, lab: &Lab, config: &RunConfig, progress: Progress<'_>) -> Result<ExperimentResult> {
+    fn run(
+        &self,
+        lab: &Lab,
+        config: &RunConfig,
+        progress: Progress<'_>,
+    ) -> Result<ExperimentResult> {
         let obs = lab.subgroup()?;
         let info = &lab.gpu.info;
         let mut result = self.new_result();
         result.param("workgroup_size", WORKGROUP_SIZE);
         result.param("workgroups", WORKGROUPS);
         result.metric("observed_subgroup_size", f64::from(obs.size));
-        result.metric("adapter_subgroup_min_size", f64::from(info.subgroup_min_size));
-        result.metric("adapter_subgroup_max_size", f64::from(info.subgroup_max_size));
+        result.metric(
+            "adapter_subgroup_min_size",
+            f64::from(info.subgroup_min_size),
+        );
+        result.metric(
+            "adapter_subgroup_max_size",
+            f64::from(info.subgroup_max_size),
+        );
         add_size_verdicts(&mut result, obs, info);
         result.lanes = lane_records(obs);
         progress(0.2);
@@ -167,7 +180,11 @@ impl Experiment for SubgroupSize {
     }
 }
 
-fn add_size_verdicts(result: &mut ExperimentResult, obs: &SubgroupObservation, info: &wgpu::AdapterInfo) {
+fn add_size_verdicts(
+    result: &mut ExperimentResult,
+    obs: &SubgroupObservation,
+    info: &wgpu::AdapterInfo,
+) {
     let sizes = format!("{:?}", obs.builtin_sizes);
     let valid = obs
         .builtin_sizes
@@ -250,11 +267,15 @@ fn time_fma_chain(
         }
         progress(0.2 + 0.8 * (rep + 1) as f64 / reps as f64);
     }
-    let [small, large] = samples.map(|s| stats::summarize(&s).expect("reps >= 1 and times are finite"));
+    let [small, large] =
+        samples.map(|s| stats::summarize(&s).expect("reps >= 1 and times are finite"));
     result.param("fma_workgroups", workgroups);
     result.param("fma_iterations", iterations);
     result.param("reps", reps);
-    result.param("timing_source", serde_json::to_value(timer.source()).expect("enum serializes"));
+    result.param(
+        "timing_source",
+        serde_json::to_value(timer.source()).expect("enum serializes"),
+    );
     result.metric("fma_ns", small.median);
     result.metric("fma_4x_ns", large.median);
     result.metric("fma_cv", small.cv);
@@ -266,7 +287,12 @@ fn time_fma_chain(
         x_label: "work (x)".to_owned(),
         y_label: "time (ns)".to_owned(),
         points: [(1.0, small), (4.0, large)]
-            .map(|(x, s)| Point { x, y: s.median, y_min: Some(s.min), y_max: Some(s.max) })
+            .map(|(x, s)| Point {
+                x,
+                y: s.median,
+                y_min: Some(s.min),
+                y_max: Some(s.max),
+            })
             .to_vec(),
     });
     result.verdict(

@@ -80,7 +80,11 @@ pub fn list_adapters(
     let mut adapters = pollster::block_on(instance.enumerate_adapters(backends));
     adapters.sort_by_key(|a| {
         let info = a.get_info();
-        (preference_rank(&info, a.features()), info.backend as u32, info.name)
+        (
+            preference_rank(&info, a.features()),
+            info.backend as u32,
+            info.name,
+        )
     });
     adapters
         .into_iter()
@@ -123,7 +127,19 @@ pub fn select_adapter(selector: &AdapterSelector) -> Result<(AdapterEntry, wgpu:
             .backend
             .map(|b| format!(" on backend {b:?}"))
             .unwrap_or_default();
-        return Err(Error::NoAdapter { backends });
+        let others = list_adapters(&create_instance(None), None);
+        let available = if others.is_empty() {
+            String::new()
+        } else {
+            format!(
+                ".\nAdapters on other backends:\n{}",
+                format_adapter_table(others.iter().map(|(e, _)| e))
+            )
+        };
+        return Err(Error::NoAdapter {
+            backends,
+            available,
+        });
     }
     let position = match selector.adapter.as_deref().map(str::trim) {
         None | Some("") => Some(0),

@@ -93,7 +93,11 @@ impl GpuContext {
         let faults = Arc::new(Faults::default());
         let on_error = Arc::clone(&faults);
         device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
-            on_error.uncaptured.lock().unwrap().get_or_insert(e.to_string());
+            on_error
+                .uncaptured
+                .lock()
+                .unwrap()
+                .get_or_insert(e.to_string());
         }));
         let on_lost = Arc::clone(&faults);
         device.set_device_lost_callback(move |reason, message| {

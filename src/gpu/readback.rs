@@ -84,3 +84,17 @@ pub fn map_and_read<T: bytemuck::Pod>(
     staging.unmap();
     Ok(data)
 }
+
+/// Creates a read-only storage buffer holding `value`.
+pub fn read_only_buffer<T: bytemuck::Pod>(
+    gpu: &GpuContext,
+    label: &str,
+    value: &T,
+) -> wgpu::Buffer {
+    gpu.device
+        .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some(label),
+            contents: bytemuck::bytes_of(value),
+            usage: wgpu::BufferUsages::STORAGE,
+        })
+}

@@ -52,7 +52,10 @@ pub fn parse_json(text: &str) -> Result<ResultDocument, String> {
             format!("not valid JSON ({e})")
         }
     })?;
-    match value.get("schema_version").and_then(serde_json::Value::as_u64) {
+    match value
+        .get("schema_version")
+        .and_then(serde_json::Value::as_u64)
+    {
         Some(v) if v == u64::from(SCHEMA_VERSION) => {}
         Some(v) => {
             return Err(format!(
@@ -75,7 +78,9 @@ pub fn write_csv(path: &Path, doc: &ResultDocument) -> Result<()> {
     let mut writer = csv::Writer::from_writer(Vec::new());
     let rows = csv_rows(doc);
     for row in &rows {
-        writer.write_record(row).expect("writing to memory cannot fail");
+        writer
+            .write_record(row)
+            .expect("writing to memory cannot fail");
     }
     let bytes = writer.into_inner().expect("writing to memory cannot fail");
     write_atomic(path, &bytes)
@@ -100,9 +105,17 @@ fn csv_rows(doc: &ResultDocument) -> Vec<[String; 6]> {
                 value,
             ]
         };
-        rows.extend(e.metrics.iter().map(|(k, v)| row("metric", k, v.to_string())));
+        rows.extend(
+            e.metrics
+                .iter()
+                .map(|(k, v)| row("metric", k, v.to_string())),
+        );
         rows.extend(e.verdicts.iter().map(|v| {
-            row("verdict", &v.check, format!("{}: {}", v.status.as_str(), v.detail))
+            row(
+                "verdict",
+                &v.check,
+                format!("{}: {}", v.status.as_str(), v.detail),
+            )
         }));
         if e.status != ExperimentStatus::Ok {
             rows.push(row("status_detail", "", e.status_detail.clone()));

@@ -215,7 +215,12 @@ impl ExperimentResult {
     }
 
     /// Records a verdict.
-    pub fn verdict(&mut self, check: impl Into<String>, status: VerdictStatus, detail: impl Into<String>) {
+    pub fn verdict(
+        &mut self,
+        check: impl Into<String>,
+        status: VerdictStatus,
+        detail: impl Into<String>,
+    ) {
         self.verdicts.push(Verdict {
             check: check.into(),
             status,
@@ -225,14 +230,20 @@ impl ExperimentResult {
 
     /// Whether any verdict is `violated`.
     pub fn has_violation(&self) -> bool {
-        self.verdicts.iter().any(|v| v.status == VerdictStatus::Violated)
+        self.verdicts
+            .iter()
+            .any(|v| v.status == VerdictStatus::Violated)
     }
 }
 
 impl VerdictStatus {
     /// `Consistent` when `ok`, else `Inconsistent`.
     pub fn consistent_if(ok: bool) -> Self {
-        if ok { Self::Consistent } else { Self::Inconsistent }
+        if ok {
+            Self::Consistent
+        } else {
+            Self::Inconsistent
+        }
     }
 
     /// `Held` when `ok`, else `Violated`.

@@ -1,0 +1,97 @@
+// The divergence cost study's kernel. Every lane picks a path `sel` in [0, k), runs that path's
+// arithmetic, and stores the result.
+//
+// As written, this file is the predicated (branch-free) variant: every lane runs the same loop
+// with per-lane constants. divlab generates the branchy forms (if/else-if chain, switch, nested
+// binary ifs, loop trip-count divergence) by replacing `run_paths` between the `divlab:paths`
+// markers; see src/experiments/divergence/kernels.rs.
+// Keep in sync with src/experiments/divergence/kernels.rs (DivergenceParams, MODE_*, FLOPS).
+enable subgroups;
+
+override WORKGROUP_SIZE: u32 = 64u;
+
+// How the selector is chosen.
+const MODE_LANE_DIVERGENT: u32 = 0u;     // sel = subgroup_invocation_id % k
+const MODE_SUBGROUP_UNIFORM: u32 = 1u;   // sel = subgroup number % k: same mix, no divergence
+
+struct DivergenceParams {
+    k: u32,
+    mode: u32,
+    _pad0: u32,
+    _pad1: u32,
+    // Loop trips of path j, at trips[j / 4][j % 4]. The host keeps every entry small, so every
+    // loop below is bounded by construction.
+    trips: array<vec4<u32>, 32>,
+}
+
+// A read-only storage buffer, not a uniform buffer: some drivers (Mesa's lavapipe) inline
+// uniform values into a recompiled shader per value, which would both specialize k away and
+// put compile time inside the timed dispatch.
+@group(0) @binding(0) var<storage, read> params: DivergenceParams;
+@group(0) @binding(1) var<storage, read_write> sink: array<vec4<f32>>;
+
+// Four independent vec4 chains: enough ILP that the issue rate, not FMA latency, bounds a path.
+struct State {
+    a: vec4<f32>,
+    b: vec4<f32>,
+    c: vec4<f32>,
+    d: vec4<f32>,
+}
+
+fn trips(j: u32) -> u32 {
+    return params.trips[j / 4u][j % 4u];
+}
+
+// One loop trip: 8 x 4 vec4 FMAs = 128 scalar FMAs.
+fn trip(s: State, m: vec4<f32>, c: vec4<f32>) -> State {
+    var a = s.a; var b = s.b; var e = s.c; var d = s.d;
+    a = fma(a, m, c); b = fma(b, m, c); e = fma(e, m, c); d = fma(d, m, c);
+    a = fma(a, m, c); b = fma(b, m, c); e = fma(e, m, c); d = fma(d, m, c);
+    a = fma(a, m, c); b = fma(b, m, c); e = fma(e, m, c); d = fma(d, m, c);
+    a = fma(a, m, c); b = fma(b, m, c); e = fma(e, m, c); d = fma(d, m, c);
+    a = fma(a, m, c); b = fma(b, m, c); e = fma(e, m, c); d = fma(d, m, c);
+    a = fma(a, m, c); b = fma(b, m, c); e = fma(e, m, c); d = fma(d, m, c);
+    a = fma(a, m, c); b = fma(b, m, c); e = fma(e, m, c); d = fma(d, m, c);
+    a = fma(a, m, c); b = fma(b, m, c); e = fma(e, m, c); d = fma(d, m, c);
+    return State(a, b, e, d);
+}
+
+// Path j's constants. The generated forms spell them out as literals per path.
+fn path_m(j: u32) -> vec4<f32> {
+    return vec4<f32>(0.9999 - f32(j) * 1e-5);
+}
+
+fn path_c(j: u32) -> vec4<f32> {
+    return vec4<f32>(1e-4 + f32(j) * 1e-6);
+}
+
+// divlab:paths begin
+// Predicated: no branch on `sel`; each lane's constants are arithmetic on `sel`, and every lane
+// runs path 0's trip count, which is the same useful work per lane.
+fn run_paths(sel: u32, s0: State) -> State {
+    var s = s0;
+    let m = path_m(sel);
+    let c = path_c(sel);
+    for (var i = 0u; i < trips(0u); i++) {
+        s = trip(s, m, c);
+    }
+    return s;
+}
+// divlab:paths end
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn main(
+    @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(subgroup_invocation_id) lane: u32,
+    @builtin(subgroup_size) subgroup_size: u32,
+) {
+    var sel = lane % params.k;
+    if params.mode == MODE_SUBGROUP_UNIFORM {
+        // The subgroup's first invocation names the subgroup, whatever the lane mapping.
+        sel = (subgroupBroadcastFirst(gid.x) / subgroup_size) % params.k;
+    }
+    let seed = f32(gid.x & 255u) * 1e-3;
+    let a = vec4<f32>(seed, seed + 0.1, seed + 0.2, seed + 0.3);
+    let s = run_paths(sel, State(a, a + 0.5, a + 1.0, a + 1.5));
+    sink[gid.x] = s.a + s.b + s.c + s.d;
+}

@@ -1,0 +1,375 @@
+//! Running the divergence study on a device: compile, calibrate, time round-robin, check results.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use crate::Result;
+use crate::experiments::divergence::Divergence;
+use crate::experiments::divergence::analysis::{self, KPoint, Measurements, OccupancyPoint};
+use crate::experiments::divergence::kernels::{
+    Compiled, Dispatch, DivergenceParams, FLOPS_PER_TRIP, Form, Mode,
+};
+use crate::experiments::divergence::plan::Plan;
+use crate::experiments::{Experiment, Lab, Progress, RunConfig};
+use crate::gpu::{GpuContext, GpuTimer};
+use crate::model::divergence as model;
+use crate::report::{ExperimentResult, VerdictStatus};
+use crate::stats::{self, Summary};
+
+/// Trip counts stay below this, so no loop can run away whatever the calibration measures.
+const MAX_TRIPS: u32 = 1 << 16;
+
+/// Invocations whose results are checked against the CPU model.
+const CHECKED_INVOCATIONS: u32 = 512;
+
+pub fn run(
+    experiment: &Divergence,
+    lab: &Lab,
+    config: &RunConfig,
+    progress: Progress<'_>,
+) -> Result<ExperimentResult> {
+    let gpu = &lab.gpu;
+    gpu.require_subgroups(experiment.id())?;
+    let observed = lab.subgroup()?;
+    let sg = observed.size;
+    let limits = gpu.device.limits();
+    let plan = Plan::new(
+        sg,
+        config.quick,
+        gpu.info.device_type,
+        limits.max_compute_invocations_per_workgroup,
+    );
+    let form = experiment.form;
+    let mut result = experiment.new_result();
+
+    let compiled = compile_all(gpu, form, &plan)?;
+    progress(0.05);
+    warm_up(gpu, &compiled, &plan)?;
+    let trips = calibrate(gpu, compiled.get(form, 1, plan.workgroup_size), &plan)?;
+    let loop_form = form == Form::Loop;
+    let trips_of = move |j: u32| if loop_form { (j + 1) * trips } else { trips };
+
+    let mut runs = Vec::new();
+    for &k in &plan.ks {
+        let main = compiled.get(form, k, plan.workgroup_size);
+        let predicated = compiled.get(Form::Predicated, k, plan.workgroup_size);
+        for (pipeline, mode) in [
+            (main, Mode::LaneDivergent),
+            (main, Mode::SubgroupUniform),
+            (predicated, Mode::LaneDivergent),
+        ] {
+            let params = DivergenceParams::new(k, mode, trips_of);
+            runs.push(Dispatch::new(
+                gpu,
+                pipeline,
+                &params,
+                plan.saturating_invocations,
+            ));
+        }
+    }
+    let main_runs = runs.len();
+    for (wg, invocations) in &plan.occupancy {
+        let k = plan.occupancy_k();
+        let pipeline = compiled.get(form, k, *wg);
+        for mode in [Mode::LaneDivergent, Mode::SubgroupUniform] {
+            let params = DivergenceParams::new(k, mode, trips_of);
+            runs.push(Dispatch::new(gpu, pipeline, &params, *invocations));
+        }
+    }
+    let unbalanced = (!loop_form).then(|| {
+        let k = plan.unbalanced_k;
+        let light = (trips / 4).max(1);
+        let heavy = k * trips - (k - 1) * light;
+        let balanced = DivergenceParams::new(k, Mode::LaneDivergent, |_| trips);
+        let skewed =
+            DivergenceParams::new(
+                k,
+                Mode::LaneDivergent,
+                |j| if j == 0 { heavy } else { light },
+            );
+        let pipeline = compiled.get(form, k, plan.workgroup_size);
+        runs.push(Dispatch::new(
+            gpu,
+            pipeline,
+            &balanced,
+            plan.saturating_invocations,
+        ));
+        runs.push(Dispatch::new(
+            gpu,
+            pipeline,
+            &skewed,
+            plan.saturating_invocations,
+        ));
+        (k, heavy, light)
+    });
+
+    let reps = config.reps();
+    let times = time_round_robin(gpu, &runs, reps, &|f| progress(0.1 + 0.85 * f))?;
+
+    let points = plan
+        .ks
+        .iter()
+        .enumerate()
+        .map(|(i, &k)| {
+            let at = |j: usize| &times[3 * i + j];
+            let params = |mode| DivergenceParams::new(k, mode, trips_of);
+            let n = plan.saturating_invocations;
+            let div_params = params(Mode::LaneDivergent);
+            KPoint {
+                k,
+                div: *at(0),
+                uniform: *at(1),
+                pred: *at(2),
+                model_div: model::issued_trips(form, &div_params, Mode::LaneDivergent, sg, n),
+                model_uniform: model::issued_trips(
+                    form,
+                    &params(Mode::SubgroupUniform),
+                    Mode::SubgroupUniform,
+                    sg,
+                    n,
+                ),
+                model_sum_of_paths: model::issued_trips(
+                    Form::Switch,
+                    &div_params,
+                    Mode::LaneDivergent,
+                    sg,
+                    n,
+                ),
+            }
+        })
+        .collect();
+    let occupancy = plan
+        .occupancy
+        .iter()
+        .enumerate()
+        .map(|(i, &(workgroup_size, _))| OccupancyPoint {
+            workgroup_size,
+            invocations: runs[main_runs + 2 * i].invocations,
+            div: times[main_runs + 2 * i],
+            uniform: times[main_runs + 2 * i + 1],
+        })
+        .collect();
+    let unbalanced_times = unbalanced.map(|(k, _, _)| {
+        let n = times.len();
+        (k, times[n - 2], times[n - 1])
+    });
+    let measurements = Measurements {
+        subgroup_size: sg,
+        points,
+        occupancy,
+        unbalanced: unbalanced_times,
+        baseline_flops: f64::from(runs[0].invocations) * f64::from(trips) * FLOPS_PER_TRIP,
+        loop_form,
+    };
+
+    record_params(&mut result, &plan, trips, reps, unbalanced, &runs[0]);
+    analysis::analyze(&measurements, &mut result);
+    let k_sg = plan
+        .ks
+        .iter()
+        .position(|&k| k == plan.occupancy_k())
+        .unwrap_or(0);
+    check_results(
+        gpu,
+        form,
+        &runs[3 * k_sg],
+        sg,
+        observed.linear_mapping,
+        &mut result,
+    )?;
+    progress(1.0);
+    Ok(result)
+}
+
+/// Every pipeline a form needs, keyed by (form, paths compiled, workgroup size).
+struct CompiledSet {
+    pipelines: BTreeMap<(Form, u32, u32), Compiled>,
+}
+
+impl CompiledSet {
+    fn get(&self, form: Form, k: u32, workgroup_size: u32) -> &Compiled {
+        &self.pipelines[&(form, form.paths_for(k), workgroup_size)]
+    }
+}
+
+/// Compiles every pipeline the plan needs, in parallel: drivers compile on the calling thread,
+/// and a 128-path kernel takes a while.
+fn compile_all(gpu: &GpuContext, form: Form, plan: &Plan) -> Result<CompiledSet> {
+    let mut keys = BTreeSet::new();
+    for &k in &plan.ks {
+        keys.insert((form, form.paths_for(k), plan.workgroup_size));
+    }
+    keys.insert((Form::Predicated, 1, plan.workgroup_size));
+    for &(wg, _) in &plan.occupancy {
+        keys.insert((form, form.paths_for(plan.occupancy_k()), wg));
+    }
+    keys.insert((form, form.paths_for(plan.unbalanced_k), plan.workgroup_size));
+    let keys: Vec<_> = keys.into_iter().collect();
+    let next = AtomicUsize::new(0);
+    let threads = std::thread::available_parallelism()
+        .map_or(2, |n| n.get())
+        .min(keys.len());
+    let compiled: Vec<Vec<(usize, Result<Compiled>)>> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(&(form, paths, wg)) = keys.get(i) else {
+                            break done;
+                        };
+                        done.push((i, Compiled::new(gpu, form, paths, wg)));
+                    }
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .map(|w| w.join().expect("compiler threads do not panic"))
+            .collect()
+    });
+    let mut pipelines = BTreeMap::new();
+    for (i, result) in compiled.into_iter().flatten() {
+        pipelines.insert(keys[i], result?);
+    }
+    Ok(CompiledSet { pipelines })
+}
+
+/// Runs every pipeline once. Some drivers (lavapipe) finish compiling in the background or at
+/// first use, and that work would otherwise land inside the calibration's timings.
+fn warm_up(gpu: &GpuContext, compiled: &CompiledSet, plan: &Plan) -> Result<()> {
+    let timer = GpuTimer::new(gpu);
+    let params = DivergenceParams::new(1, Mode::LaneDivergent, |_| 1);
+    for pipeline in compiled.pipelines.values() {
+        Dispatch::new(gpu, pipeline, &params, plan.saturating_invocations).time(gpu, &timer)?;
+    }
+    Ok(())
+}
+
+/// Finds the trip count that makes the k = 1 dispatch take about `plan.target_ns`.
+fn calibrate(gpu: &GpuContext, compiled: &Compiled, plan: &Plan) -> Result<u32> {
+    let timer = GpuTimer::new(gpu);
+    let mut trips = 4u32;
+    for _ in 0..4 {
+        let params = DivergenceParams::new(1, Mode::LaneDivergent, |_| trips);
+        let dispatch = Dispatch::new(gpu, compiled, &params, plan.saturating_invocations);
+        dispatch.time(gpu, &timer)?; // Warm-up.
+        let samples = (0..3)
+            .map(|_| dispatch.time(gpu, &timer))
+            .collect::<Result<Vec<_>>>()?;
+        let t = stats::summarize(&samples)
+            .map_or(0.0, |s| s.median)
+            .max(1.0);
+        let next = (f64::from(trips) * plan.target_ns / t)
+            .round()
+            .clamp(1.0, f64::from(MAX_TRIPS)) as u32;
+        // Stop once the estimate settles: timing is linear in trips once overheads are small.
+        if (f64::from(next) / f64::from(trips) - 1.0).abs() < 0.2 {
+            return Ok(next);
+        }
+        trips = next;
+    }
+    Ok(trips)
+}
+
+/// Times every dispatch `reps` times, interleaved round-robin after one warm-up each, so drift
+/// in clocks or temperature spreads over all configurations alike.
+fn time_round_robin(
+    gpu: &GpuContext,
+    runs: &[Dispatch],
+    reps: usize,
+    progress: Progress<'_>,
+) -> Result<Vec<Summary>> {
+    let timer = GpuTimer::new(gpu);
+    for run in runs {
+        run.time(gpu, &timer)?;
+    }
+    let mut samples = vec![Vec::with_capacity(reps); runs.len()];
+    for rep in 0..reps {
+        for (run, samples) in runs.iter().zip(&mut samples) {
+            samples.push(run.time(gpu, &timer)?);
+        }
+        progress((rep + 1) as f64 / reps as f64);
+    }
+    Ok(samples
+        .iter()
+        .map(|s| stats::summarize(s).expect("reps >= 1 and times are finite"))
+        .collect())
+}
+
+fn record_params(
+    result: &mut ExperimentResult,
+    plan: &Plan,
+    trips: u32,
+    reps: usize,
+    unbalanced: Option<(u32, u32, u32)>,
+    main: &Dispatch,
+) {
+    result.param("ks", plan.ks.clone());
+    result.param(
+        "paths_compiled",
+        "k (one kernel per k) for if_chain/switch/nested_if; 1 for loop",
+    );
+    result.param("workgroup_size", plan.workgroup_size);
+    result.param("invocations", main.invocations);
+    result.param("trips_per_path", trips);
+    result.param("flops_per_trip", FLOPS_PER_TRIP);
+    result.param("reps", reps);
+    result.param(
+        "occupancy_levels",
+        plan.occupancy
+            .iter()
+            .map(|&(wg, n)| vec![wg, n])
+            .collect::<Vec<_>>(),
+    );
+    if let Some((k, heavy, light)) = unbalanced {
+        result.param(
+            "unbalanced",
+            serde_json::json!({ "k": k, "heavy_trips": heavy, "light_trips": light }),
+        );
+    }
+}
+
+/// Checks that each lane computed its own path's result, as the CPU model does.
+fn check_results(
+    gpu: &GpuContext,
+    form: Form,
+    dispatch: &Dispatch,
+    sg: u32,
+    linear: bool,
+    result: &mut ExperimentResult,
+) -> Result<()> {
+    let check = "every lane computes its own path's result";
+    if !linear {
+        result.verdict(check, VerdictStatus::NotGuaranteed, "skipped: the lane mapping is not linear, so the CPU model cannot name each invocation's lane");
+        return Ok(());
+    }
+    let values = dispatch.results(gpu)?;
+    let params = &dispatch.params;
+    let mut wrong = Vec::new();
+    for gid in 0..CHECKED_INVOCATIONS.min(dispatch.invocations) {
+        let sel = model::selector(Mode::LaneDivergent, params.k, gid % sg, gid - gid % sg, sg);
+        let expected = model::expected_result(form, params, sel, gid);
+        let got = values[gid as usize];
+        let close = expected
+            .iter()
+            .zip(got)
+            .all(|(e, g)| (e - g).abs() <= 1e-3 * e.abs().max(1.0));
+        if !close {
+            wrong.push((gid, expected, got));
+        }
+    }
+    let detail = match wrong.first() {
+        None => format!(
+            "{} invocations match the CPU model (k = {})",
+            CHECKED_INVOCATIONS, params.k
+        ),
+        Some((gid, e, g)) => format!(
+            "{} of {CHECKED_INVOCATIONS} differ; first: invocation {gid} expected {e:?}, got {g:?}",
+            wrong.len()
+        ),
+    };
+    result.verdict(check, VerdictStatus::held_if(wrong.is_empty()), detail);
+    Ok(())
+}

@@ -1,0 +1,3 @@
+//! CPU reference models: what each kernel should produce, and what each rule predicts.
+
+pub mod divergence;
