@@ -11,7 +11,9 @@ use clap::{Parser, Subcommand};
 use divlab::bench::{BenchConfig, BenchEvent, run_bench};
 use divlab::experiments::{Lab, RunConfig};
 use divlab::gpu::{AdapterSelector, BackendChoice, GpuContext, adapters};
-use divlab::report::{ExperimentStatus, summary_table, write_csv, write_json};
+use divlab::report::{
+    ExperimentStatus, markdown_key_table, read_json, summary_table, write_csv, write_json,
+};
 
 #[derive(Parser, Debug)]
 #[command(version, about = "A portable GPU divergence lab", long_about = None)]
@@ -48,6 +50,12 @@ struct Cli {
 enum Command {
     /// List every adapter on every backend; `*` marks the one divlab uses by default.
     Adapters,
+    /// Print a Markdown table of the divergence study's key figures from result files.
+    Table {
+        /// Result documents written by `divlab --bench --json`.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+    },
 }
 
 fn parse_backend(s: &str) -> Result<BackendChoice, String> {
@@ -92,6 +100,7 @@ fn run(cli: Cli) -> Result<u8, Failure> {
     };
     match cli.command {
         Some(Command::Adapters) => list_adapters(&selector),
+        Some(Command::Table { files }) => key_table(&files),
         None if cli.bench => bench(&cli, &selector),
         None => Err(Failure::from(anyhow::anyhow!(
             "the desktop app is not built yet; run `divlab --bench` (see `divlab --help`)"
@@ -111,6 +120,21 @@ fn list_adapters(selector: &AdapterSelector) -> Result<u8, Failure> {
         "{}",
         adapters::format_adapter_table(list.iter().map(|(e, _)| e))
     );
+    Ok(0)
+}
+
+fn key_table(files: &[PathBuf]) -> Result<u8, Failure> {
+    let docs = files
+        .iter()
+        .map(|path| {
+            let name = path.file_name().map_or_else(
+                || path.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            );
+            read_json(path).map(|doc| (name, doc))
+        })
+        .collect::<divlab::Result<Vec<_>>>()?;
+    print!("{}", markdown_key_table(&docs));
     Ok(0)
 }
 

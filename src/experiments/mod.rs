@@ -4,7 +4,9 @@ pub mod divergence;
 pub mod fma_chain;
 pub mod subgroup_size;
 
-use std::sync::OnceLock;
+use std::any::Any;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::gpu::GpuContext;
 use crate::report::{ExperimentResult, ExperimentStatus, Rule};
@@ -44,6 +46,7 @@ pub struct Lab {
     /// The device.
     pub gpu: GpuContext,
     subgroup: OnceLock<Result<SubgroupObservation, String>>,
+    memo: Mutex<HashMap<&'static str, Arc<dyn Any + Send + Sync>>>,
 }
 
 impl Lab {
@@ -52,7 +55,28 @@ impl Lab {
         Self {
             gpu,
             subgroup: OnceLock::new(),
+            memo: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// A value measured once per lab and shared by later experiments (e.g. a calibration),
+    /// so experiments of one run use the same settings.
+    pub fn memo<T: Any + Clone + Send + Sync>(
+        &self,
+        key: &'static str,
+        measure: impl FnOnce() -> Result<T>,
+    ) -> Result<T> {
+        if let Some(value) = self.memo.lock().unwrap().get(key) {
+            if let Some(value) = value.downcast_ref::<T>() {
+                return Ok(value.clone());
+            }
+        }
+        let value = measure()?;
+        self.memo
+            .lock()
+            .unwrap()
+            .insert(key, Arc::new(value.clone()));
+        Ok(value)
     }
 
     /// The subgroup size and mapping observed on this device, measured once.
@@ -116,8 +140,12 @@ pub fn run_experiment(
     config: &RunConfig,
     progress: Progress<'_>,
 ) -> ExperimentResult {
+    let start = std::time::Instant::now();
     match experiment.run(lab, config, progress) {
-        Ok(result) => result,
+        Ok(mut result) => {
+            result.metric("wall_s", start.elapsed().as_secs_f64());
+            result
+        }
         Err(e) => {
             let mut result = experiment.new_result();
             result.status = match e {

@@ -249,7 +249,12 @@ fn time_fma_chain(
     result: &mut ExperimentResult,
     progress: Progress<'_>,
 ) -> Result<()> {
-    let workgroups = 256;
+    // Enough lanes to fill the device: a CPU device is full with a few workgroups per core.
+    let workgroups = if gpu.info.device_type == wgpu::DeviceType::Cpu {
+        256
+    } else {
+        16384
+    };
     let iterations = if config.quick { 64 } else { 256 };
     let kernels = [
         FmaChain::new(gpu, workgroups, iterations)?,

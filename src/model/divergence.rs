@@ -1,7 +1,9 @@
 //! The CPU twin of `shaders/divergence.wgsl`: which path each lane takes, what it computes, and
 //! how much serialized work the SIMT cost model predicts for a dispatch.
 
-use crate::experiments::divergence::kernels::{DivergenceParams, Form, Mode, path_constants};
+use crate::experiments::divergence::kernels::{
+    DivergenceParams, FMAS_PER_CHAIN_PER_TRIP, Form, Mode, path_constants,
+};
 
 /// The path an invocation takes. `subgroup_first` is the global index of its subgroup's first
 /// invocation (what `subgroupBroadcastFirst(gid.x)` returns when all lanes are active).
@@ -39,7 +41,7 @@ pub fn expected_result(
     let mut chains = [0.0, 0.5, 1.0, 1.5].map(|offset| a.map(|x| x + offset));
     for _ in 0..n {
         for chain in &mut chains {
-            for _ in 0..8 {
+            for _ in 0..FMAS_PER_CHAIN_PER_TRIP {
                 *chain = chain.map(|x| x.mul_add(m, c));
             }
         }

@@ -6,4 +6,4 @@ mod table;
 
 pub use io::{parse_json, read_json, write_atomic, write_csv, write_json};
 pub use schema::*;
-pub use table::summary_table;
+pub use table::{markdown_key_table, summary_table};

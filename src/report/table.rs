@@ -69,3 +69,49 @@ fn fmt_number(v: f64) -> String {
         format!("{v:.4}")
     }
 }
+
+/// Columns of the key-figures table: (header, metric, decimals).
+const KEY_TABLE: &[(&str, &str, usize)] = &[
+    ("s (ns/path)", "slope_s_ns", 0),
+    ("R²", "r2", 4),
+    ("F(SG)", "serialization_at_sg", 2),
+    ("T_pred(SG)/T_pred(1)", "predicated_ratio_at_sg", 3),
+    ("baseline GFLOP/s", "baseline_gflops", 0),
+    ("occupancy spread", "occupancy_spread", 3),
+    ("CV (median)", "cv_median", 4),
+];
+
+/// A Markdown table of the divergence study's key figures, one row per (document, experiment).
+/// The README's table is this function's output over `assets/reference/*.json`.
+pub fn markdown_key_table(docs: &[(String, ResultDocument)]) -> String {
+    let mut out = String::from("| file | adapter | SG | experiment |");
+    for (header, _, _) in KEY_TABLE {
+        let _ = write!(out, " {header} |");
+    }
+    out.push_str("\n|---|---|---|---|");
+    out.push_str(&"---|".repeat(KEY_TABLE.len()));
+    out.push('\n');
+    for (file, doc) in docs {
+        let sg = doc
+            .adapter
+            .observed_subgroup_size
+            .map_or_else(|| "?".to_owned(), |s| s.to_string());
+        for e in doc
+            .experiments
+            .iter()
+            .filter(|e| e.id.starts_with("divergence."))
+        {
+            let _ = write!(out, "| {file} | {} | {sg} | {} |", doc.adapter.name, e.id);
+            for (_, metric, decimals) in KEY_TABLE {
+                match e.metrics.get(*metric) {
+                    Some(v) => {
+                        let _ = write!(out, " {v:.decimals$} |");
+                    }
+                    None => out.push_str(" – |"),
+                }
+            }
+            out.push('\n');
+        }
+    }
+    out
+}

@@ -15,8 +15,11 @@ const PATHS_END: &str = "// divlab:paths end";
 /// Most paths a kernel can have: the size of `DivergenceParams::trips`.
 pub const MAX_PATHS: u32 = 128;
 
-/// Scalar flops per loop trip: 32 vec4 FMAs x 4 lanes x 2. Keep in sync with `trip` in the shader.
-pub const FLOPS_PER_TRIP: f64 = 32.0 * 4.0 * 2.0;
+/// Vec4 FMAs per chain per loop trip. Keep in sync with `trip` in the shader.
+pub const FMAS_PER_CHAIN_PER_TRIP: usize = 2;
+
+/// Scalar flops per loop trip: 4 chains x 2 vec4 FMAs x 4 components x 2 flops.
+pub const FLOPS_PER_TRIP: f64 = (4 * FMAS_PER_CHAIN_PER_TRIP * 4 * 2) as f64;
 
 /// Selector modes. Keep in sync with `MODE_*` in `shaders/divergence.wgsl`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -233,6 +236,26 @@ impl Compiled {
     }
 }
 
+/// Output buffers shared by every dispatch of one size. Kernels only write them (the result
+/// check reruns its dispatch before reading), and sharing keeps a study from allocating
+/// gigabytes: on the H200, freeing that much slowed the next experiment's first kernels ~2.5x.
+#[derive(Default)]
+pub struct Sinks {
+    buffers: std::cell::RefCell<std::collections::BTreeMap<u32, wgpu::Buffer>>,
+}
+
+impl Sinks {
+    fn get(&self, gpu: &GpuContext, invocations: u32) -> wgpu::Buffer {
+        self.buffers
+            .borrow_mut()
+            .entry(invocations)
+            .or_insert_with(|| {
+                storage_buffer(gpu, "divlab.divergence.sink", u64::from(invocations) * 16)
+            })
+            .clone()
+    }
+}
+
 /// One timed configuration: a pipeline, its parameters and a dispatch size.
 pub struct Dispatch {
     pipeline: wgpu::ComputePipeline,
@@ -250,6 +273,7 @@ impl Dispatch {
     /// to whole workgroups).
     pub fn new(
         gpu: &GpuContext,
+        sinks: &Sinks,
         compiled: &Compiled,
         params: &DivergenceParams,
         invocations: u32,
@@ -257,7 +281,7 @@ impl Dispatch {
         let workgroups = invocations.div_ceil(compiled.workgroup_size).max(1);
         let invocations = workgroups * compiled.workgroup_size;
         let uniform = read_only_buffer(gpu, "divlab.divergence.params", params);
-        let sink = storage_buffer(gpu, "divlab.divergence.sink", u64::from(invocations) * 16);
+        let sink = sinks.get(gpu, invocations);
         let bind_group = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("divlab.divergence.bind_group"),
             layout: &compiled.pipeline.get_bind_group_layout(0),
@@ -291,8 +315,9 @@ impl Dispatch {
         })
     }
 
-    /// Reads back what each invocation stored (the sum of its four chains).
+    /// Runs once more, then reads back what each invocation stored (the sum of its chains).
     pub fn results(&self, gpu: &GpuContext) -> Result<Vec<[f32; 4]>> {
+        self.time(gpu, &GpuTimer::new(gpu))?;
         crate::gpu::read_buffer(gpu, "divlab.divergence results", &self.sink)
     }
 }

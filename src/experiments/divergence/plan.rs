@@ -54,7 +54,7 @@ impl Plan {
             (true, true) => 2e6,
             (true, false) => 4e6,
             (false, true) => 2e5,
-            (false, false) => 3e5,
+            (false, false) => 2.5e5,
         };
         Self {
             ks,

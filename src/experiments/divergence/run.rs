@@ -7,7 +7,7 @@ use crate::Result;
 use crate::experiments::divergence::Divergence;
 use crate::experiments::divergence::analysis::{self, KPoint, Measurements, OccupancyPoint};
 use crate::experiments::divergence::kernels::{
-    Compiled, Dispatch, DivergenceParams, FLOPS_PER_TRIP, Form, Mode,
+    Compiled, Dispatch, DivergenceParams, FLOPS_PER_TRIP, Form, Mode, Sinks,
 };
 use crate::experiments::divergence::plan::Plan;
 use crate::experiments::{Experiment, Lab, Progress, RunConfig};
@@ -18,6 +18,9 @@ use crate::stats::{self, Summary};
 
 /// Trip counts stay below this, so no loop can run away whatever the calibration measures.
 const MAX_TRIPS: u32 = 1 << 16;
+
+/// The lab memo key of the shared calibration. Quick and full plans differ, so a lab runs one.
+const CALIBRATION_KEY: &str = "divergence.calibration";
 
 /// Invocations whose results are checked against the CPU model.
 const CHECKED_INVOCATIONS: u32 = 512;
@@ -44,8 +47,22 @@ pub fn run(
 
     let compiled = compile_all(gpu, form, &plan)?;
     progress(0.05);
-    warm_up(gpu, &compiled, &plan)?;
-    let trips = calibrate(gpu, compiled.get(form, 1, plan.workgroup_size), &plan)?;
+    let sinks = &Sinks::default();
+    warm_up(gpu, sinks, &compiled, &plan)?;
+    // Every form's trip has the same body, so one calibration (on the branch-free kernel, taken
+    // when the device is fresh) serves all forms of a run; taken later, right after another
+    // form's run, it came out 2-4x low on the H200.
+    let predicated = compiled.get(Form::Predicated, 1, plan.workgroup_size);
+    let calibration = lab.memo(CALIBRATION_KEY, || calibrate(gpu, sinks, predicated, &plan))?;
+    let trips = calibration.trips;
+    result.param(
+        "calibration",
+        calibration
+            .trace
+            .iter()
+            .map(|&(n, t)| vec![f64::from(n), t])
+            .collect::<Vec<_>>(),
+    );
     let loop_form = form == Form::Loop;
     let trips_of = move |j: u32| if loop_form { (j + 1) * trips } else { trips };
 
@@ -61,6 +78,7 @@ pub fn run(
             let params = DivergenceParams::new(k, mode, trips_of);
             runs.push(Dispatch::new(
                 gpu,
+                sinks,
                 pipeline,
                 &params,
                 plan.saturating_invocations,
@@ -73,7 +91,7 @@ pub fn run(
         let pipeline = compiled.get(form, k, *wg);
         for mode in [Mode::LaneDivergent, Mode::SubgroupUniform] {
             let params = DivergenceParams::new(k, mode, trips_of);
-            runs.push(Dispatch::new(gpu, pipeline, &params, *invocations));
+            runs.push(Dispatch::new(gpu, sinks, pipeline, &params, *invocations));
         }
     }
     let unbalanced = (!loop_form).then(|| {
@@ -90,12 +108,14 @@ pub fn run(
         let pipeline = compiled.get(form, k, plan.workgroup_size);
         runs.push(Dispatch::new(
             gpu,
+            sinks,
             pipeline,
             &balanced,
             plan.saturating_invocations,
         ));
         runs.push(Dispatch::new(
             gpu,
+            sinks,
             pipeline,
             &skewed,
             plan.saturating_invocations,
@@ -160,6 +180,7 @@ pub fn run(
         unbalanced: unbalanced_times,
         baseline_flops: f64::from(runs[0].invocations) * f64::from(trips) * FLOPS_PER_TRIP,
         loop_form,
+        occupancy_k: plan.occupancy_k(),
     };
 
     record_params(&mut result, &plan, trips, reps, unbalanced, &runs[0]);
@@ -238,39 +259,76 @@ fn compile_all(gpu: &GpuContext, form: Form, plan: &Plan) -> Result<CompiledSet>
 
 /// Runs every pipeline once. Some drivers (lavapipe) finish compiling in the background or at
 /// first use, and that work would otherwise land inside the calibration's timings.
-fn warm_up(gpu: &GpuContext, compiled: &CompiledSet, plan: &Plan) -> Result<()> {
+fn warm_up(gpu: &GpuContext, sinks: &Sinks, compiled: &CompiledSet, plan: &Plan) -> Result<()> {
     let timer = GpuTimer::new(gpu);
     let params = DivergenceParams::new(1, Mode::LaneDivergent, |_| 1);
     for pipeline in compiled.pipelines.values() {
-        Dispatch::new(gpu, pipeline, &params, plan.saturating_invocations).time(gpu, &timer)?;
+        Dispatch::new(gpu, sinks, pipeline, &params, plan.saturating_invocations)
+            .time(gpu, &timer)?;
     }
     Ok(())
 }
 
-/// Finds the trip count that makes the k = 1 dispatch take about `plan.target_ns`.
-fn calibrate(gpu: &GpuContext, compiled: &Compiled, plan: &Plan) -> Result<u32> {
+/// Finds the trip count that makes the k = 1 dispatch take about `plan.target_ns`. Time is
+/// affine in trips (launch overhead plus work), so rescaling converges within a few rounds.
+fn calibrate(
+    gpu: &GpuContext,
+    sinks: &Sinks,
+    compiled: &Compiled,
+    plan: &Plan,
+) -> Result<Calibration> {
     let timer = GpuTimer::new(gpu);
+    spin_up(gpu, sinks, compiled, plan, &timer)?;
     let mut trips = 4u32;
-    for _ in 0..4 {
+    let mut trace = Vec::new();
+    for _ in 0..8 {
         let params = DivergenceParams::new(1, Mode::LaneDivergent, |_| trips);
-        let dispatch = Dispatch::new(gpu, compiled, &params, plan.saturating_invocations);
+        let dispatch = Dispatch::new(gpu, sinks, compiled, &params, plan.saturating_invocations);
         dispatch.time(gpu, &timer)?; // Warm-up.
-        let samples = (0..3)
+        let samples = (0..5)
             .map(|_| dispatch.time(gpu, &timer))
             .collect::<Result<Vec<_>>>()?;
         let t = stats::summarize(&samples)
             .map_or(0.0, |s| s.median)
             .max(1.0);
-        let next = (f64::from(trips) * plan.target_ns / t)
-            .round()
-            .clamp(1.0, f64::from(MAX_TRIPS)) as u32;
-        // Stop once the estimate settles: timing is linear in trips once overheads are small.
-        if (f64::from(next) / f64::from(trips) - 1.0).abs() < 0.2 {
-            return Ok(next);
+        trace.push((trips, t));
+        if (t / plan.target_ns - 1.0).abs() < 0.1 || trips == MAX_TRIPS {
+            break;
         }
-        trips = next;
+        let next = f64::from(trips) * plan.target_ns / t;
+        trips = next.round().clamp(1.0, f64::from(MAX_TRIPS)) as u32;
     }
-    Ok(trips)
+    Ok(Calibration { trips, trace })
+}
+
+/// The calibrated trip count and how it was found: (trips, median ns) per round.
+#[derive(Clone)]
+struct Calibration {
+    trips: u32,
+    trace: Vec<(u32, f64)>,
+}
+
+/// Keeps the device busy for a while before calibrating. A GPU that idled while kernels
+/// compiled runs at idle clocks for its first dispatches (seen on the H200: 5x slower), and a
+/// calibration taken then sets trip counts far too low.
+fn spin_up(
+    gpu: &GpuContext,
+    sinks: &Sinks,
+    compiled: &Compiled,
+    plan: &Plan,
+    timer: &GpuTimer,
+) -> Result<()> {
+    const SPIN_UP: std::time::Duration = std::time::Duration::from_millis(300);
+    if gpu.info.device_type == wgpu::DeviceType::Cpu {
+        return Ok(());
+    }
+    let params = DivergenceParams::new(1, Mode::LaneDivergent, |_| 256);
+    let dispatch = Dispatch::new(gpu, sinks, compiled, &params, plan.saturating_invocations);
+    let start = std::time::Instant::now();
+    while start.elapsed() < SPIN_UP {
+        dispatch.time(gpu, timer)?;
+    }
+    Ok(())
 }
 
 /// Times every dispatch `reps` times, interleaved round-robin after one warm-up each, so drift
