@@ -38,6 +38,8 @@ struct State {
     d: vec4<f32>,
 }
 
+// Read once before each loop: `params` is a storage buffer that may alias the sink as far as
+// the compiler knows, so a bound read in the loop condition is reloaded every trip.
 fn trips(j: u32) -> u32 {
     return params.trips[j / 4u][j % 4u];
 }
@@ -68,7 +70,8 @@ fn run_paths(sel: u32, s0: State) -> State {
     var s = s0;
     let m = path_m(sel);
     let c = path_c(sel);
-    for (var i = 0u; i < trips(0u); i++) {
+    let n = trips(0u);
+    for (var i = 0u; i < n; i++) {
         s = trip(s, m, c);
     }
     return s;

@@ -88,7 +88,8 @@ pub fn prepare_for_naga(source: &str) -> String {
     let lines: Vec<String> = source
         .lines()
         .map(|line| {
-            let trimmed = line.trim();
+            let code = line.split("//").next().unwrap_or_default();
+            let trimmed = code.trim();
             if trimmed.starts_with("enable ") && trimmed.ends_with(';') {
                 let names: Vec<&str> = trimmed["enable ".len()..trimmed.len() - 1]
                     .split(',')
@@ -176,8 +177,8 @@ mod tests {
 
     #[test]
     fn enable_directive_becomes_blank_line() {
-        let src = "enable subgroups;\nenable f16, subgroups;\nfn f() {}";
-        assert_eq!(prepare_for_naga(src), "\nenable f16;\nfn f() {}");
+        let src = "enable subgroups;\nenable f16, subgroups;\nenable subgroups; // why\nfn f() {}";
+        assert_eq!(prepare_for_naga(src), "\nenable f16;\n\nfn f() {}");
     }
 
     #[test]

@@ -13,7 +13,7 @@ pub struct Plan {
     pub saturating_invocations: u32,
     /// Occupancy levels: (workgroup size, invocations), sparse to saturating.
     pub occupancy: Vec<(u32, u32)>,
-    /// How long the k = 1 dispatch should take; trip counts are calibrated to it.
+    /// How long the predicated k = 1 dispatch should take; trip counts are calibrated to it.
     pub target_ns: f64,
     /// Paths in the unbalanced-vs-balanced comparison.
     pub unbalanced_k: u32,
@@ -40,7 +40,9 @@ impl Plan {
                 .filter(|&p| p > dense && p <= top.max(sg)),
         );
         let cpu = device_type == wgpu::DeviceType::Cpu;
-        // A CPU device is "full" with a few workgroups per core; a GPU needs ~a million lanes.
+        // A GPU needs ~a million lanes to fill. A CPU device (lavapipe) is full with a few
+        // workgroups per core, but with 64 workgroups its threads balance the load when one of
+        // them is interrupted; with 8 they did not (T_div stopped growing at k = 5).
         let saturating_invocations = if cpu { 4096 } else { 1 << 20 };
         let workgroup_size = 64u32.max(sg);
         let occupancy = [32u32, 64, 128, 256]
@@ -50,9 +52,13 @@ impl Plan {
                 [64, 8, 1].map(move |fraction| (wg, (saturating_invocations / fraction).max(wg)))
             })
             .collect();
+        // The target is for the predicated kernel, which calibrates every form. On lavapipe it
+        // runs ~4x slower per trip than the branchy kernels (whose constants are literals), so
+        // its target is 4x the ~2 ms a branchy path needs for lavapipe's fixed ~0.1 ms per
+        // dispatch to stay a few percent.
         let target_ns = match (cpu, quick) {
-            (true, true) => 2e6,
-            (true, false) => 4e6,
+            (true, true) => 8e6,
+            (true, false) => 16e6,
             (false, true) => 2e5,
             (false, false) => 2.5e5,
         };
@@ -69,6 +75,11 @@ impl Plan {
 }
 
 impl Plan {
+    /// The largest k: the number of paths the branchy kernels are compiled with.
+    pub fn max_k(&self) -> u32 {
+        *self.ks.last().expect("ks is never empty")
+    }
+
     /// The k of the occupancy sweep and the result check: the subgroup size, or the largest k.
     pub fn occupancy_k(&self) -> u32 {
         let largest = *self.ks.last().expect("ks is never empty");

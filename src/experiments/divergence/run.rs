@@ -5,7 +5,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::Result;
 use crate::experiments::divergence::Divergence;
-use crate::experiments::divergence::analysis::{self, KPoint, Measurements, OccupancyPoint};
+use crate::experiments::divergence::analysis::{
+    self, KPoint, Measurements, OccupancyPoint, Timing,
+};
 use crate::experiments::divergence::kernels::{
     Compiled, Dispatch, DivergenceParams, FLOPS_PER_TRIP, Form, Mode, Sinks,
 };
@@ -14,7 +16,7 @@ use crate::experiments::{Experiment, Lab, Progress, RunConfig};
 use crate::gpu::{GpuContext, GpuTimer};
 use crate::model::divergence as model;
 use crate::report::{ExperimentResult, VerdictStatus};
-use crate::stats::{self, Summary};
+use crate::stats;
 
 /// Trip counts stay below this, so no loop can run away whatever the calibration measures.
 const MAX_TRIPS: u32 = 1 << 16;
@@ -52,7 +54,7 @@ pub fn run(
     // Every form's trip has the same body, so one calibration (on the branch-free kernel, taken
     // when the device is fresh) serves all forms of a run; taken later, right after another
     // form's run, it came out 2-4x low on the H200.
-    let predicated = compiled.get(Form::Predicated, 1, plan.workgroup_size);
+    let predicated = compiled.get(Form::Predicated, plan.workgroup_size);
     let calibration = lab.memo(CALIBRATION_KEY, || calibrate(gpu, sinks, predicated, &plan))?;
     let trips = calibration.trips;
     result.param(
@@ -66,10 +68,14 @@ pub fn run(
     let loop_form = form == Form::Loop;
     let trips_of = move |j: u32| if loop_form { (j + 1) * trips } else { trips };
 
+    // Dispatches that are compared with each other form a group; groups run back to back with a
+    // reference dispatch (see `time_round_robin`).
     let mut runs = Vec::new();
+    let mut groups = Vec::new();
     for &k in &plan.ks {
-        let main = compiled.get(form, k, plan.workgroup_size);
-        let predicated = compiled.get(Form::Predicated, k, plan.workgroup_size);
+        let start = runs.len();
+        let main = compiled.get(form, plan.workgroup_size);
+        let predicated = compiled.get(Form::Predicated, plan.workgroup_size);
         for (pipeline, mode) in [
             (main, Mode::LaneDivergent),
             (main, Mode::SubgroupUniform),
@@ -84,15 +90,18 @@ pub fn run(
                 plan.saturating_invocations,
             ));
         }
+        groups.push(start..runs.len());
     }
     let main_runs = runs.len();
     for (wg, invocations) in &plan.occupancy {
         let k = plan.occupancy_k();
-        let pipeline = compiled.get(form, k, *wg);
+        let pipeline = compiled.get(form, *wg);
+        let start = runs.len();
         for mode in [Mode::LaneDivergent, Mode::SubgroupUniform] {
             let params = DivergenceParams::new(k, mode, trips_of);
             runs.push(Dispatch::new(gpu, sinks, pipeline, &params, *invocations));
         }
+        groups.push(start..runs.len());
     }
     let unbalanced = (!loop_form).then(|| {
         let k = plan.unbalanced_k;
@@ -105,7 +114,8 @@ pub fn run(
                 Mode::LaneDivergent,
                 |j| if j == 0 { heavy } else { light },
             );
-        let pipeline = compiled.get(form, k, plan.workgroup_size);
+        let pipeline = compiled.get(form, plan.workgroup_size);
+        groups.push(runs.len()..runs.len() + 2);
         runs.push(Dispatch::new(
             gpu,
             sinks,
@@ -124,7 +134,11 @@ pub fn run(
     });
 
     let reps = config.reps();
-    let times = time_round_robin(gpu, &runs, reps, &|f| progress(0.1 + 0.85 * f))?;
+    let schedule = Schedule {
+        runs: &runs,
+        groups: &groups,
+    };
+    let times = schedule.time(gpu, reps, &|f| progress(0.1 + 0.85 * f))?;
 
     let points = plan
         .ks
@@ -137,9 +151,9 @@ pub fn run(
             let div_params = params(Mode::LaneDivergent);
             KPoint {
                 k,
-                div: *at(0),
-                uniform: *at(1),
-                pred: *at(2),
+                div: at(0).clone(),
+                uniform: at(1).clone(),
+                pred: at(2).clone(),
                 model_div: model::issued_trips(form, &div_params, Mode::LaneDivergent, sg, n),
                 model_uniform: model::issued_trips(
                     form,
@@ -165,13 +179,13 @@ pub fn run(
         .map(|(i, &(workgroup_size, _))| OccupancyPoint {
             workgroup_size,
             invocations: runs[main_runs + 2 * i].invocations,
-            div: times[main_runs + 2 * i],
-            uniform: times[main_runs + 2 * i + 1],
+            div: times[main_runs + 2 * i].clone(),
+            uniform: times[main_runs + 2 * i + 1].clone(),
         })
         .collect();
     let unbalanced_times = unbalanced.map(|(k, _, _)| {
         let n = times.len();
-        (k, times[n - 2], times[n - 1])
+        (k, times[n - 2].clone(), times[n - 1].clone())
     });
     let measurements = Measurements {
         subgroup_size: sg,
@@ -184,6 +198,7 @@ pub fn run(
     };
 
     record_params(&mut result, &plan, trips, reps, unbalanced, &runs[0]);
+    result.param("paths_compiled", form.paths_compiled(plan.max_k()));
     analysis::analyze(&measurements, &mut result);
     let k_sg = plan
         .ks
@@ -202,29 +217,25 @@ pub fn run(
     Ok(result)
 }
 
-/// Every pipeline a form needs, keyed by (form, paths compiled, workgroup size).
+/// Every pipeline a form needs, keyed by (form, workgroup size).
 struct CompiledSet {
-    pipelines: BTreeMap<(Form, u32, u32), Compiled>,
+    pipelines: BTreeMap<(Form, u32), Compiled>,
 }
 
 impl CompiledSet {
-    fn get(&self, form: Form, k: u32, workgroup_size: u32) -> &Compiled {
-        &self.pipelines[&(form, form.paths_for(k), workgroup_size)]
+    fn get(&self, form: Form, workgroup_size: u32) -> &Compiled {
+        &self.pipelines[&(form, workgroup_size)]
     }
 }
 
 /// Compiles every pipeline the plan needs, in parallel: drivers compile on the calling thread,
 /// and a 128-path kernel takes a while.
 fn compile_all(gpu: &GpuContext, form: Form, plan: &Plan) -> Result<CompiledSet> {
-    let mut keys = BTreeSet::new();
-    for &k in &plan.ks {
-        keys.insert((form, form.paths_for(k), plan.workgroup_size));
-    }
-    keys.insert((Form::Predicated, 1, plan.workgroup_size));
-    for &(wg, _) in &plan.occupancy {
-        keys.insert((form, form.paths_for(plan.occupancy_k()), wg));
-    }
-    keys.insert((form, form.paths_for(plan.unbalanced_k), plan.workgroup_size));
+    let mut keys = BTreeSet::from([
+        (form, plan.workgroup_size),
+        (Form::Predicated, plan.workgroup_size),
+    ]);
+    keys.extend(plan.occupancy.iter().map(|&(wg, _)| (form, wg)));
     let keys: Vec<_> = keys.into_iter().collect();
     let next = AtomicUsize::new(0);
     let threads = std::thread::available_parallelism()
@@ -237,9 +248,10 @@ fn compile_all(gpu: &GpuContext, form: Form, plan: &Plan) -> Result<CompiledSet>
                     let mut done = Vec::new();
                     loop {
                         let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(&(form, paths, wg)) = keys.get(i) else {
+                        let Some(&(form, wg)) = keys.get(i) else {
                             break done;
                         };
+                        let paths = form.paths_compiled(plan.max_k());
                         done.push((i, Compiled::new(gpu, form, paths, wg)));
                     }
                 })
@@ -288,9 +300,9 @@ fn calibrate(
         let samples = (0..5)
             .map(|_| dispatch.time(gpu, &timer))
             .collect::<Result<Vec<_>>>()?;
-        let t = stats::summarize(&samples)
-            .map_or(0.0, |s| s.median)
-            .max(1.0);
+        // The fastest sample: on a shared CPU interruptions only add time, and a slowed
+        // calibration would set too few trips.
+        let t = stats::summarize(&samples).map_or(0.0, |s| s.min).max(1.0);
         trace.push((trips, t));
         if (t / plan.target_ns - 1.0).abs() < 0.1 || trips == MAX_TRIPS {
             break;
@@ -331,29 +343,42 @@ fn spin_up(
     Ok(())
 }
 
-/// Times every dispatch `reps` times, interleaved round-robin after one warm-up each, so drift
-/// in clocks or temperature spreads over all configurations alike.
-fn time_round_robin(
-    gpu: &GpuContext,
-    runs: &[Dispatch],
-    reps: usize,
-    progress: Progress<'_>,
-) -> Result<Vec<Summary>> {
-    let timer = GpuTimer::new(gpu);
-    for run in runs {
-        run.time(gpu, &timer)?;
-    }
-    let mut samples = vec![Vec::with_capacity(reps); runs.len()];
-    for rep in 0..reps {
-        for (run, samples) in runs.iter().zip(&mut samples) {
-            samples.push(run.time(gpu, &timer)?);
+/// What to time, and what belongs together.
+struct Schedule<'a> {
+    runs: &'a [Dispatch],
+    /// Ranges of `runs` that are compared with each other; they run back to back.
+    groups: &'a [std::ops::Range<usize>],
+}
+
+impl Schedule<'_> {
+    /// Times every dispatch `reps` times after one warm-up each. Each round visits the groups,
+    /// and the dispatches in a group, in a fresh random order (fixed seed, so runs repeat):
+    /// compared dispatches stay close in time, and no dispatch always follows the same
+    /// neighbour (on lavapipe a dispatch right after a long one ran measurably slower).
+    fn time(&self, gpu: &GpuContext, reps: usize, progress: Progress<'_>) -> Result<Vec<Timing>> {
+        let timer = GpuTimer::new(gpu);
+        for run in self.runs {
+            run.time(gpu, &timer)?;
         }
-        progress((rep + 1) as f64 / reps as f64);
+        let mut rng = fastrand::Rng::with_seed(0xd1f1ab);
+        let mut group_order: Vec<usize> = (0..self.groups.len()).collect();
+        let mut samples = vec![Vec::with_capacity(reps); self.runs.len()];
+        for rep in 0..reps {
+            rng.shuffle(&mut group_order);
+            for &g in &group_order {
+                let mut members: Vec<usize> = self.groups[g].clone().collect();
+                rng.shuffle(&mut members);
+                for i in members {
+                    samples[i].push(self.runs[i].time(gpu, &timer)?);
+                }
+            }
+            progress((rep + 1) as f64 / reps as f64);
+        }
+        Ok(samples
+            .into_iter()
+            .map(|s| Timing::new(s).expect("reps >= 1 and times are finite"))
+            .collect())
     }
-    Ok(samples
-        .iter()
-        .map(|s| stats::summarize(s).expect("reps >= 1 and times are finite"))
-        .collect())
 }
 
 fn record_params(
@@ -365,10 +390,6 @@ fn record_params(
     main: &Dispatch,
 ) {
     result.param("ks", plan.ks.clone());
-    result.param(
-        "paths_compiled",
-        "k (one kernel per k) for if_chain/switch/nested_if; 1 for loop",
-    );
     result.param("workgroup_size", plan.workgroup_size);
     result.param("invocations", main.invocations);
     result.param("trips_per_path", trips);

@@ -1,0 +1,19 @@
+//! divlab's integration tests: one binary, one module per area.
+//!
+//! Every GPU test runs real kernels on the default adapter (lavapipe in CI). When no adapter
+//! exists the tests fail with a message that says how to install one; they never skip.
+//!
+//! Environment:
+//! - `DIVLAB_EXPECT_SUBGROUP_SIZE`: the subgroup size the default adapter must show (default 8,
+//!   lavapipe's; 4 with `LP_NATIVE_VECTOR_WIDTH=128`, 32 on NVIDIA).
+
+#[path = "main/cli.rs"]
+mod cli;
+#[path = "main/divergence.rs"]
+mod divergence;
+#[path = "main/gpu.rs"]
+mod gpu;
+#[path = "main/report.rs"]
+mod report;
+#[path = "main/util.rs"]
+mod util;

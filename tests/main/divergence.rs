@@ -1,0 +1,122 @@
+//! The divergence cost study on the default adapter (lavapipe in CI): real kernels, real timing,
+//! and the claims asserted as ratios with the study's own margins.
+
+use divlab::experiments::divergence::Divergence;
+use divlab::experiments::{Experiment, Lab, RunConfig, run_experiment};
+use divlab::report::{ExperimentResult, ExperimentStatus, VerdictStatus, parse_json};
+
+use crate::util;
+
+fn verdict<'a>(result: &'a ExperimentResult, check: &str) -> &'a divlab::report::Verdict {
+    result
+        .verdicts
+        .iter()
+        .find(|v| v.check.contains(check))
+        .unwrap_or_else(|| panic!("{}: no verdict about `{check}`", result.id))
+}
+
+fn metric(result: &ExperimentResult, name: &str) -> f64 {
+    *result
+        .metrics
+        .get(name)
+        .unwrap_or_else(|| panic!("{}: no metric `{name}` in {:?}", result.id, result.metrics))
+}
+
+/// k paths of equal work inside one subgroup serialize: F(SG) = T_div(SG)/T_uniform(SG) lies
+/// within 1/8 of SG (7..9 on lavapipe's 8 lanes), T(k) is linear, the control is flat, and
+/// every lane computed its own path's result.
+#[test]
+fn branchy_forms_serialize_k_paths() {
+    let _gpu = util::gpu_exclusive();
+    let lab = Lab::new(util::gpu());
+    let sg = f64::from(lab.subgroup().expect("subgroup probe").size);
+    // Quick sizes, but the full 15 repetitions: lavapipe on a shared 2-core machine is noisy,
+    // and the margins below are the study's own.
+    let config = RunConfig {
+        quick: true,
+        reps: Some(15),
+    };
+    let mut results = Vec::new();
+    for experiment in Divergence::all() {
+        if !["divergence.if_chain", "divergence.switch"].contains(&experiment.id()) {
+            continue;
+        }
+        let result = run_experiment(&lab, &experiment, &config, &|_| {});
+        assert_eq!(
+            result.status,
+            ExperimentStatus::Ok,
+            "{}: {}",
+            result.id,
+            result.status_detail
+        );
+        let summary = format!("{}: {:#?}", result.id, result.verdicts);
+        let f = metric(&result, "serialization_at_sg");
+        assert!(
+            (sg * 0.875..=sg * 1.125).contains(&f),
+            "F({sg}) = {f:.2} is not within 1/8 of {sg}\n{summary}"
+        );
+        let r2 = metric(&result, "r2");
+        assert!(r2 >= 0.98, "R^2 = {r2:.4} < 0.98\n{summary}");
+        let trend = metric(&result, "uniform_trend_at_sg");
+        assert!(
+            trend.abs() <= 0.05,
+            "uniform control trend {trend:+.3} is not flat\n{summary}"
+        );
+        assert_eq!(
+            verdict(&result, "own path's result").status,
+            VerdictStatus::Held,
+            "{summary}"
+        );
+        results.push(result);
+    }
+    assert_eq!(results.len(), 2, "both forms ran");
+    // The results survive the result document's strict reader.
+    let doc = divlab::report::ResultDocument {
+        schema_version: divlab::report::SCHEMA_VERSION,
+        divlab_version: "test".to_owned(),
+        created: "2026-01-01T00:00:00Z".to_owned(),
+        adapter: divlab::bench::adapter_record(&lab),
+        experiments: results,
+    };
+    let text = serde_json::to_string(&doc).expect("serializes");
+    assert_eq!(parse_json(&text).expect("parses strictly"), doc);
+}
+
+/// The loop and nested-if forms compute the right values per lane, and a divergent loop costs
+/// its longest lane (the max-path model explains it better than sum-of-paths).
+#[test]
+fn loop_and_nested_forms_are_correct() {
+    let _gpu = util::gpu_exclusive();
+    let lab = Lab::new(util::gpu());
+    let config = RunConfig {
+        quick: true,
+        reps: Some(2),
+    };
+    for experiment in Divergence::all() {
+        if !["divergence.loop", "divergence.nested_if"].contains(&experiment.id()) {
+            continue;
+        }
+        let result = run_experiment(&lab, &experiment, &config, &|_| {});
+        assert_eq!(
+            result.status,
+            ExperimentStatus::Ok,
+            "{}: {}",
+            result.id,
+            result.status_detail
+        );
+        let summary = format!("{}: {:#?}", result.id, result.verdicts);
+        assert_eq!(
+            verdict(&result, "own path's result").status,
+            VerdictStatus::Held,
+            "{summary}"
+        );
+        if result.id == "divergence.loop" {
+            let max_path = metric(&result, "r2_max_path");
+            let sum = metric(&result, "r2_sum_of_paths");
+            assert!(
+                max_path > sum,
+                "max-path R^2 {max_path:.4} <= sum-of-paths {sum:.4}\n{summary}"
+            );
+        }
+    }
+}
