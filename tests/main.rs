@@ -13,6 +13,8 @@ mod cli;
 mod divergence;
 #[path = "main/gpu.rs"]
 mod gpu;
+#[path = "main/readme.rs"]
+mod readme;
 #[path = "main/report.rs"]
 mod report;
 #[path = "main/util.rs"]

@@ -136,8 +136,7 @@ pub fn analyze(m: &Measurements, result: &mut ExperimentResult) {
             format!("T(k) = a + s*k for k <= {sg} (linear serialization)"),
             VerdictStatus::consistent_if(fit.r2 >= limits::MIN_R2),
             format!(
-                "s = {:.0} ns/path, a = {:.0} ns, R^2 = {:.4} (needs >= {}), on \
-                 drift-corrected medians",
+                "s = {:.0} ns/path, a = {:.0} ns, R^2 = {:.4} (needs >= {})",
                 fit.slope,
                 fit.intercept,
                 fit.r2,

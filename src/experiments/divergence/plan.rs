@@ -52,10 +52,9 @@ impl Plan {
                 [64, 8, 1].map(move |fraction| (wg, (saturating_invocations / fraction).max(wg)))
             })
             .collect();
-        // The target is for the predicated kernel, which calibrates every form. On lavapipe it
-        // runs ~4x slower per trip than the branchy kernels (whose constants are literals), so
-        // its target is 4x the ~2 ms a branchy path needs for lavapipe's fixed ~0.1 ms per
-        // dispatch to stay a few percent.
+        // The target is for the predicated kernel, which calibrates every form (a branchy
+        // path costs about the same). On lavapipe, paths of ~2 ms gave F(8) of 6.8-7.3 (fixed
+        // per-dispatch costs and a noisy shared CPU); ~8 ms gave 7.7-7.9.
         let target_ns = match (cpu, quick) {
             (true, true) => 8e6,
             (true, false) => 16e6,
