@@ -82,10 +82,10 @@ fn branchy_forms_serialize_k_paths() {
     assert_eq!(parse_json(&text).expect("parses strictly"), doc);
 }
 
-/// The loop and nested-if forms compute the right values per lane, and a divergent loop costs
-/// its longest lane (the max-path model explains it better than sum-of-paths).
+/// The loop and nested-if forms compute the right value in every lane. (Their timing claims are
+/// verdicts, not assertions: two repetitions on a shared CPU are too few to assert a ratio.)
 #[test]
-fn loop_and_nested_forms_are_correct() {
+fn loop_and_nested_forms_compute_each_lanes_path() {
     let _gpu = util::gpu_exclusive();
     let lab = Lab::new(util::gpu());
     let config = RunConfig {
@@ -110,13 +110,5 @@ fn loop_and_nested_forms_are_correct() {
             VerdictStatus::Held,
             "{summary}"
         );
-        if result.id == "divergence.loop" {
-            let max_path = metric(&result, "r2_max_path");
-            let sum = metric(&result, "r2_sum_of_paths");
-            assert!(
-                max_path > sum,
-                "max-path R^2 {max_path:.4} <= sum-of-paths {sum:.4}\n{summary}"
-            );
-        }
     }
 }

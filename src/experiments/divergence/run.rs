@@ -21,8 +21,9 @@ use crate::stats;
 /// Trip counts stay below this, so no loop can run away whatever the calibration measures.
 const MAX_TRIPS: u32 = 1 << 16;
 
-/// The lab memo key of the shared calibration. Quick and full plans differ, so a lab runs one.
+/// The lab memo keys of the shared calibration; quick and full plans have different targets.
 const CALIBRATION_KEY: &str = "divergence.calibration";
+const CALIBRATION_KEY_QUICK: &str = "divergence.calibration.quick";
 
 /// Invocations whose results are checked against the CPU model.
 const CHECKED_INVOCATIONS: u32 = 512;
@@ -55,7 +56,12 @@ pub fn run(
     // when the device is fresh) serves all forms of a run; taken later, right after another
     // form's run, it came out 2-4x low on the H200.
     let predicated = compiled.get(Form::Predicated, plan.workgroup_size);
-    let calibration = lab.memo(CALIBRATION_KEY, || calibrate(gpu, sinks, predicated, &plan))?;
+    let key = if config.quick {
+        CALIBRATION_KEY_QUICK
+    } else {
+        CALIBRATION_KEY
+    };
+    let calibration = lab.memo(key, || calibrate(gpu, sinks, predicated, &plan))?;
     let trips = calibration.trips;
     result.param(
         "calibration",
