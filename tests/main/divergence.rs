@@ -22,6 +22,26 @@ fn metric(result: &ExperimentResult, name: &str) -> f64 {
         .unwrap_or_else(|| panic!("{}: no metric `{name}` in {:?}", result.id, result.metrics))
 }
 
+/// Runs the divergence forms whose ids are listed, and checks that each ran.
+fn run_forms(lab: &Lab, config: &RunConfig, ids: &[&str]) -> Vec<ExperimentResult> {
+    let results: Vec<ExperimentResult> = Divergence::all()
+        .iter()
+        .filter(|e| ids.contains(&e.id()))
+        .map(|e| run_experiment(lab, e, config, &|_| {}))
+        .collect();
+    assert_eq!(results.len(), ids.len(), "every listed form ran");
+    for r in &results {
+        assert_eq!(
+            r.status,
+            ExperimentStatus::Ok,
+            "{}: {}",
+            r.id,
+            r.status_detail
+        );
+    }
+    results
+}
+
 /// k paths of equal work inside one subgroup serialize: F(SG) = T_div(SG)/T_uniform(SG) lies
 /// within 1/8 of SG (7..9 on lavapipe's 8 lanes), T(k) is linear, the control is flat, and
 /// every lane computed its own path's result.
@@ -36,40 +56,27 @@ fn branchy_forms_serialize_k_paths() {
         quick: true,
         reps: Some(15),
     };
-    let mut results = Vec::new();
-    for experiment in Divergence::all() {
-        if !["divergence.if_chain", "divergence.switch"].contains(&experiment.id()) {
-            continue;
-        }
-        let result = run_experiment(&lab, &experiment, &config, &|_| {});
-        assert_eq!(
-            result.status,
-            ExperimentStatus::Ok,
-            "{}: {}",
-            result.id,
-            result.status_detail
-        );
+    let results = run_forms(&lab, &config, &["divergence.if_chain", "divergence.switch"]);
+    for result in &results {
         let summary = format!("{}: {:#?}", result.id, result.verdicts);
-        let f = metric(&result, "serialization_at_sg");
+        let f = metric(result, "serialization_at_sg");
         assert!(
             (sg * 0.875..=sg * 1.125).contains(&f),
             "F({sg}) = {f:.2} is not within 1/8 of {sg}\n{summary}"
         );
-        let r2 = metric(&result, "r2");
+        let r2 = metric(result, "r2");
         assert!(r2 >= 0.98, "R^2 = {r2:.4} < 0.98\n{summary}");
-        let trend = metric(&result, "uniform_trend_at_sg");
+        let trend = metric(result, "uniform_trend_at_sg");
         assert!(
             trend.abs() <= 0.05,
             "uniform control trend {trend:+.3} is not flat\n{summary}"
         );
         assert_eq!(
-            verdict(&result, "own path's result").status,
+            verdict(result, "own path's result").status,
             VerdictStatus::Held,
             "{summary}"
         );
-        results.push(result);
     }
-    assert_eq!(results.len(), 2, "both forms ran");
     // The results survive the result document's strict reader.
     let doc = divlab::report::ResultDocument {
         schema_version: divlab::report::SCHEMA_VERSION,
@@ -92,18 +99,7 @@ fn loop_and_nested_forms_compute_each_lanes_path() {
         quick: true,
         reps: Some(2),
     };
-    for experiment in Divergence::all() {
-        if !["divergence.loop", "divergence.nested_if"].contains(&experiment.id()) {
-            continue;
-        }
-        let result = run_experiment(&lab, &experiment, &config, &|_| {});
-        assert_eq!(
-            result.status,
-            ExperimentStatus::Ok,
-            "{}: {}",
-            result.id,
-            result.status_detail
-        );
+    for result in run_forms(&lab, &config, &["divergence.loop", "divergence.nested_if"]) {
         let summary = format!("{}: {:#?}", result.id, result.verdicts);
         assert_eq!(
             verdict(&result, "own path's result").status,
