@@ -73,7 +73,8 @@ pub fn parse_json(text: &str) -> Result<ResultDocument, String> {
             );
         }
     }
-    serde_json::from_value(value)
+    // Parse the text again, not the value, so that a type error names its line and column.
+    serde_json::from_str(text)
         .map_err(|e| format!("does not match the result schema v{SCHEMA_VERSION}: {e}"))
 }
 
