@@ -8,6 +8,6 @@ mod timer;
 
 pub use adapters::{AdapterEntry, AdapterSelector, BackendChoice};
 pub use context::{Capabilities, GpuContext};
-pub use readback::{map_and_read, read_buffer, read_only_buffer, storage_buffer, uniform_buffer};
+pub use readback::{map_and_read, read_buffer, read_only_buffer, storage_buffer};
 pub use shader::{Kernel, RuntimeChecks, check_wgsl, compile_wgsl, prepare_for_naga};
 pub use timer::{GpuTimer, TimingSource};

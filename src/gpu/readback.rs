@@ -15,16 +15,6 @@ pub fn storage_buffer(gpu: &GpuContext, label: &str, bytes: u64) -> wgpu::Buffer
     })
 }
 
-/// Creates a uniform buffer holding `value`.
-pub fn uniform_buffer<T: bytemuck::Pod>(gpu: &GpuContext, label: &str, value: &T) -> wgpu::Buffer {
-    gpu.device
-        .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some(label),
-            contents: bytemuck::bytes_of(value),
-            usage: wgpu::BufferUsages::UNIFORM,
-        })
-}
-
 /// Copies a whole storage buffer to a staging buffer and returns its contents.
 pub fn read_buffer<T: bytemuck::Pod>(
     gpu: &GpuContext,

@@ -45,7 +45,8 @@ impl Timing {
 pub mod limits {
     /// Linearity holds when the fit of T(k) on k explains this much of the variance.
     pub const MIN_R2: f64 = 0.98;
-    /// The uniform control is flat when every T_uniform(k)/T_uniform(1) lies this close to the model.
+    /// The uniform control is flat when its fitted trend from k = 1 to SG, read against the
+    /// model, stays this close to zero.
     pub const UNIFORM_FLAT: f64 = 0.05;
     /// Predication removes the cost when T_pred(SG)/T_pred(1) is at most this.
     pub const PREDICATED_MAX_RATIO: f64 = 1.2;

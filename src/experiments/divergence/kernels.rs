@@ -283,7 +283,7 @@ impl Dispatch {
     ) -> Self {
         let workgroups = invocations.div_ceil(compiled.workgroup_size).max(1);
         let invocations = workgroups * compiled.workgroup_size;
-        let uniform = read_only_buffer(gpu, "divlab.divergence.params", params);
+        let params_buffer = read_only_buffer(gpu, "divlab.divergence.params", params);
         let sink = sinks.get(gpu, invocations);
         let bind_group = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("divlab.divergence.bind_group"),
@@ -291,7 +291,7 @@ impl Dispatch {
             entries: &[
                 wgpu::BindGroupEntry {
                     binding: 0,
-                    resource: uniform.as_entire_binding(),
+                    resource: params_buffer.as_entire_binding(),
                 },
                 wgpu::BindGroupEntry {
                     binding: 1,

@@ -81,12 +81,11 @@ impl Plan {
 
     /// The k of the occupancy sweep and the result check: the subgroup size, or the largest k.
     pub fn occupancy_k(&self) -> u32 {
-        let largest = *self.ks.last().expect("ks is never empty");
         self.ks
             .iter()
             .copied()
             .find(|&k| k >= self.subgroup_size)
-            .unwrap_or(largest)
+            .unwrap_or(self.max_k())
     }
 }
 

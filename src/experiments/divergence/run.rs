@@ -74,8 +74,8 @@ pub fn run(
     let loop_form = form == Form::Loop;
     let trips_of = move |j: u32| if loop_form { (j + 1) * trips } else { trips };
 
-    // Dispatches that are compared with each other form a group; groups run back to back with a
-    // reference dispatch (see `time_round_robin`).
+    // Dispatches that are compared with each other form a group, and run back to back (see
+    // `Schedule::time`): one group per k, per occupancy level, and the unbalanced pair.
     let mut runs = Vec::new();
     let mut groups = Vec::new();
     for &k in &plan.ks {
@@ -98,7 +98,6 @@ pub fn run(
         }
         groups.push(start..runs.len());
     }
-    let main_runs = runs.len();
     for (wg, invocations) in &plan.occupancy {
         let k = plan.occupancy_k();
         let pipeline = compiled.get(form, *wg);
@@ -146,52 +145,46 @@ pub fn run(
     };
     let times = schedule.time(gpu, reps, &|f| progress(0.1 + 0.85 * f))?;
 
+    // Each point's model is computed from the parameters its dispatches actually ran with.
+    let n = plan.saturating_invocations;
+    let issued = |form, run: &Dispatch, mode| model::issued_trips(form, &run.params, mode, sg, n);
     let points = plan
         .ks
         .iter()
-        .enumerate()
-        .map(|(i, &k)| {
-            let at = |j: usize| &times[3 * i + j];
-            let params = |mode| DivergenceParams::new(k, mode, trips_of);
-            let n = plan.saturating_invocations;
-            let div_params = params(Mode::LaneDivergent);
+        .zip(&groups)
+        .map(|(&k, group)| {
+            let (div, uniform) = (&runs[group.start], &runs[group.start + 1]);
             KPoint {
                 k,
-                div: at(0).clone(),
-                uniform: at(1).clone(),
-                pred: at(2).clone(),
-                model_div: model::issued_trips(form, &div_params, Mode::LaneDivergent, sg, n),
-                model_uniform: model::issued_trips(
-                    form,
-                    &params(Mode::SubgroupUniform),
-                    Mode::SubgroupUniform,
-                    sg,
-                    n,
-                ),
-                model_sum_of_paths: model::issued_trips(
-                    Form::Switch,
-                    &div_params,
-                    Mode::LaneDivergent,
-                    sg,
-                    n,
-                ),
+                div: times[group.start].clone(),
+                uniform: times[group.start + 1].clone(),
+                pred: times[group.start + 2].clone(),
+                model_div: issued(form, div, Mode::LaneDivergent),
+                model_uniform: issued(form, uniform, Mode::SubgroupUniform),
+                model_sum_of_paths: issued(Form::Switch, div, Mode::LaneDivergent),
             }
         })
         .collect();
     let occupancy = plan
         .occupancy
         .iter()
-        .enumerate()
-        .map(|(i, &(workgroup_size, _))| OccupancyPoint {
+        .zip(&groups[plan.ks.len()..])
+        .map(|(&(workgroup_size, _), group)| OccupancyPoint {
             workgroup_size,
-            invocations: runs[main_runs + 2 * i].invocations,
-            div: times[main_runs + 2 * i].clone(),
-            uniform: times[main_runs + 2 * i + 1].clone(),
+            invocations: runs[group.start].invocations,
+            div: times[group.start].clone(),
+            uniform: times[group.start + 1].clone(),
         })
         .collect();
     let unbalanced_times = unbalanced.map(|(k, _, _)| {
-        let n = times.len();
-        (k, times[n - 2].clone(), times[n - 1].clone())
+        let group = groups
+            .last()
+            .expect("the unbalanced pair is the last group");
+        (
+            k,
+            times[group.start].clone(),
+            times[group.start + 1].clone(),
+        )
     });
     let measurements = Measurements {
         subgroup_size: sg,
@@ -214,7 +207,7 @@ pub fn run(
     check_results(
         gpu,
         form,
-        &runs[3 * k_sg],
+        &runs[groups[k_sg].start],
         sg,
         observed.linear_mapping,
         &mut result,
@@ -319,7 +312,7 @@ fn calibrate(
     Ok(Calibration { trips, trace })
 }
 
-/// The calibrated trip count and how it was found: (trips, median ns) per round.
+/// The calibrated trip count and how it was found: (trips, fastest ns) per round.
 #[derive(Clone)]
 struct Calibration {
     trips: u32,
@@ -432,8 +425,9 @@ fn check_results(
     }
     let values = dispatch.results(gpu)?;
     let params = &dispatch.params;
+    let checked = CHECKED_INVOCATIONS.min(dispatch.invocations);
     let mut wrong = Vec::new();
-    for gid in 0..CHECKED_INVOCATIONS.min(dispatch.invocations) {
+    for gid in 0..checked {
         let sel = model::selector(Mode::LaneDivergent, params.k, gid % sg, gid - gid % sg, sg);
         let expected = model::expected_result(form, params, sel, gid);
         let got = values[gid as usize];
@@ -447,11 +441,11 @@ fn check_results(
     }
     let detail = match wrong.first() {
         None => format!(
-            "{} invocations match the CPU model (k = {})",
-            CHECKED_INVOCATIONS, params.k
+            "{checked} invocations match the CPU model (k = {})",
+            params.k
         ),
         Some((gid, e, g)) => format!(
-            "{} of {CHECKED_INVOCATIONS} differ; first: invocation {gid} expected {e:?}, got {g:?}",
+            "{} of {checked} differ; first: invocation {gid} expected {e:?}, got {g:?}",
             wrong.len()
         ),
     };
