@@ -71,6 +71,9 @@ pub struct KPoint {
     pub uniform: Timing,
     /// Predicated (branch-free) variant.
     pub pred: Timing,
+    /// The k = 1 control, run beside this point's dispatches: the clock that `uniform` is
+    /// read against, so drift between points cancels.
+    pub uniform_ref: Timing,
     /// Loop trips the SIMT model says the divergent dispatch issues.
     pub model_div: f64,
     /// ... and the uniform control.
@@ -203,7 +206,7 @@ pub fn analyze(m: &Measurements, result: &mut ExperimentResult) {
     // Beyond SG the control runs more distinct code than fits the instruction cache on some
     // devices; that is a code-size cost, not divergence, so the flatness check stops at SG.
     let deviation_of = |p: &&KPoint| {
-        let measured = p.uniform.ratio_to(&first.uniform);
+        let measured = p.uniform.ratio_to(&p.uniform_ref);
         let model = p.model_uniform / first.model_uniform;
         (measured / model - 1.0).abs()
     };
@@ -216,14 +219,9 @@ pub fn analyze(m: &Measurements, result: &mut ExperimentResult) {
         .fold(0.0, f64::max);
     // Flatness is judged on the fitted trend over k <= SG, not on the worst single point:
     // on a noisy device (lavapipe on 2 shared cores) one median can stray while the trend holds.
-    // Each control is read against the predicated dispatch of its own group, whose cost does
-    // not depend on k by construction: a clock taken next to it, so drift cancels.
     let on_model: Vec<f64> = within
         .iter()
-        .map(|p| {
-            let clocked = p.uniform.ratio_to(&p.pred) / first.uniform.ratio_to(&first.pred);
-            clocked / (p.model_uniform / first.model_uniform)
-        })
+        .map(|p| p.uniform.ratio_to(&p.uniform_ref) / (p.model_uniform / first.model_uniform))
         .collect();
     let trend = stats::fit_linear(&ks, &on_model).map_or(0.0, |fit| {
         let at = |k: f64| fit.intercept + fit.slope * k;
@@ -454,6 +452,7 @@ mod tests {
                     div: exact(1000.0 * paths + penalty_per_path * paths * paths),
                     uniform: exact(1000.0),
                     pred: exact(1010.0),
+                    uniform_ref: exact(1000.0),
                     model_div: paths,
                     model_uniform: 1.0,
                     model_sum_of_paths: paths,

@@ -82,10 +82,12 @@ pub fn run(
         let start = runs.len();
         let main = compiled.get(form, plan.workgroup_size);
         let predicated = compiled.get(Form::Predicated, plan.workgroup_size);
-        for (pipeline, mode) in [
-            (main, Mode::LaneDivergent),
-            (main, Mode::SubgroupUniform),
-            (predicated, Mode::LaneDivergent),
+        // The last is the k = 1 control: the clock that this k's control is read against.
+        for (pipeline, mode, k) in [
+            (main, Mode::LaneDivergent, k),
+            (main, Mode::SubgroupUniform, k),
+            (predicated, Mode::LaneDivergent, k),
+            (main, Mode::SubgroupUniform, 1),
         ] {
             let params = DivergenceParams::new(k, mode, trips_of);
             runs.push(Dispatch::new(
@@ -159,6 +161,7 @@ pub fn run(
                 div: times[group.start].clone(),
                 uniform: times[group.start + 1].clone(),
                 pred: times[group.start + 2].clone(),
+                uniform_ref: times[group.start + 3].clone(),
                 model_div: issued(form, div, Mode::LaneDivergent),
                 model_uniform: issued(form, uniform, Mode::SubgroupUniform),
                 model_sum_of_paths: issued(Form::Switch, div, Mode::LaneDivergent),
