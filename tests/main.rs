@@ -9,6 +9,8 @@
 
 #[path = "main/cli.rs"]
 mod cli;
+#[path = "main/convergence.rs"]
+mod convergence;
 #[path = "main/divergence.rs"]
 mod divergence;
 #[path = "main/gpu.rs"]

@@ -1,5 +1,6 @@
 //! Experiments: each checks one rule, and the registry lists them all, for `--bench` and the app.
 
+pub mod convergence;
 pub mod divergence;
 pub mod fma_chain;
 pub mod subgroup_size;
@@ -126,6 +127,11 @@ pub fn registry() -> Vec<Box<dyn Experiment>> {
     let mut experiments: Vec<Box<dyn Experiment>> = vec![Box::new(subgroup_size::SubgroupSize)];
     experiments.extend(
         divergence::Divergence::all()
+            .into_iter()
+            .map(|e| Box::new(e) as Box<dyn Experiment>),
+    );
+    experiments.extend(
+        convergence::Convergence::all()
             .into_iter()
             .map(|e| Box::new(e) as Box<dyn Experiment>),
     );

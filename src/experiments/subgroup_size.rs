@@ -69,25 +69,7 @@ pub fn observe(gpu: &GpuContext) -> Result<SubgroupObservation> {
         "divlab.subgroup_size.records",
         count * size_of::<SizeRecord>() as u64,
     );
-    let bind_group = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: Some("divlab.subgroup_size.bind_group"),
-        layout: &pipeline.get_bind_group_layout(0),
-        entries: &[wgpu::BindGroupEntry {
-            binding: 0,
-            resource: buffer.as_entire_binding(),
-        }],
-    });
-    let mut encoder = gpu.device.create_command_encoder(&Default::default());
-    {
-        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some("divlab.subgroup_size"),
-            timestamp_writes: None,
-        });
-        pass.set_pipeline(&pipeline);
-        pass.set_bind_group(0, &bind_group, &[]);
-        pass.dispatch_workgroups(WORKGROUPS, 1, 1);
-    }
-    gpu.submit_and_wait("divlab.subgroup_size", encoder)?;
+    gpu.dispatch("divlab.subgroup_size", &pipeline, &[&buffer], WORKGROUPS)?;
     let records: Vec<SizeRecord> = read_buffer(gpu, "divlab.subgroup_size", &buffer)?;
     Ok(summarize(records))
 }

@@ -126,6 +126,40 @@ impl GpuContext {
         }
     }
 
+    /// Runs `pipeline` once over `workgroups` workgroups, with `buffers` bound at bindings 0, 1,
+    /// ... of group 0, and waits for it: the whole dispatch of a correctness kernel.
+    pub fn dispatch(
+        &self,
+        what: &str,
+        pipeline: &wgpu::ComputePipeline,
+        buffers: &[&wgpu::Buffer],
+        workgroups: u32,
+    ) -> Result<()> {
+        let entries: Vec<wgpu::BindGroupEntry<'_>> = (0u32..)
+            .zip(buffers)
+            .map(|(binding, buffer)| wgpu::BindGroupEntry {
+                binding,
+                resource: buffer.as_entire_binding(),
+            })
+            .collect();
+        let bind_group = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some(what),
+            layout: &pipeline.get_bind_group_layout(0),
+            entries: &entries,
+        });
+        let mut encoder = self.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some(what),
+                timestamp_writes: None,
+            });
+            pass.set_pipeline(pipeline);
+            pass.set_bind_group(0, &bind_group, &[]);
+            pass.dispatch_workgroups(workgroups, 1, 1);
+        }
+        self.submit_and_wait(what, encoder)
+    }
+
     /// Submits the encoder and waits for it, within [`Self::timeout`].
     pub fn submit_and_wait(&self, what: &str, encoder: wgpu::CommandEncoder) -> Result<()> {
         let index = self.queue.submit([encoder.finish()]);

@@ -1,3 +1,4 @@
 //! CPU reference models: what each kernel should produce, and what each rule predicts.
 
+pub mod convergence;
 pub mod divergence;

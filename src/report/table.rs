@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use crate::report::{ExperimentStatus, ResultDocument};
+use crate::report::{ExperimentResult, ExperimentStatus, ResultDocument, VerdictStatus};
 
 /// Metrics shown in the summary line, in this order, when an experiment has them.
 const KEY_METRICS: &[&str] = &[
@@ -36,7 +36,11 @@ pub fn summary_table(doc: &ResultDocument) -> String {
         "observed subgroup size: {observed} (adapter reports {}..{}), timing: {:?}\n",
         a.subgroup_min_size, a.subgroup_max_size, a.timing_source
     );
-    for e in &doc.experiments {
+    let (scenarios, others): (Vec<_>, Vec<_>) = doc
+        .experiments
+        .iter()
+        .partition(|e| e.id.starts_with(CONVERGENCE_PREFIX) && e.status == ExperimentStatus::Ok);
+    for e in others {
         let status = match e.status {
             ExperimentStatus::Ok => "ok",
             ExperimentStatus::Unsupported => "unsupported",
@@ -55,6 +59,64 @@ pub fn summary_table(doc: &ResultDocument) -> String {
         }
         for v in &e.verdicts {
             let _ = writeln!(out, "    [{}] {}: {}", v.status.as_str(), v.check, v.detail);
+        }
+    }
+    if !scenarios.is_empty() {
+        out.push_str(&convergence_table(&scenarios));
+    }
+    out
+}
+
+const CONVERGENCE_PREFIX: &str = "convergence.";
+
+/// One row per convergence scenario: its guaranteed checks folded into one verdict, and what
+/// WGSL leaves open (in-branch sets, reconvergence) as a short observation. A violated check is
+/// spelled out under the table; the rest is in the result file.
+fn convergence_table(scenarios: &[&ExperimentResult]) -> String {
+    let mut out = format!(
+        "\n{:<22} {:<9} {:<38} rule\n",
+        "convergence scenario", "verdict", "observed (WGSL guarantees neither)"
+    );
+    let mut violated = Vec::new();
+    for e in scenarios {
+        let verdict = if e.has_violation() {
+            violated.push(*e);
+            "VIOLATED"
+        } else {
+            "held"
+        };
+        let tally = |name: &str| {
+            let sets = e
+                .metrics
+                .get(&format!("{name}_sets"))
+                .copied()
+                .unwrap_or(0.0);
+            let together = e.metrics.get(&format!("{name}_sets_together")).copied();
+            (sets > 0.0).then(|| format!("{}/{sets}", together.unwrap_or(0.0)))
+        };
+        let observation: Vec<String> = [
+            tally("branch").map(|t| format!("together {t}")),
+            tally("join").map(|t| format!("reconverged {t}")),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        let _ = writeln!(
+            out,
+            "{:<22} {verdict:<9} {:<34} {} ({})",
+            e.id.trim_start_matches(CONVERGENCE_PREFIX),
+            observation.join("; "),
+            e.rule.text,
+            e.rule.source
+        );
+    }
+    for e in violated {
+        for v in e
+            .verdicts
+            .iter()
+            .filter(|v| v.status == VerdictStatus::Violated)
+        {
+            let _ = writeln!(out, "{}: [violated] {}: {}", e.id, v.check, v.detail);
         }
     }
     out
