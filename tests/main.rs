@@ -19,5 +19,7 @@ mod gpu;
 mod readme;
 #[path = "main/report.rs"]
 mod report;
+#[path = "main/subgroup_ops.rs"]
+mod subgroup_ops;
 #[path = "main/util.rs"]
 mod util;

@@ -3,6 +3,7 @@
 pub mod convergence;
 pub mod divergence;
 pub mod fma_chain;
+pub mod subgroup_ops;
 pub mod subgroup_size;
 
 use std::any::Any;
@@ -135,6 +136,7 @@ pub fn registry() -> Vec<Box<dyn Experiment>> {
             .into_iter()
             .map(|e| Box::new(e) as Box<dyn Experiment>),
     );
+    experiments.push(Box::new(subgroup_ops::SubgroupOps));
     experiments
 }
 

@@ -2,3 +2,4 @@
 
 pub mod convergence;
 pub mod divergence;
+pub mod subgroup_ops;
