@@ -19,6 +19,8 @@ mod gpu;
 mod readme;
 #[path = "main/report.rs"]
 mod report;
+#[path = "main/scheduling.rs"]
+mod scheduling;
 #[path = "main/subgroup_ops.rs"]
 mod subgroup_ops;
 #[path = "main/util.rs"]

@@ -1,0 +1,361 @@
+//! `scheduling.forward_progress`: in every subgroup, lanes on one path of a branch spin on an
+//! atomic flag that lanes on the other path set, in both orders (spinners in the then-branch, and
+//! in the else-branch). Every spin is capped (`shaders/scheduling_forward_progress.wgsl` says why
+//! no configuration can hang the GPU) and the host's poll has a timeout as well.
+
+mod report;
+
+use std::collections::BTreeMap;
+
+use crate::Result;
+use crate::experiments::scheduling::{WORKGROUPS, bind_group};
+use crate::experiments::{Experiment, Lab, Progress, RunConfig};
+use crate::gpu::{
+    GpuContext, GpuTimer, Kernel, RuntimeChecks, read_buffer, read_only_buffer, storage_buffer,
+};
+use crate::report::{ExperimentResult, Rule};
+
+const SOURCE: &str = include_str!("../../../../shaders/scheduling_forward_progress.wgsl");
+
+/// Keep in sync with `WORKGROUP_SIZE` in the shader: holds a subgroup of any size WGSL allows.
+pub const WORKGROUP_SIZE: u32 = 128;
+/// Keep in sync with `ROLE_SPINNER` in the shader.
+pub const ROLE_SPINNER: u32 = 1;
+/// Keep in sync with `ROLE_SETTER` in the shader.
+pub const ROLE_SETTER: u32 = 2;
+/// A spinner that never saw the flag. Keep in sync with `NOT_SEEN` in the shader.
+pub const NOT_SEEN: u32 = u32::MAX;
+
+/// Flag checks per spin on a CPU device: lavapipe runs a subgroup's lanes as one vector, so a
+/// spinner that comes first checks the full cap; 512 subgroups x 4096 checks took 0.12-0.24 s
+/// per dispatch on 2 shared cores.
+pub const CAP_CPU: u32 = 1 << 12;
+/// Flag checks per spin on a GPU: 65536 atomic loads of ~0.5 us each (an L2 round trip) is
+/// ~33 ms, the whole dispatch when every spinner runs to the cap, since 32 workgroups are resident
+/// at once.
+pub const CAP_GPU: u32 = 1 << 16;
+
+/// The probe's parameters. Keep in sync with `SpinParams` in the shader.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct SpinParams {
+    /// The most flag checks a spinner makes.
+    pub cap: u32,
+    /// Padding, written as zero.
+    pub pad: [u32; 3],
+}
+
+/// One invocation's record. Keep in sync with `SpinRecord` in the shader.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct SpinRecord {
+    /// The subgroup's flag index: workgroup * 128 + the subgroup's first local index.
+    pub subgroup: u32,
+    /// `subgroup_invocation_id`.
+    pub lane: u32,
+    /// The `subgroup_size` builtin.
+    pub size: u32,
+    /// [`ROLE_SPINNER`] or [`ROLE_SETTER`]; 0 where the lane never wrote its record.
+    pub role: u32,
+    /// Spinners: the check (0-based) at which the flag was first seen, or [`NOT_SEEN`].
+    pub seen: u32,
+    /// `local_invocation_index`.
+    pub local_index: u32,
+    /// Padding, written as zero.
+    pub pad: [u32; 2],
+    /// `subgroupBallot(true)` on the lane's path.
+    pub ballot: [u32; 4],
+}
+
+/// Which path spins.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SpinOrder {
+    /// The spinners take the then-branch, the setters the else-branch.
+    SpinThen,
+    /// The setters take the then-branch, the spinners the else-branch.
+    SpinElse,
+}
+
+impl SpinOrder {
+    /// Both orders, in run order.
+    pub const ALL: [Self; 2] = [Self::SpinThen, Self::SpinElse];
+
+    /// The entry point, also the name in metrics.
+    pub fn entry(self) -> &'static str {
+        match self {
+            Self::SpinThen => "spin_then",
+            Self::SpinElse => "spin_else",
+        }
+    }
+
+    fn describe(self) -> &'static str {
+        match self {
+            Self::SpinThen => "spinners in the then-branch, setters in the else-branch",
+            Self::SpinElse => "setters in the then-branch, spinners in the else-branch",
+        }
+    }
+}
+
+/// What one subgroup showed in one dispatch.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SubgroupSpin {
+    /// Lanes that spun.
+    pub spinners: u32,
+    /// Lanes that set the flag.
+    pub setters: u32,
+    /// Spinners that saw the flag within the cap.
+    pub saw: u32,
+    /// The latest check at which a spinner first saw the flag (`None` when none saw it).
+    pub last_seen_at: Option<u32>,
+    /// Whether the flag read 1 after the dispatch.
+    pub flag_set: bool,
+}
+
+impl SubgroupSpin {
+    /// Both paths had lanes, so the spin is a test of progress.
+    pub fn is_test(&self) -> bool {
+        self.spinners > 0 && self.setters > 0
+    }
+
+    /// Every spinner saw the flag set by the other path.
+    pub fn progressed(&self) -> bool {
+        self.is_test() && self.saw == self.spinners
+    }
+}
+
+/// One dispatch of the spin probe.
+#[derive(Clone, Debug)]
+pub struct SpinRun {
+    /// Which path spun.
+    pub order: SpinOrder,
+    /// The cap it ran with.
+    pub cap: u32,
+    /// Per subgroup, by flag index.
+    pub subgroups: BTreeMap<u32, SubgroupSpin>,
+    /// Invocations that never wrote their record (0 unless a lane vanished).
+    pub unrecorded: usize,
+    /// The dispatch's time in nanoseconds (GPU timestamps where the device has them).
+    pub time_ns: f64,
+    /// Every invocation's record.
+    pub records: Vec<SpinRecord>,
+}
+
+impl SpinRun {
+    /// Subgroups whose spin tested progress, and those of them whose spinners all saw the flag.
+    pub fn progress(&self) -> (usize, usize) {
+        let tests = self.subgroups.values().filter(|s| s.is_test());
+        let (mut progressed, mut total) = (0, 0);
+        for s in tests {
+            total += 1;
+            progressed += usize::from(s.progressed());
+        }
+        (progressed, total)
+    }
+}
+
+/// The compiled probe: one pipeline per order.
+pub struct SpinProbe {
+    pipelines: [wgpu::ComputePipeline; 2],
+    timer: GpuTimer,
+}
+
+impl SpinProbe {
+    /// Compiles both entry points. The spin loop is bounded by `cap` on its own; wgpu's injected
+    /// guards stay on because nothing here is timed against a model.
+    pub fn new(gpu: &GpuContext) -> Result<Self> {
+        gpu.require_subgroups("scheduling.forward_progress")?;
+        let pipeline = |order: SpinOrder| {
+            Kernel {
+                name: "scheduling_forward_progress",
+                source: SOURCE,
+                entry: order.entry(),
+                checks: RuntimeChecks::Checked,
+            }
+            .pipeline(gpu, SOURCE, &[])
+        };
+        Ok(Self {
+            pipelines: [
+                pipeline(SpinOrder::SpinThen)?,
+                pipeline(SpinOrder::SpinElse)?,
+            ],
+            timer: GpuTimer::new(gpu),
+        })
+    }
+
+    /// Runs one dispatch of `WORKGROUPS` workgroups with fresh (zero) flags, within the
+    /// device's timeout, and reads back what every subgroup saw.
+    pub fn run(&self, gpu: &GpuContext, order: SpinOrder, cap: u32) -> Result<SpinRun> {
+        let pipeline = &self.pipelines[order as usize];
+        let invocations = u64::from(WORKGROUPS * WORKGROUP_SIZE);
+        let params = read_only_buffer(
+            gpu,
+            "divlab.scheduling_forward_progress.params",
+            &SpinParams { cap, pad: [0; 3] },
+        );
+        let flags = storage_buffer(
+            gpu,
+            "divlab.scheduling_forward_progress.flags",
+            invocations * 4,
+        );
+        let records = storage_buffer(
+            gpu,
+            "divlab.scheduling_forward_progress.records",
+            invocations * size_of::<SpinRecord>() as u64,
+        );
+        let label = "divlab.scheduling_forward_progress";
+        let bind_group = bind_group(gpu, label, pipeline, &[&params, &flags, &records]);
+        let time_ns = self.timer.time_pass(gpu, label, |pass| {
+            pass.set_pipeline(pipeline);
+            pass.set_bind_group(0, &bind_group, &[]);
+            pass.dispatch_workgroups(WORKGROUPS, 1, 1);
+        })?;
+        let flag_values: Vec<u32> = read_buffer(gpu, label, &flags)?;
+        let records: Vec<SpinRecord> = read_buffer(gpu, label, &records)?;
+        Ok(summarize(order, cap, time_ns, &flag_values, records))
+    }
+}
+
+/// Folds the records into one entry per subgroup.
+pub fn summarize(
+    order: SpinOrder,
+    cap: u32,
+    time_ns: f64,
+    flags: &[u32],
+    records: Vec<SpinRecord>,
+) -> SpinRun {
+    let mut subgroups: BTreeMap<u32, SubgroupSpin> = BTreeMap::new();
+    let mut unrecorded = 0;
+    for r in &records {
+        if r.role != ROLE_SPINNER && r.role != ROLE_SETTER {
+            unrecorded += 1;
+            continue;
+        }
+        let s = subgroups.entry(r.subgroup).or_default();
+        s.flag_set = flags.get(r.subgroup as usize) == Some(&1);
+        if r.role == ROLE_SETTER {
+            s.setters += 1;
+        } else {
+            s.spinners += 1;
+            if r.seen != NOT_SEEN {
+                s.saw += 1;
+                s.last_seen_at = Some(s.last_seen_at.map_or(r.seen, |m| m.max(r.seen)));
+            }
+        }
+    }
+    SpinRun {
+        order,
+        cap,
+        subgroups,
+        unrecorded,
+        time_ns,
+        records,
+    }
+}
+
+/// The cap for this device: see [`CAP_CPU`] and [`CAP_GPU`].
+pub fn default_cap(gpu: &GpuContext) -> u32 {
+    if gpu.info.device_type == wgpu::DeviceType::Cpu {
+        CAP_CPU
+    } else {
+        CAP_GPU
+    }
+}
+
+/// The `scheduling.forward_progress` experiment.
+pub struct ForwardProgress;
+
+impl Experiment for ForwardProgress {
+    fn id(&self) -> &'static str {
+        "scheduling.forward_progress"
+    }
+
+    fn title(&self) -> &'static str {
+        "Scheduling: a lane spins on a flag set by the other path of its subgroup"
+    }
+
+    fn rule(&self) -> Rule {
+        Rule {
+            text: "A lane spinning on a flag set by another lane of the same subgroup terminates \
+                   only where the hardware gives diverged lanes forward progress; WGSL guarantees \
+                   none, so every such spin must be bounded, with a fallback"
+                .to_owned(),
+            source: "seeds 000 and 001 (independent thread scheduling: assumptions that no \
+                     longer hold); DESIGN.md §1.2"
+                .to_owned(),
+        }
+    }
+
+    fn run(
+        &self,
+        lab: &Lab,
+        config: &RunConfig,
+        progress: Progress<'_>,
+    ) -> Result<ExperimentResult> {
+        let gpu = &lab.gpu;
+        let probe = SpinProbe::new(gpu)?;
+        let cap = default_cap(gpu);
+        let runs = if config.quick { 2 } else { 8 };
+        let mut by_order: [Vec<SpinRun>; 2] = [Vec::new(), Vec::new()];
+        for run in 0..runs {
+            for order in SpinOrder::ALL {
+                by_order[order as usize].push(probe.run(gpu, order, cap)?);
+            }
+            progress((run + 1) as f64 / runs as f64);
+        }
+        let mut result = self.new_result();
+        result.param("workgroup_size", WORKGROUP_SIZE);
+        result.param("workgroups", WORKGROUPS);
+        result.param("cap", cap);
+        result.param("runs_per_order", runs);
+        result.param("host_timeout_s", gpu.timeout.as_secs_f64());
+        result.param(
+            "split",
+            "subgroup_invocation_id < subgroup_size / 2 takes the then-branch",
+        );
+        result.param("subgroup_size_probe", lab.subgroup()?.size);
+        report::report(&by_order, cap, &mut result);
+        report::record_subgroups(&by_order, &mut result);
+        result.lanes = report::lane_records(&by_order);
+        Ok(result)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(subgroup: u32, lane: u32, role: u32, seen: u32) -> SpinRecord {
+        SpinRecord {
+            subgroup,
+            lane,
+            size: 4,
+            role,
+            seen,
+            local_index: lane,
+            pad: [0; 2],
+            ballot: [0; 4],
+        }
+    }
+
+    #[test]
+    fn a_subgroup_progresses_only_when_every_spinner_saw_the_flag() {
+        let records = vec![
+            record(0, 0, ROLE_SPINNER, 3),
+            record(0, 1, ROLE_SPINNER, 7),
+            record(0, 2, ROLE_SETTER, 0),
+            record(4, 0, ROLE_SPINNER, 0),
+            record(4, 1, ROLE_SPINNER, NOT_SEEN),
+            record(4, 2, ROLE_SETTER, 0),
+            record(8, 0, ROLE_SPINNER, NOT_SEEN),
+            record(8, 1, 0, 0),
+        ];
+        let flags = [1, 0, 0, 0, 1, 0, 0, 0, 0];
+        let run = summarize(SpinOrder::SpinThen, 16, 1.0, &flags, records);
+        assert_eq!(run.unrecorded, 1);
+        assert_eq!(run.subgroups[&0].last_seen_at, Some(7));
+        assert!(run.subgroups[&0].progressed());
+        assert!(!run.subgroups[&4].progressed());
+        assert!(!run.subgroups[&8].is_test(), "no setter: not a test");
+        assert_eq!(run.progress(), (1, 2));
+    }
+}

@@ -1,0 +1,201 @@
+//! The verdicts, metrics and lane records of `scheduling.forward_progress`, from its runs.
+
+use std::collections::BTreeMap;
+
+use crate::experiments::scheduling::forward_progress::{
+    SpinOrder, SpinRecord, SpinRun, WORKGROUP_SIZE,
+};
+use crate::experiments::scheduling::fraction;
+use crate::report::{ExperimentResult, LaneRecord, VerdictStatus};
+use crate::stats;
+
+/// Totals of one order over its runs.
+#[derive(Default)]
+struct OrderTally {
+    tests: usize,
+    progressed: usize,
+    at_first_check: usize,
+    seen_at: Vec<f64>,
+    flags_unset: usize,
+    unrecorded: usize,
+    skipped: usize,
+    times_ns: Vec<f64>,
+}
+
+fn tally(runs: &[SpinRun]) -> OrderTally {
+    let mut t = OrderTally::default();
+    for run in runs {
+        t.unrecorded += run.unrecorded;
+        t.times_ns.push(run.time_ns);
+        for s in run.subgroups.values() {
+            if !s.is_test() {
+                t.skipped += 1;
+                continue;
+            }
+            t.tests += 1;
+            t.flags_unset += usize::from(!s.flag_set);
+            if s.progressed() {
+                t.progressed += 1;
+                let at = s.last_seen_at.unwrap_or(0);
+                t.at_first_check += usize::from(at == 0);
+                t.seen_at.push(f64::from(at));
+            }
+        }
+    }
+    t
+}
+
+pub(super) fn report(by_order: &[Vec<SpinRun>; 2], cap: u32, result: &mut ExperimentResult) {
+    let tallies = [tally(&by_order[0]), tally(&by_order[1])];
+    let unrecorded: usize = tallies.iter().map(|t| t.unrecorded).sum();
+    let dispatches: usize = by_order.iter().map(Vec::len).sum();
+    let slowest_ms = tallies
+        .iter()
+        .flat_map(|t| &t.times_ns)
+        .fold(0.0_f64, |m, &t| m.max(t))
+        / 1e6;
+    result.verdict(
+        "every lane finished its path: the capped spin ends without the setters' help",
+        VerdictStatus::held_if(unrecorded == 0),
+        format!(
+            "{dispatches} dispatches finished, slowest {slowest_ms:.2} ms; {unrecorded} \
+             invocations left no record"
+        ),
+    );
+    let unset: usize = tallies.iter().map(|t| t.flags_unset).sum();
+    let tests: usize = tallies.iter().map(|t| t.tests).sum();
+    result.verdict(
+        "every setter's flag store is visible after the dispatch",
+        VerdictStatus::held_if(unset == 0),
+        format!("{unset} of {tests} subgroup flags still 0 after the dispatch"),
+    );
+    for (order, t) in SpinOrder::ALL.iter().zip(&tallies) {
+        let name = order.entry();
+        let later = t.progressed - t.at_first_check;
+        let checks = stats::summarize(&t.seen_at).map_or_else(
+            || "never seen".to_owned(),
+            |s| format!("checks to see it: median {}, max {}", s.median, s.max),
+        );
+        let skipped = if t.skipped > 0 {
+            format!("; {} subgroups without both roles skipped", t.skipped)
+        } else {
+            String::new()
+        };
+        result.verdict(
+            format!(
+                "{}: spinners see the flag (forward progress; not guaranteed)",
+                order.describe()
+            ),
+            VerdictStatus::NotGuaranteed,
+            format!(
+                "progress for diverged lanes: observed in {}/{} subgroups, capped at {cap} \
+                 iterations; at the first check in {}, later in {later} ({checks}){skipped}",
+                t.progressed, t.tests, t.at_first_check
+            ),
+        );
+        result.metric(&format!("{name}_subgroups"), t.tests as f64);
+        result.metric(&format!("{name}_progressed"), t.progressed as f64);
+        result.metric(
+            &format!("{name}_progress_fraction"),
+            fraction(t.progressed, t.tests),
+        );
+        result.metric(&format!("{name}_at_first_check"), t.at_first_check as f64);
+        if let Some(s) = stats::summarize(&t.seen_at) {
+            result.metric(&format!("{name}_checks_median"), s.median);
+            result.metric(&format!("{name}_checks_max"), s.max);
+        }
+        if let Some(s) = stats::summarize(&t.times_ns) {
+            result.metric(&format!("{name}_dispatch_ns"), s.median);
+        }
+    }
+    result.verdict(
+        "pattern over both orders (not guaranteed)",
+        VerdictStatus::NotGuaranteed,
+        pattern(&tallies),
+    );
+}
+
+/// What the two orders together say about the scheduler.
+fn pattern(t: &[OrderTally; 2]) -> String {
+    let all = |t: &OrderTally| t.tests > 0 && t.progressed == t.tests;
+    let none = |t: &OrderTally| t.progressed == 0;
+    let first = |t: &OrderTally| all(t) && t.at_first_check == t.tests;
+    let [then, els] = t;
+    let counts = format!(
+        "progress in {}/{} subgroups with the spinners in the then-branch ({} at the first \
+         check), {}/{} with them in the else-branch ({} at the first check)",
+        then.progressed,
+        then.tests,
+        then.at_first_check,
+        els.progressed,
+        els.tests,
+        els.at_first_check
+    );
+    let reading = if first(els) && none(then) {
+        "one path ran to its end before the other started, the then-branch first, in every \
+         subgroup (as under a reconvergence stack)"
+    } else if first(then) && none(els) {
+        "one path ran to its end before the other started, the else-branch first, in every \
+         subgroup"
+    } else if all(then) && all(els) {
+        "diverged lanes made progress in both orders, in every subgroup: the scheduler \
+         interleaves the two paths (or runs the setters first whichever side they are on)"
+    } else {
+        "mixed"
+    };
+    format!("observed: {reading}: {counts}")
+}
+
+/// Per order, the first run's subgroups in flag order: the check at which the last spinner saw
+/// the flag, or -1 where a spinner never saw it; and the `subgroup_size` values the records show.
+pub(super) fn record_subgroups(by_order: &[Vec<SpinRun>; 2], result: &mut ExperimentResult) {
+    let mut per_subgroup = serde_json::Map::new();
+    let mut sizes: Vec<u32> = Vec::new();
+    for (order, runs) in SpinOrder::ALL.iter().zip(by_order) {
+        let Some(run) = runs.first() else { continue };
+        let seen: Vec<i64> = run
+            .subgroups
+            .values()
+            .filter(|s| s.is_test())
+            .map(|s| match (s.progressed(), s.last_seen_at) {
+                (true, Some(at)) => i64::from(at),
+                _ => -1,
+            })
+            .collect();
+        per_subgroup.insert(order.entry().to_owned(), seen.into());
+        sizes.extend(run.records.iter().filter(|r| r.role != 0).map(|r| r.size));
+    }
+    sizes.sort_unstable();
+    sizes.dedup();
+    result.param("per_subgroup_run0", serde_json::Value::Object(per_subgroup));
+    result.param("subgroup_sizes", sizes);
+}
+
+/// Per order (`point` 0 = spinners in the then-branch, 1 = in the else-branch), the first run's
+/// first workgroup: each lane's in-branch ballot, and as value the check at which a spinner saw
+/// the flag (`u32::MAX` never; setters record 0).
+pub(super) fn lane_records(by_order: &[Vec<SpinRun>; 2]) -> Vec<LaneRecord> {
+    let mut out = Vec::new();
+    for (point, runs) in (0u32..).zip(by_order) {
+        let Some(run) = runs.first() else { continue };
+        let mut groups: BTreeMap<u32, Vec<&SpinRecord>> = BTreeMap::new();
+        for r in run
+            .records
+            .iter()
+            .filter(|r| r.subgroup < WORKGROUP_SIZE && r.role != 0)
+        {
+            groups.entry(r.subgroup).or_default().push(r);
+        }
+        for (subgroup, mut lanes) in (0u32..).zip(groups.into_values()) {
+            lanes.sort_by_key(|r| r.lane);
+            out.push(LaneRecord {
+                point,
+                subgroup,
+                local_index: lanes.iter().map(|r| r.local_index).collect(),
+                ballot: lanes.iter().map(|r| r.ballot).collect(),
+                value: lanes.iter().map(|r| r.seen).collect(),
+            });
+        }
+    }
+    out
+}

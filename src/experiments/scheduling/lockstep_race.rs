@@ -1,0 +1,414 @@
+//! `scheduling.lockstep_race`: seed 000's warp-synchronous tree reduction through workgroup
+//! memory, with no barrier between the steps, run many times beside the same reduction with
+//! barriers and with `subgroupAdd`. The racy forms are data races in WGSL: whatever they give is
+//! recorded, never failed; the other two must be right every time.
+
+use std::collections::BTreeMap;
+
+use crate::Result;
+use crate::experiments::scheduling::{WORKGROUPS, bind_group};
+use crate::experiments::{Experiment, Lab, Progress, RunConfig};
+use crate::gpu::{
+    GpuContext, Kernel, RuntimeChecks, read_buffer, read_only_buffer, storage_buffer,
+};
+use crate::report::{ExperimentResult, Rule, VerdictStatus};
+
+const SOURCE: &str = include_str!("../../../shaders/scheduling_lockstep_race.wgsl");
+
+/// Keep in sync with `WORKGROUP_SIZE` in the shader: holds a subgroup of any size WGSL allows.
+pub const WORKGROUP_SIZE: u32 = 128;
+/// `racy_skewed`: lane l delays `(l % 4) * SKEW` hash iterations before the reduction.
+pub const SKEW: u32 = 64;
+/// Seeds the per-run input seeds, so runs repeat.
+pub const SEED: u64 = 0x5eed_0000;
+
+const INVOCATIONS: u32 = WORKGROUPS * WORKGROUP_SIZE;
+
+/// One dispatch's parameters. Keep in sync with `RaceParams` in the shader.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct RaceParams {
+    /// Mixed into every input.
+    pub seed: u32,
+    /// See [`SKEW`].
+    pub skew: u32,
+    /// The run's block of records.
+    pub run: u32,
+    /// Padding, written as zero.
+    pub pad: u32,
+}
+
+/// One invocation's record. Keep in sync with `RaceRecord` in the shader.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct RaceRecord {
+    /// The subgroup's slot in workgroup memory (unique in its workgroup).
+    pub slot: u32,
+    /// `subgroup_invocation_id`.
+    pub lane: u32,
+    /// The `subgroup_size` builtin; 0 where the lane never wrote its record.
+    pub size: u32,
+    /// The lane's input.
+    pub input: u32,
+    /// The total the lane read back.
+    pub total: u32,
+    /// `local_invocation_index`.
+    pub local_index: u32,
+    /// 1 where the subgroup's block fit in workgroup memory and the reduction ran.
+    pub valid: u32,
+    /// Padding, written as zero.
+    pub pad: u32,
+}
+
+/// The reduction variants. Keep in sync with the shader's entry points.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Variant {
+    /// No barrier between the steps: correct only under lockstep.
+    Racy,
+    /// No barrier, after a per-lane delay loop.
+    RacySkewed,
+    /// `workgroupBarrier()` after every step.
+    WithBarriers,
+    /// `subgroupAdd`.
+    SubgroupAdd,
+}
+
+impl Variant {
+    /// Every variant, in dispatch order.
+    pub const ALL: [Self; 4] = [
+        Self::Racy,
+        Self::RacySkewed,
+        Self::WithBarriers,
+        Self::SubgroupAdd,
+    ];
+
+    /// The entry point, also the name in metrics.
+    pub fn entry(self) -> &'static str {
+        match self {
+            Self::Racy => "racy",
+            Self::RacySkewed => "racy_skewed",
+            Self::WithBarriers => "with_barriers",
+            Self::SubgroupAdd => "subgroup_add",
+        }
+    }
+
+    /// Whether WGSL guarantees the right total.
+    pub fn guaranteed(self) -> bool {
+        matches!(self, Self::WithBarriers | Self::SubgroupAdd)
+    }
+
+    /// The verdict's check.
+    pub fn check(self) -> &'static str {
+        match self {
+            Self::Racy => {
+                "tree reduction through workgroup memory, no barriers (warp-synchronous idiom; \
+                 a data race, not guaranteed)"
+            }
+            Self::RacySkewed => {
+                "the same after a per-lane delay loop (lanes arrive at different times; a data \
+                 race, not guaranteed)"
+            }
+            Self::WithBarriers => {
+                "the same tree with workgroupBarrier() between the steps is right"
+            }
+            Self::SubgroupAdd => "subgroupAdd is right",
+        }
+    }
+}
+
+/// One variant's totals over all runs.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Tally {
+    /// Dispatches.
+    pub runs: usize,
+    /// Dispatches with at least one wrong total.
+    pub wrong_runs: usize,
+    /// Subgroup reductions checked.
+    pub subgroups: usize,
+    /// Subgroups in which some lane read a wrong total.
+    pub wrong_subgroups: usize,
+    /// Lanes that read a wrong total.
+    pub wrong_lanes: usize,
+    /// Subgroups whose block did not fit in workgroup memory (partial subgroups); not checked.
+    pub skipped: usize,
+    /// Invocations that left no record.
+    pub unrecorded: usize,
+    /// The first wrong total, for the verdict.
+    pub example: Option<String>,
+}
+
+impl Tally {
+    /// Adds one run's records (one block of `WORKGROUPS * WORKGROUP_SIZE`).
+    pub fn add_run(&mut self, run: usize, records: &[RaceRecord]) {
+        self.runs += 1;
+        let mut groups: BTreeMap<(usize, u32), Vec<&RaceRecord>> = BTreeMap::new();
+        for (i, r) in records.iter().enumerate() {
+            if r.size == 0 {
+                self.unrecorded += 1;
+            } else {
+                groups
+                    .entry((i / WORKGROUP_SIZE as usize, r.slot))
+                    .or_default()
+                    .push(r);
+            }
+        }
+        let mut wrong_here = 0;
+        for ((workgroup, slot), lanes) in groups {
+            if lanes.iter().any(|r| r.valid == 0) {
+                self.skipped += 1;
+                continue;
+            }
+            self.subgroups += 1;
+            let expected = lanes.iter().fold(0u32, |s, r| s.wrapping_add(r.input));
+            let wrong: Vec<&&RaceRecord> = lanes.iter().filter(|r| r.total != expected).collect();
+            if let Some(first) = wrong.first() {
+                wrong_here += 1;
+                self.wrong_lanes += wrong.len();
+                self.example.get_or_insert_with(|| {
+                    format!(
+                        "e.g. run {run}, workgroup {workgroup}, subgroup slot {slot}: lane {} \
+                         read {}, the sum of the {} inputs is {expected}",
+                        first.lane,
+                        first.total,
+                        lanes.len()
+                    )
+                });
+            }
+        }
+        self.wrong_subgroups += wrong_here;
+        self.wrong_runs += usize::from(wrong_here > 0);
+    }
+
+    /// "wrong in X of Y runs (...)" or "appeared correct in all Y runs (...)".
+    pub fn observation(&self, guaranteed: bool) -> String {
+        let counts = format!(
+            "{} of {} subgroup totals, {} lanes",
+            self.wrong_subgroups, self.subgroups, self.wrong_lanes
+        );
+        let mut text = if self.wrong_runs > 0 {
+            format!(
+                "wrong in {} of {} runs ({counts})",
+                self.wrong_runs, self.runs
+            )
+        } else if guaranteed {
+            format!(
+                "correct in all {} runs ({} subgroup totals)",
+                self.runs, self.subgroups
+            )
+        } else {
+            format!(
+                "appeared correct in all {} runs ({} subgroup totals) — not guaranteed",
+                self.runs, self.subgroups
+            )
+        };
+        if let Some(example) = &self.example {
+            text.push_str("; ");
+            text.push_str(example);
+        }
+        if self.skipped > 0 {
+            text.push_str(&format!("; {} partial subgroups skipped", self.skipped));
+        }
+        text
+    }
+}
+
+/// The `scheduling.lockstep_race` experiment.
+pub struct LockstepRace;
+
+impl Experiment for LockstepRace {
+    fn id(&self) -> &'static str {
+        "scheduling.lockstep_race"
+    }
+
+    fn title(&self) -> &'static str {
+        "Scheduling: a warp-synchronous reduction without barriers"
+    }
+
+    fn rule(&self) -> Rule {
+        Rule {
+            text: "Lanes of a subgroup are not guaranteed to run in lockstep: a tree reduction \
+                   through workgroup memory with no barrier between its steps is a data race \
+                   that may still look correct; with barriers, or with subgroupAdd, it is right"
+                .to_owned(),
+            source: "seed 000 (What broke: warpReduceOld), seed 001 (assumptions that no longer \
+                     hold); WGSL memory model (data races)"
+                .to_owned(),
+        }
+    }
+
+    fn run(
+        &self,
+        lab: &Lab,
+        config: &RunConfig,
+        progress: Progress<'_>,
+    ) -> Result<ExperimentResult> {
+        let gpu = &lab.gpu;
+        gpu.require_subgroups(self.id())?;
+        let runs = if config.quick { 16 } else { 64 };
+        let tallies = run_variants(gpu, runs, progress)?;
+        let mut result = self.new_result();
+        result.param("workgroup_size", WORKGROUP_SIZE);
+        result.param("workgroups", WORKGROUPS);
+        result.param("runs", runs);
+        result.param("skew", SKEW);
+        result.param("seed", SEED);
+        result.param("variants", Variant::ALL.map(Variant::entry).to_vec());
+        result.param("subgroup_size_probe", lab.subgroup()?.size);
+        let unrecorded: usize = tallies.iter().map(|t| t.unrecorded).sum();
+        result.verdict(
+            "every invocation of every variant recorded a total",
+            VerdictStatus::held_if(unrecorded == 0),
+            format!("{unrecorded} invocations left no record"),
+        );
+        for (variant, tally) in Variant::ALL.iter().zip(&tallies) {
+            let status = if variant.guaranteed() {
+                VerdictStatus::held_if(tally.wrong_runs == 0 && tally.subgroups > 0)
+            } else {
+                VerdictStatus::NotGuaranteed
+            };
+            result.verdict(
+                variant.check(),
+                status,
+                tally.observation(variant.guaranteed()),
+            );
+            let name = variant.entry();
+            result.metric(&format!("{name}_runs"), tally.runs as f64);
+            result.metric(&format!("{name}_wrong_runs"), tally.wrong_runs as f64);
+            result.metric(&format!("{name}_subgroups"), tally.subgroups as f64);
+            result.metric(
+                &format!("{name}_wrong_subgroups"),
+                tally.wrong_subgroups as f64,
+            );
+        }
+        Ok(result)
+    }
+}
+
+/// Runs every variant `runs` times, one submission per run with one dispatch per variant, and
+/// checks every subgroup's total.
+fn run_variants(gpu: &GpuContext, runs: u32, progress: Progress<'_>) -> Result<Vec<Tally>> {
+    let label = "divlab.scheduling_lockstep_race";
+    let pipelines = Variant::ALL
+        .iter()
+        .map(|v| {
+            Kernel {
+                name: "scheduling_lockstep_race",
+                source: SOURCE,
+                entry: v.entry(),
+                checks: RuntimeChecks::Checked,
+            }
+            .pipeline(gpu, SOURCE, &[])
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let bytes = u64::from(runs * INVOCATIONS) * size_of::<RaceRecord>() as u64;
+    let records: Vec<wgpu::Buffer> = Variant::ALL
+        .iter()
+        .map(|_| storage_buffer(gpu, "divlab.scheduling_lockstep_race.records", bytes))
+        .collect();
+    let mut rng = fastrand::Rng::with_seed(SEED);
+    for run in 0..runs {
+        let params = RaceParams {
+            seed: rng.u32(..),
+            skew: SKEW,
+            run,
+            pad: 0,
+        };
+        let params = read_only_buffer(gpu, "divlab.scheduling_lockstep_race.params", &params);
+        let groups: Vec<wgpu::BindGroup> = pipelines
+            .iter()
+            .zip(&records)
+            .map(|(p, r)| bind_group(gpu, label, p, &[&params, r]))
+            .collect();
+        let mut encoder = gpu.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some(label),
+                timestamp_writes: None,
+            });
+            for (pipeline, group) in pipelines.iter().zip(&groups) {
+                pass.set_pipeline(pipeline);
+                pass.set_bind_group(0, group, &[]);
+                pass.dispatch_workgroups(WORKGROUPS, 1, 1);
+            }
+        }
+        gpu.submit_and_wait(label, encoder)?;
+        progress(0.9 * f64::from(run + 1) / f64::from(runs));
+    }
+    let mut tallies = Vec::new();
+    for buffer in &records {
+        let all: Vec<RaceRecord> = read_buffer(gpu, label, buffer)?;
+        let mut tally = Tally::default();
+        for (run, block) in all.chunks(INVOCATIONS as usize).enumerate() {
+            tally.add_run(run, block);
+        }
+        tallies.push(tally);
+    }
+    progress(1.0);
+    Ok(tallies)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lane(slot: u32, lane: u32, input: u32, total: u32) -> RaceRecord {
+        RaceRecord {
+            slot,
+            lane,
+            size: 2,
+            input,
+            total,
+            local_index: 0,
+            valid: 1,
+            pad: 0,
+        }
+    }
+
+    #[test]
+    fn a_wrong_lane_marks_its_subgroup_and_run() {
+        let mut tally = Tally::default();
+        tally.add_run(
+            0,
+            &[
+                lane(0, 0, 3, 7),
+                lane(0, 1, 4, 7),
+                lane(1, 0, 1, 3),
+                lane(1, 1, 2, 3),
+            ],
+        );
+        assert_eq!((tally.subgroups, tally.wrong_runs), (2, 0));
+        assert!(
+            tally
+                .observation(false)
+                .starts_with("appeared correct in all 1 runs")
+        );
+        tally.add_run(
+            1,
+            &[
+                lane(0, 0, 3, 7),
+                lane(0, 1, 4, 4),
+                lane(1, 0, 1, 3),
+                lane(1, 1, 2, 3),
+            ],
+        );
+        assert_eq!(
+            (tally.wrong_runs, tally.wrong_subgroups, tally.wrong_lanes),
+            (1, 1, 1)
+        );
+        assert!(tally.observation(false).starts_with("wrong in 1 of 2 runs"));
+    }
+
+    #[test]
+    fn an_unwritten_record_is_counted_not_checked() {
+        let mut tally = Tally::default();
+        let blank = RaceRecord {
+            size: 0,
+            ..lane(0, 0, 0, 0)
+        };
+        tally.add_run(0, &[lane(0, 0, 3, 3), blank]);
+        assert_eq!(
+            (tally.unrecorded, tally.subgroups, tally.wrong_runs),
+            (1, 1, 0)
+        );
+    }
+}

@@ -1,0 +1,465 @@
+//! `scheduling.run_ahead`: half the lanes of every subgroup run a long path, half a short one,
+//! and after the join the short lanes do independent memory work. The time of the whole against
+//! its parts, timed round-robin, says how much of the post-join work overlapped the long path:
+//!
+//! overlap = (T_long + T_post − T_base − T_full) / min(T_long − T_base, T_post − T_base)
+//!
+//! where T_base is the kernel with short paths only, counted once. 0 means the short lanes
+//! waited at the join (as under a reconvergence stack); 1 means their work hid completely under
+//! the long path (run-ahead, seed 001).
+
+use wgpu::util::DeviceExt as _;
+
+use crate::experiments::scheduling::bind_group;
+use crate::experiments::{Experiment, Lab, Progress, RunConfig};
+use crate::gpu::{GpuContext, GpuTimer, Kernel, RuntimeChecks, read_only_buffer, storage_buffer};
+use crate::report::{ExperimentResult, Point, Rule, Series, VerdictStatus};
+use crate::stats::{self, Summary};
+use crate::{Error, Result};
+
+/// The kernel. Its loops run host-set counts kept under [`MAX_LONG_ITERS`] and
+/// [`MAX_POST_ITERS`], and every index is masked or sized to the dispatch, so it needs no
+/// injected guards.
+pub const KERNEL: Kernel = Kernel {
+    name: "scheduling_run_ahead",
+    source: include_str!("../../../shaders/scheduling_run_ahead.wgsl"),
+    entry: "main",
+    checks: RuntimeChecks::UncheckedBoundedByConstruction,
+};
+
+/// Entries of the pointer-chase table. Keep in sync with `TABLE_MASK` in the shader.
+pub const TABLE_SIZE: usize = 1 << 16;
+/// Workgroups of one subgroup each: fewer than a large GPU has multiprocessors, so no subgroup
+/// hides another's wait; enough for both cores of a CPU device.
+pub const WORKGROUPS: u32 = 32;
+/// The long path's cap: 4M iterations of 4 dependent FMAs is ~35 ms on an H200 SM.
+pub const MAX_LONG_ITERS: u32 = 1 << 22;
+/// The post-join cap: 128k dependent loads of at most ~0.5 us is ~65 ms.
+pub const MAX_POST_ITERS: u32 = 1 << 17;
+/// The short path is this fraction of the long one.
+pub const SHORT_DIVISOR: u32 = 16;
+/// Seeds the table's permutation.
+pub const TABLE_SEED: u64 = 0x7ab1e;
+
+/// The kernel's parameters. Keep in sync with `AheadParams` in the shader.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct AheadParams {
+    /// Iterations of 4 dependent FMAs on the long path (even lanes).
+    pub long_iters: u32,
+    /// The same on the short path (odd lanes).
+    pub short_iters: u32,
+    /// Dependent table loads after the join.
+    pub post_iters: u32,
+    /// Lanes with `(lane & 1) == post_parity` do the post-join work; always 1 (the short lanes).
+    pub post_parity: u32,
+}
+
+/// The four timed configurations, in [`Part`] order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Part {
+    /// Short paths only: launch cost and the short path, counted once.
+    Base,
+    /// The long path, no post-join work.
+    Long,
+    /// The post-join work, no long path.
+    Post,
+    /// Both.
+    Full,
+}
+
+impl Part {
+    /// Every part, in series order.
+    pub const ALL: [Self; 4] = [Self::Base, Self::Long, Self::Post, Self::Full];
+
+    fn name(self) -> &'static str {
+        match self {
+            Self::Base => "base",
+            Self::Long => "long",
+            Self::Post => "post",
+            Self::Full => "full",
+        }
+    }
+
+    /// The parameters of this part for a long path of `long` and post-join work of `post`.
+    pub fn params(self, long: u32, post: u32) -> AheadParams {
+        let short = (long / SHORT_DIVISOR).max(1);
+        let (long_iters, post_iters) = match self {
+            Self::Base => (short, 0),
+            Self::Long => (long, 0),
+            Self::Post => (short, post),
+            Self::Full => (long, post),
+        };
+        AheadParams {
+            long_iters,
+            short_iters: short,
+            post_iters,
+            post_parity: 1,
+        }
+    }
+}
+
+/// The overlap fraction of one round's times `[base, long, post, full]` (see the module docs);
+/// `None` when a part took no measurable time.
+pub fn overlap(t: [f64; 4]) -> Option<f64> {
+    let [base, long, post, full] = t;
+    let denominator = (long - base).min(post - base);
+    (denominator > 0.0).then(|| (long + post - base - full) / denominator)
+}
+
+/// The compiled kernel and its buffers.
+struct Bench {
+    pipeline: wgpu::ComputePipeline,
+    table: wgpu::Buffer,
+    sink: wgpu::Buffer,
+    timer: GpuTimer,
+}
+
+impl Bench {
+    fn new(gpu: &GpuContext, subgroup_size: u32) -> Result<Self> {
+        let pipeline = KERNEL.pipeline(
+            gpu,
+            KERNEL.source,
+            &[("WORKGROUP_SIZE", f64::from(subgroup_size))],
+        )?;
+        let table = gpu
+            .device
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("divlab.scheduling_run_ahead.table"),
+                contents: bytemuck::cast_slice(&single_cycle(TABLE_SIZE, TABLE_SEED)),
+                usage: wgpu::BufferUsages::STORAGE,
+            });
+        let sink = storage_buffer(
+            gpu,
+            "divlab.scheduling_run_ahead.sink",
+            u64::from(WORKGROUPS * subgroup_size) * 4,
+        );
+        Ok(Self {
+            pipeline,
+            table,
+            sink,
+            timer: GpuTimer::new(gpu),
+        })
+    }
+
+    /// A dispatch with `params`, ready to time.
+    fn prepare(&self, gpu: &GpuContext, params: &AheadParams) -> wgpu::BindGroup {
+        let params = read_only_buffer(gpu, "divlab.scheduling_run_ahead.params", params);
+        bind_group(
+            gpu,
+            "divlab.scheduling_run_ahead",
+            &self.pipeline,
+            &[&params, &self.table, &self.sink],
+        )
+    }
+
+    fn time(&self, gpu: &GpuContext, group: &wgpu::BindGroup) -> Result<f64> {
+        self.timer
+            .time_pass(gpu, "divlab.scheduling_run_ahead", |pass| {
+                pass.set_pipeline(&self.pipeline);
+                pass.set_bind_group(0, group, &[]);
+                pass.dispatch_workgroups(WORKGROUPS, 1, 1);
+            })
+    }
+
+    /// The fastest of three runs: on a shared machine interruptions only add time.
+    fn fastest(&self, gpu: &GpuContext, params: &AheadParams) -> Result<f64> {
+        let group = self.prepare(gpu, params);
+        self.time(gpu, &group)?;
+        let mut best = f64::INFINITY;
+        for _ in 0..3 {
+            best = best.min(self.time(gpu, &group)?);
+        }
+        Ok(best)
+    }
+}
+
+/// A permutation of 0..n that is one cycle (Sattolo's algorithm), so a chase never settles
+/// into a short loop that stays in cache.
+pub fn single_cycle(n: usize, seed: u64) -> Vec<u32> {
+    let mut rng = fastrand::Rng::with_seed(seed);
+    let mut next: Vec<u32> = (0..n as u32).collect();
+    for i in (1..n).rev() {
+        let j = rng.usize(..i);
+        next.swap(i, j);
+    }
+    next
+}
+
+/// Finds the long path and post-join work that each take about `target_ns` beyond the base.
+/// Time is affine in iterations, so rescaling converges within a few rounds. A round changes
+/// the count at most 64x: on a noisy CPU device a small part can measure as no time at all,
+/// and a jump straight to the cap would make one dispatch take seconds.
+fn calibrate(gpu: &GpuContext, bench: &Bench, target_ns: f64) -> Result<(u32, u32)> {
+    let rescale = |iters: u32, net: f64, goal: f64, cap: u32| -> u32 {
+        let factor = (goal / net.max(1.0)).clamp(1.0 / 64.0, 64.0);
+        (f64::from(iters) * factor)
+            .round()
+            .clamp(16.0, f64::from(cap)) as u32
+    };
+    let mut long = 256;
+    let mut long_net = 0.0;
+    for _ in 0..5 {
+        let base = bench.fastest(gpu, &Part::Base.params(long, 0))?;
+        long_net = bench.fastest(gpu, &Part::Long.params(long, 0))? - base;
+        if (long_net / target_ns - 1.0).abs() < 0.2 || long == MAX_LONG_ITERS {
+            break;
+        }
+        long = rescale(long, long_net, target_ns, MAX_LONG_ITERS);
+    }
+    let goal = long_net.max(1.0);
+    let mut post = 64;
+    for _ in 0..5 {
+        let base = bench.fastest(gpu, &Part::Base.params(long, post))?;
+        let net = bench.fastest(gpu, &Part::Post.params(long, post))? - base;
+        if (net / goal - 1.0).abs() < 0.2 || post == MAX_POST_ITERS {
+            break;
+        }
+        post = rescale(post, net, goal, MAX_POST_ITERS);
+    }
+    Ok((long, post))
+}
+
+/// The `scheduling.run_ahead` experiment.
+pub struct RunAhead;
+
+impl Experiment for RunAhead {
+    fn id(&self) -> &'static str {
+        "scheduling.run_ahead"
+    }
+
+    fn title(&self) -> &'static str {
+        "Scheduling: do the short lanes of an unbalanced branch run ahead of the join?"
+    }
+
+    fn rule(&self) -> Rule {
+        Rule {
+            text: "With per-lane program counters the short side of an unbalanced branch may run \
+                   ahead past the join and overlap the long side; under a reconvergence stack it \
+                   waits at the join and the time is the sum of the parts. Neither is guaranteed"
+                .to_owned(),
+            source: "seed 001 (what it does to the cost model; per-lane program counters), seed \
+                     000"
+            .to_owned(),
+        }
+    }
+
+    fn run(
+        &self,
+        lab: &Lab,
+        config: &RunConfig,
+        progress: Progress<'_>,
+    ) -> Result<ExperimentResult> {
+        let gpu = &lab.gpu;
+        gpu.require_subgroups(self.id())?;
+        let sg = lab.subgroup()?.size;
+        let bench = Bench::new(gpu, sg)?;
+        let target_ns = if gpu.info.device_type == wgpu::DeviceType::Cpu {
+            10e6
+        } else {
+            1e6
+        };
+        let (long, post) = calibrate(gpu, &bench, target_ns)?;
+        progress(0.2);
+        let reps = config.reps();
+        let rounds = time_rounds(gpu, &bench, long, post, reps, &|f| progress(0.2 + 0.8 * f))?;
+        let mut result = self.new_result();
+        result.param("workgroup_size", sg);
+        result.param("workgroups", WORKGROUPS);
+        result.param("long_iters", long);
+        result.param("short_iters", Part::Full.params(long, post).short_iters);
+        result.param("post_iters", post);
+        result.param("fmas_per_iter", 4);
+        result.param("table_size", TABLE_SIZE);
+        result.param("target_ns", target_ns);
+        result.param("reps", reps);
+        result.param(
+            "timing_source",
+            serde_json::to_value(bench.timer.source()).expect("enum serializes"),
+        );
+        result.param(
+            "split",
+            "even subgroup_invocation_id runs the long path; odd runs the short path, then the \
+             post-join work",
+        );
+        report(&rounds, &mut result)?;
+        Ok(result)
+    }
+}
+
+/// Times every part `reps` times after a warm-up, in a fresh random order each round, and
+/// returns each round's `[base, long, post, full]`.
+fn time_rounds(
+    gpu: &GpuContext,
+    bench: &Bench,
+    long: u32,
+    post: u32,
+    reps: usize,
+    progress: Progress<'_>,
+) -> Result<Vec<[f64; 4]>> {
+    let groups: Vec<wgpu::BindGroup> = Part::ALL
+        .iter()
+        .map(|p| bench.prepare(gpu, &p.params(long, post)))
+        .collect();
+    for group in &groups {
+        bench.time(gpu, group)?;
+    }
+    let mut rng = fastrand::Rng::with_seed(0x5c4ed);
+    let mut order = [0, 1, 2, 3];
+    let mut rounds = Vec::with_capacity(reps);
+    for rep in 0..reps {
+        rng.shuffle(&mut order);
+        let mut times = [0.0; 4];
+        for &i in &order {
+            times[i] = bench.time(gpu, &groups[i])?;
+        }
+        rounds.push(times);
+        progress((rep + 1) as f64 / reps as f64);
+    }
+    Ok(rounds)
+}
+
+fn report(rounds: &[[f64; 4]], result: &mut ExperimentResult) -> Result<()> {
+    let no_numbers =
+        || Error::InvalidSettings("run_ahead needs at least one repetition".to_owned());
+    let parts: Vec<Summary> = (0..4)
+        .map(|i| stats::summarize(&rounds.iter().map(|r| r[i]).collect::<Vec<_>>()))
+        .collect::<Option<_>>()
+        .ok_or_else(no_numbers)?;
+    for (part, s) in Part::ALL.iter().zip(&parts) {
+        result.metric(&format!("t_{}_ns", part.name()), s.median);
+        result.metric(&format!("t_{}_cv", part.name()), s.cv);
+    }
+    result.series.push(Series {
+        name: "time".to_owned(),
+        x_label: "part (0 base, 1 long, 2 post, 3 full)".to_owned(),
+        y_label: "time (ns)".to_owned(),
+        points: (0..4)
+            .map(|i| Point {
+                x: i as f64,
+                y: parts[i].median,
+                y_min: Some(parts[i].min),
+                y_max: Some(parts[i].max),
+            })
+            .collect(),
+    });
+    let overlaps: Vec<f64> = rounds.iter().filter_map(|&r| overlap(r)).collect();
+    let [base, long, post, full] = [0, 1, 2, 3].map(|i| parts[i].median);
+    let times = format!(
+        "T_base {:.3} ms, T_long {:.3} ms, T_post {:.3} ms, T_full {:.3} ms (medians)",
+        base / 1e6,
+        long / 1e6,
+        post / 1e6,
+        full / 1e6
+    );
+    let Some(o) = stats::summarize(&overlaps) else {
+        result.verdict(
+            "the short lanes run ahead of the join (not guaranteed)",
+            VerdictStatus::NotGuaranteed,
+            format!("observed: no part took measurable time beyond the base; {times}"),
+        );
+        return Ok(());
+    };
+    // The quartiles as well as min/max: on a shared machine one disturbed dispatch throws its
+    // round's fraction far out, and min/max then say little about the rest.
+    let (q1, q3) = quartiles(&overlaps);
+    result.metric("overlap_fraction", o.median);
+    result.metric("overlap_fraction_min", o.min);
+    result.metric("overlap_fraction_max", o.max);
+    result.metric("overlap_fraction_q1", q1);
+    result.metric("overlap_fraction_q3", q3);
+    result.metric("overlap_rounds", o.n as f64);
+    let reading = if o.median < 0.2 {
+        "the short lanes waited at the join".to_owned()
+    } else if o.median > 0.8 {
+        "the short lanes ran ahead: their post-join work hid under the long path".to_owned()
+    } else {
+        format!(
+            "the short lanes partly ran ahead: about {:.0}% of their post-join work overlapped \
+             the long path",
+            100.0 * o.median
+        )
+    };
+    result.verdict(
+        "the short lanes run ahead of the join and overlap the long path (run-ahead; not \
+         guaranteed)",
+        VerdictStatus::NotGuaranteed,
+        format!(
+            "observed: overlap fraction {:.2} (median of {} rounds; quartiles {q1:.2}..{q3:.2}, \
+             min {:.2}, max {:.2}): {reading}; {times}",
+            o.median, o.n, o.min, o.max
+        ),
+    );
+    result.verdict(
+        "the parts add up: max(T_long, T_post) <= T_full <= T_long + T_post - T_base (overlap \
+         in [0, 1], within 0.15)",
+        VerdictStatus::consistent_if((-0.15..=1.15).contains(&o.median)),
+        format!(
+            "overlap fraction {:.2}; outside the range the split into parts does not describe \
+             the run (noise, or interference from other work)",
+            o.median
+        ),
+    );
+    Ok(())
+}
+
+/// The first and third quartiles (linear interpolation between order statistics).
+fn quartiles(values: &[f64]) -> (f64, f64) {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let at = |q: f64| {
+        let pos = q * (sorted.len().max(1) - 1) as f64;
+        let (lo, hi) = (pos.floor() as usize, pos.ceil() as usize);
+        match (sorted.get(lo), sorted.get(hi)) {
+            (Some(a), Some(b)) => a + (b - a) * (pos - lo as f64),
+            _ => f64::NAN,
+        }
+    };
+    (at(0.25), at(0.75))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn overlap_is_zero_for_a_sum_and_one_for_a_max() {
+        // base 1, long 1 + 4, post 1 + 2.
+        assert_eq!(overlap([1.0, 5.0, 3.0, 7.0]), Some(0.0));
+        assert_eq!(overlap([1.0, 5.0, 3.0, 5.0]), Some(1.0));
+        assert_eq!(overlap([1.0, 1.0, 3.0, 3.0]), None);
+    }
+
+    #[test]
+    fn quartiles_interpolate() {
+        assert_eq!(quartiles(&[4.0, 0.0, 2.0, 1.0, 3.0]), (1.0, 3.0));
+        assert_eq!(quartiles(&[0.0, 1.0]), (0.25, 0.75));
+        assert!(quartiles(&[]).0.is_nan());
+    }
+
+    #[test]
+    fn the_table_is_one_cycle() {
+        let next = single_cycle(1024, 7);
+        let (mut at, mut steps) = (0usize, 0);
+        loop {
+            at = next[at] as usize;
+            steps += 1;
+            if at == 0 {
+                break;
+            }
+        }
+        assert_eq!(steps, 1024);
+    }
+
+    #[test]
+    fn parts_differ_only_in_what_they_name() {
+        let [base, long, post, full] = Part::ALL.map(|p| p.params(1600, 50));
+        assert_eq!((base.long_iters, base.post_iters), (100, 0));
+        assert_eq!((long.long_iters, long.post_iters), (1600, 0));
+        assert_eq!((post.long_iters, post.post_iters), (100, 50));
+        assert_eq!(
+            (full.long_iters, full.post_iters, full.short_iters),
+            (1600, 50, 100)
+        );
+    }
+}
