@@ -6,6 +6,7 @@
 pub mod bench;
 mod error;
 pub mod experiments;
+pub mod fuzz;
 pub mod gpu;
 pub mod model;
 pub mod report;

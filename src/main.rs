@@ -10,6 +10,7 @@ use anyhow::Context as _;
 use clap::{Parser, Subcommand};
 use divlab::bench::{BenchConfig, BenchEvent, run_bench};
 use divlab::experiments::{Lab, RunConfig};
+use divlab::fuzz;
 use divlab::gpu::{AdapterSelector, BackendChoice, GpuContext, adapters};
 use divlab::report::{
     ExperimentStatus, markdown_key_table, read_json, summary_table, write_csv, write_json,
@@ -50,12 +51,51 @@ struct Cli {
 enum Command {
     /// List every adapter on every backend; `*` marks the one divlab uses by default.
     Adapters,
+    /// Generate random structured programs, run them, and compare every ballot with the
+    /// maximal-reconvergence simulation; failing programs are shrunk into reproducers.
+    Fuzz {
+        /// How many seeds (each runs once per style).
+        #[arg(long, default_value_t = 100)]
+        seeds: u64,
+        /// The first seed.
+        #[arg(long, default_value_t = 0)]
+        start: u64,
+        /// Which ballots are checked.
+        #[arg(long, value_enum, default_value_t = StyleChoice::All)]
+        style: StyleChoice,
+        /// Program size and nesting.
+        #[arg(long, value_enum, default_value_t = fuzz::Size::Medium)]
+        size: fuzz::Size,
+        /// Write each failure's shrunk reproducer to DIR/<seed>/<style>/.
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+    },
     /// Print a Markdown table of the divergence study's key figures from result files.
     Table {
         /// Result documents written by `divlab --bench --json`.
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },
+}
+
+/// `--style`: one style, or all three.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum StyleChoice {
+    Maximal,
+    Subgroup,
+    Workgroup,
+    All,
+}
+
+impl StyleChoice {
+    fn styles(self) -> Vec<fuzz::Style> {
+        match self {
+            StyleChoice::Maximal => vec![fuzz::Style::Maximal],
+            StyleChoice::Subgroup => vec![fuzz::Style::Subgroup],
+            StyleChoice::Workgroup => vec![fuzz::Style::Workgroup],
+            StyleChoice::All => fuzz::Style::ALL.to_vec(),
+        }
+    }
 }
 
 fn parse_backend(s: &str) -> Result<BackendChoice, String> {
@@ -101,6 +141,23 @@ fn run(cli: Cli) -> Result<u8, Failure> {
     match cli.command {
         Some(Command::Adapters) => list_adapters(&selector),
         Some(Command::Table { files }) => key_table(&files),
+        Some(Command::Fuzz {
+            seeds,
+            start,
+            style,
+            size,
+            out,
+        }) => {
+            let campaign = fuzz::Campaign {
+                start,
+                seeds,
+                styles: style.styles(),
+                size,
+                out,
+                shrink_attempts: 400,
+            };
+            run_fuzz(&campaign, &selector)
+        }
         None if cli.bench => bench(&cli, &selector),
         None => Err(Failure::from(anyhow::anyhow!(
             "the desktop app is not built yet; run `divlab --bench` (see `divlab --help`)"
@@ -120,6 +177,25 @@ fn list_adapters(selector: &AdapterSelector) -> Result<u8, Failure> {
         "{}",
         adapters::format_adapter_table(list.iter().map(|(e, _)| e))
     );
+    Ok(0)
+}
+
+fn run_fuzz(campaign: &fuzz::Campaign, selector: &AdapterSelector) -> Result<u8, Failure> {
+    if campaign.seeds == 0 {
+        return Err(anyhow::anyhow!("--seeds 0 runs nothing; pass at least 1").into());
+    }
+    let gpu = GpuContext::new(selector)?;
+    let total = campaign.seeds * campaign.styles.len() as u64;
+    let bar = indicatif::ProgressBar::new(total);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{bar:30} {pos:>5}/{len} {elapsed} programs")
+            .expect("template is valid")
+            .progress_chars("=> "),
+    );
+    let tallies = fuzz::run_campaign(&gpu, campaign, &|done, _| bar.set_position(done))?;
+    bar.finish_and_clear();
+    println!("adapter: {} ({:?})", gpu.info.name, gpu.info.backend);
+    print!("{}", fuzz::pass_rate_table(campaign, &tallies));
     Ok(0)
 }
 

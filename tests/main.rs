@@ -13,6 +13,8 @@ mod cli;
 mod convergence;
 #[path = "main/divergence.rs"]
 mod divergence;
+#[path = "main/fuzz.rs"]
+mod fuzz;
 #[path = "main/gpu.rs"]
 mod gpu;
 #[path = "main/readme.rs"]

@@ -3,6 +3,7 @@
 pub mod convergence;
 pub mod divergence;
 pub mod fma_chain;
+pub mod fuzz;
 pub mod scheduling;
 pub mod subgroup_ops;
 pub mod subgroup_size;
@@ -139,6 +140,7 @@ pub fn registry() -> Vec<Box<dyn Experiment>> {
     );
     experiments.push(Box::new(subgroup_ops::SubgroupOps));
     experiments.extend(scheduling::all());
+    experiments.push(Box::new(fuzz::ReconvergenceFuzz));
     experiments
 }
 

@@ -2,4 +2,5 @@
 
 pub mod convergence;
 pub mod divergence;
+pub mod reconvergence;
 pub mod subgroup_ops;

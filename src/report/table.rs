@@ -17,6 +17,11 @@ const KEY_METRICS: &[&str] = &[
     "baseline_gflops",
     "occupancy_spread",
     "cv_median",
+    "interleaved_fraction",
+    "overlap_fraction",
+    "pass_rate_maximal",
+    "pass_rate_subgroup",
+    "pass_rate_workgroup",
 ];
 
 /// Formats the document as the table `--bench` prints on stdout.

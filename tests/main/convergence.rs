@@ -16,7 +16,7 @@ fn no_scenario_violates_a_guarantee_and_bench_prints_the_table() {
     let dir = temp_dir();
     let json = path_in(&dir, "convergence.json");
     let mut cmd = divlab(dir.path());
-    cmd.args(["--bench", "--only", "convergence", "--json"])
+    cmd.args(["--bench", "--only", "convergence.", "--json"])
         .arg(&json);
     let out = run(cmd);
     out.assert_code(0);

@@ -1,0 +1,76 @@
+//! `fuzz.reconvergence`: a small fixed batch of the reconvergence fuzzer, so result files carry
+//! each device's pass rate per style for comparison. `divlab fuzz` runs large batches.
+
+use crate::Result;
+use crate::experiments::{Experiment, Lab, Progress, RunConfig};
+use crate::fuzz::{self, Campaign, Size, Style};
+use crate::report::{ExperimentResult, Rule, VerdictStatus};
+
+/// The fixed batch: seeds 0..SEEDS (QUICK_SEEDS with `--quick`), medium size, every style.
+const SEEDS: u64 = 24;
+const QUICK_SEEDS: u64 = 8;
+
+/// The `fuzz.reconvergence` experiment.
+pub struct ReconvergenceFuzz;
+
+impl Experiment for ReconvergenceFuzz {
+    fn id(&self) -> &'static str {
+        "fuzz.reconvergence"
+    }
+
+    fn title(&self) -> &'static str {
+        "Reconvergence fuzzer: random structured programs against maximal reconvergence"
+    }
+
+    fn rule(&self) -> Rule {
+        Rule {
+            text: "Under maximal reconvergence every ballot equals the simulated one; WGSL \
+                   guarantees none of it, so pass rates are portability information"
+                .to_owned(),
+            source: "seed 003 (structured reconvergence); Vulkan reconvergence tests' styles"
+                .to_owned(),
+        }
+    }
+
+    fn run(
+        &self,
+        lab: &Lab,
+        config: &RunConfig,
+        progress: Progress<'_>,
+    ) -> Result<ExperimentResult> {
+        let campaign = Campaign {
+            start: 0,
+            seeds: if config.quick { QUICK_SEEDS } else { SEEDS },
+            styles: Style::ALL.to_vec(),
+            size: Size::Medium,
+            out: None,
+            shrink_attempts: 0,
+        };
+        let tallies = fuzz::run_campaign(&lab.gpu, &campaign, &|done, total| {
+            progress(done as f64 / total as f64);
+        })?;
+        let mut result = self.new_result();
+        result.param(
+            "seeds",
+            vec![campaign.start, campaign.start + campaign.seeds],
+        );
+        result.param("size", "medium");
+        for t in &tallies {
+            let name = t.style.name();
+            result.metric(&format!("pass_rate_{name}"), t.pass_rate());
+            result.metric(&format!("programs_{name}"), t.programs as f64);
+            let failing: Vec<u64> = t.failures.iter().map(|&(seed, _)| seed).collect();
+            result.param(&format!("failing_seeds_{name}"), failing.clone());
+            result.verdict(
+                format!("{name} style: ballots match the simulation (not guaranteed)"),
+                VerdictStatus::NotGuaranteed,
+                format!(
+                    "observed: {}/{} programs matched; failing seeds {failing:?} (reproduce with \
+                     `divlab fuzz --start SEED --seeds 1 --style {name} --out DIR`)",
+                    t.passed, t.programs
+                ),
+            );
+        }
+        Ok(result)
+    }
+}
