@@ -241,8 +241,9 @@ impl Generator {
 
     fn cond(&mut self, cx: Context) -> Cond {
         loop {
-            match self.rng.u32(0..8) {
+            match self.rng.u32(0..9) {
                 0 => return Cond::Uniform(self.rng.bool()),
+                8 => return Cond::SubgroupMask(self.rng.usize(0..self.id_masks)),
                 1..=3 => return Cond::LaneMask(self.rng.usize(0..self.lane_masks)),
                 4 | 5 => return Cond::IdMask(self.rng.usize(0..self.id_masks)),
                 _ if cx.counters > 0 => {

@@ -22,9 +22,10 @@ use wgsl::{FuzzInfo, FuzzRecord, MAX_RECORDS, WORKGROUP_SIZE};
 pub enum Style {
     /// Every ballot must equal the simulated one: maximal reconvergence.
     Maximal,
-    /// Only ballots the simulation takes with the whole subgroup active.
+    /// Only ballots in subgroup-uniform control flow (WGSL's static rules) with the whole
+    /// subgroup active.
     Subgroup,
-    /// Only ballots the simulation takes with the whole workgroup active.
+    /// Only ballots in workgroup-uniform control flow with the whole workgroup active.
     Workgroup,
 }
 
@@ -50,8 +51,8 @@ impl Style {
     fn checks(self, e: &ExpectedBallot) -> bool {
         match self {
             Style::Maximal => true,
-            Style::Subgroup => e.subgroup_full,
-            Style::Workgroup => e.workgroup_full,
+            Style::Subgroup => e.subgroup_uniform,
+            Style::Workgroup => e.workgroup_uniform,
         }
     }
 }
@@ -296,6 +297,9 @@ pub fn describe(
     (exp, obs, diff)
 }
 
+/// Failures per style that are shrunk and written out; later ones are only listed.
+pub const MAX_REPRODUCERS: usize = 20;
+
 /// What `divlab fuzz` runs.
 #[derive(Clone, Debug)]
 pub struct Campaign {
@@ -318,7 +322,7 @@ pub struct StyleTally {
     pub programs: u64,
     pub passed: u64,
     /// Failing seeds, with the line count of the shrunk reproducer's program where one was
-    /// written.
+    /// written (for the first [`MAX_REPRODUCERS`]).
     pub failures: Vec<(u64, Option<usize>)>,
 }
 
@@ -357,9 +361,12 @@ pub fn run_campaign(
             if outcome.passed() {
                 tally.passed += 1;
             } else {
+                // Shrinking costs hundreds of runs: the first failures of each style get it.
                 let lines = match &campaign.out {
-                    Some(dir) => Some(write_reproducer(gpu, dir, campaign, &outcome)?),
-                    None => None,
+                    Some(dir) if tally.failures.len() < MAX_REPRODUCERS => {
+                        Some(write_reproducer(gpu, dir, campaign, &outcome)?)
+                    }
+                    _ => None,
                 };
                 tally.failures.push((seed, lines));
             }

@@ -55,6 +55,8 @@ struct Record {
 var<private> id: u32;
 var<private> lane: u32;
 var<private> count: u32;
+// The local index of the subgroup's lane 0, for conditions uniform per subgroup.
+var<private> sg_first: u32;
 
 fn in_mask(m: vec4<u32>, x: u32) -> bool {
     return ((m[x / 32u] >> (x % 32u)) & 1u) == 1u;
@@ -107,7 +109,8 @@ pub fn emit(program: &Program) -> String {
              // params.one is 1; reading it here keeps its binding in every program.\n    \
              count = params.one - 1u;\n    \
              // `arrayLength(&records) * 0u` is 0: it keeps the binding when no ballot is left.\n    \
-             info[lid] = vec4<u32>(sid, subgroupBroadcastFirst(lid), size, arrayLength(&records) * 0u);\n",
+             sg_first = subgroupBroadcastFirst(lid);\n    \
+             info[lid] = vec4<u32>(sid, sg_first, size, arrayLength(&records) * 0u);\n",
     );
     w.body(&program.main);
     w.out.push_str("}\n");
@@ -238,6 +241,9 @@ impl Writer<'_> {
             Cond::Uniform(false) => "params.one == 0u".to_owned(),
             Cond::LaneMask(k) => format!("in_mask({}, lane)", words(self.program.lane_masks[k])),
             Cond::IdMask(k) => format!("in_mask({}, id)", words(self.program.id_masks[k])),
+            Cond::SubgroupMask(k) => {
+                format!("in_mask({}, sg_first)", words(self.program.id_masks[k]))
+            }
             Cond::LaneAndIteration { modulus } => {
                 format!(
                     "(lane + i{}) % {modulus}u == 0u",

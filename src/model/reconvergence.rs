@@ -11,6 +11,8 @@
 //! elect loops because each iteration retires at least one invocation per subgroup (and by a
 //! guard at the workgroup size besides).
 
+use std::collections::BTreeMap;
+
 /// A program: `main`'s body and the functions it may call. A function only calls functions
 /// with a higher index, so there is no recursion.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -34,6 +36,9 @@ pub enum Cond {
     IdMask(usize),
     /// `(subgroup_invocation_id + i) % modulus == 0`, with `i` the innermost `for` counter.
     LaneAndIteration { modulus: u32 },
+    /// Bit `s` of `id_masks[i]`, with `s` the local index of the subgroup's lane 0: the same
+    /// for a whole subgroup, different between subgroups.
+    SubgroupMask(usize),
 }
 
 /// A `switch` selector.
@@ -136,10 +141,12 @@ pub struct ExpectedBallot {
     pub point: u32,
     /// Over local indices: the invocation's subgroup members active with it.
     pub ballot: u128,
-    /// The whole subgroup was active (the `subgroup` style checks these).
-    pub subgroup_full: bool,
-    /// The whole workgroup was active (the `workgroup` style checks these).
-    pub workgroup_full: bool,
+    /// Taken in subgroup-uniform control flow by WGSL's static rules, with the whole subgroup
+    /// active: the `subgroup` style checks these.
+    pub subgroup_uniform: bool,
+    /// Taken in workgroup-uniform control flow, with the whole workgroup active: the
+    /// `workgroup` style checks these.
+    pub workgroup_uniform: bool,
 }
 
 /// Each invocation's expected records, in order, under maximal reconvergence.
@@ -147,6 +154,7 @@ pub fn simulate(program: &Program, layout: &Layout) -> Vec<Vec<ExpectedBallot>> 
     let mut sim = Simulator {
         program,
         layout,
+        uniform: uniform_points(program),
         records: vec![Vec::new(); layout.invocations()],
         loops: Vec::new(),
         returned: Vec::new(),
@@ -168,6 +176,8 @@ struct LoopExits {
 struct Simulator<'a> {
     program: &'a Program,
     layout: &'a Layout,
+    /// Each point's static uniformity.
+    uniform: BTreeMap<u32, Scopes>,
     records: Vec<Vec<ExpectedBallot>>,
     loops: Vec<LoopExits>,
     /// Per active call (main first): invocations that returned.
@@ -296,15 +306,16 @@ impl Simulator<'_> {
 
     fn ballot(&mut self, point: u32, mask: u128) {
         let layout = self.layout;
-        let workgroup_full = mask == layout.all();
+        let scopes = self.uniform.get(&point).copied().unwrap_or(Scopes::NONE);
+        let workgroup_uniform = scopes.workgroup && mask == layout.all();
         for i in bits(mask) {
             let subgroup = layout.subgroups[layout.subgroup[i]];
             let ballot = mask & subgroup;
             self.records[i].push(ExpectedBallot {
                 point,
                 ballot,
-                subgroup_full: ballot == subgroup,
-                workgroup_full,
+                subgroup_uniform: scopes.subgroup && ballot == subgroup,
+                workgroup_uniform,
             });
         }
     }
@@ -334,6 +345,15 @@ impl Simulator<'_> {
                 where_(&|i| m >> layout.lane[i] & 1 == 1)
             }
             Cond::IdMask(k) => self.program.id_masks[k] & layout.all(),
+            Cond::SubgroupMask(k) => {
+                let m = self.program.id_masks[k];
+                where_(&|i| {
+                    let s = layout.subgroups[layout.subgroup[i]];
+                    bits(s)
+                        .find(|&j| layout.lane[j] == 0)
+                        .is_some_and(|first| m >> first & 1 == 1)
+                })
+            }
             Cond::LaneAndIteration { modulus } => {
                 let i_ = self.counters.last().copied().unwrap_or(0);
                 where_(&|i| (layout.lane[i] + i_).is_multiple_of(modulus))
@@ -368,6 +388,207 @@ impl Simulator<'_> {
             Bound::Lane { modulus } => (0..layout.invocations())
                 .filter(|&j| i < layout.lane[j] % modulus + 1)
                 .fold(0, |m, j| m | 1 << j),
+        }
+    }
+}
+
+/// Whether control flow is uniform across the subgroup and across the workgroup.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Scopes {
+    pub subgroup: bool,
+    pub workgroup: bool,
+}
+
+impl Scopes {
+    pub const BOTH: Scopes = Scopes {
+        subgroup: true,
+        workgroup: true,
+    };
+    pub const NONE: Scopes = Scopes {
+        subgroup: false,
+        workgroup: false,
+    };
+
+    fn and(self, o: Scopes) -> Scopes {
+        Scopes {
+            subgroup: self.subgroup && o.subgroup,
+            workgroup: self.workgroup && o.workgroup,
+        }
+    }
+
+    fn of_cond(c: Cond) -> Scopes {
+        match c {
+            Cond::Uniform(_) => Scopes::BOTH,
+            Cond::SubgroupMask(_) => Scopes {
+                subgroup: true,
+                workgroup: false,
+            },
+            Cond::LaneMask(_) | Cond::IdMask(_) | Cond::LaneAndIteration { .. } => Scopes::NONE,
+        }
+    }
+}
+
+/// Each record point's static uniformity, by the rules of WGSL's uniformity analysis (spec
+/// "Uniformity") as they apply to these programs: a condition on the lane, the invocation or
+/// an election is non-uniform; after an `if` or `switch` whose branches only fall through,
+/// control flow is as uniform as before it, but not after one that may `break`, `continue` or
+/// `return` under a non-uniform condition; a loop's body and everything after it are
+/// non-uniform when its bound, its exits or its body's end are; a function's body is as
+/// uniform as its least uniform call site, and a non-uniform `return` makes the caller
+/// non-uniform after the call. Ballots in non-uniform control flow carry no reconvergence
+/// promise, so the `subgroup` and `workgroup` styles skip them.
+pub fn uniform_points(program: &Program) -> BTreeMap<u32, Scopes> {
+    let mut walk = StaticWalk {
+        program,
+        points: BTreeMap::new(),
+        record: true,
+    };
+    walk.block(&program.main, Scopes::BOTH);
+    walk.points
+}
+
+/// What a block does to control flow: uniformity at its end, and at its exits.
+#[derive(Clone, Copy)]
+struct Flow {
+    end: Scopes,
+    /// The AND over `break` and `continue` of the innermost loop, and whether there are any.
+    loop_exits: Option<Scopes>,
+    /// The AND over `return`s, and whether there are any.
+    returns: Option<Scopes>,
+}
+
+fn and_opt(a: Option<Scopes>, b: Option<Scopes>) -> Option<Scopes> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.and(b)),
+        (a, None) => a,
+        (None, b) => b,
+    }
+}
+
+struct StaticWalk<'a> {
+    program: &'a Program,
+    points: BTreeMap<u32, Scopes>,
+    /// False on a loop's first pass, which only measures the body.
+    record: bool,
+}
+
+impl StaticWalk<'_> {
+    fn block(&mut self, stmts: &[Stmt], mut cf: Scopes) -> Flow {
+        let mut flow = Flow {
+            end: cf,
+            loop_exits: None,
+            returns: None,
+        };
+        for s in stmts {
+            let f = self.stmt(s, cf);
+            flow.loop_exits = and_opt(flow.loop_exits, f.loop_exits);
+            flow.returns = and_opt(flow.returns, f.returns);
+            cf = f.end;
+        }
+        flow.end = cf;
+        flow
+    }
+
+    /// An `if`, `switch` or elect block: branches run under `inner`; after it control flow is
+    /// `cf` again unless a branch may leave early.
+    fn branches(&mut self, blocks: &[&Vec<Stmt>], cf: Scopes, decision: Scopes) -> Flow {
+        let inner = cf.and(decision);
+        let mut out = Flow {
+            end: cf,
+            loop_exits: None,
+            returns: None,
+        };
+        let mut ends = inner;
+        for b in blocks {
+            let f = self.block(b, inner);
+            out.loop_exits = and_opt(out.loop_exits, f.loop_exits);
+            out.returns = and_opt(out.returns, f.returns);
+            ends = ends.and(f.end);
+        }
+        if out.loop_exits.is_some() || out.returns.is_some() {
+            out.end = ends;
+        }
+        out
+    }
+
+    fn stmt(&mut self, stmt: &Stmt, cf: Scopes) -> Flow {
+        let plain = |end| Flow {
+            end,
+            loop_exits: None,
+            returns: None,
+        };
+        match stmt {
+            Stmt::Ballot(p) => {
+                if self.record {
+                    let entry = self.points.entry(*p).or_insert(cf);
+                    *entry = entry.and(cf);
+                }
+                plain(cf)
+            }
+            Stmt::If {
+                cond,
+                then,
+                otherwise,
+            } => self.branches(&[then, otherwise], cf, Scopes::of_cond(*cond)),
+            Stmt::Switch {
+                selector,
+                cases,
+                default,
+            } => {
+                let decision = match selector {
+                    Selector::Uniform(_) => Scopes::BOTH,
+                    Selector::Lane { .. } | Selector::Id { .. } => Scopes::NONE,
+                };
+                let blocks: Vec<&Vec<Stmt>> =
+                    cases.iter().map(|(_, b)| b).chain([default]).collect();
+                self.branches(&blocks, cf, decision)
+            }
+            Stmt::Elect { body } => self.branches(&[body], cf, Scopes::NONE),
+            Stmt::For { bound, body } => {
+                let bounded = cf.and(match bound {
+                    Bound::Uniform(_) => Scopes::BOTH,
+                    Bound::Lane { .. } => Scopes::NONE,
+                });
+                // First pass: what the body does to itself; the loop is only as uniform as
+                // its exits and its end (the next iteration starts there).
+                let record = std::mem::replace(&mut self.record, false);
+                let trial = self.block(body, bounded);
+                self.record = record;
+                let looped = bounded
+                    .and(trial.end)
+                    .and(trial.loop_exits.unwrap_or(Scopes::BOTH));
+                let f = self.block(body, looped);
+                Flow {
+                    end: looped,
+                    loop_exits: None,
+                    returns: f.returns,
+                }
+            }
+            Stmt::ElectLoop { body } => {
+                // Who leaves depends on an election: the loop is non-uniform throughout.
+                let f = self.block(body, Scopes::NONE);
+                Flow {
+                    end: Scopes::NONE,
+                    loop_exits: None,
+                    returns: f.returns,
+                }
+            }
+            Stmt::Call(f) => {
+                let body = &self.program.functions[*f];
+                let flow = self.block(body, cf);
+                let after = flow.end.and(flow.returns.unwrap_or(Scopes::BOTH));
+                plain(cf.and(after))
+            }
+            Stmt::Break | Stmt::Continue => Flow {
+                end: cf,
+                loop_exits: Some(cf),
+                returns: None,
+            },
+            Stmt::Return => Flow {
+                end: cf,
+                loop_exits: None,
+                returns: Some(cf),
+            },
         }
     }
 }
@@ -435,7 +656,7 @@ mod tests {
         assert_eq!(seq(&p, 0), [(1, SG0), (2, SG0)]);
         assert_eq!(seq(&p, 6), [(1, SG1), (2, SG1)]);
         let e = &simulate(&p, &layout())[0][0];
-        assert!(e.subgroup_full && e.workgroup_full);
+        assert!(e.subgroup_uniform && e.workgroup_uniform);
     }
 
     #[test]
@@ -465,7 +686,7 @@ mod tests {
         assert_eq!(seq(&p, 5), [(1, ids(&[5])), (2, SG1)]);
         assert_eq!(seq(&p, 1), [(2, SG0)]);
         let e = &simulate(&p, &layout())[0][0];
-        assert!(!e.subgroup_full && !e.workgroup_full);
+        assert!(!e.subgroup_uniform && !e.workgroup_uniform);
     }
 
     #[test]
@@ -479,7 +700,7 @@ mod tests {
             assert_eq!(seq(&p, i).len(), 1);
             assert_eq!(seq(&p, i)[0].0, 2);
         }
-        assert!(simulate(&p, &layout())[3][0].workgroup_full);
+        assert!(simulate(&p, &layout())[3][0].workgroup_uniform);
     }
 
     #[test]
@@ -694,6 +915,102 @@ mod tests {
         }]);
         // Lane 0 records at j = 0 in both outer iterations.
         assert_eq!(seq(&p, 0), [(1, ids(&[0, 2])), (1, ids(&[0, 2]))]);
+    }
+
+    fn uniform_at(p: &Program, point: u32) -> (bool, bool) {
+        let s = uniform_points(p)[&point];
+        (s.subgroup, s.workgroup)
+    }
+
+    #[test]
+    fn static_uniformity_follows_the_wgsl_rules() {
+        let lane_loop = program(vec![
+            Stmt::Ballot(1),
+            Stmt::For {
+                bound: Bound::Lane { modulus: 2 },
+                body: vec![Stmt::Ballot(2)],
+            },
+            Stmt::Ballot(3),
+        ]);
+        assert_eq!(uniform_at(&lane_loop, 1), (true, true));
+        assert_eq!(uniform_at(&lane_loop, 2), (false, false));
+        assert_eq!(
+            uniform_at(&lane_loop, 3),
+            (false, false),
+            "after a lane-bound loop"
+        );
+
+        // A non-uniform break taints the rest of the body, every iteration, and what follows.
+        let mut breaking = program(vec![
+            Stmt::For {
+                bound: Bound::Uniform(3),
+                body: vec![
+                    Stmt::Ballot(1),
+                    if_(Cond::LaneMask(0), vec![Stmt::Break], vec![]),
+                    Stmt::Ballot(2),
+                ],
+            },
+            Stmt::Ballot(3),
+        ]);
+        breaking.lane_masks = vec![1];
+        for point in 1..=3 {
+            assert_eq!(
+                uniform_at(&breaking, point),
+                (false, false),
+                "point {point}"
+            );
+        }
+
+        // An if that only falls through leaves control flow as it was.
+        let mut plain_if = program(vec![
+            if_(Cond::LaneMask(0), vec![Stmt::Ballot(1)], vec![]),
+            Stmt::Ballot(2),
+        ]);
+        plain_if.lane_masks = vec![1];
+        assert_eq!(uniform_at(&plain_if, 1), (false, false));
+        assert_eq!(uniform_at(&plain_if, 2), (true, true));
+
+        // A per-subgroup condition is subgroup-uniform only.
+        let mut per_subgroup = program(vec![if_(
+            Cond::SubgroupMask(0),
+            vec![Stmt::Ballot(1)],
+            vec![],
+        )]);
+        per_subgroup.id_masks = vec![1];
+        assert_eq!(uniform_at(&per_subgroup, 1), (true, false));
+
+        // A function is as uniform as its least uniform call site; a non-uniform return in it
+        // makes the caller non-uniform after the call.
+        let mut calls = program(vec![
+            Stmt::Call(0),
+            if_(Cond::LaneMask(0), vec![Stmt::Call(0)], vec![]),
+            Stmt::Ballot(2),
+            Stmt::Call(1),
+            Stmt::Ballot(3),
+        ]);
+        calls.functions = vec![
+            vec![Stmt::Ballot(1)],
+            vec![if_(Cond::LaneMask(0), vec![Stmt::Return], vec![])],
+        ];
+        calls.lane_masks = vec![1];
+        assert_eq!(uniform_at(&calls, 1), (false, false));
+        assert_eq!(uniform_at(&calls, 2), (true, true));
+        assert_eq!(uniform_at(&calls, 3), (false, false));
+    }
+
+    #[test]
+    fn subgroup_masks_select_whole_subgroups() {
+        let mut p = program(vec![if_(
+            Cond::SubgroupMask(0),
+            vec![Stmt::Ballot(1)],
+            vec![],
+        )]);
+        // Bit 4 is subgroup 1's lane 0.
+        p.id_masks = vec![1 << 4];
+        assert_eq!(seq(&p, 0), []);
+        assert_eq!(seq(&p, 5), [(1, SG1)]);
+        let e = simulate(&p, &layout())[5][0];
+        assert!(e.subgroup_uniform && !e.workgroup_uniform);
     }
 
     /// The convergence scenarios, written as programs, give the structured sets their own
