@@ -6,6 +6,8 @@
 // Conditions are on the lane (`subgroup_invocation_id`) or the local index, so every scenario
 // diverges inside each subgroup whatever its size. Every loop has a constant bound.
 enable subgroups;
+// Subgroup ops in divergent branches are the point of these scenarios.
+diagnostic(off, subgroup_uniformity);
 
 // One workgroup of this size; keep in sync with WORKGROUP_SIZE in src/experiments/convergence.rs.
 const WORKGROUP_SIZE: u32 = 128u;

@@ -11,5 +11,6 @@ pub mod gpu;
 pub mod model;
 pub mod report;
 pub mod stats;
+pub mod uniformity;
 
 pub use error::{Error, Result};

@@ -1,7 +1,8 @@
 //! The `divlab` command line. It parses arguments and calls the library; nothing else.
 //!
 //! Exit codes: 0 success; 1 a verdict is `violated` (a driver or compiler bug) or an experiment
-//! failed with `error`; 2 a usage or setup error (bad arguments, no adapter, unreadable file).
+//! failed with `error`, or `divlab uniformity` found an error-level diagnostic; 2 a usage or
+//! setup error (bad arguments, no adapter, unreadable file).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -76,6 +77,19 @@ enum Command {
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },
+    /// Static uniformity analysis of a WGSL file by the WGSL spec's rules: diagnostics with
+    /// reasons; exit code 1 when one is an error.
+    Uniformity {
+        /// The WGSL source.
+        file: PathBuf,
+        /// Print the analysis as JSON (diagnostics, and a verdict per line) instead.
+        #[arg(long)]
+        json: bool,
+        /// Check subgroup builtins at workgroup scope, as without the `subgroup_uniformity`
+        /// language extension.
+        #[arg(long)]
+        no_subgroup_uniformity_extension: bool,
+    },
 }
 
 /// `--style`: one style, or all three.
@@ -141,6 +155,11 @@ fn run(cli: Cli) -> Result<u8, Failure> {
     match cli.command {
         Some(Command::Adapters) => list_adapters(&selector),
         Some(Command::Table { files }) => key_table(&files),
+        Some(Command::Uniformity {
+            file,
+            json,
+            no_subgroup_uniformity_extension,
+        }) => uniformity(&file, json, !no_subgroup_uniformity_extension),
         Some(Command::Fuzz {
             seeds,
             start,
@@ -212,6 +231,23 @@ fn key_table(files: &[PathBuf]) -> Result<u8, Failure> {
         .collect::<divlab::Result<Vec<_>>>()?;
     print!("{}", markdown_key_table(&docs));
     Ok(0)
+}
+
+fn uniformity(file: &std::path::Path, json: bool, extension: bool) -> Result<u8, Failure> {
+    let text =
+        std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?;
+    let options = divlab::uniformity::Options {
+        subgroup_uniformity_extension: extension,
+    };
+    let analysis =
+        divlab::uniformity::analyze_source_with(&file.display().to_string(), &text, &options)?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&analysis)?);
+    } else {
+        print!("{}", analysis.render());
+        println!("{}", divlab::uniformity::summary(&analysis));
+    }
+    Ok(u8::from(analysis.has_errors()))
 }
 
 fn bench(cli: &Cli, selector: &AdapterSelector) -> Result<u8, Failure> {

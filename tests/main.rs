@@ -25,5 +25,7 @@ mod report;
 mod scheduling;
 #[path = "main/subgroup_ops.rs"]
 mod subgroup_ops;
+#[path = "main/uniformity.rs"]
+mod uniformity;
 #[path = "main/util.rs"]
 mod util;
