@@ -152,7 +152,9 @@ impl Experiment for Convergence {
                 .map(|p| p.label)
                 .collect::<Vec<_>>(),
         );
-        add_verdicts(self.scenario, &assessment, &mut result);
+        let statics = static_verdicts(self.scenario)?;
+        result.param("static_verdicts", statics.clone());
+        add_verdicts(self.scenario, &assessment, &statics, &mut result);
         result.lanes = lane_records(&subgroups);
         progress(1.0);
         Ok(result)
@@ -229,7 +231,39 @@ fn lane_records(subgroups: &[SubgroupRecords]) -> Vec<LaneRecord> {
         .collect()
 }
 
-fn add_verdicts(scenario: Scenario, a: &Assessment, result: &mut ExperimentResult) {
+/// Each record point's static verdict from WGSL's uniformity analysis (`divlab::uniformity`),
+/// to read beside what the device did there.
+fn static_verdicts(scenario: Scenario) -> Result<Vec<String>> {
+    let analysis = crate::uniformity::analyze_source("shaders/convergence.wgsl", SOURCE)?;
+    let lines: Vec<&str> = SOURCE.lines().collect();
+    let entry = format!("fn {}(", scenario.entry());
+    let start = lines
+        .iter()
+        .position(|l| l.starts_with(&entry))
+        .unwrap_or(0);
+    Ok((0..scenario.points().len())
+        .map(|p| {
+            // In the entry point, or else in the helper it calls (defined above it).
+            let needle = format!("record({p}u,");
+            let line = lines[start..]
+                .iter()
+                .position(|l| l.contains(&needle))
+                .map(|i| start + i)
+                .or_else(|| lines[..start].iter().rposition(|l| l.contains(&needle)));
+            line.map_or_else(
+                || "no record call found".to_owned(),
+                |i| format!("line {}: {}", i + 1, analysis.describe_line(i as u32 + 1)),
+            )
+        })
+        .collect())
+}
+
+fn add_verdicts(
+    scenario: Scenario,
+    a: &Assessment,
+    statics: &[String],
+    result: &mut ExperimentResult,
+) {
     let guaranteed = [
         (
             "control flow reaches exactly the modelled record points",
@@ -288,7 +322,7 @@ fn add_verdicts(scenario: Scenario, a: &Assessment, result: &mut ExperimentResul
         result.verdict(
             format!("point {p}, {}: {question} (not guaranteed)", spec.label),
             VerdictStatus::NotGuaranteed,
-            observation(question, tally),
+            format!("{}; {}", observation(question, tally), statics[p]),
         );
         result.metric(
             &format!("together_p{p}"),
