@@ -77,6 +77,30 @@ enum Command {
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },
+    /// Compare result files side by side: key figures, verdicts and observations per experiment.
+    Compare {
+        /// Result documents written by `divlab --bench --json`, one column each.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Print Markdown tables (bold where a verdict differs).
+        #[arg(long, conflicts_with = "csv")]
+        markdown: bool,
+        /// Print CSV: one row per table row, one column per file, numbers in full.
+        #[arg(long)]
+        csv: bool,
+        /// Write to FILE (atomically) instead of stdout.
+        #[arg(short, long, value_name = "FILE")]
+        output: Option<PathBuf>,
+    },
+    /// Write one self-contained HTML report (SVG charts, verdict tables) over result files.
+    Report {
+        /// Result documents written by `divlab --bench --json`.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// The HTML file to write (atomically).
+        #[arg(short, long, value_name = "FILE")]
+        output: PathBuf,
+    },
     /// Static uniformity analysis of a WGSL file by the WGSL spec's rules: diagnostics with
     /// reasons; exit code 1 when one is an error.
     Uniformity {
@@ -155,6 +179,13 @@ fn run(cli: Cli) -> Result<u8, Failure> {
     match cli.command {
         Some(Command::Adapters) => list_adapters(&selector),
         Some(Command::Table { files }) => key_table(&files),
+        Some(Command::Compare {
+            files,
+            markdown,
+            csv,
+            output,
+        }) => compare(&files, markdown, csv, output.as_deref()),
+        Some(Command::Report { files, output }) => html_report(&files, &output),
         Some(Command::Uniformity {
             file,
             json,
@@ -230,6 +261,33 @@ fn key_table(files: &[PathBuf]) -> Result<u8, Failure> {
         })
         .collect::<divlab::Result<Vec<_>>>()?;
     print!("{}", markdown_key_table(&docs));
+    Ok(0)
+}
+
+fn compare(
+    files: &[PathBuf],
+    markdown: bool,
+    csv: bool,
+    output: Option<&std::path::Path>,
+) -> Result<u8, Failure> {
+    let docs = divlab::report::read_documents(files)?;
+    let cmp = divlab::report::Comparison::new(&docs);
+    let text = match (markdown, csv) {
+        (true, _) => cmp.to_markdown(),
+        (_, true) => cmp.to_csv(),
+        _ => cmp.to_text(),
+    };
+    match output {
+        Some(path) => divlab::report::write_atomic(path, text.as_bytes())?,
+        None => print!("{text}"),
+    }
+    Ok(0)
+}
+
+fn html_report(files: &[PathBuf], output: &std::path::Path) -> Result<u8, Failure> {
+    let docs = divlab::report::read_documents(files)?;
+    let html = divlab::report::html_report(&docs);
+    divlab::report::write_atomic(output, html.as_bytes())?;
     Ok(0)
 }
 

@@ -9,6 +9,8 @@
 
 #[path = "main/cli.rs"]
 mod cli;
+#[path = "main/compare.rs"]
+mod compare;
 #[path = "main/convergence.rs"]
 mod convergence;
 #[path = "main/divergence.rs"]

@@ -70,10 +70,10 @@ impl Lab {
         key: &'static str,
         measure: impl FnOnce() -> Result<T>,
     ) -> Result<T> {
-        if let Some(value) = self.memo.lock().unwrap().get(key) {
-            if let Some(value) = value.downcast_ref::<T>() {
-                return Ok(value.clone());
-            }
+        if let Some(value) = self.memo.lock().unwrap().get(key)
+            && let Some(value) = value.downcast_ref::<T>()
+        {
+            return Ok(value.clone());
         }
         let value = measure()?;
         self.memo

@@ -3,7 +3,7 @@
 use std::io::Write as _;
 use std::path::Path;
 
-use crate::report::{ExperimentStatus, ResultDocument, SCHEMA_VERSION};
+use crate::report::{ExperimentStatus, ResultDocument, SCHEMA_VERSION, load};
 use crate::{Error, Result};
 
 /// Writes `bytes` to `path` atomically: a temporary file beside it, then a rename, so a reader
@@ -35,11 +35,12 @@ pub fn write_json(path: &Path, doc: &ResultDocument) -> Result<()> {
     write_atomic(path, &bytes)
 }
 
-/// Reads a result document, rejecting other schema versions, truncated files and wrong types.
+/// Reads a result document, rejecting other schema versions, truncated files, wrong types,
+/// non-finite numbers and files too large or too deep to be one (limits in `load.rs`).
 pub fn read_json(path: &Path) -> Result<ResultDocument> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::ResultFile {
+    let text = load::read_text(path).map_err(|reason| Error::ResultFile {
         path: path.to_owned(),
-        reason: e.to_string(),
+        reason,
     })?;
     parse_json(&text).map_err(|reason| Error::ResultFile {
         path: path.to_owned(),
@@ -47,35 +48,91 @@ pub fn read_json(path: &Path) -> Result<ResultDocument> {
     })
 }
 
-/// Parses a result document from text; the error says what is wrong and what to do.
+/// Parses a result document from text; the error names the field (`experiments[3].metrics.r2`)
+/// where there is one, and says what is wrong and what to do.
 pub fn parse_json(text: &str) -> Result<ResultDocument, String> {
-    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| {
-        if e.is_eof() {
-            format!("the file ends early ({e}); it is truncated, so rerun `divlab --bench --json`")
-        } else {
-            format!("not valid JSON ({e})")
-        }
-    })?;
-    match value
-        .get("schema_version")
-        .and_then(serde_json::Value::as_u64)
-    {
-        Some(v) if v == u64::from(SCHEMA_VERSION) => {}
-        Some(v) => {
+    // Editors on Windows may add a byte-order mark; it is not content.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    load::check_shape(text)?;
+    check_version(text)?;
+    let mut de = serde_json::Deserializer::from_str(text);
+    let doc: ResultDocument = serde_path_to_error::deserialize(&mut de).map_err(schema_error)?;
+    de.end().map_err(|e| format!("not valid JSON ({e})"))?;
+    load::validate(&doc)?;
+    Ok(doc)
+}
+
+/// A type error, with the path of the field serde was reading (omitted at the top level).
+fn schema_error(e: serde_path_to_error::Error<serde_json::Error>) -> String {
+    let path = e.path().to_string();
+    let at = if path == "." {
+        String::new()
+    } else {
+        format!("{path}: ")
+    };
+    let inner = e.into_inner().to_string();
+    // A number written as a string is often a NaN or infinity a tool could not write as JSON.
+    let hint = if inner.contains("invalid type: string") && inner.contains("expected f64") {
+        "; numbers must be JSON numbers, and NaN or infinity cannot be stored at all"
+    } else {
+        ""
+    };
+    format!("does not match the result schema v{SCHEMA_VERSION}: {at}{inner}{hint}")
+}
+
+/// Checks the syntax and `schema_version` in one pass that builds nothing but the version, so a
+/// truncated file or another version gets its own message before any type error.
+fn check_version(text: &str) -> Result<(), String> {
+    let version = match serde_json::from_str::<VersionProbe>(text) {
+        Ok(probe) => probe.0.as_ref().and_then(serde_json::Value::as_u64),
+        Err(e) if e.is_eof() => {
             return Err(format!(
-                "schema_version {v} is not the version this divlab reads ({SCHEMA_VERSION}); \
-                 use the divlab version that wrote it, or rerun the bench"
+                "the file ends early ({e}); it is truncated, so rerun `divlab --bench --json`"
             ));
         }
-        None => {
-            return Err(
-                "no numeric `schema_version`: this is not a divlab result document".to_owned(),
-            );
-        }
+        Err(e) if e.is_syntax() => return Err(format!("not valid JSON ({e})")),
+        // The top level is not an object.
+        Err(_) => None,
+    };
+    match version {
+        Some(v) if v == u64::from(SCHEMA_VERSION) => Ok(()),
+        Some(v) => Err(format!(
+            "schema_version {v} is not the version this divlab reads ({SCHEMA_VERSION}); \
+             use the divlab version that wrote it, or rerun the bench"
+        )),
+        None => Err("no numeric `schema_version`: this is not a divlab result document".to_owned()),
     }
-    // Parse the text again, not the value, so that a type error names its line and column.
-    serde_json::from_str(text)
-        .map_err(|e| format!("does not match the result schema v{SCHEMA_VERSION}: {e}"))
+}
+
+/// A document's `schema_version`, read while every other field is skipped unstored. Only an
+/// object has one: a derived struct would also accept an array, and read its first element.
+struct VersionProbe(Option<serde_json::Value>);
+
+impl<'de> serde::Deserialize<'de> for VersionProbe {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = VersionProbe;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Self::Value, A::Error> {
+                let mut version = None;
+                while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                    if key == "schema_version" {
+                        version = Some(map.next_value()?);
+                    } else {
+                        map.next_value::<serde::de::IgnoredAny>()?;
+                    }
+                }
+                Ok(VersionProbe(version))
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 
 /// Writes the document as CSV in long form: one row per metric and per verdict.

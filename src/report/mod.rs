@@ -1,9 +1,21 @@
-//! The result document and its consumers: JSON/CSV files and the bench summary table.
+//! The result document and its consumers: JSON/CSV files, the bench summary table, the
+//! cross-device comparison and the HTML report.
 
+mod charts;
+mod compare;
+mod compare_render;
+mod html;
 mod io;
+mod load;
+mod matching;
 mod schema;
 mod table;
 
+pub use compare::{Cell, Comparison, ExperimentTable, Mark, Observation, Row, RowKind, VerdictRow};
+pub use html::html_report;
 pub use io::{parse_json, read_json, write_atomic, write_csv, write_json};
+pub use load::{
+    MAX_ARRAY_LEN, MAX_DEPTH, MAX_FILE_BYTES, MAX_LANES, ReadErrors, file_labels, read_documents,
+};
 pub use schema::*;
 pub use table::{markdown_key_table, summary_table};

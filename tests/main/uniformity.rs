@@ -147,6 +147,8 @@ fn mismatches(case: &Case, a: &Analysis) -> Vec<String> {
 /// line and value verdicts.
 #[test]
 fn corpus_matches_manifest() {
+    // Not a GPU test, but CPU-heavy: kept off the timing tests' cores.
+    let _cpu = crate::util::gpu_shared();
     let cases = corpus();
     assert!(cases.len() >= 60, "the corpus has {} files", cases.len());
     let on_disk: Vec<String> = std::fs::read_dir(root().join("tests/uniformity"))
@@ -210,6 +212,8 @@ struct Tally {
 /// and how many divlab does (none). Run with `--nocapture` to see the table.
 #[test]
 fn naga_comparison_table() {
+    // Not a GPU test, but CPU-heavy: kept off the timing tests' cores.
+    let _cpu = crate::util::gpu_shared();
     let mut t = Tally::default();
     for case in corpus() {
         let a = analyze_source_with(&case.file, &case.text, &case.options).expect("analyzes");
@@ -321,6 +325,8 @@ fn shipped_kernels() -> Vec<(String, String)> {
 /// diagnostics are exactly the known ones.
 #[test]
 fn shipped_kernels_have_no_unintended_errors() {
+    // Not a GPU test, but CPU-heavy: kept off the timing tests' cores.
+    let _cpu = crate::util::gpu_shared();
     let mut found = Vec::new();
     let mut report = String::new();
     for (name, text) in shipped_kernels() {
@@ -352,6 +358,8 @@ fn shipped_kernels_have_no_unintended_errors() {
 /// Fuzzer programs (which turn `subgroup_uniformity` off) analyze without errors or panics.
 #[test]
 fn fuzz_programs_analyze_cleanly() {
+    // Not a GPU test, but CPU-heavy: kept off the timing tests' cores.
+    let _cpu = crate::util::gpu_shared();
     use divlab::fuzz::{Size, Style, program_for, wgsl::emit};
     for seed in 0..40 {
         for style in Style::ALL {
@@ -367,6 +375,8 @@ fn fuzz_programs_analyze_cleanly() {
 /// with per-line verdicts, exit 2 for an unreadable file.
 #[test]
 fn cli_uniformity() {
+    // Not a GPU test, but CPU-heavy: kept off the timing tests' cores.
+    let _cpu = crate::util::gpu_shared();
     let dir = util::temp_dir();
     let corpus = root().join("tests/uniformity");
     let mut cmd = util::divlab(dir.path());

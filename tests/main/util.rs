@@ -168,8 +168,9 @@ pub fn path_in(dir: &tempfile::TempDir, name: &str) -> PathBuf {
     dir.path().join(name)
 }
 
-/// GPU tests share lavapipe's two CPU cores. Timing tests hold this lock exclusively so no other
-/// test's kernels run beside them; every other GPU test holds it shared.
+/// Tests share the machine's cores with lavapipe (two in CI). Timing tests hold this lock
+/// exclusively so no other test's work (kernels, or CPU-heavy checks such as the uniformity
+/// corpus) runs beside them; every other test that does real work holds it shared.
 static GPU_LOCK: std::sync::RwLock<()> = std::sync::RwLock::new(());
 
 /// Shared access to the device, for tests that run kernels but time nothing.

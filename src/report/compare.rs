@@ -1,0 +1,415 @@
+//! Result documents from different devices, side by side: the model behind `divlab compare` and
+//! `divlab report`. Rendering is in `compare_render.rs` (text, Markdown, CSV) and `html.rs`.
+//!
+//! Experiments match by id; verdicts by their check (`matching.rs`).
+
+use std::collections::HashSet;
+
+use crate::report::matching::{match_verdicts, observation_kind};
+use crate::report::{ExperimentResult, ExperimentStatus, ResultDocument, Rule, VerdictStatus};
+
+/// One cell of a comparison table.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Cell {
+    /// The file lacks the experiment or the value; shown as `—`.
+    Missing,
+    /// Text, shown as it is.
+    Text(String),
+    /// A number, shown with `decimals` decimals (CSV gives it in full).
+    Number {
+        /// The value.
+        value: f64,
+        /// Decimals for tables.
+        decimals: usize,
+    },
+}
+
+/// What a row holds; CSV's `kind` column.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RowKind {
+    /// A property of the adapter or the run.
+    Adapter,
+    /// The experiment's status: ok, unsupported or error.
+    Status,
+    /// A key figure (a metric).
+    Figure,
+    /// How many verdicts have one status.
+    VerdictCount,
+    /// One check whose verdict differs between files.
+    Verdict,
+}
+
+/// How a row is highlighted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mark {
+    /// Not highlighted.
+    None,
+    /// The same check has different verdicts in different files (`!`, bold, CSS `differs`).
+    VerdictDiffers,
+    /// A figure that a differing verdict is decided on (`*`).
+    BehindVerdict,
+}
+
+/// One row of a comparison table: a label and one cell per file.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Row {
+    /// What the row shows.
+    pub label: String,
+    /// What kind of row it is.
+    pub kind: RowKind,
+    /// One cell per file, in file order.
+    pub cells: Vec<Cell>,
+    /// Its highlight.
+    pub mark: Mark,
+}
+
+/// One check across the files: its verdict and detail in each.
+#[derive(Clone, Debug, PartialEq)]
+pub struct VerdictRow {
+    /// The check; numbers that differ between the files' wordings are shown as `n`.
+    pub check: String,
+    /// The verdict in each file; `None` where the file lacks the check.
+    pub statuses: Vec<Option<VerdictStatus>>,
+    /// The detail in each file.
+    pub details: Vec<Option<String>>,
+}
+
+impl VerdictRow {
+    /// Whether two files give this check different verdicts.
+    pub fn differs(&self) -> bool {
+        let mut present = self.statuses.iter().flatten();
+        present
+            .next()
+            .is_some_and(|first| present.any(|s| s != first))
+    }
+}
+
+/// One experiment across the files.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ExperimentTable {
+    /// The experiment id.
+    pub id: String,
+    /// Its title, from the first file that has it.
+    pub title: String,
+    /// Its rule, from the first file that has it.
+    pub rule: Rule,
+    /// Status, key figures, verdict counts, then the checks whose verdicts differ.
+    pub rows: Vec<Row>,
+    /// Every check, matched across the files.
+    pub verdicts: Vec<VerdictRow>,
+}
+
+/// A `not_guaranteed` check where devices did different kinds of things.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Observation {
+    /// The experiment id.
+    pub experiment: String,
+    /// The check.
+    pub check: String,
+    /// What each file observed; `None` where it lacks the check.
+    pub details: Vec<Option<String>>,
+}
+
+/// Several result documents side by side.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Comparison {
+    /// One label per file (its name), the column headers.
+    pub labels: Vec<String>,
+    /// Adapter, backend, driver, observed subgroup size, timing, version.
+    pub adapter: Vec<Row>,
+    /// One table per experiment id, in order of first appearance.
+    pub experiments: Vec<ExperimentTable>,
+    /// `not_guaranteed` checks whose observations differ in kind.
+    pub observations: Vec<Observation>,
+}
+
+/// A key figure: the metric, its label, its decimals, and words of the check decided on it.
+struct Figure {
+    metric: &'static str,
+    label: &'static str,
+    decimals: usize,
+    check: Option<&'static str>,
+}
+
+/// The key figures, in this order, where any file has them. Labels and decimals follow
+/// `divlab table`.
+const FIGURES: &[Figure] = &[
+    Figure {
+        metric: "slope_s_ns",
+        label: "s (ns/path)",
+        decimals: 0,
+        check: None,
+    },
+    Figure {
+        metric: "r2",
+        label: "R²",
+        decimals: 4,
+        check: Some("linear serialization"),
+    },
+    Figure {
+        metric: "serialization_at_sg",
+        label: "F(SG)",
+        decimals: 2,
+        check: Some("matches the SIMT model"),
+    },
+    Figure {
+        metric: "predicated_ratio_at_sg",
+        label: "T_pred(SG)/T_pred(1)",
+        decimals: 3,
+        check: Some("predication removes"),
+    },
+    Figure {
+        metric: "occupancy_spread",
+        label: "occupancy spread",
+        decimals: 3,
+        check: Some("depend on occupancy"),
+    },
+    Figure {
+        metric: "baseline_gflops",
+        label: "baseline GFLOP/s",
+        decimals: 0,
+        check: None,
+    },
+    Figure {
+        metric: "fma_gflops",
+        label: "FMA GFLOP/s",
+        decimals: 0,
+        check: None,
+    },
+];
+
+/// Pass rates of the reconvergence fuzzer are `pass_rate_<style>`; these styles come first.
+const PASS_RATE_PREFIX: &str = "pass_rate_";
+const PASS_RATE_STYLES: &[&str] = &["maximal", "subgroup", "workgroup"];
+
+/// Verdict statuses in the order their counts are shown.
+const STATUSES: [VerdictStatus; 5] = [
+    VerdictStatus::Held,
+    VerdictStatus::Violated,
+    VerdictStatus::NotGuaranteed,
+    VerdictStatus::Consistent,
+    VerdictStatus::Inconsistent,
+];
+
+impl Comparison {
+    /// Compares `(label, document)` pairs, in the order given.
+    pub fn new(docs: &[(String, ResultDocument)]) -> Self {
+        let mut ids: Vec<&str> = Vec::new();
+        let mut seen = HashSet::new();
+        for (_, doc) in docs {
+            for e in &doc.experiments {
+                if seen.insert(e.id.as_str()) {
+                    ids.push(&e.id);
+                }
+            }
+        }
+        let mut observations = Vec::new();
+        let experiments = ids
+            .into_iter()
+            .map(|id| {
+                let present: Vec<Option<&ExperimentResult>> = docs
+                    .iter()
+                    .map(|(_, doc)| doc.experiments.iter().find(|e| e.id == id))
+                    .collect();
+                let table = experiment_table(id, &present);
+                observations.extend(differing_observations(&table));
+                table
+            })
+            .collect();
+        Self {
+            labels: docs.iter().map(|(label, _)| label.clone()).collect(),
+            adapter: adapter_rows(docs),
+            experiments,
+            observations,
+        }
+    }
+
+    /// How many checks have different verdicts in different files.
+    pub fn differing_verdicts(&self) -> usize {
+        self.experiments
+            .iter()
+            .flat_map(|t| &t.verdicts)
+            .filter(|v| v.differs())
+            .count()
+    }
+}
+
+fn adapter_rows(docs: &[(String, ResultDocument)]) -> Vec<Row> {
+    let row = |label: &str, f: &dyn Fn(&ResultDocument) -> String| Row {
+        label: label.to_owned(),
+        kind: RowKind::Adapter,
+        cells: docs.iter().map(|(_, d)| Cell::Text(f(d))).collect(),
+        mark: Mark::None,
+    };
+    vec![
+        row("adapter", &|d| d.adapter.name.clone()),
+        row("backend", &|d| d.adapter.backend.clone()),
+        row("device type", &|d| d.adapter.device_type.clone()),
+        row("driver", &|d| {
+            format!("{} {}", d.adapter.driver, d.adapter.driver_info)
+                .trim()
+                .to_owned()
+        }),
+        row("subgroup size (observed)", &|d| {
+            d.adapter
+                .observed_subgroup_size
+                .map_or_else(|| "not measured".to_owned(), |s| s.to_string())
+        }),
+        row("subgroup sizes (reported)", &|d| {
+            format!(
+                "{}..{}",
+                d.adapter.subgroup_min_size, d.adapter.subgroup_max_size
+            )
+        }),
+        row("timing", &|d| {
+            serde_json::to_value(d.adapter.timing_source)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_owned))
+                .unwrap_or_else(|| format!("{:?}", d.adapter.timing_source))
+        }),
+        row("divlab version", &|d| d.divlab_version.clone()),
+        row("created", &|d| d.created.clone()),
+    ]
+}
+
+fn experiment_table(id: &str, present: &[Option<&ExperimentResult>]) -> ExperimentTable {
+    let first = present
+        .iter()
+        .flatten()
+        .next()
+        .expect("every id comes from some file");
+    let cells = |f: &dyn Fn(&ExperimentResult) -> Cell| -> Vec<Cell> {
+        present.iter().map(|e| e.map_or(Cell::Missing, f)).collect()
+    };
+    let any_metric = |name: &str| {
+        present
+            .iter()
+            .flatten()
+            .any(|e| e.metrics.contains_key(name))
+    };
+    let metric_row = |label: String, metric: &str, decimals: usize, mark: Mark| Row {
+        label,
+        kind: RowKind::Figure,
+        cells: cells(&|e| {
+            e.metrics
+                .get(metric)
+                .map_or(Cell::Missing, |&value| Cell::Number { value, decimals })
+        }),
+        mark,
+    };
+    let verdicts = match_verdicts(present);
+    let differing: Vec<&VerdictRow> = verdicts.iter().filter(|v| v.differs()).collect();
+
+    let mut rows = vec![Row {
+        label: "status".to_owned(),
+        kind: RowKind::Status,
+        cells: cells(&|e| Cell::Text(status_name(e.status).to_owned())),
+        mark: Mark::None,
+    }];
+    for f in FIGURES.iter().filter(|f| any_metric(f.metric)) {
+        let behind = f
+            .check
+            .is_some_and(|words| differing.iter().any(|v| v.check.contains(words)));
+        let mark = if behind {
+            Mark::BehindVerdict
+        } else {
+            Mark::None
+        };
+        rows.push(metric_row(f.label.to_owned(), f.metric, f.decimals, mark));
+    }
+    for (style, metric) in pass_rates(present) {
+        rows.push(metric_row(
+            format!("pass rate ({style})"),
+            &metric,
+            3,
+            Mark::None,
+        ));
+    }
+    for status in STATUSES {
+        let count = |e: &ExperimentResult| e.verdicts.iter().filter(|v| v.status == status).count();
+        if present.iter().flatten().any(|e| count(e) > 0) {
+            rows.push(Row {
+                label: format!("verdicts: {}", status.as_str()),
+                kind: RowKind::VerdictCount,
+                cells: cells(&|e| Cell::Number {
+                    value: count(e) as f64,
+                    decimals: 0,
+                }),
+                mark: Mark::None,
+            });
+        }
+    }
+    for v in &differing {
+        rows.push(Row {
+            label: v.check.clone(),
+            kind: RowKind::Verdict,
+            cells: v
+                .statuses
+                .iter()
+                .map(|s| s.map_or(Cell::Missing, |s| Cell::Text(s.as_str().to_owned())))
+                .collect(),
+            mark: Mark::VerdictDiffers,
+        });
+    }
+    ExperimentTable {
+        id: id.to_owned(),
+        title: first.title.clone(),
+        rule: first.rule.clone(),
+        rows,
+        verdicts,
+    }
+}
+
+/// The `pass_rate_<style>` metrics any file has: (style, metric), known styles first.
+fn pass_rates(present: &[Option<&ExperimentResult>]) -> Vec<(String, String)> {
+    let mut names: Vec<&String> = present
+        .iter()
+        .flatten()
+        .flat_map(|e| e.metrics.keys())
+        .filter(|k| k.starts_with(PASS_RATE_PREFIX))
+        .collect();
+    names.sort_by_key(|name| {
+        let style = &name[PASS_RATE_PREFIX.len()..];
+        let rank = PASS_RATE_STYLES
+            .iter()
+            .position(|s| *s == style)
+            .unwrap_or(PASS_RATE_STYLES.len());
+        (rank, style.to_owned())
+    });
+    names.dedup();
+    names
+        .into_iter()
+        .map(|name| (name[PASS_RATE_PREFIX.len()..].to_owned(), name.clone()))
+        .collect()
+}
+
+/// The status's name as in result files.
+pub(crate) fn status_name(status: ExperimentStatus) -> &'static str {
+    match status {
+        ExperimentStatus::Ok => "ok",
+        ExperimentStatus::Unsupported => "unsupported",
+        ExperimentStatus::Error => "error",
+    }
+}
+
+/// `not_guaranteed` checks with the same verdict everywhere whose observations differ in kind.
+fn differing_observations(table: &ExperimentTable) -> Vec<Observation> {
+    table
+        .verdicts
+        .iter()
+        .filter(|v| {
+            let statuses: Vec<_> = v.statuses.iter().flatten().collect();
+            statuses.len() >= 2 && statuses.iter().all(|s| **s == VerdictStatus::NotGuaranteed)
+        })
+        .filter(|v| {
+            let mut kinds = v.details.iter().flatten().map(|d| observation_kind(d));
+            let first = kinds.next();
+            kinds.any(|k| Some(&k) != first.as_ref())
+        })
+        .map(|v| Observation {
+            experiment: table.id.clone(),
+            check: v.check.clone(),
+            details: v.details.clone(),
+        })
+        .collect()
+}

@@ -1,0 +1,269 @@
+//! `divlab compare`'s outputs: an aligned table for the terminal, Markdown (bold where a verdict
+//! differs) and CSV (one row per table row, one column per file, numbers in full).
+
+use std::fmt::Write as _;
+
+use crate::report::{Cell, Comparison, Mark, Observation, Row, RowKind};
+
+/// What a cell shows when its file lacks the experiment or the value.
+pub const MISSING: &str = "—";
+
+/// The legend under the terminal table.
+const TEXT_LEGEND: &str = "! the check's verdict differs between files; * a figure that check \
+     is decided on; — not in that file; n in a check: a number the files word differently";
+
+/// The legend under the Markdown tables.
+const MARKDOWN_LEGEND: &str = "**Bold**: a check whose verdict differs between files, and the \
+     figures it is decided on. —: not in that file. *n* in a check: a number the files word \
+     differently (such as the subgroup size).";
+
+/// The heading over the observations.
+pub(crate) const OBSERVATIONS_HEADING: &str = "observations that differ (not_guaranteed: WGSL \
+     promises nothing, so each device's behaviour is information, not a failure)";
+
+impl Cell {
+    /// The cell as the tables show it: numbers rounded, `—` when missing.
+    pub fn shown(&self) -> String {
+        match self {
+            Cell::Missing => MISSING.to_owned(),
+            Cell::Text(t) => t.clone(),
+            Cell::Number { value, decimals } => format!("{value:.decimals$}"),
+        }
+    }
+
+    /// The cell for CSV: numbers in full (shortest round trip), empty when missing, so that a
+    /// spreadsheet reads the column as numbers.
+    fn csv(&self) -> String {
+        match self {
+            Cell::Missing => String::new(),
+            Cell::Text(t) => t.clone(),
+            Cell::Number { value, .. } => value.to_string(),
+        }
+    }
+}
+
+impl Comparison {
+    /// The comparison for a terminal: aligned columns, `!`/`*` marks and a legend.
+    pub fn to_text(&self) -> String {
+        let mut out = format!("divlab compare: {}\n\n", self.headline());
+        text_table(&mut out, &self.labels, &self.adapter);
+        for t in &self.experiments {
+            let _ = writeln!(out, "\n{}: {}", t.id, t.title);
+            text_table(&mut out, &self.labels, &t.rows);
+        }
+        if !self.observations.is_empty() {
+            let _ = writeln!(out, "\n{OBSERVATIONS_HEADING}");
+            let width = width(self.labels.iter().map(String::as_str));
+            for o in &self.observations {
+                let _ = writeln!(out, "{}: {}", o.experiment, o.check);
+                for (label, detail) in self.labels.iter().zip(&o.details) {
+                    let detail = detail.as_deref().unwrap_or(MISSING);
+                    let _ = writeln!(out, "    {} {detail}", pad(label, width));
+                }
+            }
+        }
+        let _ = writeln!(out, "\n{TEXT_LEGEND}");
+        out
+    }
+
+    /// The comparison as Markdown: one table for the adapters, one per experiment, and one for
+    /// the observations that differ. The README's comparison is this over `assets/reference/`.
+    pub fn to_markdown(&self) -> String {
+        let mut out = format!("Comparison of {}.\n\n**Adapters**\n\n", self.headline());
+        markdown_table(&mut out, &self.labels, &self.adapter);
+        for t in &self.experiments {
+            let _ = writeln!(out, "\n**{}**: {}\n", md(&t.id), md(&t.title));
+            markdown_table(&mut out, &self.labels, &t.rows);
+        }
+        if !self.observations.is_empty() {
+            let _ = writeln!(out, "\n**{OBSERVATIONS_HEADING}**\n");
+            out.push_str("| experiment | check |");
+            for label in &self.labels {
+                let _ = write!(out, " {} |", md(label));
+            }
+            let _ = writeln!(out, "\n|---|---|{}", "---|".repeat(self.labels.len()));
+            for o in &self.observations {
+                let _ = write!(out, "| {} | {} |", md(&o.experiment), md(&o.check));
+                for d in &o.details {
+                    let _ = write!(out, " {} |", d.as_deref().map_or(MISSING.to_owned(), md));
+                }
+                out.push('\n');
+            }
+        }
+        let _ = writeln!(out, "\n{MARKDOWN_LEGEND}");
+        out
+    }
+
+    /// The comparison as CSV: `experiment,kind,row,<one column per file>,mark`. Adapter rows have
+    /// an empty experiment; observations that differ have kind `observation`.
+    pub fn to_csv(&self) -> String {
+        let mut w = csv::Writer::from_writer(Vec::new());
+        let mut header = vec!["experiment".to_owned(), "kind".to_owned(), "row".to_owned()];
+        header.extend(self.labels.iter().cloned());
+        header.push("mark".to_owned());
+        let mut records = vec![header];
+        let record = |experiment: &str, row: &Row| {
+            let mut r = vec![
+                experiment.to_owned(),
+                kind_name(row.kind).to_owned(),
+                row.label.clone(),
+            ];
+            r.extend(row.cells.iter().map(Cell::csv));
+            r.push(mark_name(row.mark).to_owned());
+            r
+        };
+        records.extend(self.adapter.iter().map(|row| record("", row)));
+        for t in &self.experiments {
+            records.extend(t.rows.iter().map(|row| record(&t.id, row)));
+        }
+        records.extend(self.observations.iter().map(|o: &Observation| {
+            let mut r = vec![
+                o.experiment.clone(),
+                "observation".to_owned(),
+                o.check.clone(),
+            ];
+            r.extend(o.details.iter().map(|d| d.clone().unwrap_or_default()));
+            r.push(String::new());
+            r
+        }));
+        for r in &records {
+            w.write_record(r).expect("writing to memory cannot fail");
+        }
+        String::from_utf8(w.into_inner().expect("writing to memory cannot fail"))
+            .expect("CSV of UTF-8 strings is UTF-8")
+    }
+
+    /// "3 result files; 2 checks have different verdicts; 1 observation differs".
+    pub(crate) fn headline(&self) -> String {
+        let plural =
+            |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+        format!(
+            "{}; {} different verdicts; {}",
+            plural(self.labels.len(), "result file", "result files"),
+            plural(self.differing_verdicts(), "check has", "checks have"),
+            plural(
+                self.observations.len(),
+                "observation differs",
+                "observations differ"
+            )
+        )
+    }
+}
+
+/// CSV's `kind` column.
+fn kind_name(kind: RowKind) -> &'static str {
+    match kind {
+        RowKind::Adapter => "adapter",
+        RowKind::Status => "status",
+        RowKind::Figure => "figure",
+        RowKind::VerdictCount => "verdict_count",
+        RowKind::Verdict => "verdict",
+    }
+}
+
+/// CSV's `mark` column.
+fn mark_name(mark: Mark) -> &'static str {
+    match mark {
+        Mark::None => "",
+        Mark::VerdictDiffers => "verdict_differs",
+        Mark::BehindVerdict => "behind_verdict",
+    }
+}
+
+/// Display width, counted in characters: every character the tables hold ("R²", "—") is one
+/// column wide.
+fn width<'a>(texts: impl Iterator<Item = &'a str>) -> usize {
+    texts.map(|t| t.chars().count()).max().unwrap_or(0)
+}
+
+fn pad(text: &str, width: usize) -> String {
+    let fill = width.saturating_sub(text.chars().count());
+    format!("{text}{}", " ".repeat(fill))
+}
+
+/// An aligned table. A check's wording can be long: where it is wider than the figure labels it
+/// gets a line of its own, with its cells under the columns on the next.
+fn text_table(out: &mut String, labels: &[String], rows: &[Row]) {
+    let label_width = width(
+        rows.iter()
+            .filter(|r| r.kind != RowKind::Verdict)
+            .map(|r| r.label.as_str()),
+    );
+    let shown: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| r.cells.iter().map(Cell::shown).collect())
+        .collect();
+    let widths: Vec<usize> = (0..labels.len())
+        .map(|c| {
+            let cells = shown.iter().map(|row| row[c].as_str());
+            width(cells.chain([labels[c].as_str()]))
+        })
+        .collect();
+    let line = |mark: char, label: &str, cells: &mut dyn Iterator<Item = &str>| {
+        let mut l = format!("{mark} {}", pad(label, label_width));
+        for (cell, w) in cells.zip(&widths) {
+            let _ = write!(l, "  {}", pad(cell, *w));
+        }
+        l.trim_end().to_owned() + "\n"
+    };
+    out.push_str(&line(' ', "", &mut labels.iter().map(String::as_str)));
+    for (row, cells) in rows.iter().zip(&shown) {
+        let mark = match row.mark {
+            Mark::None => ' ',
+            Mark::VerdictDiffers => '!',
+            Mark::BehindVerdict => '*',
+        };
+        let label = if row.label.chars().count() > label_width {
+            let _ = writeln!(out, "{mark} {}", row.label);
+            ""
+        } else {
+            &row.label
+        };
+        out.push_str(&line(mark, label, &mut cells.iter().map(String::as_str)));
+    }
+}
+
+fn markdown_table(out: &mut String, labels: &[String], rows: &[Row]) {
+    out.push_str("| |");
+    for label in labels {
+        let _ = write!(out, " {} |", md(label));
+    }
+    let _ = writeln!(out, "\n|---|{}", "---|".repeat(labels.len()));
+    for row in rows {
+        let bold = |s: String| {
+            if row.mark == Mark::None || s == MISSING {
+                s
+            } else {
+                format!("**{s}**")
+            }
+        };
+        let _ = write!(out, "| {} |", bold(md(&row.label)));
+        for cell in &row.cells {
+            let _ = write!(out, " {} |", bold(md(&cell.shown())));
+        }
+        out.push('\n');
+    }
+}
+
+/// Text made safe for a Markdown table cell: no column breaks, no emphasis, no HTML tags.
+fn md(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '|' | '*' | '\\' | '`' => {
+                out.push('\\');
+                out.push(c);
+            }
+            '\n' | '\r' => out.push(' '),
+            '<' if chars
+                .peek()
+                .is_some_and(|n| n.is_ascii_alphabetic() || matches!(n, '/' | '!' | '?')) =>
+            {
+                out.push_str("&lt;");
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}

@@ -1,0 +1,196 @@
+//! Matching verdicts across result files, and telling observations apart by kind.
+//!
+//! Checks name numbers that depend on the device ("T(k) = a + s*k for k <= 8" on lavapipe,
+//! "... <= 32" on an H200), so a check that is not word for word in every file matches with its
+//! numbers ignored, in order. Observations differ in counts everywhere (12 sets on one device, 6
+//! on another); what matters is whether all, none or some of them did a thing.
+
+use std::collections::{HashMap, HashSet};
+
+use crate::report::{ExperimentResult, VerdictRow};
+
+/// How a verdict is matched across files.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum Key {
+    /// The check word for word, and which repeat of it (a check may appear twice).
+    Exact(String, usize),
+    /// The check with its numbers replaced by `#`, and which repeat of that.
+    Numberless(String, usize),
+}
+
+/// Pairs each file's verdicts: a check worded the same in every file that has verdicts matches
+/// exactly; the others match with numbers ignored, in order. Rows come in first-seen order.
+pub(crate) fn match_verdicts(present: &[Option<&ExperimentResult>]) -> Vec<VerdictRow> {
+    let n = present.len();
+    let exact: Vec<Vec<Key>> = present
+        .iter()
+        .map(|e| {
+            let checks = e.map_or(&[][..], |e| &e.verdicts).iter();
+            with_repeats(checks.map(|v| v.check.clone()), Key::Exact)
+        })
+        .collect();
+    let sets: Vec<HashSet<&Key>> = exact
+        .iter()
+        .filter(|keys| !keys.is_empty())
+        .map(|keys| keys.iter().collect())
+        .collect();
+    let mut rows: Vec<VerdictRow> = Vec::new();
+    let mut texts: Vec<Vec<Option<String>>> = Vec::new();
+    let mut index: HashMap<Key, usize> = HashMap::new();
+    for (f, e) in present.iter().enumerate() {
+        let Some(e) = e else { continue };
+        let shared = |k: &Key| sets.iter().all(|s| s.contains(k));
+        let fallback_keys = with_repeats(
+            e.verdicts
+                .iter()
+                .zip(&exact[f])
+                .filter(|(_, k)| !shared(k))
+                .map(|(v, _)| numberless(&v.check)),
+            Key::Numberless,
+        );
+        let mut fallback = fallback_keys.into_iter();
+        for (v, k) in e.verdicts.iter().zip(&exact[f]) {
+            let key = if shared(k) {
+                k.clone()
+            } else {
+                fallback
+                    .next()
+                    .expect("one numberless key per unshared check")
+            };
+            let row = *index.entry(key).or_insert_with(|| {
+                rows.push(VerdictRow {
+                    check: String::new(),
+                    statuses: vec![None; n],
+                    details: vec![None; n],
+                });
+                texts.push(vec![None; n]);
+                rows.len() - 1
+            });
+            // A repeat within one file that matched the same row keeps the first.
+            if rows[row].statuses[f].is_none() {
+                rows[row].statuses[f] = Some(v.status);
+                rows[row].details[f] = Some(v.detail.clone());
+                texts[row][f] = Some(v.check.clone());
+            }
+        }
+    }
+    for (row, wordings) in rows.iter_mut().zip(&texts) {
+        row.check = merge_wordings(wordings.iter().flatten().map(String::as_str));
+    }
+    rows
+}
+
+/// Keys for a sequence of texts, each numbered by how often the same text came before it.
+fn with_repeats(texts: impl Iterator<Item = String>, key: fn(String, usize) -> Key) -> Vec<Key> {
+    let mut counts: HashMap<String, usize> = HashMap::new();
+    texts
+        .map(|t| {
+            let count = counts.entry(t.clone()).or_insert(0);
+            *count += 1;
+            key(t, *count - 1)
+        })
+        .collect()
+}
+
+/// Splits text into runs of ASCII digits and runs of anything else.
+fn runs(s: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let bytes = s.as_bytes();
+    for i in 1..=bytes.len() {
+        if i == bytes.len() || bytes[i].is_ascii_digit() != bytes[i - 1].is_ascii_digit() {
+            out.push(&s[start..i]);
+            start = i;
+        }
+    }
+    out
+}
+
+fn is_number(run: &str) -> bool {
+    run.as_bytes().first().is_some_and(u8::is_ascii_digit)
+}
+
+/// The text with every run of digits replaced by `#`.
+fn numberless(s: &str) -> String {
+    runs(s)
+        .into_iter()
+        .map(|r| if is_number(r) { "#" } else { r })
+        .collect()
+}
+
+/// One wording for a check worded differently in different files: numbers on which they
+/// disagree become `n` ("T(k) = a + s*k for k <= n").
+fn merge_wordings<'a>(mut wordings: impl Iterator<Item = &'a str>) -> String {
+    let Some(first) = wordings.next() else {
+        return String::new();
+    };
+    let mut merged: Vec<&str> = runs(first);
+    for other in wordings {
+        for (m, o) in merged.iter_mut().zip(runs(other)) {
+            if *m != o {
+                *m = "n";
+            }
+        }
+    }
+    merged.concat()
+}
+
+/// What kind of thing an observation says: numbers dropped, except that a fraction `a/b` reads
+/// as all, none or some. "12/12 sets" on one device and "6/6" on another observed the same.
+pub(crate) fn observation_kind(detail: &str) -> String {
+    let parts = runs(detail);
+    let mut out = String::new();
+    let mut i = 0;
+    while i < parts.len() {
+        if i + 2 < parts.len()
+            && is_number(parts[i])
+            && parts[i + 1] == "/"
+            && is_number(parts[i + 2])
+        {
+            let (a, b) = (parts[i].parse::<u64>(), parts[i + 2].parse::<u64>());
+            out.push_str(match (a, b) {
+                (Ok(0), _) => "none",
+                (Ok(a), Ok(b)) if a == b => "all",
+                _ => "some",
+            });
+            i += 3;
+        } else {
+            out.push_str(if is_number(parts[i]) { "#" } else { parts[i] });
+            i += 1;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wordings_merge_on_numbers() {
+        let a = "efficiency falls as 8/k: F(8) matches the SIMT model";
+        let b = "efficiency falls as 32/k: F(32) matches the SIMT model";
+        assert_eq!(numberless(a), numberless(b));
+        assert_eq!(
+            merge_wordings([a, b].into_iter()),
+            "efficiency falls as n/k: F(n) matches the SIMT model"
+        );
+        assert_eq!(merge_wordings([a, a].into_iter()), a);
+    }
+
+    #[test]
+    fn observations_compare_by_kind() {
+        let kind = observation_kind;
+        assert_eq!(kind("yes (12/12 sets)"), kind("yes (6/6 sets)"));
+        assert_ne!(
+            kind("held in 12/16 subgroups"),
+            kind("held in 16/16 subgroups")
+        );
+        assert_ne!(kind("0/4 lanes"), kind("2/4 lanes"));
+        assert_eq!(
+            kind("linear (sid = lid % 4)"),
+            kind("linear (sid = lid % 8)")
+        );
+        assert_ne!(kind("linear"), kind("not linear"));
+    }
+}
