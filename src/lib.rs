@@ -3,6 +3,8 @@
 //! Data flows one way: experiment definition → kernel (WGSL from `shaders/`) → GPU run (wgpu)
 //! → raw records → reference model → verdicts and statistics → result document → consumers.
 
+#[cfg(feature = "app")]
+pub mod app;
 pub mod bench;
 mod error;
 pub mod experiments;

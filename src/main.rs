@@ -209,10 +209,52 @@ fn run(cli: Cli) -> Result<u8, Failure> {
             run_fuzz(&campaign, &selector)
         }
         None if cli.bench => bench(&cli, &selector),
-        None => Err(Failure::from(anyhow::anyhow!(
-            "the desktop app is not built yet; run `divlab --bench` (see `divlab --help`)"
-        ))),
+        None => app(&selector),
     }
+}
+
+/// Opens the desktop app (`divlab` with no arguments). `--adapter N` preselects an adapter;
+/// `DIVLAB_OPEN` lists result (`.json`) or `.wgsl` files to open at start, separated like `PATH`.
+#[cfg(feature = "app")]
+fn app(selector: &AdapterSelector) -> Result<u8, Failure> {
+    let open: Vec<PathBuf> = std::env::var_os("DIVLAB_OPEN")
+        .map(|v| std::env::split_paths(&v).collect())
+        .unwrap_or_default();
+    let adapter = selector
+        .adapter
+        .as_deref()
+        .and_then(|a| a.parse::<usize>().ok());
+    let options = eframe::NativeOptions {
+        viewport: eframe::egui::ViewportBuilder::default()
+            .with_title("divlab")
+            .with_inner_size([1280.0, 800.0]),
+        ..Default::default()
+    };
+    eframe::run_native(
+        "divlab",
+        options,
+        Box::new(move |cc| {
+            let mut app = divlab::app::DivlabApp::from_creation_context(cc);
+            if adapter.is_some() {
+                app.state.adapter = adapter;
+            }
+            for path in &open {
+                app.open_path(path);
+            }
+            Ok(Box::new(app))
+        }),
+    )
+    .map_err(|e| anyhow::anyhow!("cannot open the app window: {e}"))?;
+    Ok(0)
+}
+
+/// Without the `app` feature there is no window to open.
+#[cfg(not(feature = "app"))]
+fn app(_selector: &AdapterSelector) -> Result<u8, Failure> {
+    Err(anyhow::anyhow!(
+        "this divlab was built without the `app` feature; run `divlab --bench` (see `divlab --help`)"
+    )
+    .into())
 }
 
 fn list_adapters(selector: &AdapterSelector) -> Result<u8, Failure> {

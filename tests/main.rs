@@ -7,6 +7,9 @@
 //! - `DIVLAB_EXPECT_SUBGROUP_SIZE`: the subgroup size the default adapter must show (default 8,
 //!   lavapipe's; 4 with `LP_NATIVE_VECTOR_WIDTH=128`, 32 on NVIDIA).
 
+#[cfg(feature = "app")]
+#[path = "main/app.rs"]
+mod app;
 #[path = "main/cli.rs"]
 mod cli;
 #[path = "main/compare.rs"]

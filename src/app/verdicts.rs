@@ -1,0 +1,55 @@
+//! The verdicts table: check, rule, status (coloured) and detail.
+
+use eframe::egui::{self, Color32, RichText};
+
+use crate::report::{ExperimentResult, VerdictStatus};
+
+/// Green for held/consistent, red for violated/inconsistent, grey for not_guaranteed.
+pub fn status_colour(status: VerdictStatus) -> Color32 {
+    match status {
+        VerdictStatus::Held | VerdictStatus::Consistent => Color32::from_rgb(60, 170, 80),
+        VerdictStatus::Violated | VerdictStatus::Inconsistent => Color32::from_rgb(220, 60, 60),
+        VerdictStatus::NotGuaranteed => Color32::GRAY,
+    }
+}
+
+/// A status as a coloured label.
+pub fn status_label(status: VerdictStatus) -> RichText {
+    RichText::new(status.as_str())
+        .color(status_colour(status))
+        .strong()
+}
+
+/// One row per verdict of `result`.
+pub fn verdicts_table(ui: &mut egui::Ui, result: &ExperimentResult) {
+    if result.verdicts.is_empty() {
+        ui.weak(match result.status_detail.as_str() {
+            "" => "No verdicts.".to_owned(),
+            detail => format!("No verdicts: {detail}"),
+        });
+        return;
+    }
+    let rule = format!("{} ({})", result.rule.text, result.rule.source);
+    egui::Grid::new(("verdicts", &result.id))
+        .striped(true)
+        .num_columns(4)
+        .show(ui, |ui| {
+            for heading in ["check", "rule", "status", "detail"] {
+                ui.strong(heading);
+            }
+            ui.end_row();
+            for v in &result.verdicts {
+                // One line per check (the full text on hover), so the detail keeps its room.
+                ui.scope(|ui| {
+                    ui.set_width(300.0);
+                    ui.add(egui::Label::new(&v.check).truncate())
+                        .on_hover_text(&v.check);
+                });
+                ui.add(egui::Label::new(RichText::new(&rule).weak()).truncate())
+                    .on_hover_text(&rule);
+                ui.label(status_label(v.status));
+                ui.add(egui::Label::new(&v.detail).wrap());
+                ui.end_row();
+            }
+        });
+}
