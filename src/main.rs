@@ -35,6 +35,9 @@ struct Cli {
     /// Timed repetitions per configuration (default 15, 5 with --quick).
     #[arg(long, value_name = "N")]
     reps: Option<usize>,
+    /// Seeds per style in the bench's reconvergence-fuzzer batch (default 24, 8 with --quick).
+    #[arg(long, value_name = "N")]
+    fuzz_seeds: Option<u64>,
     /// Run only experiments whose id contains this substring.
     #[arg(long, value_name = "ID")]
     only: Option<String>,
@@ -355,6 +358,7 @@ fn bench(cli: &Cli, selector: &AdapterSelector) -> Result<u8, Failure> {
         run: RunConfig {
             quick: cli.quick,
             reps: cli.reps,
+            fuzz_seeds: cli.fuzz_seeds,
         },
         only: cli.only.clone(),
     };

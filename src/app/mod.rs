@@ -210,6 +210,7 @@ impl DivlabApp {
         let config = RunConfig {
             quick: self.state.quick,
             reps: (self.state.reps > 0).then_some(self.state.reps),
+            fuzz_seeds: None,
         };
         self.progress = Progress::default();
         self.message = None;

@@ -40,7 +40,9 @@ impl Experiment for ReconvergenceFuzz {
     ) -> Result<ExperimentResult> {
         let campaign = Campaign {
             start: 0,
-            seeds: if config.quick { QUICK_SEEDS } else { SEEDS },
+            seeds: config
+                .fuzz_seeds
+                .unwrap_or(if config.quick { QUICK_SEEDS } else { SEEDS }),
             styles: Style::ALL.to_vec(),
             size: Size::Medium,
             out: None,

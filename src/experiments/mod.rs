@@ -25,6 +25,8 @@ pub struct RunConfig {
     pub quick: bool,
     /// Timed repetitions per configuration; `None` for the default (15, or 5 with `quick`).
     pub reps: Option<usize>,
+    /// Seeds per style in the fuzzer's batch; `None` for the default (24, or 8 with `quick`).
+    pub fuzz_seeds: Option<u64>,
 }
 
 impl RunConfig {
@@ -40,7 +42,15 @@ impl RunConfig {
             Some(n) if n > 1000 => Err(Error::InvalidSettings(format!(
                 "reps = {n} is more than 1000; use fewer"
             ))),
-            _ => Ok(()),
+            _ => match self.fuzz_seeds {
+                Some(0) => Err(Error::InvalidSettings(
+                    "fuzz seeds must be at least 1".to_owned(),
+                )),
+                Some(n) if n > 100_000 => Err(Error::InvalidSettings(format!(
+                    "fuzz seeds = {n} is more than 100000; use `divlab fuzz` for long campaigns"
+                ))),
+                _ => Ok(()),
+            },
         }
     }
 }

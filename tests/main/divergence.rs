@@ -79,6 +79,7 @@ fn branchy_forms_serialize_k_paths() {
     let config = RunConfig {
         quick: true,
         reps: Some(15),
+        fuzz_seeds: None,
     };
     let mut results = run_forms(&lab, &config, &["divergence.if_chain", "divergence.switch"]);
     for result in &mut results {
@@ -118,6 +119,7 @@ fn loop_and_nested_forms_compute_each_lanes_path() {
     let config = RunConfig {
         quick: true,
         reps: Some(2),
+        fuzz_seeds: None,
     };
     for result in run_forms(&lab, &config, &["divergence.loop", "divergence.nested_if"]) {
         let summary = format!("{}: {:#?}", result.id, result.verdicts);

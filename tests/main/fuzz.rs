@@ -104,6 +104,7 @@ fn bench_batch_records_pass_rates() {
     let config = RunConfig {
         quick: true,
         reps: None,
+        fuzz_seeds: None,
     };
     let result = run_experiment(&lab, &ReconvergenceFuzz, &config, &|_| {});
     assert_eq!(
@@ -116,4 +117,14 @@ fn bench_batch_records_pass_rates() {
         let rate = result.metrics[&format!("pass_rate_{style}")];
         assert_eq!(rate, 1.0, "{style}: {:#?}", result.verdicts);
     }
+}
+
+#[test]
+fn bench_with_zero_fuzz_seeds_is_a_usage_error() {
+    let dir = temp_dir();
+    let mut cmd = divlab(dir.path());
+    cmd.args(["--bench", "--only", "fuzz", "--fuzz-seeds", "0"]);
+    let result = run(cmd);
+    result.assert_code(2);
+    assert!(result.stderr.contains("fuzz seeds"), "{result}");
 }

@@ -44,6 +44,7 @@ pub fn bench_doc() -> &'static ResultDocument {
             run: RunConfig {
                 quick: true,
                 reps: None,
+                fuzz_seeds: None,
             },
             only: Some("subgroup.size".to_owned()),
         };
