@@ -17,7 +17,8 @@ const MODE_SUBGROUP_UNIFORM: u32 = 1u;   // sel = subgroup number % k: same mix,
 struct DivergenceParams {
     k: u32,
     mode: u32,
-    _pad0: u32,
+    // Nonzero: no work; each invocation stores what its subgroup's entry ballot saw (see main).
+    probe_lanes: u32,
     _pad1: u32,
     // Loop trips of path j, at trips[j / 4][j % 4]. The host keeps every entry small, so every
     // loop below is bounded by construction.
@@ -84,6 +85,14 @@ fn main(
     @builtin(subgroup_invocation_id) lane: u32,
     @builtin(subgroup_size) subgroup_size: u32,
 ) {
+    // The subgroup size this pipeline runs with, from a ballot at entry (all lanes active): a
+    // driver may pick a size per pipeline (lavapipe does), so the study asks its own kernel.
+    if params.probe_lanes != 0u {
+        let ballot = countOneBits(subgroupBallot(true));
+        let lanes_at_entry = ballot.x + ballot.y + ballot.z + ballot.w;
+        sink[gid.x] = vec4<f32>(f32(lanes_at_entry), f32(lane), f32(subgroup_size), 0.0);
+        return;
+    }
     var sel = lane % params.k;
     if params.mode == MODE_SUBGROUP_UNIFORM {
         // The subgroup's first invocation names the subgroup, whatever the lane mapping.

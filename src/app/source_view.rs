@@ -18,6 +18,10 @@ pub const SHADERS: &[(&str, &str)] = &[
         include_str!("../../shaders/scheduling_forward_progress.wgsl"),
     ),
     (
+        "scheduling_handshake",
+        include_str!("../../shaders/scheduling_handshake.wgsl"),
+    ),
+    (
         "scheduling_interleaving",
         include_str!("../../shaders/scheduling_interleaving.wgsl"),
     ),
@@ -131,5 +135,31 @@ pub fn diagnostics(ui: &mut egui::Ui, analysis: &Analysis) {
             ))
             .color(severity_colour(d.severity)),
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A new kernel shows up in the app only if it is listed here: every `shaders/*.wgsl` is, and
+    /// each scheduling probe finds its own kernel.
+    #[test]
+    fn every_shader_file_is_listed() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/shaders");
+        let mut on_disk: Vec<String> = std::fs::read_dir(dir)
+            .expect("shaders/")
+            .filter_map(|e| {
+                let name = e.expect("entry").file_name().to_string_lossy().into_owned();
+                name.strip_suffix(".wgsl").map(str::to_owned)
+            })
+            .collect();
+        on_disk.sort();
+        let listed: Vec<&str> = SHADERS.iter().map(|(stem, _)| *stem).collect();
+        assert_eq!(on_disk, listed);
+        for id in crate::experiments::scheduling::all().iter().map(|e| e.id()) {
+            let stem = shader_for(id).map(|(stem, _)| stem);
+            assert_eq!(stem, Some(id.replace('.', "_").as_str()), "{id}");
+        }
     }
 }

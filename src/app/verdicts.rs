@@ -4,12 +4,14 @@ use eframe::egui::{self, Color32, RichText};
 
 use crate::report::{ExperimentResult, VerdictStatus};
 
-/// Green for held/consistent, red for violated/inconsistent, grey for not_guaranteed.
+/// Green for held/consistent, red for violated/inconsistent, grey for not_guaranteed, amber for
+/// inconclusive.
 pub fn status_colour(status: VerdictStatus) -> Color32 {
     match status {
         VerdictStatus::Held | VerdictStatus::Consistent => Color32::from_rgb(60, 170, 80),
         VerdictStatus::Violated | VerdictStatus::Inconsistent => Color32::from_rgb(220, 60, 60),
         VerdictStatus::NotGuaranteed => Color32::GRAY,
+        VerdictStatus::Inconclusive => Color32::from_rgb(220, 160, 40),
     }
 }
 

@@ -153,6 +153,18 @@ const FIGURES: &[Figure] = &[
         check: Some("matches the SIMT model"),
     },
     Figure {
+        metric: "serialization_at_sg_raw",
+        label: "F(SG) raw",
+        decimals: 2,
+        check: None,
+    },
+    Figure {
+        metric: "dispatch_floor_ns",
+        label: "dispatch floor (ns)",
+        decimals: 0,
+        check: None,
+    },
+    Figure {
         metric: "predicated_ratio_at_sg",
         label: "T_pred(SG)/T_pred(1)",
         decimals: 3,
@@ -183,12 +195,13 @@ const PASS_RATE_PREFIX: &str = "pass_rate_";
 const PASS_RATE_STYLES: &[&str] = &["maximal", "subgroup", "workgroup"];
 
 /// Verdict statuses in the order their counts are shown.
-const STATUSES: [VerdictStatus; 5] = [
+const STATUSES: [VerdictStatus; 6] = [
     VerdictStatus::Held,
     VerdictStatus::Violated,
     VerdictStatus::NotGuaranteed,
     VerdictStatus::Consistent,
     VerdictStatus::Inconsistent,
+    VerdictStatus::Inconclusive,
 ];
 
 impl Comparison {

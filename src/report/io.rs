@@ -3,7 +3,9 @@
 use std::io::Write as _;
 use std::path::Path;
 
-use crate::report::{ExperimentStatus, ResultDocument, SCHEMA_VERSION, load};
+use crate::report::{
+    ExperimentStatus, READABLE_SCHEMA_VERSIONS, ResultDocument, SCHEMA_VERSION, load,
+};
 use crate::{Error, Result};
 
 /// Writes `bytes` to `path` atomically: a temporary file beside it, then a rename, so a reader
@@ -95,10 +97,11 @@ fn check_version(text: &str) -> Result<(), String> {
         Err(_) => None,
     };
     match version {
-        Some(v) if v == u64::from(SCHEMA_VERSION) => Ok(()),
+        Some(v) if READABLE_SCHEMA_VERSIONS.iter().any(|&r| u64::from(r) == v) => Ok(()),
         Some(v) => Err(format!(
-            "schema_version {v} is not the version this divlab reads ({SCHEMA_VERSION}); \
-             use the divlab version that wrote it, or rerun the bench"
+            "schema_version {v} is not a version this divlab reads ({}); \
+             use the divlab version that wrote it, or rerun the bench",
+            READABLE_SCHEMA_VERSIONS.map(|r| r.to_string()).join(", ")
         )),
         None => Err("no numeric `schema_version`: this is not a divlab result document".to_owned()),
     }

@@ -9,14 +9,18 @@ use serde::{Deserialize, Serialize};
 
 use crate::gpu::TimingSource;
 
-/// The schema version this build writes and reads.
-pub const SCHEMA_VERSION: u32 = 1;
+/// The schema version this build writes.
+pub const SCHEMA_VERSION: u32 = 2;
+
+/// Versions this build reads. Version 2 added the verdict status `inconclusive`; a version 1
+/// document is a version 2 document that never uses it.
+pub const READABLE_SCHEMA_VERSIONS: [u32; 2] = [1, 2];
 
 /// One run of divlab on one adapter.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ResultDocument {
-    /// The document format version; readers reject other versions.
+    /// The document format version; readers reject versions they do not know.
     pub schema_version: u32,
     /// The divlab version that wrote the document.
     pub divlab_version: String,
@@ -86,6 +90,9 @@ pub enum VerdictStatus {
     Consistent,
     /// A model's claim disagrees with the measurement.
     Inconsistent,
+    /// The measurement's 95% interval straddles the claim's limit: more repetitions, or a
+    /// quieter device, would decide it. Since schema version 2.
+    Inconclusive,
 }
 
 /// The rule an experiment checks, with where it comes from.
@@ -246,6 +253,19 @@ impl VerdictStatus {
         }
     }
 
+    /// A claim decided by an interval: `Consistent` when all of `[low, high]` lies within the
+    /// claim's limits `[min, max]`, `Inconsistent` when none of it does, `Inconclusive` when it
+    /// straddles a limit.
+    pub fn decided_by_interval(low: f64, high: f64, min: f64, max: f64) -> Self {
+        if low >= min && high <= max {
+            Self::Consistent
+        } else if high < min || low > max {
+            Self::Inconsistent
+        } else {
+            Self::Inconclusive
+        }
+    }
+
     /// `Held` when `ok`, else `Violated`.
     pub fn held_if(ok: bool) -> Self {
         if ok { Self::Held } else { Self::Violated }
@@ -259,6 +279,7 @@ impl VerdictStatus {
             Self::NotGuaranteed => "not_guaranteed",
             Self::Consistent => "consistent",
             Self::Inconsistent => "inconsistent",
+            Self::Inconclusive => "inconclusive",
         }
     }
 }

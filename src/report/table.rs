@@ -13,6 +13,8 @@ const KEY_METRICS: &[&str] = &[
     "slope_s_ns",
     "r2",
     "serialization_at_sg",
+    "serialization_at_sg_raw",
+    "dispatch_floor_ns",
     "predicated_ratio_at_sg",
     "baseline_gflops",
     "occupancy_spread",
@@ -64,6 +66,14 @@ pub fn summary_table(doc: &ResultDocument) -> String {
         }
         for v in &e.verdicts {
             let _ = writeln!(out, "    [{}] {}: {}", v.status.as_str(), v.check, v.detail);
+        }
+        if let Some(noisy) = e.params.get("noisy_configurations").and_then(|v| v.as_array())
+            && !noisy.is_empty()
+        {
+            let _ = writeln!(out, "    noisy configurations ({}):", noisy.len());
+            for entry in noisy.iter().filter_map(|v| v.as_str()) {
+                let _ = writeln!(out, "      {entry}");
+            }
         }
     }
     if !scenarios.is_empty() {
@@ -137,11 +147,14 @@ fn fmt_number(v: f64) -> String {
     }
 }
 
-/// Columns of the key-figures table: (header, metric, decimals).
+/// Columns of the key-figures table: (header, metric, decimals). A metric with `_ci_low` and
+/// `_ci_high` companions shows its 95% interval beside it.
 const KEY_TABLE: &[(&str, &str, usize)] = &[
     ("s (ns/path)", "slope_s_ns", 0),
     ("R²", "r2", 4),
-    ("F(SG)", "serialization_at_sg", 2),
+    ("F(SG) (95% interval)", "serialization_at_sg", 2),
+    ("F(SG) raw", "serialization_at_sg_raw", 2),
+    ("floor (ns)", "dispatch_floor_ns", 0),
     ("T_pred(SG)/T_pred(1)", "predicated_ratio_at_sg", 3),
     ("baseline GFLOP/s", "baseline_gflops", 0),
     ("occupancy spread", "occupancy_spread", 3),
@@ -170,11 +183,15 @@ pub fn markdown_key_table(docs: &[(String, ResultDocument)]) -> String {
         {
             let _ = write!(out, "| {file} | {} | {sg} | {} |", doc.adapter.name, e.id);
             for (_, metric, decimals) in KEY_TABLE {
-                match e.metrics.get(*metric) {
-                    Some(v) => {
+                let interval = |bound: &str| e.metrics.get(&format!("{metric}_ci_{bound}"));
+                match (e.metrics.get(*metric), interval("low"), interval("high")) {
+                    (Some(v), Some(low), Some(high)) => {
+                        let _ = write!(out, " {v:.decimals$} ({low:.decimals$}–{high:.decimals$}) |");
+                    }
+                    (Some(v), _, _) => {
                         let _ = write!(out, " {v:.decimals$} |");
                     }
-                    None => out.push_str(" – |"),
+                    (None, _, _) => out.push_str(" – |"),
                 }
             }
             out.push('\n');

@@ -734,10 +734,10 @@ fn truncated_file_is_rejected() {
 fn wrong_schema_version_is_rejected() {
     let _cpu = util::gpu_shared();
     let (mut v, _) = sg8_value();
-    v["schema_version"] = json!(2);
+    v["schema_version"] = json!(3);
     assert_rejected(
         &v.to_string(),
-        &["schema_version 2 is not the version this divlab reads (1)"],
+        &["schema_version 3 is not a version this divlab reads (1, 2)"],
     );
     // Every unreadable file is named, and `report` writes nothing.
     let dir = temp_dir();
@@ -917,7 +917,7 @@ const NASTY: &[&str] = &[
     "null",
     ",",
     ":",
-    "\"schema_version\": 2,",
+    "\"schema_version\": 3,",
     "true",
     "é",
     "1.7976931348623157e308",

@@ -300,3 +300,30 @@ fn every_field_is_documented() {
         "docs/results.md does not document {missing:?}"
     );
 }
+
+/// Schema 2 only added the verdict status `inconclusive`, so a schema 1 file (a real lavapipe
+/// run, cut to three experiments) still reads, every field intact.
+#[test]
+fn schema_1_documents_still_read() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/schema1-lavapipe-sg8.json"
+    );
+    let doc = read_json(Path::new(path)).expect("a schema 1 document reads");
+    assert_eq!(doc.schema_version, 1);
+    assert_ne!(doc.schema_version, SCHEMA_VERSION);
+    let raw: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let ids: Vec<&str> = doc.experiments.iter().map(|e| e.id.as_str()).collect();
+    assert_eq!(ids, ["subgroup.size", "divergence.switch", "convergence.if_else"]);
+    let switch = &doc.experiments[1];
+    assert_eq!(
+        switch.metrics["serialization_at_sg"],
+        raw["experiments"][1]["metrics"]["serialization_at_sg"]
+            .as_f64()
+            .unwrap()
+    );
+    assert_eq!(
+        switch.verdicts.len(),
+        raw["experiments"][1]["verdicts"].as_array().unwrap().len()
+    );
+}

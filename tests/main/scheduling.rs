@@ -1,11 +1,12 @@
 //! The scheduling probes on the default adapter (lavapipe in CI): every probe finishes with
-//! numeric verdicts, the correct reductions hold, the capped spin never hangs in 100 runs, and
-//! lavapipe's masked execution shows no run-ahead.
+//! numeric verdicts, the correct reductions hold, the capped spin never hangs in 100 runs, the
+//! handshake accounts for every subgroup in both orders, and lavapipe's masked execution shows no
+//! run-ahead.
 
 use std::time::{Duration, Instant};
 
 use divlab::experiments::scheduling::forward_progress::{SpinOrder, SpinProbe, default_cap};
-use divlab::experiments::scheduling::{self, RunAhead};
+use divlab::experiments::scheduling::{self, Handshake, RunAhead, WORKGROUPS, handshake};
 use divlab::experiments::{Lab, RunConfig, run_experiment};
 use divlab::report::{ExperimentResult, ExperimentStatus, VerdictStatus};
 
@@ -63,14 +64,16 @@ fn correctness_probes_finish_with_numeric_verdicts() {
         ids,
         [
             "scheduling.forward_progress",
+            "scheduling.handshake",
             "scheduling.lockstep_race",
             "scheduling.interleaving",
             "scheduling.run_ahead"
         ]
     );
+    // These two have tests of their own below.
     for experiment in scheduling::all()
         .iter()
-        .filter(|e| e.id() != "scheduling.run_ahead")
+        .filter(|e| !["scheduling.run_ahead", "scheduling.handshake"].contains(&e.id()))
     {
         let result = run_experiment(&lab, experiment.as_ref(), &QUICK, &|_| {});
         println!("{}", describe(&result));
@@ -147,6 +150,99 @@ fn capped_spin_finishes_in_100_runs() {
         start.elapsed()
     );
     assert!(slowest < gpu.timeout);
+}
+
+/// The handshake ends on lavapipe with both orders recorded, and its counts add up: every
+/// subgroup of every dispatch (counted here from the dispatch shape and the subgroup size the
+/// `subgroup.size` probe observed) has each side either completed or capped, and no spin made
+/// more checks than the cap.
+#[test]
+fn handshake_accounts_for_every_subgroup_in_both_orders() {
+    let _gpu = util::gpu_shared();
+    let lab = Lab::new(util::gpu());
+    let result = run_experiment(&lab, &Handshake, &QUICK, &|_| {});
+    let summary = describe(&result);
+    println!("{summary}");
+    assert_numeric_verdicts(&result);
+    let metric = |name: &str| {
+        result
+            .metrics
+            .get(name)
+            .copied()
+            .unwrap_or_else(|| panic!("no metric `{name}`\n{summary}"))
+    };
+    let cap = default_cap(&lab.gpu);
+    assert_eq!(result.params["cap"], cap, "{summary}");
+    assert_eq!(
+        result.params["runs_per_order"], 2,
+        "quick runs 2 per order\n{summary}"
+    );
+    let size = lab.subgroup().expect("the subgroup probe").size;
+    let subgroups = f64::from(2 * WORKGROUPS * handshake::WORKGROUP_SIZE / size);
+    assert!(subgroups > 0.0);
+    for order in ["a_then", "a_else"] {
+        let m = |name: &str| metric(&format!("{name}_{order}"));
+        assert_eq!(m("subgroups"), subgroups, "{order}\n{summary}");
+        for side in ["a", "b"] {
+            assert_eq!(
+                m(&format!("{side}_completed")) + m(&format!("{side}_capped")),
+                subgroups,
+                "{order}: side {side} is completed or capped in every subgroup\n{summary}"
+            );
+            let (median, max) = (
+                m(&format!("{side}_checks_median")),
+                m(&format!("{side}_checks_max")),
+            );
+            assert!(
+                1.0 <= median && median <= max && max <= f64::from(cap),
+                "{order}: side {side}'s checks out of [1, {cap}]\n{summary}"
+            );
+            if m(&format!("{side}_capped")) > 0.0 {
+                assert_eq!(
+                    max,
+                    f64::from(cap),
+                    "{order}: a capped spin stops at the cap"
+                );
+            }
+        }
+        let both = m("both_completed");
+        assert!(both <= m("a_completed").min(m("b_completed")), "{summary}");
+        assert_eq!(
+            both + m("a_ran_first") + m("b_ran_first") + m("mixed"),
+            subgroups,
+            "{order}: every subgroup has one outcome\n{summary}"
+        );
+        let fraction = m("both_completed_fraction");
+        assert!((0.0..=1.0).contains(&fraction), "{summary}");
+        assert_eq!(fraction, both / subgroups, "{summary}");
+    }
+    for check in ["every lane finished its side", "flag a counts every A lane"] {
+        assert_eq!(
+            verdict_status(&result, check),
+            VerdictStatus::Held,
+            "{summary}"
+        );
+    }
+    let per_order: Vec<_> = result
+        .verdicts
+        .iter()
+        .filter(|v| v.detail.starts_with("both sides completed in "))
+        .collect();
+    assert_eq!(per_order.len(), 2, "one per order\n{summary}");
+    for v in per_order {
+        assert_eq!(v.status, VerdictStatus::NotGuaranteed, "{summary}");
+        assert!(
+            v.detail.contains(&format!("capped at {cap} checks")),
+            "{summary}"
+        );
+    }
+    assert!(!result.lanes.is_empty(), "per-lane checks are recorded");
+    for lanes in &result.lanes {
+        assert!(
+            lanes.value.iter().all(|&c| (1..=cap).contains(&c)),
+            "lane checks out of [1, {cap}]: {lanes:?}"
+        );
+    }
 }
 
 #[test]

@@ -27,18 +27,83 @@ impl Timing {
         self.summary.median
     }
 
-    /// `self / other`: the median over rounds of the per-round ratio. Compared dispatches run
-    /// close together in each round, so drift between rounds (clocks, a busy neighbour on a
-    /// shared CPU) cancels in each pair, which a ratio of two medians does not do.
-    pub fn ratio_to(&self, other: &Timing) -> f64 {
-        let ratios: Vec<f64> = self
-            .samples
+    /// Per-round ratios `(self - floor) / (other - floor)`, round r against round r. Compared
+    /// dispatches run close together in each round, so drift between rounds (clocks, a busy
+    /// neighbour on a shared CPU) cancels in each pair, which a ratio of two medians does not do.
+    /// Rounds beyond the shorter of the two (extra rounds of a noisy group) are left out.
+    pub fn round_ratios(&self, other: &Timing, floor: f64) -> Vec<f64> {
+        self.samples
             .iter()
             .zip(&other.samples)
-            .map(|(a, b)| a / b)
-            .collect();
-        stats::summarize(&ratios).map_or(f64::NAN, |s| s.median)
+            .filter_map(|(&a, &b)| stats::floor_corrected(a, b, floor))
+            .collect()
     }
+
+    /// `self / other` with the dispatch floor taken out of both, its 95% interval, and the raw
+    /// ratio beside it.
+    pub fn ratio_to(&self, other: &Timing, floor: f64) -> Ratio {
+        let corrected = self.round_ratios(other, floor);
+        let raw = self.round_ratios(other, 0.0);
+        let median = |r: &[f64]| stats::summarize(r).map_or(f64::NAN, |s| s.median);
+        Ratio {
+            value: median(&corrected),
+            raw: median(&raw),
+            interval: stats::median_interval(&corrected),
+            rounds: corrected,
+        }
+    }
+}
+
+/// A ratio of two times behind a verdict.
+#[derive(Clone, Debug)]
+pub struct Ratio {
+    /// Floor-corrected: the median over rounds of `(T - floor) / (T_ref - floor)`.
+    pub value: f64,
+    /// The same without the floor correction.
+    pub raw: f64,
+    /// 95% bootstrap interval of `value`; `None` when it cannot be formed.
+    pub interval: Option<stats::Interval>,
+    /// The corrected per-round ratios.
+    pub rounds: Vec<f64>,
+}
+
+impl Ratio {
+    /// The interval, or the point itself where there is none.
+    pub fn bounds(&self) -> (f64, f64) {
+        self.interval
+            .map_or((self.value, self.value), |i| (i.low, i.high))
+    }
+
+    /// Records `name` (corrected), `name_raw`, `name_ci_low` and `name_ci_high`.
+    pub fn record(&self, result: &mut ExperimentResult, name: &str) {
+        let (low, high) = self.bounds();
+        result.metric(name, self.value);
+        result.metric(&format!("{name}_raw"), self.raw);
+        result.metric(&format!("{name}_ci_low"), low);
+        result.metric(&format!("{name}_ci_high"), high);
+    }
+
+    /// "7.91 (95% interval 7.80..8.02; raw 7.70)".
+    pub fn describe(&self, digits: usize) -> String {
+        let (low, high) = self.bounds();
+        format!(
+            "{:.digits$} (95% interval {low:.digits$}..{high:.digits$}; raw {:.digits$})",
+            self.value, self.raw
+        )
+    }
+}
+
+/// The verdict of a claim whose 95% interval must lie within `[min, max]`, and a sentence that
+/// says so when the interval straddles a limit.
+fn interval_verdict(low: f64, high: f64, min: f64, max: f64) -> (VerdictStatus, String) {
+    let status = VerdictStatus::decided_by_interval(low, high, min, max);
+    let note = if status == VerdictStatus::Inconclusive {
+        let limit = if low < min && high >= min { min } else { max };
+        format!("; inconclusive: the interval [{low:.3}, {high:.3}] straddles the limit {limit:.3}")
+    } else {
+        String::new()
+    };
+    (status, note)
 }
 
 /// Verdict thresholds, from the study's definition (issue "Divergence cost study").
@@ -89,23 +154,33 @@ pub struct OccupancyPoint {
     pub workgroup_size: u32,
     /// Invocations in the dispatch.
     pub invocations: u32,
+    /// Loop trips per path, calibrated for this level.
+    pub trips: u32,
     /// Lane-divergent.
     pub div: Timing,
     /// Subgroup-uniform.
     pub uniform: Timing,
+    /// The same pipeline and dispatch size with no loop trips: this level's dispatch floor.
+    pub floor: Timing,
 }
 
 /// Everything the study measured for one form.
 #[derive(Clone, Debug)]
 pub struct Measurements {
-    /// Observed subgroup size.
+    /// The subgroup size the study's pipelines ran with.
     pub subgroup_size: u32,
     /// Per-k timings, in k order.
     pub points: Vec<KPoint>,
+    /// The main sweep's dispatch floor: its pipelines and size with no loop trips.
+    pub floor: Timing,
     /// Occupancy sweep.
     pub occupancy: Vec<OccupancyPoint>,
     /// (balanced, unbalanced) at the same total work, when the form has them.
     pub unbalanced: Option<(u32, Timing, Timing)>,
+    /// Loop form only: T_div(SG) and a subgroup-uniform control with the same *mix* of trip
+    /// counts as the divergent dispatch (the control before per-subgroup trips were equalized),
+    /// kept as a diagnostic of the scheduling tail.
+    pub mixed_control: Option<(Timing, Timing)>,
     /// Flops of the k = 1 lane-divergent dispatch.
     pub baseline_flops: f64,
     /// Whether the form's model is max-path (loops) rather than sum-of-paths (branches).
@@ -122,17 +197,111 @@ pub fn analyze(m: &Measurements, result: &mut ExperimentResult) {
         return;
     };
     let at_sg = within.last().copied().unwrap_or(first);
+    let floor = m.floor.time();
+    result.metric("dispatch_floor_ns", floor);
     add_series(m, result);
 
     let ks: Vec<f64> = within.iter().map(|p| f64::from(p.k)).collect();
     let t_div: Vec<f64> = within.iter().map(|p| p.div.time()).collect();
-    let t_div_medians: Vec<f64> = within.iter().map(|p| p.div.summary.median).collect();
-    if let Some(fit) = stats::fit_linear(&ks, &t_div_medians) {
-        result.metric("r2_medians", fit.r2);
+    add_fits(m, &within, &ks, &t_div, at_sg, result);
+
+    let f_sg = at_sg.div.ratio_to(&at_sg.uniform, floor);
+    let f_model = at_sg.model_div / at_sg.model_uniform;
+    f_sg.record(result, "serialization_at_sg");
+    result.metric("serialization_model_at_sg", f_model);
+    let (low, high) = f_sg.bounds();
+    let tolerance = limits::SERIALIZATION_TOLERANCE;
+    let (status, note) = interval_verdict(
+        low,
+        high,
+        f_model * (1.0 - tolerance),
+        f_model * (1.0 + tolerance),
+    );
+    result.verdict(
+        format!("efficiency falls as {sg}/k: F({}) matches the SIMT model", at_sg.k),
+        status,
+        format!(
+            "F({}) = (T_div - floor)/(T_uniform - floor) = {}, model {f_model:.2} +- {:.0}%, \
+             efficiency {:.2} of {sg} lanes; floor {floor:.0} ns{note}",
+            at_sg.k,
+            f_sg.describe(2),
+            tolerance * 100.0,
+            f64::from(sg) / f_sg.value
+        ),
+    );
+    if let Some((div, mixed)) = &m.mixed_control {
+        div.ratio_to(mixed, floor)
+            .record(result, "serialization_mixed_control_at_sg");
     }
-    let linear = stats::fit_linear(&ks, &t_div);
-    let quadratic = stats::fit_quadratic(&ks, &t_div);
-    if let Some(fit) = linear {
+
+    add_control(m, &within, &ks, first, at_sg, floor, result);
+
+    let pred = at_sg.pred.ratio_to(&first.pred, floor);
+    pred.record(result, "predicated_ratio_at_sg");
+    let (low, high) = pred.bounds();
+    let (status, note) =
+        interval_verdict(low, high, f64::NEG_INFINITY, limits::PREDICATED_MAX_RATIO);
+    result.verdict(
+        "predication removes the serialization cost",
+        status,
+        format!(
+            "T_pred({})/T_pred(1) = {} (limit {}), vs T_div ratio {:.2}{note}",
+            at_sg.k,
+            pred.describe(3),
+            limits::PREDICATED_MAX_RATIO,
+            at_sg.div.ratio_to(&first.div, floor).value
+        ),
+    );
+
+    add_occupancy(m, result);
+    if let Some((k, balanced, unbalanced)) = &m.unbalanced {
+        let ratio = unbalanced.ratio_to(balanced, floor);
+        ratio.record(result, "unbalanced_ratio");
+        let (low, high) = ratio.bounds();
+        let tolerance = limits::UNBALANCED_TOLERANCE;
+        let (status, note) = interval_verdict(low, high, 1.0 - tolerance, 1.0 + tolerance);
+        result.verdict(
+            format!("unbalanced paths cost the sum of their paths (k = {k})"),
+            status,
+            format!(
+                "one heavy path and {} light ones took {}x balanced paths of the same total \
+                 work (limit +-{:.0}%){note}",
+                k - 1,
+                ratio.describe(3),
+                tolerance * 100.0
+            ),
+        );
+    }
+
+    result.metric("baseline_gflops", m.baseline_flops / first.div.time());
+    let mut cvs: Vec<f64> = m
+        .points
+        .iter()
+        .flat_map(|p| [&p.div, &p.uniform, &p.pred].map(|t| t.summary.cv))
+        .collect();
+    cvs.extend(
+        m.occupancy
+            .iter()
+            .flat_map(|o| [o.div.summary.cv, o.uniform.summary.cv]),
+    );
+    if let Some(cv) = stats::summarize(&cvs) {
+        result.metric("cv_median", cv.median);
+        result.metric("cv_max", cv.max);
+    }
+}
+
+/// The linear and quadratic fits of T_div(k) over k <= SG, and for the loop form the max-path
+/// against the sum-of-paths model. Fits are over raw medians: the floor is the intercept.
+fn add_fits(
+    m: &Measurements,
+    within: &[&KPoint],
+    ks: &[f64],
+    t_div: &[f64],
+    at_sg: &KPoint,
+    result: &mut ExperimentResult,
+) {
+    let sg = m.subgroup_size;
+    if let Some(fit) = stats::fit_linear(ks, t_div) {
         result.metric("slope_s_ns", fit.slope);
         result.metric("intercept_ns", fit.intercept);
         result.metric("r2", fit.r2);
@@ -148,7 +317,7 @@ pub fn analyze(m: &Measurements, result: &mut ExperimentResult) {
             ),
         );
     }
-    if let Some(q) = quadratic {
+    if let Some(q) = stats::fit_quadratic(ks, t_div) {
         result.metric("quadratic_c_ns", q.c);
         result.metric("quadratic_t_stat", q.c_t_stat);
         let share = q.c * f64::from(sg * sg) / at_sg.div.time();
@@ -172,7 +341,7 @@ pub fn analyze(m: &Measurements, result: &mut ExperimentResult) {
     if m.loop_form {
         let fit_model = |model: &dyn Fn(&KPoint) -> f64| {
             let xs: Vec<f64> = within.iter().map(|p| model(p)).collect();
-            stats::fit_linear(&xs, &t_div).map(|f| f.r2)
+            stats::fit_linear(&xs, t_div).map(|f| f.r2)
         };
         let r2_max = fit_model(&|p| p.model_div);
         let r2_sum = fit_model(&|p| p.model_sum_of_paths);
@@ -186,157 +355,148 @@ pub fn analyze(m: &Measurements, result: &mut ExperimentResult) {
             );
         }
     }
+}
 
-    let f_sg = at_sg.div.ratio_to(&at_sg.uniform);
-    let f_model = at_sg.model_div / at_sg.model_uniform;
-    result.metric("serialization_at_sg", f_sg);
-    result.metric("serialization_model_at_sg", f_model);
-    result.verdict(
-        format!("efficiency falls as {sg}/k: F({}) matches the SIMT model", at_sg.k),
-        VerdictStatus::consistent_if(
-            (f_sg / f_model - 1.0).abs() <= limits::SERIALIZATION_TOLERANCE,
-        ),
-        format!(
-            "F({}) = T_div/T_uniform = {f_sg:.2}, model {f_model:.2}, efficiency {:.2} of {sg} lanes",
-            at_sg.k,
-            f64::from(sg) / f_sg
-        ),
-    );
-
+/// The subgroup-uniform control against its model, k = 1..SG: flat for the branchy forms.
+fn add_control(
+    m: &Measurements,
+    within: &[&KPoint],
+    ks: &[f64],
+    first: &KPoint,
+    at_sg: &KPoint,
+    floor: f64,
+    result: &mut ExperimentResult,
+) {
+    let sg = m.subgroup_size;
+    // Per k, the control's per-round ratios against its k = 1 neighbour, over the model's.
+    let on_model = |p: &KPoint| -> Vec<f64> {
+        let model = p.model_uniform / first.model_uniform;
+        p.uniform
+            .round_ratios(&p.uniform_ref, floor)
+            .into_iter()
+            .map(|r| r / model)
+            .collect()
+    };
+    let median = |r: &[f64]| stats::summarize(r).map_or(f64::NAN, |s| s.median);
     // Beyond SG the control runs more distinct code than fits the instruction cache on some
     // devices; that is a code-size cost, not divergence, so the flatness check stops at SG.
-    let deviation_of = |p: &&KPoint| {
-        let measured = p.uniform.ratio_to(&p.uniform_ref);
-        let model = p.model_uniform / first.model_uniform;
-        (measured / model - 1.0).abs()
-    };
-    let deviation = within.iter().map(deviation_of).fold(0.0, f64::max);
+    let deviation_of = |p: &KPoint| (median(&on_model(p)) - 1.0).abs();
+    let deviation = within.iter().map(|p| deviation_of(p)).fold(0.0, f64::max);
     let beyond = m
         .points
         .iter()
         .filter(|p| p.k > sg)
-        .map(|p| deviation_of(&p))
+        .map(deviation_of)
         .fold(0.0, f64::max);
     // Flatness is judged on the fitted trend over k <= SG, not on the worst single point:
     // on a noisy device (lavapipe on 2 shared cores) one median can stray while the trend holds.
-    let on_model: Vec<f64> = within
-        .iter()
-        .map(|p| p.uniform.ratio_to(&p.uniform_ref) / (p.model_uniform / first.model_uniform))
-        .collect();
-    let trend = stats::fit_linear(&ks, &on_model).map_or(0.0, |fit| {
-        let at = |k: f64| fit.intercept + fit.slope * k;
-        at(f64::from(at_sg.k)) / at(f64::from(first.k)) - 1.0
-    });
+    let (first_k, sg_k) = (f64::from(first.k), f64::from(at_sg.k));
+    let trend_of = |medians: &[f64]| {
+        stats::fit_linear(ks, medians).map_or(f64::NAN, |fit| {
+            let at = |k: f64| fit.intercept + fit.slope * k;
+            at(sg_k) / at(first_k) - 1.0
+        })
+    };
+    let rounds: Vec<Vec<f64>> = within.iter().map(|p| on_model(p)).collect();
+    let medians: Vec<f64> = rounds.iter().map(|r| median(r)).collect();
+    let trend = trend_of(&medians);
+    let sets: Vec<&[f64]> = rounds.iter().map(Vec::as_slice).collect();
+    let (low, high) = stats::bootstrap_medians(&sets, trend_of)
+        .map_or((trend, trend), |i| (i.low, i.high));
     result.metric("uniform_trend_at_sg", trend);
+    result.metric("uniform_trend_at_sg_ci_low", low);
+    result.metric("uniform_trend_at_sg_ci_high", high);
     result.metric("uniform_max_deviation", deviation);
     result.metric("uniform_max_deviation_beyond_sg", beyond);
     let control = if m.loop_form {
-        "divergence across subgroups costs only its mean trip count (uniform control on model)"
+        "divergence across subgroups costs only its trip count (uniform control on model)"
     } else {
         "divergence across subgroups is free (uniform control flat)"
     };
+    let flat = limits::UNIFORM_FLAT;
+    let (status, note) = interval_verdict(low, high, -flat, flat);
     result.verdict(
         control,
-        VerdictStatus::consistent_if(trend.abs() <= limits::UNIFORM_FLAT),
+        status,
         format!(
-            "T_uniform(k)/T_uniform(1) against the model: fitted trend {:+.1}% from k = 1 to {} \
-             (limit {:.0}%), worst single point {:.1}%; {:.1}% beyond {sg}, where code size \
-             rather than divergence can dominate",
+            "T_uniform(k)/T_uniform(1) against the model, floor-corrected: fitted trend {:+.1}% \
+             from k = 1 to {} (95% interval {:+.1}%..{:+.1}%, limit {:.0}%), worst single point \
+             {:.1}%; {:.1}% beyond {sg}, where code size rather than divergence can dominate{note}",
             trend * 100.0,
             at_sg.k,
-            limits::UNIFORM_FLAT * 100.0,
+            low * 100.0,
+            high * 100.0,
+            flat * 100.0,
             deviation * 100.0,
             beyond * 100.0
         ),
     );
-
-    let pred_ratio = at_sg.pred.ratio_to(&first.pred);
-    result.metric("predicated_ratio_at_sg", pred_ratio);
-    result.verdict(
-        "predication removes the serialization cost",
-        VerdictStatus::consistent_if(pred_ratio <= limits::PREDICATED_MAX_RATIO),
-        format!(
-            "T_pred({})/T_pred(1) = {pred_ratio:.3} (limit {}), vs T_div ratio {:.2}",
-            at_sg.k,
-            limits::PREDICATED_MAX_RATIO,
-            at_sg.div.ratio_to(&first.div)
-        ),
-    );
-
-    add_occupancy(m, result);
-    if let Some((k, balanced, unbalanced)) = &m.unbalanced {
-        let ratio = unbalanced.ratio_to(balanced);
-        result.metric("unbalanced_ratio", ratio);
-        result.verdict(
-            format!("unbalanced paths cost the sum of their paths (k = {k})"),
-            VerdictStatus::consistent_if((ratio - 1.0).abs() <= limits::UNBALANCED_TOLERANCE),
-            format!(
-                "one heavy path and {} light ones took {ratio:.3}x balanced paths of the same total work",
-                k - 1
-            ),
-        );
-    }
-
-    result.metric("baseline_gflops", m.baseline_flops / first.div.time());
-    let mut cvs: Vec<f64> = m
-        .points
-        .iter()
-        .flat_map(|p| [&p.div, &p.uniform, &p.pred].map(|t| t.summary.cv))
-        .collect();
-    cvs.extend(
-        m.occupancy
-            .iter()
-            .flat_map(|o| [o.div.summary.cv, o.uniform.summary.cv]),
-    );
-    if let Some(cv) = stats::summarize(&cvs) {
-        result.metric("cv_median", cv.median);
-        result.metric("cv_max", cv.max);
-    }
 }
 
 fn add_occupancy(m: &Measurements, result: &mut ExperimentResult) {
-    let penalties: Vec<f64> = m
+    let penalties: Vec<Ratio> = m
         .occupancy
         .iter()
-        .map(|o| o.div.ratio_to(&o.uniform))
+        .map(|o| o.div.ratio_to(&o.uniform, o.floor.time()))
         .collect();
-    let Some(summary) = stats::summarize(&penalties) else {
+    let values: Vec<f64> = penalties.iter().map(|p| p.value).collect();
+    let Some(summary) = stats::summarize(&values) else {
         return;
     };
-    let spread = (summary.max - summary.min) / summary.median;
+    let spread_of = |medians: &[f64]| {
+        stats::summarize(medians).map_or(f64::NAN, |s| (s.max - s.min) / s.median)
+    };
+    let spread = spread_of(&values);
+    let sets: Vec<&[f64]> = penalties.iter().map(|p| p.rounds.as_slice()).collect();
+    let (low, high) = stats::bootstrap_medians(&sets, spread_of)
+        .map_or((spread, spread), |i| (i.low, i.high));
     result.metric("occupancy_spread", spread);
+    result.metric("occupancy_spread_ci_low", low);
+    result.metric("occupancy_spread_ci_high", high);
+    let raw: Vec<f64> = penalties.iter().map(|p| p.raw).collect();
+    result.metric("occupancy_spread_raw", spread_of(&raw));
+    let floor_share = m
+        .occupancy
+        .iter()
+        .map(|o| o.floor.time() / o.uniform.time())
+        .fold(0.0, f64::max);
+    result.metric("occupancy_max_floor_share", floor_share);
     let largest = m.occupancy.iter().map(|o| o.invocations).max().unwrap_or(0);
     let saturated: Vec<f64> = m
         .occupancy
         .iter()
-        .zip(&penalties)
+        .zip(&values)
         .filter(|(o, _)| o.invocations == largest)
         .map(|(_, p)| *p)
         .collect();
-    let saturated_spread = stats::summarize(&saturated).map_or(0.0, |s| (s.max - s.min) / s.median);
-    result.metric("occupancy_spread_saturated", saturated_spread);
+    result.metric("occupancy_spread_saturated", spread_of(&saturated));
     let (lowest, _) = m
         .occupancy
         .iter()
-        .zip(&penalties)
+        .zip(&values)
         .min_by(|a, b| a.1.total_cmp(b.1))
         .expect("penalties is not empty");
+    let (status, note) = interval_verdict(low, high, 0.0, limits::OCCUPANCY_SPREAD);
     result.verdict(
         "the penalty does not depend on occupancy",
-        VerdictStatus::consistent_if(spread <= limits::OCCUPANCY_SPREAD),
+        status,
         format!(
-            "T_div/T_uniform at k = {} over {} levels: {:.2}..{:.2}, spread {:.1}% (limit {:.0}%); \
-             lowest at workgroup {} x {} invocations; spread over workgroup sizes at the \
-             saturating dispatch: {:.1}%",
+            "floor-corrected T_div/T_uniform at k = {} over {} levels, each calibrated to its own \
+             trip count: {:.2}..{:.2}, spread {:.1}% (95% interval {:.1}%..{:.1}%, limit {:.0}%; \
+             raw spread {:.1}%); lowest at workgroup {} x {} invocations; the floor is at most \
+             {:.1}% of a level's uniform dispatch{note}",
             m.occupancy_k,
-            penalties.len(),
+            values.len(),
             summary.min,
             summary.max,
             spread * 100.0,
+            low * 100.0,
+            high * 100.0,
             limits::OCCUPANCY_SPREAD * 100.0,
+            spread_of(&raw) * 100.0,
             lowest.workgroup_size,
             lowest.invocations,
-            saturated_spread * 100.0
+            floor_share * 100.0
         ),
     );
     let mut sizes: Vec<u32> = m.occupancy.iter().map(|o| o.workgroup_size).collect();
@@ -345,12 +505,16 @@ fn add_occupancy(m: &Measurements, result: &mut ExperimentResult) {
         let points = m
             .occupancy
             .iter()
-            .filter(|o| o.workgroup_size == wg)
-            .map(|o| Point {
-                x: f64::from(o.invocations),
-                y: o.div.ratio_to(&o.uniform),
-                y_min: None,
-                y_max: None,
+            .zip(&penalties)
+            .filter(|(o, _)| o.workgroup_size == wg)
+            .map(|(o, p)| {
+                let (low, high) = p.bounds();
+                Point {
+                    x: f64::from(o.invocations),
+                    y: p.value,
+                    y_min: Some(low),
+                    y_max: Some(high),
+                }
             })
             .collect();
         result.series.push(series(
@@ -373,6 +537,24 @@ fn add_series(m: &Measurements, result: &mut ExperimentResult) {
                     y: t.time(),
                     y_min: Some(t.summary.min),
                     y_max: Some(t.summary.max),
+                }
+            })
+            .collect()
+    };
+    let floor = m.floor.time();
+    let ratio = |f: &dyn Fn(f64) -> f64| {
+        m.points
+            .iter()
+            .map(|p| {
+                let r = p.div.ratio_to(&p.uniform, floor);
+                let (low, high) = r.bounds();
+                // An efficiency is a decreasing function of F: its bounds swap.
+                let (a, b) = (f(low), f(high));
+                Point {
+                    x: f64::from(p.k),
+                    y: f(r.value),
+                    y_min: Some(a.min(b)),
+                    y_max: Some(a.max(b)),
                 }
             })
             .collect()
@@ -402,7 +584,7 @@ fn add_series(m: &Measurements, result: &mut ExperimentResult) {
         "serialization",
         "k",
         "F(k) = T_div/T_uniform",
-        plain(&|p| p.div.ratio_to(&p.uniform)),
+        ratio(&|f| f),
     ));
     result.series.push(series(
         "serialization_model",
@@ -414,7 +596,7 @@ fn add_series(m: &Measurements, result: &mut ExperimentResult) {
         "efficiency",
         "k",
         "active lanes per issue (SG/F)",
-        plain(&|p| sg / p.div.ratio_to(&p.uniform)),
+        ratio(&|f| sg / f),
     ));
     result.series.push(series(
         "efficiency_model",
@@ -462,8 +644,10 @@ mod tests {
         Measurements {
             subgroup_size: sg,
             points,
+            floor: exact(0.0),
             occupancy: vec![],
             unbalanced: None,
+            mixed_control: None,
             baseline_flops: 1e6,
             loop_form: false,
             occupancy_k: sg,
@@ -527,5 +711,83 @@ mod tests {
             status(&r, "uniform control flat"),
             VerdictStatus::Inconsistent
         );
+    }
+
+    /// Times of one configuration over rounds: `base` plus the round's noise.
+    fn noisy(base: f64, noise: &[f64]) -> Timing {
+        Timing::new(noise.iter().map(|n| base * (1.0 + n)).collect()).unwrap()
+    }
+
+    #[test]
+    fn the_floor_is_taken_out_of_every_ratio() {
+        // A device with a 7.4 us dispatch floor and 250 us of work per path: raw F(32) is
+        // pulled to ~31.1, the corrected one is the work ratio, 32.
+        let floor = 7_400.0;
+        let mut m = simt(32, 0.0);
+        for p in &mut m.points {
+            let k = f64::from(p.k);
+            p.div = exact(floor + 250_000.0 * k);
+            p.uniform = exact(floor + 250_000.0);
+            p.uniform_ref = exact(floor + 250_000.0);
+            p.pred = exact(floor + 250_000.0);
+        }
+        m.floor = exact(floor);
+        let r = analyzed(&m);
+        assert!((r.metrics["serialization_at_sg"] - 32.0).abs() < 1e-9);
+        let raw = (floor + 32.0 * 250_000.0) / (floor + 250_000.0);
+        assert!((r.metrics["serialization_at_sg_raw"] - raw).abs() < 1e-9);
+        assert!(raw < 31.2);
+        assert!((r.metrics["dispatch_floor_ns"] - floor).abs() < 1e-9);
+        assert!((r.metrics["intercept_ns"] - floor).abs() < 1e-3);
+    }
+
+    #[test]
+    fn occupancy_levels_are_corrected_by_their_own_floor() {
+        // Two levels with the same work ratio (32) but floors of 7 us and 1 us; raw, the
+        // sparse level looks occupancy-dependent.
+        let level = |invocations, work: f64, floor: f64| OccupancyPoint {
+            workgroup_size: 64,
+            invocations,
+            trips: 1,
+            div: exact(floor + 32.0 * work),
+            uniform: exact(floor + work),
+            floor: exact(floor),
+        };
+        let mut m = simt(32, 0.0);
+        m.occupancy = vec![level(16_384, 4_000.0, 7_000.0), level(1 << 20, 250_000.0, 1_000.0)];
+        let r = analyzed(&m);
+        assert!(r.metrics["occupancy_spread"].abs() < 1e-9);
+        assert!(r.metrics["occupancy_spread_raw"] > 0.5);
+        assert_eq!(status(&r, "occupancy"), VerdictStatus::Consistent);
+    }
+
+    #[test]
+    fn an_interval_across_a_limit_is_inconclusive() {
+        // F(8) scatters 6.3..8.3 over rounds: its interval straddles the model's lower limit
+        // (8 - 15% = 6.8), so neither consistent nor inconsistent.
+        let noise = [-0.2, 0.05, -0.1, 0.03, -0.15, 0.0, -0.05];
+        let mut m = simt(8, 0.0);
+        for p in &mut m.points {
+            let k = f64::from(p.k);
+            p.div = noisy(1000.0 * k * 0.93, &noise);
+            p.uniform = noisy(1000.0, &[0.0; 7]);
+        }
+        let r = analyzed(&m);
+        let low = r.metrics["serialization_at_sg_ci_low"];
+        let high = r.metrics["serialization_at_sg_ci_high"];
+        assert!(low < 6.8 && high > 6.8, "interval {low}..{high}");
+        assert_eq!(status(&r, "efficiency falls"), VerdictStatus::Inconclusive);
+        let detail = &r
+            .verdicts
+            .iter()
+            .find(|v| v.check.contains("efficiency falls"))
+            .unwrap()
+            .detail;
+        assert!(detail.contains("straddles the limit 6.800"), "{detail}");
+        // The same scatter well inside the limits decides it.
+        for p in &mut m.points {
+            p.div = noisy(1000.0 * f64::from(p.k), &noise.map(|n| n / 10.0));
+        }
+        assert_eq!(status(&analyzed(&m), "efficiency falls"), VerdictStatus::Consistent);
     }
 }

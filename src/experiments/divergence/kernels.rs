@@ -39,8 +39,10 @@ pub struct DivergenceParams {
     pub k: u32,
     /// A [`Mode`].
     pub mode: u32,
+    /// Nonzero: the kernel does no work and stores its subgroup's entry ballot count instead.
+    pub probe_lanes: u32,
     /// Padding.
-    pub pad: [u32; 2],
+    pub pad: u32,
     /// Loop trips of path j, at `trips[j / 4][j % 4]`.
     pub trips: [[u32; 4]; (MAX_PATHS / 4) as usize],
 }
@@ -55,7 +57,8 @@ impl DivergenceParams {
         Self {
             k,
             mode: mode as u32,
-            pad: [0; 2],
+            probe_lanes: 0,
+            pad: 0,
             trips,
         }
     }
@@ -236,6 +239,27 @@ impl Compiled {
             pipeline,
             workgroup_size,
         })
+    }
+}
+
+impl Compiled {
+    /// The subgroup size this pipeline runs with: the largest active-lane count of a ballot at
+    /// the kernel's entry, over one dispatch of `invocations` (its `probe_lanes` mode).
+    pub fn observed_subgroup_size(
+        &self,
+        gpu: &GpuContext,
+        sinks: &Sinks,
+        invocations: u32,
+    ) -> Result<u32> {
+        let mut params = DivergenceParams::new(1, Mode::LaneDivergent, |_| 0);
+        params.probe_lanes = 1;
+        let records = Dispatch::new(gpu, sinks, self, &params, invocations).results(gpu)?;
+        Ok(records.iter().map(|r| r[0] as u32).max().unwrap_or(0))
+    }
+
+    /// The workgroup size it was compiled for.
+    pub fn workgroup_size(&self) -> u32 {
+        self.workgroup_size
     }
 }
 

@@ -1,6 +1,7 @@
 //! Running the divergence study on a device: compile, calibrate, time round-robin, check results.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::Result;
@@ -18,8 +19,19 @@ use crate::model::divergence as model;
 use crate::report::{ExperimentResult, VerdictStatus};
 use crate::stats;
 
-/// Trip counts stay below this, so no loop can run away whatever the calibration measures.
-const MAX_TRIPS: u32 = 1 << 16;
+/// Trip counts stay below this, so no loop can run away whatever the calibration measures. A
+/// sparse occupancy level on a CPU device (one workgroup on one core) needs ~170k.
+const MAX_TRIPS: u32 = 1 << 20;
+
+/// Trips x invocations of one path stay below this: 10 ms of FMAs on an H200, so even a
+/// calibration fooled by a broken timer cannot launch a dispatch that runs for minutes.
+const MAX_LANE_TRIPS: u64 = 1 << 31;
+
+/// The most trips a path may have in a dispatch of `invocations`.
+fn max_trips(invocations: u32) -> u32 {
+    let cap = MAX_LANE_TRIPS / u64::from(invocations.max(1));
+    u32::try_from(cap).unwrap_or(MAX_TRIPS).clamp(1, MAX_TRIPS)
+}
 
 /// The lab memo keys of the shared calibration; quick and full plans have different targets.
 const CALIBRATION_KEY: &str = "divergence.calibration";
@@ -37,20 +49,33 @@ pub fn run(
     let gpu = &lab.gpu;
     gpu.require_subgroups(experiment.id())?;
     let observed = lab.subgroup()?;
-    let sg = observed.size;
     let limits = gpu.device.limits();
-    let plan = Plan::new(
-        sg,
-        config.quick,
-        gpu.info.device_type,
-        limits.max_compute_invocations_per_workgroup,
-    );
+    let plan_for = |sg| {
+        Plan::new(
+            sg,
+            config.quick,
+            gpu.info.device_type,
+            limits.max_compute_invocations_per_workgroup,
+        )
+    };
     let form = experiment.form;
     let mut result = experiment.new_result();
-
-    let compiled = compile_all(gpu, form, &plan)?;
-    progress(0.05);
     let sinks = &Sinks::default();
+
+    // A driver may give each pipeline its own subgroup size (lavapipe does, by what the kernel
+    // reads), so the study plans for the size its own kernel runs with, not the device probe's.
+    let mut plan = plan_for(observed.size);
+    let mut compiled = compile_all(gpu, form, &plan)?;
+    let mut sizes = pipeline_subgroup_sizes(gpu, sinks, &compiled)?;
+    let main_size = sizes[&(form, plan.workgroup_size)];
+    if main_size != plan.subgroup_size && main_size > 0 {
+        plan = plan_for(main_size);
+        compiled = compile_all(gpu, form, &plan)?;
+        sizes = pipeline_subgroup_sizes(gpu, sinks, &compiled)?;
+    }
+    let sg = plan.subgroup_size;
+    record_pipeline_sizes(&mut result, &sizes, observed.size, sg);
+    progress(0.05);
     warm_up(gpu, sinks, &compiled, &plan)?;
     // Every form's trip has the same body, so one calibration (on the branch-free kernel, taken
     // when the device is fresh) serves all forms of a run; taken later, right after another
@@ -61,54 +86,48 @@ pub fn run(
     } else {
         CALIBRATION_KEY
     };
-    let calibration = lab.memo(key, || calibrate(gpu, sinks, predicated, &plan))?;
-    let trips = calibration.trips;
-    result.param(
-        "calibration",
-        calibration
-            .trace
-            .iter()
-            .map(|&(n, t)| vec![f64::from(n), t])
-            .collect::<Vec<_>>(),
-    );
+    let calibration = lab.memo(key, || {
+        spin_up(gpu, sinks, predicated, plan.saturating_invocations)?;
+        calibrate(
+            gpu,
+            sinks,
+            predicated,
+            plan.saturating_invocations,
+            plan.target_ns,
+            4,
+        )
+    })?;
     let loop_form = form == Form::Loop;
-    let trips_of = move |j: u32| if loop_form { (j + 1) * trips } else { trips };
+    // The loop form's control gives every subgroup the mean trip count (k + 1) / 2 * trips,
+    // which is whole for even trips.
+    let trips = if loop_form {
+        calibration.trips.next_multiple_of(2)
+    } else {
+        calibration.trips
+    };
+    result.param("calibration", calibration.trace_json());
+    let level_trips = calibrate_levels(gpu, sinks, &compiled, &plan, form, trips)?;
+    progress(0.1);
 
-    // Dispatches that are compared with each other form a group, and run back to back (see
-    // `Schedule::time`): one group per k, per occupancy level, and the unbalanced pair.
     let mut runs = Vec::new();
     let mut groups = Vec::new();
-    for &k in &plan.ks {
-        let start = runs.len();
-        let main = compiled.get(form, plan.workgroup_size);
-        let predicated = compiled.get(Form::Predicated, plan.workgroup_size);
-        // The last is the k = 1 control: the clock that this k's control is read against.
-        for (pipeline, mode, k) in [
-            (main, Mode::LaneDivergent, k),
-            (main, Mode::SubgroupUniform, k),
-            (predicated, Mode::LaneDivergent, k),
-            (main, Mode::SubgroupUniform, 1),
-        ] {
-            let params = DivergenceParams::new(k, mode, trips_of);
-            runs.push(Dispatch::new(
-                gpu,
-                sinks,
-                pipeline,
-                &params,
-                plan.saturating_invocations,
-            ));
-        }
-        groups.push(start..runs.len());
-    }
-    for (wg, invocations) in &plan.occupancy {
-        let k = plan.occupancy_k();
-        let pipeline = compiled.get(form, *wg);
-        let start = runs.len();
-        for mode in [Mode::LaneDivergent, Mode::SubgroupUniform] {
-            let params = DivergenceParams::new(k, mode, trips_of);
-            runs.push(Dispatch::new(gpu, sinks, pipeline, &params, *invocations));
-        }
-        groups.push(start..runs.len());
+    plan_k_groups(gpu, sinks, &compiled, &plan, form, trips, &mut runs, &mut groups);
+    let floor_group = groups.len();
+    let main = compiled.get(form, plan.workgroup_size);
+    push_group(&mut groups, &mut runs, || {
+        vec![floor_dispatch(gpu, sinks, main, plan.saturating_invocations)]
+    });
+    let occupancy_start = groups.len();
+    for (&(wg, invocations), calibrated) in plan.occupancy.iter().zip(&level_trips) {
+        let pipeline = compiled.get(form, wg);
+        let (div, control) = divergent_and_control(form, plan.occupancy_k(), calibrated.trips);
+        push_group(&mut groups, &mut runs, || {
+            vec![
+                Dispatch::new(gpu, sinks, pipeline, &div, invocations),
+                Dispatch::new(gpu, sinks, pipeline, &control, invocations),
+                floor_dispatch(gpu, sinks, pipeline, invocations),
+            ]
+        });
     }
     let unbalanced = (!loop_form).then(|| {
         let k = plan.unbalanced_k;
@@ -121,22 +140,12 @@ pub fn run(
                 Mode::LaneDivergent,
                 |j| if j == 0 { heavy } else { light },
             );
-        let pipeline = compiled.get(form, plan.workgroup_size);
-        groups.push(runs.len()..runs.len() + 2);
-        runs.push(Dispatch::new(
-            gpu,
-            sinks,
-            pipeline,
-            &balanced,
-            plan.saturating_invocations,
-        ));
-        runs.push(Dispatch::new(
-            gpu,
-            sinks,
-            pipeline,
-            &skewed,
-            plan.saturating_invocations,
-        ));
+        push_group(&mut groups, &mut runs, || {
+            [balanced, skewed]
+                .iter()
+                .map(|params| Dispatch::new(gpu, sinks, main, params, plan.saturating_invocations))
+                .collect()
+        });
         (k, heavy, light)
     });
 
@@ -144,8 +153,10 @@ pub fn run(
     let schedule = Schedule {
         runs: &runs,
         groups: &groups,
+        labels: &group_labels(&plan, unbalanced.is_some()),
     };
-    let times = schedule.time(gpu, reps, &|f| progress(0.1 + 0.85 * f))?;
+    let timed = schedule.time(gpu, reps, &|f| progress(0.1 + 0.85 * f))?;
+    let times = &timed.times;
 
     // Each point's model is computed from the parameters its dispatches actually ran with.
     let n = plan.saturating_invocations;
@@ -168,15 +179,27 @@ pub fn run(
             }
         })
         .collect();
+    let k_sg = plan
+        .ks
+        .iter()
+        .position(|&k| k == plan.occupancy_k())
+        .unwrap_or(0);
+    let mixed_control = loop_form.then(|| {
+        let group = &groups[k_sg];
+        (times[group.start].clone(), times[group.start + 4].clone())
+    });
     let occupancy = plan
         .occupancy
         .iter()
-        .zip(&groups[plan.ks.len()..])
-        .map(|(&(workgroup_size, _), group)| OccupancyPoint {
+        .zip(&groups[occupancy_start..])
+        .zip(&level_trips)
+        .map(|((&(workgroup_size, _), group), calibrated)| OccupancyPoint {
             workgroup_size,
             invocations: runs[group.start].invocations,
+            trips: calibrated.trips,
             div: times[group.start].clone(),
             uniform: times[group.start + 1].clone(),
+            floor: times[group.start + 2].clone(),
         })
         .collect();
     let unbalanced_times = unbalanced.map(|(k, _, _)| {
@@ -192,21 +215,23 @@ pub fn run(
     let measurements = Measurements {
         subgroup_size: sg,
         points,
+        floor: times[groups[floor_group].start].clone(),
         occupancy,
         unbalanced: unbalanced_times,
+        mixed_control,
         baseline_flops: f64::from(runs[0].invocations) * f64::from(trips) * FLOPS_PER_TRIP,
         loop_form,
         occupancy_k: plan.occupancy_k(),
     };
 
     record_params(&mut result, &plan, trips, reps, unbalanced, &runs[0]);
+    result.param(
+        "occupancy_trips",
+        level_trips.iter().map(|c| c.trips).collect::<Vec<_>>(),
+    );
     result.param("paths_compiled", form.paths_compiled(plan.max_k()));
+    timed.record(&mut result);
     analysis::analyze(&measurements, &mut result);
-    let k_sg = plan
-        .ks
-        .iter()
-        .position(|&k| k == plan.occupancy_k())
-        .unwrap_or(0);
     check_results(
         gpu,
         form,
@@ -217,6 +242,149 @@ pub fn run(
     )?;
     progress(1.0);
     Ok(result)
+}
+
+/// One group per k, in k order: the divergent dispatch, its subgroup-uniform control, the
+/// predicated variant and the k = 1 control (the clock this k's control is read against); for
+/// the loop form at k = SG also the control with the divergent dispatch's mix of trip counts.
+#[expect(clippy::too_many_arguments, reason = "the study's shared state, passed once")]
+fn plan_k_groups(
+    gpu: &GpuContext,
+    sinks: &Sinks,
+    compiled: &CompiledSet,
+    plan: &Plan,
+    form: Form,
+    trips: u32,
+    runs: &mut Vec<Dispatch>,
+    groups: &mut Vec<Range<usize>>,
+) {
+    let main = compiled.get(form, plan.workgroup_size);
+    let predicated = compiled.get(Form::Predicated, plan.workgroup_size);
+    let n = plan.saturating_invocations;
+    for &k in &plan.ks {
+        let (div, control) = divergent_and_control(form, k, trips);
+        let (_, control_ref) = divergent_and_control(form, 1, trips);
+        let pred = DivergenceParams::new(k, Mode::LaneDivergent, |_| trips);
+        push_group(groups, runs, || {
+            let mut members = vec![
+                Dispatch::new(gpu, sinks, main, &div, n),
+                Dispatch::new(gpu, sinks, main, &control, n),
+                Dispatch::new(gpu, sinks, predicated, &pred, n),
+                Dispatch::new(gpu, sinks, main, &control_ref, n),
+            ];
+            if form == Form::Loop && k == plan.occupancy_k() {
+                let mixed = DivergenceParams::new(k, Mode::SubgroupUniform, |j| (j + 1) * trips);
+                members.push(Dispatch::new(gpu, sinks, main, &mixed, n));
+            }
+            members
+        });
+    }
+}
+
+/// The divergent parameters of `form` at k, and its subgroup-uniform control.
+///
+/// The branchy forms' control is the same mix of paths with the selector uniform per subgroup.
+/// The loop form's is every subgroup running the mean trip count of the divergent subgroups'
+/// lanes: with the mix of trip counts instead, a dispatch's time follows its longest subgroups
+/// while the device is not full (the tail), not their mean, and F(k) measured the tail.
+fn divergent_and_control(
+    form: Form,
+    k: u32,
+    trips: u32,
+) -> (DivergenceParams, DivergenceParams) {
+    if form == Form::Loop {
+        let div = DivergenceParams::new(k, Mode::LaneDivergent, |j| (j + 1) * trips);
+        let mean = (k + 1) * trips / 2;
+        (div, DivergenceParams::new(1, Mode::SubgroupUniform, |_| mean))
+    } else {
+        let params = |mode| DivergenceParams::new(k, mode, |_| trips);
+        (params(Mode::LaneDivergent), params(Mode::SubgroupUniform))
+    }
+}
+
+/// `pipeline` at `invocations` with no loop trips: the launch, the selector and the store. Its
+/// time is the fixed per-dispatch cost that every ratio of the study takes out of both times.
+fn floor_dispatch(
+    gpu: &GpuContext,
+    sinks: &Sinks,
+    pipeline: &Compiled,
+    invocations: u32,
+) -> Dispatch {
+    let params = DivergenceParams::new(1, Mode::LaneDivergent, |_| 0);
+    Dispatch::new(gpu, sinks, pipeline, &params, invocations)
+}
+
+fn push_group(
+    groups: &mut Vec<Range<usize>>,
+    runs: &mut Vec<Dispatch>,
+    members: impl FnOnce() -> Vec<Dispatch>,
+) {
+    let start = runs.len();
+    runs.extend(members());
+    groups.push(start..runs.len());
+}
+
+/// A name per group, for the list of configurations that stayed noisy.
+fn group_labels(plan: &Plan, unbalanced: bool) -> Vec<String> {
+    let mut labels: Vec<String> = plan.ks.iter().map(|k| format!("k = {k}")).collect();
+    labels.push("dispatch floor".to_owned());
+    labels.extend(
+        plan.occupancy
+            .iter()
+            .map(|(wg, n)| format!("occupancy wg {wg} x {n}")),
+    );
+    if unbalanced {
+        labels.push("unbalanced paths".to_owned());
+    }
+    labels
+}
+
+/// The subgroup size each compiled pipeline runs with.
+fn pipeline_subgroup_sizes(
+    gpu: &GpuContext,
+    sinks: &Sinks,
+    compiled: &CompiledSet,
+) -> Result<BTreeMap<(Form, u32), u32>> {
+    compiled
+        .pipelines
+        .iter()
+        .map(|(&key, pipeline)| {
+            let invocations = pipeline.workgroup_size() * 4;
+            Ok((key, pipeline.observed_subgroup_size(gpu, sinks, invocations)?))
+        })
+        .collect()
+}
+
+fn record_pipeline_sizes(
+    result: &mut ExperimentResult,
+    sizes: &BTreeMap<(Form, u32), u32>,
+    device: u32,
+    used: u32,
+) {
+    let named: serde_json::Map<String, serde_json::Value> = sizes
+        .iter()
+        .map(|(&(form, wg), &size)| (format!("{}_wg{wg}", form.name()), size.into()))
+        .collect();
+    result.param("pipeline_subgroup_sizes", named);
+    result.metric("pipeline_subgroup_size", f64::from(used));
+    let distinct: BTreeSet<u32> = sizes.values().copied().collect();
+    let detail = if distinct.len() == 1 && used == device {
+        format!(
+            "all {} pipelines ran with {used} lanes, as the device probe saw",
+            sizes.len()
+        )
+    } else {
+        format!(
+            "the pipelines ran with {distinct:?} lanes (device probe: {device}); the study \
+             plans and models with {used}, the size of its main kernel; per pipeline in \
+             params.pipeline_subgroup_sizes"
+        )
+    };
+    result.verdict(
+        "the study's pipelines run with the device probe's subgroup size",
+        VerdictStatus::NotGuaranteed,
+        detail,
+    );
 }
 
 /// Every pipeline a form needs, keyed by (form, workgroup size).
@@ -283,21 +451,24 @@ fn warm_up(gpu: &GpuContext, sinks: &Sinks, compiled: &CompiledSet, plan: &Plan)
     Ok(())
 }
 
-/// Finds the trip count that makes the k = 1 dispatch take about `plan.target_ns`. Time is
-/// affine in trips (launch overhead plus work), so rescaling converges within a few rounds.
+/// Finds the trip count that makes a k = 1 dispatch of `compiled` over `invocations` take about
+/// `target_ns`, starting from `start` trips. Time is affine in trips (launch overhead plus
+/// work), so rescaling converges within a few rounds.
 fn calibrate(
     gpu: &GpuContext,
     sinks: &Sinks,
     compiled: &Compiled,
-    plan: &Plan,
+    invocations: u32,
+    target_ns: f64,
+    start: u32,
 ) -> Result<Calibration> {
     let timer = GpuTimer::new(gpu);
-    spin_up(gpu, sinks, compiled, plan, &timer)?;
-    let mut trips = 4u32;
+    let cap = max_trips(invocations);
+    let mut trips = start.clamp(1, cap);
     let mut trace = Vec::new();
     for _ in 0..8 {
         let params = DivergenceParams::new(1, Mode::LaneDivergent, |_| trips);
-        let dispatch = Dispatch::new(gpu, sinks, compiled, &params, plan.saturating_invocations);
+        let dispatch = Dispatch::new(gpu, sinks, compiled, &params, invocations);
         dispatch.time(gpu, &timer)?; // Warm-up.
         let samples = (0..5)
             .map(|_| dispatch.time(gpu, &timer))
@@ -306,80 +477,225 @@ fn calibrate(
         // calibration would set too few trips.
         let t = stats::summarize(&samples).map_or(0.0, |s| s.min).max(1.0);
         trace.push((trips, t));
-        if (t / plan.target_ns - 1.0).abs() < 0.1 || trips == MAX_TRIPS {
+        if (t / target_ns - 1.0).abs() < 0.1 || trips == cap {
             break;
         }
-        let next = f64::from(trips) * plan.target_ns / t;
-        trips = next.round().clamp(1.0, f64::from(MAX_TRIPS)) as u32;
+        let next = f64::from(trips) * target_ns / t;
+        trips = next.round().clamp(1.0, f64::from(cap)) as u32;
     }
     Ok(Calibration { trips, trace })
 }
 
-/// The calibrated trip count and how it was found: (trips, fastest ns) per round.
+/// Calibrates each occupancy level on its own, so that its k = 1 dispatch takes the study's
+/// target whatever its size: with the main sweep's trip count, a sparse level's dispatch held
+/// a few microseconds of work beside a similar fixed cost, and its ratio measured the floor.
+fn calibrate_levels(
+    gpu: &GpuContext,
+    sinks: &Sinks,
+    compiled: &CompiledSet,
+    plan: &Plan,
+    form: Form,
+    trips: u32,
+) -> Result<Vec<Calibration>> {
+    spin_up(
+        gpu,
+        sinks,
+        compiled.get(form, plan.workgroup_size),
+        plan.saturating_invocations,
+    )?;
+    plan.occupancy
+        .iter()
+        .map(|&(wg, invocations)| {
+            // Work scales with invocations until the device is full: start from that guess.
+            let guess = u64::from(trips) * u64::from(plan.saturating_invocations)
+                / u64::from(invocations.max(1));
+            let start = u32::try_from(guess).unwrap_or(u32::MAX);
+            let mut level = calibrate(
+                gpu,
+                sinks,
+                compiled.get(form, wg),
+                invocations,
+                plan.target_ns,
+                start,
+            )?;
+            // The loop form's control at k = SG averages (k + 1) / 2 trips of each path: keep it whole.
+            if form == Form::Loop {
+                level.trips = level.trips.next_multiple_of(2);
+            }
+            Ok(level)
+        })
+        .collect()
+}
+
+/// A calibrated trip count and how it was found: (trips, fastest ns) per round.
 #[derive(Clone)]
 struct Calibration {
     trips: u32,
     trace: Vec<(u32, f64)>,
 }
 
+impl Calibration {
+    fn trace_json(&self) -> Vec<Vec<f64>> {
+        self.trace
+            .iter()
+            .map(|&(n, t)| vec![f64::from(n), t])
+            .collect()
+    }
+}
+
 /// Keeps the device busy for a while before calibrating. A GPU that idled while kernels
 /// compiled runs at idle clocks for its first dispatches (seen on the H200: 5x slower), and a
 /// calibration taken then sets trip counts far too low.
-fn spin_up(
-    gpu: &GpuContext,
-    sinks: &Sinks,
-    compiled: &Compiled,
-    plan: &Plan,
-    timer: &GpuTimer,
-) -> Result<()> {
+fn spin_up(gpu: &GpuContext, sinks: &Sinks, compiled: &Compiled, invocations: u32) -> Result<()> {
     const SPIN_UP: std::time::Duration = std::time::Duration::from_millis(300);
     if gpu.info.device_type == wgpu::DeviceType::Cpu {
         return Ok(());
     }
+    let timer = GpuTimer::new(gpu);
     let params = DivergenceParams::new(1, Mode::LaneDivergent, |_| 256);
-    let dispatch = Dispatch::new(gpu, sinks, compiled, &params, plan.saturating_invocations);
+    let dispatch = Dispatch::new(gpu, sinks, compiled, &params, invocations);
     let start = std::time::Instant::now();
     while start.elapsed() < SPIN_UP {
-        dispatch.time(gpu, timer)?;
+        dispatch.time(gpu, &timer)?;
     }
     Ok(())
 }
+
+/// A group's 95% interval of its first two dispatches' ratio wider than this (relative to the
+/// ratio) marks it noisy, and it gets extra rounds.
+const NOISY_WIDTH: f64 = 0.10;
+
+/// Extra rounds for noisy groups stop after this many times the base rounds' count...
+const MAX_EXTRA_ROUNDS_FACTOR: usize = 4;
+
+/// ... or once they have taken as long as the base rounds did.
+const EXTRA_TIME_FACTOR: f64 = 1.0;
 
 /// What to time, and what belongs together.
 struct Schedule<'a> {
     runs: &'a [Dispatch],
     /// Ranges of `runs` that are compared with each other; they run back to back.
-    groups: &'a [std::ops::Range<usize>],
+    groups: &'a [Range<usize>],
+    /// A name per group.
+    labels: &'a [String],
+}
+
+/// The timings of a schedule, with how much adaptive repetition it took.
+struct Timed {
+    times: Vec<Timing>,
+    base_rounds: usize,
+    /// Extra rounds each group got.
+    extra_rounds: Vec<usize>,
+    /// Groups still noisy when the budget ran out: (label, relative interval width).
+    noisy: Vec<(String, f64)>,
+}
+
+impl Timed {
+    fn record(&self, result: &mut ExperimentResult) {
+        result.param("base_rounds", self.base_rounds);
+        let extra: usize = self.extra_rounds.iter().sum();
+        result.metric("extra_rounds", extra as f64);
+        result.metric("noisy_configurations", self.noisy.len() as f64);
+        result.param(
+            "noisy_configurations",
+            self.noisy
+                .iter()
+                .map(|(label, width)| {
+                    format!(
+                        "{label}: 95% interval {:.0}% wide after extra rounds",
+                        width * 100.0
+                    )
+                })
+                .collect::<Vec<_>>(),
+        );
+    }
 }
 
 impl Schedule<'_> {
-    /// Times every dispatch `reps` times after one warm-up each. Each round visits the groups,
-    /// and the dispatches in a group, in a fresh random order (fixed seed, so runs repeat):
-    /// compared dispatches stay close in time, and no dispatch always follows the same
+    /// Times every dispatch `reps` times after one warm-up each, then gives groups whose ratio
+    /// is still uncertain (see [`NOISY_WIDTH`]) extra rounds, within a budget. Each round visits
+    /// the groups, and the dispatches in a group, in a fresh random order (fixed seed, so runs
+    /// repeat): compared dispatches stay close in time, and no dispatch always follows the same
     /// neighbour (on lavapipe a dispatch right after a long one ran measurably slower).
-    fn time(&self, gpu: &GpuContext, reps: usize, progress: Progress<'_>) -> Result<Vec<Timing>> {
+    fn time(&self, gpu: &GpuContext, reps: usize, progress: Progress<'_>) -> Result<Timed> {
         let timer = GpuTimer::new(gpu);
         for run in self.runs {
             run.time(gpu, &timer)?;
         }
         let mut rng = fastrand::Rng::with_seed(0xd1f1ab);
-        let mut group_order: Vec<usize> = (0..self.groups.len()).collect();
         let mut samples = vec![Vec::with_capacity(reps); self.runs.len()];
+        let all: Vec<usize> = (0..self.groups.len()).collect();
+        let start = std::time::Instant::now();
         for rep in 0..reps {
-            rng.shuffle(&mut group_order);
-            for &g in &group_order {
-                let mut members: Vec<usize> = self.groups[g].clone().collect();
-                rng.shuffle(&mut members);
-                for i in members {
-                    samples[i].push(self.runs[i].time(gpu, &timer)?);
-                }
-            }
-            progress((rep + 1) as f64 / reps as f64);
+            self.round(gpu, &timer, &mut rng, &all, &mut samples)?;
+            progress(0.8 * (rep + 1) as f64 / reps as f64);
         }
-        Ok(samples
-            .into_iter()
-            .map(|s| Timing::new(s).expect("reps >= 1 and times are finite"))
-            .collect())
+        let budget = start.elapsed().mul_f64(EXTRA_TIME_FACTOR);
+        let extra_start = std::time::Instant::now();
+        let mut extra_rounds = vec![0; self.groups.len()];
+        let mut noisy = self.noisy(&samples);
+        for _ in 0..reps * MAX_EXTRA_ROUNDS_FACTOR {
+            if noisy.is_empty() || extra_start.elapsed() >= budget {
+                break;
+            }
+            let indices: Vec<usize> = noisy.iter().map(|&(g, _)| g).collect();
+            self.round(gpu, &timer, &mut rng, &indices, &mut samples)?;
+            for &g in &indices {
+                extra_rounds[g] += 1;
+            }
+            progress(0.8 + 0.2 * (extra_start.elapsed().as_secs_f64() / budget.as_secs_f64()).min(1.0));
+            noisy = self.noisy(&samples);
+        }
+        Ok(Timed {
+            times: samples
+                .into_iter()
+                .map(|s| Timing::new(s).expect("reps >= 1 and times are finite"))
+                .collect(),
+            base_rounds: reps,
+            extra_rounds,
+            noisy: noisy
+                .into_iter()
+                .map(|(g, width)| (self.labels[g].clone(), width))
+                .collect(),
+        })
+    }
+
+    /// One round over `groups`, in a fresh random order.
+    fn round(
+        &self,
+        gpu: &GpuContext,
+        timer: &GpuTimer,
+        rng: &mut fastrand::Rng,
+        groups: &[usize],
+        samples: &mut [Vec<f64>],
+    ) -> Result<()> {
+        let mut order = groups.to_vec();
+        rng.shuffle(&mut order);
+        for g in order {
+            let mut members: Vec<usize> = self.groups[g].clone().collect();
+            rng.shuffle(&mut members);
+            for i in members {
+                samples[i].push(self.runs[i].time(gpu, timer)?);
+            }
+        }
+        Ok(())
+    }
+
+    /// Groups whose first two dispatches' per-round ratio has a 95% interval wider than
+    /// [`NOISY_WIDTH`], with that relative width.
+    fn noisy(&self, samples: &[Vec<f64>]) -> Vec<(usize, f64)> {
+        self.groups
+            .iter()
+            .enumerate()
+            .filter(|(_, group)| group.len() >= 2)
+            .filter_map(|(g, group)| {
+                let (a, b) = (&samples[group.start], &samples[group.start + 1]);
+                let ratios: Vec<f64> = a.iter().zip(b).map(|(x, y)| x / y).collect();
+                let median = stats::summarize(&ratios)?.median;
+                let width = stats::median_interval(&ratios)?.relative_width(median);
+                (width > NOISY_WIDTH).then_some((g, width))
+            })
+            .collect()
     }
 }
 

@@ -2,9 +2,11 @@
 //! program counters, diverged lanes may interleave, code that assumes lockstep is a data race that
 //! can still look correct, a spin on a flag set by another lane of the same subgroup ends only
 //! where the hardware gives forward progress, and the short side of an unbalanced branch may run
-//! ahead of the join. One probe each, safe on any GPU: every loop in every kernel is bounded.
+//! ahead of the join; a handshake between the two sides of a branch completes only where diverged
+//! paths interleave. One probe each, safe on any GPU: every loop in every kernel is bounded.
 
 pub mod forward_progress;
+pub mod handshake;
 pub mod interleaving;
 pub mod lockstep_race;
 pub mod run_ahead;
@@ -13,6 +15,7 @@ use crate::experiments::Experiment;
 use crate::gpu::GpuContext;
 
 pub use forward_progress::ForwardProgress;
+pub use handshake::Handshake;
 pub use interleaving::Interleaving;
 pub use lockstep_race::LockstepRace;
 pub use run_ahead::RunAhead;
@@ -25,6 +28,7 @@ pub const WORKGROUPS: u32 = 32;
 pub fn all() -> Vec<Box<dyn Experiment>> {
     vec![
         Box::new(ForwardProgress),
+        Box::new(Handshake),
         Box::new(LockstepRace),
         Box::new(Interleaving),
         Box::new(RunAhead),

@@ -1,0 +1,417 @@
+//! `scheduling.handshake`: in every subgroup, side A (even lanes) sets flag a and waits for flag
+//! b, side B (odd lanes) waits for a and then sets b, with A in the then-branch and then in the
+//! else-branch. Both sides complete in both orders only where diverged paths interleave. Every
+//! spin is capped (`shaders/scheduling_handshake.wgsl` says why nothing can hang) and the host's
+//! poll has a timeout as well.
+
+mod report;
+
+use std::collections::BTreeMap;
+
+use crate::Result;
+use crate::experiments::scheduling::forward_progress::default_cap;
+use crate::experiments::scheduling::{WORKGROUPS, bind_group};
+use crate::experiments::{Experiment, Lab, Progress, RunConfig};
+use crate::gpu::{
+    GpuContext, GpuTimer, Kernel, RuntimeChecks, read_buffer, read_only_buffer, storage_buffer,
+};
+use crate::report::{ExperimentResult, Rule};
+
+const SOURCE: &str = include_str!("../../../../shaders/scheduling_handshake.wgsl");
+
+/// Keep in sync with `WORKGROUP_SIZE` in the shader: holds a subgroup of any size WGSL allows.
+pub const WORKGROUP_SIZE: u32 = 128;
+/// Keep in sync with `SIDE_A` in the shader.
+pub const SIDE_A: u32 = 1;
+/// Keep in sync with `SIDE_B` in the shader.
+pub const SIDE_B: u32 = 2;
+
+/// The probe's parameters. Keep in sync with `HandshakeParams` in the shader.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct HandshakeParams {
+    /// The most flag checks a spin makes.
+    pub cap: u32,
+    /// Padding, written as zero.
+    pub pad: [u32; 3],
+}
+
+/// One invocation's record. Keep in sync with `HandshakeRecord` in the shader.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct HandshakeRecord {
+    /// The subgroup's slot: workgroup * 128 + the subgroup's first local index.
+    pub subgroup: u32,
+    /// `subgroup_invocation_id`.
+    pub lane: u32,
+    /// The `subgroup_size` builtin.
+    pub size: u32,
+    /// [`SIDE_A`] or [`SIDE_B`]; 0 where the lane never wrote its record.
+    pub side: u32,
+    /// Flag checks the lane's spin made, 1..=cap.
+    pub checks: u32,
+    /// 1 where the awaited flag was seen within the cap, 0 where the spin gave up.
+    pub saw: u32,
+    /// `local_invocation_index`.
+    pub local_index: u32,
+    /// Padding, written as zero.
+    pub pad: u32,
+    /// `subgroupBallot(true)` on the lane's side.
+    pub ballot: [u32; 4],
+}
+
+/// Which branch side A takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HandshakeOrder {
+    /// Side A in the then-branch, side B in the else-branch.
+    AThen,
+    /// Side B in the then-branch, side A in the else-branch.
+    AElse,
+}
+
+impl HandshakeOrder {
+    /// Both orders, in run order.
+    pub const ALL: [Self; 2] = [Self::AThen, Self::AElse];
+
+    /// The entry point, also the suffix of the order's metrics.
+    pub fn entry(self) -> &'static str {
+        match self {
+            Self::AThen => "a_then",
+            Self::AElse => "a_else",
+        }
+    }
+
+    /// The branch side A takes, and the one side B takes.
+    pub fn branches(self) -> (&'static str, &'static str) {
+        match self {
+            Self::AThen => ("then", "else"),
+            Self::AElse => ("else", "then"),
+        }
+    }
+}
+
+/// One side of one subgroup's handshake.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SideSpin {
+    /// Lanes on this side.
+    pub lanes: u32,
+    /// Lanes that saw the awaited flag within the cap.
+    pub saw: u32,
+    /// The most checks any of its lanes made (the cap where one gave up).
+    pub checks: u32,
+}
+
+impl SideSpin {
+    /// Every lane of the side saw its flag: none ran to the cap.
+    pub fn completed(&self) -> bool {
+        self.lanes > 0 && self.saw == self.lanes
+    }
+
+    /// Some lane of the side ran its spin to the cap.
+    pub fn capped(&self) -> bool {
+        self.saw < self.lanes
+    }
+
+    fn add(&mut self, r: &HandshakeRecord) {
+        self.lanes += 1;
+        self.saw += u32::from(r.saw == 1);
+        self.checks = self.checks.max(r.checks);
+    }
+}
+
+/// What one subgroup's handshake showed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// Both sides completed: the paths interleaved.
+    Both,
+    /// Side A spun to its cap while every B lane saw a: A's path ran to its end first.
+    AFirst,
+    /// Every B lane gave up before any A lane set a: B's path ran to its end first.
+    BFirst,
+    /// Anything else (lanes of one side disagreed, or a side had no lanes).
+    Mixed,
+}
+
+/// One subgroup's handshake in one dispatch.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SubgroupHandshake {
+    /// Side A's lanes.
+    pub a: SideSpin,
+    /// Side B's lanes.
+    pub b: SideSpin,
+    /// Flag a after the dispatch: the A lanes that set it.
+    pub flag_a: u32,
+    /// Flag b after the dispatch: the B lanes that saw a.
+    pub flag_b: u32,
+}
+
+impl SubgroupHandshake {
+    /// How the two sides were scheduled, as far as the flags show.
+    pub fn outcome(&self) -> Outcome {
+        let all_gave_up = |s: &SideSpin| s.lanes > 0 && s.saw == 0;
+        if self.a.completed() && self.b.completed() {
+            Outcome::Both
+        } else if all_gave_up(&self.a) && self.b.completed() {
+            Outcome::AFirst
+        } else if all_gave_up(&self.b) && self.a.lanes > 0 {
+            Outcome::BFirst
+        } else {
+            Outcome::Mixed
+        }
+    }
+
+    /// What atomics guarantee whatever the schedule: a counts every A lane, b exactly the B
+    /// lanes that saw a, and no A lane saw b unless a B lane set it.
+    pub fn flags_consistent(&self) -> bool {
+        self.flag_a == self.a.lanes
+            && self.flag_b == self.b.saw
+            && (self.a.saw == 0 || self.b.saw > 0)
+    }
+}
+
+/// One dispatch of the handshake probe.
+#[derive(Clone, Debug)]
+pub struct HandshakeRun {
+    /// Which branch side A took.
+    pub order: HandshakeOrder,
+    /// The cap it ran with.
+    pub cap: u32,
+    /// Per subgroup, by slot.
+    pub subgroups: BTreeMap<u32, SubgroupHandshake>,
+    /// Invocations that never wrote their record (0 unless a lane vanished).
+    pub unrecorded: usize,
+    /// The dispatch's time in nanoseconds (GPU timestamps where the device has them).
+    pub time_ns: f64,
+    /// Every invocation's record.
+    pub records: Vec<HandshakeRecord>,
+}
+
+/// The compiled probe: one pipeline per order.
+pub struct HandshakeProbe {
+    pipelines: [wgpu::ComputePipeline; 2],
+    timer: GpuTimer,
+}
+
+impl HandshakeProbe {
+    /// Compiles both entry points. The spins are bounded by `cap` on their own; wgpu's injected
+    /// guards stay on because nothing here is timed against a model.
+    pub fn new(gpu: &GpuContext) -> Result<Self> {
+        gpu.require_subgroups("scheduling.handshake")?;
+        let pipeline = |order: HandshakeOrder| {
+            Kernel {
+                name: "scheduling_handshake",
+                source: SOURCE,
+                entry: order.entry(),
+                checks: RuntimeChecks::Checked,
+            }
+            .pipeline(gpu, SOURCE, &[])
+        };
+        Ok(Self {
+            pipelines: [
+                pipeline(HandshakeOrder::AThen)?,
+                pipeline(HandshakeOrder::AElse)?,
+            ],
+            timer: GpuTimer::new(gpu),
+        })
+    }
+
+    /// Runs one dispatch of `WORKGROUPS` workgroups with fresh (zero) flags, within the
+    /// device's timeout, and reads back what every subgroup did.
+    pub fn run(&self, gpu: &GpuContext, order: HandshakeOrder, cap: u32) -> Result<HandshakeRun> {
+        let pipeline = &self.pipelines[order as usize];
+        let invocations = u64::from(WORKGROUPS * WORKGROUP_SIZE);
+        let label = "divlab.scheduling_handshake";
+        let params = read_only_buffer(
+            gpu,
+            "divlab.scheduling_handshake.params",
+            &HandshakeParams { cap, pad: [0; 3] },
+        );
+        // Two flags per slot; slots are indexed like invocations.
+        let flags = storage_buffer(gpu, "divlab.scheduling_handshake.flags", invocations * 8);
+        let records = storage_buffer(
+            gpu,
+            "divlab.scheduling_handshake.records",
+            invocations * size_of::<HandshakeRecord>() as u64,
+        );
+        let bind_group = bind_group(gpu, label, pipeline, &[&params, &flags, &records]);
+        let time_ns = self.timer.time_pass(gpu, label, |pass| {
+            pass.set_pipeline(pipeline);
+            pass.set_bind_group(0, &bind_group, &[]);
+            pass.dispatch_workgroups(WORKGROUPS, 1, 1);
+        })?;
+        let flag_values: Vec<u32> = read_buffer(gpu, label, &flags)?;
+        let records: Vec<HandshakeRecord> = read_buffer(gpu, label, &records)?;
+        Ok(summarize(order, cap, time_ns, &flag_values, records))
+    }
+}
+
+/// Folds the records into one entry per subgroup; `flags` holds a and b of slot s at 2s, 2s+1.
+pub fn summarize(
+    order: HandshakeOrder,
+    cap: u32,
+    time_ns: f64,
+    flags: &[u32],
+    records: Vec<HandshakeRecord>,
+) -> HandshakeRun {
+    let mut subgroups: BTreeMap<u32, SubgroupHandshake> = BTreeMap::new();
+    let mut unrecorded = 0;
+    for r in &records {
+        let s = match r.side {
+            SIDE_A | SIDE_B => subgroups.entry(r.subgroup).or_default(),
+            _ => {
+                unrecorded += 1;
+                continue;
+            }
+        };
+        let flag = |i: u32| flags.get(i as usize).copied().unwrap_or(0);
+        s.flag_a = flag(2 * r.subgroup);
+        s.flag_b = flag(2 * r.subgroup + 1);
+        if r.side == SIDE_A {
+            s.a.add(r);
+        } else {
+            s.b.add(r);
+        }
+    }
+    HandshakeRun {
+        order,
+        cap,
+        subgroups,
+        unrecorded,
+        time_ns,
+        records,
+    }
+}
+
+/// The `scheduling.handshake` experiment.
+pub struct Handshake;
+
+impl Experiment for Handshake {
+    fn id(&self) -> &'static str {
+        "scheduling.handshake"
+    }
+
+    fn title(&self) -> &'static str {
+        "Scheduling: a handshake between the two paths of a subgroup's branch"
+    }
+
+    fn rule(&self) -> Rule {
+        Rule {
+            text: "Two diverged paths of one subgroup can hand a flag back and forth only where \
+                   the scheduler interleaves them (independent thread scheduling); WGSL \
+                   guarantees diverged lanes no forward progress, so each wait must be bounded"
+                .to_owned(),
+            source: "seeds 000 and 001 (independent thread scheduling); DESIGN.md §1.2 and §6"
+                .to_owned(),
+        }
+    }
+
+    fn run(
+        &self,
+        lab: &Lab,
+        config: &RunConfig,
+        progress: Progress<'_>,
+    ) -> Result<ExperimentResult> {
+        let gpu = &lab.gpu;
+        let probe = HandshakeProbe::new(gpu)?;
+        let cap = default_cap(gpu);
+        let runs = if config.quick { 2 } else { 8 };
+        let mut by_order: [Vec<HandshakeRun>; 2] = [Vec::new(), Vec::new()];
+        for run in 0..runs {
+            for order in HandshakeOrder::ALL {
+                by_order[order as usize].push(probe.run(gpu, order, cap)?);
+            }
+            progress((run + 1) as f64 / runs as f64);
+        }
+        let mut result = self.new_result();
+        result.param("workgroup_size", WORKGROUP_SIZE);
+        result.param("workgroups", WORKGROUPS);
+        result.param("cap", cap);
+        result.param("runs_per_order", runs);
+        result.param("host_timeout_s", gpu.timeout.as_secs_f64());
+        result.param(
+            "split",
+            "even subgroup_invocation_id takes the then-branch, odd the else-branch",
+        );
+        result.param("subgroup_size_probe", lab.subgroup()?.size);
+        report::report(&by_order, cap, &mut result);
+        result.lanes = report::lane_records(&by_order);
+        Ok(result)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(subgroup: u32, lane: u32, side: u32, checks: u32, saw: u32) -> HandshakeRecord {
+        HandshakeRecord {
+            subgroup,
+            lane,
+            size: 4,
+            side,
+            checks,
+            saw,
+            local_index: lane,
+            pad: 0,
+            ballot: [0; 4],
+        }
+    }
+
+    #[test]
+    fn outcomes_follow_which_side_gave_up() {
+        let records = vec![
+            // Slot 0: both sides saw their flag.
+            record(0, 0, SIDE_A, 3, 1),
+            record(0, 1, SIDE_B, 1, 1),
+            // Slot 4: A spun to the cap, B saw a at once.
+            record(4, 0, SIDE_A, 16, 0),
+            record(4, 1, SIDE_B, 1, 1),
+            // Slot 8: both gave up.
+            record(8, 0, SIDE_A, 16, 0),
+            record(8, 1, SIDE_B, 16, 0),
+            // Slot 12: one A lane saw b, one did not; a lane without a record.
+            record(12, 0, SIDE_A, 2, 1),
+            record(12, 2, SIDE_A, 16, 0),
+            record(12, 1, SIDE_B, 1, 1),
+            record(12, 3, 0, 0, 0),
+        ];
+        let mut flags = vec![0; 32];
+        flags[..2].copy_from_slice(&[1, 1]);
+        flags[8..10].copy_from_slice(&[1, 1]);
+        flags[16..18].copy_from_slice(&[1, 0]);
+        flags[24..26].copy_from_slice(&[2, 1]);
+        let run = summarize(HandshakeOrder::AThen, 16, 1.0, &flags, records);
+        assert_eq!(run.unrecorded, 1);
+        let outcome = |slot: u32| run.subgroups[&slot].outcome();
+        assert_eq!(outcome(0), Outcome::Both);
+        assert_eq!(outcome(4), Outcome::AFirst);
+        assert_eq!(outcome(8), Outcome::BFirst);
+        assert_eq!(outcome(12), Outcome::Mixed);
+        assert!(
+            run.subgroups
+                .values()
+                .all(SubgroupHandshake::flags_consistent)
+        );
+        assert_eq!(run.subgroups[&12].a.checks, 16);
+        assert!(run.subgroups[&12].a.capped() && !run.subgroups[&12].a.completed());
+    }
+
+    #[test]
+    fn a_completing_without_b_is_inconsistent() {
+        let s = SubgroupHandshake {
+            a: SideSpin {
+                lanes: 1,
+                saw: 1,
+                checks: 1,
+            },
+            b: SideSpin {
+                lanes: 1,
+                saw: 0,
+                checks: 16,
+            },
+            flag_a: 1,
+            flag_b: 0,
+        };
+        assert!(!s.flags_consistent());
+    }
+}

@@ -1,0 +1,199 @@
+//! The verdicts, metrics and lane records of `scheduling.handshake`, from its runs.
+
+use std::collections::BTreeMap;
+
+use crate::experiments::scheduling::fraction;
+use crate::experiments::scheduling::handshake::{
+    HandshakeOrder, HandshakeRecord, HandshakeRun, Outcome, WORKGROUP_SIZE,
+};
+use crate::report::{ExperimentResult, LaneRecord, VerdictStatus};
+use crate::stats;
+
+/// Totals of one order over its runs.
+#[derive(Default)]
+struct OrderTally {
+    subgroups: usize,
+    both: usize,
+    a_first: usize,
+    b_first: usize,
+    a_completed: usize,
+    a_capped: usize,
+    b_completed: usize,
+    b_capped: usize,
+    inconsistent: usize,
+    unrecorded: usize,
+    a_checks: Vec<f64>,
+    b_checks: Vec<f64>,
+    times_ns: Vec<f64>,
+}
+
+impl OrderTally {
+    fn mixed(&self) -> usize {
+        self.subgroups - self.both - self.a_first - self.b_first
+    }
+}
+
+fn tally(runs: &[HandshakeRun]) -> OrderTally {
+    let mut t = OrderTally::default();
+    for run in runs {
+        t.unrecorded += run.unrecorded;
+        t.times_ns.push(run.time_ns);
+        for s in run.subgroups.values() {
+            t.subgroups += 1;
+            match s.outcome() {
+                Outcome::Both => t.both += 1,
+                Outcome::AFirst => t.a_first += 1,
+                Outcome::BFirst => t.b_first += 1,
+                Outcome::Mixed => {}
+            }
+            t.a_completed += usize::from(s.a.completed());
+            t.a_capped += usize::from(s.a.capped());
+            t.b_completed += usize::from(s.b.completed());
+            t.b_capped += usize::from(s.b.capped());
+            t.inconsistent += usize::from(!s.flags_consistent());
+            t.a_checks.push(f64::from(s.a.checks));
+            t.b_checks.push(f64::from(s.b.checks));
+        }
+    }
+    t
+}
+
+pub(super) fn report(by_order: &[Vec<HandshakeRun>; 2], cap: u32, result: &mut ExperimentResult) {
+    let tallies = [tally(&by_order[0]), tally(&by_order[1])];
+    let unrecorded: usize = tallies.iter().map(|t| t.unrecorded).sum();
+    let dispatches: usize = by_order.iter().map(Vec::len).sum();
+    let slowest_ms = tallies
+        .iter()
+        .flat_map(|t| &t.times_ns)
+        .fold(0.0_f64, |m, &t| m.max(t))
+        / 1e6;
+    result.verdict(
+        "every lane finished its side: both capped spins end without the other side's help",
+        VerdictStatus::held_if(unrecorded == 0),
+        format!(
+            "{dispatches} dispatches finished, slowest {slowest_ms:.2} ms; {unrecorded} \
+             invocations left no record"
+        ),
+    );
+    let inconsistent: usize = tallies.iter().map(|t| t.inconsistent).sum();
+    let subgroups: usize = tallies.iter().map(|t| t.subgroups).sum();
+    result.verdict(
+        "flag a counts every A lane, flag b exactly the B lanes that saw a, and no A lane saw b \
+         unless a B lane set it (atomics)",
+        VerdictStatus::held_if(inconsistent == 0),
+        format!(
+            "{inconsistent} of {subgroups} subgroups' flags disagree with their lanes' records"
+        ),
+    );
+    for (order, t) in HandshakeOrder::ALL.iter().zip(&tallies) {
+        let name = order.entry();
+        let (a_branch, b_branch) = order.branches();
+        let median_max = |v: &[f64]| {
+            stats::summarize(v).map_or_else(
+                || "-".to_owned(),
+                |s| format!("a median of {} checks (max {})", s.median, s.max),
+            )
+        };
+        result.verdict(
+            format!(
+                "A in the {a_branch}-branch, B in the {b_branch}-branch: both sides of the \
+                 handshake complete (forward progress for diverged lanes; not guaranteed)"
+            ),
+            VerdictStatus::NotGuaranteed,
+            format!(
+                "both sides completed in {}/{} subgroups (A {a_branch}-branch); side A waited \
+                 {} and hit the cap in {}, side B waited {} and hit the cap in {}; capped at \
+                 {cap} checks. {}",
+                t.both,
+                t.subgroups,
+                median_max(&t.a_checks),
+                t.a_capped,
+                median_max(&t.b_checks),
+                t.b_capped,
+                reading(*order, t)
+            ),
+        );
+        result.metric(&format!("subgroups_{name}"), t.subgroups as f64);
+        result.metric(&format!("both_completed_{name}"), t.both as f64);
+        result.metric(
+            &format!("both_completed_fraction_{name}"),
+            fraction(t.both, t.subgroups),
+        );
+        result.metric(&format!("a_completed_{name}"), t.a_completed as f64);
+        result.metric(&format!("a_capped_{name}"), t.a_capped as f64);
+        result.metric(&format!("b_completed_{name}"), t.b_completed as f64);
+        result.metric(&format!("b_capped_{name}"), t.b_capped as f64);
+        result.metric(&format!("a_ran_first_{name}"), t.a_first as f64);
+        result.metric(&format!("b_ran_first_{name}"), t.b_first as f64);
+        result.metric(&format!("mixed_{name}"), t.mixed() as f64);
+        for (side, checks) in [("a", &t.a_checks), ("b", &t.b_checks)] {
+            if let Some(s) = stats::summarize(checks) {
+                result.metric(&format!("{side}_checks_median_{name}"), s.median);
+                result.metric(&format!("{side}_checks_max_{name}"), s.max);
+            }
+        }
+        if let Some(s) = stats::summarize(&t.times_ns) {
+            result.metric(&format!("dispatch_ns_{name}"), s.median);
+        }
+    }
+}
+
+/// What one order's subgroups say about the scheduler.
+fn reading(order: HandshakeOrder, t: &OrderTally) -> String {
+    let (a_branch, b_branch) = order.branches();
+    let every = |n: usize| t.subgroups > 0 && n == t.subgroups;
+    if every(t.both) {
+        "Every subgroup completed the handshake: the scheduler interleaved the two diverged \
+         paths, each side running while the other waited."
+            .to_owned()
+    } else if every(t.a_first) {
+        format!(
+            "In every subgroup side A spun to its cap before B saw a: the {a_branch}-branch ran \
+             to its end before the {b_branch}-branch started, with no progress for the waiting \
+             side (as under a reconvergence stack)."
+        )
+    } else if every(t.b_first) {
+        format!(
+            "In every subgroup side B gave up before A set a: the {b_branch}-branch ran to its \
+             end before the {a_branch}-branch started, with no progress for the waiting side (as \
+             under a reconvergence stack)."
+        )
+    } else {
+        format!(
+            "Mixed: {} subgroups interleaved the paths, {} ran side A ({a_branch}-branch) to its \
+             end first, {} side B ({b_branch}-branch), {} neither pattern.",
+            t.both,
+            t.a_first,
+            t.b_first,
+            t.mixed()
+        )
+    }
+}
+
+/// Per order (`point` 0 = A in the then-branch, 1 = A in the else-branch), the first run's first
+/// workgroup: each lane's in-branch ballot, and as value the checks its spin made.
+pub(super) fn lane_records(by_order: &[Vec<HandshakeRun>; 2]) -> Vec<LaneRecord> {
+    let mut out = Vec::new();
+    for (point, runs) in (0u32..).zip(by_order) {
+        let Some(run) = runs.first() else { continue };
+        let mut groups: BTreeMap<u32, Vec<&HandshakeRecord>> = BTreeMap::new();
+        for r in run
+            .records
+            .iter()
+            .filter(|r| r.subgroup < WORKGROUP_SIZE && r.side != 0)
+        {
+            groups.entry(r.subgroup).or_default().push(r);
+        }
+        for (subgroup, mut lanes) in (0u32..).zip(groups.into_values()) {
+            lanes.sort_by_key(|r| r.lane);
+            out.push(LaneRecord {
+                point,
+                subgroup,
+                local_index: lanes.iter().map(|r| r.local_index).collect(),
+                ballot: lanes.iter().map(|r| r.ballot).collect(),
+                value: lanes.iter().map(|r| r.checks).collect(),
+            });
+        }
+    }
+    out
+}
