@@ -301,7 +301,10 @@ pub fn bootstrap_medians(sets: &[&[f64]], statistic: impl Fn(&[f64]) -> f64) -> 
     if sets.is_empty() || sets.iter().any(|s| s.is_empty() || !all_finite(s)) {
         return None;
     }
-    let medians: Vec<f64> = sets.iter().map(|s| summarize(s).map(|x| x.median)).collect::<Option<_>>()?;
+    let medians: Vec<f64> = sets
+        .iter()
+        .map(|s| summarize(s).map(|x| x.median))
+        .collect::<Option<_>>()?;
     if !statistic(&medians).is_finite() {
         return None;
     }

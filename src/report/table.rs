@@ -67,7 +67,10 @@ pub fn summary_table(doc: &ResultDocument) -> String {
         for v in &e.verdicts {
             let _ = writeln!(out, "    [{}] {}: {}", v.status.as_str(), v.check, v.detail);
         }
-        if let Some(noisy) = e.params.get("noisy_configurations").and_then(|v| v.as_array())
+        if let Some(noisy) = e
+            .params
+            .get("noisy_configurations")
+            .and_then(|v| v.as_array())
             && !noisy.is_empty()
         {
             let _ = writeln!(out, "    noisy configurations ({}):", noisy.len());
@@ -186,7 +189,10 @@ pub fn markdown_key_table(docs: &[(String, ResultDocument)]) -> String {
                 let interval = |bound: &str| e.metrics.get(&format!("{metric}_ci_{bound}"));
                 match (e.metrics.get(*metric), interval("low"), interval("high")) {
                     (Some(v), Some(low), Some(high)) => {
-                        let _ = write!(out, " {v:.decimals$} ({low:.decimals$}–{high:.decimals$}) |");
+                        let _ = write!(
+                            out,
+                            " {v:.decimals$} ({low:.decimals$}–{high:.decimals$}) |"
+                        );
                     }
                     (Some(v), _, _) => {
                         let _ = write!(out, " {v:.decimals$} |");

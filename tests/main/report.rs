@@ -314,7 +314,10 @@ fn schema_1_documents_still_read() {
     assert_ne!(doc.schema_version, SCHEMA_VERSION);
     let raw: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     let ids: Vec<&str> = doc.experiments.iter().map(|e| e.id.as_str()).collect();
-    assert_eq!(ids, ["subgroup.size", "divergence.switch", "convergence.if_else"]);
+    assert_eq!(
+        ids,
+        ["subgroup.size", "divergence.switch", "convergence.if_else"]
+    );
     let switch = &doc.experiments[1];
     assert_eq!(
         switch.metrics["serialization_at_sg"],

@@ -218,7 +218,10 @@ pub fn analyze(m: &Measurements, result: &mut ExperimentResult) {
         f_model * (1.0 + tolerance),
     );
     result.verdict(
-        format!("efficiency falls as {sg}/k: F({}) matches the SIMT model", at_sg.k),
+        format!(
+            "efficiency falls as {sg}/k: F({}) matches the SIMT model",
+            at_sg.k
+        ),
         status,
         format!(
             "F({}) = (T_div - floor)/(T_uniform - floor) = {}, model {f_model:.2} +- {:.0}%, \
@@ -401,8 +404,8 @@ fn add_control(
     let medians: Vec<f64> = rounds.iter().map(|r| median(r)).collect();
     let trend = trend_of(&medians);
     let sets: Vec<&[f64]> = rounds.iter().map(Vec::as_slice).collect();
-    let (low, high) = stats::bootstrap_medians(&sets, trend_of)
-        .map_or((trend, trend), |i| (i.low, i.high));
+    let (low, high) =
+        stats::bootstrap_medians(&sets, trend_of).map_or((trend, trend), |i| (i.low, i.high));
     result.metric("uniform_trend_at_sg", trend);
     result.metric("uniform_trend_at_sg_ci_low", low);
     result.metric("uniform_trend_at_sg_ci_high", high);
@@ -448,8 +451,8 @@ fn add_occupancy(m: &Measurements, result: &mut ExperimentResult) {
     };
     let spread = spread_of(&values);
     let sets: Vec<&[f64]> = penalties.iter().map(|p| p.rounds.as_slice()).collect();
-    let (low, high) = stats::bootstrap_medians(&sets, spread_of)
-        .map_or((spread, spread), |i| (i.low, i.high));
+    let (low, high) =
+        stats::bootstrap_medians(&sets, spread_of).map_or((spread, spread), |i| (i.low, i.high));
     result.metric("occupancy_spread", spread);
     result.metric("occupancy_spread_ci_low", low);
     result.metric("occupancy_spread_ci_high", high);
@@ -754,7 +757,10 @@ mod tests {
             floor: exact(floor),
         };
         let mut m = simt(32, 0.0);
-        m.occupancy = vec![level(16_384, 4_000.0, 7_000.0), level(1 << 20, 250_000.0, 1_000.0)];
+        m.occupancy = vec![
+            level(16_384, 4_000.0, 7_000.0),
+            level(1 << 20, 250_000.0, 1_000.0),
+        ];
         let r = analyzed(&m);
         assert!(r.metrics["occupancy_spread"].abs() < 1e-9);
         assert!(r.metrics["occupancy_spread_raw"] > 0.5);
@@ -788,6 +794,9 @@ mod tests {
         for p in &mut m.points {
             p.div = noisy(1000.0 * f64::from(p.k), &noise.map(|n| n / 10.0));
         }
-        assert_eq!(status(&analyzed(&m), "efficiency falls"), VerdictStatus::Consistent);
+        assert_eq!(
+            status(&analyzed(&m), "efficiency falls"),
+            VerdictStatus::Consistent
+        );
     }
 }

@@ -79,6 +79,12 @@ impl Plan {
         *self.ks.last().expect("ks is never empty")
     }
 
+    /// The most paths one subgroup runs one after another in any of the study's dispatches:
+    /// a subgroup's lanes hold at most `subgroup_size` distinct selectors.
+    pub fn serialized_paths(&self) -> u32 {
+        self.max_k().min(self.subgroup_size)
+    }
+
     /// The k of the occupancy sweep and the result check: the subgroup size, or the largest k.
     pub fn occupancy_k(&self) -> u32 {
         self.ks

@@ -27,10 +27,23 @@ const MAX_TRIPS: u32 = 1 << 20;
 /// calibration fooled by a broken timer cannot launch a dispatch that runs for minutes.
 const MAX_LANE_TRIPS: u64 = 1 << 31;
 
-/// The most trips a path may have in a dispatch of `invocations`.
-fn max_trips(invocations: u32) -> u32 {
+/// llvmpipe (lavapipe) ends a shader's loops after this many iterations, counted over every
+/// loop of the shader together (gallivm's `LP_MAX_TGSI_LOOP_ITERATIONS`), and silently goes
+/// on: past it, a divergent subgroup's time stopped growing with its trip counts.
+const LLVMPIPE_LOOP_ITERATIONS: u32 = 65_535;
+
+/// The most trips a path may have: none of the study's dispatches of `invocations` may run for
+/// long, and on llvmpipe a divergent subgroup, which runs up to `paths` paths' loops one after
+/// another, must stay within the driver's loop iteration limit.
+fn max_trips(gpu: &GpuContext, invocations: u32, paths: u32) -> u32 {
     let cap = MAX_LANE_TRIPS / u64::from(invocations.max(1));
-    u32::try_from(cap).unwrap_or(MAX_TRIPS).clamp(1, MAX_TRIPS)
+    let cap = u32::try_from(cap).unwrap_or(MAX_TRIPS).clamp(1, MAX_TRIPS);
+    if gpu.info.driver == "llvmpipe" {
+        // A little headroom for the iterations that test a loop's exit.
+        cap.min((LLVMPIPE_LOOP_ITERATIONS - 1024) / paths.max(1))
+    } else {
+        cap
+    }
 }
 
 /// The lab memo keys of the shared calibration; quick and full plans have different targets.
@@ -92,7 +105,7 @@ pub fn run(
             gpu,
             sinks,
             predicated,
-            plan.saturating_invocations,
+            (plan.saturating_invocations, plan.serialized_paths()),
             plan.target_ns,
             4,
         )
@@ -101,7 +114,7 @@ pub fn run(
     // The loop form's control gives every subgroup the mean trip count (k + 1) / 2 * trips,
     // which is whole for even trips.
     let trips = if loop_form {
-        calibration.trips.next_multiple_of(2)
+        (calibration.trips & !1).max(2)
     } else {
         calibration.trips
     };
@@ -111,11 +124,25 @@ pub fn run(
 
     let mut runs = Vec::new();
     let mut groups = Vec::new();
-    plan_k_groups(gpu, sinks, &compiled, &plan, form, trips, &mut runs, &mut groups);
+    plan_k_groups(
+        gpu,
+        sinks,
+        &compiled,
+        &plan,
+        form,
+        trips,
+        &mut runs,
+        &mut groups,
+    );
     let floor_group = groups.len();
     let main = compiled.get(form, plan.workgroup_size);
     push_group(&mut groups, &mut runs, || {
-        vec![floor_dispatch(gpu, sinks, main, plan.saturating_invocations)]
+        vec![floor_dispatch(
+            gpu,
+            sinks,
+            main,
+            plan.saturating_invocations,
+        )]
     });
     let occupancy_start = groups.len();
     for (&(wg, invocations), calibrated) in plan.occupancy.iter().zip(&level_trips) {
@@ -193,14 +220,16 @@ pub fn run(
         .iter()
         .zip(&groups[occupancy_start..])
         .zip(&level_trips)
-        .map(|((&(workgroup_size, _), group), calibrated)| OccupancyPoint {
-            workgroup_size,
-            invocations: runs[group.start].invocations,
-            trips: calibrated.trips,
-            div: times[group.start].clone(),
-            uniform: times[group.start + 1].clone(),
-            floor: times[group.start + 2].clone(),
-        })
+        .map(
+            |((&(workgroup_size, _), group), calibrated)| OccupancyPoint {
+                workgroup_size,
+                invocations: runs[group.start].invocations,
+                trips: calibrated.trips,
+                div: times[group.start].clone(),
+                uniform: times[group.start + 1].clone(),
+                floor: times[group.start + 2].clone(),
+            },
+        )
         .collect();
     let unbalanced_times = unbalanced.map(|(k, _, _)| {
         let group = groups
@@ -247,7 +276,10 @@ pub fn run(
 /// One group per k, in k order: the divergent dispatch, its subgroup-uniform control, the
 /// predicated variant and the k = 1 control (the clock this k's control is read against); for
 /// the loop form at k = SG also the control with the divergent dispatch's mix of trip counts.
-#[expect(clippy::too_many_arguments, reason = "the study's shared state, passed once")]
+#[expect(
+    clippy::too_many_arguments,
+    reason = "the study's shared state, passed once"
+)]
 fn plan_k_groups(
     gpu: &GpuContext,
     sinks: &Sinks,
@@ -287,15 +319,14 @@ fn plan_k_groups(
 /// The loop form's is every subgroup running the mean trip count of the divergent subgroups'
 /// lanes: with the mix of trip counts instead, a dispatch's time follows its longest subgroups
 /// while the device is not full (the tail), not their mean, and F(k) measured the tail.
-fn divergent_and_control(
-    form: Form,
-    k: u32,
-    trips: u32,
-) -> (DivergenceParams, DivergenceParams) {
+fn divergent_and_control(form: Form, k: u32, trips: u32) -> (DivergenceParams, DivergenceParams) {
     if form == Form::Loop {
         let div = DivergenceParams::new(k, Mode::LaneDivergent, |j| (j + 1) * trips);
         let mean = (k + 1) * trips / 2;
-        (div, DivergenceParams::new(1, Mode::SubgroupUniform, |_| mean))
+        (
+            div,
+            DivergenceParams::new(1, Mode::SubgroupUniform, |_| mean),
+        )
     } else {
         let params = |mode| DivergenceParams::new(k, mode, |_| trips);
         (params(Mode::LaneDivergent), params(Mode::SubgroupUniform))
@@ -350,7 +381,10 @@ fn pipeline_subgroup_sizes(
         .iter()
         .map(|(&key, pipeline)| {
             let invocations = pipeline.workgroup_size() * 4;
-            Ok((key, pipeline.observed_subgroup_size(gpu, sinks, invocations)?))
+            Ok((
+                key,
+                pipeline.observed_subgroup_size(gpu, sinks, invocations)?,
+            ))
         })
         .collect()
 }
@@ -458,12 +492,12 @@ fn calibrate(
     gpu: &GpuContext,
     sinks: &Sinks,
     compiled: &Compiled,
-    invocations: u32,
+    (invocations, paths): (u32, u32),
     target_ns: f64,
     start: u32,
 ) -> Result<Calibration> {
     let timer = GpuTimer::new(gpu);
-    let cap = max_trips(invocations);
+    let cap = max_trips(gpu, invocations, paths);
     let mut trips = start.clamp(1, cap);
     let mut trace = Vec::new();
     for _ in 0..8 {
@@ -514,13 +548,14 @@ fn calibrate_levels(
                 gpu,
                 sinks,
                 compiled.get(form, wg),
-                invocations,
+                (invocations, plan.serialized_paths()),
                 plan.target_ns,
                 start,
             )?;
             // The loop form's control at k = SG averages (k + 1) / 2 trips of each path: keep it whole.
             if form == Form::Loop {
-                level.trips = level.trips.next_multiple_of(2);
+                level.trips &= !1;
+                level.trips = level.trips.max(2);
             }
             Ok(level)
         })
@@ -643,7 +678,9 @@ impl Schedule<'_> {
             for &g in &indices {
                 extra_rounds[g] += 1;
             }
-            progress(0.8 + 0.2 * (extra_start.elapsed().as_secs_f64() / budget.as_secs_f64()).min(1.0));
+            progress(
+                0.8 + 0.2 * (extra_start.elapsed().as_secs_f64() / budget.as_secs_f64()).min(1.0),
+            );
             noisy = self.noisy(&samples);
         }
         Ok(Timed {
