@@ -10,6 +10,11 @@ enable subgroups;
 
 override WORKGROUP_SIZE: u32 = 64u;
 
+// What a dispatch does. Keep in sync with `Variant` in kernels.rs.
+const VARIANT_WORK: u32 = 0u;         // the study's kernel
+const VARIANT_PROBE_LANES: u32 = 1u;  // store the entry ballot's lane count; no work
+const VARIANT_EMPTY: u32 = 2u;        // return at once: the dispatch floor
+
 // How the selector is chosen.
 const MODE_LANE_DIVERGENT: u32 = 0u;     // sel = subgroup_invocation_id % k
 const MODE_SUBGROUP_UNIFORM: u32 = 1u;   // sel = subgroup number % k: same mix, no divergence
@@ -17,8 +22,8 @@ const MODE_SUBGROUP_UNIFORM: u32 = 1u;   // sel = subgroup number % k: same mix,
 struct DivergenceParams {
     k: u32,
     mode: u32,
-    // Nonzero: no work; each invocation stores what its subgroup's entry ballot saw (see main).
-    probe_lanes: u32,
+    // VARIANT_*: the timed work, or one of the two dispatches that measure the method itself.
+    variant: u32,
     _pad1: u32,
     // Loop trips of path j, at trips[j / 4][j % 4]. The host keeps every entry small, so every
     // loop below is bounded by construction.
@@ -85,9 +90,13 @@ fn main(
     @builtin(subgroup_invocation_id) lane: u32,
     @builtin(subgroup_size) subgroup_size: u32,
 ) {
+    // An empty dispatch with the same pipeline and bindings: the fixed per-dispatch cost.
+    if params.variant == VARIANT_EMPTY {
+        return;
+    }
     // The subgroup size this pipeline runs with, from a ballot at entry (all lanes active): a
     // driver may pick a size per pipeline (lavapipe does), so the study asks its own kernel.
-    if params.probe_lanes != 0u {
+    if params.variant == VARIANT_PROBE_LANES {
         let ballot = countOneBits(subgroupBallot(true));
         let lanes_at_entry = ballot.x + ballot.y + ballot.z + ballot.w;
         sink[gid.x] = vec4<f32>(f32(lanes_at_entry), f32(lane), f32(subgroup_size), 0.0);

@@ -160,7 +160,7 @@ pub struct OccupancyPoint {
     pub div: Timing,
     /// Subgroup-uniform.
     pub uniform: Timing,
-    /// The same pipeline and dispatch size with no loop trips: this level's dispatch floor.
+    /// An empty dispatch of this level's pipeline: its dispatch floor.
     pub floor: Timing,
 }
 
@@ -171,7 +171,7 @@ pub struct Measurements {
     pub subgroup_size: u32,
     /// Per-k timings, in k order.
     pub points: Vec<KPoint>,
-    /// The main sweep's dispatch floor: its pipelines and size with no loop trips.
+    /// The main sweep's dispatch floor: an empty dispatch of its pipeline.
     pub floor: Timing,
     /// Occupancy sweep.
     pub occupancy: Vec<OccupancyPoint>,

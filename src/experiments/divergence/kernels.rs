@@ -31,6 +31,18 @@ pub enum Mode {
     SubgroupUniform = 1,
 }
 
+/// What a dispatch does. Keep in sync with `VARIANT_*` in `shaders/divergence.wgsl`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u32)]
+pub enum Variant {
+    /// The study's kernel.
+    Work = 0,
+    /// No work: each invocation stores its subgroup's entry-ballot lane count, lane and size.
+    ProbeLanes = 1,
+    /// Returns at once: same pipeline, bindings and size, no work. Its time is the floor.
+    Empty = 2,
+}
+
 /// The kernel's parameters. Keep in sync with `DivergenceParams` in `shaders/divergence.wgsl`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
@@ -39,8 +51,8 @@ pub struct DivergenceParams {
     pub k: u32,
     /// A [`Mode`].
     pub mode: u32,
-    /// Nonzero: the kernel does no work and stores its subgroup's entry ballot count instead.
-    pub probe_lanes: u32,
+    /// A [`Variant`].
+    pub variant: u32,
     /// Padding.
     pub pad: u32,
     /// Loop trips of path j, at `trips[j / 4][j % 4]`.
@@ -57,7 +69,7 @@ impl DivergenceParams {
         Self {
             k,
             mode: mode as u32,
-            probe_lanes: 0,
+            variant: Variant::Work as u32,
             pad: 0,
             trips,
         }
@@ -252,7 +264,7 @@ impl Compiled {
         invocations: u32,
     ) -> Result<u32> {
         let mut params = DivergenceParams::new(1, Mode::LaneDivergent, |_| 0);
-        params.probe_lanes = 1;
+        params.variant = Variant::ProbeLanes as u32;
         let records = Dispatch::new(gpu, sinks, self, &params, invocations).results(gpu)?;
         Ok(records.iter().map(|r| r[0] as u32).max().unwrap_or(0))
     }
