@@ -713,19 +713,30 @@ impl Schedule<'_> {
         Ok(())
     }
 
-    /// Groups whose first two dispatches' per-round ratio has a 95% interval wider than
-    /// [`NOISY_WIDTH`], with that relative width.
+    /// Groups whose compared dispatches' per-round ratio has a 95% interval wider than
+    /// [`NOISY_WIDTH`], with the widest relative width.
     fn noisy(&self, samples: &[Vec<f64>]) -> Vec<(usize, f64)> {
+        let width = |a: &[f64], b: &[f64]| {
+            let ratios: Vec<f64> = a.iter().zip(b).map(|(x, y)| x / y).collect();
+            let median = stats::summarize(&ratios)?.median;
+            Some(stats::median_interval(&ratios)?.relative_width(median))
+        };
         self.groups
             .iter()
             .enumerate()
             .filter(|(_, group)| group.len() >= 2)
             .filter_map(|(g, group)| {
-                let (a, b) = (&samples[group.start], &samples[group.start + 1]);
-                let ratios: Vec<f64> = a.iter().zip(b).map(|(x, y)| x / y).collect();
-                let median = stats::summarize(&ratios)?.median;
-                let width = stats::median_interval(&ratios)?.relative_width(median);
-                (width > NOISY_WIDTH).then_some((g, width))
+                // The first two members' ratio (T_div/T_uniform, or unbalanced/balanced) and,
+                // in a k group, T_div against the k = 1 control, which the linearity fit reads.
+                let pairs = [(0, 1), (0, 3)];
+                let widest = pairs
+                    .iter()
+                    .filter(|&&(_, j)| j < group.len())
+                    .filter_map(|&(i, j)| {
+                        width(&samples[group.start + i], &samples[group.start + j])
+                    })
+                    .fold(0.0, f64::max);
+                (widest > NOISY_WIDTH).then_some((g, widest))
             })
             .collect()
     }
