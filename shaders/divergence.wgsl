@@ -85,6 +85,10 @@ fn run_paths(sel: u32, s0: State) -> State {
 // divlab:paths end
 
 @compute @workgroup_size(WORKGROUP_SIZE)
+// divlab:selector begin
+// The selector from subgroup builtins. For adapters without subgroups divlab replaces this block
+// (kernels.rs, `Selection::Block`): sel = gid.x % k, and a control uniform over every aligned
+// block of 128 consecutive invocations.
 fn main(
     @builtin(global_invocation_id) gid: vec3<u32>,
     @builtin(subgroup_invocation_id) lane: u32,
@@ -107,6 +111,7 @@ fn main(
         // The subgroup's first invocation names the subgroup, whatever the lane mapping.
         sel = (subgroupBroadcastFirst(gid.x) / subgroup_size) % params.k;
     }
+    // divlab:selector end
     let seed = f32(gid.x & 255u) * 1e-3;
     let a = vec4<f32>(seed, seed + 0.1, seed + 0.2, seed + 0.3);
     let s = run_paths(sel, State(a, a + 0.5, a + 1.0, a + 1.5));

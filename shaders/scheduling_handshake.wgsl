@@ -12,13 +12,24 @@
 // Flag b means "a B lane saw a": a B lane that gave up does not set it, so a completed A lane
 // always has a B lane that completed before it.
 //
+// Without subgroups (wgpu's GL backend, older GPUs) the `_no_sg` entry points run the same
+// handshake per aligned block of BLOCK consecutive local invocations instead of per subgroup,
+// split the same way by parity, with no ballots. The host loads this file with its SUBGROUPS
+// ONLY regions blanked (src/experiments/scheduling/mod.rs says why).
+//
 // Keep in sync with src/experiments/scheduling/handshake/mod.rs (WORKGROUP_SIZE,
-// HandshakeParams, HandshakeRecord, SIDE_*).
+// HandshakeParams, HandshakeRecord, SIDE_*) and scheduling/mod.rs (BLOCK).
+// BEGIN SUBGROUPS ONLY
 enable subgroups;
 // The in-branch ballots run in non-uniform control flow on purpose: they record who ran together.
 diagnostic(off, subgroup_uniformity);
+// END SUBGROUPS ONLY
 
 const WORKGROUP_SIZE: u32 = 128u;
+// The `_no_sg` entry points' stand-in for a subgroup: the smallest subgroup WGSL allows.
+const BLOCK: u32 = 4u;
+// The ballot field of a record made without subgroups.
+const NO_BALLOT: vec4<u32> = vec4<u32>(0u);
 
 const SIDE_A: u32 = 1u;
 const SIDE_B: u32 = 2u;
@@ -32,11 +43,12 @@ struct HandshakeParams {
 }
 
 struct HandshakeRecord {
-    // The subgroup's slot: workgroup * WORKGROUP_SIZE + the subgroup's first local index.
+    // The subgroup's slot: workgroup * WORKGROUP_SIZE + the subgroup's first local index
+    // (without subgroups, the block's).
     subgroup: u32,
-    // subgroup_invocation_id.
+    // subgroup_invocation_id (without subgroups, local_invocation_index % BLOCK).
     lane: u32,
-    // The subgroup_size builtin.
+    // The subgroup_size builtin (without subgroups, BLOCK).
     size: u32,
     // SIDE_A or SIDE_B; 0 where the lane never wrote its record.
     side: u32,
@@ -46,7 +58,7 @@ struct HandshakeRecord {
     saw: u32,
     local_index: u32,
     _pad0: u32,
-    // subgroupBallot(true) on the lane's side: the lanes it ran with.
+    // subgroupBallot(true) on the lane's side: the lanes it ran with (NO_BALLOT without subgroups).
     ballot: vec4<u32>,
 }
 
@@ -65,14 +77,15 @@ struct Lane {
     size: u32,
 }
 
-// In uniform control flow, before the branch: names the subgroup without assuming how local
-// indices map to lanes.
-fn enter(local_index: u32, workgroup: u32, lane: u32, size: u32) -> Lane {
-    let first = subgroupBroadcastFirst(local_index);
-    return Lane(workgroup * WORKGROUP_SIZE + local_index, local_index, workgroup * WORKGROUP_SIZE + first, lane, size);
+// Without subgroups: the aligned block of BLOCK consecutive local invocations stands for the
+// subgroup, which holds it where subgroups are runs of consecutive local indices.
+fn enter_block(local_index: u32, workgroup: u32) -> Lane {
+    let index = workgroup * WORKGROUP_SIZE + local_index;
+    return Lane(index, local_index, index - local_index % BLOCK, local_index % BLOCK, BLOCK);
 }
 
-// Parity of subgroup_invocation_id: both sides have lanes in every subgroup (size >= 4).
+// Parity of subgroup_invocation_id (or of the position in the block): both sides have lanes in
+// every subgroup (size >= 4) and every block.
 fn even_lane(me: Lane) -> bool {
     return me.lane % 2u == 0u;
 }
@@ -88,8 +101,8 @@ fn spin(flag: u32, cap: u32) -> vec2<u32> {
     return vec2<u32>(cap, 0u);
 }
 
-fn side_a(me: Lane) {
-    let ballot = subgroupBallot(true);
+// `ballot` is taken on the lane's side by the caller: subgroupBallot(true), or NO_BALLOT.
+fn side_a(me: Lane, ballot: vec4<u32>) {
     // Read once: a bound read in the loop condition could be reloaded every trip.
     let cap = params.cap;
     atomicAdd(&flags[2u * me.subgroup], 1u);
@@ -97,14 +110,21 @@ fn side_a(me: Lane) {
     records[me.index] = HandshakeRecord(me.subgroup, me.lane, me.size, SIDE_A, waited.x, waited.y, me.local_index, 0u, ballot);
 }
 
-fn side_b(me: Lane) {
-    let ballot = subgroupBallot(true);
+fn side_b(me: Lane, ballot: vec4<u32>) {
     let cap = params.cap;
     let waited = spin(2u * me.subgroup, cap);
     if waited.y == 1u {
         atomicAdd(&flags[2u * me.subgroup + 1u], 1u);
     }
     records[me.index] = HandshakeRecord(me.subgroup, me.lane, me.size, SIDE_B, waited.x, waited.y, me.local_index, 0u, ballot);
+}
+
+// BEGIN SUBGROUPS ONLY
+// In uniform control flow, before the branch: names the subgroup without assuming how local
+// indices map to lanes.
+fn enter(local_index: u32, workgroup: u32, lane: u32, size: u32) -> Lane {
+    let first = subgroupBroadcastFirst(local_index);
+    return Lane(workgroup * WORKGROUP_SIZE + local_index, local_index, workgroup * WORKGROUP_SIZE + first, lane, size);
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
@@ -116,9 +136,9 @@ fn a_then(
 ) {
     let me = enter(local_index, workgroup.x, lane, size);
     if even_lane(me) {
-        side_a(me);
+        side_a(me, subgroupBallot(true));
     } else {
-        side_b(me);
+        side_b(me, subgroupBallot(true));
     }
 }
 
@@ -131,8 +151,35 @@ fn a_else(
 ) {
     let me = enter(local_index, workgroup.x, lane, size);
     if even_lane(me) {
-        side_b(me);
+        side_b(me, subgroupBallot(true));
     } else {
-        side_a(me);
+        side_a(me, subgroupBallot(true));
+    }
+}
+// END SUBGROUPS ONLY
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn a_then_no_sg(
+    @builtin(local_invocation_index) local_index: u32,
+    @builtin(workgroup_id) workgroup: vec3<u32>,
+) {
+    let me = enter_block(local_index, workgroup.x);
+    if even_lane(me) {
+        side_a(me, NO_BALLOT);
+    } else {
+        side_b(me, NO_BALLOT);
+    }
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn a_else_no_sg(
+    @builtin(local_invocation_index) local_index: u32,
+    @builtin(workgroup_id) workgroup: vec3<u32>,
+) {
+    let me = enter_block(local_index, workgroup.x);
+    if even_lane(me) {
+        side_b(me, NO_BALLOT);
+    } else {
+        side_a(me, NO_BALLOT);
     }
 }

@@ -10,11 +10,21 @@
 // Every lane reads the total back, as the idiom's callers do.
 //
 // Every loop has a constant bound, or the host-set `params.skew` times a constant.
+//
+// Without subgroups (wgpu's GL backend, older GPUs) the `_no_sg` entry points run the first three
+// variants per aligned block of BLOCK consecutive local invocations instead of per subgroup;
+// `subgroup_add` has no such form. The host loads this file with its SUBGROUPS ONLY regions
+// blanked (src/experiments/scheduling/mod.rs says why).
+//
 // Keep in sync with src/experiments/scheduling/lockstep_race.rs (WORKGROUP_SIZE, RaceParams,
-// RaceRecord, Variant).
+// RaceRecord, Variant) and scheduling/mod.rs (BLOCK).
+// BEGIN SUBGROUPS ONLY
 enable subgroups;
+// END SUBGROUPS ONLY
 
 const WORKGROUP_SIZE: u32 = 128u;
+// The `_no_sg` entry points' stand-in for a subgroup: the smallest subgroup WGSL allows.
+const BLOCK: u32 = 4u;
 // The first step's offset for the largest subgroup WGSL allows (128).
 const MAX_OFFSET: u32 = 64u;
 
@@ -29,9 +39,12 @@ struct RaceParams {
 }
 
 struct RaceRecord {
-    // The subgroup's slot in `scratch` (unique in the workgroup, taken with an atomic).
+    // The subgroup's slot in `scratch` (unique in the workgroup, taken with an atomic; without
+    // subgroups, local_invocation_index / BLOCK).
     slot: u32,
+    // subgroup_invocation_id (without subgroups, local_invocation_index % BLOCK).
     lane: u32,
+    // The subgroup_size builtin (without subgroups, BLOCK).
     size: u32,
     // The lane's input.
     input: u32,
@@ -65,17 +78,19 @@ fn hash(x: u32) -> u32 {
     return h ^ (h >> 13u);
 }
 
-// In uniform control flow at entry. The subgroup's slot gives it a contiguous block of
-// `scratch` without assuming how local indices map to lanes. The lowest active lane is the
-// one whose exclusive prefix count is 0 (naga 30 has no subgroupElect).
-fn enter(local_index: u32, workgroup: u32, groups: u32, lane: u32, size: u32) -> Lane {
-    let elected = subgroupExclusiveAdd(1u) == 0u;
-    let taken = atomicAdd(&next_slot, select(0u, 1u, elected));
-    let slot = subgroupMax(select(0u, taken, elected));
+// The lane's record for `slot` and its `lane` of `size` lanes: its group sums
+// scratch[slot * size ..][.. size] when that fits.
+fn lane_of(local_index: u32, workgroup: u32, groups: u32, lane: u32, size: u32, slot: u32) -> Lane {
     let base = slot * size;
     let global = workgroup * WORKGROUP_SIZE + local_index;
     let record = params.run * groups * WORKGROUP_SIZE + global;
     return Lane(record, local_index, lane, size, slot, base, base + size <= WORKGROUP_SIZE);
+}
+
+// Without subgroups: the aligned block of BLOCK consecutive local invocations stands for the
+// subgroup, which holds it where subgroups are runs of consecutive local indices.
+fn enter_block(local_index: u32, workgroup: u32, groups: u32) -> Lane {
+    return lane_of(local_index, workgroup, groups, local_index % BLOCK, BLOCK, local_index / BLOCK);
 }
 
 fn input_of(me: Lane) -> u32 {
@@ -110,15 +125,7 @@ fn racy_steps(me: Lane) -> u32 {
     return total_of(me);
 }
 
-@compute @workgroup_size(WORKGROUP_SIZE)
-fn racy(
-    @builtin(local_invocation_index) local_index: u32,
-    @builtin(workgroup_id) workgroup: vec3<u32>,
-    @builtin(num_workgroups) groups: vec3<u32>,
-    @builtin(subgroup_invocation_id) lane: u32,
-    @builtin(subgroup_size) size: u32,
-) {
-    let me = enter(local_index, workgroup.x, groups.x, lane, size);
+fn racy_body(me: Lane) {
     let input = input_of(me);
     if me.valid {
         scratch[me.base + me.lane] = input;
@@ -126,18 +133,10 @@ fn racy(
     finish(me, input, racy_steps(me));
 }
 
-@compute @workgroup_size(WORKGROUP_SIZE)
-fn racy_skewed(
-    @builtin(local_invocation_index) local_index: u32,
-    @builtin(workgroup_id) workgroup: vec3<u32>,
-    @builtin(num_workgroups) groups: vec3<u32>,
-    @builtin(subgroup_invocation_id) lane: u32,
-    @builtin(subgroup_size) size: u32,
-) {
-    let me = enter(local_index, workgroup.x, groups.x, lane, size);
+fn racy_skewed_body(me: Lane) {
     // A per-lane delay whose result is the input, so it cannot be dropped. Bounded: at most
     // 3 * params.skew iterations.
-    let delay = (lane % 4u) * params.skew;
+    let delay = (me.lane % 4u) * params.skew;
     var input = input_of(me);
     for (var i = 0u; i < delay; i++) {
         input = hash(input + i);
@@ -149,15 +148,8 @@ fn racy_skewed(
     finish(me, input, racy_steps(me));
 }
 
-@compute @workgroup_size(WORKGROUP_SIZE)
-fn with_barriers(
-    @builtin(local_invocation_index) local_index: u32,
-    @builtin(workgroup_id) workgroup: vec3<u32>,
-    @builtin(num_workgroups) groups: vec3<u32>,
-    @builtin(subgroup_invocation_id) lane: u32,
-    @builtin(subgroup_size) size: u32,
-) {
-    let me = enter(local_index, workgroup.x, groups.x, lane, size);
+// Called in uniform control flow only: it holds barriers.
+fn with_barriers_body(me: Lane) {
     let input = input_of(me);
     if me.valid {
         scratch[me.base + me.lane] = input;
@@ -173,6 +165,50 @@ fn with_barriers(
     finish(me, input, total);
 }
 
+// BEGIN SUBGROUPS ONLY
+// In uniform control flow at entry. The subgroup's slot gives it a contiguous block of
+// `scratch` without assuming how local indices map to lanes. The lowest active lane is the
+// one whose exclusive prefix count is 0 (naga 30 has no subgroupElect).
+fn enter(local_index: u32, workgroup: u32, groups: u32, lane: u32, size: u32) -> Lane {
+    let elected = subgroupExclusiveAdd(1u) == 0u;
+    let taken = atomicAdd(&next_slot, select(0u, 1u, elected));
+    let slot = subgroupMax(select(0u, taken, elected));
+    return lane_of(local_index, workgroup, groups, lane, size, slot);
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn racy(
+    @builtin(local_invocation_index) local_index: u32,
+    @builtin(workgroup_id) workgroup: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+    @builtin(subgroup_invocation_id) lane: u32,
+    @builtin(subgroup_size) size: u32,
+) {
+    racy_body(enter(local_index, workgroup.x, groups.x, lane, size));
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn racy_skewed(
+    @builtin(local_invocation_index) local_index: u32,
+    @builtin(workgroup_id) workgroup: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+    @builtin(subgroup_invocation_id) lane: u32,
+    @builtin(subgroup_size) size: u32,
+) {
+    racy_skewed_body(enter(local_index, workgroup.x, groups.x, lane, size));
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn with_barriers(
+    @builtin(local_invocation_index) local_index: u32,
+    @builtin(workgroup_id) workgroup: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+    @builtin(subgroup_invocation_id) lane: u32,
+    @builtin(subgroup_size) size: u32,
+) {
+    with_barriers_body(enter(local_index, workgroup.x, groups.x, lane, size));
+}
+
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn subgroup_add(
     @builtin(local_invocation_index) local_index: u32,
@@ -184,4 +220,32 @@ fn subgroup_add(
     let me = enter(local_index, workgroup.x, groups.x, lane, size);
     let input = input_of(me);
     finish(me, input, subgroupAdd(input));
+}
+// END SUBGROUPS ONLY
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn racy_no_sg(
+    @builtin(local_invocation_index) local_index: u32,
+    @builtin(workgroup_id) workgroup: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
+    racy_body(enter_block(local_index, workgroup.x, groups.x));
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn racy_skewed_no_sg(
+    @builtin(local_invocation_index) local_index: u32,
+    @builtin(workgroup_id) workgroup: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
+    racy_skewed_body(enter_block(local_index, workgroup.x, groups.x));
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn with_barriers_no_sg(
+    @builtin(local_invocation_index) local_index: u32,
+    @builtin(workgroup_id) workgroup: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
+    with_barriers_body(enter_block(local_index, workgroup.x, groups.x));
 }

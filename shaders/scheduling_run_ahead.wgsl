@@ -8,12 +8,20 @@
 //
 // Every loop runs a host-set number of times (kept under caps by the host) and every index is
 // in range by construction, so the kernel runs without injected checks.
+//
+// Without subgroups (wgpu's GL backend, older GPUs) `main_no_sg` splits by the parity of
+// local_invocation_index instead: each pair (2i, 2i+1) lies in one subgroup where subgroups are
+// runs of consecutive local indices, so both paths still share every subgroup. The host loads
+// this file with its SUBGROUPS ONLY regions blanked (src/experiments/scheduling/mod.rs says why).
+//
 // Keep in sync with src/experiments/scheduling/run_ahead.rs (AheadParams, TABLE_SIZE, FMAS).
+// BEGIN SUBGROUPS ONLY
 enable subgroups;
+// END SUBGROUPS ONLY
 
-// The host sets it to the observed subgroup size: one subgroup per workgroup, and few
-// workgroups, so a GPU has about one subgroup per multiprocessor and other subgroups cannot hide
-// one subgroup's wait.
+// The host sets it to the observed subgroup size (without subgroups, a fixed guess): one
+// subgroup per workgroup, and few workgroups, so a GPU has about one subgroup per multiprocessor
+// and other subgroups cannot hide one subgroup's wait.
 override WORKGROUP_SIZE: u32 = 32u;
 // The table has 65536 entries.
 const TABLE_MASK: u32 = 65535u;
@@ -36,11 +44,8 @@ struct AheadParams {
 @group(0) @binding(1) var<storage, read> table: array<u32>;
 @group(0) @binding(2) var<storage, read_write> sink: array<u32>;
 
-@compute @workgroup_size(WORKGROUP_SIZE)
-fn main(
-    @builtin(global_invocation_id) gid: vec3<u32>,
-    @builtin(subgroup_invocation_id) lane: u32,
-) {
+// `lane` splits the paths by parity: subgroup_invocation_id, or local_invocation_index.
+fn run(gid: vec3<u32>, lane: u32) {
     // Read once: bounds read in a loop condition may be reloaded every trip.
     let long_n = params.long_iters;
     let short_n = params.short_iters;
@@ -65,4 +70,22 @@ fn main(
         }
     }
     sink[gid.x] = bitcast<u32>(a) ^ at;
+}
+
+// BEGIN SUBGROUPS ONLY
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn main(
+    @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(subgroup_invocation_id) lane: u32,
+) {
+    run(gid, lane);
+}
+// END SUBGROUPS ONLY
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn main_no_sg(
+    @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(local_invocation_index) local_index: u32,
+) {
+    run(gid, local_index);
 }

@@ -61,13 +61,29 @@ pub fn run_bench(
         on_event(BenchEvent::Finished(&result));
         results.push(result);
     }
+    let mut adapter = adapter_record(lab);
+    adapter.inferred_subgroup_width = inferred_width(&results);
     ResultDocument {
         schema_version: SCHEMA_VERSION,
         divlab_version: env!("CARGO_PKG_VERSION").to_owned(),
         created,
-        adapter: adapter_record(lab),
+        adapter,
         experiments: results,
     }
+}
+
+/// The subgroup width the divergence study inferred from timing: the switch form's, else
+/// another branchy form's (their F(k) has the knee; the loop form's does not).
+pub fn inferred_width(results: &[ExperimentResult]) -> Option<u32> {
+    [
+        "divergence.switch",
+        "divergence.if_chain",
+        "divergence.nested_if",
+    ]
+    .iter()
+    .filter_map(|id| results.iter().find(|e| e.id == *id))
+    .find_map(|e| e.metrics.get("inferred_subgroup_width"))
+    .map(|&w| w as u32)
 }
 
 /// Describes the lab's adapter, with the observed subgroup size where it could be measured.
@@ -84,6 +100,7 @@ pub fn adapter_record(lab: &Lab) -> AdapterRecord {
         subgroup_min_size: info.subgroup_min_size,
         subgroup_max_size: info.subgroup_max_size,
         observed_subgroup_size: lab.subgroup().ok().map(|o| o.size),
+        inferred_subgroup_width: None,
         subgroups: lab.gpu.caps.subgroups,
         timestamps: lab.gpu.caps.timestamps,
         timing_source: GpuTimer::new(&lab.gpu).source(),

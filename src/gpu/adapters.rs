@@ -13,7 +13,8 @@ pub enum BackendChoice {
     Metal,
     /// Direct3D 12 (Windows).
     Dx12,
-    /// OpenGL / OpenGL ES (no subgroups: most experiments report `unsupported`).
+    /// OpenGL / OpenGL ES (no subgroups: experiments that need them report `unsupported`; the
+    /// divergence study and the scheduling probes run variants without them).
     Gl,
 }
 

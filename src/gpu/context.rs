@@ -73,8 +73,21 @@ impl GpuContext {
 
     /// Creates a device on the given adapter.
     pub fn from_adapter(adapter: &wgpu::Adapter) -> Result<Self> {
+        Self::from_adapter_without(adapter, wgpu::Features::empty())
+    }
+
+    /// Like [`GpuContext::new`], but leaves `withheld` features off even where the adapter has
+    /// them: the paths divlab takes on adapters without subgroups or timestamps, tested on one
+    /// that has them.
+    pub fn new_without(selector: &AdapterSelector, withheld: wgpu::Features) -> Result<Self> {
+        let (_, adapter) = select_adapter(selector)?;
+        Self::from_adapter_without(&adapter, withheld)
+    }
+
+    /// Creates a device on the given adapter without the `withheld` features.
+    pub fn from_adapter_without(adapter: &wgpu::Adapter, withheld: wgpu::Features) -> Result<Self> {
         let info = adapter.get_info();
-        let features = adapter.features() & Capabilities::WANTED;
+        let features = adapter.features() & (Capabilities::WANTED - withheld);
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("divlab"),
             required_features: features,
@@ -121,7 +134,10 @@ impl GpuContext {
         } else {
             Err(Error::Unsupported {
                 what: what.to_owned(),
-                feature: "subgroup operations (wgpu Features::SUBGROUP)".to_owned(),
+                feature: "subgroup operations (wgpu Features::SUBGROUP; Vulkan, Metal and DX12 \
+                          drivers provide them, wgpu's GL backend does not: the `subgroups` \
+                          column of `divlab adapters` shows which adapters have them)"
+                    .to_owned(),
             })
         }
     }

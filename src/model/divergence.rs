@@ -2,15 +2,25 @@
 //! how much serialized work the SIMT cost model predicts for a dispatch.
 
 use crate::experiments::divergence::kernels::{
-    DivergenceParams, FMAS_PER_CHAIN_PER_TRIP, Form, Mode, path_constants,
+    DivergenceParams, FMAS_PER_CHAIN_PER_TRIP, Form, Mode, Selection, UNIFORM_BLOCK, path_constants,
 };
 
 /// The path an invocation takes. `subgroup_first` is the global index of its subgroup's first
 /// invocation (what `subgroupBroadcastFirst(gid.x)` returns when all lanes are active).
-pub fn selector(mode: Mode, k: u32, lane: u32, subgroup_first: u32, subgroup_size: u32) -> u32 {
-    match mode {
-        Mode::LaneDivergent => lane % k,
-        Mode::SubgroupUniform => (subgroup_first / subgroup_size) % k,
+pub fn selector(
+    selection: Selection,
+    mode: Mode,
+    k: u32,
+    lane: u32,
+    subgroup_first: u32,
+    subgroup_size: u32,
+) -> u32 {
+    let gid = subgroup_first + lane;
+    match (selection, mode) {
+        (Selection::Subgroup, Mode::LaneDivergent) => lane % k,
+        (Selection::Subgroup, Mode::SubgroupUniform) => (subgroup_first / subgroup_size) % k,
+        (Selection::Block, Mode::LaneDivergent) => gid % k,
+        (Selection::Block, Mode::SubgroupUniform) => (gid / UNIFORM_BLOCK) % k,
     }
 }
 
@@ -64,7 +74,7 @@ pub fn expected_result(
 pub fn issued_trips(
     form: Form,
     params: &DivergenceParams,
-    mode: Mode,
+    (mode, selection): (Mode, Selection),
     subgroup_size: u32,
     invocations: u32,
 ) -> f64 {
@@ -74,7 +84,14 @@ pub fn issued_trips(
     for s in 0..subgroups {
         seen.clear();
         for lane in 0..subgroup_size {
-            let sel = selector(mode, params.k, lane, s * subgroup_size, subgroup_size);
+            let sel = selector(
+                selection,
+                mode,
+                params.k,
+                lane,
+                s * subgroup_size,
+                subgroup_size,
+            );
             if !seen.contains(&sel) {
                 seen.push(sel);
             }
@@ -104,14 +121,14 @@ mod tests {
             let div = issued_trips(
                 Form::Switch,
                 &balanced(k, Mode::LaneDivergent),
-                Mode::LaneDivergent,
+                (Mode::LaneDivergent, Selection::Subgroup),
                 8,
                 64,
             );
             let uni = issued_trips(
                 Form::Switch,
                 &balanced(k, Mode::SubgroupUniform),
-                Mode::SubgroupUniform,
+                (Mode::SubgroupUniform, Selection::Subgroup),
                 8,
                 64,
             );
@@ -124,7 +141,13 @@ mod tests {
         let params = DivergenceParams::new(4, Mode::LaneDivergent, |j| 10 * (j + 1));
         // Every subgroup of 8 lanes has sel 0..3, so it runs 40 trips.
         assert_eq!(
-            issued_trips(Form::Loop, &params, Mode::LaneDivergent, 8, 16),
+            issued_trips(
+                Form::Loop,
+                &params,
+                (Mode::LaneDivergent, Selection::Subgroup),
+                8,
+                16
+            ),
             80.0
         );
     }
@@ -133,7 +156,13 @@ mod tests {
     fn predicated_issues_one_path() {
         let params = balanced(8, Mode::LaneDivergent);
         assert_eq!(
-            issued_trips(Form::Predicated, &params, Mode::LaneDivergent, 8, 8),
+            issued_trips(
+                Form::Predicated,
+                &params,
+                (Mode::LaneDivergent, Selection::Subgroup),
+                8,
+                8
+            ),
             10.0
         );
     }
@@ -146,5 +175,28 @@ mod tests {
         assert_ne!(r0, r1);
         // The loop form uses path 0's constants for every lane.
         assert_eq!(expected_result(Form::Loop, &params, 1, 3), r0);
+    }
+
+    #[test]
+    fn block_selection_holds_min_k_w_paths_per_subgroup() {
+        // Without subgroups, consecutive invocations take consecutive paths: a subgroup of 8
+        // holds min(k, 8) of them, and the control is uniform per block of 128.
+        for k in [1, 3, 8, 16, 128] {
+            let div = issued_trips(
+                Form::Switch,
+                &balanced(k, Mode::LaneDivergent),
+                (Mode::LaneDivergent, Selection::Block),
+                8,
+                1024,
+            );
+            let uni = issued_trips(
+                Form::Switch,
+                &balanced(k, Mode::SubgroupUniform),
+                (Mode::SubgroupUniform, Selection::Block),
+                8,
+                1024,
+            );
+            assert_eq!(div / uni, f64::from(k.min(8)), "k = {k}");
+        }
     }
 }

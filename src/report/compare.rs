@@ -268,6 +268,11 @@ fn adapter_rows(docs: &[(String, ResultDocument)]) -> Vec<Row> {
                 .observed_subgroup_size
                 .map_or_else(|| "not measured".to_owned(), |s| s.to_string())
         }),
+        row("subgroup width (inferred from timing)", &|d| {
+            d.adapter
+                .inferred_subgroup_width
+                .map_or_else(|| "—".to_owned(), |s| s.to_string())
+        }),
         row("subgroup sizes (reported)", &|d| {
             format!(
                 "{}..{}",

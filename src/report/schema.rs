@@ -56,6 +56,10 @@ pub struct AdapterRecord {
     pub subgroup_max_size: u32,
     /// The subgroup size measured from a ballot's popcount; `None` when it could not be measured.
     pub observed_subgroup_size: Option<u32>,
+    /// The subgroup width inferred from timing: the knee of the divergence study's F(k).
+    /// `None` when the study did not run or showed no knee. Since schema 2.
+    #[serde(default)]
+    pub inferred_subgroup_width: Option<u32>,
     /// Whether the device had subgroup operations.
     pub subgroups: bool,
     /// Whether the device had GPU timestamps.

@@ -38,9 +38,13 @@ pub fn summary_table(doc: &ResultDocument) -> String {
         "adapter: {} ({}, {}, {} {})",
         a.name, a.backend, a.device_type, a.driver, a.driver_info
     );
+    let inferred = a
+        .inferred_subgroup_width
+        .map_or_else(|| "not inferred".to_owned(), |w| w.to_string());
     let _ = writeln!(
         out,
-        "observed subgroup size: {observed} (adapter reports {}..{}), timing: {:?}\n",
+        "observed subgroup size: {observed} (adapter reports {}..{}), inferred from timing: \
+         {inferred}, timing: {:?}\n",
         a.subgroup_min_size, a.subgroup_max_size, a.timing_source
     );
     let (scenarios, others): (Vec<_>, Vec<_>) = doc

@@ -130,3 +130,66 @@ fn loop_and_nested_forms_compute_each_lanes_path() {
         );
     }
 }
+
+/// The study on an adapter without subgroup operations: lavapipe's Vulkan device with the
+/// feature withheld (and, in the second case, timestamps too, so times come from the CPU's
+/// wall clock). The no-subgroup kernels run, and the knee of F(k) shows the width that ballots
+/// show when the feature is there (8, or 4 with `LP_NATIVE_VECTOR_WIDTH=128`).
+fn infers_the_width_without(withheld: wgpu::Features, reps: usize) {
+    let expected = util::expected_subgroup_size();
+    let gpu = divlab::gpu::GpuContext::new_without(&Default::default(), withheld)
+        .unwrap_or_else(|e| panic!("no usable GPU device: {e}"));
+    assert!(!gpu.caps.subgroups);
+    let lab = Lab::new(gpu);
+    let config = RunConfig {
+        quick: true,
+        reps: Some(reps),
+        fuzz_seeds: None,
+    };
+    let width = |r: &ExperimentResult| {
+        assert_eq!(r.params["selection"], "block", "{}", r.id);
+        assert_eq!(
+            verdict(r, "own path's result").status,
+            VerdictStatus::Held,
+            "{:#?}",
+            r.verdicts
+        );
+        metric(r, "inferred_subgroup_width") as u32
+    };
+    let first = run_forms(&lab, &config, &["divergence.switch"]).remove(0);
+    if width(&first) != expected {
+        // A timing claim on a shared CPU: measured once more, independently, before it fails.
+        let again = run_forms(&lab, &config, &["divergence.switch"]).remove(0);
+        assert_eq!(
+            width(&again),
+            expected,
+            "inferred {} then {} (expected {expected})\n{:#?}\n{:#?}",
+            width(&first),
+            width(&again),
+            first.verdicts,
+            again.verdicts
+        );
+    }
+}
+
+#[test]
+fn without_subgroups_the_width_comes_from_timing() {
+    let _gpu = util::gpu_exclusive();
+    infers_the_width_without(
+        wgpu::Features::SUBGROUP | wgpu::Features::SUBGROUP_BARRIER,
+        5,
+    );
+}
+
+#[test]
+fn without_subgroups_or_timestamps_the_wall_clock_still_shows_the_width() {
+    let _gpu = util::gpu_exclusive();
+    infers_the_width_without(
+        wgpu::Features::SUBGROUP
+            | wgpu::Features::SUBGROUP_BARRIER
+            | wgpu::Features::TIMESTAMP_QUERY
+            | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS
+            | wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES,
+        9,
+    );
+}

@@ -309,6 +309,7 @@ fn shipped_kernels() -> Vec<(String, String)> {
         })
         .collect();
     use divlab::experiments::divergence::Form;
+    use divlab::experiments::divergence::kernels::Selection;
     for form in [
         Form::IfChain,
         Form::Switch,
@@ -316,7 +317,14 @@ fn shipped_kernels() -> Vec<(String, String)> {
         Form::NestedIf,
         Form::Predicated,
     ] {
-        out.push((format!("divergence.{}", form.name()), form.source(8)));
+        out.push((
+            format!("divergence.{}", form.name()),
+            form.source(8, Selection::Subgroup),
+        ));
+        out.push((
+            format!("divergence.{}.no_subgroups", form.name()),
+            form.source(8, Selection::Block),
+        ));
     }
     out
 }

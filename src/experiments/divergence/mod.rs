@@ -5,6 +5,7 @@ pub mod analysis;
 pub mod kernels;
 mod plan;
 mod run;
+pub mod width;
 
 pub use kernels::Form;
 pub use plan::Plan;

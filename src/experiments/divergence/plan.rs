@@ -74,6 +74,43 @@ impl Plan {
 }
 
 impl Plan {
+    /// Plans for an adapter without subgroup operations, whose width is not known yet: k up to
+    /// 128 (every k to 32, 16 when quick, then steps), so that the knee of F(k) shows the
+    /// width, and workgroups that hold whole blocks of 128 invocations, over which the
+    /// control's selector is uniform. `subgroup_size` is the largest k until timing has
+    /// inferred the real width ([`Plan::set_subgroup_size`]).
+    ///
+    /// On a CPU device k stops at 32: llvmpipe took 3 s to compile a 32-path kernel, 29 s for 64
+    /// paths and minutes for 128, and CPU SIMD widths (4 to 16 lanes) show their knee by 32.
+    pub fn without_subgroups(
+        quick: bool,
+        device_type: wgpu::DeviceType,
+        max_workgroup: u32,
+    ) -> Self {
+        let top = if device_type == wgpu::DeviceType::Cpu {
+            32
+        } else {
+            128
+        };
+        let mut plan = Self::new(top, quick, device_type, max_workgroup);
+        let dense = if quick { 16 } else { 32 };
+        plan.ks = (1..=dense)
+            .chain(
+                [24, 32, 48, 64, 96, 128]
+                    .into_iter()
+                    .filter(|&k| k > dense && k <= top),
+            )
+            .collect();
+        plan.workgroup_size = 128;
+        plan
+    }
+
+    /// Sets the subgroup size once known (inferred from timing), and what depends on it.
+    pub fn set_subgroup_size(&mut self, subgroup_size: u32) {
+        self.subgroup_size = subgroup_size;
+        self.unbalanced_k = subgroup_size.min(8);
+    }
+
     /// The largest k: the number of paths the branchy kernels are compiled with.
     pub fn max_k(&self) -> u32 {
         *self.ks.last().expect("ks is never empty")

@@ -4,20 +4,22 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use crate::Result;
 use crate::experiments::divergence::Divergence;
 use crate::experiments::divergence::analysis::{
     self, KPoint, Measurements, OccupancyPoint, Timing,
 };
 use crate::experiments::divergence::kernels::{
-    Compiled, Dispatch, DivergenceParams, FLOPS_PER_TRIP, Form, Mode, Sinks, Variant,
+    Compiled, Dispatch, DivergenceParams, FLOPS_PER_TRIP, Form, Mode, Selection, Sinks,
+    UNIFORM_BLOCK, Variant,
 };
 use crate::experiments::divergence::plan::Plan;
+use crate::experiments::divergence::width;
 use crate::experiments::{Experiment, Lab, Progress, RunConfig};
 use crate::gpu::{GpuContext, GpuTimer};
 use crate::model::divergence as model;
 use crate::report::{ExperimentResult, VerdictStatus};
 use crate::stats;
+use crate::{Error, Result};
 
 /// Trip counts stay below this, so no loop can run away whatever the calibration measures. A
 /// sparse occupancy level on a CPU device (one workgroup on one core) needs ~170k.
@@ -38,7 +40,8 @@ const LLVMPIPE_LOOP_ITERATIONS: u32 = 65_535;
 fn max_trips(gpu: &GpuContext, invocations: u32, paths: u32) -> u32 {
     let cap = MAX_LANE_TRIPS / u64::from(invocations.max(1));
     let cap = u32::try_from(cap).unwrap_or(MAX_TRIPS).clamp(1, MAX_TRIPS);
-    if gpu.info.driver == "llvmpipe" {
+    // llvmpipe names itself in `driver` on Vulkan and in the adapter name on GL.
+    if gpu.info.driver == "llvmpipe" || gpu.info.name.starts_with("llvmpipe") {
         // A little headroom for the iterations that test a loop's exit.
         cap.min((LLVMPIPE_LOOP_ITERATIONS - 1024) / paths.max(1))
     } else {
@@ -53,6 +56,10 @@ const CALIBRATION_KEY_QUICK: &str = "divergence.calibration.quick";
 /// Invocations whose results are checked against the CPU model.
 const CHECKED_INVOCATIONS: u32 = 512;
 
+/// The lab memo key of the width a branchy form inferred, for the loop form on adapters
+/// without subgroups (its F(k) has no knee to read).
+const INFERRED_WIDTH_KEY: &str = "divergence.inferred_width";
+
 pub fn run(
     experiment: &Divergence,
     lab: &Lab,
@@ -60,34 +67,28 @@ pub fn run(
     progress: Progress<'_>,
 ) -> Result<ExperimentResult> {
     let gpu = &lab.gpu;
-    gpu.require_subgroups(experiment.id())?;
-    let observed = lab.subgroup()?;
-    let limits = gpu.device.limits();
-    let plan_for = |sg| {
-        Plan::new(
-            sg,
-            config.quick,
-            gpu.info.device_type,
-            limits.max_compute_invocations_per_workgroup,
-        )
-    };
     let form = experiment.form;
     let mut result = experiment.new_result();
     let sinks = &Sinks::default();
-
-    // A driver may give each pipeline its own subgroup size (lavapipe does, by what the kernel
-    // reads), so the study plans for the size its own kernel runs with, not the device probe's.
-    let mut plan = plan_for(observed.size);
-    let mut compiled = compile_all(gpu, form, &plan)?;
-    let mut sizes = pipeline_subgroup_sizes(gpu, sinks, &compiled)?;
-    let main_size = sizes[&(form, plan.workgroup_size)];
-    if main_size != plan.subgroup_size && main_size > 0 {
-        plan = plan_for(main_size);
-        compiled = compile_all(gpu, form, &plan)?;
-        sizes = pipeline_subgroup_sizes(gpu, sinks, &compiled)?;
-    }
-    let sg = plan.subgroup_size;
-    record_pipeline_sizes(&mut result, &sizes, observed.size, sg);
+    let selection = if gpu.caps.subgroups {
+        Selection::Subgroup
+    } else {
+        Selection::Block
+    };
+    result.param("selection", format!("{selection:?}").to_lowercase());
+    let known_width = (selection == Selection::Block && form == Form::Loop)
+        .then(|| {
+            lab.memo(INFERRED_WIDTH_KEY, || {
+                Err(Error::Unsupported {
+                    what: experiment.id().to_owned(),
+                    feature: "subgroup operations, or a subgroup width inferred from timing by \
+                              a branchy form first (run the forms together: `--only divergence`)"
+                        .to_owned(),
+                })
+            })
+        })
+        .transpose()?;
+    let (mut plan, compiled, observed) = prepare(lab, config, form, selection, sinks, &mut result)?;
     progress(0.05);
     warm_up(gpu, sinks, &compiled, &plan)?;
     // Every form's trip has the same body, so one calibration (on the branch-free kernel, taken
@@ -119,18 +120,18 @@ pub fn run(
         calibration.trips
     };
     result.param("calibration", calibration.trace_json());
-    let level_trips = calibrate_levels(gpu, sinks, &compiled, &plan, form, trips)?;
     progress(0.1);
+    let reps = config.reps();
 
+    // Phase 1: the k sweep and the dispatch floor. Its F(k) shows the subgroup width.
     let mut runs = Vec::new();
     let mut groups = Vec::new();
+    let mixed_at = (selection == Selection::Subgroup).then(|| plan.occupancy_k());
     plan_k_groups(
-        gpu,
-        sinks,
-        &compiled,
+        (gpu, sinks, &compiled),
         &plan,
         form,
-        trips,
+        (trips, mixed_at),
         &mut runs,
         &mut groups,
     );
@@ -139,11 +140,57 @@ pub fn run(
     push_group(&mut groups, &mut runs, || {
         vec![floor_dispatch(gpu, sinks, main)]
     });
-    let occupancy_start = groups.len();
+    let mut labels: Vec<String> = plan.ks.iter().map(|k| format!("k = {k}")).collect();
+    labels.push("dispatch floor".to_owned());
+    let sweep = Schedule {
+        runs: &runs,
+        groups: &groups,
+        labels: &labels,
+    }
+    .time(gpu, reps, &|f| progress(0.1 + 0.5 * f))?;
+    let floor = sweep.times[groups[floor_group].start].clone();
+    let f_of_k: Vec<(u32, f64)> = plan
+        .ks
+        .iter()
+        .zip(&groups)
+        .map(|(&k, g)| {
+            let (div, uniform) = (&sweep.times[g.start], &sweep.times[g.start + 1]);
+            (k, div.ratio_to(uniform, floor.time()).value)
+        })
+        .collect();
+    let inferred = (!loop_form).then(|| width::infer_width(&f_of_k)).flatten();
+    let sg = match (observed, &inferred, known_width) {
+        (Some(size), _, _) => size,
+        (None, _, Some(width)) => width,
+        (None, Some(inference), None) => inference.width,
+        (None, None, None) => {
+            return Err(Error::Unsupported {
+                what: experiment.id().to_owned(),
+                feature: format!(
+                    "subgroup operations, or timings whose F(k) shows a knee (F(k) = {})",
+                    f_of_k
+                        .iter()
+                        .map(|(k, f)| format!("{k}: {f:.2}"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            });
+        }
+    };
+    if let Some(inference) = &inferred {
+        let _ = lab.memo(INFERRED_WIDTH_KEY, || Ok(inference.width));
+        record_inferred_width(&mut result, inference, observed);
+    }
+    plan.set_subgroup_size(sg);
+
+    // Phase 2: occupancy levels at k = SG, each calibrated on its own, and unbalanced paths.
+    let level_trips = calibrate_levels(gpu, sinks, &compiled, &plan, form, trips)?;
+    let mut runs2 = Vec::new();
+    let mut groups2 = Vec::new();
     for (&(wg, invocations), calibrated) in plan.occupancy.iter().zip(&level_trips) {
         let pipeline = compiled.get(form, wg);
         let (div, control) = divergent_and_control(form, plan.occupancy_k(), calibrated.trips);
-        push_group(&mut groups, &mut runs, || {
+        push_group(&mut groups2, &mut runs2, || {
             vec![
                 Dispatch::new(gpu, sinks, pipeline, &div, invocations),
                 Dispatch::new(gpu, sinks, pipeline, &control, invocations),
@@ -162,7 +209,7 @@ pub fn run(
                 Mode::LaneDivergent,
                 |j| if j == 0 { heavy } else { light },
             );
-        push_group(&mut groups, &mut runs, || {
+        push_group(&mut groups2, &mut runs2, || {
             [balanced, skewed]
                 .iter()
                 .map(|params| Dispatch::new(gpu, sinks, main, params, plan.saturating_invocations))
@@ -170,19 +217,27 @@ pub fn run(
         });
         (k, heavy, light)
     });
-
-    let reps = config.reps();
-    let schedule = Schedule {
-        runs: &runs,
-        groups: &groups,
-        labels: &group_labels(&plan, unbalanced.is_some()),
-    };
-    let timed = schedule.time(gpu, reps, &|f| progress(0.1 + 0.85 * f))?;
-    let times = &timed.times;
+    let mut labels2: Vec<String> = plan
+        .occupancy
+        .iter()
+        .map(|(wg, n)| format!("occupancy wg {wg} x {n}"))
+        .collect();
+    if unbalanced.is_some() {
+        labels2.push("unbalanced paths".to_owned());
+    }
+    let levels = Schedule {
+        runs: &runs2,
+        groups: &groups2,
+        labels: &labels2,
+    }
+    .time(gpu, reps, &|f| progress(0.6 + 0.35 * f))?;
 
     // Each point's model is computed from the parameters its dispatches actually ran with.
     let n = plan.saturating_invocations;
-    let issued = |form, run: &Dispatch, mode| model::issued_trips(form, &run.params, mode, sg, n);
+    let issued = |form, run: &Dispatch, mode| {
+        model::issued_trips(form, &run.params, (mode, selection), sg, n)
+    };
+    let times = &sweep.times;
     let points = plan
         .ks
         .iter()
@@ -206,40 +261,40 @@ pub fn run(
         .iter()
         .position(|&k| k == plan.occupancy_k())
         .unwrap_or(0);
-    let mixed_control = loop_form.then(|| {
+    let mixed_control = (loop_form && mixed_at.is_some()).then(|| {
         let group = &groups[k_sg];
         (times[group.start].clone(), times[group.start + 4].clone())
     });
     let occupancy = plan
         .occupancy
         .iter()
-        .zip(&groups[occupancy_start..])
+        .zip(&groups2)
         .zip(&level_trips)
         .map(
             |((&(workgroup_size, _), group), calibrated)| OccupancyPoint {
                 workgroup_size,
-                invocations: runs[group.start].invocations,
+                invocations: runs2[group.start].invocations,
                 trips: calibrated.trips,
-                div: times[group.start].clone(),
-                uniform: times[group.start + 1].clone(),
-                floor: times[group.start + 2].clone(),
+                div: levels.times[group.start].clone(),
+                uniform: levels.times[group.start + 1].clone(),
+                floor: levels.times[group.start + 2].clone(),
             },
         )
         .collect();
     let unbalanced_times = unbalanced.map(|(k, _, _)| {
-        let group = groups
+        let group = groups2
             .last()
             .expect("the unbalanced pair is the last group");
         (
             k,
-            times[group.start].clone(),
-            times[group.start + 1].clone(),
+            levels.times[group.start].clone(),
+            levels.times[group.start + 1].clone(),
         )
     });
     let measurements = Measurements {
         subgroup_size: sg,
         points,
-        floor: times[groups[floor_group].start].clone(),
+        floor,
         occupancy,
         unbalanced: unbalanced_times,
         mixed_control,
@@ -254,34 +309,98 @@ pub fn run(
         level_trips.iter().map(|c| c.trips).collect::<Vec<_>>(),
     );
     result.param("paths_compiled", form.paths_compiled(plan.max_k()));
-    timed.record(&mut result);
+    Timed::record_both(&sweep, &levels, &mut result);
     analysis::analyze(&measurements, &mut result);
+    // Without subgroups, the kernel's selector names each invocation by its global index.
+    let linear = observed.is_none() || lab.subgroup()?.linear_mapping;
     check_results(
         gpu,
-        form,
+        (form, selection),
         &runs[groups[k_sg].start],
         sg,
-        observed.linear_mapping,
+        linear,
         &mut result,
     )?;
     progress(1.0);
     Ok(result)
 }
 
+/// Plans and compiles the study for this adapter: with subgroups, for the size the study's own
+/// kernel runs with (a driver may give each pipeline its own; lavapipe does, by what the kernel
+/// reads), not the device probe's; without, for a width that timing will infer. Returns the
+/// size the pipelines ran with, where a ballot could show it.
+fn prepare(
+    lab: &Lab,
+    config: &RunConfig,
+    form: Form,
+    selection: Selection,
+    sinks: &Sinks,
+    result: &mut ExperimentResult,
+) -> Result<(Plan, CompiledSet, Option<u32>)> {
+    let gpu = &lab.gpu;
+    let max_workgroup = gpu.device.limits().max_compute_invocations_per_workgroup;
+    let plan_for = |sg| Plan::new(sg, config.quick, gpu.info.device_type, max_workgroup);
+    if selection == Selection::Block {
+        let plan = Plan::without_subgroups(config.quick, gpu.info.device_type, max_workgroup);
+        let compiled = compile_all(gpu, form, &plan, selection)?;
+        return Ok((plan, compiled, None));
+    }
+    let device_size = lab.subgroup()?.size;
+    let mut plan = plan_for(device_size);
+    let mut compiled = compile_all(gpu, form, &plan, selection)?;
+    let mut sizes = pipeline_subgroup_sizes(gpu, sinks, &compiled)?;
+    let main_size = sizes[&(form, plan.workgroup_size)];
+    if main_size != plan.subgroup_size && main_size > 0 {
+        plan = plan_for(main_size);
+        compiled = compile_all(gpu, form, &plan, selection)?;
+        sizes = pipeline_subgroup_sizes(gpu, sinks, &compiled)?;
+    }
+    record_pipeline_sizes(result, &sizes, device_size, plan.subgroup_size);
+    let size = plan.subgroup_size;
+    Ok((plan, compiled, Some(size)))
+}
+
+/// The width timing showed, beside the ballot-observed size where there is one.
+fn record_inferred_width(
+    result: &mut ExperimentResult,
+    inference: &width::WidthInference,
+    observed: Option<u32>,
+) {
+    result.metric("inferred_subgroup_width", f64::from(inference.width));
+    result.metric("inferred_width_r2", inference.r2);
+    result.metric("inferred_width_plateau", inference.plateau);
+    result.param("inferred_width_candidates", inference.candidates.clone());
+    let bound = if inference.at_least { "at least " } else { "" };
+    let evidence = format!(
+        "F(k) = a + b*min(k, W) fits best at W = {bound}{} (R^2 = {:.4}; F at the largest k / \
+         F(W) = {:.2}); widths within 2x of the best fit's residual: {:?}",
+        inference.width, inference.r2, inference.plateau, inference.candidates
+    );
+    match observed {
+        Some(size) => result.verdict(
+            "the subgroup width inferred from timing equals the ballot-observed size",
+            VerdictStatus::consistent_if(inference.width == size && !inference.at_least),
+            format!("{evidence}; ballots show {size}"),
+        ),
+        None => result.verdict(
+            "the subgroup width inferred from timing (no subgroup operations to observe it)",
+            VerdictStatus::NotGuaranteed,
+            format!(
+                "{evidence}; assumes subgroups of consecutive invocations, the control uniform \
+                 over aligned blocks of {UNIFORM_BLOCK}"
+            ),
+        ),
+    }
+}
+
 /// One group per k, in k order: the divergent dispatch, its subgroup-uniform control, the
 /// predicated variant and the k = 1 control (the clock this k's control is read against); for
 /// the loop form at k = SG also the control with the divergent dispatch's mix of trip counts.
-#[expect(
-    clippy::too_many_arguments,
-    reason = "the study's shared state, passed once"
-)]
 fn plan_k_groups(
-    gpu: &GpuContext,
-    sinks: &Sinks,
-    compiled: &CompiledSet,
+    (gpu, sinks, compiled): (&GpuContext, &Sinks, &CompiledSet),
     plan: &Plan,
     form: Form,
-    trips: u32,
+    (trips, mixed_at): (u32, Option<u32>),
     runs: &mut Vec<Dispatch>,
     groups: &mut Vec<Range<usize>>,
 ) {
@@ -299,7 +418,7 @@ fn plan_k_groups(
                 Dispatch::new(gpu, sinks, predicated, &pred, n),
                 Dispatch::new(gpu, sinks, main, &control_ref, n),
             ];
-            if form == Form::Loop && k == plan.occupancy_k() {
+            if form == Form::Loop && mixed_at == Some(k) {
                 let mixed = DivergenceParams::new(k, Mode::SubgroupUniform, |j| (j + 1) * trips);
                 members.push(Dispatch::new(gpu, sinks, main, &mixed, n));
             }
@@ -347,21 +466,6 @@ fn push_group(
     let start = runs.len();
     runs.extend(members());
     groups.push(start..runs.len());
-}
-
-/// A name per group, for the list of configurations that stayed noisy.
-fn group_labels(plan: &Plan, unbalanced: bool) -> Vec<String> {
-    let mut labels: Vec<String> = plan.ks.iter().map(|k| format!("k = {k}")).collect();
-    labels.push("dispatch floor".to_owned());
-    labels.extend(
-        plan.occupancy
-            .iter()
-            .map(|(wg, n)| format!("occupancy wg {wg} x {n}")),
-    );
-    if unbalanced {
-        labels.push("unbalanced paths".to_owned());
-    }
-    labels
 }
 
 /// The subgroup size each compiled pipeline runs with.
@@ -428,7 +532,12 @@ impl CompiledSet {
 
 /// Compiles every pipeline the plan needs, in parallel: drivers compile on the calling thread,
 /// and a 128-path kernel takes a while.
-fn compile_all(gpu: &GpuContext, form: Form, plan: &Plan) -> Result<CompiledSet> {
+fn compile_all(
+    gpu: &GpuContext,
+    form: Form,
+    plan: &Plan,
+    selection: Selection,
+) -> Result<CompiledSet> {
     let mut keys = BTreeSet::from([
         (form, plan.workgroup_size),
         (Form::Predicated, plan.workgroup_size),
@@ -450,7 +559,7 @@ fn compile_all(gpu: &GpuContext, form: Form, plan: &Plan) -> Result<CompiledSet>
                             break done;
                         };
                         let paths = form.paths_compiled(plan.max_k());
-                        done.push((i, Compiled::new(gpu, form, paths, wg)));
+                        done.push((i, Compiled::new(gpu, form, (paths, selection), wg)));
                     }
                 })
             })
@@ -621,23 +730,23 @@ struct Timed {
 }
 
 impl Timed {
-    fn record(&self, result: &mut ExperimentResult) {
-        result.param("base_rounds", self.base_rounds);
-        let extra: usize = self.extra_rounds.iter().sum();
+    /// Records the adaptive repetition of the study's two phases.
+    fn record_both(sweep: &Timed, levels: &Timed, result: &mut ExperimentResult) {
+        result.param("base_rounds", sweep.base_rounds);
+        let extra: usize = [sweep, levels].iter().flat_map(|t| &t.extra_rounds).sum();
         result.metric("extra_rounds", extra as f64);
-        result.metric("noisy_configurations", self.noisy.len() as f64);
-        result.param(
-            "noisy_configurations",
-            self.noisy
-                .iter()
-                .map(|(label, width)| {
-                    format!(
-                        "{label}: 95% interval {:.0}% wide after extra rounds",
-                        width * 100.0
-                    )
-                })
-                .collect::<Vec<_>>(),
-        );
+        let noisy: Vec<String> = [sweep, levels]
+            .iter()
+            .flat_map(|t| &t.noisy)
+            .map(|(label, width)| {
+                format!(
+                    "{label}: 95% interval {:.0}% wide after extra rounds",
+                    width * 100.0
+                )
+            })
+            .collect();
+        result.metric("noisy_configurations", noisy.len() as f64);
+        result.param("noisy_configurations", noisy);
     }
 }
 
@@ -774,7 +883,7 @@ fn record_params(
 /// Checks that each lane computed its own path's result, as the CPU model does.
 fn check_results(
     gpu: &GpuContext,
-    form: Form,
+    (form, selection): (Form, Selection),
     dispatch: &Dispatch,
     sg: u32,
     linear: bool,
@@ -790,7 +899,14 @@ fn check_results(
     let checked = CHECKED_INVOCATIONS.min(dispatch.invocations);
     let mut wrong = Vec::new();
     for gid in 0..checked {
-        let sel = model::selector(Mode::LaneDivergent, params.k, gid % sg, gid - gid % sg, sg);
+        let sel = model::selector(
+            selection,
+            Mode::LaneDivergent,
+            params.k,
+            gid % sg,
+            gid - gid % sg,
+            sg,
+        );
         let expected = model::expected_result(form, params, sel, gid);
         let got = values[gid as usize];
         let close = expected

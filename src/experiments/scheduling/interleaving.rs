@@ -1,23 +1,36 @@
 //! `scheduling.interleaving`: lanes on both sides of a divergent branch take tickets from their
 //! subgroup's atomic counter at several points along their paths; the ticket order shows whether
 //! one side ran first (serialization) or the sides interleaved. WGSL promises no order.
+//!
+//! Without subgroups the tickets are taken per aligned block of [`BLOCK`] consecutive local
+//! invocations ([`Grouping::Blocks`]), split by the parity of the position in the block.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use crate::experiments::scheduling::{WORKGROUPS, fraction};
+use crate::experiments::scheduling::{BLOCK, Grouping, WORKGROUPS, fraction};
 use crate::experiments::{Experiment, Lab, Progress, RunConfig};
 use crate::gpu::{GpuContext, Kernel, RuntimeChecks, read_buffer, storage_buffer};
 use crate::report::{ExperimentResult, LaneRecord, Rule, VerdictStatus};
 use crate::{Result, stats};
 
-/// The kernel. Its loops have constant bounds.
+/// The kernel with subgroups; [`kernel`] gives the one for a grouping. Its loops have constant
+/// bounds.
 pub const KERNEL: Kernel = Kernel {
     name: "scheduling_interleaving",
     source: include_str!("../../../shaders/scheduling_interleaving.wgsl"),
     entry: "main",
     checks: RuntimeChecks::Checked,
 };
+
+/// The kernel for `grouping`: [`KERNEL`], or its `main_no_sg` entry point. Compile it with
+/// `grouping.source(KERNEL.source)`.
+pub fn kernel(grouping: Grouping) -> Kernel {
+    Kernel {
+        entry: grouping.pick(KERNEL.entry, "main_no_sg"),
+        ..KERNEL
+    }
+}
 
 /// Keep in sync with `WORKGROUP_SIZE` in the shader.
 pub const WORKGROUP_SIZE: u32 = 128;
@@ -36,17 +49,18 @@ const PATTERNS_LISTED: usize = 8;
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct TicketRecord {
-    /// The subgroup's counter index: workgroup * 128 + its first local index.
+    /// The subgroup's counter index: workgroup * 128 + its first local index (the block's with
+    /// [`Grouping::Blocks`]).
     pub subgroup: u32,
-    /// `subgroup_invocation_id`.
+    /// `subgroup_invocation_id` (the position in the block with [`Grouping::Blocks`]).
     pub lane: u32,
-    /// The `subgroup_size` builtin.
+    /// The `subgroup_size` builtin ([`BLOCK`] with [`Grouping::Blocks`]).
     pub size: u32,
     /// [`SIDE_THEN`] or [`SIDE_ELSE`]; 0 where the lane never wrote its record.
     pub side: u32,
     /// The tickets taken at points 0..4.
     pub tickets: [u32; 4],
-    /// `subgroupBallot(true)` at the side's first ticket.
+    /// `subgroupBallot(true)` at the side's first ticket (zero with [`Grouping::Blocks`]).
     pub ballot: [u32; 4],
     /// `local_invocation_index`.
     pub local_index: u32,
@@ -56,7 +70,7 @@ pub struct TicketRecord {
     pub pad: [u32; 2],
 }
 
-/// What one subgroup's tickets show.
+/// What one subgroup's (or block's) tickets show.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SubgroupOrder {
     /// Tickets are exactly 0..n (atomicity).
@@ -75,7 +89,7 @@ pub struct SubgroupOrder {
     pub pattern: String,
 }
 
-/// Reads one subgroup's order from its lanes' records.
+/// Reads one subgroup's (or block's) order from its lanes' records.
 pub fn order_of(lanes: &[&TicketRecord]) -> SubgroupOrder {
     let mut events: Vec<(u32, u32, usize)> = lanes
         .iter()
@@ -132,7 +146,7 @@ fn pattern(blocks: &[(u32, usize)]) -> String {
     out
 }
 
-/// Groups a dispatch's records by subgroup (counter index), lanes in lane order.
+/// Groups a dispatch's records by subgroup or block (counter index), lanes in lane order.
 fn by_subgroup(records: &[TicketRecord]) -> (BTreeMap<u32, Vec<&TicketRecord>>, usize) {
     let mut groups: BTreeMap<u32, Vec<&TicketRecord>> = BTreeMap::new();
     let mut unrecorded = 0;
@@ -180,8 +194,8 @@ impl Experiment for Interleaving {
         progress: Progress<'_>,
     ) -> Result<ExperimentResult> {
         let gpu = &lab.gpu;
-        gpu.require_subgroups(self.id())?;
-        let pipeline = KERNEL.pipeline(gpu, KERNEL.source, &[])?;
+        let grouping = Grouping::of(gpu);
+        let pipeline = kernel(grouping).pipeline(gpu, &grouping.source(KERNEL.source), &[])?;
         let runs = if config.quick { 2 } else { 8 };
         let mut dispatches = Vec::new();
         for run in 0..runs {
@@ -193,25 +207,41 @@ impl Experiment for Interleaving {
         result.param("workgroups", WORKGROUPS);
         result.param("runs", runs);
         result.param("points", POINTS);
-        result.param(
-            "split",
-            "even subgroup_invocation_id takes the then-branch (T), odd the else-branch (E)",
-        );
-        result.param("subgroup_size_probe", lab.subgroup()?.size);
-        report(&dispatches, &mut result);
+        match grouping {
+            Grouping::Subgroups => {
+                result.param(
+                    "split",
+                    "even subgroup_invocation_id takes the then-branch (T), odd the else-branch \
+                     (E)",
+                );
+                result.param("subgroup_size_probe", lab.subgroup()?.size);
+            }
+            Grouping::Blocks => result.param(
+                "split",
+                format!(
+                    "even local_invocation_index % {BLOCK} takes the then-branch (T), odd the \
+                     else-branch (E)"
+                ),
+            ),
+        }
+        grouping.record(&mut result);
+        report(&dispatches, grouping, &mut result);
         if let Some(first) = dispatches.first() {
             let (groups, _) = by_subgroup(first);
             let patterns: Vec<String> = groups.values().map(|l| order_of(l).pattern).collect();
-            result.param("per_subgroup_run0", patterns);
-            let mut sizes: Vec<u32> = first
-                .iter()
-                .filter(|r| r.side != 0)
-                .map(|r| r.size)
-                .collect();
-            sizes.sort_unstable();
-            sizes.dedup();
-            result.param("subgroup_sizes", sizes);
-            result.lanes = lane_records(first);
+            result.param(&format!("per_{}_run0", grouping.unit()), patterns);
+            // Sizes and the lane grid come from subgroup builtins and ballots.
+            if grouping == Grouping::Subgroups {
+                let mut sizes: Vec<u32> = first
+                    .iter()
+                    .filter(|r| r.side != 0)
+                    .map(|r| r.size)
+                    .collect();
+                sizes.sort_unstable();
+                sizes.dedup();
+                result.param("subgroup_sizes", sizes);
+                result.lanes = lane_records(first);
+            }
         }
         Ok(result)
     }
@@ -250,7 +280,9 @@ struct OrderTally {
     patterns: BTreeMap<String, usize>,
 }
 
-fn report(dispatches: &[Vec<TicketRecord>], result: &mut ExperimentResult) {
+fn report(dispatches: &[Vec<TicketRecord>], grouping: Grouping, result: &mut ExperimentResult) {
+    let (unit, units) = (grouping.unit(), grouping.units());
+    let note = grouping.note();
     let mut t = OrderTally::default();
     for records in dispatches {
         let (groups, unrecorded) = by_subgroup(records);
@@ -276,21 +308,24 @@ fn report(dispatches: &[Vec<TicketRecord>], result: &mut ExperimentResult) {
     }
     let all = t.subgroups + t.one_side;
     result.verdict(
-        "each subgroup's tickets are distinct and complete (atomicAdd is atomic)",
+        format!("each {unit}'s tickets are distinct and complete (atomicAdd is atomic)"),
         VerdictStatus::held_if(t.tickets_broken == 0 && t.unrecorded == 0),
         format!(
-            "{} of {all} subgroups had missing or repeated tickets; {} invocations left no record",
+            "{} of {all} {units} had missing or repeated tickets; {} invocations left no record",
             t.tickets_broken, t.unrecorded
         ),
     );
-    result.verdict(
-        "an in-branch ballot holds only lanes of its own side",
-        VerdictStatus::held_if(t.foreign_ballots == 0),
-        format!(
-            "{} of {all} subgroups had a ballot with a lane of the other side",
-            t.foreign_ballots
-        ),
-    );
+    // Without subgroups there are no ballots to check.
+    if grouping == Grouping::Subgroups {
+        result.verdict(
+            "an in-branch ballot holds only lanes of its own side",
+            VerdictStatus::held_if(t.foreign_ballots == 0),
+            format!(
+                "{} of {all} subgroups had a ballot with a lane of the other side",
+                t.foreign_ballots
+            ),
+        );
+    }
     let serialized = t.serialized_then_first + t.serialized_else_first;
     let switches = stats::summarize(&t.switches).map_or_else(String::new, |s| {
         format!(" (side switches: median {}, max {})", s.median, s.max)
@@ -298,14 +333,14 @@ fn report(dispatches: &[Vec<TicketRecord>], result: &mut ExperimentResult) {
     let mut common: Vec<(&String, &usize)> = t.patterns.iter().collect();
     common.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
     let most = common.first().map_or_else(String::new, |(p, n)| {
-        format!("; most common pattern `{p}` ({n} subgroups)")
+        format!("; most common pattern `{p}` ({n} {units})")
     });
     result.verdict(
         "the two sides run in some order (serialized or interleaved; not guaranteed)",
         VerdictStatus::NotGuaranteed,
         format!(
-            "observed: serialized in {serialized}/{} subgroups (then-side first in {}, \
-             else-side first in {}), interleaved in {}{switches}{most}",
+            "observed: serialized in {serialized}/{} {units} (then-side first in {}, \
+             else-side first in {}), interleaved in {}{switches}{most}{note}",
             t.subgroups, t.serialized_then_first, t.serialized_else_first, t.interleaved
         ),
     );
@@ -313,11 +348,11 @@ fn report(dispatches: &[Vec<TicketRecord>], result: &mut ExperimentResult) {
         "the lanes of one side take each ticket together (not guaranteed)",
         VerdictStatus::NotGuaranteed,
         format!(
-            "observed: in step in {}/{} subgroups",
+            "observed: in step in {}/{} {units}{note}",
             t.in_step, t.subgroups
         ),
     );
-    result.metric("subgroups", t.subgroups as f64);
+    result.metric(units, t.subgroups as f64);
     result.metric("serialized_then_first", t.serialized_then_first as f64);
     result.metric("serialized_else_first", t.serialized_else_first as f64);
     result.metric("interleaved", t.interleaved as f64);

@@ -2,11 +2,15 @@
 //! memory, with no barrier between the steps, run many times beside the same reduction with
 //! barriers and with `subgroupAdd`. The racy forms are data races in WGSL: whatever they give is
 //! recorded, never failed; the other two must be right every time.
+//!
+//! Without subgroups the three workgroup-memory forms run per aligned block of
+//! [`BLOCK`](super::BLOCK) consecutive local invocations ([`Grouping::Blocks`]); `subgroupAdd`
+//! has no such form and is skipped.
 
 use std::collections::BTreeMap;
 
 use crate::Result;
-use crate::experiments::scheduling::{WORKGROUPS, bind_group};
+use crate::experiments::scheduling::{Grouping, WORKGROUPS, bind_group};
 use crate::experiments::{Experiment, Lab, Progress, RunConfig};
 use crate::gpu::{
     GpuContext, Kernel, RuntimeChecks, read_buffer, read_only_buffer, storage_buffer,
@@ -42,11 +46,13 @@ pub struct RaceParams {
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct RaceRecord {
-    /// The subgroup's slot in workgroup memory (unique in its workgroup).
+    /// The subgroup's slot in workgroup memory (unique in its workgroup; the block's number in
+    /// its workgroup with [`Grouping::Blocks`]).
     pub slot: u32,
-    /// `subgroup_invocation_id`.
+    /// `subgroup_invocation_id` (the position in the block with [`Grouping::Blocks`]).
     pub lane: u32,
-    /// The `subgroup_size` builtin; 0 where the lane never wrote its record.
+    /// The `subgroup_size` builtin ([`BLOCK`](super::BLOCK) with [`Grouping::Blocks`]); 0 where
+    /// the lane never wrote its record.
     pub size: u32,
     /// The lane's input.
     pub input: u32,
@@ -82,7 +88,7 @@ impl Variant {
         Self::SubgroupAdd,
     ];
 
-    /// The entry point, also the name in metrics.
+    /// The entry point with subgroups, also the name in metrics.
     pub fn entry(self) -> &'static str {
         match self {
             Self::Racy => "racy",
@@ -90,6 +96,25 @@ impl Variant {
             Self::WithBarriers => "with_barriers",
             Self::SubgroupAdd => "subgroup_add",
         }
+    }
+
+    /// The entry point for `grouping`; `None` for `subgroupAdd` without subgroups.
+    pub fn entry_for(self, grouping: Grouping) -> Option<&'static str> {
+        match (self, grouping) {
+            (_, Grouping::Subgroups) => Some(self.entry()),
+            (Self::Racy, Grouping::Blocks) => Some("racy_no_sg"),
+            (Self::RacySkewed, Grouping::Blocks) => Some("racy_skewed_no_sg"),
+            (Self::WithBarriers, Grouping::Blocks) => Some("with_barriers_no_sg"),
+            (Self::SubgroupAdd, Grouping::Blocks) => None,
+        }
+    }
+
+    /// The variants that run with `grouping`, in dispatch order.
+    pub fn running(grouping: Grouping) -> Vec<Self> {
+        Self::ALL
+            .into_iter()
+            .filter(|v| v.entry_for(grouping).is_some())
+            .collect()
     }
 
     /// Whether WGSL guarantees the right total.
@@ -123,9 +148,9 @@ pub struct Tally {
     pub runs: usize,
     /// Dispatches with at least one wrong total.
     pub wrong_runs: usize,
-    /// Subgroup reductions checked.
+    /// Subgroup (or block) reductions checked.
     pub subgroups: usize,
-    /// Subgroups in which some lane read a wrong total.
+    /// Subgroups (or blocks) in which some lane read a wrong total.
     pub wrong_subgroups: usize,
     /// Lanes that read a wrong total.
     pub wrong_lanes: usize,
@@ -138,8 +163,8 @@ pub struct Tally {
 }
 
 impl Tally {
-    /// Adds one run's records (one block of `WORKGROUPS * WORKGROUP_SIZE`).
-    pub fn add_run(&mut self, run: usize, records: &[RaceRecord]) {
+    /// Adds one run's records (`WORKGROUPS * WORKGROUP_SIZE` of them), grouped by `grouping`.
+    pub fn add_run(&mut self, run: usize, records: &[RaceRecord], grouping: Grouping) {
         self.runs += 1;
         let mut groups: BTreeMap<(usize, u32), Vec<&RaceRecord>> = BTreeMap::new();
         for (i, r) in records.iter().enumerate() {
@@ -166,8 +191,9 @@ impl Tally {
                 self.wrong_lanes += wrong.len();
                 self.example.get_or_insert_with(|| {
                     format!(
-                        "e.g. run {run}, workgroup {workgroup}, subgroup slot {slot}: lane {} \
-                         read {}, the sum of the {} inputs is {expected}",
+                        "e.g. run {run}, workgroup {workgroup}, {} slot {slot}: lane {} read {}, \
+                         the sum of the {} inputs is {expected}",
+                        grouping.unit(),
                         first.lane,
                         first.total,
                         lanes.len()
@@ -180,9 +206,10 @@ impl Tally {
     }
 
     /// "wrong in X of Y runs (...)" or "appeared correct in all Y runs (...)".
-    pub fn observation(&self, guaranteed: bool) -> String {
+    pub fn observation(&self, guaranteed: bool, grouping: Grouping) -> String {
+        let unit = grouping.unit();
         let counts = format!(
-            "{} of {} subgroup totals, {} lanes",
+            "{} of {} {unit} totals, {} lanes",
             self.wrong_subgroups, self.subgroups, self.wrong_lanes
         );
         let mut text = if self.wrong_runs > 0 {
@@ -192,12 +219,12 @@ impl Tally {
             )
         } else if guaranteed {
             format!(
-                "correct in all {} runs ({} subgroup totals)",
+                "correct in all {} runs ({} {unit} totals)",
                 self.runs, self.subgroups
             )
         } else {
             format!(
-                "appeared correct in all {} runs ({} subgroup totals) — not guaranteed",
+                "appeared correct in all {} runs ({} {unit} totals) — not guaranteed",
                 self.runs, self.subgroups
             )
         };
@@ -206,7 +233,11 @@ impl Tally {
             text.push_str(example);
         }
         if self.skipped > 0 {
-            text.push_str(&format!("; {} partial subgroups skipped", self.skipped));
+            text.push_str(&format!(
+                "; {} partial {} skipped",
+                self.skipped,
+                grouping.units()
+            ));
         }
         text
     }
@@ -243,40 +274,64 @@ impl Experiment for LockstepRace {
         progress: Progress<'_>,
     ) -> Result<ExperimentResult> {
         let gpu = &lab.gpu;
-        gpu.require_subgroups(self.id())?;
+        let grouping = Grouping::of(gpu);
+        let variants = Variant::running(grouping);
         let runs = if config.quick { 16 } else { 64 };
-        let tallies = run_variants(gpu, runs, progress)?;
+        let tallies = run_variants(gpu, grouping, runs, progress)?;
         let mut result = self.new_result();
         result.param("workgroup_size", WORKGROUP_SIZE);
         result.param("workgroups", WORKGROUPS);
         result.param("runs", runs);
         result.param("skew", SKEW);
         result.param("seed", SEED);
-        result.param("variants", Variant::ALL.map(Variant::entry).to_vec());
-        result.param("subgroup_size_probe", lab.subgroup()?.size);
+        result.param(
+            "variants",
+            variants.iter().map(|v| v.entry()).collect::<Vec<_>>(),
+        );
+        let skipped = match grouping {
+            Grouping::Subgroups => {
+                result.param("subgroup_size_probe", lab.subgroup()?.size);
+                String::new()
+            }
+            Grouping::Blocks => {
+                result.param("skipped_variants", vec![Variant::SubgroupAdd.entry()]);
+                "; subgroup_add not run: the adapter has no subgroups".to_owned()
+            }
+        };
+        grouping.record(&mut result);
         let unrecorded: usize = tallies.iter().map(|t| t.unrecorded).sum();
         result.verdict(
             "every invocation of every variant recorded a total",
             VerdictStatus::held_if(unrecorded == 0),
-            format!("{unrecorded} invocations left no record"),
+            format!("{unrecorded} invocations left no record{skipped}"),
         );
-        for (variant, tally) in Variant::ALL.iter().zip(&tallies) {
+        let units = grouping.units();
+        for (variant, tally) in variants.iter().zip(&tallies) {
             let status = if variant.guaranteed() {
                 VerdictStatus::held_if(tally.wrong_runs == 0 && tally.subgroups > 0)
             } else {
                 VerdictStatus::NotGuaranteed
             };
+            // The racy forms' outcome depends on what a block stands for; a correct form's not.
+            let note = if variant.guaranteed() {
+                String::new()
+            } else {
+                grouping.note()
+            };
             result.verdict(
                 variant.check(),
                 status,
-                tally.observation(variant.guaranteed()),
+                format!(
+                    "{}{note}",
+                    tally.observation(variant.guaranteed(), grouping)
+                ),
             );
             let name = variant.entry();
             result.metric(&format!("{name}_runs"), tally.runs as f64);
             result.metric(&format!("{name}_wrong_runs"), tally.wrong_runs as f64);
-            result.metric(&format!("{name}_subgroups"), tally.subgroups as f64);
+            result.metric(&format!("{name}_{units}"), tally.subgroups as f64);
             result.metric(
-                &format!("{name}_wrong_subgroups"),
+                &format!("{name}_wrong_{units}"),
                 tally.wrong_subgroups as f64,
             );
         }
@@ -284,24 +339,31 @@ impl Experiment for LockstepRace {
     }
 }
 
-/// Runs every variant `runs` times, one submission per run with one dispatch per variant, and
-/// checks every subgroup's total.
-fn run_variants(gpu: &GpuContext, runs: u32, progress: Progress<'_>) -> Result<Vec<Tally>> {
+/// Runs every variant of `grouping` `runs` times, one submission per run with one dispatch per
+/// variant, and checks every subgroup's (or block's) total.
+fn run_variants(
+    gpu: &GpuContext,
+    grouping: Grouping,
+    runs: u32,
+    progress: Progress<'_>,
+) -> Result<Vec<Tally>> {
     let label = "divlab.scheduling_lockstep_race";
+    let source = grouping.source(SOURCE);
     let pipelines = Variant::ALL
         .iter()
-        .map(|v| {
+        .filter_map(|v| v.entry_for(grouping))
+        .map(|entry| {
             Kernel {
                 name: "scheduling_lockstep_race",
                 source: SOURCE,
-                entry: v.entry(),
+                entry,
                 checks: RuntimeChecks::Checked,
             }
-            .pipeline(gpu, SOURCE, &[])
+            .pipeline(gpu, &source, &[])
         })
         .collect::<Result<Vec<_>>>()?;
     let bytes = u64::from(runs * INVOCATIONS) * size_of::<RaceRecord>() as u64;
-    let records: Vec<wgpu::Buffer> = Variant::ALL
+    let records: Vec<wgpu::Buffer> = pipelines
         .iter()
         .map(|_| storage_buffer(gpu, "divlab.scheduling_lockstep_race.records", bytes))
         .collect();
@@ -339,7 +401,7 @@ fn run_variants(gpu: &GpuContext, runs: u32, progress: Progress<'_>) -> Result<V
         let all: Vec<RaceRecord> = read_buffer(gpu, label, buffer)?;
         let mut tally = Tally::default();
         for (run, block) in all.chunks(INVOCATIONS as usize).enumerate() {
-            tally.add_run(run, block);
+            tally.add_run(run, block, grouping);
         }
         tallies.push(tally);
     }
@@ -375,12 +437,13 @@ mod tests {
                 lane(1, 0, 1, 3),
                 lane(1, 1, 2, 3),
             ],
+            Grouping::Blocks,
         );
         assert_eq!((tally.subgroups, tally.wrong_runs), (2, 0));
         assert!(
             tally
-                .observation(false)
-                .starts_with("appeared correct in all 1 runs")
+                .observation(false, Grouping::Blocks)
+                .starts_with("appeared correct in all 1 runs (2 block totals)")
         );
         tally.add_run(
             1,
@@ -390,12 +453,18 @@ mod tests {
                 lane(1, 0, 1, 3),
                 lane(1, 1, 2, 3),
             ],
+            Grouping::Blocks,
         );
         assert_eq!(
             (tally.wrong_runs, tally.wrong_subgroups, tally.wrong_lanes),
             (1, 1, 1)
         );
-        assert!(tally.observation(false).starts_with("wrong in 1 of 2 runs"));
+        let text = tally.observation(false, Grouping::Blocks);
+        assert!(
+            text.starts_with("wrong in 1 of 2 runs (1 of 4 block totals"),
+            "{text}"
+        );
+        assert!(text.contains("block slot 0: lane 1 read 4"), "{text}");
     }
 
     #[test]
@@ -405,7 +474,7 @@ mod tests {
             size: 0,
             ..lane(0, 0, 0, 0)
         };
-        tally.add_run(0, &[lane(0, 0, 3, 3), blank]);
+        tally.add_run(0, &[lane(0, 0, 3, 3), blank], Grouping::Subgroups);
         assert_eq!(
             (tally.unrecorded, tally.subgroups, tally.wrong_runs),
             (1, 1, 0)

@@ -7,19 +7,22 @@
 //! where T_base is the kernel with short paths only, counted once. 0 means the short lanes
 //! waited at the join (as under a reconvergence stack); 1 means their work hid completely under
 //! the long path (run-ahead, seed 001).
+//!
+//! Without subgroups ([`Grouping::Blocks`]) the paths split by the parity of
+//! `local_invocation_index`, in workgroups of [`WORKGROUP_SIZE_WITHOUT_SUBGROUPS`].
 
 use wgpu::util::DeviceExt as _;
 
-use crate::experiments::scheduling::bind_group;
+use crate::experiments::scheduling::{Grouping, bind_group};
 use crate::experiments::{Experiment, Lab, Progress, RunConfig};
 use crate::gpu::{GpuContext, GpuTimer, Kernel, RuntimeChecks, read_only_buffer, storage_buffer};
 use crate::report::{ExperimentResult, Point, Rule, Series, VerdictStatus};
 use crate::stats::{self, Summary};
 use crate::{Error, Result};
 
-/// The kernel. Its loops run host-set counts kept under [`MAX_LONG_ITERS`] and
-/// [`MAX_POST_ITERS`], and every index is masked or sized to the dispatch, so it needs no
-/// injected guards.
+/// The kernel with subgroups; [`kernel`] gives the one for a grouping. Its loops run host-set
+/// counts kept under [`MAX_LONG_ITERS`] and [`MAX_POST_ITERS`], and every index is masked or
+/// sized to the dispatch, so it needs no injected guards.
 pub const KERNEL: Kernel = Kernel {
     name: "scheduling_run_ahead",
     source: include_str!("../../../shaders/scheduling_run_ahead.wgsl"),
@@ -27,6 +30,19 @@ pub const KERNEL: Kernel = Kernel {
     checks: RuntimeChecks::UncheckedBoundedByConstruction,
 };
 
+/// The kernel for `grouping`: [`KERNEL`], or its `main_no_sg` entry point. Compile it with
+/// `grouping.source(KERNEL.source)`.
+pub fn kernel(grouping: Grouping) -> Kernel {
+    Kernel {
+        entry: grouping.pick(KERNEL.entry, "main_no_sg"),
+        ..KERNEL
+    }
+}
+
+/// The workgroup without subgroups, where the subgroup size is unknown: NVIDIA's width, and in
+/// WGSL's range. Narrower subgroups share a workgroup, each still split by parity; a wider one
+/// runs the workgroup as a partial subgroup.
+pub const WORKGROUP_SIZE_WITHOUT_SUBGROUPS: u32 = 32;
 /// Entries of the pointer-chase table. Keep in sync with `TABLE_MASK` in the shader.
 pub const TABLE_SIZE: usize = 1 << 16;
 /// Workgroups of one subgroup each: fewer than a large GPU has multiprocessors, so no subgroup
@@ -116,11 +132,11 @@ struct Bench {
 }
 
 impl Bench {
-    fn new(gpu: &GpuContext, subgroup_size: u32) -> Result<Self> {
-        let pipeline = KERNEL.pipeline(
+    fn new(gpu: &GpuContext, grouping: Grouping, workgroup_size: u32) -> Result<Self> {
+        let pipeline = kernel(grouping).pipeline(
             gpu,
-            KERNEL.source,
-            &[("WORKGROUP_SIZE", f64::from(subgroup_size))],
+            &grouping.source(KERNEL.source),
+            &[("WORKGROUP_SIZE", f64::from(workgroup_size))],
         )?;
         let table = gpu
             .device
@@ -132,7 +148,7 @@ impl Bench {
         let sink = storage_buffer(
             gpu,
             "divlab.scheduling_run_ahead.sink",
-            u64::from(WORKGROUPS * subgroup_size) * 4,
+            u64::from(WORKGROUPS * workgroup_size) * 4,
         );
         Ok(Self {
             pipeline,
@@ -251,9 +267,12 @@ impl Experiment for RunAhead {
         progress: Progress<'_>,
     ) -> Result<ExperimentResult> {
         let gpu = &lab.gpu;
-        gpu.require_subgroups(self.id())?;
-        let sg = lab.subgroup()?.size;
-        let bench = Bench::new(gpu, sg)?;
+        let grouping = Grouping::of(gpu);
+        let workgroup_size = match grouping {
+            Grouping::Subgroups => lab.subgroup()?.size,
+            Grouping::Blocks => WORKGROUP_SIZE_WITHOUT_SUBGROUPS,
+        };
+        let bench = Bench::new(gpu, grouping, workgroup_size)?;
         let target_ns = if gpu.info.device_type == wgpu::DeviceType::Cpu {
             10e6
         } else {
@@ -264,7 +283,7 @@ impl Experiment for RunAhead {
         let reps = config.reps();
         let rounds = time_rounds(gpu, &bench, long, post, reps, &|f| progress(0.2 + 0.8 * f))?;
         let mut result = self.new_result();
-        result.param("workgroup_size", sg);
+        result.param("workgroup_size", workgroup_size);
         result.param("workgroups", WORKGROUPS);
         result.param("long_iters", long);
         result.param("short_iters", Part::Full.params(long, post).short_iters);
@@ -277,12 +296,31 @@ impl Experiment for RunAhead {
             "timing_source",
             serde_json::to_value(bench.timer.source()).expect("enum serializes"),
         );
-        result.param(
-            "split",
-            "even subgroup_invocation_id runs the long path; odd runs the short path, then the \
-             post-join work",
-        );
-        report(&rounds, &mut result)?;
+        let note = match grouping {
+            Grouping::Subgroups => {
+                result.param(
+                    "split",
+                    "even subgroup_invocation_id runs the long path; odd runs the short path, \
+                     then the post-join work",
+                );
+                String::new()
+            }
+            Grouping::Blocks => {
+                result.param(
+                    "split",
+                    "even local_invocation_index runs the long path; odd runs the short path, \
+                     then the post-join work",
+                );
+                grouping.record(&mut result);
+                format!(
+                    " [no subgroups on this adapter: paths split by the parity of \
+                     local_invocation_index in workgroups of {workgroup_size}, assuming each \
+                     pair (2i, 2i+1) lies in one subgroup, as subgroups are runs of consecutive \
+                     local indices on every device seen so far]"
+                )
+            }
+        };
+        report(&rounds, &note, &mut result)?;
         Ok(result)
     }
 }
@@ -319,7 +357,8 @@ fn time_rounds(
     Ok(rounds)
 }
 
-fn report(rounds: &[[f64; 4]], result: &mut ExperimentResult) -> Result<()> {
+/// `note` ends the run-ahead verdict's detail: what the split assumes, where it assumes anything.
+fn report(rounds: &[[f64; 4]], note: &str, result: &mut ExperimentResult) -> Result<()> {
     let no_numbers =
         || Error::InvalidSettings("run_ahead needs at least one repetition".to_owned());
     let parts: Vec<Summary> = (0..4)
@@ -356,7 +395,7 @@ fn report(rounds: &[[f64; 4]], result: &mut ExperimentResult) -> Result<()> {
         result.verdict(
             "the short lanes run ahead of the join (not guaranteed)",
             VerdictStatus::NotGuaranteed,
-            format!("observed: no part took measurable time beyond the base; {times}"),
+            format!("observed: no part took measurable time beyond the base; {times}{note}"),
         );
         return Ok(());
     };
@@ -386,7 +425,7 @@ fn report(rounds: &[[f64; 4]], result: &mut ExperimentResult) -> Result<()> {
         VerdictStatus::NotGuaranteed,
         format!(
             "observed: overlap fraction {:.2} (median of {} rounds; quartiles {q1:.2}..{q3:.2}, \
-             min {:.2}, max {:.2}): {reading}; {times}",
+             min {:.2}, max {:.2}): {reading}; {times}{note}",
             o.median, o.n, o.min, o.max
         ),
     );

@@ -2,13 +2,16 @@
 //! atomic flag that lanes on the other path set, in both orders (spinners in the then-branch, and
 //! in the else-branch). Every spin is capped (`shaders/scheduling_forward_progress.wgsl` says why
 //! no configuration can hang the GPU) and the host's poll has a timeout as well.
+//!
+//! Without subgroups the same test runs per aligned block of [`BLOCK`] consecutive local
+//! invocations ([`Grouping::Blocks`]): the first half of each block spins, the second sets.
 
 mod report;
 
 use std::collections::BTreeMap;
 
 use crate::Result;
-use crate::experiments::scheduling::{WORKGROUPS, bind_group};
+use crate::experiments::scheduling::{BLOCK, Grouping, WORKGROUPS, bind_group};
 use crate::experiments::{Experiment, Lab, Progress, RunConfig};
 use crate::gpu::{
     GpuContext, GpuTimer, Kernel, RuntimeChecks, read_buffer, read_only_buffer, storage_buffer,
@@ -49,11 +52,12 @@ pub struct SpinParams {
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct SpinRecord {
-    /// The subgroup's flag index: workgroup * 128 + the subgroup's first local index.
+    /// The subgroup's flag index: workgroup * 128 + the subgroup's first local index (the
+    /// block's with [`Grouping::Blocks`]).
     pub subgroup: u32,
-    /// `subgroup_invocation_id`.
+    /// `subgroup_invocation_id` (the position in the block with [`Grouping::Blocks`]).
     pub lane: u32,
-    /// The `subgroup_size` builtin.
+    /// The `subgroup_size` builtin ([`BLOCK`] with [`Grouping::Blocks`]).
     pub size: u32,
     /// [`ROLE_SPINNER`] or [`ROLE_SETTER`]; 0 where the lane never wrote its record.
     pub role: u32,
@@ -63,7 +67,7 @@ pub struct SpinRecord {
     pub local_index: u32,
     /// Padding, written as zero.
     pub pad: [u32; 2],
-    /// `subgroupBallot(true)` on the lane's path.
+    /// `subgroupBallot(true)` on the lane's path (zero with [`Grouping::Blocks`]).
     pub ballot: [u32; 4],
 }
 
@@ -80,11 +84,19 @@ impl SpinOrder {
     /// Both orders, in run order.
     pub const ALL: [Self; 2] = [Self::SpinThen, Self::SpinElse];
 
-    /// The entry point, also the name in metrics.
+    /// The entry point with subgroups, also the name in metrics.
     pub fn entry(self) -> &'static str {
         match self {
             Self::SpinThen => "spin_then",
             Self::SpinElse => "spin_else",
+        }
+    }
+
+    /// The entry point for `grouping`.
+    pub fn entry_for(self, grouping: Grouping) -> &'static str {
+        match self {
+            Self::SpinThen => grouping.pick("spin_then", "spin_then_no_sg"),
+            Self::SpinElse => grouping.pick("spin_else", "spin_else_no_sg"),
         }
     }
 
@@ -96,7 +108,7 @@ impl SpinOrder {
     }
 }
 
-/// What one subgroup showed in one dispatch.
+/// What one subgroup (or block) showed in one dispatch.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SubgroupSpin {
     /// Lanes that spun.
@@ -130,7 +142,7 @@ pub struct SpinRun {
     pub order: SpinOrder,
     /// The cap it ran with.
     pub cap: u32,
-    /// Per subgroup, by flag index.
+    /// Per subgroup (or block), by flag index.
     pub subgroups: BTreeMap<u32, SubgroupSpin>,
     /// Invocations that never wrote their record (0 unless a lane vanished).
     pub unrecorded: usize,
@@ -156,34 +168,50 @@ impl SpinRun {
 /// The compiled probe: one pipeline per order.
 pub struct SpinProbe {
     pipelines: [wgpu::ComputePipeline; 2],
+    grouping: Grouping,
     timer: GpuTimer,
 }
 
 impl SpinProbe {
-    /// Compiles both entry points. The spin loop is bounded by `cap` on its own; wgpu's injected
-    /// guards stay on because nothing here is timed against a model.
+    /// Compiles both entry points for the device's grouping ([`Grouping::of`]).
     pub fn new(gpu: &GpuContext) -> Result<Self> {
-        gpu.require_subgroups("scheduling.forward_progress")?;
+        Self::with_grouping(gpu, Grouping::of(gpu))
+    }
+
+    /// Compiles both entry points for `grouping` (blocks run on any device). The spin loop is
+    /// bounded by `cap` on its own; wgpu's injected guards stay on because nothing here is timed
+    /// against a model.
+    pub fn with_grouping(gpu: &GpuContext, grouping: Grouping) -> Result<Self> {
+        if grouping == Grouping::Subgroups {
+            gpu.require_subgroups("scheduling.forward_progress")?;
+        }
+        let source = grouping.source(SOURCE);
         let pipeline = |order: SpinOrder| {
             Kernel {
                 name: "scheduling_forward_progress",
                 source: SOURCE,
-                entry: order.entry(),
+                entry: order.entry_for(grouping),
                 checks: RuntimeChecks::Checked,
             }
-            .pipeline(gpu, SOURCE, &[])
+            .pipeline(gpu, &source, &[])
         };
         Ok(Self {
             pipelines: [
                 pipeline(SpinOrder::SpinThen)?,
                 pipeline(SpinOrder::SpinElse)?,
             ],
+            grouping,
             timer: GpuTimer::new(gpu),
         })
     }
 
+    /// What the probe's records are per.
+    pub fn grouping(&self) -> Grouping {
+        self.grouping
+    }
+
     /// Runs one dispatch of `WORKGROUPS` workgroups with fresh (zero) flags, within the
-    /// device's timeout, and reads back what every subgroup saw.
+    /// device's timeout, and reads back what every subgroup (or block) saw.
     pub fn run(&self, gpu: &GpuContext, order: SpinOrder, cap: u32) -> Result<SpinRun> {
         let pipeline = &self.pipelines[order as usize];
         let invocations = u64::from(WORKGROUPS * WORKGROUP_SIZE);
@@ -215,7 +243,7 @@ impl SpinProbe {
     }
 }
 
-/// Folds the records into one entry per subgroup.
+/// Folds the records into one entry per subgroup (or block).
 pub fn summarize(
     order: SpinOrder,
     cap: u32,
@@ -293,6 +321,7 @@ impl Experiment for ForwardProgress {
     ) -> Result<ExperimentResult> {
         let gpu = &lab.gpu;
         let probe = SpinProbe::new(gpu)?;
+        let grouping = probe.grouping();
         let cap = default_cap(gpu);
         let runs = if config.quick { 2 } else { 8 };
         let mut by_order: [Vec<SpinRun>; 2] = [Vec::new(), Vec::new()];
@@ -308,14 +337,29 @@ impl Experiment for ForwardProgress {
         result.param("cap", cap);
         result.param("runs_per_order", runs);
         result.param("host_timeout_s", gpu.timeout.as_secs_f64());
-        result.param(
-            "split",
-            "subgroup_invocation_id < subgroup_size / 2 takes the then-branch",
-        );
-        result.param("subgroup_size_probe", lab.subgroup()?.size);
-        report::report(&by_order, cap, &mut result);
-        report::record_subgroups(&by_order, &mut result);
-        result.lanes = report::lane_records(&by_order);
+        match grouping {
+            Grouping::Subgroups => {
+                result.param(
+                    "split",
+                    "subgroup_invocation_id < subgroup_size / 2 takes the then-branch",
+                );
+                result.param("subgroup_size_probe", lab.subgroup()?.size);
+            }
+            Grouping::Blocks => result.param(
+                "split",
+                format!(
+                    "local_invocation_index % {BLOCK} < {} takes the then-branch",
+                    BLOCK / 2
+                ),
+            ),
+        }
+        grouping.record(&mut result);
+        report::report(&by_order, cap, grouping, &mut result);
+        report::record_subgroups(&by_order, grouping, &mut result);
+        // Without ballots the lane grid would show every lane as never reached.
+        if grouping == Grouping::Subgroups {
+            result.lanes = report::lane_records(&by_order);
+        }
         Ok(result)
     }
 }

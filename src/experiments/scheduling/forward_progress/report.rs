@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use crate::experiments::scheduling::forward_progress::{
     SpinOrder, SpinRecord, SpinRun, WORKGROUP_SIZE,
 };
-use crate::experiments::scheduling::fraction;
+use crate::experiments::scheduling::{Grouping, fraction};
 use crate::report::{ExperimentResult, LaneRecord, VerdictStatus};
 use crate::stats;
 
@@ -45,8 +45,15 @@ fn tally(runs: &[SpinRun]) -> OrderTally {
     t
 }
 
-pub(super) fn report(by_order: &[Vec<SpinRun>; 2], cap: u32, result: &mut ExperimentResult) {
+pub(super) fn report(
+    by_order: &[Vec<SpinRun>; 2],
+    cap: u32,
+    grouping: Grouping,
+    result: &mut ExperimentResult,
+) {
     let tallies = [tally(&by_order[0]), tally(&by_order[1])];
+    let units = grouping.units();
+    let note = grouping.note();
     let unrecorded: usize = tallies.iter().map(|t| t.unrecorded).sum();
     let dispatches: usize = by_order.iter().map(Vec::len).sum();
     let slowest_ms = tallies
@@ -67,7 +74,10 @@ pub(super) fn report(by_order: &[Vec<SpinRun>; 2], cap: u32, result: &mut Experi
     result.verdict(
         "every setter's flag store is visible after the dispatch",
         VerdictStatus::held_if(unset == 0),
-        format!("{unset} of {tests} subgroup flags still 0 after the dispatch"),
+        format!(
+            "{unset} of {tests} {} flags still 0 after the dispatch",
+            grouping.unit()
+        ),
     );
     for (order, t) in SpinOrder::ALL.iter().zip(&tallies) {
         let name = order.entry();
@@ -77,7 +87,7 @@ pub(super) fn report(by_order: &[Vec<SpinRun>; 2], cap: u32, result: &mut Experi
             |s| format!("checks to see it: median {}, max {}", s.median, s.max),
         );
         let skipped = if t.skipped > 0 {
-            format!("; {} subgroups without both roles skipped", t.skipped)
+            format!("; {} {units} without both roles skipped", t.skipped)
         } else {
             String::new()
         };
@@ -88,12 +98,12 @@ pub(super) fn report(by_order: &[Vec<SpinRun>; 2], cap: u32, result: &mut Experi
             ),
             VerdictStatus::NotGuaranteed,
             format!(
-                "progress for diverged lanes: observed in {}/{} subgroups, capped at {cap} \
-                 iterations; at the first check in {}, later in {later} ({checks}){skipped}",
+                "progress for diverged lanes: observed in {}/{} {units}, capped at {cap} \
+                 iterations; at the first check in {}, later in {later} ({checks}){skipped}{note}",
                 t.progressed, t.tests, t.at_first_check
             ),
         );
-        result.metric(&format!("{name}_subgroups"), t.tests as f64);
+        result.metric(&format!("{name}_{units}"), t.tests as f64);
         result.metric(&format!("{name}_progressed"), t.progressed as f64);
         result.metric(
             &format!("{name}_progress_fraction"),
@@ -111,18 +121,19 @@ pub(super) fn report(by_order: &[Vec<SpinRun>; 2], cap: u32, result: &mut Experi
     result.verdict(
         "pattern over both orders (not guaranteed)",
         VerdictStatus::NotGuaranteed,
-        pattern(&tallies),
+        format!("{}{note}", pattern(&tallies, grouping)),
     );
 }
 
 /// What the two orders together say about the scheduler.
-fn pattern(t: &[OrderTally; 2]) -> String {
+fn pattern(t: &[OrderTally; 2], grouping: Grouping) -> String {
+    let (unit, units) = (grouping.unit(), grouping.units());
     let all = |t: &OrderTally| t.tests > 0 && t.progressed == t.tests;
     let none = |t: &OrderTally| t.progressed == 0;
     let first = |t: &OrderTally| all(t) && t.at_first_check == t.tests;
     let [then, els] = t;
     let counts = format!(
-        "progress in {}/{} subgroups with the spinners in the then-branch ({} at the first \
+        "progress in {}/{} {units} with the spinners in the then-branch ({} at the first \
          check), {}/{} with them in the else-branch ({} at the first check)",
         then.progressed,
         then.tests,
@@ -132,23 +143,34 @@ fn pattern(t: &[OrderTally; 2]) -> String {
         els.at_first_check
     );
     let reading = if first(els) && none(then) {
-        "one path ran to its end before the other started, the then-branch first, in every \
-         subgroup (as under a reconvergence stack)"
+        format!(
+            "one path ran to its end before the other started, the then-branch first, in every \
+             {unit} (as under a reconvergence stack)"
+        )
     } else if first(then) && none(els) {
-        "one path ran to its end before the other started, the else-branch first, in every \
-         subgroup"
+        format!(
+            "one path ran to its end before the other started, the else-branch first, in every \
+             {unit}"
+        )
     } else if all(then) && all(els) {
-        "diverged lanes made progress in both orders, in every subgroup: the scheduler \
-         interleaves the two paths (or runs the setters first whichever side they are on)"
+        format!(
+            "diverged lanes made progress in both orders, in every {unit}: the scheduler \
+             interleaves the two paths (or runs the setters first whichever side they are on)"
+        )
     } else {
-        "mixed"
+        "mixed".to_owned()
     };
     format!("observed: {reading}: {counts}")
 }
 
-/// Per order, the first run's subgroups in flag order: the check at which the last spinner saw
-/// the flag, or -1 where a spinner never saw it; and the `subgroup_size` values the records show.
-pub(super) fn record_subgroups(by_order: &[Vec<SpinRun>; 2], result: &mut ExperimentResult) {
+/// Per order, the first run's subgroups (or blocks) in flag order: the check at which the last
+/// spinner saw the flag, or -1 where a spinner never saw it; and, with subgroups, the
+/// `subgroup_size` values the records show.
+pub(super) fn record_subgroups(
+    by_order: &[Vec<SpinRun>; 2],
+    grouping: Grouping,
+    result: &mut ExperimentResult,
+) {
     let mut per_subgroup = serde_json::Map::new();
     let mut sizes: Vec<u32> = Vec::new();
     for (order, runs) in SpinOrder::ALL.iter().zip(by_order) {
@@ -167,8 +189,11 @@ pub(super) fn record_subgroups(by_order: &[Vec<SpinRun>; 2], result: &mut Experi
     }
     sizes.sort_unstable();
     sizes.dedup();
-    result.param("per_subgroup_run0", serde_json::Value::Object(per_subgroup));
-    result.param("subgroup_sizes", sizes);
+    let key = format!("per_{}_run0", grouping.unit());
+    result.param(&key, serde_json::Value::Object(per_subgroup));
+    if grouping == Grouping::Subgroups {
+        result.param("subgroup_sizes", sizes);
+    }
 }
 
 /// Per order (`point` 0 = spinners in the then-branch, 1 = in the else-branch), the first run's

@@ -3,6 +3,9 @@
 //! else-branch. Both sides complete in both orders only where diverged paths interleave. Every
 //! spin is capped (`shaders/scheduling_handshake.wgsl` says why nothing can hang) and the host's
 //! poll has a timeout as well.
+//!
+//! Without subgroups the same handshake runs per aligned block of [`BLOCK`] consecutive local
+//! invocations ([`Grouping::Blocks`]), split by the parity of the position in the block.
 
 mod report;
 
@@ -10,7 +13,7 @@ use std::collections::BTreeMap;
 
 use crate::Result;
 use crate::experiments::scheduling::forward_progress::default_cap;
-use crate::experiments::scheduling::{WORKGROUPS, bind_group};
+use crate::experiments::scheduling::{BLOCK, Grouping, WORKGROUPS, bind_group};
 use crate::experiments::{Experiment, Lab, Progress, RunConfig};
 use crate::gpu::{
     GpuContext, GpuTimer, Kernel, RuntimeChecks, read_buffer, read_only_buffer, storage_buffer,
@@ -40,11 +43,12 @@ pub struct HandshakeParams {
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct HandshakeRecord {
-    /// The subgroup's slot: workgroup * 128 + the subgroup's first local index.
+    /// The subgroup's slot: workgroup * 128 + the subgroup's first local index (the block's
+    /// with [`Grouping::Blocks`]).
     pub subgroup: u32,
-    /// `subgroup_invocation_id`.
+    /// `subgroup_invocation_id` (the position in the block with [`Grouping::Blocks`]).
     pub lane: u32,
-    /// The `subgroup_size` builtin.
+    /// The `subgroup_size` builtin ([`BLOCK`] with [`Grouping::Blocks`]).
     pub size: u32,
     /// [`SIDE_A`] or [`SIDE_B`]; 0 where the lane never wrote its record.
     pub side: u32,
@@ -56,7 +60,7 @@ pub struct HandshakeRecord {
     pub local_index: u32,
     /// Padding, written as zero.
     pub pad: u32,
-    /// `subgroupBallot(true)` on the lane's side.
+    /// `subgroupBallot(true)` on the lane's side (zero with [`Grouping::Blocks`]).
     pub ballot: [u32; 4],
 }
 
@@ -73,11 +77,19 @@ impl HandshakeOrder {
     /// Both orders, in run order.
     pub const ALL: [Self; 2] = [Self::AThen, Self::AElse];
 
-    /// The entry point, also the suffix of the order's metrics.
+    /// The entry point with subgroups, also the suffix of the order's metrics.
     pub fn entry(self) -> &'static str {
         match self {
             Self::AThen => "a_then",
             Self::AElse => "a_else",
+        }
+    }
+
+    /// The entry point for `grouping`.
+    pub fn entry_for(self, grouping: Grouping) -> &'static str {
+        match self {
+            Self::AThen => grouping.pick("a_then", "a_then_no_sg"),
+            Self::AElse => grouping.pick("a_else", "a_else_no_sg"),
         }
     }
 
@@ -90,7 +102,7 @@ impl HandshakeOrder {
     }
 }
 
-/// One side of one subgroup's handshake.
+/// One side of one subgroup's (or block's) handshake.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SideSpin {
     /// Lanes on this side.
@@ -132,7 +144,7 @@ pub enum Outcome {
     Mixed,
 }
 
-/// One subgroup's handshake in one dispatch.
+/// One subgroup's (or block's) handshake in one dispatch.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SubgroupHandshake {
     /// Side A's lanes.
@@ -176,7 +188,7 @@ pub struct HandshakeRun {
     pub order: HandshakeOrder,
     /// The cap it ran with.
     pub cap: u32,
-    /// Per subgroup, by slot.
+    /// Per subgroup (or block), by slot.
     pub subgroups: BTreeMap<u32, SubgroupHandshake>,
     /// Invocations that never wrote their record (0 unless a lane vanished).
     pub unrecorded: usize,
@@ -189,34 +201,50 @@ pub struct HandshakeRun {
 /// The compiled probe: one pipeline per order.
 pub struct HandshakeProbe {
     pipelines: [wgpu::ComputePipeline; 2],
+    grouping: Grouping,
     timer: GpuTimer,
 }
 
 impl HandshakeProbe {
-    /// Compiles both entry points. The spins are bounded by `cap` on their own; wgpu's injected
-    /// guards stay on because nothing here is timed against a model.
+    /// Compiles both entry points for the device's grouping ([`Grouping::of`]).
     pub fn new(gpu: &GpuContext) -> Result<Self> {
-        gpu.require_subgroups("scheduling.handshake")?;
+        Self::with_grouping(gpu, Grouping::of(gpu))
+    }
+
+    /// Compiles both entry points for `grouping` (blocks run on any device). The spins are
+    /// bounded by `cap` on their own; wgpu's injected guards stay on because nothing here is
+    /// timed against a model.
+    pub fn with_grouping(gpu: &GpuContext, grouping: Grouping) -> Result<Self> {
+        if grouping == Grouping::Subgroups {
+            gpu.require_subgroups("scheduling.handshake")?;
+        }
+        let source = grouping.source(SOURCE);
         let pipeline = |order: HandshakeOrder| {
             Kernel {
                 name: "scheduling_handshake",
                 source: SOURCE,
-                entry: order.entry(),
+                entry: order.entry_for(grouping),
                 checks: RuntimeChecks::Checked,
             }
-            .pipeline(gpu, SOURCE, &[])
+            .pipeline(gpu, &source, &[])
         };
         Ok(Self {
             pipelines: [
                 pipeline(HandshakeOrder::AThen)?,
                 pipeline(HandshakeOrder::AElse)?,
             ],
+            grouping,
             timer: GpuTimer::new(gpu),
         })
     }
 
+    /// What the probe's records are per.
+    pub fn grouping(&self) -> Grouping {
+        self.grouping
+    }
+
     /// Runs one dispatch of `WORKGROUPS` workgroups with fresh (zero) flags, within the
-    /// device's timeout, and reads back what every subgroup did.
+    /// device's timeout, and reads back what every subgroup (or block) did.
     pub fn run(&self, gpu: &GpuContext, order: HandshakeOrder, cap: u32) -> Result<HandshakeRun> {
         let pipeline = &self.pipelines[order as usize];
         let invocations = u64::from(WORKGROUPS * WORKGROUP_SIZE);
@@ -245,7 +273,8 @@ impl HandshakeProbe {
     }
 }
 
-/// Folds the records into one entry per subgroup; `flags` holds a and b of slot s at 2s, 2s+1.
+/// Folds the records into one entry per subgroup (or block); `flags` holds a and b of slot s at
+/// 2s, 2s+1.
 pub fn summarize(
     order: HandshakeOrder,
     cap: u32,
@@ -313,6 +342,7 @@ impl Experiment for Handshake {
     ) -> Result<ExperimentResult> {
         let gpu = &lab.gpu;
         let probe = HandshakeProbe::new(gpu)?;
+        let grouping = probe.grouping();
         let cap = default_cap(gpu);
         let runs = if config.quick { 2 } else { 8 };
         let mut by_order: [Vec<HandshakeRun>; 2] = [Vec::new(), Vec::new()];
@@ -328,13 +358,28 @@ impl Experiment for Handshake {
         result.param("cap", cap);
         result.param("runs_per_order", runs);
         result.param("host_timeout_s", gpu.timeout.as_secs_f64());
-        result.param(
-            "split",
-            "even subgroup_invocation_id takes the then-branch, odd the else-branch",
-        );
-        result.param("subgroup_size_probe", lab.subgroup()?.size);
-        report::report(&by_order, cap, &mut result);
-        result.lanes = report::lane_records(&by_order);
+        match grouping {
+            Grouping::Subgroups => {
+                result.param(
+                    "split",
+                    "even subgroup_invocation_id takes the then-branch, odd the else-branch",
+                );
+                result.param("subgroup_size_probe", lab.subgroup()?.size);
+            }
+            Grouping::Blocks => result.param(
+                "split",
+                format!(
+                    "even local_invocation_index % {BLOCK} takes the then-branch, odd the \
+                     else-branch"
+                ),
+            ),
+        }
+        grouping.record(&mut result);
+        report::report(&by_order, cap, grouping, &mut result);
+        // Without ballots the lane grid would show every lane as never reached.
+        if grouping == Grouping::Subgroups {
+            result.lanes = report::lane_records(&by_order);
+        }
         Ok(result)
     }
 }

@@ -2,10 +2,10 @@
 
 use std::collections::BTreeMap;
 
-use crate::experiments::scheduling::fraction;
 use crate::experiments::scheduling::handshake::{
     HandshakeOrder, HandshakeRecord, HandshakeRun, Outcome, WORKGROUP_SIZE,
 };
+use crate::experiments::scheduling::{Grouping, fraction};
 use crate::report::{ExperimentResult, LaneRecord, VerdictStatus};
 use crate::stats;
 
@@ -58,8 +58,15 @@ fn tally(runs: &[HandshakeRun]) -> OrderTally {
     t
 }
 
-pub(super) fn report(by_order: &[Vec<HandshakeRun>; 2], cap: u32, result: &mut ExperimentResult) {
+pub(super) fn report(
+    by_order: &[Vec<HandshakeRun>; 2],
+    cap: u32,
+    grouping: Grouping,
+    result: &mut ExperimentResult,
+) {
     let tallies = [tally(&by_order[0]), tally(&by_order[1])];
+    let units = grouping.units();
+    let note = grouping.note();
     let unrecorded: usize = tallies.iter().map(|t| t.unrecorded).sum();
     let dispatches: usize = by_order.iter().map(Vec::len).sum();
     let slowest_ms = tallies
@@ -81,9 +88,7 @@ pub(super) fn report(by_order: &[Vec<HandshakeRun>; 2], cap: u32, result: &mut E
         "flag a counts every A lane, flag b exactly the B lanes that saw a, and no A lane saw b \
          unless a B lane set it (atomics)",
         VerdictStatus::held_if(inconsistent == 0),
-        format!(
-            "{inconsistent} of {subgroups} subgroups' flags disagree with their lanes' records"
-        ),
+        format!("{inconsistent} of {subgroups} {units}' flags disagree with their lanes' records"),
     );
     for (order, t) in HandshakeOrder::ALL.iter().zip(&tallies) {
         let name = order.entry();
@@ -101,19 +106,19 @@ pub(super) fn report(by_order: &[Vec<HandshakeRun>; 2], cap: u32, result: &mut E
             ),
             VerdictStatus::NotGuaranteed,
             format!(
-                "both sides completed in {}/{} subgroups (A {a_branch}-branch); side A waited \
+                "both sides completed in {}/{} {units} (A {a_branch}-branch); side A waited \
                  {} and hit the cap in {}, side B waited {} and hit the cap in {}; capped at \
-                 {cap} checks. {}",
+                 {cap} checks. {}{note}",
                 t.both,
                 t.subgroups,
                 median_max(&t.a_checks),
                 t.a_capped,
                 median_max(&t.b_checks),
                 t.b_capped,
-                reading(*order, t)
+                reading(*order, t, grouping)
             ),
         );
-        result.metric(&format!("subgroups_{name}"), t.subgroups as f64);
+        result.metric(&format!("{units}_{name}"), t.subgroups as f64);
         result.metric(&format!("both_completed_{name}"), t.both as f64);
         result.metric(
             &format!("both_completed_fraction_{name}"),
@@ -138,29 +143,31 @@ pub(super) fn report(by_order: &[Vec<HandshakeRun>; 2], cap: u32, result: &mut E
     }
 }
 
-/// What one order's subgroups say about the scheduler.
-fn reading(order: HandshakeOrder, t: &OrderTally) -> String {
+/// What one order's subgroups (or blocks) say about the scheduler.
+fn reading(order: HandshakeOrder, t: &OrderTally, grouping: Grouping) -> String {
     let (a_branch, b_branch) = order.branches();
+    let (unit, units) = (grouping.unit(), grouping.units());
     let every = |n: usize| t.subgroups > 0 && n == t.subgroups;
     if every(t.both) {
-        "Every subgroup completed the handshake: the scheduler interleaved the two diverged \
-         paths, each side running while the other waited."
-            .to_owned()
+        format!(
+            "Every {unit} completed the handshake: the scheduler interleaved the two diverged \
+             paths, each side running while the other waited."
+        )
     } else if every(t.a_first) {
         format!(
-            "In every subgroup side A spun to its cap before B saw a: the {a_branch}-branch ran \
+            "In every {unit} side A spun to its cap before B saw a: the {a_branch}-branch ran \
              to its end before the {b_branch}-branch started, with no progress for the waiting \
              side (as under a reconvergence stack)."
         )
     } else if every(t.b_first) {
         format!(
-            "In every subgroup side B gave up before A set a: the {b_branch}-branch ran to its \
+            "In every {unit} side B gave up before A set a: the {b_branch}-branch ran to its \
              end before the {a_branch}-branch started, with no progress for the waiting side (as \
              under a reconvergence stack)."
         )
     } else {
         format!(
-            "Mixed: {} subgroups interleaved the paths, {} ran side A ({a_branch}-branch) to its \
+            "Mixed: {} {units} interleaved the paths, {} ran side A ({a_branch}-branch) to its \
              end first, {} side B ({b_branch}-branch), {} neither pattern.",
             t.both,
             t.a_first,
