@@ -408,6 +408,10 @@ fn report(rounds: &[[f64; 4]], note: &str, result: &mut ExperimentResult) -> Res
     result.metric("overlap_fraction_q1", q1);
     result.metric("overlap_fraction_q3", q3);
     result.metric("overlap_rounds", o.n as f64);
+    let (low, high) =
+        stats::median_interval(&overlaps).map_or((o.median, o.median), |i| (i.low, i.high));
+    result.metric("overlap_fraction_ci_low", low);
+    result.metric("overlap_fraction_ci_high", high);
     let reading = if o.median < 0.2 {
         "the short lanes waited at the join".to_owned()
     } else if o.median > 0.8 {
@@ -424,18 +428,19 @@ fn report(rounds: &[[f64; 4]], note: &str, result: &mut ExperimentResult) -> Res
          guaranteed)",
         VerdictStatus::NotGuaranteed,
         format!(
-            "observed: overlap fraction {:.2} (median of {} rounds; quartiles {q1:.2}..{q3:.2}, \
-             min {:.2}, max {:.2}): {reading}; {times}{note}",
+            "observed: overlap fraction {:.2} (median of {} rounds, 95% interval \
+             {low:.2}..{high:.2}; quartiles {q1:.2}..{q3:.2}, min {:.2}, max {:.2}): {reading}; \
+             {times}{note}",
             o.median, o.n, o.min, o.max
         ),
     );
     result.verdict(
         "the parts add up: max(T_long, T_post) <= T_full <= T_long + T_post - T_base (overlap \
          in [0, 1], within 0.15)",
-        VerdictStatus::consistent_if((-0.15..=1.15).contains(&o.median)),
+        VerdictStatus::decided_by_interval(low, high, -0.15, 1.15),
         format!(
-            "overlap fraction {:.2}; outside the range the split into parts does not describe \
-             the run (noise, or interference from other work)",
+            "overlap fraction {:.2} (95% interval {low:.2}..{high:.2}); outside the range the \
+             split into parts does not describe the run (noise, or interference from other work)",
             o.median
         ),
     );
