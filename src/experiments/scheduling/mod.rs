@@ -196,6 +196,102 @@ fn fraction(part: usize, whole: usize) -> f64 {
     part as f64 / whole.max(1) as f64
 }
 
+/// The spin probes' parameters. Keep in sync with `SpinParams` in
+/// shaders/scheduling_forward_progress.wgsl and `HandshakeParams` in
+/// shaders/scheduling_handshake.wgsl (the same layout).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct SpinParams {
+    /// The most flag checks a spin makes.
+    pub cap: u32,
+    /// Padding, written as zero.
+    pub pad: [u32; 3],
+}
+/// The two entry points (one per order) of a capped-spin kernel, compiled for one grouping, and
+/// the dispatch both spin probes share: [`SpinParams`] at binding 0, zeroed `u32` flags at 1,
+/// one record per invocation at 2, `WORKGROUPS` workgroups, timed, within the device's timeout.
+pub(crate) struct SpinKernel {
+    name: &'static str,
+    pipelines: [wgpu::ComputePipeline; 2],
+    grouping: Grouping,
+    timer: crate::gpu::GpuTimer,
+}
+
+impl SpinKernel {
+    /// Compiles `entries` (order 0, order 1) of shader `name` for `grouping`. The spins are
+    /// bounded by `cap` on their own; wgpu's injected guards stay on because nothing here is
+    /// timed against a model.
+    pub(crate) fn new(
+        gpu: &GpuContext,
+        (id, name, source): (&str, &'static str, &'static str),
+        entries: [&'static str; 2],
+        grouping: Grouping,
+    ) -> crate::Result<Self> {
+        if grouping == Grouping::Subgroups {
+            gpu.require_subgroups(id)?;
+        }
+        let prepared = grouping.source(source);
+        let pipeline = |entry| {
+            crate::gpu::Kernel {
+                name,
+                source,
+                entry,
+                checks: crate::gpu::RuntimeChecks::Checked,
+            }
+            .pipeline(gpu, &prepared, &[])
+        };
+        Ok(Self {
+            name,
+            pipelines: [pipeline(entries[0])?, pipeline(entries[1])?],
+            grouping,
+            timer: crate::gpu::GpuTimer::new(gpu),
+        })
+    }
+
+    /// What the records are per.
+    pub(crate) fn grouping(&self) -> Grouping {
+        self.grouping
+    }
+
+    /// Runs entry `order` once with fresh flags (`flags_per_invocation` each) and returns the
+    /// dispatch time in ns, the flags and every invocation's record.
+    pub(crate) fn run<R: bytemuck::Pod>(
+        &self,
+        gpu: &GpuContext,
+        order: usize,
+        (cap, workgroup_size, flags_per_invocation): (u32, u32, u64),
+    ) -> crate::Result<(f64, Vec<u32>, Vec<R>)> {
+        use crate::gpu::{read_buffer, read_only_buffer, storage_buffer};
+        let pipeline = &self.pipelines[order];
+        let invocations = u64::from(WORKGROUPS * workgroup_size);
+        let label = format!("divlab.{}", self.name);
+        let params = read_only_buffer(
+            gpu,
+            &format!("{label}.params"),
+            &SpinParams { cap, pad: [0; 3] },
+        );
+        let flags = storage_buffer(
+            gpu,
+            &format!("{label}.flags"),
+            invocations * flags_per_invocation * 4,
+        );
+        let records = storage_buffer(
+            gpu,
+            &format!("{label}.records"),
+            invocations * size_of::<R>() as u64,
+        );
+        let bind_group = bind_group(gpu, &label, pipeline, &[&params, &flags, &records]);
+        let time_ns = self.timer.time_pass(gpu, &label, |pass| {
+            pass.set_pipeline(pipeline);
+            pass.set_bind_group(0, &bind_group, &[]);
+            pass.dispatch_workgroups(WORKGROUPS, 1, 1);
+        })?;
+        let flag_values = read_buffer(gpu, &label, &flags)?;
+        let records = read_buffer(gpu, &label, &records)?;
+        Ok((time_ns, flag_values, records))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -11,11 +11,9 @@ mod report;
 use std::collections::BTreeMap;
 
 use crate::Result;
-use crate::experiments::scheduling::{BLOCK, Grouping, WORKGROUPS, bind_group};
+use crate::experiments::scheduling::{BLOCK, Grouping, SpinKernel, WORKGROUPS};
 use crate::experiments::{Experiment, Lab, Progress, RunConfig};
-use crate::gpu::{
-    GpuContext, GpuTimer, Kernel, RuntimeChecks, read_buffer, read_only_buffer, storage_buffer,
-};
+use crate::gpu::GpuContext;
 use crate::report::{ExperimentResult, Rule};
 
 const SOURCE: &str = include_str!("../../../../shaders/scheduling_forward_progress.wgsl");
@@ -37,16 +35,6 @@ pub const CAP_CPU: u32 = 1 << 12;
 /// ~33 ms, the whole dispatch when every spinner runs to the cap, since 32 workgroups are resident
 /// at once.
 pub const CAP_GPU: u32 = 1 << 16;
-
-/// The probe's parameters. Keep in sync with `SpinParams` in the shader.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
-pub struct SpinParams {
-    /// The most flag checks a spinner makes.
-    pub cap: u32,
-    /// Padding, written as zero.
-    pub pad: [u32; 3],
-}
 
 /// One invocation's record. Keep in sync with `SpinRecord` in the shader.
 #[repr(C)]
@@ -167,9 +155,7 @@ impl SpinRun {
 
 /// The compiled probe: one pipeline per order.
 pub struct SpinProbe {
-    pipelines: [wgpu::ComputePipeline; 2],
-    grouping: Grouping,
-    timer: GpuTimer,
+    kernel: SpinKernel,
 }
 
 impl SpinProbe {
@@ -178,68 +164,37 @@ impl SpinProbe {
         Self::with_grouping(gpu, Grouping::of(gpu))
     }
 
-    /// Compiles both entry points for `grouping` (blocks run on any device). The spin loop is
-    /// bounded by `cap` on its own; wgpu's injected guards stay on because nothing here is timed
-    /// against a model.
+    /// Compiles both entry points for `grouping` (blocks run on any device).
     pub fn with_grouping(gpu: &GpuContext, grouping: Grouping) -> Result<Self> {
-        if grouping == Grouping::Subgroups {
-            gpu.require_subgroups("scheduling.forward_progress")?;
-        }
-        let source = grouping.source(SOURCE);
-        let pipeline = |order: SpinOrder| {
-            Kernel {
-                name: "scheduling_forward_progress",
-                source: SOURCE,
-                entry: order.entry_for(grouping),
-                checks: RuntimeChecks::Checked,
-            }
-            .pipeline(gpu, &source, &[])
-        };
-        Ok(Self {
-            pipelines: [
-                pipeline(SpinOrder::SpinThen)?,
-                pipeline(SpinOrder::SpinElse)?,
-            ],
+        let entries = [
+            SpinOrder::SpinThen.entry_for(grouping),
+            SpinOrder::SpinElse.entry_for(grouping),
+        ];
+        let kernel = SpinKernel::new(
+            gpu,
+            (
+                "scheduling.forward_progress",
+                "scheduling_forward_progress",
+                SOURCE,
+            ),
+            entries,
             grouping,
-            timer: GpuTimer::new(gpu),
-        })
+        )?;
+        Ok(Self { kernel })
     }
 
     /// What the probe's records are per.
     pub fn grouping(&self) -> Grouping {
-        self.grouping
+        self.kernel.grouping()
     }
 
     /// Runs one dispatch of `WORKGROUPS` workgroups with fresh (zero) flags, within the
     /// device's timeout, and reads back what every subgroup (or block) saw.
     pub fn run(&self, gpu: &GpuContext, order: SpinOrder, cap: u32) -> Result<SpinRun> {
-        let pipeline = &self.pipelines[order as usize];
-        let invocations = u64::from(WORKGROUPS * WORKGROUP_SIZE);
-        let params = read_only_buffer(
-            gpu,
-            "divlab.scheduling_forward_progress.params",
-            &SpinParams { cap, pad: [0; 3] },
-        );
-        let flags = storage_buffer(
-            gpu,
-            "divlab.scheduling_forward_progress.flags",
-            invocations * 4,
-        );
-        let records = storage_buffer(
-            gpu,
-            "divlab.scheduling_forward_progress.records",
-            invocations * size_of::<SpinRecord>() as u64,
-        );
-        let label = "divlab.scheduling_forward_progress";
-        let bind_group = bind_group(gpu, label, pipeline, &[&params, &flags, &records]);
-        let time_ns = self.timer.time_pass(gpu, label, |pass| {
-            pass.set_pipeline(pipeline);
-            pass.set_bind_group(0, &bind_group, &[]);
-            pass.dispatch_workgroups(WORKGROUPS, 1, 1);
-        })?;
-        let flag_values: Vec<u32> = read_buffer(gpu, label, &flags)?;
-        let records: Vec<SpinRecord> = read_buffer(gpu, label, &records)?;
-        Ok(summarize(order, cap, time_ns, &flag_values, records))
+        let (time_ns, flags, records) =
+            self.kernel
+                .run::<SpinRecord>(gpu, order as usize, (cap, WORKGROUP_SIZE, 1))?;
+        Ok(summarize(order, cap, time_ns, &flags, records))
     }
 }
 

@@ -13,11 +13,9 @@ use std::collections::BTreeMap;
 
 use crate::Result;
 use crate::experiments::scheduling::forward_progress::default_cap;
-use crate::experiments::scheduling::{BLOCK, Grouping, WORKGROUPS, bind_group};
+use crate::experiments::scheduling::{BLOCK, Grouping, SpinKernel, WORKGROUPS};
 use crate::experiments::{Experiment, Lab, Progress, RunConfig};
-use crate::gpu::{
-    GpuContext, GpuTimer, Kernel, RuntimeChecks, read_buffer, read_only_buffer, storage_buffer,
-};
+use crate::gpu::GpuContext;
 use crate::report::{ExperimentResult, Rule};
 
 const SOURCE: &str = include_str!("../../../../shaders/scheduling_handshake.wgsl");
@@ -28,16 +26,6 @@ pub const WORKGROUP_SIZE: u32 = 128;
 pub const SIDE_A: u32 = 1;
 /// Keep in sync with `SIDE_B` in the shader.
 pub const SIDE_B: u32 = 2;
-
-/// The probe's parameters. Keep in sync with `HandshakeParams` in the shader.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
-pub struct HandshakeParams {
-    /// The most flag checks a spin makes.
-    pub cap: u32,
-    /// Padding, written as zero.
-    pub pad: [u32; 3],
-}
 
 /// One invocation's record. Keep in sync with `HandshakeRecord` in the shader.
 #[repr(C)]
@@ -200,9 +188,7 @@ pub struct HandshakeRun {
 
 /// The compiled probe: one pipeline per order.
 pub struct HandshakeProbe {
-    pipelines: [wgpu::ComputePipeline; 2],
-    grouping: Grouping,
-    timer: GpuTimer,
+    kernel: SpinKernel,
 }
 
 impl HandshakeProbe {
@@ -211,65 +197,33 @@ impl HandshakeProbe {
         Self::with_grouping(gpu, Grouping::of(gpu))
     }
 
-    /// Compiles both entry points for `grouping` (blocks run on any device). The spins are
-    /// bounded by `cap` on their own; wgpu's injected guards stay on because nothing here is
-    /// timed against a model.
+    /// Compiles both entry points for `grouping` (blocks run on any device).
     pub fn with_grouping(gpu: &GpuContext, grouping: Grouping) -> Result<Self> {
-        if grouping == Grouping::Subgroups {
-            gpu.require_subgroups("scheduling.handshake")?;
-        }
-        let source = grouping.source(SOURCE);
-        let pipeline = |order: HandshakeOrder| {
-            Kernel {
-                name: "scheduling_handshake",
-                source: SOURCE,
-                entry: order.entry_for(grouping),
-                checks: RuntimeChecks::Checked,
-            }
-            .pipeline(gpu, &source, &[])
-        };
-        Ok(Self {
-            pipelines: [
-                pipeline(HandshakeOrder::AThen)?,
-                pipeline(HandshakeOrder::AElse)?,
-            ],
+        let entries = [
+            HandshakeOrder::AThen.entry_for(grouping),
+            HandshakeOrder::AElse.entry_for(grouping),
+        ];
+        let kernel = SpinKernel::new(
+            gpu,
+            ("scheduling.handshake", "scheduling_handshake", SOURCE),
+            entries,
             grouping,
-            timer: GpuTimer::new(gpu),
-        })
+        )?;
+        Ok(Self { kernel })
     }
 
     /// What the probe's records are per.
     pub fn grouping(&self) -> Grouping {
-        self.grouping
+        self.kernel.grouping()
     }
 
     /// Runs one dispatch of `WORKGROUPS` workgroups with fresh (zero) flags, within the
     /// device's timeout, and reads back what every subgroup (or block) did.
     pub fn run(&self, gpu: &GpuContext, order: HandshakeOrder, cap: u32) -> Result<HandshakeRun> {
-        let pipeline = &self.pipelines[order as usize];
-        let invocations = u64::from(WORKGROUPS * WORKGROUP_SIZE);
-        let label = "divlab.scheduling_handshake";
-        let params = read_only_buffer(
-            gpu,
-            "divlab.scheduling_handshake.params",
-            &HandshakeParams { cap, pad: [0; 3] },
-        );
-        // Two flags per slot; slots are indexed like invocations.
-        let flags = storage_buffer(gpu, "divlab.scheduling_handshake.flags", invocations * 8);
-        let records = storage_buffer(
-            gpu,
-            "divlab.scheduling_handshake.records",
-            invocations * size_of::<HandshakeRecord>() as u64,
-        );
-        let bind_group = bind_group(gpu, label, pipeline, &[&params, &flags, &records]);
-        let time_ns = self.timer.time_pass(gpu, label, |pass| {
-            pass.set_pipeline(pipeline);
-            pass.set_bind_group(0, &bind_group, &[]);
-            pass.dispatch_workgroups(WORKGROUPS, 1, 1);
-        })?;
-        let flag_values: Vec<u32> = read_buffer(gpu, label, &flags)?;
-        let records: Vec<HandshakeRecord> = read_buffer(gpu, label, &records)?;
-        Ok(summarize(order, cap, time_ns, &flag_values, records))
+        let (time_ns, flags, records) =
+            self.kernel
+                .run::<HandshakeRecord>(gpu, order as usize, (cap, WORKGROUP_SIZE, 2))?;
+        Ok(summarize(order, cap, time_ns, &flags, records))
     }
 }
 
