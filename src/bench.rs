@@ -1,16 +1,30 @@
 //! A whole run: every selected experiment on one device, into one result document.
 
 use crate::experiments::{Lab, RunConfig, registry, run_experiment};
-use crate::gpu::GpuTimer;
-use crate::report::{AdapterRecord, ExperimentResult, ResultDocument, SCHEMA_VERSION};
 
-/// What `--bench` runs.
+use crate::report::{
+    AdapterRecord, ExperimentResult, ResultDocument, SCHEMA_VERSION, TimingSource,
+};
+
+/// What a run runs: `--bench` and the app's Run buttons.
 #[derive(Clone, Debug, Default)]
 pub struct BenchConfig {
     /// Repetitions and sizes.
     pub run: RunConfig,
     /// Run only experiments whose id contains this substring.
     pub only: Option<String>,
+    /// Run only these experiments (still in registry order).
+    pub ids: Option<Vec<String>>,
+}
+
+impl BenchConfig {
+    fn selects(&self, id: &str) -> bool {
+        self.only.as_deref().is_none_or(|o| id.contains(o))
+            && self
+                .ids
+                .as_ref()
+                .is_none_or(|ids| ids.iter().any(|i| i == id))
+    }
 }
 
 /// Progress events of a run, for a progress bar or the app.
@@ -24,7 +38,7 @@ pub enum BenchEvent<'a> {
     },
     /// Progress inside the current experiment, in [0, 1].
     Progress(f64),
-    /// An experiment finished.
+    /// An experiment finished (or was cancelled: see its status).
     Finished(&'a ExperimentResult),
 }
 
@@ -37,7 +51,10 @@ pub fn selected_ids(only: Option<&str>) -> Vec<&'static str> {
         .collect()
 }
 
-/// Runs the selected experiments and builds the result document.
+/// The one run loop, for the CLI and the app: runs the selected experiments in registry order
+/// and builds the result document. Cancelling the device's token
+/// ([`crate::gpu::GpuContext::cancel_token`]) stops the run at its next submission: the
+/// interrupted experiment is recorded as `cancelled`, and later ones are not run.
 pub fn run_bench(
     lab: &Lab,
     config: &BenchConfig,
@@ -46,11 +63,15 @@ pub fn run_bench(
     let created = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
     let experiments: Vec<_> = registry()
         .into_iter()
-        .filter(|e| config.only.as_deref().is_none_or(|o| e.id().contains(o)))
+        .filter(|e| config.selects(e.id()))
         .collect();
     let total = experiments.len();
+    let cancel = lab.gpu.cancel_token();
     let mut results = Vec::with_capacity(total);
     for (index, experiment) in experiments.iter().enumerate() {
+        if cancel.is_cancelled() {
+            break;
+        }
         on_event(BenchEvent::Started {
             index,
             total,
@@ -103,6 +124,6 @@ pub fn adapter_record(lab: &Lab) -> AdapterRecord {
         inferred_subgroup_width: None,
         subgroups: lab.gpu.caps.subgroups,
         timestamps: lab.gpu.caps.timestamps,
-        timing_source: GpuTimer::new(&lab.gpu).source(),
+        timing_source: TimingSource::of(lab.gpu.caps.timestamps),
     }
 }

@@ -1,9 +1,12 @@
 //! The library's error type. Every message says what happened and what to do about it.
 
 use std::path::PathBuf;
+use std::sync::Arc;
+
+use crate::report::ErrorKind;
 
 /// Everything that can go wrong in the divlab library.
-#[derive(Debug, thiserror::Error)]
+#[derive(Clone, Debug, thiserror::Error)]
 pub enum Error {
     /// wgpu found no adapter at all on the requested backends.
     #[error(
@@ -114,12 +117,39 @@ pub enum Error {
         /// The file.
         path: PathBuf,
         /// The I/O error.
-        source: std::io::Error,
+        source: Arc<std::io::Error>,
+    },
+
+    /// The run was cancelled; what had not finished is recorded as cancelled.
+    #[error("`{what}` was cancelled")]
+    Cancelled {
+        /// What was running.
+        what: String,
     },
 
     /// A settings struct failed its own `validate()`.
     #[error("invalid settings: {0}")]
     InvalidSettings(String),
+}
+
+impl Error {
+    /// The kind of failure, as results record it.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            Self::Timeout { .. } => ErrorKind::Timeout,
+            Self::DeviceLost { .. } => ErrorKind::DeviceLost,
+            Self::Unsupported { .. } => ErrorKind::Unsupported,
+            Self::Cancelled { .. } => ErrorKind::Cancelled,
+            Self::InvalidWgsl { .. } => ErrorKind::InvalidWgsl,
+            Self::Wgpu { .. } | Self::RequestDevice { .. } => ErrorKind::Wgpu,
+            Self::NoAdapter { .. }
+            | Self::UnknownAdapter { .. }
+            | Self::UnknownBackend(_)
+            | Self::ResultFile { .. }
+            | Self::Write { .. }
+            | Self::InvalidSettings(_) => ErrorKind::Other,
+        }
+    }
 }
 
 /// The crate's result alias.

@@ -12,6 +12,7 @@ pub mod fuzz;
 pub mod gpu;
 pub mod model;
 pub mod report;
+pub mod shaders;
 pub mod stats;
 pub mod uniformity;
 

@@ -305,7 +305,10 @@ fn key_table(files: &[PathBuf]) -> Result<u8, Failure> {
             read_json(path).map(|doc| (name, doc))
         })
         .collect::<divlab::Result<Vec<_>>>()?;
-    print!("{}", markdown_key_table(&docs));
+    print!(
+        "{}",
+        markdown_key_table(&docs, &divlab::experiments::catalog())
+    );
     Ok(0)
 }
 
@@ -316,7 +319,7 @@ fn compare(
     output: Option<&std::path::Path>,
 ) -> Result<u8, Failure> {
     let docs = divlab::report::read_documents(files)?;
-    let cmp = divlab::report::Comparison::new(&docs);
+    let cmp = divlab::report::Comparison::new(&docs, &divlab::experiments::catalog());
     let text = match (markdown, csv) {
         (true, _) => cmp.to_markdown(),
         (_, true) => cmp.to_csv(),
@@ -331,7 +334,7 @@ fn compare(
 
 fn html_report(files: &[PathBuf], output: &std::path::Path) -> Result<u8, Failure> {
     let docs = divlab::report::read_documents(files)?;
-    let html = divlab::report::html_report(&docs);
+    let html = divlab::report::html_report(&docs, &divlab::experiments::catalog());
     divlab::report::write_atomic(output, html.as_bytes())?;
     Ok(0)
 }
@@ -361,6 +364,7 @@ fn bench(cli: &Cli, selector: &AdapterSelector) -> Result<u8, Failure> {
             fuzz_seeds: cli.fuzz_seeds,
         },
         only: cli.only.clone(),
+        ids: None,
     };
     config.run.validate()?;
     let ids = divlab::bench::selected_ids(config.only.as_deref());
@@ -393,17 +397,33 @@ fn bench(cli: &Cli, selector: &AdapterSelector) -> Result<u8, Failure> {
     };
     let doc = run_bench(&lab, &config, &on_event);
     bar.finish_and_clear();
-    print!("{}", summary_table(&doc));
+    print!("{}", summary_table(&doc, &divlab::experiments::catalog()));
     if let Some(path) = &cli.json {
         write_json(path, &doc).with_context(|| "writing --json")?;
     }
     if let Some(path) = &cli.csv {
         write_csv(path, &doc).with_context(|| "writing --csv")?;
     }
+    Ok(exit_code(&doc))
+}
+
+/// 3 when the GPU hung or was lost (later results are void), 1 when an experiment failed or a
+/// guarantee was violated, else 0.
+fn exit_code(doc: &divlab::report::ResultDocument) -> u8 {
+    let gpu_failed = doc
+        .experiments
+        .iter()
+        .any(|e| e.error_kind.is_some_and(|k| k.is_gpu_failure()));
     let failed = doc
         .experiments
         .iter()
         .any(|e| e.status == ExperimentStatus::Error);
     let violated = doc.experiments.iter().any(|e| e.has_violation());
-    Ok(if failed || violated { 1 } else { 0 })
+    if gpu_failed {
+        3
+    } else if failed || violated {
+        1
+    } else {
+        0
+    }
 }

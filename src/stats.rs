@@ -9,7 +9,6 @@
 //! * [`fit_quadratic`] — ordinary least squares `y = a + b·x + c·x²`, with a
 //!   Student-t test of whether the quadratic term is distinguishable from zero
 //!   (used to ask "does cost grow faster than linearly with divergence?");
-//! * [`ratio`] — a division that refuses to produce infinities or NaNs;
 //! * [`floor_corrected`] — a ratio of two times with a fixed cost taken out of both;
 //! * [`bootstrap_medians`] / [`median_interval`] — 95% percentile-bootstrap intervals of a
 //!   statistic of medians (for example a ratio, or the spread of several ratios).
@@ -250,21 +249,16 @@ pub fn fit_quadratic(xs: &[f64], ys: &[f64]) -> Option<QuadraticFit> {
     })
 }
 
-/// Returns `a / b`, or `None` when `b` is zero, either operand is NaN or
-/// infinite, or the quotient overflows to infinity.
-pub fn ratio(a: f64, b: f64) -> Option<f64> {
-    if b == 0.0 || !a.is_finite() || !b.is_finite() {
-        return None;
-    }
-    let q = a / b;
-    q.is_finite().then_some(q)
-}
-
 /// `(t - floor) / (t_ref - floor)`: the ratio of the work two dispatches did, with the fixed
 /// per-dispatch cost (`floor`) taken out of both. `None` when the reference holds no work
-/// beyond the floor, or an operand is not finite.
+/// beyond the floor, or an operand or the quotient is not finite.
 pub fn floor_corrected(t: f64, t_ref: f64, floor: f64) -> Option<f64> {
-    ratio(t - floor, t_ref - floor).filter(|_| t_ref > floor)
+    let (work, work_ref) = (t - floor, t_ref - floor);
+    if t_ref <= floor || !work.is_finite() || !work_ref.is_finite() {
+        return None;
+    }
+    let q = work / work_ref;
+    q.is_finite().then_some(q)
 }
 
 /// A two-sided interval.
@@ -277,11 +271,6 @@ pub struct Interval {
 }
 
 impl Interval {
-    /// Whether `value` lies inside, bounds included.
-    pub fn contains(&self, value: f64) -> bool {
-        (self.low..=self.high).contains(&value)
-    }
-
     /// The width relative to `centre` (`(high - low) / |centre|`); infinite for a zero centre.
     pub fn relative_width(&self, centre: f64) -> f64 {
         (self.high - self.low) / centre.abs()
@@ -424,6 +413,21 @@ mod tests {
         );
     }
 
+    /// Noise per block of 4 that is orthogonal to 1, x and x² (third differences).
+    const THIRD_DIFFERENCES: [f64; 4] = [1.0, -3.0, 3.0, -1.0];
+
+    /// `curve(x) + noise[i % 4]` at each x.
+    fn with_block_noise(xs: &[f64], curve: impl Fn(f64) -> f64, noise: [f64; 4]) -> Vec<f64> {
+        xs.iter()
+            .enumerate()
+            .map(|(i, &x)| curve(x) + noise[i % 4])
+            .collect()
+    }
+
+    /// Small data whose least-squares fits were computed by hand in exact rationals.
+    const REFERENCE_XS: [f64; 7] = [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0];
+    const REFERENCE_YS: [f64; 7] = [1.0, 3.0, 2.0, 5.0, 7.0, 8.0, 12.0];
+
     /// x = 1..=n as floats.
     fn xs_up_to(n: usize) -> Vec<f64> {
         (1..=n).map(|i| i as f64).collect()
@@ -489,12 +493,7 @@ mod tests {
         // must return the generating line exactly and
         // r2 = 1 − Σe² / (slope²·Sxx + Σe²).
         let xs = xs_up_to(32);
-        let noise = [0.5, -0.5, -0.5, 0.5];
-        let ys: Vec<f64> = xs
-            .iter()
-            .enumerate()
-            .map(|(i, x)| 1.0 + 2.0 * x + noise[i % 4])
-            .collect();
+        let ys = with_block_noise(&xs, |x| 1.0 + 2.0 * x, [0.5, -0.5, -0.5, 0.5]);
         let f = fit_linear(&xs, &ys).unwrap();
         close(f.slope, 2.0, 1e-12);
         close(f.intercept, 1.0, 1e-12);
@@ -506,9 +505,7 @@ mod tests {
 
     #[test]
     fn linear_matches_exact_rational_reference() {
-        // Reference computed with exact rational arithmetic.
-        let xs = [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0];
-        let ys = [1.0, 3.0, 2.0, 5.0, 7.0, 8.0, 12.0];
+        let (xs, ys) = (REFERENCE_XS, REFERENCE_YS);
         let f = fit_linear(&xs, &ys).unwrap();
         close(f.slope, 12.0 / 7.0, 1e-12);
         close(f.intercept, 2.0 / 7.0, 1e-12);
@@ -548,12 +545,8 @@ mod tests {
         // Third-difference noise (1, −3, 3, −1) per block of 4 is orthogonal to
         // 1, x and x², so the fit is exact, residuals are non-zero, and t ≈ 0.
         let xs = xs_up_to(128);
-        let noise = [1.0, -3.0, 3.0, -1.0];
-        let ys: Vec<f64> = xs
-            .iter()
-            .enumerate()
-            .map(|(i, x)| 100.0 + 0.5 * x + 0.2 * noise[i % 4])
-            .collect();
+        let noise = THIRD_DIFFERENCES.map(|n| 0.2 * n);
+        let ys = with_block_noise(&xs, |x| 100.0 + 0.5 * x, noise);
         let f = fit_quadratic(&xs, &ys).unwrap();
         close(f.a, 100.0, 1e-9);
         close(f.b, 0.5, 1e-9);
@@ -581,12 +574,7 @@ mod tests {
         // Same orthogonal noise on a genuine parabola: exact coefficients, a
         // finite but large t statistic.
         let xs = xs_up_to(64);
-        let noise = [1.0, -3.0, 3.0, -1.0];
-        let ys: Vec<f64> = xs
-            .iter()
-            .enumerate()
-            .map(|(i, x)| 2.0 - 1.5 * x + 0.25 * x * x + noise[i % 4])
-            .collect();
+        let ys = with_block_noise(&xs, |x| 2.0 - 1.5 * x + 0.25 * x * x, THIRD_DIFFERENCES);
         let f = fit_quadratic(&xs, &ys).unwrap();
         close(f.a, 2.0, 1e-9);
         close(f.b, -1.5, 1e-9);
@@ -599,8 +587,7 @@ mod tests {
     fn quadratic_matches_exact_rational_reference() {
         // Exact OLS: a = 19/14, b = 3/7, c = 3/14, t(c) = 1.2·√3 on 4 dof,
         // below the critical 2.776 -> not significant.
-        let xs = [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0];
-        let ys = [1.0, 3.0, 2.0, 5.0, 7.0, 8.0, 12.0];
+        let (xs, ys) = (REFERENCE_XS, REFERENCE_YS);
         let f = fit_quadratic(&xs, &ys).unwrap();
         close(f.a, 19.0 / 14.0, 1e-12);
         close(f.b, 3.0 / 7.0, 1e-12);
@@ -612,8 +599,7 @@ mod tests {
 
     #[test]
     fn quadratic_t_stat_is_invariant_to_rescaling_x() {
-        let xs = [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0];
-        let ys = [1.0, 3.0, 2.0, 5.0, 7.0, 8.0, 12.0];
+        let (xs, ys) = (REFERENCE_XS, REFERENCE_YS);
         let shifted: Vec<f64> = xs.iter().map(|x| 1000.0 + 16.0 * x).collect();
         let f = fit_quadratic(&xs, &ys).unwrap();
         let g = fit_quadratic(&shifted, &ys).unwrap();
@@ -639,12 +625,12 @@ mod tests {
     }
 
     #[test]
-    fn ratio_guards() {
-        assert_eq!(ratio(6.0, 3.0), Some(2.0));
-        assert_eq!(ratio(1.0, 0.0), None);
-        assert_eq!(ratio(f64::NAN, 1.0), None);
-        assert_eq!(ratio(1.0, f64::INFINITY), None);
-        assert_eq!(ratio(f64::MAX, 0.5), None);
+    fn floor_correction_refuses_non_finite_operands_and_quotients() {
+        assert_eq!(floor_corrected(6.0, 3.0, 0.0), Some(2.0));
+        assert_eq!(floor_corrected(f64::NAN, 1.0, 0.0), None);
+        assert_eq!(floor_corrected(1.0, f64::INFINITY, 0.0), None);
+        assert_eq!(floor_corrected(1.0, 2.0, f64::NEG_INFINITY), None);
+        assert_eq!(floor_corrected(f64::MAX, 0.5, 0.0), None);
     }
 
     #[test]
@@ -673,7 +659,7 @@ mod tests {
                 .collect();
             let ci = median_interval(&ratios).unwrap();
             assert!(ci.low <= ci.high);
-            covered += usize::from(ci.contains(8.0));
+            covered += usize::from((ci.low..=ci.high).contains(&8.0));
             widths.push(ci.relative_width(8.0));
         }
         assert!((180..=200).contains(&covered), "covered {covered}/200");
@@ -691,6 +677,7 @@ mod tests {
         let a = [1.0, 1.01, 0.99, 1.0, 1.02];
         let b = [2.0, 2.02, 1.98, 2.0, 2.01];
         let spread = bootstrap_medians(&[&a, &b], |m| m[1] - m[0]).unwrap();
-        assert!(spread.contains(1.0) && spread.low > 0.9 && spread.high < 1.1);
+        assert!(spread.low < 1.0 && 1.0 < spread.high, "{spread:?}");
+        assert!(spread.low > 0.9 && spread.high < 1.1, "{spread:?}");
     }
 }

@@ -28,6 +28,8 @@ mod readme;
 mod report;
 #[path = "main/scheduling.rs"]
 mod scheduling;
+#[path = "main/schema.rs"]
+mod schema;
 #[path = "main/subgroup_ops.rs"]
 mod subgroup_ops;
 #[path = "main/uniformity.rs"]

@@ -2,13 +2,13 @@
 //! experiment's curves appear without code for it here.
 //!
 //! Conventions read from the document, not from experiment ids: a series named `*_model` is a
-//! model curve (dashed, no markers); points with `y_min`/`y_max` get whiskers; and a time plot
-//! over `k` gets the fitted line `intercept_ns + slope_s_ns·k` where those metrics exist.
+//! model curve (dashed, no markers); points with `y_min`/`y_max` get whiskers. A time plot gets
+//! the fitted line its experiment declares ([`Fit`]), drawn only over the range it was fitted.
 
 use eframe::egui::{self, Color32};
 use egui_plot::{Legend, Line, LineStyle, Plot, PlotPoints, Points};
 
-use crate::report::{ExperimentResult, Series};
+use crate::report::{ExperimentResult, Fit, Series};
 
 /// Series of one plot: the same x and y labels.
 pub struct SeriesGroup<'a> {
@@ -66,35 +66,48 @@ fn unit(label: &str) -> &str {
         .unwrap_or("")
 }
 
-/// Every chart of one experiment, one plot per axis pair.
-pub fn experiment_charts(ui: &mut egui::Ui, result: &ExperimentResult) {
+/// A fitted straight line to draw, read from a result through its experiment's [`Fit`].
+#[derive(Clone, Copy, Debug)]
+pub struct FitLine {
+    slope: f64,
+    intercept: f64,
+    r2: Option<f64>,
+    /// The largest x it was fitted over; it is drawn no further.
+    x_max: Option<f64>,
+}
+
+impl FitLine {
+    /// The line `fit` declares, where the result has its metrics.
+    fn of(result: &ExperimentResult, fit: &Fit) -> Option<Self> {
+        let metric = |key: &str| result.metrics.get(key).copied();
+        Some(Self {
+            slope: metric(fit.slope)?,
+            intercept: metric(fit.intercept)?,
+            r2: fit.r2.and_then(metric),
+            x_max: fit.x_max.and_then(metric),
+        })
+    }
+}
+
+/// Every chart of one experiment, one plot per axis pair, with the fitted line its declaration
+/// names on the series over the fit's x.
+pub fn experiment_charts(ui: &mut egui::Ui, result: &ExperimentResult, fit: Option<&Fit>) {
     if result.series.is_empty() {
         ui.weak("This experiment records no series.");
         return;
     }
-    let fit = match (
-        result.metrics.get("slope_s_ns"),
-        result.metrics.get("intercept_ns"),
-    ) {
-        (Some(&slope), Some(&intercept)) => Some((slope, intercept, result.metrics.get("r2"))),
-        _ => None,
-    };
     let groups = group_series(result.series.iter().map(|s| (s.name.clone(), s)));
     for (index, group) in groups.iter().enumerate() {
-        let fit = fit.filter(|_| group.x_label == "k" && group.y_label == "time (ns)");
+        let line = fit
+            .filter(|f| group.x_label == f.x_label && group.y_label == "time (ns)")
+            .and_then(|f| FitLine::of(result, f));
         let id = format!("chart/{}/{index}", result.id);
-        plot_group(ui, id, group, fit.map(|(s, i, r2)| (s, i, r2.copied())));
+        plot_group(ui, id, group, line);
     }
 }
 
-/// One plot: curves with markers, whiskers, model curves dashed, and an optional fitted line
-/// `(slope, intercept, r²)`.
-pub fn plot_group(
-    ui: &mut egui::Ui,
-    id: String,
-    group: &SeriesGroup<'_>,
-    fit: Option<(f64, f64, Option<f64>)>,
-) {
+/// One plot: curves with markers, whiskers, model curves dashed, and an optional fitted line.
+pub fn plot_group(ui: &mut egui::Ui, id: String, group: &SeriesGroup<'_>, fit: Option<FitLine>) {
     ui.label(egui::RichText::new(format!("{} over {}", group.y_label, group.x_label)).strong());
     let x_label = group.x_label.to_owned();
     let y_unit = unit(group.y_label).to_owned();
@@ -153,9 +166,15 @@ pub fn plot_group(
                 }
             }
         }
-        if let Some((slope, intercept, r2)) = fit
+        if let Some(FitLine {
+            slope,
+            intercept,
+            r2,
+            x_max: fitted_to,
+        }) = fit
             && x_min <= x_max
         {
+            let x_max = fitted_to.map_or(x_max, |end| end.min(x_max));
             let name = match r2 {
                 Some(r2) => format!("fit {intercept:.0} + {slope:.0}·k ns (R² {r2:.3})"),
                 None => format!("fit {intercept:.0} + {slope:.0}·k ns"),

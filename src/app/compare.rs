@@ -1,19 +1,22 @@
-//! The compare view: several result documents, their curves overlaid per experiment and a
-//! verdict-by-device table.
+//! The compare view: several result documents, their curves overlaid per experiment, and their
+//! verdicts by device, matched across the documents as `divlab compare` matches them.
 
-use eframe::egui::{self, RichText};
+use eframe::egui::{self, RichText, accesskit::Role};
 
 use super::charts::{group_series, plot_group};
 use super::verdicts::status_label;
-use crate::report::ResultDocument;
+use crate::experiments::catalog;
+use crate::report::{Comparison, ResultDocument, VerdictRow};
 
 /// Loaded documents and the experiment whose curves are overlaid.
 #[derive(Default)]
 pub struct CompareView {
     /// Each document with the label it is shown under (its file name).
-    pub docs: Vec<(String, ResultDocument)>,
+    docs: Vec<(String, ResultDocument)>,
     /// The experiment whose series are overlaid.
     pub experiment: Option<String>,
+    /// The documents compared; built again only when they change.
+    comparison: Option<Comparison>,
 }
 
 impl CompareView {
@@ -23,6 +26,24 @@ impl CompareView {
             Some(slot) => slot.1 = doc,
             None => self.docs.push((label, doc)),
         }
+        self.comparison = None;
+    }
+
+    /// Removes the document at `index`.
+    pub fn remove(&mut self, index: usize) {
+        self.docs.remove(index);
+        self.comparison = None;
+    }
+
+    /// Each document with its label, in the order added.
+    pub fn docs(&self) -> &[(String, ResultDocument)] {
+        &self.docs
+    }
+
+    /// The documents compared, as `divlab compare` compares them.
+    pub fn comparison(&mut self) -> &Comparison {
+        self.comparison
+            .get_or_insert_with(|| Comparison::new(&self.docs, &catalog()))
     }
 
     /// Every experiment id of every document, in first-appearance order.
@@ -58,7 +79,10 @@ impl CompareView {
             }
         });
         if let Some(i) = remove {
-            self.docs.remove(i);
+            self.remove(i);
+            if self.docs.is_empty() {
+                return;
+            }
         }
         let ids: Vec<String> = self.ids().into_iter().map(str::to_owned).collect();
         if self.experiment.as_ref().is_none_or(|e| !ids.contains(e)) {
@@ -96,7 +120,7 @@ impl CompareView {
         }
         ui.separator();
         ui.heading("Verdicts by device");
-        self.verdict_table(ui, &ids);
+        self.verdict_table(ui);
     }
 
     fn has_series(&self, id: &str) -> bool {
@@ -107,48 +131,119 @@ impl CompareView {
         })
     }
 
-    fn verdict_table(&self, ui: &mut egui::Ui, ids: &[String]) {
-        egui::Grid::new("compare_verdicts")
-            .striped(true)
-            .num_columns(1 + self.docs.len())
+    /// One group per experiment, one row per check as [`Comparison`] matches them across the
+    /// documents, one column per document; the detail shows on hover.
+    fn verdict_table(&mut self, ui: &mut egui::Ui) {
+        let headers: Vec<DeviceHeader> = self.docs.iter().map(DeviceHeader::new).collect();
+        let comparison = self.comparison();
+        // Every group is its own grid; fixed column widths keep their columns aligned.
+        let spacing = ui.spacing().item_spacing.x;
+        let check_width =
+            (ui.available_width() - headers.len() as f32 * (STATUS_WIDTH + spacing) - spacing)
+                .clamp(200.0, 560.0);
+        egui::Grid::new("compare_verdict_headers")
+            .num_columns(1 + headers.len())
+            .min_col_width(STATUS_WIDTH)
             .show(ui, |ui| {
-                ui.strong("experiment: check");
-                for (label, doc) in &self.docs {
-                    ui.strong(label).on_hover_text(&doc.adapter.name);
+                fixed_width(ui, check_width, |ui| {
+                    ui.strong("check");
+                });
+                for header in &headers {
+                    fixed_width(ui, STATUS_WIDTH, |ui| header.ui(ui));
                 }
                 ui.end_row();
-                for id in ids {
-                    let mut checks: Vec<&str> = Vec::new();
-                    for (_, doc) in &self.docs {
-                        for e in doc.experiments.iter().filter(|e| &e.id == id) {
-                            for v in &e.verdicts {
-                                if !checks.contains(&v.check.as_str()) {
-                                    checks.push(&v.check);
-                                }
-                            }
-                        }
-                    }
-                    for check in checks {
-                        ui.add(egui::Label::new(format!("{id}: {check}")).truncate());
-                        for (_, doc) in &self.docs {
-                            let verdict = doc
-                                .experiments
-                                .iter()
-                                .filter(|e| &e.id == id)
-                                .flat_map(|e| &e.verdicts)
-                                .find(|v| v.check == check);
-                            match verdict {
-                                Some(v) => {
-                                    ui.label(status_label(v.status)).on_hover_text(&v.detail);
-                                }
-                                None => {
-                                    ui.weak("—");
-                                }
-                            }
-                        }
-                        ui.end_row();
-                    }
-                }
             });
+        for table in comparison
+            .experiments
+            .iter()
+            .filter(|t| !t.verdicts.is_empty())
+        {
+            let group = egui::UiBuilder::new()
+                .id_salt(("compare_verdicts", &table.id))
+                .accessibility_role(Role::Group)
+                .accessibility_label(&table.id);
+            ui.scope_builder(group, |ui| {
+                ui.add_space(4.0);
+                ui.label(RichText::new(format!("{} — {}", table.id, table.title)).strong());
+                egui::Grid::new(("compare_verdicts", &table.id))
+                    .striped(true)
+                    .num_columns(1 + headers.len())
+                    .min_col_width(STATUS_WIDTH)
+                    .show(ui, |ui| {
+                        for row in &table.verdicts {
+                            verdict_row(ui, row, check_width);
+                            ui.end_row();
+                        }
+                    });
+            });
+        }
+    }
+}
+
+/// The width of a document's column.
+const STATUS_WIDTH: f32 = 150.0;
+
+/// Runs `add_contents` in a cell exactly `width` wide, so text wraps at it.
+fn fixed_width(ui: &mut egui::Ui, width: f32, add_contents: impl FnOnce(&mut egui::Ui)) {
+    ui.vertical(|ui| {
+        ui.set_width(width);
+        add_contents(ui);
+    });
+}
+
+/// One matched check: its wording (numbers that differ between devices read `n`), then each
+/// document's status.
+fn verdict_row(ui: &mut egui::Ui, row: &VerdictRow, check_width: f32) {
+    // A scope, not a vertical: it keeps the grid's centring, so the check lines up with its
+    // statuses.
+    ui.scope(|ui| {
+        ui.set_width(check_width);
+        let text = RichText::new(&row.check);
+        if row.differs() {
+            ui.add(egui::Label::new(text.strong()).wrap())
+                .on_hover_text("The devices' verdicts differ.");
+        } else {
+            ui.add(egui::Label::new(text).wrap());
+        }
+    });
+    for (status, detail) in row.statuses.iter().zip(&row.details) {
+        match status {
+            Some(status) => {
+                let label = ui.label(status_label(*status));
+                if let Some(detail) = detail {
+                    label.on_hover_text(detail);
+                }
+            }
+            None => {
+                ui.weak("—").on_hover_text("Not in this document.");
+            }
+        }
+    }
+}
+
+/// A column header: the device, then the file and the observed subgroup size.
+struct DeviceHeader {
+    device: String,
+    file: String,
+    hover: String,
+}
+
+impl DeviceHeader {
+    fn new((label, doc): &(String, ResultDocument)) -> Self {
+        let a = &doc.adapter;
+        let subgroup = a
+            .observed_subgroup_size
+            .map_or_else(String::new, |s| format!(" · SG {s}"));
+        Self {
+            device: a.name.clone(),
+            file: format!("{label}{subgroup}"),
+            hover: format!("{} ({}, {} {})", a.name, a.backend, a.driver, a.driver_info),
+        }
+    }
+
+    fn ui(&self, ui: &mut egui::Ui) {
+        ui.add(egui::Label::new(RichText::new(&self.device).strong()).wrap())
+            .on_hover_text(&self.hover);
+        ui.add(egui::Label::new(RichText::new(&self.file).weak()).wrap());
     }
 }

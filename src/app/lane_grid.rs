@@ -2,7 +2,10 @@
 //!
 //! Cells are painted straight onto the painter, one rectangle shape per cell and no widget per
 //! cell, so tens of thousands of lanes stay smooth; rows outside the clip rect are skipped.
+//! Colours come from [`BallotColours`], built from every record, so what is on screen (the
+//! scroll offset, the record point) never changes a ballot's colour.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use eframe::egui::{self, Color32, Rect, Sense, Stroke, Vec2, pos2, vec2};
@@ -34,19 +37,59 @@ pub fn record_points(records: &[LaneRecord]) -> Vec<u32> {
     points
 }
 
+/// A colour per ballot, given in order of first appearance over a whole record set (by point,
+/// then subgroup, then lane), cycling through the palette.
+#[derive(Clone, Debug, Default)]
+pub struct BallotColours {
+    colours: HashMap<[u32; 4], Color32>,
+}
+
+impl BallotColours {
+    /// The colours of every ballot in `records`, at every point.
+    pub fn new(records: &[LaneRecord]) -> Self {
+        let mut ordered: Vec<&LaneRecord> = records.iter().collect();
+        ordered.sort_by_key(|r| (r.point, r.subgroup));
+        let mut colours = HashMap::new();
+        for ballot in ordered.iter().flat_map(|r| &r.ballot) {
+            if *ballot != [0; 4] {
+                let next = PATHS[colours.len() % PATHS.len()];
+                colours.entry(*ballot).or_insert(next);
+            }
+        }
+        Self { colours }
+    }
+
+    /// The colour of `ballot`: [`INACTIVE`] for the empty ballot or one not in the records.
+    pub fn colour_of(&self, ballot: [u32; 4]) -> Color32 {
+        self.colours.get(&ballot).copied().unwrap_or(INACTIVE)
+    }
+}
+
 /// The lane grid for the records of one point.
 pub struct LaneGrid<'a> {
     rows: Vec<&'a LaneRecord>,
+    colours: Cow<'a, BallotColours>,
     max_cell: f32,
 }
 
 impl<'a> LaneGrid<'a> {
-    /// The records of `point`, one row per subgroup in subgroup order.
+    /// The records of `point`, one row per subgroup in subgroup order, coloured by
+    /// [`BallotColours`] of all `records`.
     pub fn new(records: &'a [LaneRecord], point: u32) -> Self {
+        Self::at_point(records, point, Cow::Owned(BallotColours::new(records)))
+    }
+
+    /// As [`Self::new`], with `colours` built for the same `records` once and kept by the caller.
+    pub fn with_colours(records: &'a [LaneRecord], point: u32, colours: &'a BallotColours) -> Self {
+        Self::at_point(records, point, Cow::Borrowed(colours))
+    }
+
+    fn at_point(records: &'a [LaneRecord], point: u32, colours: Cow<'a, BallotColours>) -> Self {
         let mut rows: Vec<&LaneRecord> = records.iter().filter(|r| r.point == point).collect();
         rows.sort_by_key(|r| r.subgroup);
         Self {
             rows,
+            colours,
             max_cell: 18.0,
         }
     }
@@ -87,7 +130,6 @@ impl<'a> LaneGrid<'a> {
         }
         let painter = ui.painter_at(rect);
         let clip = ui.clip_rect();
-        let mut colours: HashMap<[u32; 4], Color32> = HashMap::new();
         let gap = if cell >= 6.0 { 1.0 } else { 0.0 };
         let font = egui::FontId::monospace((cell * 0.8).clamp(6.0, 12.0));
         let text_colour = ui.visuals().text_color();
@@ -106,12 +148,7 @@ impl<'a> LaneGrid<'a> {
                 );
             }
             for (lane, ballot) in record.ballot.iter().enumerate() {
-                let next = PATHS[colours.len() % PATHS.len()];
-                let colour = if *ballot == [0; 4] {
-                    INACTIVE
-                } else {
-                    *colours.entry(*ballot).or_insert(next)
-                };
+                let colour = self.colours.colour_of(*ballot);
                 let min = pos2(rect.left() + label_w + cell * lane as f32, y);
                 let cell_rect = Rect::from_min_size(min, Vec2::splat(cell)).shrink(gap / 2.0);
                 painter.rect_filled(cell_rect, 0.0, colour);

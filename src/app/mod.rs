@@ -8,9 +8,11 @@
 
 pub mod charts;
 pub mod compare;
+mod experiment_view;
 pub mod lane_grid;
 pub mod playground;
 pub mod source_view;
+mod tree;
 pub mod verdicts;
 pub mod worker;
 
@@ -20,11 +22,12 @@ use std::path::Path;
 use eframe::egui::{self, Color32, RichText};
 use serde::{Deserialize, Serialize};
 
-use crate::experiments::{RunConfig, registry};
+use crate::experiments::RunConfig;
 use crate::gpu::{AdapterSelector, adapters};
-use crate::report::{ExperimentResult, ExperimentStatus, ResultDocument, read_json, write_json};
+use crate::report::{ExperimentResult, ResultDocument, read_json, write_json};
 use crate::uniformity::Analysis;
 use compare::CompareView;
+use lane_grid::BallotColours;
 use playground::Playground;
 use worker::{Worker, WorkerEvent};
 
@@ -97,8 +100,9 @@ pub struct DivlabApp {
     /// Persisted settings.
     pub state: State,
     adapters: Vec<AdapterChoice>,
-    /// The result document shown (from a run or a file).
-    pub doc: Option<ResultDocument>,
+    /// The result document shown (from a run or a file); changed only through
+    /// [`Self::open_document`] and `merge`, which keep `lane_colours` in step.
+    doc: Option<ResultDocument>,
     worker: Option<Worker>,
     progress: Progress,
     /// The last message: `(is_error, text)`.
@@ -106,8 +110,12 @@ pub struct DivlabApp {
     /// The compare view.
     pub compare: CompareView,
     playground: Playground,
+    /// Static analysis per shader stem, done once.
     analyses: HashMap<&'static str, Result<Analysis, String>>,
+    /// The record point shown per experiment id.
     points: HashMap<String, usize>,
+    /// Lane colours per experiment id of `doc`, built once; cleared when `doc` changes.
+    lane_colours: HashMap<String, BallotColours>,
 }
 
 impl DivlabApp {
@@ -142,6 +150,7 @@ impl DivlabApp {
             playground,
             analyses: HashMap::new(),
             points: HashMap::new(),
+            lane_colours: HashMap::new(),
         }
     }
 
@@ -159,6 +168,11 @@ impl DivlabApp {
         &self.adapters
     }
 
+    /// The result document shown (from a run or a file).
+    pub fn doc(&self) -> Option<&ResultDocument> {
+        self.doc.as_ref()
+    }
+
     /// Shows a document, and adds it to the compare view under `label`.
     pub fn open_document(&mut self, label: String, doc: ResultDocument) {
         if self.state.selected.is_none() {
@@ -166,6 +180,7 @@ impl DivlabApp {
         }
         self.compare.add(label, doc.clone());
         self.doc = Some(doc);
+        self.lane_colours.clear();
     }
 
     /// Opens a result JSON file or, for `.wgsl`, loads it into the playground.
@@ -258,19 +273,14 @@ impl DivlabApp {
     /// replacing experiments with the same id; otherwise the run's document replaces it.
     fn merge(&mut self, run: ResultDocument) {
         match &mut self.doc {
-            Some(doc)
-                if doc.adapter.name == run.adapter.name
-                    && doc.adapter.backend == run.adapter.backend =>
-            {
-                for result in run.experiments {
-                    match doc.experiments.iter_mut().find(|e| e.id == result.id) {
-                        Some(slot) => *slot = result,
-                        None => doc.experiments.push(result),
-                    }
+            Some(doc) => {
+                if let Err(other_adapter) = doc.merge(run) {
+                    self.doc = Some(*other_adapter);
                 }
             }
-            _ => self.doc = Some(run),
+            None => self.doc = Some(run),
         }
+        self.lane_colours.clear();
         if let Some(doc) = &self.doc {
             self.compare.add("this run".to_owned(), doc.clone());
         }
@@ -357,264 +367,6 @@ impl DivlabApp {
                 ui.label(RichText::new(text).color(colour));
             }
         });
-    }
-
-    fn left_panel(&mut self, ui: &mut egui::Ui) {
-        let heading = ui.heading("Adapter");
-        let selected = match self.state.adapter {
-            None => "default".to_owned(),
-            Some(i) => self
-                .adapters
-                .iter()
-                .find(|a| a.index == i)
-                .map_or_else(|| format!("#{i}"), |a| a.label.clone()),
-        };
-        egui::ComboBox::from_id_salt("adapter")
-            .selected_text(selected)
-            .width(ui.available_width())
-            .truncate()
-            .show_ui(ui, |ui| {
-                ui.selectable_value(&mut self.state.adapter, None, "default");
-                for a in &self.adapters {
-                    ui.selectable_value(&mut self.state.adapter, Some(a.index), &a.label);
-                }
-            })
-            .response
-            .labelled_by(heading.id);
-        if self.adapters.is_empty() {
-            ui.colored_label(
-                Color32::from_rgb(220, 60, 60),
-                "No adapter found (install a Vulkan driver, e.g. Mesa's lavapipe).",
-            );
-        }
-        if let Some(doc) = &self.doc {
-            let a = &doc.adapter;
-            ui.weak(format!(
-                "shown: {} ({}, {}), observed SG {}",
-                a.name,
-                a.backend,
-                a.driver,
-                a.observed_subgroup_size
-                    .map_or("?".to_owned(), |s| s.to_string())
-            ));
-        }
-        ui.separator();
-        ui.heading("Run");
-        ui.horizontal(|ui| {
-            ui.checkbox(&mut self.state.quick, "quick");
-            let label = ui.label("reps");
-            ui.add(egui::DragValue::new(&mut self.state.reps).range(0..=1000))
-                .labelled_by(label.id)
-                .on_hover_text(
-                    "Timed repetitions per configuration; 0 for the default (15, 5 with quick)",
-                );
-        });
-        ui.horizontal(|ui| {
-            let idle = self.worker.is_none();
-            if ui.add_enabled(idle, egui::Button::new("Run all")).clicked() {
-                let ids = registry().iter().map(|e| e.id().to_owned()).collect();
-                self.start_run(ui.ctx(), ids);
-            }
-            if let Some(worker) = &self.worker
-                && ui
-                    .add_enabled(!worker.cancelling(), egui::Button::new("Cancel"))
-                    .clicked()
-            {
-                worker.cancel();
-            }
-        });
-        if self.worker.is_some() {
-            let p = &self.progress;
-            let overall = if p.total == 0 {
-                0.0
-            } else {
-                (p.index as f64 + p.fraction) / p.total as f64
-            };
-            ui.add(
-                egui::ProgressBar::new(overall as f32)
-                    .text(format!("[{}/{}] {}", p.index + 1, p.total.max(1), p.id))
-                    .animate(true),
-            );
-        }
-        ui.separator();
-        ui.heading("Experiments");
-        let experiments = registry();
-        let mut families: Vec<&str> = Vec::new();
-        for e in &experiments {
-            let family = e.id().split('.').next().unwrap_or(e.id());
-            if !families.contains(&family) {
-                families.push(family);
-            }
-        }
-        for family in families {
-            egui::CollapsingHeader::new(family)
-                .default_open(true)
-                .show(ui, |ui| {
-                    for e in experiments
-                        .iter()
-                        .filter(|e| e.id().split('.').next() == Some(family))
-                    {
-                        let rule = e.rule();
-                        // A dot: none (not run), grey (unsupported/error), red (a violation),
-                        // green (ran). Painted, so no font needs the glyph.
-                        let mark = match self.result(e.id()) {
-                            None => None,
-                            Some(r) if r.status != ExperimentStatus::Ok => Some(Color32::GRAY),
-                            Some(r) if r.has_violation() => Some(Color32::from_rgb(220, 60, 60)),
-                            Some(_) => Some(Color32::from_rgb(60, 170, 80)),
-                        };
-                        ui.horizontal(|ui| {
-                            let (dot, _) = ui
-                                .allocate_exact_size(egui::vec2(10.0, 10.0), egui::Sense::hover());
-                            match mark {
-                                Some(colour) => {
-                                    ui.painter().circle_filled(dot.center(), 4.0, colour);
-                                }
-                                None => {
-                                    ui.painter().circle_stroke(
-                                        dot.center(),
-                                        4.0,
-                                        egui::Stroke::new(1.0, Color32::GRAY),
-                                    );
-                                }
-                            }
-                            let is_selected = self.state.selected.as_deref() == Some(e.id());
-                            if ui
-                                .selectable_label(is_selected, e.id())
-                                .on_hover_text(e.title())
-                                .clicked()
-                            {
-                                self.state.selected = Some(e.id().to_owned());
-                                self.state.tab = Tab::Experiment;
-                            }
-                        });
-                        ui.add(
-                            egui::Label::new(
-                                RichText::new(format!("{} — {}", rule.source, rule.text))
-                                    .small()
-                                    .weak(),
-                            )
-                            .truncate(),
-                        )
-                        .on_hover_text(&rule.text);
-                    }
-                });
-        }
-    }
-
-    fn experiment_view(&mut self, ui: &mut egui::Ui) {
-        let Some(id) = self.state.selected.clone() else {
-            ui.weak("Select an experiment on the left.");
-            return;
-        };
-        let Some(experiment) = registry().into_iter().find(|e| e.id() == id) else {
-            ui.weak(format!("`{id}` is not an experiment of this divlab."));
-            return;
-        };
-        ui.horizontal(|ui| {
-            ui.heading(format!("{id} — {}", experiment.title()));
-            if ui
-                .add_enabled(self.worker.is_none(), egui::Button::new("Run"))
-                .clicked()
-            {
-                self.start_run(ui.ctx(), vec![id.clone()]);
-            }
-        });
-        let rule = experiment.rule();
-        ui.label(RichText::new(format!("Rule ({}): {}", rule.source, rule.text)).italics());
-        let Some(result) = self.result(&id).cloned() else {
-            ui.weak("Not run yet: click Run, or open a result file that has it.");
-            self.source_section(ui, &id);
-            return;
-        };
-        if result.status != ExperimentStatus::Ok {
-            ui.colored_label(
-                Color32::GRAY,
-                format!("{:?}: {}", result.status, result.status_detail),
-            );
-        }
-        egui::CollapsingHeader::new("Charts")
-            .default_open(true)
-            .show(ui, |ui| {
-                charts::experiment_charts(ui, &result);
-            });
-        egui::CollapsingHeader::new("Verdicts")
-            .default_open(true)
-            .show(ui, |ui| {
-                verdicts::verdicts_table(ui, &result);
-            });
-        egui::CollapsingHeader::new("Lane grid")
-            .default_open(true)
-            .show(ui, |ui| {
-                self.lane_section(ui, &result);
-            });
-        egui::CollapsingHeader::new("Metrics")
-            .default_open(false)
-            .show(ui, |ui| {
-                egui::Grid::new(("metrics", &id))
-                    .striped(true)
-                    .show(ui, |ui| {
-                        for (name, value) in &result.metrics {
-                            ui.label(name);
-                            ui.monospace(format!("{value:.6}"));
-                            ui.end_row();
-                        }
-                    });
-            });
-        self.source_section(ui, &id);
-    }
-
-    fn lane_section(&mut self, ui: &mut egui::Ui, result: &ExperimentResult) {
-        if result.lanes.is_empty() {
-            ui.weak("This experiment records no lanes.");
-            return;
-        }
-        let points = lane_grid::record_points(&result.lanes);
-        let index = self.points.entry(result.id.clone()).or_default();
-        *index = (*index).min(points.len() - 1);
-        ui.horizontal(|ui| {
-            let text = format!("record point {}", points[*index]);
-            ui.add_enabled(
-                points.len() > 1,
-                egui::Slider::new(index, 0..=points.len() - 1)
-                    .show_value(false)
-                    .text(text),
-            );
-            if let Some(what) = result.params.get("points") {
-                ui.weak(what.to_string())
-                    .on_hover_text("What the experiment records at each point");
-            }
-        });
-        ui.horizontal(|ui| {
-            ui.label(RichText::new("   ").background_color(lane_grid::INACTIVE));
-            ui.weak("never reached the point;");
-            ui.weak("colours: one per ballot (lanes that ran together). Hover a lane for its ids and value.");
-        });
-        lane_grid::LaneGrid::new(&result.lanes, points[*index]).show(ui);
-    }
-
-    fn source_section(&mut self, ui: &mut egui::Ui, id: &str) {
-        let Some((stem, source)) = source_view::shader_for(id) else {
-            return;
-        };
-        let analysis = self.analyses.entry(stem).or_insert_with(|| {
-            crate::uniformity::analyze_source(&format!("shaders/{stem}.wgsl"), source)
-                .map_err(|e| e.to_string())
-        });
-        egui::CollapsingHeader::new(format!("Source: shaders/{stem}.wgsl"))
-            .default_open(false)
-            .show(ui, |ui| match analysis {
-                Ok(analysis) => source_view::source_view(ui, ("source", stem), source, analysis),
-                Err(e) => {
-                    ui.colored_label(
-                        Color32::from_rgb(220, 60, 60),
-                        format!("no static analysis: {e}"),
-                    );
-                    for (n, line) in source.lines().enumerate() {
-                        ui.monospace(format!("{:>4}  {line}", n + 1));
-                    }
-                }
-            });
     }
 }
 

@@ -5,57 +5,6 @@ use eframe::egui::{self, Color32, RichText};
 
 use crate::uniformity::{Analysis, Severity, Verdict};
 
-/// Every kernel source, by file stem (`shaders/<stem>.wgsl`).
-pub const SHADERS: &[(&str, &str)] = &[
-    (
-        "convergence",
-        include_str!("../../shaders/convergence.wgsl"),
-    ),
-    ("divergence", include_str!("../../shaders/divergence.wgsl")),
-    ("fma_chain", include_str!("../../shaders/fma_chain.wgsl")),
-    (
-        "scheduling_forward_progress",
-        include_str!("../../shaders/scheduling_forward_progress.wgsl"),
-    ),
-    (
-        "scheduling_handshake",
-        include_str!("../../shaders/scheduling_handshake.wgsl"),
-    ),
-    (
-        "scheduling_interleaving",
-        include_str!("../../shaders/scheduling_interleaving.wgsl"),
-    ),
-    (
-        "scheduling_lockstep_race",
-        include_str!("../../shaders/scheduling_lockstep_race.wgsl"),
-    ),
-    (
-        "scheduling_run_ahead",
-        include_str!("../../shaders/scheduling_run_ahead.wgsl"),
-    ),
-    (
-        "subgroup_ops",
-        include_str!("../../shaders/subgroup_ops.wgsl"),
-    ),
-    (
-        "subgroup_size",
-        include_str!("../../shaders/subgroup_size.wgsl"),
-    ),
-];
-
-/// The kernel of an experiment, by the one-name-per-kernel convention: the longest shader stem
-/// that the id (with `.` as `_`) starts with, else the stem equal to the id's family.
-pub fn shader_for(id: &str) -> Option<(&'static str, &'static str)> {
-    let flat = id.replace('.', "_");
-    let family = id.split('.').next().unwrap_or(id);
-    SHADERS
-        .iter()
-        .filter(|(stem, _)| flat.starts_with(stem))
-        .max_by_key(|(stem, _)| stem.len())
-        .or_else(|| SHADERS.iter().find(|(stem, _)| *stem == family))
-        .copied()
-}
-
 /// Background tint of a line verdict.
 pub fn verdict_colour(verdict: Verdict) -> Color32 {
     match verdict {
@@ -135,31 +84,5 @@ pub fn diagnostics(ui: &mut egui::Ui, analysis: &Analysis) {
             ))
             .color(severity_colour(d.severity)),
         );
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A new kernel shows up in the app only if it is listed here: every `shaders/*.wgsl` is, and
-    /// each scheduling probe finds its own kernel.
-    #[test]
-    fn every_shader_file_is_listed() {
-        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/shaders");
-        let mut on_disk: Vec<String> = std::fs::read_dir(dir)
-            .expect("shaders/")
-            .filter_map(|e| {
-                let name = e.expect("entry").file_name().to_string_lossy().into_owned();
-                name.strip_suffix(".wgsl").map(str::to_owned)
-            })
-            .collect();
-        on_disk.sort();
-        let listed: Vec<&str> = SHADERS.iter().map(|(stem, _)| *stem).collect();
-        assert_eq!(on_disk, listed);
-        for id in crate::experiments::scheduling::all().iter().map(|e| e.id()) {
-            let stem = shader_for(id).map(|(stem, _)| stem);
-            assert_eq!(stem, Some(id.replace('.', "_").as_str()), "{id}");
-        }
     }
 }

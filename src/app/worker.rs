@@ -1,16 +1,15 @@
-//! Runs experiments on a worker thread. The UI polls a channel each frame and never blocks;
-//! the worker calls `request_repaint` on every event so progress shows while the UI is idle.
+//! Runs experiments on a worker thread, through the same run loop as `--bench`. The UI polls a
+//! channel each frame and never blocks; the worker calls `request_repaint` on every event so
+//! progress shows while the UI is idle.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, channel};
 
 use eframe::egui;
 
-use crate::bench::adapter_record;
-use crate::experiments::{Lab, RunConfig, registry, run_experiment};
-use crate::gpu::{AdapterSelector, GpuContext};
-use crate::report::{ExperimentResult, ResultDocument, SCHEMA_VERSION};
+use crate::bench::{BenchConfig, BenchEvent, run_bench};
+use crate::experiments::{Lab, RunConfig};
+use crate::gpu::{AdapterSelector, CancelToken, GpuContext};
+use crate::report::{ExperimentResult, ResultDocument};
 
 /// What the worker reports.
 #[derive(Debug)]
@@ -37,7 +36,7 @@ pub enum WorkerEvent {
 /// A run in progress.
 pub struct Worker {
     events: Receiver<WorkerEvent>,
-    cancel: Arc<AtomicBool>,
+    cancel: CancelToken,
 }
 
 impl Worker {
@@ -49,8 +48,8 @@ impl Worker {
         ids: Vec<String>,
     ) -> Self {
         let (tx, events) = channel();
-        let cancel = Arc::new(AtomicBool::new(false));
-        let flag = Arc::clone(&cancel);
+        let cancel = CancelToken::default();
+        let token = cancel.clone();
         std::thread::Builder::new()
             .name("divlab-worker".to_owned())
             .spawn(move || {
@@ -59,7 +58,7 @@ impl Worker {
                     let _ = tx.send(event);
                     ctx.request_repaint();
                 };
-                match run(&selector, &config, &ids, &flag, &send) {
+                match run(&selector, config, ids, token, &send) {
                     Ok((doc, cancelled)) => send(WorkerEvent::Done {
                         doc: Box::new(doc),
                         cancelled,
@@ -71,15 +70,15 @@ impl Worker {
         Self { events, cancel }
     }
 
-    /// Asks the run to stop after the current experiment (an experiment cannot be interrupted
-    /// mid-dispatch).
+    /// Stops the run at its next GPU submission; the interrupted experiment is recorded as
+    /// cancelled.
     pub fn cancel(&self) {
-        self.cancel.store(true, Ordering::Relaxed);
+        self.cancel.cancel();
     }
 
     /// Whether cancel was asked.
     pub fn cancelling(&self) -> bool {
-        self.cancel.load(Ordering::Relaxed)
+        self.cancel.is_cancelled()
     }
 
     /// Events that arrived since the last call, without waiting.
@@ -88,44 +87,29 @@ impl Worker {
     }
 }
 
+/// The CLI's run loop ([`run_bench`]) on a device of the worker's own.
 fn run(
     selector: &AdapterSelector,
-    config: &RunConfig,
-    ids: &[String],
-    cancel: &AtomicBool,
+    run: RunConfig,
+    ids: Vec<String>,
+    cancel: CancelToken,
     send: &(dyn Fn(WorkerEvent) + Sync),
 ) -> crate::Result<(ResultDocument, bool)> {
-    config.validate()?;
-    let created = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
-    let lab = Lab::new(GpuContext::new(selector)?);
-    let experiments: Vec<_> = registry()
-        .into_iter()
-        .filter(|e| ids.iter().any(|id| id == e.id()))
-        .collect();
-    let total = experiments.len();
-    let mut results = Vec::with_capacity(total);
-    let mut cancelled = false;
-    for (index, experiment) in experiments.iter().enumerate() {
-        if cancel.load(Ordering::Relaxed) {
-            cancelled = true;
-            break;
-        }
-        send(WorkerEvent::Started {
+    run.validate()?;
+    let lab = Lab::new(GpuContext::new(selector)?.with_cancel_token(cancel.clone()));
+    let config = BenchConfig {
+        run,
+        only: None,
+        ids: Some(ids),
+    };
+    let doc = run_bench(&lab, &config, &|event| match event {
+        BenchEvent::Started { index, total, id } => send(WorkerEvent::Started {
             index,
             total,
-            id: experiment.id().to_owned(),
-        });
-        let progress = |f: f64| send(WorkerEvent::Progress(f));
-        let result = run_experiment(&lab, experiment.as_ref(), config, &progress);
-        send(WorkerEvent::Finished(Box::new(result.clone())));
-        results.push(result);
-    }
-    let doc = ResultDocument {
-        schema_version: SCHEMA_VERSION,
-        divlab_version: env!("CARGO_PKG_VERSION").to_owned(),
-        created,
-        adapter: adapter_record(&lab),
-        experiments: results,
-    };
-    Ok((doc, cancelled))
+            id: id.to_owned(),
+        }),
+        BenchEvent::Progress(f) => send(WorkerEvent::Progress(f)),
+        BenchEvent::Finished(result) => send(WorkerEvent::Finished(Box::new(result.clone()))),
+    });
+    Ok((doc, cancel.is_cancelled()))
 }

@@ -5,54 +5,19 @@
 use std::collections::BTreeMap;
 
 use crate::Result;
-use crate::experiments::{Experiment, Lab, Progress, RunConfig};
+use crate::experiments::{Experiment, RunContext};
 use crate::gpu::{Kernel, RuntimeChecks, read_buffer, storage_buffer};
 use crate::model::convergence::{
     Assessment, LaneObservation, Observed, Place, PointTally, Scenario, SubgroupObservation, assess,
 };
-use crate::report::{ExperimentResult, LaneRecord, Rule, VerdictStatus};
+use crate::report::{ExperimentInfo, ExperimentResult, LaneRecord, VerdictStatus};
+use crate::shaders;
+pub use crate::shaders::convergence::{ConvergenceRecord, WORKGROUP_SIZE};
 
-const SOURCE: &str = include_str!("../../shaders/convergence.wgsl");
-
-/// Keep in sync with `WORKGROUP_SIZE` in `shaders/convergence.wgsl`. One workgroup: enough for
-/// every subgroup size WGSL allows, and a lane grid that stays readable.
-pub const WORKGROUP_SIZE: u32 = 128;
+const SOURCE: &str = shaders::CONVERGENCE.source;
 
 /// How many failures of one kind a verdict quotes.
 const QUOTED: usize = 3;
-
-/// One invocation's record at one point. Keep in sync with `Record` in the shader.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
-pub struct ConvergenceRecord {
-    /// `subgroupBallot(true)` at the point; all zero where the point was never reached.
-    pub ballot: [u32; 4],
-    /// The point's value (see `ValueOp`).
-    pub value: u32,
-    /// `local_invocation_index`.
-    pub local_index: u32,
-    /// `subgroup_invocation_id`.
-    pub lane: u32,
-    /// The local index of the subgroup's first invocation at entry.
-    pub subgroup: u32,
-    /// The `subgroup_size` builtin.
-    pub size: u32,
-    /// Padding, written as zero.
-    pub pad: [u32; 3],
-}
-
-impl ConvergenceRecord {
-    fn reached(&self) -> bool {
-        self.ballot != [0; 4]
-    }
-
-    fn ballot_mask(&self) -> u128 {
-        self.ballot
-            .iter()
-            .rev()
-            .fold(0, |m, &w| (m << 32) | u128::from(w))
-    }
-}
 
 /// One scenario as an experiment.
 pub struct Convergence {
@@ -67,58 +32,64 @@ impl Convergence {
 }
 
 impl Experiment for Convergence {
-    fn id(&self) -> &'static str {
-        match self.scenario {
-            Scenario::IfElse => "convergence.if_else",
-            Scenario::IfNoElse => "convergence.if_no_else",
-            Scenario::NestedIf => "convergence.nested_if",
-            Scenario::SwitchCaseGroups => "convergence.switch_case_groups",
-            Scenario::LoopTripCount => "convergence.loop_trip_count",
-            Scenario::BreakContinue => "convergence.break_continue",
-            Scenario::EarlyReturn => "convergence.early_return",
-            Scenario::FunctionCall => "convergence.function_call",
-            Scenario::Elect => "convergence.elect",
-            Scenario::BroadcastFirst => "convergence.broadcast_first",
+    fn info(&self) -> ExperimentInfo {
+        let (id, title) = match self.scenario {
+            Scenario::IfElse => (
+                "convergence.if_else",
+                "Convergence: if/else with subgroupMin/Max per branch",
+            ),
+            Scenario::IfNoElse => ("convergence.if_no_else", "Convergence: if without else"),
+            Scenario::NestedIf => ("convergence.nested_if", "Convergence: nested ifs"),
+            Scenario::SwitchCaseGroups => (
+                "convergence.switch_case_groups",
+                "Convergence: switch with multi-selector case groups",
+            ),
+            Scenario::LoopTripCount => (
+                "convergence.loop_trip_count",
+                "Convergence: loop with per-lane trip counts",
+            ),
+            Scenario::BreakContinue => (
+                "convergence.break_continue",
+                "Convergence: break and continue in a divergent loop",
+            ),
+            Scenario::EarlyReturn => (
+                "convergence.early_return",
+                "Convergence: early return, then a ballot",
+            ),
+            Scenario::FunctionCall => (
+                "convergence.function_call",
+                "Convergence: a function called from divergent lanes",
+            ),
+            Scenario::Elect => (
+                "convergence.elect",
+                "Convergence: subgroupElect in uniform and divergent flow",
+            ),
+            Scenario::BroadcastFirst => (
+                "convergence.broadcast_first",
+                "Convergence: subgroupBroadcastFirst on divergent paths",
+            ),
+        };
+        let (rule, source) = self.scenario.rule();
+        ExperimentInfo {
+            id,
+            title,
+            rule,
+            source,
+            shaders: &[&shaders::CONVERGENCE],
+            figures: &[],
+            fit: None,
         }
     }
 
-    fn title(&self) -> &'static str {
-        match self.scenario {
-            Scenario::IfElse => "Convergence: if/else with subgroupMin/Max per branch",
-            Scenario::IfNoElse => "Convergence: if without else",
-            Scenario::NestedIf => "Convergence: nested ifs",
-            Scenario::SwitchCaseGroups => "Convergence: switch with multi-selector case groups",
-            Scenario::LoopTripCount => "Convergence: loop with per-lane trip counts",
-            Scenario::BreakContinue => "Convergence: break and continue in a divergent loop",
-            Scenario::EarlyReturn => "Convergence: early return, then a ballot",
-            Scenario::FunctionCall => "Convergence: a function called from divergent lanes",
-            Scenario::Elect => "Convergence: subgroupElect in uniform and divergent flow",
-            Scenario::BroadcastFirst => "Convergence: subgroupBroadcastFirst on divergent paths",
-        }
-    }
-
-    fn rule(&self) -> Rule {
-        let (text, source) = self.scenario.rule();
-        Rule {
-            text: text.to_owned(),
-            source: source.to_owned(),
-        }
-    }
-
-    fn run(
-        &self,
-        lab: &Lab,
-        _config: &RunConfig,
-        progress: Progress<'_>,
-    ) -> Result<ExperimentResult> {
+    fn run(&self, ctx: RunContext<'_>) -> Result<ExperimentResult> {
+        let RunContext { lab, progress, .. } = ctx;
         let gpu = &lab.gpu;
         gpu.require_subgroups(self.id())?;
-        let kernel = Kernel {
-            name: "convergence",
-            source: SOURCE,
-            entry: self.scenario.entry(),
-            checks: RuntimeChecks::Checked,
-        };
+        let kernel = Kernel::of(
+            &shaders::CONVERGENCE,
+            self.scenario.entry(),
+            RuntimeChecks::Checked,
+        );
         let pipeline = kernel.pipeline(gpu, SOURCE, &[])?;
         let points = self.scenario.points().len() as u64;
         let buffer = storage_buffer(
@@ -139,6 +110,7 @@ impl Experiment for Convergence {
         let probe = lab.subgroup()?.size;
         let sizes = distinct(sizes);
         result.verdict(
+            "pipeline_subgroup_size",
             "this pipeline runs with the subgroup size the probe saw",
             VerdictStatus::NotGuaranteed,
             format!("observed: subgroup_size {sizes:?} here, {probe} in the subgroup probe"),
@@ -266,24 +238,28 @@ fn add_verdicts(
 ) {
     let guaranteed = [
         (
+            "control_flow",
             "control flow reaches exactly the modelled record points",
             &a.control_flow,
         ),
         (
+            "own_path",
             "a ballot holds only invocations on the caller's own path (mutually convergent set)",
             &a.foreign_lanes,
         ),
         (
+            "op_values",
             "each subgroup op's result is the op over the invocations its ballot shows",
             &a.wrong_values,
         ),
         (
+            "full_at_entry",
             "at entry (uniform control flow) the whole subgroup is active",
             &a.entry_incomplete,
         ),
     ];
     let checked = format!("{} invocations in {} subgroups", a.invocations, a.subgroups);
-    for (check, failures) in guaranteed {
+    for (key, check, failures) in guaranteed {
         let detail = if failures.is_empty() {
             format!("all {checked}")
         } else {
@@ -294,9 +270,14 @@ fn add_verdicts(
                 quoted.join("; ")
             )
         };
-        result.verdict(check, VerdictStatus::held_if(failures.is_empty()), detail);
+        result.verdict(
+            key,
+            check,
+            VerdictStatus::held_if(failures.is_empty()),
+            detail,
+        );
     }
-    let violations: usize = guaranteed.iter().map(|(_, f)| f.len()).sum();
+    let violations: usize = guaranteed.iter().map(|(_, _, f)| f.len()).sum();
     result.metric("violations", violations as f64);
     result.metric("subgroups", a.subgroups as f64);
 
@@ -320,6 +301,7 @@ fn add_verdicts(
             _ => "ran as one set",
         };
         result.verdict(
+            format!("point_{p}"),
             format!("point {p}, {}: {question} (not guaranteed)", spec.label),
             VerdictStatus::NotGuaranteed,
             format!("{}; {}", observation(question, tally), statics[p]),

@@ -2,26 +2,20 @@
 //! throughput baselines.
 
 use crate::Result;
-use crate::gpu::{GpuContext, GpuTimer, Kernel, RuntimeChecks, storage_buffer};
+use crate::gpu::{Dispatch, GpuContext, GpuTimer, Kernel, RuntimeChecks, storage_buffer};
+use crate::shaders;
+pub use crate::shaders::fma_chain::{FLOPS_PER_ITERATION, WORKGROUP_SIZE};
 
 /// The kernel. Its one loop runs `ITERATIONS` times, so it needs no injected guards.
-pub const KERNEL: Kernel = Kernel {
-    name: "fma_chain",
-    source: include_str!("../../shaders/fma_chain.wgsl"),
-    entry: "main",
-    checks: RuntimeChecks::UncheckedBoundedByConstruction,
-};
-
-/// Keep in sync with `WORKGROUP_SIZE` in `shaders/fma_chain.wgsl`.
-pub const WORKGROUP_SIZE: u32 = 64;
-
-/// 16 vec4 FMAs per iteration, 2 flops each lane-component. Keep in sync with the shader's body.
-pub const FLOPS_PER_ITERATION: f64 = 16.0 * 4.0 * 2.0;
+pub const KERNEL: Kernel = Kernel::of(
+    &shaders::FMA_CHAIN,
+    "main",
+    RuntimeChecks::UncheckedBoundedByConstruction,
+);
 
 /// A compiled `fma_chain` dispatch of fixed size.
 pub struct FmaChain {
-    pipeline: wgpu::ComputePipeline,
-    bind_group: wgpu::BindGroup,
+    dispatch: Dispatch,
     workgroups: u32,
     iterations: u32,
 }
@@ -36,17 +30,8 @@ impl FmaChain {
             "divlab.fma_chain.sink",
             u64::from(workgroups * WORKGROUP_SIZE) * 16,
         );
-        let bind_group = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("divlab.fma_chain.bind_group"),
-            layout: &pipeline.get_bind_group_layout(0),
-            entries: &[wgpu::BindGroupEntry {
-                binding: 0,
-                resource: sink.as_entire_binding(),
-            }],
-        });
         Ok(Self {
-            pipeline,
-            bind_group,
+            dispatch: Dispatch::new(gpu, "divlab.fma_chain", &pipeline, &[&sink], workgroups),
             workgroups,
             iterations,
         })
@@ -54,11 +39,16 @@ impl FmaChain {
 
     /// Runs the dispatch once and returns its time in nanoseconds.
     pub fn time(&self, gpu: &GpuContext, timer: &GpuTimer) -> Result<f64> {
-        timer.time_pass(gpu, "divlab.fma_chain", |pass| {
-            pass.set_pipeline(&self.pipeline);
-            pass.set_bind_group(0, &self.bind_group, &[]);
-            pass.dispatch_workgroups(self.workgroups, 1, 1);
-        })
+        timer.time(
+            gpu,
+            "divlab.fma_chain",
+            std::slice::from_ref(&self.dispatch),
+        )
+    }
+
+    /// The dispatch, for interleaved timing with [`GpuTimer::interleave`].
+    pub fn dispatch(&self) -> &Dispatch {
+        &self.dispatch
     }
 
     /// Floating-point operations one dispatch performs.

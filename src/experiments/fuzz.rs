@@ -2,9 +2,9 @@
 //! each device's pass rate per style for comparison. `divlab fuzz` runs large batches.
 
 use crate::Result;
-use crate::experiments::{Experiment, Lab, Progress, RunConfig};
+use crate::experiments::{Experiment, RunContext};
 use crate::fuzz::{self, Campaign, Size, Style};
-use crate::report::{ExperimentResult, Rule, VerdictStatus};
+use crate::report::{ExperimentInfo, ExperimentResult, Figure, VerdictStatus};
 
 /// The fixed batch: seeds 0..SEEDS (QUICK_SEEDS with `--quick`), medium size, every style.
 const SEEDS: u64 = 24;
@@ -13,31 +13,44 @@ const QUICK_SEEDS: u64 = 8;
 /// The `fuzz.reconvergence` experiment.
 pub struct ReconvergenceFuzz;
 
+/// What `fuzz.reconvergence` declares.
+pub const INFO: ExperimentInfo = ExperimentInfo {
+    id: "fuzz.reconvergence",
+    title: "Reconvergence fuzzer: random structured programs against maximal reconvergence",
+    rule: "Under maximal reconvergence every ballot equals the simulated one; WGSL \
+           guarantees none of it, so pass rates are portability information",
+    source: "“Execution Divergence and Reconvergence”; the styles of Vulkan's reconvergence tests",
+    shaders: &[],
+    figures: &[
+        pass_rate("pass_rate_maximal", "maximal", "maximal"),
+        pass_rate("pass_rate_subgroup", "subgroup", "subgroup"),
+        pass_rate("pass_rate_workgroup", "workgroup", "workgroup"),
+    ],
+    fit: None,
+};
+
+/// A style's pass rate, which decides that style's verdict.
+const fn pass_rate(key: &'static str, label: &'static str, verdict: &'static str) -> Figure {
+    Figure {
+        key,
+        label,
+        decimals: 3,
+        decides: Some(verdict),
+    }
+}
+
 impl Experiment for ReconvergenceFuzz {
-    fn id(&self) -> &'static str {
-        "fuzz.reconvergence"
+    fn info(&self) -> ExperimentInfo {
+        INFO
     }
 
-    fn title(&self) -> &'static str {
-        "Reconvergence fuzzer: random structured programs against maximal reconvergence"
-    }
-
-    fn rule(&self) -> Rule {
-        Rule {
-            text: "Under maximal reconvergence every ballot equals the simulated one; WGSL \
-                   guarantees none of it, so pass rates are portability information"
-                .to_owned(),
-            source: "seed 003 (structured reconvergence); Vulkan reconvergence tests' styles"
-                .to_owned(),
-        }
-    }
-
-    fn run(
-        &self,
-        lab: &Lab,
-        config: &RunConfig,
-        progress: Progress<'_>,
-    ) -> Result<ExperimentResult> {
+    fn run(&self, ctx: RunContext<'_>) -> Result<ExperimentResult> {
+        let RunContext {
+            lab,
+            config,
+            progress,
+            ..
+        } = ctx;
         let campaign = Campaign {
             start: 0,
             seeds: config
@@ -64,6 +77,7 @@ impl Experiment for ReconvergenceFuzz {
             let failing: Vec<u64> = t.failures.iter().map(|&(seed, _)| seed).collect();
             result.param(&format!("failing_seeds_{name}"), failing.clone());
             result.verdict(
+                name,
                 format!("{name} style: ballots match the simulation (not guaranteed)"),
                 VerdictStatus::NotGuaranteed,
                 format!(

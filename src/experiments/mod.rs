@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::gpu::GpuContext;
-use crate::report::{ExperimentResult, ExperimentStatus, Rule};
+use crate::report::{Catalog, ExperimentInfo, ExperimentResult, ExperimentStatus};
 use crate::{Error, Result};
 
 pub use subgroup_size::SubgroupObservation;
@@ -59,7 +59,7 @@ impl RunConfig {
 pub struct Lab {
     /// The device.
     pub gpu: GpuContext,
-    subgroup: OnceLock<Result<SubgroupObservation, String>>,
+    subgroup: OnceLock<Result<SubgroupObservation>>,
     memo: Mutex<HashMap<&'static str, Arc<dyn Any + Send + Sync>>>,
 }
 
@@ -93,45 +93,50 @@ impl Lab {
         Ok(value)
     }
 
-    /// The subgroup size and mapping observed on this device, measured once.
+    /// The subgroup size and mapping observed on this device, measured once. Its failure keeps
+    /// its kind (unsupported, timeout, device lost) for every experiment that asks.
     pub fn subgroup(&self) -> Result<&SubgroupObservation> {
         self.subgroup
-            .get_or_init(|| subgroup_size::observe(&self.gpu).map_err(|e| e.to_string()))
+            .get_or_init(|| {
+                self.gpu.require_subgroups("the subgroup probe")?;
+                subgroup_size::observe(&self.gpu)
+            })
             .as_ref()
-            .map_err(
-                |reason| match self.gpu.require_subgroups("the subgroup probe") {
-                    Err(unsupported) => unsupported,
-                    Ok(()) => Error::Wgpu {
-                        what: "the subgroup probe".to_owned(),
-                        reason: reason.clone(),
-                    },
-                },
-            )
+            .map_err(Error::clone)
     }
 }
 
 /// Reports progress inside an experiment, as a fraction in [0, 1].
 pub type Progress<'a> = &'a (dyn Fn(f64) + Sync);
 
+/// What an experiment runs with. Cancelling goes through the device
+/// ([`crate::gpu::CancelToken`]), so every experiment stops at its next submission.
+#[derive(Clone, Copy)]
+pub struct RunContext<'a> {
+    /// The device and what was measured on it.
+    pub lab: &'a Lab,
+    /// Repetitions and sizes.
+    pub config: &'a RunConfig,
+    /// Where progress goes.
+    pub progress: Progress<'a>,
+}
+
 /// One experiment: a rule, a kernel family and the checks that hold the one against the other.
 pub trait Experiment: Send + Sync {
-    /// Stable id, e.g. `subgroup.size`.
-    fn id(&self) -> &'static str;
-    /// Human title.
-    fn title(&self) -> &'static str;
-    /// The rule it checks, with its source.
-    fn rule(&self) -> Rule;
+    /// What it declares: id, title, rule, kernels and key figures.
+    fn info(&self) -> ExperimentInfo;
+
     /// Runs it. Errors become an `error` or `unsupported` result in [`run_experiment`].
-    fn run(
-        &self,
-        lab: &Lab,
-        config: &RunConfig,
-        progress: Progress<'_>,
-    ) -> Result<ExperimentResult>;
+    fn run(&self, ctx: RunContext<'_>) -> Result<ExperimentResult>;
+
+    /// Stable id, e.g. `subgroup.size`.
+    fn id(&self) -> &'static str {
+        self.info().id
+    }
 
     /// An empty result carrying this experiment's id, title and rule.
     fn new_result(&self) -> ExperimentResult {
-        ExperimentResult::new(self.id(), self.title(), self.rule())
+        self.info().new_result()
     }
 }
 
@@ -154,8 +159,14 @@ pub fn registry() -> Vec<Box<dyn Experiment>> {
     experiments
 }
 
-/// Runs one experiment, turning a missing feature into `unsupported` and any other failure
-/// into `error`, so one failure never loses the rest of a run.
+/// Every experiment's declaration, for the readers of result documents.
+pub fn catalog() -> Catalog {
+    Catalog::new(registry().iter().map(|e| e.info()).collect())
+}
+
+/// Runs one experiment, turning a missing feature into `unsupported`, a cancel into
+/// `cancelled` and any other failure into `error`, with its kind, so one failure never loses
+/// the rest of a run.
 pub fn run_experiment(
     lab: &Lab,
     experiment: &dyn Experiment,
@@ -163,7 +174,12 @@ pub fn run_experiment(
     progress: Progress<'_>,
 ) -> ExperimentResult {
     let start = std::time::Instant::now();
-    match experiment.run(lab, config, progress) {
+    let ctx = RunContext {
+        lab,
+        config,
+        progress,
+    };
+    match experiment.run(ctx) {
         Ok(mut result) => {
             result.metric("wall_s", start.elapsed().as_secs_f64());
             result
@@ -172,8 +188,10 @@ pub fn run_experiment(
             let mut result = experiment.new_result();
             result.status = match e {
                 Error::Unsupported { .. } => ExperimentStatus::Unsupported,
+                Error::Cancelled { .. } => ExperimentStatus::Cancelled,
                 _ => ExperimentStatus::Error,
             };
+            result.error_kind = Some(e.kind());
             result.status_detail = e.to_string();
             result
         }

@@ -7,97 +7,50 @@
 use std::collections::BTreeMap;
 
 use crate::Result;
-use crate::experiments::{Experiment, Lab, Progress, RunConfig};
+use crate::experiments::{Experiment, RunContext};
 use crate::gpu::{
-    GpuContext, Kernel, RuntimeChecks, read_buffer, read_only_buffer, storage_buffer,
+    Dispatch, GpuContext, Kernel, RuntimeChecks, read_buffer, read_only_buffer, storage_buffer,
 };
 use crate::model::subgroup_ops::{
     BUILTINS, Expected, LaneView, Op, Split, classify_inactive, expected, lane_data,
 };
-use crate::report::{ExperimentResult, LaneRecord, Rule, VerdictStatus};
-
-/// The catalog kernel. No loops; the checked default is fine.
-pub const KERNEL: Kernel = Kernel {
-    name: "subgroup_ops",
-    source: include_str!("../../shaders/subgroup_ops.wgsl"),
-    entry: "main",
-    checks: RuntimeChecks::Checked,
+use crate::report::{ExperimentInfo, ExperimentResult, LaneRecord, VerdictStatus};
+use crate::shaders;
+use crate::shaders::subgroup_ops::INVOCATIONS;
+pub use crate::shaders::subgroup_ops::{
+    MASK_WORDS, OpsParams, OpsRecord, WORKGROUP_SIZE, WORKGROUPS,
 };
 
-/// Keep in sync with `WORKGROUP_SIZE` in `shaders/subgroup_ops.wgsl`: holds a whole subgroup of
-/// the largest size WGSL allows.
-pub const WORKGROUP_SIZE: u32 = 128;
-/// Two workgroups, so a mix-up between workgroups shows.
-pub const WORKGROUPS: u32 = 2;
-const INVOCATIONS: u32 = WORKGROUPS * WORKGROUP_SIZE;
-/// Keep in sync with `MASK_WORDS` in the shader: one bit per invocation of the dispatch.
-pub const MASK_WORDS: usize = (INVOCATIONS / 32) as usize;
+/// The catalog kernel. No loops; the checked default is fine.
+pub const KERNEL: Kernel = Kernel::of(&shaders::SUBGROUP_OPS, "main", RuntimeChecks::Checked);
+
 /// Seeds the random split's mask, so runs repeat.
 pub const RANDOM_SEED: u64 = 0x5ee0_0003;
 
-/// One dispatch's parameters. Keep in sync with `OpsParams` in `shaders/subgroup_ops.wgsl`.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
-pub struct OpsParams {
-    /// A [`Split`] as its number.
-    pub split: u32,
-    /// Padding, written as zero.
-    pub pad: [u32; 3],
-    /// For [`Split::Random`]: bit i is invocation i of the dispatch.
-    pub mask: [u32; MASK_WORDS],
-}
-
-/// One invocation's record in one split. Keep in sync with `OpsRecord` in the shader.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
-pub struct OpsRecord {
-    /// `local_invocation_index`.
-    pub local_index: u32,
-    /// `subgroup_invocation_id`.
-    pub subgroup_invocation_id: u32,
-    /// The `subgroup_size` builtin.
-    pub subgroup_size: u32,
-    /// `subgroupBroadcastFirst(local_index)` at entry: names the subgroup in its workgroup.
-    pub subgroup_first_index: u32,
-    /// `workgroup_id.x`.
-    pub workgroup: u32,
-    /// 1 where the invocation ran the ops in this split.
-    pub executed: u32,
-    /// Padding, written as zero.
-    pub pad: [u32; 2],
-    /// `subgroupBallot(true)` taken first in the block: the observed active set.
-    pub active_set: [u32; 4],
-    /// Each builtin's result, at its [`Op`] index; scalars in `.x`.
-    pub results: [[u32; 4]; BUILTINS],
-}
+// The model's result slots are the shader's.
+const _: () = assert!(BUILTINS == shaders::subgroup_ops::BUILTINS);
 
 /// The `subgroup_ops.catalog` experiment.
 pub struct SubgroupOps;
 
+/// What `subgroup_ops.catalog` declares.
+pub const INFO: ExperimentInfo = ExperimentInfo {
+    id: "subgroup_ops.catalog",
+    title: "Subgroup operation catalog",
+    rule: "A subgroup operation acts among the active (mutually convergent) invocations only",
+    source: "“Execution Divergence and Reconvergence”; WGSL: subgroup built-in functions",
+    shaders: &[&shaders::SUBGROUP_OPS],
+    figures: &[],
+    fit: None,
+};
+
 impl Experiment for SubgroupOps {
-    fn id(&self) -> &'static str {
-        "subgroup_ops.catalog"
+    fn info(&self) -> ExperimentInfo {
+        INFO
     }
 
-    fn title(&self) -> &'static str {
-        "Subgroup operation catalog"
-    }
-
-    fn rule(&self) -> Rule {
-        Rule {
-            text: "A subgroup operation acts among the active (mutually convergent) invocations \
-                   only"
-                .to_owned(),
-            source: "seed 003; WGSL subgroup built-in functions".to_owned(),
-        }
-    }
-
-    fn run(
-        &self,
-        lab: &Lab,
-        _config: &RunConfig,
-        progress: Progress<'_>,
-    ) -> Result<ExperimentResult> {
+    fn run(&self, ctx: RunContext<'_>) -> Result<ExperimentResult> {
+        let RunContext { lab, progress, .. } = ctx;
         let gpu = &lab.gpu;
         gpu.require_subgroups("the subgroup operation catalog")?;
         let mask = random_mask(RANDOM_SEED);
@@ -138,7 +91,8 @@ fn dispatch(
         "divlab.subgroup_ops.records",
         count * size_of::<OpsRecord>() as u64,
     );
-    let bind_groups: Vec<wgpu::BindGroup> = (0..Split::ALL.len() as u32)
+    // One dispatch per split, all in one pass; each split writes its own slice of `records`.
+    let dispatches: Vec<Dispatch> = (0..Split::ALL.len() as u32)
         .map(|split| {
             let params = OpsParams {
                 split,
@@ -146,35 +100,16 @@ fn dispatch(
                 mask: *mask,
             };
             let params = read_only_buffer(gpu, "divlab.subgroup_ops.params", &params);
-            gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some("divlab.subgroup_ops.bind_group"),
-                layout: &pipeline.get_bind_group_layout(0),
-                entries: &[
-                    wgpu::BindGroupEntry {
-                        binding: 0,
-                        resource: params.as_entire_binding(),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 1,
-                        resource: records.as_entire_binding(),
-                    },
-                ],
-            })
+            Dispatch::new(
+                gpu,
+                "divlab.subgroup_ops",
+                pipeline,
+                &[&params, &records],
+                WORKGROUPS,
+            )
         })
         .collect();
-    let mut encoder = gpu.device.create_command_encoder(&Default::default());
-    {
-        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some("divlab.subgroup_ops"),
-            timestamp_writes: None,
-        });
-        pass.set_pipeline(pipeline);
-        for bind_group in &bind_groups {
-            pass.set_bind_group(0, bind_group, &[]);
-            pass.dispatch_workgroups(WORKGROUPS, 1, 1);
-        }
-    }
-    gpu.submit_and_wait("divlab.subgroup_ops", encoder)?;
+    gpu.run_batch("divlab.subgroup_ops", &dispatches)?;
     read_buffer(gpu, "divlab.subgroup_ops", &records)
 }
 
@@ -503,6 +438,7 @@ impl Catalog {
         result.metric("observed_subgroup_size", f64::from(self.observed_size));
         let (violations, first) = &self.active_set_violations;
         result.verdict(
+            "ballot_self",
             "ballot(true) names the lane itself and only split lanes that saw the same set",
             VerdictStatus::held_if(*violations == 0),
             match first {
@@ -516,17 +452,20 @@ impl Catalog {
         );
         let (groups, whole) = self.branch_groups;
         result.verdict(
+            "split_together",
             "a split's lanes run the block together",
             VerdictStatus::NotGuaranteed,
             format!("observed: ballot(true) held the whole split in {whole}/{groups} subgroups"),
         );
         for (op, tally) in Op::ALL.into_iter().zip(&self.tallies) {
+            let key = format!("matches_reference_{}", op.name());
             let check = format!(
                 "{}: matches the CPU reference over the active set",
                 op.name()
             );
             if let Some(reason) = self.unsupported.get(&op) {
                 result.verdict(
+                    key,
                     check,
                     VerdictStatus::NotGuaranteed,
                     format!("unsupported on this adapter, not checked: {reason}"),
@@ -545,7 +484,12 @@ impl Catalog {
                     " (naga 30 has no subgroupElect; divlab runs subgroupExclusiveAdd(1u) == 0u)",
                 );
             }
-            result.verdict(check, VerdictStatus::held_if(tally.mismatches == 0), detail);
+            result.verdict(
+                key,
+                check,
+                VerdictStatus::held_if(tally.mismatches == 0),
+                detail,
+            );
         }
         for (op, tally) in Op::ALL.into_iter().zip(&self.tallies) {
             if tally.inactive.is_empty() {
@@ -557,6 +501,7 @@ impl Catalog {
                 .map(|((from, what), (n, example))| format!("{from} -> {what} x{n} ({example})"))
                 .collect();
             result.verdict(
+                format!("inactive_reads_{}", op.name()),
                 format!("{}: reads from inactive or out-of-range lanes", op.name()),
                 VerdictStatus::NotGuaranteed,
                 format!("observed {} reads: {}", inactive(tally), seen.join("; ")),
@@ -571,7 +516,7 @@ mod tests {
     use crate::gpu::check_wgsl;
 
     fn module() -> naga::Module {
-        check_wgsl(&KERNEL.file(), KERNEL.source).unwrap_or_else(|e| panic!("{e}"))
+        check_wgsl(KERNEL.file(), KERNEL.source).unwrap_or_else(|e| panic!("{e}"))
     }
 
     fn wgsl_const(module: &naga::Module, name: &str) -> u32 {
@@ -586,25 +531,10 @@ mod tests {
         }
     }
 
-    fn wgsl_struct_size(module: &naga::Module, name: &str) -> u32 {
-        module
-            .types
-            .iter()
-            .find_map(|(_, t)| match t.inner {
-                naga::TypeInner::Struct { span, .. } if t.name.as_deref() == Some(name) => {
-                    Some(span)
-                }
-                _ => None,
-            })
-            .unwrap_or_else(|| panic!("no struct {name} in the shader"))
-    }
-
     #[test]
     fn shader_agrees_with_rust() {
+        // The structs and the other constants: `shaders::tests::every_mirror_matches_its_wgsl`.
         let m = module();
-        assert_eq!(wgsl_const(&m, "WORKGROUP_SIZE"), WORKGROUP_SIZE);
-        assert_eq!(wgsl_const(&m, "BUILTINS") as usize, BUILTINS);
-        assert_eq!(wgsl_const(&m, "MASK_WORDS") as usize, MASK_WORDS);
         for (i, op) in Op::ALL.into_iter().enumerate() {
             assert_eq!(op as usize, i, "{op:?} is out of order in Op::ALL");
             assert_eq!(wgsl_const(&m, op.names().1) as usize, i, "{op:?}");
@@ -613,14 +543,6 @@ mod tests {
             let name = format!("SPLIT_{}", split.name().to_uppercase());
             assert_eq!(wgsl_const(&m, &name) as usize, i, "{split:?}");
         }
-        assert_eq!(
-            wgsl_struct_size(&m, "OpsParams") as usize,
-            size_of::<OpsParams>()
-        );
-        assert_eq!(
-            wgsl_struct_size(&m, "OpsRecord") as usize,
-            size_of::<OpsRecord>()
-        );
     }
 
     #[test]

@@ -4,45 +4,19 @@
 use std::collections::BTreeMap;
 
 use crate::experiments::fma_chain::FmaChain;
-use crate::experiments::{Experiment, Lab, Progress, RunConfig};
+use crate::experiments::{Experiment, Progress, RunConfig, RunContext};
 use crate::gpu::{GpuContext, GpuTimer, Kernel, RuntimeChecks, read_buffer, storage_buffer};
-use crate::report::{ExperimentResult, LaneRecord, Point, Rule, Series, VerdictStatus};
+use crate::report::{
+    ExperimentInfo, ExperimentResult, Figure, LaneRecord, Point, Series, VerdictStatus,
+};
+use crate::shaders;
+pub use crate::shaders::subgroup_size::{SizeRecord, WORKGROUP_SIZE};
 use crate::{Result, stats};
 
 /// The probe kernel. No loops; the checked default is fine.
-pub const KERNEL: Kernel = Kernel {
-    name: "subgroup_size",
-    source: include_str!("../../shaders/subgroup_size.wgsl"),
-    entry: "main",
-    checks: RuntimeChecks::Checked,
-};
+pub const KERNEL: Kernel = Kernel::of(&shaders::SUBGROUP_SIZE, "main", RuntimeChecks::Checked);
 
-/// Keep in sync with `WORKGROUP_SIZE` in `shaders/subgroup_size.wgsl`. 128 holds a whole
-/// subgroup of the largest size WGSL allows.
-pub const WORKGROUP_SIZE: u32 = 128;
 const WORKGROUPS: u32 = 4;
-
-/// One invocation's record. Keep in sync with `SizeRecord` in `shaders/subgroup_size.wgsl`.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
-pub struct SizeRecord {
-    /// `local_invocation_index`.
-    pub local_index: u32,
-    /// `subgroup_invocation_id`.
-    pub subgroup_invocation_id: u32,
-    /// The `subgroup_size` builtin.
-    pub subgroup_size: u32,
-    /// Popcount of `subgroupBallot(true)` at entry.
-    pub ballot_popcount: u32,
-    /// `subgroupMin(local_invocation_index)`: names the subgroup within its workgroup.
-    pub subgroup_first_index: u32,
-    /// `workgroup_id.x`.
-    pub workgroup: u32,
-    /// Padding, written as zero.
-    pub pad: [u32; 2],
-    /// `subgroupBallot(true)` at entry.
-    pub ballot: [u32; 4],
-}
 
 /// What the probe saw.
 #[derive(Clone, Debug)]
@@ -116,30 +90,55 @@ fn group_subgroups(records: &[SizeRecord]) -> BTreeMap<(u32, u32), Vec<SizeRecor
 /// The `subgroup.size` experiment.
 pub struct SubgroupSize;
 
+/// What `subgroup.size` declares.
+pub const INFO: ExperimentInfo = ExperimentInfo {
+    id: "subgroup.size",
+    title: "Subgroup size and lane mapping",
+    rule: "The subgroup size is a power of two in [4, 128], uniform within a dispatch; \
+           WGSL defines no mapping from local_invocation_index to subgroup_invocation_id",
+    source: "WGSL: the subgroup_size built-in value",
+    shaders: &[&shaders::SUBGROUP_SIZE, &shaders::FMA_CHAIN],
+    figures: &[
+        Figure {
+            key: "observed_subgroup_size",
+            label: "SG",
+            decimals: 0,
+            decides: Some("power_of_two"),
+        },
+        Figure {
+            key: "fma_ns",
+            label: "FMA (ns)",
+            decimals: 0,
+            decides: None,
+        },
+        Figure {
+            key: "fma_gflops",
+            label: "FMA GFLOP/s",
+            decimals: 0,
+            decides: None,
+        },
+        Figure {
+            key: "timer_scaling_4x",
+            label: "4x work / 1x",
+            decimals: 2,
+            decides: Some("timer_scales"),
+        },
+    ],
+    fit: None,
+};
+
 impl Experiment for SubgroupSize {
-    fn id(&self) -> &'static str {
-        "subgroup.size"
+    fn info(&self) -> ExperimentInfo {
+        INFO
     }
 
-    fn title(&self) -> &'static str {
-        "Subgroup size and lane mapping"
-    }
-
-    fn rule(&self) -> Rule {
-        Rule {
-            text: "The subgroup size is a power of two in [4, 128], uniform within a dispatch; \
-                   WGSL defines no mapping from local_invocation_index to subgroup_invocation_id"
-                .to_owned(),
-            source: "WGSL §13 (subgroup_size builtin); DESIGN.md §1.4".to_owned(),
-        }
-    }
-
-    fn run(
-        &self,
-        lab: &Lab,
-        config: &RunConfig,
-        progress: Progress<'_>,
-    ) -> Result<ExperimentResult> {
+    fn run(&self, ctx: RunContext<'_>) -> Result<ExperimentResult> {
+        let RunContext {
+            lab,
+            config,
+            progress,
+            ..
+        } = ctx;
         let obs = lab.subgroup()?;
         let info = &lab.gpu.info;
         let mut result = self.new_result();
@@ -173,17 +172,20 @@ fn add_size_verdicts(
         .iter()
         .all(|s| s.is_power_of_two() && (4..=128).contains(s));
     result.verdict(
+        "power_of_two",
         "subgroup_size builtin is a power of two in [4, 128]",
         VerdictStatus::held_if(valid),
         format!("subgroup_size values seen: {sizes}"),
     );
     result.verdict(
+        "uniform_size",
         "subgroup_size is uniform within the dispatch",
         VerdictStatus::held_if(obs.builtin_sizes.len() == 1),
         format!("distinct values: {sizes}"),
     );
     let in_range = (info.subgroup_min_size..=info.subgroup_max_size).contains(&obs.size);
     result.verdict(
+        "in_adapter_range",
         "observed size lies in the adapter's reported range",
         VerdictStatus::consistent_if(in_range),
         format!(
@@ -193,11 +195,13 @@ fn add_size_verdicts(
     );
     let (full, total) = obs.full_subgroups;
     result.verdict(
+        "full_at_entry",
         "all lanes active at kernel entry",
         VerdictStatus::NotGuaranteed,
         format!("observed: ballot(true) held subgroup_size lanes in {full}/{total} subgroups"),
     );
     result.verdict(
+        "lane_mapping",
         "mapping local_invocation_index -> subgroup_invocation_id",
         VerdictStatus::NotGuaranteed,
         if obs.linear_mapping {
@@ -243,19 +247,16 @@ fn time_fma_chain(
         FmaChain::new(gpu, workgroups, 4 * iterations)?,
     ];
     let timer = GpuTimer::new(gpu);
-    for k in &kernels {
-        k.time(gpu, &timer)?; // Warm-up.
-    }
     let reps = config.reps();
-    let mut samples = [Vec::new(), Vec::new()];
-    for rep in 0..reps {
-        for (kernel, samples) in kernels.iter().zip(&mut samples) {
-            samples.push(kernel.time(gpu, &timer)?);
-        }
-        progress(0.2 + 0.8 * (rep + 1) as f64 / reps as f64);
-    }
+    let samples = timer.interleave(
+        gpu,
+        "divlab.fma_chain",
+        &kernels.each_ref().map(|k| k.dispatch().clone()),
+        reps,
+        &mut |round| progress(0.2 + 0.8 * round as f64 / reps as f64),
+    )?;
     let [small, large] =
-        samples.map(|s| stats::summarize(&s).expect("reps >= 1 and times are finite"));
+        [0, 1].map(|i| stats::summarize(&samples[i]).expect("reps >= 1 and times are finite"));
     result.param("fma_workgroups", workgroups);
     result.param("fma_iterations", iterations);
     result.param("reps", reps);
@@ -283,6 +284,7 @@ fn time_fma_chain(
             .to_vec(),
     });
     result.verdict(
+        "timer_scales",
         "timer grows with work",
         VerdictStatus::consistent_if((2.0..=8.0).contains(&scaling)),
         format!(

@@ -92,6 +92,7 @@ pub fn run_program(gpu: &GpuContext, program: &Program) -> Result<Run> {
     let source = wgsl::emit(program);
     let kernel = Kernel {
         name: "fuzz_program",
+        path: "(generated fuzz program)",
         source: "",
         entry: "main",
         checks: RuntimeChecks::Checked,
@@ -411,7 +412,7 @@ fn write_reproducer(
     let here = dir.join(seed.to_string()).join(style.name());
     std::fs::create_dir_all(&here).map_err(|source| Error::Write {
         path: here.clone(),
-        source,
+        source: source.into(),
     })?;
     let header = format!(
         "seed {seed}, style {}, size {:?}: the first mismatching invocations (`#` active lane, \

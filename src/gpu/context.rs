@@ -1,5 +1,6 @@
 //! The device divlab runs on: created once, borrowed by every experiment.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -51,6 +52,24 @@ pub struct GpuContext {
     /// How long a single submission may take before divlab gives up on it.
     pub timeout: Duration,
     faults: Arc<Faults>,
+    cancel: CancelToken,
+}
+
+/// Cancels the work of a device from another thread: every later submission fails with
+/// [`Error::Cancelled`], so a run stops within one dispatch, whichever experiment it is in.
+#[derive(Clone, Debug, Default)]
+pub struct CancelToken(Arc<AtomicBool>);
+
+impl CancelToken {
+    /// Asks the work to stop.
+    pub fn cancel(&self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether cancel was asked.
+    pub fn is_cancelled(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
 }
 
 /// Errors wgpu reports outside an error scope, and device loss. The default wgpu handler panics;
@@ -124,6 +143,7 @@ impl GpuContext {
             caps,
             timeout: Self::DEFAULT_TIMEOUT,
             faults,
+            cancel: CancelToken::default(),
         }
     }
 
@@ -142,42 +162,26 @@ impl GpuContext {
         }
     }
 
-    /// Runs `pipeline` once over `workgroups` workgroups, with `buffers` bound at bindings 0, 1,
-    /// ... of group 0, and waits for it: the whole dispatch of a correctness kernel.
-    pub fn dispatch(
-        &self,
-        what: &str,
-        pipeline: &wgpu::ComputePipeline,
-        buffers: &[&wgpu::Buffer],
-        workgroups: u32,
-    ) -> Result<()> {
-        let entries: Vec<wgpu::BindGroupEntry<'_>> = (0u32..)
-            .zip(buffers)
-            .map(|(binding, buffer)| wgpu::BindGroupEntry {
-                binding,
-                resource: buffer.as_entire_binding(),
-            })
-            .collect();
-        let bind_group = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some(what),
-            layout: &pipeline.get_bind_group_layout(0),
-            entries: &entries,
-        });
-        let mut encoder = self.device.create_command_encoder(&Default::default());
-        {
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some(what),
-                timestamp_writes: None,
-            });
-            pass.set_pipeline(pipeline);
-            pass.set_bind_group(0, &bind_group, &[]);
-            pass.dispatch_workgroups(workgroups, 1, 1);
-        }
-        self.submit_and_wait(what, encoder)
+    /// Uses `token` to cancel this device's work, so a caller can hold it before the device
+    /// exists (the app's worker creates the device on its own thread).
+    pub fn with_cancel_token(mut self, token: CancelToken) -> Self {
+        self.cancel = token;
+        self
     }
 
-    /// Submits the encoder and waits for it, within [`Self::timeout`].
+    /// The token that cancels this device's work (shared by its clones).
+    pub fn cancel_token(&self) -> CancelToken {
+        self.cancel.clone()
+    }
+
+    /// Submits the encoder and waits for it, within [`Self::timeout`]. Fails with
+    /// [`Error::Cancelled`] instead once the device's [`CancelToken`] is cancelled.
     pub fn submit_and_wait(&self, what: &str, encoder: wgpu::CommandEncoder) -> Result<()> {
+        if self.cancel.is_cancelled() {
+            return Err(Error::Cancelled {
+                what: what.to_owned(),
+            });
+        }
         let index = self.queue.submit([encoder.finish()]);
         self.wait(what, Some(index))
     }

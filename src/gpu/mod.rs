@@ -2,12 +2,14 @@
 
 pub mod adapters;
 mod context;
+mod dispatch;
 mod readback;
 mod shader;
 mod timer;
 
 pub use adapters::{AdapterEntry, AdapterSelector, BackendChoice};
-pub use context::{Capabilities, GpuContext};
+pub use context::{CancelToken, Capabilities, GpuContext};
+pub use dispatch::Dispatch;
 pub use readback::{map_and_read, read_buffer, read_only_buffer, storage_buffer};
 pub use shader::{Kernel, RuntimeChecks, check_wgsl, compile_wgsl, prepare_for_naga};
 pub use timer::{GpuTimer, TimingSource};

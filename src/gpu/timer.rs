@@ -2,20 +2,9 @@
 
 use std::time::Instant;
 
-use serde::{Deserialize, Serialize};
-
 use crate::Result;
-use crate::gpu::GpuContext;
-
-/// Where a time came from. Results record it, because the two are not comparable.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum TimingSource {
-    /// Timestamp queries at the start and end of the compute pass.
-    GpuTimestamp,
-    /// Host wall time from submit to completion: includes submission and wake-up latency.
-    CpuWallClock,
-}
+use crate::gpu::{Dispatch, GpuContext};
+pub use crate::report::TimingSource;
 
 /// Times one compute pass at a time.
 pub struct GpuTimer {
@@ -59,40 +48,20 @@ impl GpuTimer {
 
     /// Where this timer's numbers come from.
     pub fn source(&self) -> TimingSource {
-        if self.queries.is_some() {
-            TimingSource::GpuTimestamp
-        } else {
-            TimingSource::CpuWallClock
-        }
+        TimingSource::of(self.queries.is_some())
     }
 
-    /// Records `record` into one compute pass, runs it, and returns its duration in nanoseconds.
-    pub fn time_pass(
-        &self,
-        gpu: &GpuContext,
-        what: &str,
-        record: impl FnOnce(&mut wgpu::ComputePass<'_>),
-    ) -> Result<f64> {
-        let mut encoder = gpu
-            .device
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("divlab.timer.encoder"),
+    /// Runs `dispatches` in one compute pass and returns the pass's duration in nanoseconds.
+    pub fn time(&self, gpu: &GpuContext, what: &str, dispatches: &[Dispatch]) -> Result<f64> {
+        let timestamp_writes = self
+            .queries
+            .as_ref()
+            .map(|q| wgpu::ComputePassTimestampWrites {
+                query_set: &q.set,
+                beginning_of_pass_write_index: Some(0),
+                end_of_pass_write_index: Some(1),
             });
-        {
-            let timestamp_writes =
-                self.queries
-                    .as_ref()
-                    .map(|q| wgpu::ComputePassTimestampWrites {
-                        query_set: &q.set,
-                        beginning_of_pass_write_index: Some(0),
-                        end_of_pass_write_index: Some(1),
-                    });
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some(what),
-                timestamp_writes,
-            });
-            record(&mut pass);
-        }
+        let mut encoder = gpu.encode(what, timestamp_writes, dispatches);
         let Some(q) = &self.queries else {
             let start = Instant::now();
             gpu.submit_and_wait(what, encoder)?;
@@ -105,5 +74,41 @@ impl GpuTimer {
         // Some drivers write timestamps that wrap or go backwards on very short passes.
         let elapsed = ticks[1].saturating_sub(ticks[0]);
         Ok(elapsed as f64 * q.period_ns)
+    }
+
+    /// Runs each dispatch once, untimed. Some drivers (lavapipe) finish compiling at first use,
+    /// and that work would otherwise land inside the first timing.
+    pub fn warm_up(&self, gpu: &GpuContext, what: &str, dispatches: &[Dispatch]) -> Result<()> {
+        for dispatch in dispatches {
+            self.time(gpu, what, std::slice::from_ref(dispatch))?;
+        }
+        Ok(())
+    }
+
+    /// Times each dispatch alone in its own pass, `reps` times, after one warm-up each. Each
+    /// round visits the dispatches in a fresh random order (fixed seed, so runs repeat), so that
+    /// compared dispatches stay close in time and none always follows the same neighbour.
+    /// Returns the samples per dispatch, in `dispatches` order; `on_round` sees each finished
+    /// round's number from 1.
+    pub fn interleave(
+        &self,
+        gpu: &GpuContext,
+        what: &str,
+        dispatches: &[Dispatch],
+        reps: usize,
+        on_round: &mut dyn FnMut(usize),
+    ) -> Result<Vec<Vec<f64>>> {
+        self.warm_up(gpu, what, dispatches)?;
+        let mut rng = fastrand::Rng::with_seed(0xd1f1ab);
+        let mut samples = vec![Vec::with_capacity(reps); dispatches.len()];
+        let mut order: Vec<usize> = (0..dispatches.len()).collect();
+        for round in 1..=reps {
+            rng.shuffle(&mut order);
+            for &i in &order {
+                samples[i].push(self.time(gpu, what, std::slice::from_ref(&dispatches[i]))?);
+            }
+            on_round(round);
+        }
+        Ok(samples)
     }
 }

@@ -130,49 +130,49 @@ impl Scenario {
             Scenario::IfElse => (
                 "An if/else diverges when invocations take different branches; a subgroup op in \
                  a branch acts among that branch's invocations only; they reconverge at the join",
-                "seed 003 (if statements, the subgroupMin example)",
+                "“Execution Divergence and Reconvergence” (if statements, the subgroupMin example)",
             ),
             Scenario::IfNoElse => (
                 "An if without else diverges the invocations that skip it from those that run it",
-                "seed 003 (if statements, example 2)",
+                "“Execution Divergence and Reconvergence” (if statements, example 2)",
             ),
             Scenario::NestedIf => (
                 "Nested ifs diverge level by level and reconverge at each join, innermost first",
-                "seed 003 (structured control flow)",
+                "“Execution Divergence and Reconvergence” (structured control flow)",
             ),
             Scenario::SwitchCaseGroups => (
                 "A switch diverges per case group (`case 0, 2` is one group, `case 3, default` \
                  another) and reconverges when invocations exit the switch",
-                "seed 003 (switch statements)",
+                "“Execution Divergence and Reconvergence” (switch statements)",
             ),
             Scenario::LoopTripCount => (
                 "Invocations with more loop trips run the extra iterations alone; reconvergence \
                  is after every invocation has left the loop",
-                "seed 003 (loops); seed 001 (exited lanes may proceed)",
+                "“Execution Divergence and Reconvergence” (loops); “Per-Lane Program Counters” (exited lanes may proceed)",
             ),
             Scenario::BreakContinue => (
                 "`continue` drops an invocation from one iteration and `break` from the rest of \
                  the loop; the loop's invocations reconverge after it",
-                "seed 003 (loops)",
+                "“Execution Divergence and Reconvergence” (loops)",
             ),
             Scenario::EarlyReturn => (
                 "Invocations that returned early are not active in a later subgroup op",
-                "seed 003 (mutually convergent set); WGSL uniformity analysis",
+                "“Execution Divergence and Reconvergence” (mutually convergent set); WGSL uniformity analysis",
             ),
             Scenario::FunctionCall => (
                 "A function reached from two divergent call sites runs as two dynamic instances; \
                  their invocations are not one convergent set",
-                "seed 001 (per-lane call stacks); seed 003",
+                "“Per-Lane Program Counters” (per-lane call stacks); “Execution Divergence and Reconvergence”",
             ),
             Scenario::Elect => (
                 "subgroupElect() is true in exactly the lowest active invocation, also on a \
                  divergent path",
-                "WGSL subgroupElect; seed 003 (mutually convergent set)",
+                "WGSL subgroupElect; “Execution Divergence and Reconvergence” (mutually convergent set)",
             ),
             Scenario::BroadcastFirst => (
                 "subgroupBroadcastFirst on a divergent path returns the lowest active \
                  invocation's value among its own branch",
-                "WGSL subgroupBroadcastFirst; seed 003 (mutually convergent set)",
+                "WGSL subgroupBroadcastFirst; “Execution Divergence and Reconvergence” (mutually convergent set)",
             ),
         }
     }

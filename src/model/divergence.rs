@@ -1,7 +1,7 @@
 //! The CPU twin of `shaders/divergence.wgsl`: which path each lane takes, what it computes, and
 //! how much serialized work the SIMT cost model predicts for a dispatch.
 
-use crate::experiments::divergence::kernels::{
+use crate::shaders::divergence::{
     DivergenceParams, FMAS_PER_CHAIN_PER_TRIP, Form, Mode, Selection, UNIFORM_BLOCK, path_constants,
 };
 

@@ -74,104 +74,58 @@ impl Split {
     }
 }
 
-/// The builtins, in result-slot order. Keep in sync with `OP_*` in the shader.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-#[expect(
-    missing_docs,
-    reason = "each variant is the WGSL builtin `name()` returns"
-)]
-pub enum Op {
-    Add,
-    Mul,
-    Min,
-    Max,
-    And,
-    Or,
-    Xor,
-    ExclusiveAdd,
-    ExclusiveMul,
-    InclusiveAdd,
-    InclusiveMul,
-    All,
-    Any,
-    Ballot,
-    Broadcast,
-    BroadcastFirst,
-    Elect,
-    Shuffle,
-    ShuffleXor,
-    ShuffleUp,
-    ShuffleDown,
-    QuadBroadcast,
-    QuadSwapX,
-    QuadSwapY,
-    QuadSwapDiagonal,
+/// Declares `Op`, its slot order and its names from one table, so they cannot disagree.
+macro_rules! ops {
+    ($($op:ident => $wgsl:literal, $slot:literal;)*) => {
+        /// The builtins, in result-slot order. Keep in sync with `OP_*` in the shader.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+        pub enum Op {
+            $(#[doc = concat!("`", $wgsl, "`")] $op,)*
+        }
+
+        impl Op {
+            /// Every builtin, slot i at index i.
+            pub const ALL: [Op; BUILTINS] = [$(Op::$op),*];
+
+            /// The WGSL builtin and its slot constant in the shader.
+            pub fn names(self) -> (&'static str, &'static str) {
+                match self {
+                    $(Op::$op => ($wgsl, $slot),)*
+                }
+            }
+        }
+    };
+}
+
+ops! {
+    Add => "subgroupAdd", "OP_ADD";
+    Mul => "subgroupMul", "OP_MUL";
+    Min => "subgroupMin", "OP_MIN";
+    Max => "subgroupMax", "OP_MAX";
+    And => "subgroupAnd", "OP_AND";
+    Or => "subgroupOr", "OP_OR";
+    Xor => "subgroupXor", "OP_XOR";
+    ExclusiveAdd => "subgroupExclusiveAdd", "OP_EXCLUSIVE_ADD";
+    ExclusiveMul => "subgroupExclusiveMul", "OP_EXCLUSIVE_MUL";
+    InclusiveAdd => "subgroupInclusiveAdd", "OP_INCLUSIVE_ADD";
+    InclusiveMul => "subgroupInclusiveMul", "OP_INCLUSIVE_MUL";
+    All => "subgroupAll", "OP_ALL";
+    Any => "subgroupAny", "OP_ANY";
+    Ballot => "subgroupBallot", "OP_BALLOT";
+    Broadcast => "subgroupBroadcast", "OP_BROADCAST";
+    BroadcastFirst => "subgroupBroadcastFirst", "OP_BROADCAST_FIRST";
+    Elect => "subgroupElect", "OP_ELECT";
+    Shuffle => "subgroupShuffle", "OP_SHUFFLE";
+    ShuffleXor => "subgroupShuffleXor", "OP_SHUFFLE_XOR";
+    ShuffleUp => "subgroupShuffleUp", "OP_SHUFFLE_UP";
+    ShuffleDown => "subgroupShuffleDown", "OP_SHUFFLE_DOWN";
+    QuadBroadcast => "quadBroadcast", "OP_QUAD_BROADCAST";
+    QuadSwapX => "quadSwapX", "OP_QUAD_SWAP_X";
+    QuadSwapY => "quadSwapY", "OP_QUAD_SWAP_Y";
+    QuadSwapDiagonal => "quadSwapDiagonal", "OP_QUAD_SWAP_DIAGONAL";
 }
 
 impl Op {
-    /// Every builtin, slot i at index i.
-    pub const ALL: [Op; BUILTINS] = {
-        use Op::*;
-        [
-            Add,
-            Mul,
-            Min,
-            Max,
-            And,
-            Or,
-            Xor,
-            ExclusiveAdd,
-            ExclusiveMul,
-            InclusiveAdd,
-            InclusiveMul,
-            All,
-            Any,
-            Ballot,
-            Broadcast,
-            BroadcastFirst,
-            Elect,
-            Shuffle,
-            ShuffleXor,
-            ShuffleUp,
-            ShuffleDown,
-            QuadBroadcast,
-            QuadSwapX,
-            QuadSwapY,
-            QuadSwapDiagonal,
-        ]
-    };
-
-    /// The WGSL builtin and its slot constant in the shader.
-    pub fn names(self) -> (&'static str, &'static str) {
-        match self {
-            Op::Add => ("subgroupAdd", "OP_ADD"),
-            Op::Mul => ("subgroupMul", "OP_MUL"),
-            Op::Min => ("subgroupMin", "OP_MIN"),
-            Op::Max => ("subgroupMax", "OP_MAX"),
-            Op::And => ("subgroupAnd", "OP_AND"),
-            Op::Or => ("subgroupOr", "OP_OR"),
-            Op::Xor => ("subgroupXor", "OP_XOR"),
-            Op::ExclusiveAdd => ("subgroupExclusiveAdd", "OP_EXCLUSIVE_ADD"),
-            Op::ExclusiveMul => ("subgroupExclusiveMul", "OP_EXCLUSIVE_MUL"),
-            Op::InclusiveAdd => ("subgroupInclusiveAdd", "OP_INCLUSIVE_ADD"),
-            Op::InclusiveMul => ("subgroupInclusiveMul", "OP_INCLUSIVE_MUL"),
-            Op::All => ("subgroupAll", "OP_ALL"),
-            Op::Any => ("subgroupAny", "OP_ANY"),
-            Op::Ballot => ("subgroupBallot", "OP_BALLOT"),
-            Op::Broadcast => ("subgroupBroadcast", "OP_BROADCAST"),
-            Op::BroadcastFirst => ("subgroupBroadcastFirst", "OP_BROADCAST_FIRST"),
-            Op::Elect => ("subgroupElect", "OP_ELECT"),
-            Op::Shuffle => ("subgroupShuffle", "OP_SHUFFLE"),
-            Op::ShuffleXor => ("subgroupShuffleXor", "OP_SHUFFLE_XOR"),
-            Op::ShuffleUp => ("subgroupShuffleUp", "OP_SHUFFLE_UP"),
-            Op::ShuffleDown => ("subgroupShuffleDown", "OP_SHUFFLE_DOWN"),
-            Op::QuadBroadcast => ("quadBroadcast", "OP_QUAD_BROADCAST"),
-            Op::QuadSwapX => ("quadSwapX", "OP_QUAD_SWAP_X"),
-            Op::QuadSwapY => ("quadSwapY", "OP_QUAD_SWAP_Y"),
-            Op::QuadSwapDiagonal => ("quadSwapDiagonal", "OP_QUAD_SWAP_DIAGONAL"),
-        }
-    }
-
     /// The WGSL builtin's name.
     pub fn name(self) -> &'static str {
         self.names().0

@@ -6,7 +6,9 @@
 use std::collections::HashSet;
 
 use crate::report::matching::{match_verdicts, observation_kind};
-use crate::report::{ExperimentResult, ExperimentStatus, ResultDocument, Rule, VerdictStatus};
+use crate::report::{
+    Catalog, ExperimentResult, ExperimentStatus, Figure, ResultDocument, Rule, VerdictStatus,
+};
 
 /// One cell of a comparison table.
 #[derive(Clone, Debug, PartialEq)]
@@ -66,6 +68,8 @@ pub struct Row {
 /// One check across the files: its verdict and detail in each.
 #[derive(Clone, Debug, PartialEq)]
 pub struct VerdictRow {
+    /// The check's stable key; empty where the files predate keys (schema < 3).
+    pub key: String,
     /// The check; numbers that differ between the files' wordings are shown as `n`.
     pub check: String,
     /// The verdict in each file; `None` where the file lacks the check.
@@ -123,77 +127,6 @@ pub struct Comparison {
     pub observations: Vec<Observation>,
 }
 
-/// A key figure: the metric, its label, its decimals, and words of the check decided on it.
-struct Figure {
-    metric: &'static str,
-    label: &'static str,
-    decimals: usize,
-    check: Option<&'static str>,
-}
-
-/// The key figures, in this order, where any file has them. Labels and decimals follow
-/// `divlab table`.
-const FIGURES: &[Figure] = &[
-    Figure {
-        metric: "slope_s_ns",
-        label: "s (ns/path)",
-        decimals: 0,
-        check: None,
-    },
-    Figure {
-        metric: "r2",
-        label: "R²",
-        decimals: 4,
-        check: Some("linear serialization"),
-    },
-    Figure {
-        metric: "serialization_at_sg",
-        label: "F(SG)",
-        decimals: 2,
-        check: Some("matches the SIMT model"),
-    },
-    Figure {
-        metric: "serialization_at_sg_raw",
-        label: "F(SG) raw",
-        decimals: 2,
-        check: None,
-    },
-    Figure {
-        metric: "dispatch_floor_ns",
-        label: "dispatch floor (ns)",
-        decimals: 0,
-        check: None,
-    },
-    Figure {
-        metric: "predicated_ratio_at_sg",
-        label: "T_pred(SG)/T_pred(1)",
-        decimals: 3,
-        check: Some("predication removes"),
-    },
-    Figure {
-        metric: "occupancy_spread",
-        label: "occupancy spread",
-        decimals: 3,
-        check: Some("depend on occupancy"),
-    },
-    Figure {
-        metric: "baseline_gflops",
-        label: "baseline GFLOP/s",
-        decimals: 0,
-        check: None,
-    },
-    Figure {
-        metric: "fma_gflops",
-        label: "FMA GFLOP/s",
-        decimals: 0,
-        check: None,
-    },
-];
-
-/// Pass rates of the reconvergence fuzzer are `pass_rate_<style>`; these styles come first.
-const PASS_RATE_PREFIX: &str = "pass_rate_";
-const PASS_RATE_STYLES: &[&str] = &["maximal", "subgroup", "workgroup"];
-
 /// Verdict statuses in the order their counts are shown.
 const STATUSES: [VerdictStatus; 6] = [
     VerdictStatus::Held,
@@ -205,8 +138,9 @@ const STATUSES: [VerdictStatus; 6] = [
 ];
 
 impl Comparison {
-    /// Compares `(label, document)` pairs, in the order given.
-    pub fn new(docs: &[(String, ResultDocument)]) -> Self {
+    /// Compares `(label, document)` pairs, in the order given, showing the key figures that
+    /// `catalog` declares for each experiment.
+    pub fn new(docs: &[(String, ResultDocument)], catalog: &Catalog) -> Self {
         let mut ids: Vec<&str> = Vec::new();
         let mut seen = HashSet::new();
         for (_, doc) in docs {
@@ -224,7 +158,7 @@ impl Comparison {
                     .iter()
                     .map(|(_, doc)| doc.experiments.iter().find(|e| e.id == id))
                     .collect();
-                let table = experiment_table(id, &present);
+                let table = experiment_table(id, &present, catalog.figures(id));
                 observations.extend(differing_observations(&table));
                 table
             })
@@ -290,7 +224,11 @@ fn adapter_rows(docs: &[(String, ResultDocument)]) -> Vec<Row> {
     ]
 }
 
-fn experiment_table(id: &str, present: &[Option<&ExperimentResult>]) -> ExperimentTable {
+fn experiment_table(
+    id: &str,
+    present: &[Option<&ExperimentResult>],
+    figures: &[Figure],
+) -> ExperimentTable {
     let first = present
         .iter()
         .flatten()
@@ -324,24 +262,16 @@ fn experiment_table(id: &str, present: &[Option<&ExperimentResult>]) -> Experime
         cells: cells(&|e| Cell::Text(status_name(e.status).to_owned())),
         mark: Mark::None,
     }];
-    for f in FIGURES.iter().filter(|f| any_metric(f.metric)) {
+    for f in figures.iter().filter(|f| any_metric(f.key)) {
         let behind = f
-            .check
-            .is_some_and(|words| differing.iter().any(|v| v.check.contains(words)));
+            .decides
+            .is_some_and(|key| differing.iter().any(|v| v.key == key));
         let mark = if behind {
             Mark::BehindVerdict
         } else {
             Mark::None
         };
-        rows.push(metric_row(f.label.to_owned(), f.metric, f.decimals, mark));
-    }
-    for (style, metric) in pass_rates(present) {
-        rows.push(metric_row(
-            format!("pass rate ({style})"),
-            &metric,
-            3,
-            Mark::None,
-        ));
+        rows.push(metric_row(f.label.to_owned(), f.key, f.decimals, mark));
     }
     for status in STATUSES {
         let count = |e: &ExperimentResult| e.verdicts.iter().filter(|v| v.status == status).count();
@@ -378,36 +308,9 @@ fn experiment_table(id: &str, present: &[Option<&ExperimentResult>]) -> Experime
     }
 }
 
-/// The `pass_rate_<style>` metrics any file has: (style, metric), known styles first.
-fn pass_rates(present: &[Option<&ExperimentResult>]) -> Vec<(String, String)> {
-    let mut names: Vec<&String> = present
-        .iter()
-        .flatten()
-        .flat_map(|e| e.metrics.keys())
-        .filter(|k| k.starts_with(PASS_RATE_PREFIX))
-        .collect();
-    names.sort_by_key(|name| {
-        let style = &name[PASS_RATE_PREFIX.len()..];
-        let rank = PASS_RATE_STYLES
-            .iter()
-            .position(|s| *s == style)
-            .unwrap_or(PASS_RATE_STYLES.len());
-        (rank, style.to_owned())
-    });
-    names.dedup();
-    names
-        .into_iter()
-        .map(|name| (name[PASS_RATE_PREFIX.len()..].to_owned(), name.clone()))
-        .collect()
-}
-
 /// The status's name as in result files.
 pub(crate) fn status_name(status: ExperimentStatus) -> &'static str {
-    match status {
-        ExperimentStatus::Ok => "ok",
-        ExperimentStatus::Unsupported => "unsupported",
-        ExperimentStatus::Error => "error",
-    }
+    status.as_str()
 }
 
 /// `not_guaranteed` checks with the same verdict everywhere whose observations differ in kind.

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use crate::report::charts::{self, Chart, Curve};
 use crate::report::compare::status_name;
 use crate::report::compare_render::{MISSING, OBSERVATIONS_HEADING};
-use crate::report::{Comparison, ExperimentTable, Mark, ResultDocument, RowKind, Series};
+use crate::report::{Catalog, Comparison, ExperimentTable, Mark, ResultDocument, RowKind, Series};
 
 /// The page's style sheet. Print-friendly: no backgrounds needed to read a verdict.
 const STYLE: &str = "
@@ -33,9 +33,10 @@ figure.chart svg { max-width: 100%; height: auto; border: 1px solid #ddd; }
 footer { margin-top: 3em; color: #555; font-size: 90%; }
 ";
 
-/// The report over `(label, document)` pairs, as one HTML page.
-pub fn html_report(docs: &[(String, ResultDocument)]) -> String {
-    let cmp = Comparison::new(docs);
+/// The report over `(label, document)` pairs, as one HTML page, with the key figures `catalog`
+/// declares.
+pub fn html_report(docs: &[(String, ResultDocument)], catalog: &Catalog) -> String {
+    let cmp = Comparison::new(docs, catalog);
     let labels: Vec<&str> = cmp.labels.iter().map(String::as_str).collect();
     let mut out = String::new();
     let _ = write!(

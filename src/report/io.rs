@@ -13,7 +13,7 @@ use crate::{Error, Result};
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     let write_err = |source| Error::Write {
         path: path.to_owned(),
-        source,
+        source: std::sync::Arc::new(source),
     };
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
@@ -155,11 +155,7 @@ fn csv_rows(doc: &ResultDocument) -> Vec<[String; 6]> {
     let header = ["adapter", "experiment", "status", "kind", "name", "value"];
     let mut rows = vec![header.map(str::to_owned)];
     for e in &doc.experiments {
-        let status = match e.status {
-            ExperimentStatus::Ok => "ok",
-            ExperimentStatus::Unsupported => "unsupported",
-            ExperimentStatus::Error => "error",
-        };
+        let status = e.status.as_str();
         let row = |kind: &str, name: &str, value: String| {
             [
                 doc.adapter.name.clone(),

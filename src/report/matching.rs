@@ -1,13 +1,14 @@
 //! Matching verdicts across result files, and telling observations apart by kind.
 //!
-//! Checks name numbers that depend on the device ("T(k) = a + s*k for k <= 8" on lavapipe,
+//! Verdicts match by their stable key. Files written before keys (schema < 3) match by wording:
+//! checks name numbers that depend on the device ("T(k) = a + s*k for k <= 8" on lavapipe,
 //! "... <= 32" on an H200), so a check that is not word for word in every file matches with its
 //! numbers ignored, in order. Observations differ in counts everywhere (12 sets on one device, 6
 //! on another); what matters is whether all, none or some of them did a thing.
 
 use std::collections::{HashMap, HashSet};
 
-use crate::report::{ExperimentResult, VerdictRow};
+use crate::report::{ExperimentResult, Verdict, VerdictRow};
 
 /// How a verdict is matched across files.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -25,8 +26,9 @@ pub(crate) fn match_verdicts(present: &[Option<&ExperimentResult>]) -> Vec<Verdi
     let exact: Vec<Vec<Key>> = present
         .iter()
         .map(|e| {
+            // The stable key where the file has one; the wording in files before keys.
             let checks = e.map_or(&[][..], |e| &e.verdicts).iter();
-            with_repeats(checks.map(|v| v.check.clone()), Key::Exact)
+            with_repeats(checks.map(identity), Key::Exact)
         })
         .collect();
     let sets: Vec<HashSet<&Key>> = exact
@@ -59,6 +61,7 @@ pub(crate) fn match_verdicts(present: &[Option<&ExperimentResult>]) -> Vec<Verdi
             };
             let row = *index.entry(key).or_insert_with(|| {
                 rows.push(VerdictRow {
+                    key: v.key.clone(),
                     check: String::new(),
                     statuses: vec![None; n],
                     details: vec![None; n],
@@ -67,6 +70,9 @@ pub(crate) fn match_verdicts(present: &[Option<&ExperimentResult>]) -> Vec<Verdi
                 rows.len() - 1
             });
             // A repeat within one file that matched the same row keeps the first.
+            if rows[row].key.is_empty() {
+                rows[row].key.clone_from(&v.key);
+            }
             if rows[row].statuses[f].is_none() {
                 rows[row].statuses[f] = Some(v.status);
                 rows[row].details[f] = Some(v.detail.clone());
@@ -78,6 +84,15 @@ pub(crate) fn match_verdicts(present: &[Option<&ExperimentResult>]) -> Vec<Verdi
         row.check = merge_wordings(wordings.iter().flatten().map(String::as_str));
     }
     rows
+}
+
+/// What identifies a verdict across files: its key, or its wording where it has none.
+fn identity(v: &Verdict) -> String {
+    if v.key.is_empty() {
+        v.check.clone()
+    } else {
+        format!("key:{}", v.key)
+    }
 }
 
 /// Keys for a sequence of texts, each numbered by how often the same text came before it.

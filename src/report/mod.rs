@@ -1,6 +1,7 @@
 //! The result document and its consumers: JSON/CSV files, the bench summary table, the
 //! cross-device comparison and the HTML report.
 
+mod catalog;
 mod charts;
 mod compare;
 mod compare_render;
@@ -11,6 +12,7 @@ mod matching;
 mod schema;
 mod table;
 
+pub use catalog::{Catalog, ExperimentInfo, Figure, Fit};
 pub use compare::{Cell, Comparison, ExperimentTable, Mark, Observation, Row, RowKind, VerdictRow};
 pub use html::html_report;
 pub use io::{parse_json, read_json, write_atomic, write_csv, write_json};

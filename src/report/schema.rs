@@ -7,14 +7,13 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::gpu::TimingSource;
-
 /// The schema version this build writes.
-pub const SCHEMA_VERSION: u32 = 2;
+pub const SCHEMA_VERSION: u32 = 3;
 
-/// Versions this build reads. Version 2 added the verdict status `inconclusive`; a version 1
-/// document is a version 2 document that never uses it.
-pub const READABLE_SCHEMA_VERSIONS: [u32; 2] = [1, 2];
+/// Versions this build reads. Version 2 added the verdict status `inconclusive`; version 3 the
+/// verdict `key`, the experiment status `cancelled` and the result's `error_kind`. An older
+/// document reads as a version 3 document that never uses them (its verdicts have no key).
+pub const READABLE_SCHEMA_VERSIONS: [u32; 3] = [1, 2, 3];
 
 /// One run of divlab on one adapter.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -68,6 +67,27 @@ pub struct AdapterRecord {
     pub timing_source: TimingSource,
 }
 
+/// Where a time came from. Results record it, because the two are not comparable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TimingSource {
+    /// Timestamp queries at the start and end of the compute pass.
+    GpuTimestamp,
+    /// Host wall time from submit to completion: includes submission and wake-up latency.
+    CpuWallClock,
+}
+
+impl TimingSource {
+    /// GPU timestamps where the device has them, else the CPU clock.
+    pub fn of(timestamps: bool) -> Self {
+        if timestamps {
+            Self::GpuTimestamp
+        } else {
+            Self::CpuWallClock
+        }
+    }
+}
+
 /// Whether an experiment ran.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -76,8 +96,38 @@ pub enum ExperimentStatus {
     Ok,
     /// The adapter lacks something it needs; `status_detail` says what.
     Unsupported,
-    /// It failed; `status_detail` has the error.
+    /// It failed; `status_detail` has the error and `error_kind` its kind.
     Error,
+    /// The run was cancelled before it finished. Since schema 3.
+    Cancelled,
+}
+
+/// What kind of failure ended an experiment: readers and exit codes tell a hung or lost GPU
+/// from a missing feature or a bad kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorKind {
+    /// The GPU did not finish within the host timeout.
+    Timeout,
+    /// The device was lost; later results of the run are void.
+    DeviceLost,
+    /// The adapter lacks a feature.
+    Unsupported,
+    /// The run was cancelled.
+    Cancelled,
+    /// A kernel did not compile.
+    InvalidWgsl,
+    /// wgpu rejected something divlab built.
+    Wgpu,
+    /// Anything else.
+    Other,
+}
+
+impl ErrorKind {
+    /// Whether the GPU itself failed (timed out or was lost), so later results are suspect.
+    pub fn is_gpu_failure(self) -> bool {
+        matches!(self, Self::Timeout | Self::DeviceLost)
+    }
 }
 
 /// The outcome of one check.
@@ -121,9 +171,12 @@ pub struct ExperimentResult {
     pub rule: Rule,
     /// Whether it ran.
     pub status: ExperimentStatus,
-    /// Why it is `unsupported` or `error`; empty when `ok`.
+    /// Why it is `unsupported`, `error` or `cancelled`; empty when `ok`.
     #[serde(default)]
     pub status_detail: String,
+    /// The kind of failure when it is not `ok`. Since schema 3.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error_kind: Option<ErrorKind>,
     /// The parameters it ran with.
     pub params: BTreeMap<String, serde_json::Value>,
     /// Named numbers; the name carries the unit suffix (`_ns`, `_gflops`, ...).
@@ -171,6 +224,10 @@ pub struct Point {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Verdict {
+    /// A stable key, unique within the experiment (e.g. `simt_model`): the check's wording may
+    /// name device numbers ("F(32)"), the key does not. Empty in documents before schema 3.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub key: String,
     /// What was checked, e.g. `observed size is a power of two in [4, 128]`.
     pub check: String,
     /// The outcome.
@@ -195,6 +252,32 @@ pub struct LaneRecord {
     pub value: Vec<u32>,
 }
 
+impl ResultDocument {
+    /// Whether `other` ran on the same adapter and backend, so their results belong together.
+    pub fn same_adapter(&self, other: &Self) -> bool {
+        self.adapter.name == other.adapter.name && self.adapter.backend == other.adapter.backend
+    }
+
+    /// Folds a later run on the same adapter into this document: its results replace those with
+    /// the same id, and new ones are appended in run order. A run on another adapter is handed
+    /// back unmerged.
+    pub fn merge(&mut self, run: Self) -> Result<(), Box<Self>> {
+        if !self.same_adapter(&run) {
+            return Err(Box::new(run));
+        }
+        for result in run.experiments {
+            match self.experiments.iter_mut().find(|e| e.id == result.id) {
+                Some(slot) => *slot = result,
+                None => self.experiments.push(result),
+            }
+        }
+        if run.adapter.inferred_subgroup_width.is_some() {
+            self.adapter.inferred_subgroup_width = run.adapter.inferred_subgroup_width;
+        }
+        Ok(())
+    }
+}
+
 impl ExperimentResult {
     /// A fresh `ok` result with no data yet.
     pub fn new(id: &str, title: &str, rule: Rule) -> Self {
@@ -204,6 +287,7 @@ impl ExperimentResult {
             rule,
             status: ExperimentStatus::Ok,
             status_detail: String::new(),
+            error_kind: None,
             params: BTreeMap::new(),
             metrics: BTreeMap::new(),
             series: Vec::new(),
@@ -225,14 +309,16 @@ impl ExperimentResult {
         self.params.insert(name.to_owned(), value.into());
     }
 
-    /// Records a verdict.
+    /// Records a verdict under its stable `key`.
     pub fn verdict(
         &mut self,
+        key: impl Into<String>,
         check: impl Into<String>,
         status: VerdictStatus,
         detail: impl Into<String>,
     ) {
         self.verdicts.push(Verdict {
+            key: key.into(),
             check: check.into(),
             status,
             detail: detail.into(),
@@ -244,6 +330,18 @@ impl ExperimentResult {
         self.verdicts
             .iter()
             .any(|v| v.status == VerdictStatus::Violated)
+    }
+}
+
+impl ExperimentStatus {
+    /// The snake_case name used in JSON and tables.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Ok => "ok",
+            Self::Unsupported => "unsupported",
+            Self::Error => "error",
+            Self::Cancelled => "cancelled",
+        }
     }
 }
 

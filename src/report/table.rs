@@ -2,32 +2,15 @@
 
 use std::fmt::Write as _;
 
-use crate::report::{ExperimentResult, ExperimentStatus, ResultDocument, VerdictStatus};
+use crate::report::{Catalog, ExperimentResult, ExperimentStatus, ResultDocument, VerdictStatus};
 
-/// Metrics shown in the summary line, in this order, when an experiment has them.
-const KEY_METRICS: &[&str] = &[
-    "observed_subgroup_size",
-    "fma_ns",
-    "fma_gflops",
-    "timer_scaling_4x",
-    "slope_s_ns",
-    "r2",
-    "serialization_at_sg",
-    "serialization_at_sg_raw",
-    "dispatch_floor_ns",
-    "predicated_ratio_at_sg",
-    "baseline_gflops",
-    "occupancy_spread",
-    "cv_median",
-    "interleaved_fraction",
-    "overlap_fraction",
-    "pass_rate_maximal",
-    "pass_rate_subgroup",
-    "pass_rate_workgroup",
-];
+/// The experiment whose declared figures head the key-figures table: every divergence form
+/// declares the same ones.
+const STUDY: &str = "divergence.switch";
 
-/// Formats the document as the table `--bench` prints on stdout.
-pub fn summary_table(doc: &ResultDocument) -> String {
+/// Formats the document as the table `--bench` prints on stdout, with the key figures that
+/// `catalog` declares for each experiment.
+pub fn summary_table(doc: &ResultDocument, catalog: &Catalog) -> String {
     let a = &doc.adapter;
     let mut out = String::new();
     let observed = a
@@ -53,17 +36,20 @@ pub fn summary_table(doc: &ResultDocument) -> String {
         .partition(|e| e.id.starts_with(CONVERGENCE_PREFIX) && e.status == ExperimentStatus::Ok);
     for e in others {
         let status = match e.status {
-            ExperimentStatus::Ok => "ok",
-            ExperimentStatus::Unsupported => "unsupported",
             ExperimentStatus::Error => "ERROR",
+            other => other.as_str(),
         };
         let _ = writeln!(out, "{:<28} {:<11} {}", e.id, status, e.title);
         if !e.status_detail.is_empty() {
             let _ = writeln!(out, "    {}", e.status_detail);
         }
-        let figures: Vec<String> = KEY_METRICS
+        let figures: Vec<String> = catalog
+            .figures(&e.id)
             .iter()
-            .filter_map(|k| e.metrics.get(*k).map(|v| format!("{k}={}", fmt_number(*v))))
+            .filter_map(|f| {
+                let v = e.metrics.get(f.key)?;
+                Some(format!("{}={v:.*}", f.key, f.decimals))
+            })
             .collect();
         if !figures.is_empty() {
             let _ = writeln!(out, "    {}", figures.join("  "));
@@ -144,39 +130,17 @@ fn convergence_table(scenarios: &[&ExperimentResult]) -> String {
     out
 }
 
-fn fmt_number(v: f64) -> String {
-    if v == v.trunc() && v.abs() < 1e9 {
-        format!("{v:.0}")
-    } else if v.abs() >= 100.0 {
-        format!("{v:.1}")
-    } else {
-        format!("{v:.4}")
-    }
-}
-
-/// Columns of the key-figures table: (header, metric, decimals). A metric with `_ci_low` and
-/// `_ci_high` companions shows its 95% interval beside it.
-const KEY_TABLE: &[(&str, &str, usize)] = &[
-    ("s (ns/path)", "slope_s_ns", 0),
-    ("R²", "r2", 4),
-    ("F(SG) (95% interval)", "serialization_at_sg", 2),
-    ("F(SG) raw", "serialization_at_sg_raw", 2),
-    ("floor (ns)", "dispatch_floor_ns", 0),
-    ("T_pred(SG)/T_pred(1)", "predicated_ratio_at_sg", 3),
-    ("baseline GFLOP/s", "baseline_gflops", 0),
-    ("occupancy spread", "occupancy_spread", 3),
-    ("CV (median)", "cv_median", 4),
-];
-
-/// A Markdown table of the divergence study's key figures, one row per (document, experiment).
-/// The README's table is this function's output over `assets/reference/*.json`.
-pub fn markdown_key_table(docs: &[(String, ResultDocument)]) -> String {
+/// A Markdown table of the divergence study's key figures (as `catalog` declares them), one row
+/// per (document, experiment); a figure with an interval shows it beside the value. The
+/// README's table is this function's output over `assets/reference/*.json`.
+pub fn markdown_key_table(docs: &[(String, ResultDocument)], catalog: &Catalog) -> String {
+    let figures = catalog.figures(STUDY);
     let mut out = String::from("| file | adapter | SG | experiment |");
-    for (header, _, _) in KEY_TABLE {
-        let _ = write!(out, " {header} |");
+    for f in figures {
+        let _ = write!(out, " {} |", f.label);
     }
     out.push_str("\n|---|---|---|---|");
-    out.push_str(&"---|".repeat(KEY_TABLE.len()));
+    out.push_str(&"---|".repeat(figures.len()));
     out.push('\n');
     for (file, doc) in docs {
         let sg = doc
@@ -189,9 +153,10 @@ pub fn markdown_key_table(docs: &[(String, ResultDocument)]) -> String {
             .filter(|e| e.id.starts_with("divergence."))
         {
             let _ = write!(out, "| {file} | {} | {sg} | {} |", doc.adapter.name, e.id);
-            for (_, metric, decimals) in KEY_TABLE {
+            for f in figures {
+                let (metric, decimals) = (f.key, f.decimals);
                 let interval = |bound: &str| e.metrics.get(&format!("{metric}_ci_{bound}"));
-                match (e.metrics.get(*metric), interval("low"), interval("high")) {
+                match (e.metrics.get(metric), interval("low"), interval("high")) {
                     (Some(v), Some(low), Some(high)) => {
                         let _ = write!(
                             out,

@@ -15,17 +15,11 @@ use super::{Scope, tags::Tag};
 impl Builder<'_> {
     /// Where argument `index` of the call at `call` is written.
     fn arg_span(&self, arg: Handle<Expression>, call: Span, index: usize) -> Span {
-        let own = self.func.expressions.get_span(arg);
-        let inside = match (own.to_range(), call.to_range()) {
-            (Some(o), Some(c)) => own.is_defined() && c.start <= o.start && o.end <= c.end,
-            _ => false,
-        };
-        if inside {
-            own
-        } else {
-            self.cx.source.argument_span(call, index).unwrap_or(call)
-        }
+        self.span_within(arg, call)
+            .or_else(|| self.cx.source.argument_span(call, index))
+            .unwrap_or(call)
     }
+
     /// The call-site (and `delta`/`mask` parameter) tags of a subgroup or quad builtin: enforced
     /// at subgroup scope when the `subgroup_uniformity` language extension is supported, else at
     /// workgroup scope, with the nearest `subgroup_uniformity` filter's severity.
@@ -46,29 +40,10 @@ impl Builder<'_> {
         let Some(severity) = self.cx.source.severity_at(rule, at) else {
             return;
         };
-        let what = format!("`{name}`");
-        let cause = self.cause(rule, &what, span);
-        self.require(Requirement {
-            severity,
-            rule,
-            node: cf,
-            site: span,
-            call: span,
-            what: what.clone(),
-            causes: vec![cause.clone()],
-            argument: false,
-        });
+        let cause = self.require_builtin_call(severity, rule, cf, span, format!("`{name}`"));
         if let Some((node, arg_span, param)) = uniform_arg {
-            self.require(Requirement {
-                severity,
-                rule,
-                node,
-                site: arg_span,
-                call: span,
-                what: format!("the `{param}` argument of `{name}`"),
-                causes: vec![cause],
-                argument: true,
-            });
+            let what = format!("the `{param}` argument of `{name}`");
+            self.require_builtin_argument(severity, cause, node, arg_span, what);
         }
     }
 
@@ -111,27 +86,11 @@ impl Builder<'_> {
                 let p = self.value(pointer, cf);
                 if self.cx.scope == Scope::Workgroup {
                     let what = "`workgroupUniformLoad`".to_owned();
-                    let cause = self.cause(Rule::Barrier, &what, span);
-                    self.require(Requirement {
-                        severity: Severity::Error,
-                        rule: Rule::Barrier,
-                        node: cf,
-                        site: span,
-                        call: span,
-                        what: what.clone(),
-                        causes: vec![cause.clone()],
-                        argument: false,
-                    });
-                    self.require(Requirement {
-                        severity: Severity::Error,
-                        rule: Rule::Barrier,
-                        node: p,
-                        site: self.arg_span(pointer, span, 0),
-                        call: span,
-                        what: "the pointer passed to `workgroupUniformLoad`".into(),
-                        causes: vec![cause],
-                        argument: true,
-                    });
+                    let cause =
+                        self.require_builtin_call(Severity::Error, Rule::Barrier, cf, span, what);
+                    let site = self.arg_span(pointer, span, 0);
+                    let what = "the pointer passed to `workgroupUniformLoad`".to_owned();
+                    self.require_builtin_argument(Severity::Error, cause, p, site, what);
                 }
                 let n = self
                     .g

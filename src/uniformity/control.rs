@@ -6,7 +6,7 @@ use naga::{Block, Handle, Span, Statement};
 
 use super::Scope;
 use super::behavior::{self, Behaviors};
-use super::function::{Builder, Cause, Frame, Requirement};
+use super::function::{Builder, Frame};
 use super::graph::{Kind, NodeId};
 use super::source::{Rule, Severity};
 
@@ -109,9 +109,7 @@ impl Builder<'_> {
         let what = self.condition_phrase(accept, reject);
         let cond_span = self.written_span(condition, span, "if");
         let text = format!("{what} `{}`", self.cx.source.snippet(cond_span));
-        let c = self.g.add(Kind::Condition, cond_span, text);
-        self.g.edge(c, v);
-        self.g.edge(c, cf);
+        let c = self.decision(Kind::Condition, cond_span, text, v, cf);
         let saved = self.vars.clone();
         let cf1 = self.block(c, accept);
         let s1 = std::mem::replace(&mut self.vars, saved.clone());
@@ -125,16 +123,42 @@ impl Builder<'_> {
             joined.push(s2);
         }
         self.merge(joined);
+        let exit = "the `return`, `break` or `continue` under the `if`";
+        self.after_branches(cf, s, span, exit, &[cf1, cf2])
+    }
+
+    /// The node of a decision: it depends on the value decided on and the control flow there.
+    fn decision(
+        &mut self,
+        kind: Kind,
+        span: Span,
+        text: String,
+        value: NodeId,
+        cf: NodeId,
+    ) -> NodeId {
+        let d = self.g.add(kind, span, text);
+        self.g.edge(d, value);
+        self.g.edge(d, cf);
+        d
+    }
+
+    /// Control flow after an `if` or `switch`: `cf` again when it always falls through, else a
+    /// node that depends on each branch's control flow.
+    fn after_branches(
+        &mut self,
+        cf: NodeId,
+        s: &Statement,
+        span: Span,
+        exit: &'static str,
+        branches: &[NodeId],
+    ) -> NodeId {
         if behavior::of_statement(s) == Behaviors::NEXT {
             return cf;
         }
-        let e = self.g.add(
-            Kind::Exit,
-            span,
-            "the `return`, `break` or `continue` under the `if`",
-        );
-        self.g.edge(e, cf1);
-        self.g.edge(e, cf2);
+        let e = self.g.add(Kind::Exit, span, exit);
+        for &b in branches {
+            self.g.edge(e, b);
+        }
         e
     }
 
@@ -142,16 +166,9 @@ impl Builder<'_> {
     /// after the keyword (a condition that names a `let` or parameter has the span of its
     /// declaration in naga).
     fn written_span(&self, cond: Handle<naga::Expression>, stmt: Span, keyword: &str) -> Span {
-        let own = self.func.expressions.get_span(cond);
-        let inside = match (own.to_range(), stmt.to_range()) {
-            (Some(o), Some(st)) => own.is_defined() && st.start <= o.start && o.end <= st.end,
-            _ => false,
-        };
-        if inside {
-            own
-        } else {
-            self.cx.source.header_span(stmt, keyword).unwrap_or(own)
-        }
+        self.span_within(cond, stmt)
+            .or_else(|| self.cx.source.header_span(stmt, keyword))
+            .unwrap_or_else(|| self.func.expressions.get_span(cond))
     }
 
     /// How a message names an `if`'s condition, from naga's shapes for loop conditions and for
@@ -191,9 +208,7 @@ impl Builder<'_> {
             "the `switch` selector `{}`",
             self.cx.source.snippet(sel_span)
         );
-        let c = self.g.add(Kind::Condition, sel_span, text);
-        self.g.edge(c, v);
-        self.g.edge(c, cf);
+        let c = self.decision(Kind::Condition, sel_span, text, v, cf);
         let saved = self.vars.clone();
         let mut exits = Vec::new();
         let mut case_cfs = Vec::new();
@@ -217,18 +232,8 @@ impl Builder<'_> {
         }
         self.vars = saved;
         self.merge(exits);
-        if behavior::of_statement(s) == Behaviors::NEXT {
-            return cf;
-        }
-        let e = self.g.add(
-            Kind::Exit,
-            span,
-            "the `return` or `continue` in the `switch`",
-        );
-        for cf_case in case_cfs {
-            self.g.edge(e, cf_case);
-        }
-        e
+        let exit = "the `return` or `continue` in the `switch`";
+        self.after_branches(cf, s, span, exit, &case_cfs)
     }
 
     fn loop_statement(
@@ -287,10 +292,7 @@ impl Builder<'_> {
                 "the `break if` condition `{}`",
                 self.cx.source.snippet(e_span)
             );
-            let bi = self.g.add(Kind::BreakIf, e_span, text);
-            self.g.edge(bi, v);
-            self.g.edge(bi, cf2);
-            cf2 = bi;
+            cf2 = self.decision(Kind::BreakIf, e_span, text, v, cf2);
             frame.breaks.push(self.vars.clone());
         } else if b1.has(Behaviors::BREAK) {
             // The spec also joins Vout(s2) into the exit when the body may break.
@@ -318,21 +320,7 @@ impl Builder<'_> {
         };
         if self.cx.scope == Scope::Workgroup {
             let what = format!("`{name}()`");
-            self.require(Requirement {
-                severity: Severity::Error,
-                rule: Rule::Barrier,
-                node: cf,
-                site: span,
-                call: span,
-                what: what.clone(),
-                causes: vec![Cause {
-                    rule: Rule::Barrier,
-                    what,
-                    span,
-                    function: self.function_name(),
-                }],
-                argument: false,
-            });
+            self.require_builtin_call(Severity::Error, Rule::Barrier, cf, span, what);
         }
     }
 }

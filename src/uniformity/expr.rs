@@ -10,7 +10,7 @@ use naga::{Expression, Handle, Span};
 
 use super::Scope;
 use super::builtins;
-use super::function::{Builder, Cause, Requirement};
+use super::function::Builder;
 use super::graph::{Kind, NodeId};
 use super::source::Rule;
 
@@ -344,28 +344,7 @@ impl Builder<'_> {
             .source
             .severity_at(rule, span.to_range().unwrap_or(0..0).start)
         {
-            let what = format!("`{name}`");
-            let cause = self.cause(rule, &what, span);
-            self.require(Requirement {
-                severity,
-                rule,
-                node: cf,
-                site: span,
-                call: span,
-                what,
-                causes: vec![cause],
-                argument: false,
-            });
-        }
-    }
-
-    /// The cause a builtin call in this function contributes to requirements.
-    pub fn cause(&self, rule: Rule, what: &str, span: Span) -> Cause {
-        Cause {
-            rule,
-            what: what.to_owned(),
-            span,
-            function: self.function_name(),
+            self.require_builtin_call(severity, rule, cf, span, format!("`{name}`"));
         }
     }
 }

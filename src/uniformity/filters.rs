@@ -86,37 +86,28 @@ impl<'a> Scanner<'a> {
 
     /// Skips a balanced `( ... )` group when one comes next.
     fn skip_parens(&mut self) {
-        if self.peek().map(|t| t.1) != Some("(") {
-            return;
-        }
-        let mut depth = 0;
-        while let Some((_, t)) = self.next() {
-            match t {
-                "(" => depth += 1,
-                ")" => {
-                    depth -= 1;
-                    if depth == 0 {
-                        return;
-                    }
-                }
-                _ => {}
-            }
+        if self.peek().map(|t| t.1) == Some("(") {
+            self.skip_group("(", ")");
         }
     }
 
     /// Moves past the next `{ ... }` group and returns the offset just after its `}`.
     fn skip_braced(&mut self) -> usize {
+        self.skip_group("{", "}")
+    }
+
+    /// Moves past the next balanced `open ... close` group; returns the offset just after it,
+    /// or the end of the text when it does not close.
+    fn skip_group(&mut self, open: &str, close: &str) -> usize {
         let mut depth = 0;
         while let Some((at, t)) = self.next() {
-            match t {
-                "{" => depth += 1,
-                "}" => {
-                    depth -= 1;
-                    if depth == 0 {
-                        return at + 1;
-                    }
+            if t == open {
+                depth += 1;
+            } else if t == close {
+                depth -= 1;
+                if depth == 0 {
+                    return at + 1;
                 }
-                _ => {}
             }
         }
         self.text.len()
@@ -248,6 +239,6 @@ mod tests {
         );
         assert!(!s.prepared.contains("@diagnostic(off"));
         assert!(s.prepared.contains("@diagnostic(info"));
-        assert_eq!(s.prepared.len(), crate::gpu::prepare_for_naga(src).len());
+        assert_eq!(s.prepared.len(), crate::shaders::prepare_for_naga(src).len());
     }
 }

@@ -388,4 +388,68 @@ impl Builder<'_> {
     pub fn function_name(&self) -> String {
         self.func.name.clone().unwrap_or_default()
     }
+
+    /// The cause a builtin call in this function contributes to requirements.
+    pub fn cause(&self, rule: Rule, what: &str, span: Span) -> Cause {
+        Cause {
+            rule,
+            what: what.to_owned(),
+            span,
+            function: self.function_name(),
+        }
+    }
+
+    /// Requires control flow `cf` at the builtin call `span` to be uniform; returns the builtin
+    /// as a cause, for requirements on its arguments.
+    pub fn require_builtin_call(
+        &mut self,
+        severity: Severity,
+        rule: Rule,
+        cf: NodeId,
+        span: Span,
+        what: String,
+    ) -> Cause {
+        let cause = self.cause(rule, &what, span);
+        self.require(Requirement {
+            severity,
+            rule,
+            node: cf,
+            site: span,
+            call: span,
+            what,
+            causes: vec![cause.clone()],
+            argument: false,
+        });
+        cause
+    }
+
+    /// Requires an argument (value `node`, written at `site`) of the builtin call behind
+    /// `cause` to be uniform.
+    pub fn require_builtin_argument(
+        &mut self,
+        severity: Severity,
+        cause: Cause,
+        node: NodeId,
+        site: Span,
+        what: String,
+    ) {
+        self.require(Requirement {
+            severity,
+            rule: cause.rule,
+            node,
+            site,
+            call: cause.span,
+            what,
+            causes: vec![cause],
+            argument: true,
+        });
+    }
+
+    /// `expr`'s own span when it lies within `outer`: naga gives an expression that names a
+    /// `let` or parameter the span of its declaration.
+    pub fn span_within(&self, expr: Handle<naga::Expression>, outer: Span) -> Option<Span> {
+        let own = self.func.expressions.get_span(expr);
+        let (o, out) = (own.to_range()?, outer.to_range()?);
+        (own.is_defined() && out.start <= o.start && o.end <= out.end).then_some(own)
+    }
 }

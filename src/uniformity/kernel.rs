@@ -3,14 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Analysis, Verdict, analyze_source};
-use crate::Result;
-use crate::gpu::Kernel;
-
-/// Analyzes a shipped kernel's own source, named by its file (`shaders/<name>.wgsl`).
-pub fn analyze_kernel(kernel: &Kernel) -> Result<Analysis> {
-    analyze_source(&kernel.file(), kernel.source)
-}
+use super::{Analysis, Verdict};
 
 /// The static verdict at one of an experiment's record points.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -85,6 +78,7 @@ impl Analysis {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::uniformity::analyze_source;
 
     #[test]
     fn record_points_get_verdicts() {

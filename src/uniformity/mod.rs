@@ -89,7 +89,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::{Error, Result};
 use function::{Context, FunctionGraph};
-pub use kernel::{StaticPoint, analyze_kernel};
+pub use kernel::StaticPoint;
 use source::Source;
 pub use source::{Rule, Severity};
 
@@ -346,9 +346,20 @@ fn analyze_scope(
 ) -> (Vec<FunctionGraph>, Vec<FunctionGraph>, Vec<Diagnostic>) {
     let mut tags = Vec::new();
     let mut functions = Vec::new();
+    let mut entries = Vec::new();
     let mut diagnostics = Vec::new();
-    // naga's arena puts every callee before its callers.
-    for (_, f) in module.functions.iter() {
+    // naga's arena puts every callee before its callers, and entry points are called by none.
+    let in_order = module
+        .functions
+        .iter()
+        .map(|(_, f)| (f.name.clone().unwrap_or_default(), f, None))
+        .chain(
+            module
+                .entry_points
+                .iter()
+                .map(|ep| (ep.name.clone(), &ep.function, Some(ep.stage))),
+        );
+    for (name, f, stage) in in_order {
         let cx = Context {
             module,
             source: src,
@@ -356,26 +367,16 @@ fn analyze_scope(
             options,
             tags: &tags,
         };
-        let name = f.name.clone().unwrap_or_default();
-        let fg = function::build(&cx, &name, f, None);
+        let fg = function::build(&cx, &name, f, stage);
         let (t, failures) = tags::compute(&fg, &param_names(f));
         diagnostics.extend(report::diagnostics(src, &fg, &failures, scope));
-        tags.push(t);
-        functions.push(fg);
-    }
-    let mut entries = Vec::new();
-    for ep in &module.entry_points {
-        let cx = Context {
-            module,
-            source: src,
-            scope,
-            options,
-            tags: &tags,
-        };
-        let fg = function::build(&cx, &ep.name, &ep.function, Some(ep.stage));
-        let (_, failures) = tags::compute(&fg, &param_names(&ep.function));
-        diagnostics.extend(report::diagnostics(src, &fg, &failures, scope));
-        entries.push(fg);
+        if stage.is_some() {
+            entries.push(fg);
+        } else {
+            // Callers find a function's tags by its arena index.
+            tags.push(t);
+            functions.push(fg);
+        }
     }
     (functions, entries, diagnostics)
 }

@@ -7,7 +7,7 @@ use std::ops::Range;
 use serde::{Deserialize, Serialize};
 
 use super::filters::{Filter, scan_filters};
-use crate::gpu::prepare_for_naga;
+use crate::shaders::prepare_for_naga;
 
 /// What `prepare_for_naga` puts where the source says `subgroupElect()`.
 const ELECT: &str = "subgroupElect()";

@@ -1,13 +1,15 @@
 //! The desktop app, headless: egui_kittest drives it and renders it with wgpu on lavapipe.
-//! Documents come from real runs; snapshots (`tests/snapshots/*.png`) are compared, and
-//! `UPDATE_SNAPSHOTS=1 cargo test` refreshes them.
+//! Documents come from real runs and the reference results in `assets/reference`; snapshots
+//! (`tests/snapshots/*.png`) are compared, and `UPDATE_SNAPSHOTS=1 cargo test` refreshes them.
 
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use divlab::app::lane_grid::{LaneGrid, record_points};
+use divlab::app::lane_grid::{BallotColours, LaneGrid, record_points};
 use divlab::app::playground::{EXAMPLE, Outcome, Playground};
 use divlab::app::{DivlabApp, State, Tab};
-use divlab::report::{ExperimentStatus, write_json};
+use divlab::report::{ExperimentStatus, LaneRecord, ResultDocument, read_json, write_json};
+use eframe::egui::{self, Color32, Pos2, Rect, accesskit::Role, vec2};
 use egui_kittest::kittest::Queryable as _;
 use egui_kittest::{Harness, SnapshotOptions};
 
@@ -39,6 +41,38 @@ fn run_until_idle(harness: &mut Harness<'_, DivlabApp>, limit: Duration) {
     harness.run();
 }
 
+/// The path of a reference result file of the repository.
+fn reference_path(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("assets/reference")
+        .join(name)
+}
+
+/// A reference result file of the repository.
+fn reference(name: &str) -> ResultDocument {
+    let path = reference_path(name);
+    read_json(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// The rendered colour at `pos` (in points).
+fn pixel_at(harness: &mut Harness<'_>, pos: Pos2) -> Color32 {
+    let scale = harness.ctx.pixels_per_point();
+    let image = harness.render().expect("the harness renders");
+    let [r, g, b, a] = image
+        .get_pixel((pos.x * scale) as u32, (pos.y * scale) as u32)
+        .0;
+    Color32::from_rgba_premultiplied(r, g, b, a)
+}
+
+/// Whether two rendered colours are the same palette colour: rendering shifts channels by a few
+/// steps, and palette colours are at least 50 apart in some channel.
+fn same_colour(a: Color32, b: Color32) -> bool {
+    a.to_array()
+        .iter()
+        .zip(b.to_array())
+        .all(|(x, y)| x.abs_diff(y) <= 10)
+}
+
 #[test]
 fn app_opens_a_real_result_file_and_shows_chart_verdicts_and_lane_grid() {
     let dir = tempfile::tempdir().unwrap();
@@ -47,7 +81,7 @@ fn app_opens_a_real_result_file_and_shows_chart_verdicts_and_lane_grid() {
     let mut app = DivlabApp::new(State::default());
     assert!(!app.adapters().is_empty(), "the picker lists no adapter");
     app.open_path(&path);
-    assert!(app.doc.is_some(), "not opened: {:?}", app.message);
+    assert!(app.doc().is_some(), "not opened: {:?}", app.message);
     let mut harness = harness(app);
     harness.get_by_label("subgroup.size").click();
     harness.run();
@@ -98,6 +132,87 @@ fn lane_grid_of_a_real_run_matches_its_snapshot() {
 }
 
 #[test]
+fn lane_grid_keeps_a_ballots_colour_when_scrolled() {
+    // The catalog's last point gives every subgroup its own ballot: a colour given in order of
+    // first appearance on screen would follow the scroll offset.
+    let doc = reference("lavapipe-sg8.json");
+    let result = doc
+        .experiments
+        .iter()
+        .find(|e| e.id == "subgroup_ops.catalog")
+        .expect("the reference has the catalog");
+    let point = *record_points(&result.lanes).last().unwrap();
+    let mut rows: Vec<&LaneRecord> = result.lanes.iter().filter(|r| r.point == point).collect();
+    rows.sort_by_key(|r| r.subgroup);
+    let (row, lane) = (4, 2);
+    let ballot = rows[row].ballot[lane];
+    assert_ne!(ballot, [0; 4], "the tracked lane must be active");
+    // Rows above it hold other ballots, so scrolling them away changes the order in which
+    // ballots first appear on screen.
+    let earlier_ballots: Vec<_> = rows[..row].iter().flat_map(|r| &r.ballot).collect();
+    assert!(
+        !earlier_ballots.contains(&&ballot),
+        "the tracked ballot must not appear in the rows above it"
+    );
+
+    let viewport_height = 100.0;
+    let mut harness = Harness::builder()
+        .with_size([420.0, 160.0])
+        .wgpu()
+        .build_ui(|ui| {
+            egui::ScrollArea::vertical()
+                .max_height(viewport_height)
+                .show(ui, |ui| {
+                    LaneGrid::new(&result.lanes, point).show(ui);
+                });
+        });
+    harness.run();
+    // The grid's layout: a 44-point label column, then square cells (18 points at this width).
+    let cell_centre = |grid: Rect| {
+        let cell = 18.0;
+        grid.min + vec2(44.0 + cell * (lane as f32 + 0.5), cell * (row as f32 + 0.5))
+    };
+    let grid_before = harness.get_by_label_contains("lane grid:").rect();
+    assert!(
+        grid_before.height() > 2.0 * viewport_height,
+        "the grid must be tall enough to scroll"
+    );
+    let before = pixel_at(&mut harness, cell_centre(grid_before));
+    let expected = BallotColours::new(&result.lanes).colour_of(ballot);
+    assert!(
+        same_colour(before, expected),
+        "ballot {ballot:x?} is painted {before:?}, not its colour {expected:?}"
+    );
+
+    // Over the row labels, so no lane's tooltip opens.
+    harness.hover_at(grid_before.min + vec2(20.0, 40.0));
+    harness.event(egui::Event::MouseWheel {
+        unit: egui::MouseWheelUnit::Point,
+        delta: vec2(0.0, -54.0),
+        phase: egui::TouchPhase::Move,
+        source: egui::MouseWheelSource::Wheel,
+        modifiers: egui::Modifiers::NONE,
+    });
+    harness.run();
+    harness.remove_cursor();
+    harness.run();
+    let grid_after = harness.get_by_label_contains("lane grid:").rect();
+    let scrolled = grid_before.top() - grid_after.top();
+    assert!(scrolled > 18.0, "the wheel scrolled only {scrolled} points");
+    let centre = cell_centre(grid_after);
+    assert!(
+        centre.y > grid_before.top() && centre.y < grid_before.top() + viewport_height,
+        "the tracked cell scrolled out of view"
+    );
+    let after = pixel_at(&mut harness, centre);
+    assert!(
+        same_colour(before, after),
+        "ballot {ballot:x?} changed colour from {before:?} to {after:?} when the grid scrolled by \
+         {scrolled} points"
+    );
+}
+
+#[test]
 fn compare_view_shows_two_documents_and_their_verdicts() {
     let dir = tempfile::tempdir().unwrap();
     let mut app = DivlabApp::new(State::default());
@@ -109,7 +224,7 @@ fn compare_view_shows_two_documents_and_their_verdicts() {
     app.state.tab = Tab::Compare;
     let mut harness = harness(app);
     harness.run();
-    assert_eq!(harness.state().compare.docs.len(), 2);
+    assert_eq!(harness.state().compare.docs().len(), 2);
     for name in ["first.json", "second.json"] {
         assert!(
             harness.query_all_by_label(name).next().is_some(),
@@ -117,9 +232,69 @@ fn compare_view_shows_two_documents_and_their_verdicts() {
         );
     }
     let result = &bench_doc().experiments[0];
-    harness.get_by_label(&format!("subgroup.size: {}", result.verdicts[0].check));
+    harness
+        .get_by_role_and_label(Role::Group, "subgroup.size")
+        .get_by_label(&result.verdicts[0].check);
     let series = &result.series[0];
     harness.get_by_label(&format!("{} over {}", series.y_label, series.x_label));
+}
+
+#[test]
+fn compare_view_matches_a_check_worded_with_each_devices_subgroup_size() {
+    let files = ["lavapipe-sg8.json", "nvidia-h200.json"];
+    let docs = files.map(reference);
+    let mut app = DivlabApp::new(State::default());
+    for name in files {
+        app.open_path(&reference_path(name));
+        assert!(
+            app.message.as_ref().is_some_and(|(error, _)| !error),
+            "{:?}",
+            app.message
+        );
+    }
+    app.state.tab = Tab::Compare;
+    let mut harness = harness(app);
+    harness.run();
+    for doc in &docs {
+        harness.get_by_label(&doc.adapter.name);
+    }
+    // The divergence experiments' F(SG) check names each device's subgroup size.
+    let merged = "efficiency falls as n/k: F(n) matches the SIMT model";
+    let worded = |doc: &ResultDocument, id: &str, size: &str| {
+        let experiment = doc.experiments.iter().find(|e| e.id == id)?;
+        let verdict = experiment
+            .verdicts
+            .iter()
+            .find(|v| v.check.contains(size))?;
+        Some(verdict.check.clone())
+    };
+    let ids: Vec<&str> = docs[0]
+        .experiments
+        .iter()
+        .filter(|e| worded(&docs[0], &e.id, "F(8)").is_some())
+        .map(|e| e.id.as_str())
+        .collect();
+    assert!(!ids.is_empty(), "no check names F(8) in {}", files[0]);
+    for id in ids {
+        let wordings = [
+            worded(&docs[0], id, "F(8)").unwrap(),
+            worded(&docs[1], id, "F(32)")
+                .unwrap_or_else(|| panic!("{id} has no F(32) check in {}", files[1])),
+        ];
+        let group = harness.get_by_role_and_label(Role::Group, id);
+        assert_eq!(
+            group.query_all_by_label(merged).count(),
+            1,
+            "{id}: `{merged}` is not on exactly one row"
+        );
+        for wording in &wordings {
+            assert_eq!(
+                harness.query_all_by_label_contains(wording).count(),
+                0,
+                "{id}: `{wording}` has its own row"
+            );
+        }
+    }
 }
 
 #[test]
@@ -139,8 +314,7 @@ fn clicking_run_on_subgroup_size_completes_on_lavapipe() {
     run_until_idle(&mut harness, Duration::from_secs(300));
     let app = harness.state();
     let doc = app
-        .doc
-        .as_ref()
+        .doc()
         .unwrap_or_else(|| panic!("no document: {:?}", app.message));
     let result = doc
         .experiments

@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use divlab::Error;
+use divlab::experiments::catalog;
 use divlab::report::{
     Cell, Comparison, ExperimentResult, LaneRecord, MAX_ARRAY_LEN, MAX_DEPTH, MAX_FILE_BYTES, Mark,
     ResultDocument, RowKind, VerdictStatus, html_report, parse_json, read_documents, read_json,
@@ -89,7 +90,7 @@ fn compare_two_lavapipe_documents_side_by_side() {
     let _cpu = util::gpu_shared();
     let (sg8, sg4) = (load(SG8), load(SG4));
     let docs = read_documents(&[reference(SG8), reference(SG4)]).unwrap_or_else(|e| panic!("{e}"));
-    let cmp = Comparison::new(&docs);
+    let cmp = Comparison::new(&docs, &catalog());
     assert_eq!(cmp.labels, [SG8, SG4]);
     let adapter = |label: &str| {
         let row = cmp.adapter.iter().find(|r| r.label == label);
@@ -336,7 +337,10 @@ fn experiments_missing_from_a_file_show_as_a_dash() {
     let dir = temp_dir();
     let fewer_path = write_doc(&dir, "fewer.json", &fewer);
     let files = [reference(SG8), fewer_path];
-    let cmp = Comparison::new(&read_documents(&files).unwrap_or_else(|e| panic!("{e}")));
+    let cmp = Comparison::new(
+        &read_documents(&files).unwrap_or_else(|e| panic!("{e}")),
+        &catalog(),
+    );
     let table = cmp
         .experiments
         .iter()
@@ -410,7 +414,7 @@ fn verdict_and_observation_differences_are_highlighted() {
     }
 
     let docs = vec![("a.json".to_owned(), base), ("b.json".to_owned(), changed)];
-    let cmp = Comparison::new(&docs);
+    let cmp = Comparison::new(&docs, &catalog());
     let text = cmp.to_text();
     assert!(text.contains(&format!("! {flipped}")), "{text}");
     assert!(
@@ -435,7 +439,7 @@ fn verdict_and_observation_differences_are_highlighted() {
         md.contains(&format!("| **{flipped}** | **held** | **violated** |")),
         "{md}"
     );
-    let html = html_report(&docs);
+    let html = html_report(&docs, &catalog());
     assert_eq!(
         html.matches("<tr class=\"differs\">").count(),
         cmp.differing_verdicts(),
@@ -640,7 +644,7 @@ fn readme_comparison_matches_reference_files() {
     const BEGIN: &str = "<!-- compare-table:begin -->\n";
     const END: &str = "<!-- compare-table:end -->";
     let docs = read_documents(&all_references()).unwrap_or_else(|e| panic!("{e}"));
-    let expected = Comparison::new(&docs).to_markdown();
+    let expected = Comparison::new(&docs, &catalog()).to_markdown();
     let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
         .expect("README.md");
     let help = "paste the output of `divlab compare --markdown assets/reference/*.json` \
@@ -1053,9 +1057,9 @@ fn outcome(text: &str, base: &ResultDocument) -> Result<(), TestCaseError> {
                 }
             }
             let docs = vec![("base".to_owned(), base.clone()), ("case".to_owned(), doc)];
-            let cmp = Comparison::new(&docs);
+            let cmp = Comparison::new(&docs, &catalog());
             let _ = (cmp.to_text(), cmp.to_markdown(), cmp.to_csv());
-            let _ = html_report(&docs);
+            let _ = html_report(&docs, &catalog());
         }
     }
     Ok(())

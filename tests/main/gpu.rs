@@ -115,20 +115,10 @@ fn median_times(gpu: &divlab::gpu::GpuContext, kernels: &[&FmaChain], reps: usiz
         "`{}` has no timestamp queries; lavapipe has them",
         gpu.info.name
     );
-    let time = |k: &FmaChain| {
-        k.time(gpu, &timer)
-            .unwrap_or_else(|e| panic!("timing failed: {e}"))
-    };
-    for k in kernels {
-        time(k);
-    }
-    let mut samples = vec![Vec::with_capacity(reps); kernels.len()];
-    for _ in 0..reps {
-        for (k, s) in kernels.iter().zip(&mut samples) {
-            s.push(time(k));
-        }
-    }
-    samples
+    let dispatches: Vec<_> = kernels.iter().map(|k| k.dispatch().clone()).collect();
+    timer
+        .interleave(gpu, "fma_chain", &dispatches, reps, &mut |_| {})
+        .unwrap_or_else(|e| panic!("timing failed: {e}"))
         .into_iter()
         .map(|mut s| {
             assert!(s.iter().all(|t| *t > 0.0), "a pass took no time: {s:?} ns");

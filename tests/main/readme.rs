@@ -2,6 +2,7 @@
 
 use std::path::Path;
 
+use divlab::experiments::catalog;
 use divlab::report::{markdown_key_table, read_json};
 
 const BEGIN: &str = "<!-- reference-table:begin -->\n";
@@ -26,7 +27,7 @@ fn readme_table_matches_reference_files() {
             (name, doc)
         })
         .collect();
-    let expected = markdown_key_table(&docs);
+    let expected = markdown_key_table(&docs, &catalog());
     let readme = std::fs::read_to_string(root.join("README.md")).expect("README.md");
     let start = readme.find(BEGIN).expect("README has the begin marker") + BEGIN.len();
     let end = readme.find(END).expect("README has the end marker");

@@ -329,6 +329,29 @@ fn shipped_kernels() -> Vec<(String, String)> {
     out
 }
 
+/// Some line verdicts, in line order on lines of the text, each with a reason exactly where it
+/// is non-uniform.
+fn assert_line_verdicts(name: &str, text: &str, a: &Analysis) {
+    assert!(!a.lines.is_empty(), "{name}: no line verdicts");
+    let last_line = text.lines().count() as u32;
+    for pair in a.lines.windows(2) {
+        assert!(pair[0].line < pair[1].line, "{name}: {pair:?} out of order");
+    }
+    for l in &a.lines {
+        assert!((1..=last_line).contains(&l.line), "{name}: {l:?}");
+        assert_eq!(
+            l.verdict == Verdict::NonUniform,
+            l.reason.is_some(),
+            "{name}: {l:?}"
+        );
+        assert_eq!(
+            l.subgroup == Verdict::NonUniform,
+            l.subgroup_reason.is_some(),
+            "{name}: {l:?}"
+        );
+    }
+}
+
 /// Every shipped kernel (and each generated divergence form) analyzes, and its error
 /// diagnostics are exactly the known ones.
 #[test]
@@ -339,7 +362,7 @@ fn shipped_kernels_have_no_unintended_errors() {
     let mut report = String::new();
     for (name, text) in shipped_kernels() {
         let a = analyze_source(&name, &text).unwrap_or_else(|e| panic!("{name}: {e}"));
-        assert!(!a.lines.is_empty(), "{name}: no line verdicts");
+        assert_line_verdicts(&name, &text, &a);
         for d in a
             .diagnostics
             .iter()

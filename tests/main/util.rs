@@ -47,6 +47,7 @@ pub fn bench_doc() -> &'static ResultDocument {
                 fuzz_seeds: None,
             },
             only: Some("subgroup.size".to_owned()),
+            ids: None,
         };
         let doc = run_bench(&lab, &config, &|_| {});
         let ids: Vec<&str> = doc.experiments.iter().map(|e| e.id.as_str()).collect();

@@ -218,6 +218,7 @@ pub fn analyze(m: &Measurements, result: &mut ExperimentResult) {
         f_model * (1.0 + tolerance),
     );
     result.verdict(
+        "simt_model",
         format!(
             "efficiency falls as {sg}/k: F({}) matches the SIMT model",
             at_sg.k
@@ -245,6 +246,7 @@ pub fn analyze(m: &Measurements, result: &mut ExperimentResult) {
     let (status, note) =
         interval_verdict(low, high, f64::NEG_INFINITY, limits::PREDICATED_MAX_RATIO);
     result.verdict(
+        "predication",
         "predication removes the serialization cost",
         status,
         format!(
@@ -264,6 +266,7 @@ pub fn analyze(m: &Measurements, result: &mut ExperimentResult) {
         let tolerance = limits::UNBALANCED_TOLERANCE;
         let (status, note) = interval_verdict(low, high, 1.0 - tolerance, 1.0 + tolerance);
         result.verdict(
+            "unbalanced",
             format!("unbalanced paths cost the sum of their paths (k = {k})"),
             status,
             format!(
@@ -323,6 +326,7 @@ fn add_fits(
     if let (Some(fit), Some(times)) = (stats::fit_linear(ks, &clocked), times) {
         result.metric("r2", fit.r2);
         result.verdict(
+            "linear",
             format!("T(k) = a + s*k for k <= {sg} (linear serialization)"),
             VerdictStatus::consistent_if(fit.r2 >= limits::MIN_R2),
             format!(
@@ -342,6 +346,7 @@ fn add_fits(
         let share = q.c * f64::from(sg * sg) / at_sg.div.time();
         let superlinear = q.c_significant && q.c > 0.0 && share > limits::SUPERLINEAR_SHARE;
         result.verdict(
+            "no_superlinear",
             "no super-linear reconvergence penalty",
             VerdictStatus::consistent_if(!superlinear),
             format!(
@@ -368,6 +373,7 @@ fn add_fits(
             result.metric("r2_max_path", r2_max);
             result.metric("r2_sum_of_paths", r2_sum);
             result.verdict(
+                "max_path",
                 "a divergent loop costs its longest lane (max-path model)",
                 VerdictStatus::consistent_if(r2_max >= limits::MIN_R2 && r2_max >= r2_sum),
                 format!("R^2 max-path = {r2_max:.4}, sum-of-paths = {r2_sum:.4}"),
@@ -435,6 +441,7 @@ fn add_control(
     let flat = limits::UNIFORM_FLAT;
     let (status, note) = interval_verdict(low, high, -flat, flat);
     result.verdict(
+        "uniform_control",
         control,
         status,
         format!(
@@ -497,6 +504,7 @@ fn add_occupancy(m: &Measurements, result: &mut ExperimentResult) {
         .expect("penalties is not empty");
     let (status, note) = interval_verdict(low, high, 0.0, limits::OCCUPANCY_SPREAD);
     result.verdict(
+        "occupancy",
         "the penalty does not depend on occupancy",
         status,
         format!(

@@ -11,8 +11,60 @@ pub use kernels::Form;
 pub use plan::Plan;
 
 use crate::Result;
-use crate::experiments::{Experiment, Lab, Progress, RunConfig};
-use crate::report::{ExperimentResult, Rule};
+use crate::experiments::{Experiment, RunContext};
+use crate::report::{ExperimentInfo, ExperimentResult, Figure, Fit};
+use crate::shaders;
+
+/// What every form of the study declares; each form sets its own id and title.
+const INFO: ExperimentInfo = ExperimentInfo {
+    id: "divergence",
+    title: "Divergence cost",
+    rule: "Divergent paths serialize linearly, T(k) ~ s*k, with no super-linear penalty; \
+           efficiency falls as SG/k; the penalty is independent of occupancy; predication \
+           removes it",
+    source: "“Characterizing Warp Divergence from Pascal to Blackwell”; “Independent Thread Scheduling”; “Per-Lane Program Counters and Independent Thread Scheduling”",
+    shaders: &[&shaders::DIVERGENCE],
+    figures: FIGURES,
+    fit: Some(Fit {
+        x_label: "k",
+        slope: "slope_s_ns",
+        intercept: "intercept_ns",
+        r2: Some("r2"),
+        x_max: Some("pipeline_subgroup_size"),
+    }),
+};
+
+/// The study's key figures.
+const FIGURES: &[Figure] = &[
+    figure("slope_s_ns", "s (ns/path)", 0, None),
+    figure("r2", "R²", 4, Some("linear")),
+    figure("serialization_at_sg", "F(SG)", 2, Some("simt_model")),
+    figure("serialization_at_sg_raw", "F(SG) raw", 2, None),
+    figure("dispatch_floor_ns", "floor (ns)", 0, None),
+    figure(
+        "predicated_ratio_at_sg",
+        "T_pred(SG)/T_pred(1)",
+        3,
+        Some("predication"),
+    ),
+    figure("baseline_gflops", "baseline GFLOP/s", 0, None),
+    figure("occupancy_spread", "occupancy spread", 3, Some("occupancy")),
+    figure("cv_median", "CV (median)", 4, None),
+];
+
+const fn figure(
+    key: &'static str,
+    label: &'static str,
+    decimals: usize,
+    decides: Option<&'static str>,
+) -> Figure {
+    Figure {
+        key,
+        label,
+        decimals,
+        decides,
+    }
+}
 
 /// One form of the divergence study.
 pub struct Divergence {
@@ -28,44 +80,27 @@ impl Divergence {
 }
 
 impl Experiment for Divergence {
-    fn id(&self) -> &'static str {
-        match self.form {
-            Form::IfChain => "divergence.if_chain",
-            Form::Switch => "divergence.switch",
-            Form::Loop => "divergence.loop",
-            Form::NestedIf => "divergence.nested_if",
-            Form::Predicated => "divergence.predicated",
-        }
+    fn info(&self) -> ExperimentInfo {
+        let (id, title) = match self.form {
+            Form::IfChain => ("divergence.if_chain", "Divergence cost: if / else-if chain"),
+            Form::Switch => ("divergence.switch", "Divergence cost: switch with k cases"),
+            Form::Loop => (
+                "divergence.loop",
+                "Divergence cost: loop trip counts that differ per lane",
+            ),
+            Form::NestedIf => ("divergence.nested_if", "Divergence cost: nested binary ifs"),
+            Form::Predicated => ("divergence.predicated", "Divergence cost: predicated"),
+        };
+        ExperimentInfo { id, title, ..INFO }
     }
 
-    fn title(&self) -> &'static str {
-        match self.form {
-            Form::IfChain => "Divergence cost: if / else-if chain",
-            Form::Switch => "Divergence cost: switch with k cases",
-            Form::Loop => "Divergence cost: loop trip counts that differ per lane",
-            Form::NestedIf => "Divergence cost: nested binary ifs",
-            Form::Predicated => "Divergence cost: predicated",
-        }
-    }
-
-    fn rule(&self) -> Rule {
-        Rule {
-            text: "Divergent paths serialize linearly, T(k) ~ s*k, with no super-linear penalty; \
-                   efficiency falls as SG/k; the penalty is independent of occupancy; \
-                   predication removes it"
-                .to_owned(),
-            source:
-                "seed 004 (Characterizing Warp Divergence from Pascal to Blackwell); seeds 000, 001"
-                    .to_owned(),
-        }
-    }
-
-    fn run(
-        &self,
-        lab: &Lab,
-        config: &RunConfig,
-        progress: Progress<'_>,
-    ) -> Result<ExperimentResult> {
+    fn run(&self, ctx: RunContext<'_>) -> Result<ExperimentResult> {
+        let RunContext {
+            lab,
+            config,
+            progress,
+            ..
+        } = ctx;
         run::run(self, lab, config, progress)
     }
 }

@@ -15,7 +15,7 @@ use crate::experiments::divergence::kernels::{
 use crate::experiments::divergence::plan::Plan;
 use crate::experiments::divergence::width;
 use crate::experiments::{Experiment, Lab, Progress, RunConfig};
-use crate::gpu::{GpuContext, GpuTimer};
+use crate::gpu::{self, GpuContext, GpuTimer};
 use crate::model::divergence as model;
 use crate::report::{ExperimentResult, VerdictStatus};
 use crate::stats;
@@ -378,11 +378,13 @@ fn record_inferred_width(
     );
     match observed {
         Some(size) => result.verdict(
+            "inferred_width",
             "the subgroup width inferred from timing equals the ballot-observed size",
             VerdictStatus::consistent_if(inference.width == size && !inference.at_least),
             format!("{evidence}; ballots show {size}"),
         ),
         None => result.verdict(
+            "inferred_width",
             "the subgroup width inferred from timing (no subgroup operations to observe it)",
             VerdictStatus::NotGuaranteed,
             format!(
@@ -513,6 +515,7 @@ fn record_pipeline_sizes(
         )
     };
     result.verdict(
+        "pipeline_subgroup_size",
         "the study's pipelines run with the device probe's subgroup size",
         VerdictStatus::NotGuaranteed,
         detail,
@@ -579,13 +582,17 @@ fn compile_all(
 /// Runs every pipeline once. Some drivers (lavapipe) finish compiling in the background or at
 /// first use, and that work would otherwise land inside the calibration's timings.
 fn warm_up(gpu: &GpuContext, sinks: &Sinks, compiled: &CompiledSet, plan: &Plan) -> Result<()> {
-    let timer = GpuTimer::new(gpu);
     let params = DivergenceParams::new(1, Mode::LaneDivergent, |_| 1);
-    for pipeline in compiled.pipelines.values() {
-        Dispatch::new(gpu, sinks, pipeline, &params, plan.saturating_invocations)
-            .time(gpu, &timer)?;
-    }
-    Ok(())
+    let dispatches: Vec<gpu::Dispatch> = compiled
+        .pipelines
+        .values()
+        .map(|pipeline| {
+            Dispatch::new(gpu, sinks, pipeline, &params, plan.saturating_invocations)
+                .dispatch()
+                .clone()
+        })
+        .collect();
+    GpuTimer::new(gpu).warm_up(gpu, "divlab.divergence", &dispatches)
 }
 
 /// Finds the trip count that makes a k = 1 dispatch of `compiled` over `invocations` take about
@@ -758,9 +765,9 @@ impl Schedule<'_> {
     /// neighbour (on lavapipe a dispatch right after a long one ran measurably slower).
     fn time(&self, gpu: &GpuContext, reps: usize, progress: Progress<'_>) -> Result<Timed> {
         let timer = GpuTimer::new(gpu);
-        for run in self.runs {
-            run.time(gpu, &timer)?;
-        }
+        let dispatches: Vec<gpu::Dispatch> =
+            self.runs.iter().map(|run| run.dispatch().clone()).collect();
+        timer.warm_up(gpu, "divlab.divergence", &dispatches)?;
         let mut rng = fastrand::Rng::with_seed(0xd1f1ab);
         let mut samples = vec![Vec::with_capacity(reps); self.runs.len()];
         let all: Vec<usize> = (0..self.groups.len()).collect();
@@ -891,7 +898,7 @@ fn check_results(
 ) -> Result<()> {
     let check = "every lane computes its own path's result";
     if !linear {
-        result.verdict(check, VerdictStatus::NotGuaranteed, "skipped: the lane mapping is not linear, so the CPU model cannot name each invocation's lane");
+        result.verdict("lane_results", check, VerdictStatus::NotGuaranteed, "skipped: the lane mapping is not linear, so the CPU model cannot name each invocation's lane");
         return Ok(());
     }
     let values = dispatch.results(gpu)?;
@@ -927,6 +934,11 @@ fn check_results(
             wrong.len()
         ),
     };
-    result.verdict(check, VerdictStatus::held_if(wrong.is_empty()), detail);
+    result.verdict(
+        "lane_results",
+        check,
+        VerdictStatus::held_if(wrong.is_empty()),
+        detail,
+    );
     Ok(())
 }

@@ -9,19 +9,22 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use crate::experiments::scheduling::{BLOCK, Grouping, WORKGROUPS, fraction};
-use crate::experiments::{Experiment, Lab, Progress, RunConfig};
+use crate::experiments::{Experiment, RunContext};
 use crate::gpu::{GpuContext, Kernel, RuntimeChecks, read_buffer, storage_buffer};
-use crate::report::{ExperimentResult, LaneRecord, Rule, VerdictStatus};
+use crate::report::{ExperimentInfo, ExperimentResult, Figure, LaneRecord, VerdictStatus};
+use crate::shaders;
+pub use crate::shaders::scheduling::interleaving::{
+    POINTS, SIDE_ELSE, SIDE_THEN, TicketRecord, WORKGROUP_SIZE,
+};
 use crate::{Result, stats};
 
 /// The kernel with subgroups; [`kernel`] gives the one for a grouping. Its loops have constant
 /// bounds.
-pub const KERNEL: Kernel = Kernel {
-    name: "scheduling_interleaving",
-    source: include_str!("../../../shaders/scheduling_interleaving.wgsl"),
-    entry: "main",
-    checks: RuntimeChecks::Checked,
-};
+pub const KERNEL: Kernel = Kernel::of(
+    &shaders::SCHEDULING_INTERLEAVING,
+    "main",
+    RuntimeChecks::Checked,
+);
 
 /// The kernel for `grouping`: [`KERNEL`], or its `main_no_sg` entry point. Compile it with
 /// `grouping.source(KERNEL.source)`.
@@ -32,43 +35,10 @@ pub fn kernel(grouping: Grouping) -> Kernel {
     }
 }
 
-/// Keep in sync with `WORKGROUP_SIZE` in the shader.
-pub const WORKGROUP_SIZE: u32 = 128;
-/// Tickets per lane. Keep in sync with `POINTS` in the shader.
-pub const POINTS: usize = 4;
-/// Keep in sync with `SIDE_THEN` in the shader.
-pub const SIDE_THEN: u32 = 1;
-/// Keep in sync with `SIDE_ELSE` in the shader.
-pub const SIDE_ELSE: u32 = 2;
 /// Blocks a pattern string spells out before it abbreviates.
 const PATTERN_BLOCKS: usize = 16;
 /// Patterns the result lists, most common first.
 const PATTERNS_LISTED: usize = 8;
-
-/// One invocation's record. Keep in sync with `TicketRecord` in the shader.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
-pub struct TicketRecord {
-    /// The subgroup's counter index: workgroup * 128 + its first local index (the block's with
-    /// [`Grouping::Blocks`]).
-    pub subgroup: u32,
-    /// `subgroup_invocation_id` (the position in the block with [`Grouping::Blocks`]).
-    pub lane: u32,
-    /// The `subgroup_size` builtin ([`BLOCK`] with [`Grouping::Blocks`]).
-    pub size: u32,
-    /// [`SIDE_THEN`] or [`SIDE_ELSE`]; 0 where the lane never wrote its record.
-    pub side: u32,
-    /// The tickets taken at points 0..4.
-    pub tickets: [u32; 4],
-    /// `subgroupBallot(true)` at the side's first ticket (zero with [`Grouping::Blocks`]).
-    pub ballot: [u32; 4],
-    /// `local_invocation_index`.
-    pub local_index: u32,
-    /// The side's work, stored so it cannot be dropped.
-    pub work: u32,
-    /// Padding, written as zero.
-    pub pad: [u32; 2],
-}
 
 /// What one subgroup's (or block's) tickets show.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -166,33 +136,36 @@ fn by_subgroup(records: &[TicketRecord]) -> (BTreeMap<u32, Vec<&TicketRecord>>, 
 /// The `scheduling.interleaving` experiment.
 pub struct Interleaving;
 
+/// What `scheduling.interleaving` declares.
+pub const INFO: ExperimentInfo = ExperimentInfo {
+    id: "scheduling.interleaving",
+    title: "Scheduling: ticket order of the two sides of a divergent branch",
+    rule: "Diverged lanes of one subgroup may interleave at fine granularity; no order \
+           between the two sides of a branch is guaranteed (serialized under a \
+           reconvergence stack, possibly interleaved with per-lane program counters)",
+    source: "“Independent Thread Scheduling”; “Per-Lane Program Counters and Independent Thread Scheduling”; WGSL guarantees no scheduling order",
+    shaders: &[&shaders::SCHEDULING_INTERLEAVING],
+    figures: &[Figure {
+        key: "interleaved_fraction",
+        label: "interleaved",
+        decimals: 2,
+        decides: None,
+    }],
+    fit: None,
+};
+
 impl Experiment for Interleaving {
-    fn id(&self) -> &'static str {
-        "scheduling.interleaving"
+    fn info(&self) -> ExperimentInfo {
+        INFO
     }
 
-    fn title(&self) -> &'static str {
-        "Scheduling: ticket order of the two sides of a divergent branch"
-    }
-
-    fn rule(&self) -> Rule {
-        Rule {
-            text: "Diverged lanes of one subgroup may interleave at fine granularity; no order \
-                   between the two sides of a branch is guaranteed (serialized under a \
-                   reconvergence stack, possibly interleaved with per-lane program counters)"
-                .to_owned(),
-            source: "seeds 000 and 001 (per-thread program counters); WGSL guarantees no \
-                     scheduling order"
-                .to_owned(),
-        }
-    }
-
-    fn run(
-        &self,
-        lab: &Lab,
-        config: &RunConfig,
-        progress: Progress<'_>,
-    ) -> Result<ExperimentResult> {
+    fn run(&self, ctx: RunContext<'_>) -> Result<ExperimentResult> {
+        let RunContext {
+            lab,
+            config,
+            progress,
+            ..
+        } = ctx;
         let gpu = &lab.gpu;
         let grouping = Grouping::of(gpu);
         let pipeline = kernel(grouping).pipeline(gpu, &grouping.source(KERNEL.source), &[])?;
@@ -308,6 +281,7 @@ fn report(dispatches: &[Vec<TicketRecord>], grouping: Grouping, result: &mut Exp
     }
     let all = t.subgroups + t.one_side;
     result.verdict(
+        "tickets_complete",
         format!("each {unit}'s tickets are distinct and complete (atomicAdd is atomic)"),
         VerdictStatus::held_if(t.tickets_broken == 0 && t.unrecorded == 0),
         format!(
@@ -318,6 +292,7 @@ fn report(dispatches: &[Vec<TicketRecord>], grouping: Grouping, result: &mut Exp
     // Without subgroups there are no ballots to check.
     if grouping == Grouping::Subgroups {
         result.verdict(
+            "ballot_own_side",
             "an in-branch ballot holds only lanes of its own side",
             VerdictStatus::held_if(t.foreign_ballots == 0),
             format!(
@@ -336,6 +311,7 @@ fn report(dispatches: &[Vec<TicketRecord>], grouping: Grouping, result: &mut Exp
         format!("; most common pattern `{p}` ({n} {units})")
     });
     result.verdict(
+        "order",
         "the two sides run in some order (serialized or interleaved; not guaranteed)",
         VerdictStatus::NotGuaranteed,
         format!(
@@ -345,6 +321,7 @@ fn report(dispatches: &[Vec<TicketRecord>], grouping: Grouping, result: &mut Exp
         ),
     );
     result.verdict(
+        "side_in_step",
         "the lanes of one side take each ticket together (not guaranteed)",
         VerdictStatus::NotGuaranteed,
         format!(

@@ -10,61 +10,23 @@
 use std::collections::BTreeMap;
 
 use crate::Result;
-use crate::experiments::scheduling::{Grouping, WORKGROUPS, bind_group};
-use crate::experiments::{Experiment, Lab, Progress, RunConfig};
+use crate::experiments::scheduling::{Grouping, WORKGROUPS};
+use crate::experiments::{Experiment, Progress, RunContext};
 use crate::gpu::{
-    GpuContext, Kernel, RuntimeChecks, read_buffer, read_only_buffer, storage_buffer,
+    Dispatch, GpuContext, Kernel, RuntimeChecks, read_buffer, read_only_buffer, storage_buffer,
 };
-use crate::report::{ExperimentResult, Rule, VerdictStatus};
+use crate::report::{ExperimentInfo, ExperimentResult, VerdictStatus};
+use crate::shaders;
+pub use crate::shaders::scheduling::lockstep_race::{RaceParams, RaceRecord, WORKGROUP_SIZE};
 
-const SOURCE: &str = include_str!("../../../shaders/scheduling_lockstep_race.wgsl");
+const SOURCE: &str = shaders::SCHEDULING_LOCKSTEP_RACE.source;
 
-/// Keep in sync with `WORKGROUP_SIZE` in the shader: holds a subgroup of any size WGSL allows.
-pub const WORKGROUP_SIZE: u32 = 128;
 /// `racy_skewed`: lane l delays `(l % 4) * SKEW` hash iterations before the reduction.
 pub const SKEW: u32 = 64;
 /// Seeds the per-run input seeds, so runs repeat.
 pub const SEED: u64 = 0x5eed_0000;
 
 const INVOCATIONS: u32 = WORKGROUPS * WORKGROUP_SIZE;
-
-/// One dispatch's parameters. Keep in sync with `RaceParams` in the shader.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
-pub struct RaceParams {
-    /// Mixed into every input.
-    pub seed: u32,
-    /// See [`SKEW`].
-    pub skew: u32,
-    /// The run's block of records.
-    pub run: u32,
-    /// Padding, written as zero.
-    pub pad: u32,
-}
-
-/// One invocation's record. Keep in sync with `RaceRecord` in the shader.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
-pub struct RaceRecord {
-    /// The subgroup's slot in workgroup memory (unique in its workgroup; the block's number in
-    /// its workgroup with [`Grouping::Blocks`]).
-    pub slot: u32,
-    /// `subgroup_invocation_id` (the position in the block with [`Grouping::Blocks`]).
-    pub lane: u32,
-    /// The `subgroup_size` builtin ([`BLOCK`](super::BLOCK) with [`Grouping::Blocks`]); 0 where
-    /// the lane never wrote its record.
-    pub size: u32,
-    /// The lane's input.
-    pub input: u32,
-    /// The total the lane read back.
-    pub total: u32,
-    /// `local_invocation_index`.
-    pub local_index: u32,
-    /// 1 where the subgroup's block fit in workgroup memory and the reduction ran.
-    pub valid: u32,
-    /// Padding, written as zero.
-    pub pad: u32,
-}
 
 /// The reduction variants. Keep in sync with the shader's entry points.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -246,33 +208,31 @@ impl Tally {
 /// The `scheduling.lockstep_race` experiment.
 pub struct LockstepRace;
 
+/// What `scheduling.lockstep_race` declares.
+pub const INFO: ExperimentInfo = ExperimentInfo {
+    id: "scheduling.lockstep_race",
+    title: "Scheduling: a warp-synchronous reduction without barriers",
+    rule: "Lanes of a subgroup are not guaranteed to run in lockstep: a tree reduction \
+           through workgroup memory with no barrier between its steps is a data race \
+           that may still look correct; with barriers, or with subgroupAdd, it is right",
+    source: "“Independent Thread Scheduling” (what broke: warpReduceOld); “Per-Lane Program Counters and Independent Thread Scheduling”; WGSL memory model (data races)",
+    shaders: &[&shaders::SCHEDULING_LOCKSTEP_RACE],
+    figures: &[],
+    fit: None,
+};
+
 impl Experiment for LockstepRace {
-    fn id(&self) -> &'static str {
-        "scheduling.lockstep_race"
+    fn info(&self) -> ExperimentInfo {
+        INFO
     }
 
-    fn title(&self) -> &'static str {
-        "Scheduling: a warp-synchronous reduction without barriers"
-    }
-
-    fn rule(&self) -> Rule {
-        Rule {
-            text: "Lanes of a subgroup are not guaranteed to run in lockstep: a tree reduction \
-                   through workgroup memory with no barrier between its steps is a data race \
-                   that may still look correct; with barriers, or with subgroupAdd, it is right"
-                .to_owned(),
-            source: "seed 000 (What broke: warpReduceOld), seed 001 (assumptions that no longer \
-                     hold); WGSL memory model (data races)"
-                .to_owned(),
-        }
-    }
-
-    fn run(
-        &self,
-        lab: &Lab,
-        config: &RunConfig,
-        progress: Progress<'_>,
-    ) -> Result<ExperimentResult> {
+    fn run(&self, ctx: RunContext<'_>) -> Result<ExperimentResult> {
+        let RunContext {
+            lab,
+            config,
+            progress,
+            ..
+        } = ctx;
         let gpu = &lab.gpu;
         let grouping = Grouping::of(gpu);
         let variants = Variant::running(grouping);
@@ -301,6 +261,7 @@ impl Experiment for LockstepRace {
         grouping.record(&mut result);
         let unrecorded: usize = tallies.iter().map(|t| t.unrecorded).sum();
         result.verdict(
+            "recorded",
             "every invocation of every variant recorded a total",
             VerdictStatus::held_if(unrecorded == 0),
             format!("{unrecorded} invocations left no record{skipped}"),
@@ -319,6 +280,7 @@ impl Experiment for LockstepRace {
                 grouping.note()
             };
             result.verdict(
+                variant.entry(),
                 variant.check(),
                 status,
                 format!(
@@ -353,12 +315,11 @@ fn run_variants(
         .iter()
         .filter_map(|v| v.entry_for(grouping))
         .map(|entry| {
-            Kernel {
-                name: "scheduling_lockstep_race",
-                source: SOURCE,
+            Kernel::of(
+                &shaders::SCHEDULING_LOCKSTEP_RACE,
                 entry,
-                checks: RuntimeChecks::Checked,
-            }
+                RuntimeChecks::Checked,
+            )
             .pipeline(gpu, &source, &[])
         })
         .collect::<Result<Vec<_>>>()?;
@@ -376,24 +337,12 @@ fn run_variants(
             pad: 0,
         };
         let params = read_only_buffer(gpu, "divlab.scheduling_lockstep_race.params", &params);
-        let groups: Vec<wgpu::BindGroup> = pipelines
+        let dispatches: Vec<Dispatch> = pipelines
             .iter()
             .zip(&records)
-            .map(|(p, r)| bind_group(gpu, label, p, &[&params, r]))
+            .map(|(p, r)| Dispatch::new(gpu, label, p, &[&params, r], WORKGROUPS))
             .collect();
-        let mut encoder = gpu.device.create_command_encoder(&Default::default());
-        {
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some(label),
-                timestamp_writes: None,
-            });
-            for (pipeline, group) in pipelines.iter().zip(&groups) {
-                pass.set_pipeline(pipeline);
-                pass.set_bind_group(0, group, &[]);
-                pass.dispatch_workgroups(WORKGROUPS, 1, 1);
-            }
-        }
-        gpu.submit_and_wait(label, encoder)?;
+        gpu.run_batch(label, &dispatches)?;
         progress(0.9 * f64::from(run + 1) / f64::from(runs));
     }
     let mut tallies = Vec::new();

@@ -20,8 +20,9 @@ pub mod run_ahead;
 use std::borrow::Cow;
 
 use crate::experiments::Experiment;
-use crate::gpu::GpuContext;
+use crate::gpu::{Dispatch, GpuContext};
 use crate::report::ExperimentResult;
+pub use crate::shaders::scheduling::{BLOCK, SpinParams};
 
 pub use forward_progress::ForwardProgress;
 pub use handshake::Handshake;
@@ -43,10 +44,6 @@ pub fn all() -> Vec<Box<dyn Experiment>> {
         Box::new(RunAhead),
     ]
 }
-
-/// Invocations in a block, the group the `_no_sg` entry points use where the adapter has no
-/// subgroups: the smallest subgroup WGSL allows. Keep in sync with `BLOCK` in the shaders.
-pub const BLOCK: u32 = 4;
 
 /// Why a block can stand for a subgroup, for verdicts and params.
 pub const BLOCK_ASSUMPTION: &str = "subgroups are runs of consecutive local invocation indices \
@@ -170,43 +167,11 @@ impl Grouping {
     }
 }
 
-/// A bind group with `buffers` at bindings 0, 1, ... of group 0.
-fn bind_group(
-    gpu: &GpuContext,
-    label: &str,
-    pipeline: &wgpu::ComputePipeline,
-    buffers: &[&wgpu::Buffer],
-) -> wgpu::BindGroup {
-    let entries: Vec<wgpu::BindGroupEntry<'_>> = (0u32..)
-        .zip(buffers)
-        .map(|(binding, buffer)| wgpu::BindGroupEntry {
-            binding,
-            resource: buffer.as_entire_binding(),
-        })
-        .collect();
-    gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: Some(label),
-        layout: &pipeline.get_bind_group_layout(0),
-        entries: &entries,
-    })
-}
-
 /// `part/whole`, 0 for an empty whole.
 fn fraction(part: usize, whole: usize) -> f64 {
     part as f64 / whole.max(1) as f64
 }
 
-/// The spin probes' parameters. Keep in sync with `SpinParams` in
-/// shaders/scheduling_forward_progress.wgsl and `HandshakeParams` in
-/// shaders/scheduling_handshake.wgsl (the same layout).
-#[repr(C)]
-#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
-pub struct SpinParams {
-    /// The most flag checks a spin makes.
-    pub cap: u32,
-    /// Padding, written as zero.
-    pub pad: [u32; 3],
-}
 /// The two entry points (one per order) of a capped-spin kernel, compiled for one grouping, and
 /// the dispatch both spin probes share: [`SpinParams`] at binding 0, zeroed `u32` flags at 1,
 /// one record per invocation at 2, `WORKGROUPS` workgroups, timed, within the device's timeout.
@@ -218,30 +183,28 @@ pub(crate) struct SpinKernel {
 }
 
 impl SpinKernel {
-    /// Compiles `entries` (order 0, order 1) of shader `name` for `grouping`. The spins are
-    /// bounded by `cap` on their own; wgpu's injected guards stay on because nothing here is
-    /// timed against a model.
+    /// Compiles `entries` (order 0, order 1) of `file` for `grouping`, for experiment `id`. The
+    /// spins are bounded by `cap` on their own; wgpu's injected guards stay on because nothing
+    /// here is timed against a model.
     pub(crate) fn new(
         gpu: &GpuContext,
-        (id, name, source): (&str, &'static str, &'static str),
+        (id, file): (&str, &'static crate::shaders::ShaderFile),
         entries: [&'static str; 2],
         grouping: Grouping,
     ) -> crate::Result<Self> {
         if grouping == Grouping::Subgroups {
             gpu.require_subgroups(id)?;
         }
-        let prepared = grouping.source(source);
+        let prepared = grouping.source(file.source);
         let pipeline = |entry| {
-            crate::gpu::Kernel {
-                name,
-                source,
-                entry,
-                checks: crate::gpu::RuntimeChecks::Checked,
-            }
-            .pipeline(gpu, &prepared, &[])
+            crate::gpu::Kernel::of(file, entry, crate::gpu::RuntimeChecks::Checked).pipeline(
+                gpu,
+                &prepared,
+                &[],
+            )
         };
         Ok(Self {
-            name,
+            name: file.name,
             pipelines: [pipeline(entries[0])?, pipeline(entries[1])?],
             grouping,
             timer: crate::gpu::GpuTimer::new(gpu),
@@ -280,12 +243,14 @@ impl SpinKernel {
             &format!("{label}.records"),
             invocations * size_of::<R>() as u64,
         );
-        let bind_group = bind_group(gpu, &label, pipeline, &[&params, &flags, &records]);
-        let time_ns = self.timer.time_pass(gpu, &label, |pass| {
-            pass.set_pipeline(pipeline);
-            pass.set_bind_group(0, &bind_group, &[]);
-            pass.dispatch_workgroups(WORKGROUPS, 1, 1);
-        })?;
+        let dispatch = Dispatch::new(
+            gpu,
+            &label,
+            pipeline,
+            &[&params, &flags, &records],
+            WORKGROUPS,
+        );
+        let time_ns = self.timer.time(gpu, &label, &[dispatch])?;
         let flag_values = read_buffer(gpu, &label, &flags)?;
         let records = read_buffer(gpu, &label, &records)?;
         Ok((time_ns, flag_values, records))
@@ -303,21 +268,21 @@ mod tests {
         vec![
             (
                 "scheduling_forward_progress",
-                include_str!("../../../shaders/scheduling_forward_progress.wgsl"),
+                crate::shaders::SCHEDULING_FORWARD_PROGRESS.source,
                 forward_progress::SpinOrder::ALL
                     .map(|o| o.entry_for(blocks))
                     .to_vec(),
             ),
             (
                 "scheduling_handshake",
-                include_str!("../../../shaders/scheduling_handshake.wgsl"),
+                crate::shaders::SCHEDULING_HANDSHAKE.source,
                 handshake::HandshakeOrder::ALL
                     .map(|o| o.entry_for(blocks))
                     .to_vec(),
             ),
             (
                 "scheduling_lockstep_race",
-                include_str!("../../../shaders/scheduling_lockstep_race.wgsl"),
+                crate::shaders::SCHEDULING_LOCKSTEP_RACE.source,
                 lockstep_race::Variant::ALL
                     .iter()
                     .filter_map(|v| v.entry_for(blocks))

@@ -13,22 +13,25 @@
 
 use wgpu::util::DeviceExt as _;
 
-use crate::experiments::scheduling::{Grouping, bind_group};
-use crate::experiments::{Experiment, Lab, Progress, RunConfig};
-use crate::gpu::{GpuContext, GpuTimer, Kernel, RuntimeChecks, read_only_buffer, storage_buffer};
-use crate::report::{ExperimentResult, Point, Rule, Series, VerdictStatus};
+use crate::experiments::scheduling::Grouping;
+use crate::experiments::{Experiment, Progress, RunContext};
+use crate::gpu::{
+    Dispatch, GpuContext, GpuTimer, Kernel, RuntimeChecks, read_only_buffer, storage_buffer,
+};
+use crate::report::{ExperimentInfo, ExperimentResult, Figure, Point, Series, VerdictStatus};
+use crate::shaders;
+pub use crate::shaders::scheduling::run_ahead::{AheadParams, TABLE_SIZE};
 use crate::stats::{self, Summary};
 use crate::{Error, Result};
 
 /// The kernel with subgroups; [`kernel`] gives the one for a grouping. Its loops run host-set
 /// counts kept under [`MAX_LONG_ITERS`] and [`MAX_POST_ITERS`], and every index is masked or
 /// sized to the dispatch, so it needs no injected guards.
-pub const KERNEL: Kernel = Kernel {
-    name: "scheduling_run_ahead",
-    source: include_str!("../../../shaders/scheduling_run_ahead.wgsl"),
-    entry: "main",
-    checks: RuntimeChecks::UncheckedBoundedByConstruction,
-};
+pub const KERNEL: Kernel = Kernel::of(
+    &shaders::SCHEDULING_RUN_AHEAD,
+    "main",
+    RuntimeChecks::UncheckedBoundedByConstruction,
+);
 
 /// The kernel for `grouping`: [`KERNEL`], or its `main_no_sg` entry point. Compile it with
 /// `grouping.source(KERNEL.source)`.
@@ -43,8 +46,6 @@ pub fn kernel(grouping: Grouping) -> Kernel {
 /// WGSL's range. Narrower subgroups share a workgroup, each still split by parity; a wider one
 /// runs the workgroup as a partial subgroup.
 pub const WORKGROUP_SIZE_WITHOUT_SUBGROUPS: u32 = 32;
-/// Entries of the pointer-chase table. Keep in sync with `TABLE_MASK` in the shader.
-pub const TABLE_SIZE: usize = 1 << 16;
 /// Workgroups of one subgroup each: fewer than a large GPU has multiprocessors, so no subgroup
 /// hides another's wait; enough for both cores of a CPU device.
 pub const WORKGROUPS: u32 = 32;
@@ -56,20 +57,6 @@ pub const MAX_POST_ITERS: u32 = 1 << 17;
 pub const SHORT_DIVISOR: u32 = 16;
 /// Seeds the table's permutation.
 pub const TABLE_SEED: u64 = 0x7ab1e;
-
-/// The kernel's parameters. Keep in sync with `AheadParams` in the shader.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
-pub struct AheadParams {
-    /// Iterations of 4 dependent FMAs on the long path (even lanes).
-    pub long_iters: u32,
-    /// The same on the short path (odd lanes).
-    pub short_iters: u32,
-    /// Dependent table loads after the join.
-    pub post_iters: u32,
-    /// Lanes with `(lane & 1) == post_parity` do the post-join work; always 1 (the short lanes).
-    pub post_parity: u32,
-}
 
 /// The four timed configurations, in [`Part`] order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -159,23 +146,23 @@ impl Bench {
     }
 
     /// A dispatch with `params`, ready to time.
-    fn prepare(&self, gpu: &GpuContext, params: &AheadParams) -> wgpu::BindGroup {
+    fn prepare(&self, gpu: &GpuContext, params: &AheadParams) -> Dispatch {
         let params = read_only_buffer(gpu, "divlab.scheduling_run_ahead.params", params);
-        bind_group(
+        Dispatch::new(
             gpu,
             "divlab.scheduling_run_ahead",
             &self.pipeline,
             &[&params, &self.table, &self.sink],
+            WORKGROUPS,
         )
     }
 
-    fn time(&self, gpu: &GpuContext, group: &wgpu::BindGroup) -> Result<f64> {
-        self.timer
-            .time_pass(gpu, "divlab.scheduling_run_ahead", |pass| {
-                pass.set_pipeline(&self.pipeline);
-                pass.set_bind_group(0, group, &[]);
-                pass.dispatch_workgroups(WORKGROUPS, 1, 1);
-            })
+    fn time(&self, gpu: &GpuContext, dispatch: &Dispatch) -> Result<f64> {
+        self.timer.time(
+            gpu,
+            "divlab.scheduling_run_ahead",
+            std::slice::from_ref(dispatch),
+        )
     }
 
     /// The fastest of three runs: on a shared machine interruptions only add time.
@@ -239,33 +226,36 @@ fn calibrate(gpu: &GpuContext, bench: &Bench, target_ns: f64) -> Result<(u32, u3
 /// The `scheduling.run_ahead` experiment.
 pub struct RunAhead;
 
+/// What `scheduling.run_ahead` declares.
+pub const INFO: ExperimentInfo = ExperimentInfo {
+    id: "scheduling.run_ahead",
+    title: "Scheduling: do the short lanes of an unbalanced branch run ahead of the join?",
+    rule: "With per-lane program counters the short side of an unbalanced branch may run \
+           ahead past the join and overlap the long side; under a reconvergence stack it \
+           waits at the join and the time is the sum of the parts. Neither is guaranteed",
+    source: "“Per-Lane Program Counters and Independent Thread Scheduling” (what it does to the cost model); “Independent Thread Scheduling”",
+    shaders: &[&shaders::SCHEDULING_RUN_AHEAD],
+    figures: &[Figure {
+        key: "overlap_fraction",
+        label: "overlap",
+        decimals: 2,
+        decides: Some("parts_add_up"),
+    }],
+    fit: None,
+};
+
 impl Experiment for RunAhead {
-    fn id(&self) -> &'static str {
-        "scheduling.run_ahead"
+    fn info(&self) -> ExperimentInfo {
+        INFO
     }
 
-    fn title(&self) -> &'static str {
-        "Scheduling: do the short lanes of an unbalanced branch run ahead of the join?"
-    }
-
-    fn rule(&self) -> Rule {
-        Rule {
-            text: "With per-lane program counters the short side of an unbalanced branch may run \
-                   ahead past the join and overlap the long side; under a reconvergence stack it \
-                   waits at the join and the time is the sum of the parts. Neither is guaranteed"
-                .to_owned(),
-            source: "seed 001 (what it does to the cost model; per-lane program counters), seed \
-                     000"
-            .to_owned(),
-        }
-    }
-
-    fn run(
-        &self,
-        lab: &Lab,
-        config: &RunConfig,
-        progress: Progress<'_>,
-    ) -> Result<ExperimentResult> {
+    fn run(&self, ctx: RunContext<'_>) -> Result<ExperimentResult> {
+        let RunContext {
+            lab,
+            config,
+            progress,
+            ..
+        } = ctx;
         let gpu = &lab.gpu;
         let grouping = Grouping::of(gpu);
         let workgroup_size = match grouping {
@@ -335,26 +325,20 @@ fn time_rounds(
     reps: usize,
     progress: Progress<'_>,
 ) -> Result<Vec<[f64; 4]>> {
-    let groups: Vec<wgpu::BindGroup> = Part::ALL
+    let dispatches: Vec<Dispatch> = Part::ALL
         .iter()
         .map(|p| bench.prepare(gpu, &p.params(long, post)))
         .collect();
-    for group in &groups {
-        bench.time(gpu, group)?;
-    }
-    let mut rng = fastrand::Rng::with_seed(0x5c4ed);
-    let mut order = [0, 1, 2, 3];
-    let mut rounds = Vec::with_capacity(reps);
-    for rep in 0..reps {
-        rng.shuffle(&mut order);
-        let mut times = [0.0; 4];
-        for &i in &order {
-            times[i] = bench.time(gpu, &groups[i])?;
-        }
-        rounds.push(times);
-        progress((rep + 1) as f64 / reps as f64);
-    }
-    Ok(rounds)
+    let samples = bench.timer.interleave(
+        gpu,
+        "divlab.scheduling_run_ahead",
+        &dispatches,
+        reps,
+        &mut |round| progress(round as f64 / reps as f64),
+    )?;
+    Ok((0..reps)
+        .map(|round| [0, 1, 2, 3].map(|part| samples[part][round]))
+        .collect())
 }
 
 /// `note` ends the run-ahead verdict's detail: what the split assumes, where it assumes anything.
@@ -393,6 +377,7 @@ fn report(rounds: &[[f64; 4]], note: &str, result: &mut ExperimentResult) -> Res
     );
     let Some(o) = stats::summarize(&overlaps) else {
         result.verdict(
+            "run_ahead",
             "the short lanes run ahead of the join (not guaranteed)",
             VerdictStatus::NotGuaranteed,
             format!("observed: no part took measurable time beyond the base; {times}{note}"),
@@ -424,6 +409,7 @@ fn report(rounds: &[[f64; 4]], note: &str, result: &mut ExperimentResult) -> Res
         )
     };
     result.verdict(
+        "run_ahead",
         "the short lanes run ahead of the join and overlap the long path (run-ahead; not \
          guaranteed)",
         VerdictStatus::NotGuaranteed,
@@ -435,6 +421,7 @@ fn report(rounds: &[[f64; 4]], note: &str, result: &mut ExperimentResult) -> Res
         ),
     );
     result.verdict(
+        "parts_add_up",
         "the parts add up: max(T_long, T_post) <= T_full <= T_long + T_post - T_base (overlap \
          in [0, 1], within 0.15)",
         VerdictStatus::decided_by_interval(low, high, -0.15, 1.15),

@@ -12,20 +12,13 @@ use std::collections::BTreeMap;
 
 use crate::Result;
 use crate::experiments::scheduling::{BLOCK, Grouping, SpinKernel, WORKGROUPS};
-use crate::experiments::{Experiment, Lab, Progress, RunConfig};
+use crate::experiments::{Experiment, RunContext};
 use crate::gpu::GpuContext;
-use crate::report::{ExperimentResult, Rule};
-
-const SOURCE: &str = include_str!("../../../../shaders/scheduling_forward_progress.wgsl");
-
-/// Keep in sync with `WORKGROUP_SIZE` in the shader: holds a subgroup of any size WGSL allows.
-pub const WORKGROUP_SIZE: u32 = 128;
-/// Keep in sync with `ROLE_SPINNER` in the shader.
-pub const ROLE_SPINNER: u32 = 1;
-/// Keep in sync with `ROLE_SETTER` in the shader.
-pub const ROLE_SETTER: u32 = 2;
-/// A spinner that never saw the flag. Keep in sync with `NOT_SEEN` in the shader.
-pub const NOT_SEEN: u32 = u32::MAX;
+use crate::report::{ExperimentInfo, ExperimentResult};
+use crate::shaders;
+pub use crate::shaders::scheduling::forward_progress::{
+    NOT_SEEN, ROLE_SETTER, ROLE_SPINNER, SpinRecord, WORKGROUP_SIZE,
+};
 
 /// Flag checks per spin on a CPU device: lavapipe runs a subgroup's lanes as one vector, so a
 /// spinner that comes first checks the full cap; 512 subgroups x 4096 checks took 0.12-0.24 s
@@ -35,29 +28,6 @@ pub const CAP_CPU: u32 = 1 << 12;
 /// ~33 ms, the whole dispatch when every spinner runs to the cap, since 32 workgroups are resident
 /// at once.
 pub const CAP_GPU: u32 = 1 << 16;
-
-/// One invocation's record. Keep in sync with `SpinRecord` in the shader.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
-pub struct SpinRecord {
-    /// The subgroup's flag index: workgroup * 128 + the subgroup's first local index (the
-    /// block's with [`Grouping::Blocks`]).
-    pub subgroup: u32,
-    /// `subgroup_invocation_id` (the position in the block with [`Grouping::Blocks`]).
-    pub lane: u32,
-    /// The `subgroup_size` builtin ([`BLOCK`] with [`Grouping::Blocks`]).
-    pub size: u32,
-    /// [`ROLE_SPINNER`] or [`ROLE_SETTER`]; 0 where the lane never wrote its record.
-    pub role: u32,
-    /// Spinners: the check (0-based) at which the flag was first seen, or [`NOT_SEEN`].
-    pub seen: u32,
-    /// `local_invocation_index`.
-    pub local_index: u32,
-    /// Padding, written as zero.
-    pub pad: [u32; 2],
-    /// `subgroupBallot(true)` on the lane's path (zero with [`Grouping::Blocks`]).
-    pub ballot: [u32; 4],
-}
 
 /// Which path spins.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -174,8 +144,7 @@ impl SpinProbe {
             gpu,
             (
                 "scheduling.forward_progress",
-                "scheduling_forward_progress",
-                SOURCE,
+                &shaders::SCHEDULING_FORWARD_PROGRESS,
             ),
             entries,
             grouping,
@@ -247,33 +216,31 @@ pub fn default_cap(gpu: &GpuContext) -> u32 {
 /// The `scheduling.forward_progress` experiment.
 pub struct ForwardProgress;
 
+/// What `scheduling.forward_progress` declares.
+pub const INFO: ExperimentInfo = ExperimentInfo {
+    id: "scheduling.forward_progress",
+    title: "Scheduling: a lane spins on a flag set by the other path of its subgroup",
+    rule: "A lane spinning on a flag set by another lane of the same subgroup terminates \
+           only where the hardware gives diverged lanes forward progress; WGSL guarantees \
+           none, so every such spin must be bounded, with a fallback",
+    source: "“Independent Thread Scheduling” (assumptions that no longer hold); “Per-Lane Program Counters and Independent Thread Scheduling”",
+    shaders: &[&shaders::SCHEDULING_FORWARD_PROGRESS],
+    figures: &[],
+    fit: None,
+};
+
 impl Experiment for ForwardProgress {
-    fn id(&self) -> &'static str {
-        "scheduling.forward_progress"
+    fn info(&self) -> ExperimentInfo {
+        INFO
     }
 
-    fn title(&self) -> &'static str {
-        "Scheduling: a lane spins on a flag set by the other path of its subgroup"
-    }
-
-    fn rule(&self) -> Rule {
-        Rule {
-            text: "A lane spinning on a flag set by another lane of the same subgroup terminates \
-                   only where the hardware gives diverged lanes forward progress; WGSL guarantees \
-                   none, so every such spin must be bounded, with a fallback"
-                .to_owned(),
-            source: "seeds 000 and 001 (independent thread scheduling: assumptions that no \
-                     longer hold); DESIGN.md §1.2"
-                .to_owned(),
-        }
-    }
-
-    fn run(
-        &self,
-        lab: &Lab,
-        config: &RunConfig,
-        progress: Progress<'_>,
-    ) -> Result<ExperimentResult> {
+    fn run(&self, ctx: RunContext<'_>) -> Result<ExperimentResult> {
+        let RunContext {
+            lab,
+            config,
+            progress,
+            ..
+        } = ctx;
         let gpu = &lab.gpu;
         let probe = SpinProbe::new(gpu)?;
         let grouping = probe.grouping();

@@ -62,6 +62,7 @@ pub(super) fn report(
         .fold(0.0_f64, |m, &t| m.max(t))
         / 1e6;
     result.verdict(
+        "finished",
         "every lane finished its path: the capped spin ends without the setters' help",
         VerdictStatus::held_if(unrecorded == 0),
         format!(
@@ -72,6 +73,7 @@ pub(super) fn report(
     let unset: usize = tallies.iter().map(|t| t.flags_unset).sum();
     let tests: usize = tallies.iter().map(|t| t.tests).sum();
     result.verdict(
+        "flags_visible",
         "every setter's flag store is visible after the dispatch",
         VerdictStatus::held_if(unset == 0),
         format!(
@@ -92,6 +94,7 @@ pub(super) fn report(
             String::new()
         };
         result.verdict(
+            format!("progress_{}", order.entry()),
             format!(
                 "{}: spinners see the flag (forward progress; not guaranteed)",
                 order.describe()
@@ -119,6 +122,7 @@ pub(super) fn report(
         }
     }
     result.verdict(
+        "pattern",
         "pattern over both orders (not guaranteed)",
         VerdictStatus::NotGuaranteed,
         format!("{}{note}", pattern(&tallies, grouping)),

@@ -14,43 +14,11 @@ use std::collections::BTreeMap;
 use crate::Result;
 use crate::experiments::scheduling::forward_progress::default_cap;
 use crate::experiments::scheduling::{BLOCK, Grouping, SpinKernel, WORKGROUPS};
-use crate::experiments::{Experiment, Lab, Progress, RunConfig};
+use crate::experiments::{Experiment, RunContext};
 use crate::gpu::GpuContext;
-use crate::report::{ExperimentResult, Rule};
-
-const SOURCE: &str = include_str!("../../../../shaders/scheduling_handshake.wgsl");
-
-/// Keep in sync with `WORKGROUP_SIZE` in the shader: holds a subgroup of any size WGSL allows.
-pub const WORKGROUP_SIZE: u32 = 128;
-/// Keep in sync with `SIDE_A` in the shader.
-pub const SIDE_A: u32 = 1;
-/// Keep in sync with `SIDE_B` in the shader.
-pub const SIDE_B: u32 = 2;
-
-/// One invocation's record. Keep in sync with `HandshakeRecord` in the shader.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
-pub struct HandshakeRecord {
-    /// The subgroup's slot: workgroup * 128 + the subgroup's first local index (the block's
-    /// with [`Grouping::Blocks`]).
-    pub subgroup: u32,
-    /// `subgroup_invocation_id` (the position in the block with [`Grouping::Blocks`]).
-    pub lane: u32,
-    /// The `subgroup_size` builtin ([`BLOCK`] with [`Grouping::Blocks`]).
-    pub size: u32,
-    /// [`SIDE_A`] or [`SIDE_B`]; 0 where the lane never wrote its record.
-    pub side: u32,
-    /// Flag checks the lane's spin made, 1..=cap.
-    pub checks: u32,
-    /// 1 where the awaited flag was seen within the cap, 0 where the spin gave up.
-    pub saw: u32,
-    /// `local_invocation_index`.
-    pub local_index: u32,
-    /// Padding, written as zero.
-    pub pad: u32,
-    /// `subgroupBallot(true)` on the lane's side (zero with [`Grouping::Blocks`]).
-    pub ballot: [u32; 4],
-}
+use crate::report::{ExperimentInfo, ExperimentResult};
+use crate::shaders;
+pub use crate::shaders::scheduling::handshake::{HandshakeRecord, SIDE_A, SIDE_B, WORKGROUP_SIZE};
 
 /// Which branch side A takes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -205,7 +173,7 @@ impl HandshakeProbe {
         ];
         let kernel = SpinKernel::new(
             gpu,
-            ("scheduling.handshake", "scheduling_handshake", SOURCE),
+            ("scheduling.handshake", &shaders::SCHEDULING_HANDSHAKE),
             entries,
             grouping,
         )?;
@@ -268,32 +236,31 @@ pub fn summarize(
 /// The `scheduling.handshake` experiment.
 pub struct Handshake;
 
+/// What `scheduling.handshake` declares.
+pub const INFO: ExperimentInfo = ExperimentInfo {
+    id: "scheduling.handshake",
+    title: "Scheduling: a handshake between the two paths of a subgroup's branch",
+    rule: "Two diverged paths of one subgroup can hand a flag back and forth only where \
+           the scheduler interleaves them (independent thread scheduling); WGSL \
+           guarantees diverged lanes no forward progress, so each wait must be bounded",
+    source: "“Independent Thread Scheduling”; “Per-Lane Program Counters and Independent Thread Scheduling”",
+    shaders: &[&shaders::SCHEDULING_HANDSHAKE],
+    figures: &[],
+    fit: None,
+};
+
 impl Experiment for Handshake {
-    fn id(&self) -> &'static str {
-        "scheduling.handshake"
+    fn info(&self) -> ExperimentInfo {
+        INFO
     }
 
-    fn title(&self) -> &'static str {
-        "Scheduling: a handshake between the two paths of a subgroup's branch"
-    }
-
-    fn rule(&self) -> Rule {
-        Rule {
-            text: "Two diverged paths of one subgroup can hand a flag back and forth only where \
-                   the scheduler interleaves them (independent thread scheduling); WGSL \
-                   guarantees diverged lanes no forward progress, so each wait must be bounded"
-                .to_owned(),
-            source: "seeds 000 and 001 (independent thread scheduling); DESIGN.md §1.2 and §6"
-                .to_owned(),
-        }
-    }
-
-    fn run(
-        &self,
-        lab: &Lab,
-        config: &RunConfig,
-        progress: Progress<'_>,
-    ) -> Result<ExperimentResult> {
+    fn run(&self, ctx: RunContext<'_>) -> Result<ExperimentResult> {
+        let RunContext {
+            lab,
+            config,
+            progress,
+            ..
+        } = ctx;
         let gpu = &lab.gpu;
         let probe = HandshakeProbe::new(gpu)?;
         let grouping = probe.grouping();

@@ -75,6 +75,7 @@ pub(super) fn report(
         .fold(0.0_f64, |m, &t| m.max(t))
         / 1e6;
     result.verdict(
+        "finished",
         "every lane finished its side: both capped spins end without the other side's help",
         VerdictStatus::held_if(unrecorded == 0),
         format!(
@@ -85,6 +86,7 @@ pub(super) fn report(
     let inconsistent: usize = tallies.iter().map(|t| t.inconsistent).sum();
     let subgroups: usize = tallies.iter().map(|t| t.subgroups).sum();
     result.verdict(
+        "flags_exact",
         "flag a counts every A lane, flag b exactly the B lanes that saw a, and no A lane saw b \
          unless a B lane set it (atomics)",
         VerdictStatus::held_if(inconsistent == 0),
@@ -100,6 +102,7 @@ pub(super) fn report(
             )
         };
         result.verdict(
+            format!("both_complete_{}", order.entry()),
             format!(
                 "A in the {a_branch}-branch, B in the {b_branch}-branch: both sides of the \
                  handshake complete (forward progress for diverged lanes; not guaranteed)"

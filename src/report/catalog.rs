@@ -1,0 +1,99 @@
+//! What each experiment declares for the readers of its results: its id, title and rule, the
+//! kernels it runs, its key figures (with the verdict each one decides) and the fitted line of
+//! its charts. The experiments own the declarations; the summary table, `compare`, the HTML
+//! report and the app read them through a [`Catalog`] that the caller hands in, so that this
+//! module, like the rest of `report/`, does not depend on the experiments.
+
+use crate::report::{ExperimentResult, Rule};
+use crate::shaders::ShaderFile;
+
+/// One experiment's declaration.
+#[derive(Clone, Copy, Debug)]
+pub struct ExperimentInfo {
+    /// Stable id, e.g. `divergence.switch`.
+    pub id: &'static str,
+    /// Human title.
+    pub title: &'static str,
+    /// The rule it checks, in one sentence.
+    pub rule: &'static str,
+    /// Where the rule comes from: a document's title, a WGSL section.
+    pub source: &'static str,
+    /// The WGSL files it runs (generated kernels name their template).
+    pub shaders: &'static [&'static ShaderFile],
+    /// Its key figures, in display order.
+    pub figures: &'static [Figure],
+    /// The straight line fitted to its timed series, where it fits one.
+    pub fit: Option<Fit>,
+}
+
+/// A key figure: a metric with its label and precision.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Figure {
+    /// The metric's stable key. Where the result also has `<key>_ci_low` and `<key>_ci_high`,
+    /// readers show the 95% interval beside it.
+    pub key: &'static str,
+    /// A short label for tables, e.g. `F(SG)`.
+    pub label: &'static str,
+    /// Decimals in tables.
+    pub decimals: usize,
+    /// The key of the verdict decided on this figure, if any.
+    pub decides: Option<&'static str>,
+}
+
+/// A fitted straight line `y = intercept + slope * x` over a chart's series, by metric keys.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Fit {
+    /// The series' x label it applies to, e.g. `k`.
+    pub x_label: &'static str,
+    /// The metric holding the slope.
+    pub slope: &'static str,
+    /// The metric holding the intercept.
+    pub intercept: &'static str,
+    /// The metric holding R², if any.
+    pub r2: Option<&'static str>,
+    /// The metric holding the largest x the line was fitted over; the line stops there.
+    pub x_max: Option<&'static str>,
+}
+
+impl ExperimentInfo {
+    /// The rule as results record it.
+    pub fn rule(&self) -> Rule {
+        Rule {
+            text: self.rule.to_owned(),
+            source: self.source.to_owned(),
+        }
+    }
+
+    /// An empty `ok` result carrying this experiment's id, title and rule.
+    pub fn new_result(&self) -> ExperimentResult {
+        ExperimentResult::new(self.id, self.title, self.rule())
+    }
+}
+
+/// Every experiment's declaration, handed to the readers of result documents.
+#[derive(Clone, Debug, Default)]
+pub struct Catalog {
+    infos: Vec<ExperimentInfo>,
+}
+
+impl Catalog {
+    /// A catalog of these declarations.
+    pub fn new(infos: Vec<ExperimentInfo>) -> Self {
+        Self { infos }
+    }
+
+    /// The declaration of experiment `id`, if this build knows it.
+    pub fn get(&self, id: &str) -> Option<&ExperimentInfo> {
+        self.infos.iter().find(|i| i.id == id)
+    }
+
+    /// Every declaration, in run order.
+    pub fn iter(&self) -> impl Iterator<Item = &ExperimentInfo> {
+        self.infos.iter()
+    }
+
+    /// The key figures of experiment `id`; none for an experiment this build does not know.
+    pub fn figures(&self, id: &str) -> &[Figure] {
+        self.get(id).map_or(&[], |i| i.figures)
+    }
+}

@@ -1,0 +1,172 @@
+//! Every WGSL file divlab ships, listed once: its name, its path and its text (the one
+//! `include_str!` of each), with the Rust structs and constants that mirror it, one module per
+//! file. Experiments, the app's source view and the tests read them from here.
+
+pub mod convergence;
+pub mod divergence;
+pub mod fma_chain;
+pub mod fuzz;
+pub mod layout;
+pub mod scheduling;
+pub mod subgroup_ops;
+pub mod subgroup_size;
+mod wgsl;
+
+use layout::{Mirror, MirroredConst};
+
+pub use wgsl::{check_wgsl, prepare_for_naga};
+
+/// A WGSL file under `shaders/`.
+#[derive(Debug)]
+pub struct ShaderFile {
+    /// The file stem, e.g. `divergence`.
+    pub name: &'static str,
+    /// The path from the repository root, e.g. `shaders/divergence.wgsl`.
+    pub path: &'static str,
+    /// The WGSL text, spec-valid (it keeps `enable subgroups;`).
+    pub source: &'static str,
+    /// The Rust structs that mirror its structs; the layout test checks every one, and that
+    /// every struct in a storage or uniform binding has one.
+    pub mirrors: &'static [Mirror],
+    /// The Rust constants that mirror its `const`s.
+    pub constants: &'static [MirroredConst],
+}
+
+/// The file `shaders/<name>.wgsl`, mirrored by the module `$host`.
+macro_rules! shader_file {
+    ($name:literal, $($host:ident)::+) => {
+        ShaderFile {
+            name: $name,
+            path: concat!("shaders/", $name, ".wgsl"),
+            source: include_str!(concat!("../../shaders/", $name, ".wgsl")),
+            mirrors: $($host)::+::MIRRORS,
+            constants: $($host)::+::CONSTANTS,
+        }
+    };
+}
+
+/// Scenarios of structured reconvergence, one entry point each.
+pub const CONVERGENCE: ShaderFile = shader_file!("convergence", convergence);
+/// The divergence study's template; the forms are generated from it.
+pub const DIVERGENCE: ShaderFile = shader_file!("divergence", divergence);
+/// A pure-arithmetic kernel with known work.
+pub const FMA_CHAIN: ShaderFile = shader_file!("fma_chain", fma_chain);
+/// A capped spin on a flag set by the other side of a branch.
+pub const SCHEDULING_FORWARD_PROGRESS: ShaderFile = shader_file!("scheduling_forward_progress", scheduling::forward_progress);
+/// Two sides of a branch that each wait for the other.
+pub const SCHEDULING_HANDSHAKE: ShaderFile = shader_file!("scheduling_handshake", scheduling::handshake);
+/// Tickets taken by both sides of a divergent branch.
+pub const SCHEDULING_INTERLEAVING: ShaderFile = shader_file!("scheduling_interleaving", scheduling::interleaving);
+/// A barrier-free reduction that only lockstep execution would make correct.
+pub const SCHEDULING_LOCKSTEP_RACE: ShaderFile = shader_file!("scheduling_lockstep_race", scheduling::lockstep_race);
+/// A long side and a short side, timed apart and together.
+pub const SCHEDULING_RUN_AHEAD: ShaderFile = shader_file!("scheduling_run_ahead", scheduling::run_ahead);
+/// The subgroup-operation catalog.
+pub const SUBGROUP_OPS: ShaderFile = shader_file!("subgroup_ops", subgroup_ops);
+/// The subgroup probe.
+pub const SUBGROUP_SIZE: ShaderFile = shader_file!("subgroup_size", subgroup_size);
+
+/// Every file in `shaders/`.
+pub const ALL: &[&ShaderFile] = &[
+    &CONVERGENCE,
+    &DIVERGENCE,
+    &FMA_CHAIN,
+    &SCHEDULING_FORWARD_PROGRESS,
+    &SCHEDULING_HANDSHAKE,
+    &SCHEDULING_INTERLEAVING,
+    &SCHEDULING_LOCKSTEP_RACE,
+    &SCHEDULING_RUN_AHEAD,
+    &SUBGROUP_OPS,
+    &SUBGROUP_SIZE,
+];
+
+/// The file with this path, e.g. `shaders/divergence.wgsl`.
+pub fn by_path(path: &str) -> Option<&'static ShaderFile> {
+    ALL.iter().copied().find(|f| f.path == path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A shader added to `shaders/` but not to [`ALL`] would be shipped by nothing.
+    #[test]
+    fn every_file_in_shaders_is_listed() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/shaders");
+        let mut on_disk: Vec<String> = std::fs::read_dir(dir)
+            .expect("shaders/ exists")
+            .map(|e| {
+                e.expect("readable entry")
+                    .file_name()
+                    .into_string()
+                    .unwrap()
+            })
+            .filter(|name| name.ends_with(".wgsl"))
+            .map(|name| format!("shaders/{name}"))
+            .collect();
+        on_disk.sort();
+        let mut listed: Vec<String> = ALL.iter().map(|f| f.path.to_owned()).collect();
+        listed.sort();
+        assert_eq!(on_disk, listed);
+    }
+
+    #[test]
+    fn every_file_is_valid_wgsl() {
+        for file in ALL {
+            if let Err(e) = check_wgsl(file.path, file.source) {
+                panic!("{e}");
+            }
+        }
+    }
+
+    /// Parsed the way divlab hands WGSL to naga.
+    fn parse(what: &str, source: &str) -> naga::Module {
+        let prepared = prepare_for_naga(source);
+        naga::front::wgsl::parse_str(&prepared)
+            .unwrap_or_else(|e| panic!("{what}: {}", e.emit_to_string_with_path(&prepared, what)))
+    }
+
+    /// Every Rust struct and constant that mirrors WGSL matches naga's layout of it: each
+    /// kernel file, each generated divergence form, and a generated fuzz program.
+    #[test]
+    fn every_mirror_matches_its_wgsl() {
+        type Subject = (String, String, &'static [Mirror], &'static [MirroredConst], &'static [&'static str]);
+        let mut subjects: Vec<Subject> = ALL
+            .iter()
+            .map(|f| (f.path.to_owned(), f.source.to_owned(), f.mirrors, f.constants, &[][..]))
+            .collect();
+        for form in divergence::Form::ALL {
+            for selection in [divergence::Selection::Subgroup, divergence::Selection::Block] {
+                subjects.push((
+                    format!("{} as {form:?} ({selection:?})", DIVERGENCE.path),
+                    form.source(8, selection),
+                    DIVERGENCE.mirrors,
+                    DIVERGENCE.constants,
+                    &[],
+                ));
+            }
+        }
+        let program = crate::model::reconvergence::Program {
+            main: vec![crate::model::reconvergence::Stmt::Ballot(0)],
+            functions: Vec::new(),
+            lane_masks: Vec::new(),
+            id_masks: Vec::new(),
+        };
+        subjects.push((
+            "the generated fuzz program".to_owned(),
+            crate::fuzz::wgsl::emit(&program),
+            fuzz::MIRRORS,
+            &[],
+            // The host fills `Params` with plain `u32` ones.
+            &["Params"],
+        ));
+        let mut failures = Vec::new();
+        for (what, source, mirrors, constants, unmirrored) in &subjects {
+            let module = parse(what, source);
+            failures.extend(layout::check::mismatches(
+                what, &module, mirrors, constants, unmirrored,
+            ));
+        }
+        assert!(failures.is_empty(), "\n{}", failures.join("\n"));
+    }
+}
