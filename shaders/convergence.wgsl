@@ -9,10 +9,10 @@ enable subgroups;
 // Subgroup ops in divergent branches are the point of these scenarios.
 diagnostic(off, subgroup_uniformity);
 
-// One workgroup of this size; keep in sync with WORKGROUP_SIZE in src/experiments/convergence.rs.
+// One workgroup of this size; keep in sync with WORKGROUP_SIZE in src/shaders/convergence.rs.
 const WORKGROUP_SIZE: u32 = 128u;
 
-// Keep in sync with `ConvergenceRecord` in src/experiments/convergence.rs. A record that was never
+// Keep in sync with `ConvergenceRecord` in src/shaders/convergence.rs. A record that was never
 // written stays zero; a written one always has the writer's own bit in `ballot`.
 struct Record {
     ballot: vec4<u32>,

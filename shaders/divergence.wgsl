@@ -4,13 +4,13 @@
 // As written, this file is the predicated (branch-free) variant: every lane runs the same loop
 // with per-lane constants. divlab generates the branchy forms (if/else-if chain, switch, nested
 // binary ifs, loop trip-count divergence) by replacing `run_paths` between the `divlab:paths`
-// markers; see src/experiments/divergence/kernels.rs.
-// Keep in sync with src/experiments/divergence/kernels.rs (DivergenceParams, MODE_*, FLOPS).
+// markers; see src/shaders/divergence.rs.
+// Keep in sync with src/shaders/divergence.rs (DivergenceParams, MODE_*, FLOPS).
 enable subgroups;
 
 override WORKGROUP_SIZE: u32 = 64u;
 
-// What a dispatch does. Keep in sync with `Variant` in kernels.rs.
+// What a dispatch does. Keep in sync with `Variant` in src/shaders/divergence.rs.
 const VARIANT_WORK: u32 = 0u;         // the study's kernel
 const VARIANT_PROBE_LANES: u32 = 1u;  // store the entry ballot's lane count; no work
 const VARIANT_EMPTY: u32 = 2u;        // return at once: the dispatch floor

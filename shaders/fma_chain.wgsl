@@ -1,6 +1,6 @@
 // A pure-arithmetic kernel: ITERATIONS x 64 fused multiply-adds per invocation, in four
 // independent vec4 chains so the issue rate, not latency, bounds it. Used to check the timer.
-// Keep in sync with src/experiments/fma_chain.rs (WORKGROUP_SIZE, FLOPS_PER_ITERATION).
+// Keep in sync with src/shaders/fma_chain.rs (WORKGROUP_SIZE, FLOPS_PER_ITERATION).
 
 const WORKGROUP_SIZE: u32 = 64u;
 

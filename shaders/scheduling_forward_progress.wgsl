@@ -15,7 +15,7 @@
 // same way by the position in the block, with no ballots. The host loads this file with its
 // SUBGROUPS ONLY regions blanked (src/experiments/scheduling/mod.rs says why).
 //
-// Keep in sync with src/experiments/scheduling/forward_progress.rs (WORKGROUP_SIZE, SpinParams,
+// Keep in sync with src/shaders/scheduling.rs (WORKGROUP_SIZE, SpinParams,
 // SpinRecord, ROLE_*, NOT_SEEN) and scheduling/mod.rs (BLOCK).
 // BEGIN SUBGROUPS ONLY
 enable subgroups;

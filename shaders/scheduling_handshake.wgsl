@@ -17,7 +17,7 @@
 // split the same way by parity, with no ballots. The host loads this file with its SUBGROUPS
 // ONLY regions blanked (src/experiments/scheduling/mod.rs says why).
 //
-// Keep in sync with src/experiments/scheduling/handshake/mod.rs (WORKGROUP_SIZE,
+// Keep in sync with src/shaders/scheduling.rs (WORKGROUP_SIZE,
 // HandshakeParams, HandshakeRecord, SIDE_*) and scheduling/mod.rs (BLOCK).
 // BEGIN SUBGROUPS ONLY
 enable subgroups;

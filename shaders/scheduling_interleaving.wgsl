@@ -9,7 +9,7 @@
 // parity, with no ballots. The host loads this file with its SUBGROUPS ONLY regions blanked
 // (src/experiments/scheduling/mod.rs says why).
 //
-// Every loop has a constant bound. Keep in sync with src/experiments/scheduling/interleaving.rs
+// Every loop has a constant bound. Keep in sync with src/shaders/scheduling.rs
 // (WORKGROUP_SIZE, POINTS, TicketRecord, SIDE_*) and scheduling/mod.rs (BLOCK).
 // BEGIN SUBGROUPS ONLY
 enable subgroups;

@@ -16,7 +16,7 @@
 // `subgroup_add` has no such form. The host loads this file with its SUBGROUPS ONLY regions
 // blanked (src/experiments/scheduling/mod.rs says why).
 //
-// Keep in sync with src/experiments/scheduling/lockstep_race.rs (WORKGROUP_SIZE, RaceParams,
+// Keep in sync with src/shaders/scheduling.rs (WORKGROUP_SIZE, RaceParams,
 // RaceRecord, Variant) and scheduling/mod.rs (BLOCK).
 // BEGIN SUBGROUPS ONLY
 enable subgroups;

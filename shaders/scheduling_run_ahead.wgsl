@@ -14,7 +14,7 @@
 // runs of consecutive local indices, so both paths still share every subgroup. The host loads
 // this file with its SUBGROUPS ONLY regions blanked (src/experiments/scheduling/mod.rs says why).
 //
-// Keep in sync with src/experiments/scheduling/run_ahead.rs (AheadParams, TABLE_SIZE, FMAS).
+// Keep in sync with src/shaders/scheduling.rs (AheadParams, TABLE_SIZE, FMAS).
 // BEGIN SUBGROUPS ONLY
 enable subgroups;
 // END SUBGROUPS ONLY

@@ -1,7 +1,7 @@
 // The subgroup-operation catalog: every WGSL subgroup and quad builtin, run in uniform control
 // flow and under split predicates, with the active set each lane observed recorded beside it.
 // One dispatch per split; `params.split` says which. No loops.
-// Keep in sync with src/experiments/subgroup_ops.rs (WORKGROUP_SIZE, BUILTINS, MASK_WORDS, the
+// Keep in sync with src/shaders/subgroup_ops.rs (WORKGROUP_SIZE, BUILTINS, MASK_WORDS, the
 // SPLIT_* and OP_* numbers, OpsParams, OpsRecord, lane_data, the predicates and the arguments
 // of each op, which `expected` mirrors).
 enable subgroups;

@@ -1,6 +1,6 @@
 // Observes the subgroup size from a ballot's popcount, and the mapping from
 // local_invocation_index to subgroup_invocation_id.
-// Keep in sync with src/experiments/subgroup_size.rs (WORKGROUP_SIZE, SizeRecord).
+// Keep in sync with src/shaders/subgroup_size.rs (WORKGROUP_SIZE, SizeRecord).
 enable subgroups;
 
 const WORKGROUP_SIZE: u32 = 128u;

@@ -82,7 +82,7 @@ impl Experiment for Convergence {
     }
 
     fn run(&self, ctx: RunContext<'_>) -> Result<ExperimentResult> {
-        let RunContext { lab, progress, .. } = ctx;
+        let (lab, _, progress) = ctx.parts();
         let gpu = &lab.gpu;
         gpu.require_subgroups(self.id())?;
         let kernel = Kernel::of(

@@ -2,7 +2,7 @@
 //! each device's pass rate per style for comparison. `divlab fuzz` runs large batches.
 
 use crate::Result;
-use crate::experiments::{Experiment, RunContext};
+use crate::experiments::RunContext;
 use crate::fuzz::{self, Campaign, Size, Style};
 use crate::report::{ExperimentInfo, ExperimentResult, Figure, VerdictStatus};
 
@@ -29,6 +29,8 @@ pub const INFO: ExperimentInfo = ExperimentInfo {
     fit: None,
 };
 
+declare_experiment!(ReconvergenceFuzz, INFO, run);
+
 /// A style's pass rate, which decides that style's verdict.
 const fn pass_rate(key: &'static str, label: &'static str, verdict: &'static str) -> Figure {
     Figure {
@@ -39,54 +41,43 @@ const fn pass_rate(key: &'static str, label: &'static str, verdict: &'static str
     }
 }
 
-impl Experiment for ReconvergenceFuzz {
-    fn info(&self) -> ExperimentInfo {
-        INFO
-    }
-
-    fn run(&self, ctx: RunContext<'_>) -> Result<ExperimentResult> {
-        let RunContext {
-            lab,
-            config,
-            progress,
-            ..
-        } = ctx;
-        let campaign = Campaign {
-            start: 0,
-            seeds: config
-                .fuzz_seeds
-                .unwrap_or(if config.quick { QUICK_SEEDS } else { SEEDS }),
-            styles: Style::ALL.to_vec(),
-            size: Size::Medium,
-            out: None,
-            shrink_attempts: 0,
-        };
-        let tallies = fuzz::run_campaign(&lab.gpu, &campaign, &|done, total| {
-            progress(done as f64 / total as f64);
-        })?;
-        let mut result = self.new_result();
-        result.param(
-            "seeds",
-            vec![campaign.start, campaign.start + campaign.seeds],
+fn run(ctx: RunContext<'_>) -> Result<ExperimentResult> {
+    let (lab, config, progress) = ctx.parts();
+    let campaign = Campaign {
+        start: 0,
+        seeds: config
+            .fuzz_seeds
+            .unwrap_or(if config.quick { QUICK_SEEDS } else { SEEDS }),
+        styles: Style::ALL.to_vec(),
+        size: Size::Medium,
+        out: None,
+        shrink_attempts: 0,
+    };
+    let tallies = fuzz::run_campaign(&lab.gpu, &campaign, &|done, total| {
+        progress(done as f64 / total as f64);
+    })?;
+    let mut result = INFO.new_result();
+    result.param(
+        "seeds",
+        vec![campaign.start, campaign.start + campaign.seeds],
+    );
+    result.param("size", "medium");
+    for t in &tallies {
+        let name = t.style.name();
+        result.metric(&format!("pass_rate_{name}"), t.pass_rate());
+        result.metric(&format!("programs_{name}"), t.programs as f64);
+        let failing: Vec<u64> = t.failures.iter().map(|&(seed, _)| seed).collect();
+        result.param(&format!("failing_seeds_{name}"), failing.clone());
+        result.verdict(
+            name,
+            format!("{name} style: ballots match the simulation (not guaranteed)"),
+            VerdictStatus::NotGuaranteed,
+            format!(
+                "observed: {}/{} programs matched; failing seeds {failing:?} (reproduce with \
+                 `divlab fuzz --start SEED --seeds 1 --style {name} --out DIR`)",
+                t.passed, t.programs
+            ),
         );
-        result.param("size", "medium");
-        for t in &tallies {
-            let name = t.style.name();
-            result.metric(&format!("pass_rate_{name}"), t.pass_rate());
-            result.metric(&format!("programs_{name}"), t.programs as f64);
-            let failing: Vec<u64> = t.failures.iter().map(|&(seed, _)| seed).collect();
-            result.param(&format!("failing_seeds_{name}"), failing.clone());
-            result.verdict(
-                name,
-                format!("{name} style: ballots match the simulation (not guaranteed)"),
-                VerdictStatus::NotGuaranteed,
-                format!(
-                    "observed: {}/{} programs matched; failing seeds {failing:?} (reproduce with \
-                     `divlab fuzz --start SEED --seeds 1 --style {name} --out DIR`)",
-                    t.passed, t.programs
-                ),
-            );
-        }
-        Ok(result)
     }
+    Ok(result)
 }

@@ -1,5 +1,24 @@
 //! Experiments: each checks one rule, and the registry lists them all, for `--bench` and the app.
 
+/// Makes `$name` the experiment that `$info` declares and `$run` runs: the whole of
+/// `impl Experiment` for an experiment with one declaration.
+macro_rules! declare_experiment {
+    ($name:ident, $info:expr, $run:path) => {
+        impl $crate::experiments::Experiment for $name {
+            fn info(&self) -> $crate::report::ExperimentInfo {
+                $info
+            }
+
+            fn run(
+                &self,
+                ctx: $crate::experiments::RunContext<'_>,
+            ) -> $crate::Result<$crate::report::ExperimentResult> {
+                $run(ctx)
+            }
+        }
+    };
+}
+
 pub mod convergence;
 pub mod divergence;
 pub mod fma_chain;
@@ -119,6 +138,13 @@ pub struct RunContext<'a> {
     pub config: &'a RunConfig,
     /// Where progress goes.
     pub progress: Progress<'a>,
+}
+
+impl<'a> RunContext<'a> {
+    /// The lab, the settings and the progress callback, for a run function to take apart.
+    pub fn parts(self) -> (&'a Lab, &'a RunConfig, Progress<'a>) {
+        (self.lab, self.config, self.progress)
+    }
 }
 
 /// One experiment: a rule, a kernel family and the checks that hold the one against the other.

@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 
 use crate::Result;
-use crate::experiments::{Experiment, RunContext};
+use crate::experiments::RunContext;
 use crate::gpu::{
     Dispatch, GpuContext, Kernel, RuntimeChecks, read_buffer, read_only_buffer, storage_buffer,
 };
@@ -27,9 +27,6 @@ pub const KERNEL: Kernel = Kernel::of(&shaders::SUBGROUP_OPS, "main", RuntimeChe
 /// Seeds the random split's mask, so runs repeat.
 pub const RANDOM_SEED: u64 = 0x5ee0_0003;
 
-// The model's result slots are the shader's.
-const _: () = assert!(BUILTINS == shaders::subgroup_ops::BUILTINS);
-
 /// The `subgroup_ops.catalog` experiment.
 pub struct SubgroupOps;
 
@@ -44,33 +41,29 @@ pub const INFO: ExperimentInfo = ExperimentInfo {
     fit: None,
 };
 
-impl Experiment for SubgroupOps {
-    fn info(&self) -> ExperimentInfo {
-        INFO
-    }
+declare_experiment!(SubgroupOps, INFO, run);
 
-    fn run(&self, ctx: RunContext<'_>) -> Result<ExperimentResult> {
-        let RunContext { lab, progress, .. } = ctx;
-        let gpu = &lab.gpu;
-        gpu.require_subgroups("the subgroup operation catalog")?;
-        let mask = random_mask(RANDOM_SEED);
-        let (pipeline, unsupported) = build_pipeline(gpu)?;
-        progress(0.3);
-        let records = dispatch(gpu, &pipeline, &mask)?;
-        progress(0.8);
-        let catalog = check(&records, &mask, &unsupported);
-        let mut result = self.new_result();
-        result.param("workgroup_size", WORKGROUP_SIZE);
-        result.param("workgroups", WORKGROUPS);
-        result.param("splits", Split::ALL.map(Split::name).to_vec());
-        result.param("random_seed", RANDOM_SEED);
-        let words: Vec<String> = mask.iter().map(|w| format!("{w:#010x}")).collect();
-        result.param("random_mask", words);
-        catalog.report(&mut result);
-        result.lanes = lane_records(&records);
-        progress(1.0);
-        Ok(result)
-    }
+fn run(ctx: RunContext<'_>) -> Result<ExperimentResult> {
+    let (lab, _, progress) = ctx.parts();
+    let gpu = &lab.gpu;
+    gpu.require_subgroups("the subgroup operation catalog")?;
+    let mask = random_mask(RANDOM_SEED);
+    let (pipeline, unsupported) = build_pipeline(gpu)?;
+    progress(0.3);
+    let records = dispatch(gpu, &pipeline, &mask)?;
+    progress(0.8);
+    let catalog = check(&records, &mask, &unsupported);
+    let mut result = INFO.new_result();
+    result.param("workgroup_size", WORKGROUP_SIZE);
+    result.param("workgroups", WORKGROUPS);
+    result.param("splits", Split::ALL.map(Split::name).to_vec());
+    result.param("random_seed", RANDOM_SEED);
+    let words: Vec<String> = mask.iter().map(|w| format!("{w:#010x}")).collect();
+    result.param("random_mask", words);
+    catalog.report(&mut result);
+    result.lanes = lane_records(&records);
+    progress(1.0);
+    Ok(result)
 }
 
 /// The random split's mask: one bit per invocation of the dispatch.
@@ -533,7 +526,7 @@ mod tests {
 
     #[test]
     fn shader_agrees_with_rust() {
-        // The structs and the other constants: `shaders::tests::every_mirror_matches_its_wgsl`.
+        // The structs, WORKGROUP_SIZE, BUILTINS and MASK_WORDS: the layout test in `shaders`.
         let m = module();
         for (i, op) in Op::ALL.into_iter().enumerate() {
             assert_eq!(op as usize, i, "{op:?} is out of order in Op::ALL");

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use crate::experiments::fma_chain::FmaChain;
-use crate::experiments::{Experiment, Progress, RunConfig, RunContext};
+use crate::experiments::{Progress, RunConfig, RunContext};
 use crate::gpu::{GpuContext, GpuTimer, Kernel, RuntimeChecks, read_buffer, storage_buffer};
 use crate::report::{
     ExperimentInfo, ExperimentResult, Figure, LaneRecord, Point, Series, VerdictStatus,
@@ -127,38 +127,29 @@ pub const INFO: ExperimentInfo = ExperimentInfo {
     fit: None,
 };
 
-impl Experiment for SubgroupSize {
-    fn info(&self) -> ExperimentInfo {
-        INFO
-    }
+declare_experiment!(SubgroupSize, INFO, run);
 
-    fn run(&self, ctx: RunContext<'_>) -> Result<ExperimentResult> {
-        let RunContext {
-            lab,
-            config,
-            progress,
-            ..
-        } = ctx;
-        let obs = lab.subgroup()?;
-        let info = &lab.gpu.info;
-        let mut result = self.new_result();
-        result.param("workgroup_size", WORKGROUP_SIZE);
-        result.param("workgroups", WORKGROUPS);
-        result.metric("observed_subgroup_size", f64::from(obs.size));
-        result.metric(
-            "adapter_subgroup_min_size",
-            f64::from(info.subgroup_min_size),
-        );
-        result.metric(
-            "adapter_subgroup_max_size",
-            f64::from(info.subgroup_max_size),
-        );
-        add_size_verdicts(&mut result, obs, info);
-        result.lanes = lane_records(obs);
-        progress(0.2);
-        time_fma_chain(&lab.gpu, config, &mut result, progress)?;
-        Ok(result)
-    }
+fn run(ctx: RunContext<'_>) -> Result<ExperimentResult> {
+    let (lab, config, progress) = ctx.parts();
+    let obs = lab.subgroup()?;
+    let info = &lab.gpu.info;
+    let mut result = INFO.new_result();
+    result.param("workgroup_size", WORKGROUP_SIZE);
+    result.param("workgroups", WORKGROUPS);
+    result.metric("observed_subgroup_size", f64::from(obs.size));
+    result.metric(
+        "adapter_subgroup_min_size",
+        f64::from(info.subgroup_min_size),
+    );
+    result.metric(
+        "adapter_subgroup_max_size",
+        f64::from(info.subgroup_max_size),
+    );
+    add_size_verdicts(&mut result, obs, info);
+    result.lanes = lane_records(obs);
+    progress(0.2);
+    time_fma_chain(&lab.gpu, config, &mut result, progress)?;
+    Ok(result)
 }
 
 fn add_size_verdicts(

@@ -2,8 +2,8 @@
 //! that name the file, line and column.
 
 use crate::gpu::GpuContext;
-pub use crate::shaders::{check_wgsl, prepare_for_naga};
 use crate::shaders::ShaderFile;
+pub use crate::shaders::{check_wgsl, prepare_for_naga};
 use crate::{Error, Result};
 
 /// Whether wgpu may inject runtime guards (bounds checks, loop-forever guards) into a kernel.

@@ -3,8 +3,8 @@
 //! inactive or out-of-range lanes) returned. The kernel is `shaders/subgroup_ops.wgsl`; the
 //! experiment `src/experiments/subgroup_ops.rs` runs it and holds its records against this.
 
-/// Keep in sync with `BUILTINS` in the shader: the number of result slots.
-pub const BUILTINS: usize = 25;
+/// The number of result slots, as the shader declares it (its layout test checks the value).
+pub use crate::shaders::subgroup_ops::BUILTINS;
 
 /// The lane's input. Keep in sync with `lane_data` in the shader (u32 arithmetic wraps there).
 pub fn lane_data(local_index: u32, workgroup: u32) -> u32 {

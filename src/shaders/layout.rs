@@ -1,7 +1,8 @@
 //! Declarations of the Rust types and constants that mirror WGSL, one list per kernel; the
-//! layout test holds each against naga's layout of the WGSL (sizes, offsets, names, values).
+//! layout test (`shaders::tests::every_mirror_matches_its_wgsl`) holds each against naga's
+//! layout of the WGSL: member names, offsets and sizes, struct spans, `const` values.
 
-/// A `#[repr(C)]` Rust struct that mirrors a WGSL struct. Build it with [`mirror!`].
+/// A `#[repr(C)]` Rust struct that mirrors a WGSL struct. Build it with `mirror!`.
 #[derive(Debug)]
 pub struct Mirror {
     /// The struct's name in WGSL.
@@ -44,7 +45,7 @@ impl MirroredConst {
     }
 }
 
-/// `size_of` the field `field` selects; lets [`mirror!`] size a field in a `const`.
+/// `size_of` the field `field` selects; lets `mirror!` size a field in a `const`.
 #[doc(hidden)]
 pub const fn field_size<T, F>(_field: fn(&T) -> &F) -> usize {
     size_of::<F>()
@@ -176,20 +177,17 @@ pub(crate) mod check {
                 expected.len()
             ));
         }
+        // The first difference only: everything after a missing member differs too.
         for (member, (rust, name, offset, size)) in members.iter().zip(&expected) {
             let wgsl_name = member.name.as_deref().unwrap_or("?");
             let wgsl_size = layouter[member.ty].size as usize;
-            if wgsl_name != *name {
+            if wgsl_name != *name || member.offset as usize != *offset || wgsl_size != *size {
                 out.push(format!(
-                    "{at}: member `{wgsl_name}` where Rust field `{rust}` expects `{name}`"
-                ));
-            }
-            if member.offset as usize != *offset || wgsl_size != *size {
-                out.push(format!(
-                    "{at}: member `{wgsl_name}` is at offset {} ({wgsl_size} bytes), Rust field \
-                     `{rust}` at offset {offset} ({size} bytes)",
+                    "{at}: member `{wgsl_name}` is at offset {} ({wgsl_size} bytes), where Rust \
+                     field `{rust}` expects `{name}` at offset {offset} ({size} bytes)",
                     member.offset
                 ));
+                break;
             }
         }
         if span as usize != mirror.size {
@@ -200,7 +198,12 @@ pub(crate) mod check {
         }
     }
 
-    fn const_mismatch(what: &str, module: &Module, constant: &MirroredConst, out: &mut Vec<String>) {
+    fn const_mismatch(
+        what: &str,
+        module: &Module,
+        constant: &MirroredConst,
+        out: &mut Vec<String>,
+    ) {
         let name = constant.wgsl_name;
         let Some((_, c)) = module
             .constants

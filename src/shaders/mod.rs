@@ -52,15 +52,20 @@ pub const DIVERGENCE: ShaderFile = shader_file!("divergence", divergence);
 /// A pure-arithmetic kernel with known work.
 pub const FMA_CHAIN: ShaderFile = shader_file!("fma_chain", fma_chain);
 /// A capped spin on a flag set by the other side of a branch.
-pub const SCHEDULING_FORWARD_PROGRESS: ShaderFile = shader_file!("scheduling_forward_progress", scheduling::forward_progress);
+pub const SCHEDULING_FORWARD_PROGRESS: ShaderFile =
+    shader_file!("scheduling_forward_progress", scheduling::forward_progress);
 /// Two sides of a branch that each wait for the other.
-pub const SCHEDULING_HANDSHAKE: ShaderFile = shader_file!("scheduling_handshake", scheduling::handshake);
+pub const SCHEDULING_HANDSHAKE: ShaderFile =
+    shader_file!("scheduling_handshake", scheduling::handshake);
 /// Tickets taken by both sides of a divergent branch.
-pub const SCHEDULING_INTERLEAVING: ShaderFile = shader_file!("scheduling_interleaving", scheduling::interleaving);
+pub const SCHEDULING_INTERLEAVING: ShaderFile =
+    shader_file!("scheduling_interleaving", scheduling::interleaving);
 /// A barrier-free reduction that only lockstep execution would make correct.
-pub const SCHEDULING_LOCKSTEP_RACE: ShaderFile = shader_file!("scheduling_lockstep_race", scheduling::lockstep_race);
+pub const SCHEDULING_LOCKSTEP_RACE: ShaderFile =
+    shader_file!("scheduling_lockstep_race", scheduling::lockstep_race);
 /// A long side and a short side, timed apart and together.
-pub const SCHEDULING_RUN_AHEAD: ShaderFile = shader_file!("scheduling_run_ahead", scheduling::run_ahead);
+pub const SCHEDULING_RUN_AHEAD: ShaderFile =
+    shader_file!("scheduling_run_ahead", scheduling::run_ahead);
 /// The subgroup-operation catalog.
 pub const SUBGROUP_OPS: ShaderFile = shader_file!("subgroup_ops", subgroup_ops);
 /// The subgroup probe.
@@ -126,24 +131,43 @@ mod tests {
             .unwrap_or_else(|e| panic!("{what}: {}", e.emit_to_string_with_path(&prepared, what)))
     }
 
+    /// WGSL that host-shared types mirror: a file, or what divlab generates from one.
+    struct Subject {
+        what: String,
+        source: String,
+        mirrors: &'static [Mirror],
+        constants: &'static [MirroredConst],
+        /// Structs in a binding that the host fills without a mirror.
+        unmirrored: &'static [&'static str],
+    }
+
+    impl Subject {
+        fn of(file: &'static ShaderFile) -> Self {
+            Self {
+                what: file.path.to_owned(),
+                source: file.source.to_owned(),
+                mirrors: file.mirrors,
+                constants: file.constants,
+                unmirrored: &[],
+            }
+        }
+    }
+
     /// Every Rust struct and constant that mirrors WGSL matches naga's layout of it: each
     /// kernel file, each generated divergence form, and a generated fuzz program.
     #[test]
     fn every_mirror_matches_its_wgsl() {
-        type Subject = (String, String, &'static [Mirror], &'static [MirroredConst], &'static [&'static str]);
-        let mut subjects: Vec<Subject> = ALL
-            .iter()
-            .map(|f| (f.path.to_owned(), f.source.to_owned(), f.mirrors, f.constants, &[][..]))
-            .collect();
+        let mut subjects: Vec<Subject> = ALL.iter().map(|f| Subject::of(f)).collect();
         for form in divergence::Form::ALL {
-            for selection in [divergence::Selection::Subgroup, divergence::Selection::Block] {
-                subjects.push((
-                    format!("{} as {form:?} ({selection:?})", DIVERGENCE.path),
-                    form.source(8, selection),
-                    DIVERGENCE.mirrors,
-                    DIVERGENCE.constants,
-                    &[],
-                ));
+            for selection in [
+                divergence::Selection::Subgroup,
+                divergence::Selection::Block,
+            ] {
+                subjects.push(Subject {
+                    what: format!("{} as {form:?} ({selection:?})", DIVERGENCE.path),
+                    source: form.source(8, selection),
+                    ..Subject::of(&DIVERGENCE)
+                });
             }
         }
         let program = crate::model::reconvergence::Program {
@@ -152,21 +176,41 @@ mod tests {
             lane_masks: Vec::new(),
             id_masks: Vec::new(),
         };
-        subjects.push((
-            "the generated fuzz program".to_owned(),
-            crate::fuzz::wgsl::emit(&program),
-            fuzz::MIRRORS,
-            &[],
+        subjects.push(Subject {
+            what: "the generated fuzz program".to_owned(),
+            source: crate::fuzz::wgsl::emit(&program),
+            mirrors: fuzz::MIRRORS,
+            constants: &[],
             // The host fills `Params` with plain `u32` ones.
-            &["Params"],
-        ));
+            unmirrored: &["Params"],
+        });
         let mut failures = Vec::new();
-        for (what, source, mirrors, constants, unmirrored) in &subjects {
-            let module = parse(what, source);
+        for s in &subjects {
+            let module = parse(&s.what, &s.source);
             failures.extend(layout::check::mismatches(
-                what, &module, mirrors, constants, unmirrored,
+                &s.what,
+                &module,
+                s.mirrors,
+                s.constants,
+                s.unmirrored,
             ));
         }
         assert!(failures.is_empty(), "\n{}", failures.join("\n"));
+    }
+
+    /// The check itself: a member deleted from a WGSL struct fails it, naming file and struct.
+    #[test]
+    fn a_deleted_wgsl_member_is_caught() {
+        let file = &SCHEDULING_FORWARD_PROGRESS;
+        let damaged = file.source.replacen("    _pad2: u32,\n}", "}", 1);
+        assert_ne!(damaged, file.source);
+        let module = parse(file.path, &damaged);
+        let failures = layout::check::mismatches(file.path, &module, file.mirrors, &[], &[]);
+        assert!(
+            failures
+                .iter()
+                .any(|f| f.contains(file.path) && f.contains("struct SpinParams")),
+            "{failures:?}"
+        );
     }
 }

@@ -239,6 +239,9 @@ mod tests {
         );
         assert!(!s.prepared.contains("@diagnostic(off"));
         assert!(s.prepared.contains("@diagnostic(info"));
-        assert_eq!(s.prepared.len(), crate::shaders::prepare_for_naga(src).len());
+        assert_eq!(
+            s.prepared.len(),
+            crate::shaders::prepare_for_naga(src).len()
+        );
     }
 }

@@ -204,7 +204,19 @@ pub fn analyze(m: &Measurements, result: &mut ExperimentResult) {
     let ks: Vec<f64> = within.iter().map(|p| f64::from(p.k)).collect();
     let t_div: Vec<f64> = within.iter().map(|p| p.div.time()).collect();
     add_fits(m, &within, &ks, &t_div, at_sg, result);
+    add_serialization(m, at_sg, floor, result);
+    add_control(m, &within, &ks, first, at_sg, floor, result);
+    add_predication(first, at_sg, floor, result);
+    add_occupancy(m, result);
+    add_unbalanced(m, floor, result);
+    add_noise(m, result);
+    result.metric("baseline_gflops", m.baseline_flops / first.div.time());
+}
 
+/// F(SG) = T_div/T_uniform at the subgroup size, floor-corrected, against the SIMT model's
+/// efficiency SG/k.
+fn add_serialization(m: &Measurements, at_sg: &KPoint, floor: f64, result: &mut ExperimentResult) {
+    let sg = m.subgroup_size;
     let f_sg = at_sg.div.ratio_to(&at_sg.uniform, floor);
     let f_model = at_sg.model_div / at_sg.model_uniform;
     f_sg.record(result, "serialization_at_sg");
@@ -237,9 +249,10 @@ pub fn analyze(m: &Measurements, result: &mut ExperimentResult) {
         div.ratio_to(mixed, floor)
             .record(result, "serialization_mixed_control_at_sg");
     }
+}
 
-    add_control(m, &within, &ks, first, at_sg, floor, result);
-
+/// The predicated variant at SG against k = 1: no branches, so no serialization.
+fn add_predication(first: &KPoint, at_sg: &KPoint, floor: f64, result: &mut ExperimentResult) {
     let pred = at_sg.pred.ratio_to(&first.pred, floor);
     pred.record(result, "predicated_ratio_at_sg");
     let (low, high) = pred.bounds();
@@ -257,29 +270,34 @@ pub fn analyze(m: &Measurements, result: &mut ExperimentResult) {
             at_sg.div.ratio_to(&first.div, floor).value
         ),
     );
+}
 
-    add_occupancy(m, result);
-    if let Some((k, balanced, unbalanced)) = &m.unbalanced {
-        let ratio = unbalanced.ratio_to(balanced, floor);
-        ratio.record(result, "unbalanced_ratio");
-        let (low, high) = ratio.bounds();
-        let tolerance = limits::UNBALANCED_TOLERANCE;
-        let (status, note) = interval_verdict(low, high, 1.0 - tolerance, 1.0 + tolerance);
-        result.verdict(
-            "unbalanced",
-            format!("unbalanced paths cost the sum of their paths (k = {k})"),
-            status,
-            format!(
-                "one heavy path and {} light ones took {}x balanced paths of the same total \
-                 work (limit +-{:.0}%){note}",
-                k - 1,
-                ratio.describe(3),
-                tolerance * 100.0
-            ),
-        );
-    }
+/// One heavy path and k - 1 light ones against balanced paths of the same total work.
+fn add_unbalanced(m: &Measurements, floor: f64, result: &mut ExperimentResult) {
+    let Some((k, balanced, unbalanced)) = &m.unbalanced else {
+        return;
+    };
+    let ratio = unbalanced.ratio_to(balanced, floor);
+    ratio.record(result, "unbalanced_ratio");
+    let (low, high) = ratio.bounds();
+    let tolerance = limits::UNBALANCED_TOLERANCE;
+    let (status, note) = interval_verdict(low, high, 1.0 - tolerance, 1.0 + tolerance);
+    result.verdict(
+        "unbalanced",
+        format!("unbalanced paths cost the sum of their paths (k = {k})"),
+        status,
+        format!(
+            "one heavy path and {} light ones took {}x balanced paths of the same total \
+             work (limit +-{:.0}%){note}",
+            k - 1,
+            ratio.describe(3),
+            tolerance * 100.0
+        ),
+    );
+}
 
-    result.metric("baseline_gflops", m.baseline_flops / first.div.time());
+/// The spread of the repetitions: the median and largest coefficient of variation.
+fn add_noise(m: &Measurements, result: &mut ExperimentResult) {
     let mut cvs: Vec<f64> = m
         .points
         .iter()

@@ -95,12 +95,7 @@ impl Experiment for Divergence {
     }
 
     fn run(&self, ctx: RunContext<'_>) -> Result<ExperimentResult> {
-        let RunContext {
-            lab,
-            config,
-            progress,
-            ..
-        } = ctx;
+        let (lab, config, progress) = ctx.parts();
         run::run(self, lab, config, progress)
     }
 }

@@ -8,8 +8,8 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
+use crate::experiments::RunContext;
 use crate::experiments::scheduling::{BLOCK, Grouping, WORKGROUPS, fraction};
-use crate::experiments::{Experiment, RunContext};
 use crate::gpu::{GpuContext, Kernel, RuntimeChecks, read_buffer, storage_buffer};
 use crate::report::{ExperimentInfo, ExperimentResult, Figure, LaneRecord, VerdictStatus};
 use crate::shaders;
@@ -154,70 +154,61 @@ pub const INFO: ExperimentInfo = ExperimentInfo {
     fit: None,
 };
 
-impl Experiment for Interleaving {
-    fn info(&self) -> ExperimentInfo {
-        INFO
-    }
+declare_experiment!(Interleaving, INFO, run);
 
-    fn run(&self, ctx: RunContext<'_>) -> Result<ExperimentResult> {
-        let RunContext {
-            lab,
-            config,
-            progress,
-            ..
-        } = ctx;
-        let gpu = &lab.gpu;
-        let grouping = Grouping::of(gpu);
-        let pipeline = kernel(grouping).pipeline(gpu, &grouping.source(KERNEL.source), &[])?;
-        let runs = if config.quick { 2 } else { 8 };
-        let mut dispatches = Vec::new();
-        for run in 0..runs {
-            dispatches.push(dispatch(gpu, &pipeline)?);
-            progress((run + 1) as f64 / runs as f64);
-        }
-        let mut result = self.new_result();
-        result.param("workgroup_size", WORKGROUP_SIZE);
-        result.param("workgroups", WORKGROUPS);
-        result.param("runs", runs);
-        result.param("points", POINTS);
-        match grouping {
-            Grouping::Subgroups => {
-                result.param(
-                    "split",
-                    "even subgroup_invocation_id takes the then-branch (T), odd the else-branch \
-                     (E)",
-                );
-                result.param("subgroup_size_probe", lab.subgroup()?.size);
-            }
-            Grouping::Blocks => result.param(
-                "split",
-                format!(
-                    "even local_invocation_index % {BLOCK} takes the then-branch (T), odd the \
-                     else-branch (E)"
-                ),
-            ),
-        }
-        grouping.record(&mut result);
-        report(&dispatches, grouping, &mut result);
-        if let Some(first) = dispatches.first() {
-            let (groups, _) = by_subgroup(first);
-            let patterns: Vec<String> = groups.values().map(|l| order_of(l).pattern).collect();
-            result.param(&format!("per_{}_run0", grouping.unit()), patterns);
-            // Sizes and the lane grid come from subgroup builtins and ballots.
-            if grouping == Grouping::Subgroups {
-                let mut sizes: Vec<u32> = first
-                    .iter()
-                    .filter(|r| r.side != 0)
-                    .map(|r| r.size)
-                    .collect();
-                sizes.sort_unstable();
-                sizes.dedup();
-                result.param("subgroup_sizes", sizes);
-                result.lanes = lane_records(first);
-            }
-        }
-        Ok(result)
+fn run(ctx: RunContext<'_>) -> Result<ExperimentResult> {
+    let (lab, config, progress) = ctx.parts();
+    let gpu = &lab.gpu;
+    let grouping = Grouping::of(gpu);
+    let pipeline = kernel(grouping).pipeline(gpu, &grouping.source(KERNEL.source), &[])?;
+    let runs = if config.quick { 2 } else { 8 };
+    let mut dispatches = Vec::new();
+    for run in 0..runs {
+        dispatches.push(dispatch(gpu, &pipeline)?);
+        progress((run + 1) as f64 / runs as f64);
     }
+    let mut result = INFO.new_result();
+    result.param("workgroup_size", WORKGROUP_SIZE);
+    result.param("workgroups", WORKGROUPS);
+    result.param("runs", runs);
+    result.param("points", POINTS);
+    match grouping {
+        Grouping::Subgroups => {
+            result.param(
+                "split",
+                "even subgroup_invocation_id takes the then-branch (T), odd the else-branch \
+                 (E)",
+            );
+            result.param("subgroup_size_probe", lab.subgroup()?.size);
+        }
+        Grouping::Blocks => result.param(
+            "split",
+            format!(
+                "even local_invocation_index % {BLOCK} takes the then-branch (T), odd the \
+                 else-branch (E)"
+            ),
+        ),
+    }
+    grouping.record(&mut result);
+    report(&dispatches, grouping, &mut result);
+    if let Some(first) = dispatches.first() {
+        let (groups, _) = by_subgroup(first);
+        let patterns: Vec<String> = groups.values().map(|l| order_of(l).pattern).collect();
+        result.param(&format!("per_{}_run0", grouping.unit()), patterns);
+        // Sizes and the lane grid come from subgroup builtins and ballots.
+        if grouping == Grouping::Subgroups {
+            let mut sizes: Vec<u32> = first
+                .iter()
+                .filter(|r| r.side != 0)
+                .map(|r| r.size)
+                .collect();
+            sizes.sort_unstable();
+            sizes.dedup();
+            result.param("subgroup_sizes", sizes);
+            result.lanes = lane_records(first);
+        }
+    }
+    Ok(result)
 }
 
 /// One dispatch with fresh (zero) counters.

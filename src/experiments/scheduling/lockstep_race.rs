@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 
 use crate::Result;
 use crate::experiments::scheduling::{Grouping, WORKGROUPS};
-use crate::experiments::{Experiment, Progress, RunContext};
+use crate::experiments::{Progress, RunContext};
 use crate::gpu::{
     Dispatch, GpuContext, Kernel, RuntimeChecks, read_buffer, read_only_buffer, storage_buffer,
 };
@@ -221,84 +221,75 @@ pub const INFO: ExperimentInfo = ExperimentInfo {
     fit: None,
 };
 
-impl Experiment for LockstepRace {
-    fn info(&self) -> ExperimentInfo {
-        INFO
-    }
+declare_experiment!(LockstepRace, INFO, run);
 
-    fn run(&self, ctx: RunContext<'_>) -> Result<ExperimentResult> {
-        let RunContext {
-            lab,
-            config,
-            progress,
-            ..
-        } = ctx;
-        let gpu = &lab.gpu;
-        let grouping = Grouping::of(gpu);
-        let variants = Variant::running(grouping);
-        let runs = if config.quick { 16 } else { 64 };
-        let tallies = run_variants(gpu, grouping, runs, progress)?;
-        let mut result = self.new_result();
-        result.param("workgroup_size", WORKGROUP_SIZE);
-        result.param("workgroups", WORKGROUPS);
-        result.param("runs", runs);
-        result.param("skew", SKEW);
-        result.param("seed", SEED);
-        result.param(
-            "variants",
-            variants.iter().map(|v| v.entry()).collect::<Vec<_>>(),
-        );
-        let skipped = match grouping {
-            Grouping::Subgroups => {
-                result.param("subgroup_size_probe", lab.subgroup()?.size);
-                String::new()
-            }
-            Grouping::Blocks => {
-                result.param("skipped_variants", vec![Variant::SubgroupAdd.entry()]);
-                "; subgroup_add not run: the adapter has no subgroups".to_owned()
-            }
-        };
-        grouping.record(&mut result);
-        let unrecorded: usize = tallies.iter().map(|t| t.unrecorded).sum();
-        result.verdict(
-            "recorded",
-            "every invocation of every variant recorded a total",
-            VerdictStatus::held_if(unrecorded == 0),
-            format!("{unrecorded} invocations left no record{skipped}"),
-        );
-        let units = grouping.units();
-        for (variant, tally) in variants.iter().zip(&tallies) {
-            let status = if variant.guaranteed() {
-                VerdictStatus::held_if(tally.wrong_runs == 0 && tally.subgroups > 0)
-            } else {
-                VerdictStatus::NotGuaranteed
-            };
-            // The racy forms' outcome depends on what a block stands for; a correct form's not.
-            let note = if variant.guaranteed() {
-                String::new()
-            } else {
-                grouping.note()
-            };
-            result.verdict(
-                variant.entry(),
-                variant.check(),
-                status,
-                format!(
-                    "{}{note}",
-                    tally.observation(variant.guaranteed(), grouping)
-                ),
-            );
-            let name = variant.entry();
-            result.metric(&format!("{name}_runs"), tally.runs as f64);
-            result.metric(&format!("{name}_wrong_runs"), tally.wrong_runs as f64);
-            result.metric(&format!("{name}_{units}"), tally.subgroups as f64);
-            result.metric(
-                &format!("{name}_wrong_{units}"),
-                tally.wrong_subgroups as f64,
-            );
+fn run(ctx: RunContext<'_>) -> Result<ExperimentResult> {
+    let (lab, config, progress) = ctx.parts();
+    let gpu = &lab.gpu;
+    let grouping = Grouping::of(gpu);
+    let variants = Variant::running(grouping);
+    let runs = if config.quick { 16 } else { 64 };
+    let tallies = run_variants(gpu, grouping, runs, progress)?;
+    let mut result = INFO.new_result();
+    result.param("workgroup_size", WORKGROUP_SIZE);
+    result.param("workgroups", WORKGROUPS);
+    result.param("runs", runs);
+    result.param("skew", SKEW);
+    result.param("seed", SEED);
+    result.param(
+        "variants",
+        variants.iter().map(|v| v.entry()).collect::<Vec<_>>(),
+    );
+    let skipped = match grouping {
+        Grouping::Subgroups => {
+            result.param("subgroup_size_probe", lab.subgroup()?.size);
+            String::new()
         }
-        Ok(result)
+        Grouping::Blocks => {
+            result.param("skipped_variants", vec![Variant::SubgroupAdd.entry()]);
+            "; subgroup_add not run: the adapter has no subgroups".to_owned()
+        }
+    };
+    grouping.record(&mut result);
+    let unrecorded: usize = tallies.iter().map(|t| t.unrecorded).sum();
+    result.verdict(
+        "recorded",
+        "every invocation of every variant recorded a total",
+        VerdictStatus::held_if(unrecorded == 0),
+        format!("{unrecorded} invocations left no record{skipped}"),
+    );
+    let units = grouping.units();
+    for (variant, tally) in variants.iter().zip(&tallies) {
+        let status = if variant.guaranteed() {
+            VerdictStatus::held_if(tally.wrong_runs == 0 && tally.subgroups > 0)
+        } else {
+            VerdictStatus::NotGuaranteed
+        };
+        // The racy forms' outcome depends on what a block stands for; a correct form's not.
+        let note = if variant.guaranteed() {
+            String::new()
+        } else {
+            grouping.note()
+        };
+        result.verdict(
+            variant.entry(),
+            variant.check(),
+            status,
+            format!(
+                "{}{note}",
+                tally.observation(variant.guaranteed(), grouping)
+            ),
+        );
+        let name = variant.entry();
+        result.metric(&format!("{name}_runs"), tally.runs as f64);
+        result.metric(&format!("{name}_wrong_runs"), tally.wrong_runs as f64);
+        result.metric(&format!("{name}_{units}"), tally.subgroups as f64);
+        result.metric(
+            &format!("{name}_wrong_{units}"),
+            tally.wrong_subgroups as f64,
+        );
     }
+    Ok(result)
 }
 
 /// Runs every variant of `grouping` `runs` times, one submission per run with one dispatch per

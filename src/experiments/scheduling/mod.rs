@@ -19,9 +19,11 @@ pub mod run_ahead;
 
 use std::borrow::Cow;
 
-use crate::experiments::Experiment;
+use crate::experiments::{Experiment, Lab, Progress, RunConfig};
 use crate::gpu::{Dispatch, GpuContext};
-use crate::report::ExperimentResult;
+use std::collections::BTreeMap;
+
+use crate::report::{ExperimentResult, LaneRecord, VerdictStatus};
 pub use crate::shaders::scheduling::{BLOCK, SpinParams};
 
 pub use forward_progress::ForwardProgress;
@@ -165,6 +167,125 @@ impl Grouping {
             }
         }
     }
+}
+
+/// How a two-order spin probe (forward_progress, handshake) ran: its cap, its runs per order,
+/// its workgroup size, and which lanes take the then-branch with subgroups and with blocks.
+pub(crate) struct SpinSetup {
+    pub cap: u32,
+    pub runs: u32,
+    pub workgroup_size: u32,
+    pub split: [String; 2],
+}
+
+impl SpinSetup {
+    /// Runs both orders `runs` times (2 with `--quick`, else 8), alternating, so drift hits
+    /// both alike. `run(order)` runs order 0 or 1 once.
+    pub(crate) fn both_orders<R>(
+        config: &RunConfig,
+        progress: Progress<'_>,
+        mut run: impl FnMut(usize) -> crate::Result<R>,
+    ) -> crate::Result<(u32, [Vec<R>; 2])> {
+        let runs = if config.quick { 2 } else { 8 };
+        let mut by_order = [Vec::new(), Vec::new()];
+        for r in 0..runs {
+            for (order, runs) in by_order.iter_mut().enumerate() {
+                runs.push(run(order)?);
+            }
+            progress(f64::from(r + 1) / f64::from(runs));
+        }
+        Ok((runs, by_order))
+    }
+
+    /// Records the setup as params.
+    pub(crate) fn record(
+        &self,
+        lab: &Lab,
+        grouping: Grouping,
+        result: &mut ExperimentResult,
+    ) -> crate::Result<()> {
+        result.param("workgroup_size", self.workgroup_size);
+        result.param("workgroups", WORKGROUPS);
+        result.param("cap", self.cap);
+        result.param("runs_per_order", self.runs);
+        result.param("host_timeout_s", lab.gpu.timeout.as_secs_f64());
+        let [with_subgroups, with_blocks] = &self.split;
+        match grouping {
+            Grouping::Subgroups => {
+                result.param("split", with_subgroups.as_str());
+                result.param("subgroup_size_probe", lab.subgroup()?.size);
+            }
+            Grouping::Blocks => result.param("split", with_blocks.as_str()),
+        }
+        grouping.record(result);
+        Ok(())
+    }
+}
+
+/// The verdict both spin probes hold first: every capped spin ended on its own, so every
+/// invocation wrote its record, however the other side behaved.
+pub(crate) fn finished_verdict(
+    result: &mut ExperimentResult,
+    check: &str,
+    (dispatches, unrecorded): (usize, usize),
+    times_ns: impl Iterator<Item = f64>,
+) {
+    let slowest_ms = times_ns.fold(0.0_f64, f64::max) / 1e6;
+    result.verdict(
+        "finished",
+        check,
+        VerdictStatus::held_if(unrecorded == 0),
+        format!(
+            "{dispatches} dispatches finished, slowest {slowest_ms:.2} ms; {unrecorded} \
+             invocations left no record"
+        ),
+    );
+}
+
+/// One lane's record in a spin probe, as the lane grid shows it.
+pub(crate) trait SpinLane {
+    /// The record's subgroup (or block) slot: its first local index.
+    fn slot(&self) -> u32;
+    /// `subgroup_invocation_id` (the position in the block).
+    fn lane(&self) -> u32;
+    /// `local_invocation_index`.
+    fn local_index(&self) -> u32;
+    /// The in-branch ballot.
+    fn ballot(&self) -> [u32; 4];
+    /// Whether the lane wrote its record.
+    fn recorded(&self) -> bool;
+    /// What the lane grid shows as the lane's value.
+    fn value(&self) -> u32;
+}
+
+/// Per order (`point` 0 and 1), the first workgroup of the order's first run: one lane record
+/// per subgroup, lanes in order.
+pub(crate) fn spin_lane_records<R: SpinLane>(
+    first_runs: [Option<&[R]>; 2],
+    workgroup_size: u32,
+) -> Vec<LaneRecord> {
+    let mut out = Vec::new();
+    for (point, records) in (0u32..).zip(first_runs) {
+        let Some(records) = records else { continue };
+        let mut groups: BTreeMap<u32, Vec<&R>> = BTreeMap::new();
+        for r in records
+            .iter()
+            .filter(|r| r.slot() < workgroup_size && r.recorded())
+        {
+            groups.entry(r.slot()).or_default().push(r);
+        }
+        for (subgroup, mut lanes) in (0u32..).zip(groups.into_values()) {
+            lanes.sort_by_key(|r| r.lane());
+            out.push(LaneRecord {
+                point,
+                subgroup,
+                local_index: lanes.iter().map(|r| r.local_index()).collect(),
+                ballot: lanes.iter().map(|r| r.ballot()).collect(),
+                value: lanes.iter().map(|r| r.value()).collect(),
+            });
+        }
+    }
+    out
 }
 
 /// `part/whole`, 0 for an empty whole.

@@ -14,7 +14,7 @@
 use wgpu::util::DeviceExt as _;
 
 use crate::experiments::scheduling::Grouping;
-use crate::experiments::{Experiment, Progress, RunContext};
+use crate::experiments::{Progress, RunContext};
 use crate::gpu::{
     Dispatch, GpuContext, GpuTimer, Kernel, RuntimeChecks, read_only_buffer, storage_buffer,
 };
@@ -244,75 +244,66 @@ pub const INFO: ExperimentInfo = ExperimentInfo {
     fit: None,
 };
 
-impl Experiment for RunAhead {
-    fn info(&self) -> ExperimentInfo {
-        INFO
-    }
+declare_experiment!(RunAhead, INFO, run);
 
-    fn run(&self, ctx: RunContext<'_>) -> Result<ExperimentResult> {
-        let RunContext {
-            lab,
-            config,
-            progress,
-            ..
-        } = ctx;
-        let gpu = &lab.gpu;
-        let grouping = Grouping::of(gpu);
-        let workgroup_size = match grouping {
-            Grouping::Subgroups => lab.subgroup()?.size,
-            Grouping::Blocks => WORKGROUP_SIZE_WITHOUT_SUBGROUPS,
-        };
-        let bench = Bench::new(gpu, grouping, workgroup_size)?;
-        let target_ns = if gpu.info.device_type == wgpu::DeviceType::Cpu {
-            10e6
-        } else {
-            1e6
-        };
-        let (long, post) = calibrate(gpu, &bench, target_ns)?;
-        progress(0.2);
-        let reps = config.reps();
-        let rounds = time_rounds(gpu, &bench, long, post, reps, &|f| progress(0.2 + 0.8 * f))?;
-        let mut result = self.new_result();
-        result.param("workgroup_size", workgroup_size);
-        result.param("workgroups", WORKGROUPS);
-        result.param("long_iters", long);
-        result.param("short_iters", Part::Full.params(long, post).short_iters);
-        result.param("post_iters", post);
-        result.param("fmas_per_iter", 4);
-        result.param("table_size", TABLE_SIZE);
-        result.param("target_ns", target_ns);
-        result.param("reps", reps);
-        result.param(
-            "timing_source",
-            serde_json::to_value(bench.timer.source()).expect("enum serializes"),
-        );
-        let note = match grouping {
-            Grouping::Subgroups => {
-                result.param(
-                    "split",
-                    "even subgroup_invocation_id runs the long path; odd runs the short path, \
-                     then the post-join work",
-                );
-                String::new()
-            }
-            Grouping::Blocks => {
-                result.param(
-                    "split",
-                    "even local_invocation_index runs the long path; odd runs the short path, \
-                     then the post-join work",
-                );
-                grouping.record(&mut result);
-                format!(
-                    " [no subgroups on this adapter: paths split by the parity of \
-                     local_invocation_index in workgroups of {workgroup_size}, assuming each \
-                     pair (2i, 2i+1) lies in one subgroup, as subgroups are runs of consecutive \
-                     local indices on every device seen so far]"
-                )
-            }
-        };
-        report(&rounds, &note, &mut result)?;
-        Ok(result)
-    }
+fn run(ctx: RunContext<'_>) -> Result<ExperimentResult> {
+    let (lab, config, progress) = ctx.parts();
+    let gpu = &lab.gpu;
+    let grouping = Grouping::of(gpu);
+    let workgroup_size = match grouping {
+        Grouping::Subgroups => lab.subgroup()?.size,
+        Grouping::Blocks => WORKGROUP_SIZE_WITHOUT_SUBGROUPS,
+    };
+    let bench = Bench::new(gpu, grouping, workgroup_size)?;
+    let target_ns = if gpu.info.device_type == wgpu::DeviceType::Cpu {
+        10e6
+    } else {
+        1e6
+    };
+    let (long, post) = calibrate(gpu, &bench, target_ns)?;
+    progress(0.2);
+    let reps = config.reps();
+    let rounds = time_rounds(gpu, &bench, long, post, reps, &|f| progress(0.2 + 0.8 * f))?;
+    let mut result = INFO.new_result();
+    result.param("workgroup_size", workgroup_size);
+    result.param("workgroups", WORKGROUPS);
+    result.param("long_iters", long);
+    result.param("short_iters", Part::Full.params(long, post).short_iters);
+    result.param("post_iters", post);
+    result.param("fmas_per_iter", 4);
+    result.param("table_size", TABLE_SIZE);
+    result.param("target_ns", target_ns);
+    result.param("reps", reps);
+    result.param(
+        "timing_source",
+        serde_json::to_value(bench.timer.source()).expect("enum serializes"),
+    );
+    let note = match grouping {
+        Grouping::Subgroups => {
+            result.param(
+                "split",
+                "even subgroup_invocation_id runs the long path; odd runs the short path, \
+                 then the post-join work",
+            );
+            String::new()
+        }
+        Grouping::Blocks => {
+            result.param(
+                "split",
+                "even local_invocation_index runs the long path; odd runs the short path, \
+                 then the post-join work",
+            );
+            grouping.record(&mut result);
+            format!(
+                " [no subgroups on this adapter: paths split by the parity of \
+                 local_invocation_index in workgroups of {workgroup_size}, assuming each \
+                 pair (2i, 2i+1) lies in one subgroup, as subgroups are runs of consecutive \
+                 local indices on every device seen so far]"
+            )
+        }
+    };
+    report(&rounds, &note, &mut result)?;
+    Ok(result)
 }
 
 /// Times every part `reps` times after a warm-up, in a fresh random order each round, and

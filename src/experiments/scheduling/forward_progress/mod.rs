@@ -11,8 +11,8 @@ mod report;
 use std::collections::BTreeMap;
 
 use crate::Result;
-use crate::experiments::scheduling::{BLOCK, Grouping, SpinKernel, WORKGROUPS};
-use crate::experiments::{Experiment, RunContext};
+use crate::experiments::RunContext;
+use crate::experiments::scheduling::{BLOCK, Grouping, SpinKernel, SpinSetup};
 use crate::gpu::GpuContext;
 use crate::report::{ExperimentInfo, ExperimentResult};
 use crate::shaders;
@@ -229,61 +229,38 @@ pub const INFO: ExperimentInfo = ExperimentInfo {
     fit: None,
 };
 
-impl Experiment for ForwardProgress {
-    fn info(&self) -> ExperimentInfo {
-        INFO
-    }
+declare_experiment!(ForwardProgress, INFO, run);
 
-    fn run(&self, ctx: RunContext<'_>) -> Result<ExperimentResult> {
-        let RunContext {
-            lab,
-            config,
-            progress,
-            ..
-        } = ctx;
-        let gpu = &lab.gpu;
-        let probe = SpinProbe::new(gpu)?;
-        let grouping = probe.grouping();
-        let cap = default_cap(gpu);
-        let runs = if config.quick { 2 } else { 8 };
-        let mut by_order: [Vec<SpinRun>; 2] = [Vec::new(), Vec::new()];
-        for run in 0..runs {
-            for order in SpinOrder::ALL {
-                by_order[order as usize].push(probe.run(gpu, order, cap)?);
-            }
-            progress((run + 1) as f64 / runs as f64);
-        }
-        let mut result = self.new_result();
-        result.param("workgroup_size", WORKGROUP_SIZE);
-        result.param("workgroups", WORKGROUPS);
-        result.param("cap", cap);
-        result.param("runs_per_order", runs);
-        result.param("host_timeout_s", gpu.timeout.as_secs_f64());
-        match grouping {
-            Grouping::Subgroups => {
-                result.param(
-                    "split",
-                    "subgroup_invocation_id < subgroup_size / 2 takes the then-branch",
-                );
-                result.param("subgroup_size_probe", lab.subgroup()?.size);
-            }
-            Grouping::Blocks => result.param(
-                "split",
-                format!(
-                    "local_invocation_index % {BLOCK} < {} takes the then-branch",
-                    BLOCK / 2
-                ),
+fn run(ctx: RunContext<'_>) -> Result<ExperimentResult> {
+    let (lab, config, progress) = ctx.parts();
+    let gpu = &lab.gpu;
+    let probe = SpinProbe::new(gpu)?;
+    let grouping = probe.grouping();
+    let cap = default_cap(gpu);
+    let (runs, by_order) = SpinSetup::both_orders(config, progress, |order| {
+        probe.run(gpu, SpinOrder::ALL[order], cap)
+    })?;
+    let mut result = INFO.new_result();
+    let setup = SpinSetup {
+        cap,
+        runs,
+        workgroup_size: WORKGROUP_SIZE,
+        split: [
+            "subgroup_invocation_id < subgroup_size / 2 takes the then-branch".to_owned(),
+            format!(
+                "local_invocation_index % {BLOCK} < {} takes the then-branch",
+                BLOCK / 2
             ),
-        }
-        grouping.record(&mut result);
-        report::report(&by_order, cap, grouping, &mut result);
-        report::record_subgroups(&by_order, grouping, &mut result);
-        // Without ballots the lane grid would show every lane as never reached.
-        if grouping == Grouping::Subgroups {
-            result.lanes = report::lane_records(&by_order);
-        }
-        Ok(result)
+        ],
+    };
+    setup.record(lab, grouping, &mut result)?;
+    report::report(&by_order, cap, grouping, &mut result);
+    report::record_subgroups(&by_order, grouping, &mut result);
+    // Without ballots the lane grid would show every lane as never reached.
+    if grouping == Grouping::Subgroups {
+        result.lanes = report::lane_records(&by_order);
     }
+    Ok(result)
 }
 
 #[cfg(test)]

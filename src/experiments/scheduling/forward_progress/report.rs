@@ -1,11 +1,11 @@
 //! The verdicts, metrics and lane records of `scheduling.forward_progress`, from its runs.
 
-use std::collections::BTreeMap;
-
 use crate::experiments::scheduling::forward_progress::{
     SpinOrder, SpinRecord, SpinRun, WORKGROUP_SIZE,
 };
-use crate::experiments::scheduling::{Grouping, fraction};
+use crate::experiments::scheduling::{
+    Grouping, SpinLane, finished_verdict, fraction, spin_lane_records,
+};
 use crate::report::{ExperimentResult, LaneRecord, VerdictStatus};
 use crate::stats;
 
@@ -56,19 +56,11 @@ pub(super) fn report(
     let note = grouping.note();
     let unrecorded: usize = tallies.iter().map(|t| t.unrecorded).sum();
     let dispatches: usize = by_order.iter().map(Vec::len).sum();
-    let slowest_ms = tallies
-        .iter()
-        .flat_map(|t| &t.times_ns)
-        .fold(0.0_f64, |m, &t| m.max(t))
-        / 1e6;
-    result.verdict(
-        "finished",
+    finished_verdict(
+        result,
         "every lane finished its path: the capped spin ends without the setters' help",
-        VerdictStatus::held_if(unrecorded == 0),
-        format!(
-            "{dispatches} dispatches finished, slowest {slowest_ms:.2} ms; {unrecorded} \
-             invocations left no record"
-        ),
+        (dispatches, unrecorded),
+        tallies.iter().flat_map(|t| t.times_ns.iter().copied()),
     );
     let unset: usize = tallies.iter().map(|t| t.flags_unset).sum();
     let tests: usize = tallies.iter().map(|t| t.tests).sum();
@@ -204,27 +196,34 @@ pub(super) fn record_subgroups(
 /// first workgroup: each lane's in-branch ballot, and as value the check at which a spinner saw
 /// the flag (`u32::MAX` never; setters record 0).
 pub(super) fn lane_records(by_order: &[Vec<SpinRun>; 2]) -> Vec<LaneRecord> {
-    let mut out = Vec::new();
-    for (point, runs) in (0u32..).zip(by_order) {
-        let Some(run) = runs.first() else { continue };
-        let mut groups: BTreeMap<u32, Vec<&SpinRecord>> = BTreeMap::new();
-        for r in run
-            .records
-            .iter()
-            .filter(|r| r.subgroup < WORKGROUP_SIZE && r.role != 0)
-        {
-            groups.entry(r.subgroup).or_default().push(r);
-        }
-        for (subgroup, mut lanes) in (0u32..).zip(groups.into_values()) {
-            lanes.sort_by_key(|r| r.lane);
-            out.push(LaneRecord {
-                point,
-                subgroup,
-                local_index: lanes.iter().map(|r| r.local_index).collect(),
-                ballot: lanes.iter().map(|r| r.ballot).collect(),
-                value: lanes.iter().map(|r| r.seen).collect(),
-            });
-        }
+    let first = by_order
+        .each_ref()
+        .map(|runs| runs.first().map(|r| r.records.as_slice()));
+    spin_lane_records(first, WORKGROUP_SIZE)
+}
+
+impl SpinLane for SpinRecord {
+    fn slot(&self) -> u32 {
+        self.subgroup
     }
-    out
+
+    fn lane(&self) -> u32 {
+        self.lane
+    }
+
+    fn local_index(&self) -> u32 {
+        self.local_index
+    }
+
+    fn ballot(&self) -> [u32; 4] {
+        self.ballot
+    }
+
+    fn recorded(&self) -> bool {
+        self.role != 0
+    }
+
+    fn value(&self) -> u32 {
+        self.seen
+    }
 }

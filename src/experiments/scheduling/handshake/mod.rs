@@ -12,9 +12,9 @@ mod report;
 use std::collections::BTreeMap;
 
 use crate::Result;
+use crate::experiments::RunContext;
 use crate::experiments::scheduling::forward_progress::default_cap;
-use crate::experiments::scheduling::{BLOCK, Grouping, SpinKernel, WORKGROUPS};
-use crate::experiments::{Experiment, RunContext};
+use crate::experiments::scheduling::{BLOCK, Grouping, SpinKernel, SpinSetup};
 use crate::gpu::GpuContext;
 use crate::report::{ExperimentInfo, ExperimentResult};
 use crate::shaders;
@@ -249,60 +249,37 @@ pub const INFO: ExperimentInfo = ExperimentInfo {
     fit: None,
 };
 
-impl Experiment for Handshake {
-    fn info(&self) -> ExperimentInfo {
-        INFO
-    }
+declare_experiment!(Handshake, INFO, run);
 
-    fn run(&self, ctx: RunContext<'_>) -> Result<ExperimentResult> {
-        let RunContext {
-            lab,
-            config,
-            progress,
-            ..
-        } = ctx;
-        let gpu = &lab.gpu;
-        let probe = HandshakeProbe::new(gpu)?;
-        let grouping = probe.grouping();
-        let cap = default_cap(gpu);
-        let runs = if config.quick { 2 } else { 8 };
-        let mut by_order: [Vec<HandshakeRun>; 2] = [Vec::new(), Vec::new()];
-        for run in 0..runs {
-            for order in HandshakeOrder::ALL {
-                by_order[order as usize].push(probe.run(gpu, order, cap)?);
-            }
-            progress((run + 1) as f64 / runs as f64);
-        }
-        let mut result = self.new_result();
-        result.param("workgroup_size", WORKGROUP_SIZE);
-        result.param("workgroups", WORKGROUPS);
-        result.param("cap", cap);
-        result.param("runs_per_order", runs);
-        result.param("host_timeout_s", gpu.timeout.as_secs_f64());
-        match grouping {
-            Grouping::Subgroups => {
-                result.param(
-                    "split",
-                    "even subgroup_invocation_id takes the then-branch, odd the else-branch",
-                );
-                result.param("subgroup_size_probe", lab.subgroup()?.size);
-            }
-            Grouping::Blocks => result.param(
-                "split",
-                format!(
-                    "even local_invocation_index % {BLOCK} takes the then-branch, odd the \
-                     else-branch"
-                ),
+fn run(ctx: RunContext<'_>) -> Result<ExperimentResult> {
+    let (lab, config, progress) = ctx.parts();
+    let gpu = &lab.gpu;
+    let probe = HandshakeProbe::new(gpu)?;
+    let grouping = probe.grouping();
+    let cap = default_cap(gpu);
+    let (runs, by_order) = SpinSetup::both_orders(config, progress, |order| {
+        probe.run(gpu, HandshakeOrder::ALL[order], cap)
+    })?;
+    let mut result = INFO.new_result();
+    let setup = SpinSetup {
+        cap,
+        runs,
+        workgroup_size: WORKGROUP_SIZE,
+        split: [
+            "even subgroup_invocation_id takes the then-branch, odd the else-branch".to_owned(),
+            format!(
+                "even local_invocation_index % {BLOCK} takes the then-branch, odd the \
+                 else-branch"
             ),
-        }
-        grouping.record(&mut result);
-        report::report(&by_order, cap, grouping, &mut result);
-        // Without ballots the lane grid would show every lane as never reached.
-        if grouping == Grouping::Subgroups {
-            result.lanes = report::lane_records(&by_order);
-        }
-        Ok(result)
+        ],
+    };
+    setup.record(lab, grouping, &mut result)?;
+    report::report(&by_order, cap, grouping, &mut result);
+    // Without ballots the lane grid would show every lane as never reached.
+    if grouping == Grouping::Subgroups {
+        result.lanes = report::lane_records(&by_order);
     }
+    Ok(result)
 }
 
 #[cfg(test)]

@@ -1,11 +1,11 @@
 //! The verdicts, metrics and lane records of `scheduling.handshake`, from its runs.
 
-use std::collections::BTreeMap;
-
 use crate::experiments::scheduling::handshake::{
     HandshakeOrder, HandshakeRecord, HandshakeRun, Outcome, WORKGROUP_SIZE,
 };
-use crate::experiments::scheduling::{Grouping, fraction};
+use crate::experiments::scheduling::{
+    Grouping, SpinLane, finished_verdict, fraction, spin_lane_records,
+};
 use crate::report::{ExperimentResult, LaneRecord, VerdictStatus};
 use crate::stats;
 
@@ -69,19 +69,11 @@ pub(super) fn report(
     let note = grouping.note();
     let unrecorded: usize = tallies.iter().map(|t| t.unrecorded).sum();
     let dispatches: usize = by_order.iter().map(Vec::len).sum();
-    let slowest_ms = tallies
-        .iter()
-        .flat_map(|t| &t.times_ns)
-        .fold(0.0_f64, |m, &t| m.max(t))
-        / 1e6;
-    result.verdict(
-        "finished",
+    finished_verdict(
+        result,
         "every lane finished its side: both capped spins end without the other side's help",
-        VerdictStatus::held_if(unrecorded == 0),
-        format!(
-            "{dispatches} dispatches finished, slowest {slowest_ms:.2} ms; {unrecorded} \
-             invocations left no record"
-        ),
+        (dispatches, unrecorded),
+        tallies.iter().flat_map(|t| t.times_ns.iter().copied()),
     );
     let inconsistent: usize = tallies.iter().map(|t| t.inconsistent).sum();
     let subgroups: usize = tallies.iter().map(|t| t.subgroups).sum();
@@ -183,27 +175,34 @@ fn reading(order: HandshakeOrder, t: &OrderTally, grouping: Grouping) -> String 
 /// Per order (`point` 0 = A in the then-branch, 1 = A in the else-branch), the first run's first
 /// workgroup: each lane's in-branch ballot, and as value the checks its spin made.
 pub(super) fn lane_records(by_order: &[Vec<HandshakeRun>; 2]) -> Vec<LaneRecord> {
-    let mut out = Vec::new();
-    for (point, runs) in (0u32..).zip(by_order) {
-        let Some(run) = runs.first() else { continue };
-        let mut groups: BTreeMap<u32, Vec<&HandshakeRecord>> = BTreeMap::new();
-        for r in run
-            .records
-            .iter()
-            .filter(|r| r.subgroup < WORKGROUP_SIZE && r.side != 0)
-        {
-            groups.entry(r.subgroup).or_default().push(r);
-        }
-        for (subgroup, mut lanes) in (0u32..).zip(groups.into_values()) {
-            lanes.sort_by_key(|r| r.lane);
-            out.push(LaneRecord {
-                point,
-                subgroup,
-                local_index: lanes.iter().map(|r| r.local_index).collect(),
-                ballot: lanes.iter().map(|r| r.ballot).collect(),
-                value: lanes.iter().map(|r| r.checks).collect(),
-            });
-        }
+    let first = by_order
+        .each_ref()
+        .map(|runs| runs.first().map(|r| r.records.as_slice()));
+    spin_lane_records(first, WORKGROUP_SIZE)
+}
+
+impl SpinLane for HandshakeRecord {
+    fn slot(&self) -> u32 {
+        self.subgroup
     }
-    out
+
+    fn lane(&self) -> u32 {
+        self.lane
+    }
+
+    fn local_index(&self) -> u32 {
+        self.local_index
+    }
+
+    fn ballot(&self) -> [u32; 4] {
+        self.ballot
+    }
+
+    fn recorded(&self) -> bool {
+        self.side != 0
+    }
+
+    fn value(&self) -> u32 {
+        self.checks
+    }
 }
