@@ -162,6 +162,17 @@ impl GpuContext {
         }
     }
 
+    /// Fails with [`Error::Cancelled`] once the device's [`CancelToken`] is cancelled: checked
+    /// before every submission and every pipeline build, so a cancel lands within one of them.
+    pub fn check_cancelled(&self, what: &str) -> Result<()> {
+        if self.cancel.is_cancelled() {
+            return Err(Error::Cancelled {
+                what: what.to_owned(),
+            });
+        }
+        Ok(())
+    }
+
     /// Uses `token` to cancel this device's work, so a caller can hold it before the device
     /// exists (the app's worker creates the device on its own thread).
     pub fn with_cancel_token(mut self, token: CancelToken) -> Self {
@@ -177,11 +188,7 @@ impl GpuContext {
     /// Submits the encoder and waits for it, within [`Self::timeout`]. Fails with
     /// [`Error::Cancelled`] instead once the device's [`CancelToken`] is cancelled.
     pub fn submit_and_wait(&self, what: &str, encoder: wgpu::CommandEncoder) -> Result<()> {
-        if self.cancel.is_cancelled() {
-            return Err(Error::Cancelled {
-                what: what.to_owned(),
-            });
-        }
+        self.check_cancelled(what)?;
         let index = self.queue.submit([encoder.finish()]);
         self.wait(what, Some(index))
     }

@@ -65,6 +65,7 @@ impl Kernel {
         source: &str,
         constants: &[(&str, f64)],
     ) -> Result<wgpu::ComputePipeline> {
+        gpu.check_cancelled(self.name)?;
         let module = self.compile_source(gpu, source)?;
         let label = format!("divlab.{}", self.name);
         let scope = gpu.device.push_error_scope(wgpu::ErrorFilter::Validation);

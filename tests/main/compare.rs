@@ -738,10 +738,10 @@ fn truncated_file_is_rejected() {
 fn wrong_schema_version_is_rejected() {
     let _cpu = util::gpu_shared();
     let (mut v, _) = sg8_value();
-    v["schema_version"] = json!(3);
+    v["schema_version"] = json!(4);
     assert_rejected(
         &v.to_string(),
-        &["schema_version 3 is not a version this divlab reads (1, 2)"],
+        &["schema_version 4 is not a version this divlab reads (1, 2, 3)"],
     );
     // Every unreadable file is named, and `report` writes nothing.
     let dir = temp_dir();
