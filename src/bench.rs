@@ -1,9 +1,8 @@
 //! A whole run: every selected experiment on one device, into one result document.
 
 use crate::experiments::{Lab, RunConfig, registry, run_experiment};
-
 use crate::report::{
-    AdapterRecord, ExperimentResult, ResultDocument, SCHEMA_VERSION, TimingSource,
+    AdapterRecord, ExperimentResult, ExperimentStatus, ResultDocument, SCHEMA_VERSION, TimingSource,
 };
 
 /// What a run runs: `--bench` and the app's Run buttons.
@@ -90,6 +89,25 @@ pub fn run_bench(
         created,
         adapter,
         experiments: results,
+    }
+}
+
+/// `--bench`'s exit code for a finished run: 3 when the GPU timed out or was lost (later results
+/// are void), 1 when an experiment failed or a guarantee was violated, else 0.
+pub fn exit_code(doc: &ResultDocument) -> u8 {
+    let experiments = &doc.experiments;
+    if experiments
+        .iter()
+        .any(|e| e.error_kind.is_some_and(|k| k.is_gpu_failure()))
+    {
+        3
+    } else if experiments
+        .iter()
+        .any(|e| e.status == ExperimentStatus::Error || e.has_violation())
+    {
+        1
+    } else {
+        0
     }
 }
 

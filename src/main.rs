@@ -14,7 +14,7 @@ use divlab::experiments::{Lab, RunConfig};
 use divlab::fuzz;
 use divlab::gpu::{AdapterSelector, BackendChoice, GpuContext, adapters};
 use divlab::report::{
-    ExperimentStatus, markdown_key_table, read_json, summary_table, write_csv, write_json,
+    markdown_key_table, read_json, summary_table, write_csv, write_json,
 };
 
 #[derive(Parser, Debug)]
@@ -404,26 +404,6 @@ fn bench(cli: &Cli, selector: &AdapterSelector) -> Result<u8, Failure> {
     if let Some(path) = &cli.csv {
         write_csv(path, &doc).with_context(|| "writing --csv")?;
     }
-    Ok(exit_code(&doc))
+    Ok(divlab::bench::exit_code(&doc))
 }
 
-/// 3 when the GPU hung or was lost (later results are void), 1 when an experiment failed or a
-/// guarantee was violated, else 0.
-fn exit_code(doc: &divlab::report::ResultDocument) -> u8 {
-    let gpu_failed = doc
-        .experiments
-        .iter()
-        .any(|e| e.error_kind.is_some_and(|k| k.is_gpu_failure()));
-    let failed = doc
-        .experiments
-        .iter()
-        .any(|e| e.status == ExperimentStatus::Error);
-    let violated = doc.experiments.iter().any(|e| e.has_violation());
-    if gpu_failed {
-        3
-    } else if failed || violated {
-        1
-    } else {
-        0
-    }
-}

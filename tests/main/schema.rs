@@ -233,3 +233,35 @@ fn cancel_stops_a_running_experiment_within_a_second() {
     assert_eq!(switch.error_kind, Some(ErrorKind::Cancelled));
     assert!(switch.verdicts.is_empty() && switch.metrics.is_empty());
 }
+
+/// A GPU that does not finish in time is an `error` whose kind says `timeout`, and the run's exit
+/// code is 3, not the 1 of an ordinary failure: a hung GPU voids later results.
+#[test]
+fn a_timeout_keeps_its_kind_up_to_the_exit_code() {
+    let _gpu = util::gpu_shared();
+    let mut gpu = util::gpu();
+    // No divergence study finishes a dispatch in a microsecond, not even on an H200.
+    gpu.timeout = Duration::from_micros(1);
+    let lab = Lab::new(gpu);
+    let config = BenchConfig {
+        run: RunConfig {
+            quick: true,
+            ..RunConfig::default()
+        },
+        only: None,
+        ids: Some(vec!["divergence.switch".to_owned()]),
+    };
+    let doc = run_bench(&lab, &config, &|_| {});
+    let switch = &doc.experiments[0];
+    assert_eq!(switch.status, ExperimentStatus::Error, "{}", switch.status_detail);
+    assert_eq!(switch.error_kind, Some(ErrorKind::Timeout));
+    assert!(
+        switch.status_detail.contains("did not finish"),
+        "{}",
+        switch.status_detail
+    );
+    assert_eq!(divlab::bench::exit_code(&doc), 3);
+    let mut failed = doc.clone();
+    failed.experiments[0].error_kind = Some(ErrorKind::Wgpu);
+    assert_eq!(divlab::bench::exit_code(&failed), 1);
+}
