@@ -13,9 +13,8 @@ use divlab::bench::{BenchConfig, BenchEvent, run_bench};
 use divlab::experiments::{Lab, RunConfig};
 use divlab::fuzz;
 use divlab::gpu::{AdapterSelector, BackendChoice, GpuContext, adapters};
-use divlab::report::{
-    markdown_key_table, read_json, summary_table, write_csv, write_json,
-};
+use divlab::profile;
+use divlab::report::{markdown_key_table, read_json, summary_table, write_csv, write_json};
 
 #[derive(Parser, Debug)]
 #[command(version, about = "A portable GPU divergence lab", long_about = None)]
@@ -104,6 +103,42 @@ enum Command {
         #[arg(short, long, value_name = "FILE")]
         output: PathBuf,
     },
+    /// Profile any WGSL compute kernel: per line, how many subgroup executions ran it with how
+    /// many lanes, which branches diverged, and the static uniformity verdict beside it. The
+    /// kernel is instrumented on naga's IR; every loop gets a cap, so no kernel can hang the GPU.
+    /// Exit code 1 when a loop hit the cap.
+    Profile {
+        /// The WGSL file.
+        file: PathBuf,
+        /// The compute entry point (default: the only one).
+        #[arg(long, value_name = "NAME")]
+        entry: Option<String>,
+        /// Workgroups to dispatch: X[,Y[,Z]].
+        #[arg(long, value_name = "X[,Y[,Z]]", default_value = "1", value_parser = profile::fill::parse_dispatch)]
+        dispatch: [u32; 3],
+        /// A binding's contents: BINDING (name or GROUP:BINDING) = zeros, iota,
+        /// random[:SEED] (the default), values:V1,V2,... or file:PATH.
+        #[arg(long = "buffer", value_name = "BINDING=FILL", value_parser = |s: &str| s.parse::<profile::fill::BufferSpec>())]
+        buffers: Vec<profile::fill::BufferSpec>,
+        /// Elements of a runtime-sized array (default: one per invocation of the dispatch).
+        #[arg(long = "len", value_name = "BINDING=N", value_parser = profile::fill::parse_len)]
+        lens: Vec<(profile::fill::BindingRef, u64)>,
+        /// A pipeline-overridable constant.
+        #[arg(long = "override", value_name = "NAME=VALUE", value_parser = profile::fill::parse_override)]
+        overrides: Vec<(String, f64)>,
+        /// The most iterations one invocation may run of one entry into a loop.
+        #[arg(long, value_name = "N", default_value_t = profile::run::DEFAULT_LOOP_CAP)]
+        loop_cap: u32,
+        /// Timed runs of the kernel alone and instrumented (medians).
+        #[arg(long = "reps", value_name = "N", default_value_t = 15)]
+        profile_reps: usize,
+        /// Write the profile as JSON to FILE (docs/profile.md).
+        #[arg(long = "json", value_name = "FILE")]
+        profile_json: Option<PathBuf>,
+        /// Write the instrumented WGSL that ran to FILE.
+        #[arg(long, value_name = "FILE")]
+        emit_instrumented: Option<PathBuf>,
+    },
     /// Static uniformity analysis of a WGSL file by the WGSL spec's rules: diagnostics with
     /// reasons; exit code 1 when one is an error.
     Uniformity {
@@ -189,6 +224,33 @@ fn run(cli: Cli) -> Result<u8, Failure> {
             output,
         }) => compare(&files, markdown, csv, output.as_deref()),
         Some(Command::Report { files, output }) => html_report(&files, &output),
+        Some(Command::Profile {
+            file,
+            entry,
+            dispatch,
+            buffers,
+            lens,
+            overrides,
+            loop_cap,
+            profile_reps,
+            profile_json,
+            emit_instrumented,
+        }) => {
+            let mut request = profile::run::Request::from_file(&file)?;
+            request.entry = entry;
+            request.dispatch = dispatch;
+            request.buffers = buffers;
+            request.lens = lens;
+            request.overrides = overrides;
+            request.loop_cap = loop_cap;
+            request.reps = profile_reps;
+            run_profile(
+                &selector,
+                &request,
+                profile_json.as_deref(),
+                emit_instrumented.as_deref(),
+            )
+        }
         Some(Command::Uniformity {
             file,
             json,
@@ -407,3 +469,45 @@ fn bench(cli: &Cli, selector: &AdapterSelector) -> Result<u8, Failure> {
     Ok(divlab::bench::exit_code(&doc))
 }
 
+/// `divlab profile`: 0 when the kernel ran to its end, 1 when a loop hit the cap (the profile
+/// of the cut-short run is still printed and written), 2 for bad input, 3 when the GPU hung or
+/// was lost.
+fn run_profile(
+    selector: &AdapterSelector,
+    request: &profile::run::Request,
+    json: Option<&std::path::Path>,
+    emit: Option<&std::path::Path>,
+) -> Result<u8, Failure> {
+    let lab = Lab::new(GpuContext::new(selector)?);
+    let finished = match profile::run::profile(&lab, request) {
+        Ok(finished) => finished,
+        Err(e) if e.kind().is_gpu_failure() => {
+            return Err(Failure {
+                code: 3,
+                error: e.into(),
+            });
+        }
+        Err(e) => return Err(e.into()),
+    };
+    if let Some(path) = emit {
+        divlab::report::write_atomic(path, finished.instrumented_wgsl.as_bytes())
+            .with_context(|| "writing --emit-instrumented")?;
+    }
+    print!(
+        "{}",
+        profile::report::render_text(&finished.profile, &request.source)
+    );
+    if let Some(path) = json {
+        let mut text =
+            serde_json::to_string_pretty(&finished.profile).expect("a profile serializes");
+        text.push('\n');
+        divlab::report::write_atomic(path, text.as_bytes()).with_context(|| "writing --json")?;
+    }
+    match finished.cap_hit {
+        Some(message) => {
+            eprintln!("error: {message}");
+            Ok(1)
+        }
+        None => Ok(0),
+    }
+}

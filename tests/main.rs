@@ -22,6 +22,8 @@ mod divergence;
 mod fuzz;
 #[path = "main/gpu.rs"]
 mod gpu;
+#[path = "main/profile.rs"]
+mod profile;
 #[path = "main/readme.rs"]
 mod readme;
 #[path = "main/report.rs"]

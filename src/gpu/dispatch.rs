@@ -5,13 +5,13 @@
 use crate::Result;
 use crate::gpu::GpuContext;
 
-/// One compute dispatch: a pipeline, its bind group 0 and the workgroup grid.
+/// One compute dispatch: a pipeline, its bind groups and the workgroup grid.
 #[derive(Clone, Debug)]
 pub struct Dispatch {
     /// The compiled kernel.
     pub pipeline: wgpu::ComputePipeline,
-    /// Its resources, at group 0.
-    pub bind_group: wgpu::BindGroup,
+    /// Its resources: group 0, 1, ...
+    pub bind_groups: Vec<wgpu::BindGroup>,
     /// Workgroups in x, y and z.
     pub workgroups: [u32; 3],
 }
@@ -28,7 +28,7 @@ impl Dispatch {
     ) -> Self {
         Self {
             pipeline: pipeline.clone(),
-            bind_group: gpu.bind(label, pipeline, buffers),
+            bind_groups: vec![gpu.bind(label, pipeline, buffers)],
             workgroups: [workgroups, 1, 1],
         }
     }
@@ -37,7 +37,9 @@ impl Dispatch {
     pub(crate) fn record(&self, pass: &mut wgpu::ComputePass<'_>) {
         let [x, y, z] = self.workgroups;
         pass.set_pipeline(&self.pipeline);
-        pass.set_bind_group(0, &self.bind_group, &[]);
+        for (index, group) in (0u32..).zip(&self.bind_groups) {
+            pass.set_bind_group(index, group, &[]);
+        }
         pass.dispatch_workgroups(x, y, z);
     }
 }

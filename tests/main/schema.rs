@@ -253,7 +253,12 @@ fn a_timeout_keeps_its_kind_up_to_the_exit_code() {
     };
     let doc = run_bench(&lab, &config, &|_| {});
     let switch = &doc.experiments[0];
-    assert_eq!(switch.status, ExperimentStatus::Error, "{}", switch.status_detail);
+    assert_eq!(
+        switch.status,
+        ExperimentStatus::Error,
+        "{}",
+        switch.status_detail
+    );
     assert_eq!(switch.error_kind, Some(ErrorKind::Timeout));
     assert!(
         switch.status_detail.contains("did not finish"),

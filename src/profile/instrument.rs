@@ -1,0 +1,1817 @@
+//! The IR transformation behind `divlab profile`: counters injected into a user's compute kernel
+//! on naga's IR (never on its text), so that one run reports, per block of the source, how many
+//! subgroup executions it had and how many lanes were active, and per `if`/`switch` whether the
+//! active lanes agreed.
+//!
+//! [`instrument`] takes the module naga parsed from the user's source (after
+//! [`crate::shaders::prepare_for_naga`], which keeps line numbers) and returns the instrumented
+//! module, its WGSL, and the sites ([`BlockSite`], [`BranchSite`], [`LoopSite`]) in counter order.
+//! The host binds one `array<atomic<u32>>` of [`Instrumented::counter_words`] zeroed words at
+//! `@group(counters_group) @binding(0)`, runs the kernel, reads the words back and decodes them
+//! with [`Instrumented::read_counters`] (or by hand with [`CounterLayout`]).
+//!
+//! # What the instrumented kernel does
+//!
+//! With `subgroups` (the adapter supports subgroup operations):
+//! - at the entry of every block (function bodies, both sides of each `if`, each `switch` case,
+//!   each loop body and `continuing`), the subgroup counts `countOneBits(subgroupBallot(true))`
+//!   active lanes and elects one lane (the one whose `subgroupExclusiveAdd(1u)` is `0u`: naga 30
+//!   has no `subgroupElect`), which adds 1 to the block's *executions* and the lane count to its
+//!   *active lanes*;
+//! - just before every `if` and `switch`, in the enclosing block (where every lane that reaches
+//!   the branch is still active), the subgroup decides whether its lanes agree: for an `if`,
+//!   divergent iff `subgroupAny(cond) && !subgroupAll(cond)`; for a `switch`, divergent iff
+//!   `!subgroupAll(selector == subgroupBroadcastFirst(selector))`. The elected lane adds 1 to
+//!   the branch's *evaluations* and, when divergent, 1 to its *divergent* count.
+//!
+//! Without `subgroups`, no subgroup builtin appears at all (an adapter without the feature
+//! rejects any): every invocation adds 1 to its block's *executions* (so they count invocations,
+//! not subgroups), *active lanes* stay 0, and branch counters stay 0.
+//!
+//! Either way every loop gets an iteration cap, the safety net that keeps a user kernel from
+//! hanging the GPU: a function-local counter, reset just before the loop and incremented at the
+//! top of its body; when it exceeds `loop_cap` the invocation records the hit (`atomicMax` of the
+//! loop's index + 1 into [`CAP_HIT_WORD`], `atomicAdd` of 1 to the loop's cap-hit count) and
+//! `break`s, so each invocation runs at most `loop_cap` iterations of each loop entry.
+//!
+//! Functions the entry point calls (directly or not) are instrumented once; their counters
+//! aggregate all calls. Other entry points are dropped from the instrumented module (their
+//! functions stay), so the module holds exactly the kernel being profiled.
+//!
+//! # Why global atomics by one elected lane
+//!
+//! Workgroup-memory partial sums flushed once per workgroup would cost fewer global atomics, but
+//! the flush needs a `workgroupBarrier()` that every invocation of the workgroup reaches, and any
+//! user kernel with an early `return` (or a loop that exits at different trips) breaks that:
+//! a barrier in non-uniform control flow is undefined behaviour and can hang. One global atomic
+//! per subgroup per block entry, done by one elected lane, needs no cooperation between
+//! subgroups, so it is correct for every kernel; the lane count comes from a ballot, which every
+//! active lane computes at the cost of one subgroup operation.
+//!
+//! # Overflow
+//!
+//! Every executions/lanes/evaluations/divergent counter is 64-bit: two words, low then high. The
+//! elected lane adds to the low word with `atomicAdd`, and when the returned old value plus the
+//! addend wraps (`old + n < n`), it adds 1 to the high word. After the dispatch completes the
+//! pair is exact (up to 2^64); [`CounterLayout::read`] joins them. Cap-hit counts are one word
+//! each (at most one hit per invocation per loop entry).
+//!
+//! # The naga WGSL writer
+//!
+//! naga 30's WGSL writer never emits `enable subgroups;` (its `write_enable_declarations` knows
+//! no such extension) and writes subgroup operations as the plain builtins (`subgroupBallot(..)`,
+//! `subgroupExclusiveAdd(..)`, `subgroupAll(..)`, `subgroupBroadcastFirst(..)`), which is what
+//! naga 30's front end, and so wgpu 30, accepts: the text needs no post-processing. The tests
+//! round-trip it through [`crate::shaders::check_wgsl`].
+
+use std::ops::RangeInclusive;
+
+use naga::{
+    AddressSpace, ArraySize, AtomicFunction, BinaryOperator, Block, CollectiveOperation,
+    Expression, Function, GatherMode, GlobalVariable, Handle, Literal, LocalVariable, MathFunction,
+    Module, ResourceBinding, Scalar, ShaderStage, Span, Statement, StorageAccess,
+    SubgroupOperation, SwitchValue, Type, TypeInner, UnaryOperator,
+};
+
+use crate::{Error, Result};
+
+/// How to instrument a kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct InstrumentOptions {
+    /// Use subgroup operations (per-subgroup executions, active lanes, branch uniformity). Off:
+    /// per-invocation executions only, and no subgroup builtin in the output.
+    pub subgroups: bool,
+    /// The most iterations one invocation may run of one entry into any loop; the next one
+    /// records a cap hit and breaks out.
+    pub loop_cap: u32,
+    /// The bind group of the counters buffer (at binding 0). The user's kernel must not use
+    /// `@group(counters_group) @binding(0)` itself.
+    pub counters_group: u32,
+}
+
+impl Default for InstrumentOptions {
+    fn default() -> Self {
+        Self {
+            subgroups: true,
+            loop_cap: 1 << 20,
+            counters_group: 3,
+        }
+    }
+}
+
+/// An instrumented kernel.
+#[derive(Clone, Debug)]
+pub struct Instrumented {
+    /// The instrumented module, validated with `Capabilities::all()`.
+    pub module: naga::Module,
+    /// naga's WGSL for `module`, as `crate::gpu::compile_wgsl` takes it.
+    pub wgsl: String,
+    /// One per instrumented block, in counter order (index = block slot of the layout).
+    pub blocks: Vec<BlockSite>,
+    /// One per `if`/`switch`, in counter order.
+    pub branches: Vec<BranchSite>,
+    /// One per loop, in counter order.
+    pub loops: Vec<LoopSite>,
+    /// Where each counter lives in the counters buffer.
+    pub layout: CounterLayout,
+    /// The size of the counters buffer in `u32` words (`layout.words()`); bind it zeroed.
+    pub counter_words: u32,
+    /// The options it was built with.
+    pub options: InstrumentOptions,
+}
+
+impl Instrumented {
+    /// Decodes the counters buffer read back after the dispatch.
+    pub fn read_counters(&self, words: &[u32]) -> Result<Counters> {
+        self.layout.read(words)
+    }
+}
+
+/// What kind of block a [`BlockSite`] is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BlockKind {
+    /// The body of the entry point or of a function it calls.
+    FunctionBody,
+    /// The `accept` side of an `if`.
+    IfAccept,
+    /// The `else` side of an `if` (empty when the source has no `else`).
+    IfReject,
+    /// The body of one `switch` case (a `case a, b:` list is one site).
+    SwitchCase,
+    /// The body of a loop (`loop`, `for`, `while`).
+    LoopBody,
+    /// A loop's `continuing` block (a `for` loop's update).
+    LoopContinuing,
+    /// The statements after one that can take lanes out of the block (an `if` with a `return`
+    /// or a `break` inside): counted anew, so the lanes that left are not counted there.
+    Continuation,
+}
+
+/// An instrumented block.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BlockSite {
+    /// What block it is.
+    pub kind: BlockKind,
+    /// The function it is in (the entry point's name for its body).
+    pub function: String,
+    /// 1-based source line the block is reported at: for a function body the line of its `fn`;
+    /// otherwise the line of the block's first statement, or of its parent statement (the
+    /// `if`, `switch` or loop) when the block has no statement with a source location.
+    pub line: u32,
+    /// The source lines the block's own statements cover, nested blocks excluded (a nested
+    /// `if`/`switch`/loop contributes its first line). `line..=line` when the block is empty.
+    pub lines: RangeInclusive<u32>,
+    /// Whether the block has no statement with a source location (an implicit `else`, an empty
+    /// case, the empty side of a `for` loop's exit test).
+    pub empty: bool,
+    /// The line of the statement that opens the block: its `if`, `switch` or loop (its `fn`
+    /// for a function body).
+    pub parent_line: u32,
+    /// The site that opens the block.
+    pub opener: Opener,
+}
+
+/// What opens a block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Opener {
+    /// A function body.
+    Function,
+    /// An arm of branch site `index` (an `if` side, a `switch` case).
+    Branch(usize),
+    /// The body or `continuing` of loop site `index`.
+    Loop(usize),
+}
+
+/// What kind of branch a [`BranchSite`] is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BranchKind {
+    /// An `if` (also the exit test naga puts at the top of a `for` or `while` body).
+    If,
+    /// A `switch`.
+    Switch,
+}
+
+/// An instrumented `if` or `switch`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BranchSite {
+    /// `if` or `switch`.
+    pub kind: BranchKind,
+    /// 1-based line of the statement (of the loop header for a loop's exit test).
+    pub line: u32,
+    /// The function it is in.
+    pub function: String,
+}
+
+/// An instrumented loop.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LoopSite {
+    /// The branch site of its `for`/`while` condition, `if c {} else { break; }`, whose
+    /// divergence is the loop's: the trips on which the subgroup's lanes disagreed about going
+    /// on. `None` for a `loop` without a leading test.
+    pub exit_test: Option<usize>,
+    /// Every branch site of the condition: the exit test and the `if`s naga makes of a
+    /// short-circuit `&&`/`||` in it.
+    pub test_branches: std::ops::Range<usize>,
+    /// 1-based line of the loop statement.
+    pub line: u32,
+    /// The function it is in.
+    pub function: String,
+}
+
+/// Word 0 of the counters buffer: the index + 1 of the highest-indexed loop that hit its cap
+/// (`atomicMax`), 0 when none did.
+pub const CAP_HIT_WORD: u32 = 0;
+/// Words before the first block record.
+pub const HEADER_WORDS: u32 = 2;
+/// The largest active-lane count any subgroup showed at the entry point's entry: the subgroup
+/// size this pipeline runs with (0 without subgroups).
+pub const MAX_LANES_WORD: u32 = 1;
+/// Words per block: executions (low, high), active lanes (low, high).
+pub const BLOCK_WORDS: u32 = 4;
+/// Words per branch: evaluations (low, high), divergent evaluations (low, high).
+pub const BRANCH_WORDS: u32 = 4;
+/// Words per loop: invocations that hit the cap (one word).
+pub const LOOP_WORDS: u32 = 1;
+
+/// The counters buffer's layout, all in `u32` words:
+///
+/// | words | what |
+/// |---|---|
+/// | `0` | [`CAP_HIT_WORD`] |
+/// | `1` | [`MAX_LANES_WORD`] |
+/// | `2 + 4b ..= 2 + 4b + 3` | block `b`: executions lo, hi; active lanes lo, hi |
+/// | `2 + 4B + 4r ..` | branch `r`: evaluations lo, hi; divergent lo, hi |
+/// | `2 + 4B + 4R + l` | loop `l`: cap hits |
+///
+/// (`B` blocks, `R` branches.) Each 64-bit counter is `lo + (hi << 32)`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CounterLayout {
+    /// Number of block records.
+    pub blocks: u32,
+    /// Number of branch records.
+    pub branches: u32,
+    /// Number of loop records.
+    pub loops: u32,
+}
+
+impl CounterLayout {
+    /// The word of a block's executions counter (low word; the high word follows).
+    pub fn block_executions(&self, block: usize) -> usize {
+        (HEADER_WORDS + BLOCK_WORDS * block as u32) as usize
+    }
+
+    /// The word of a block's active-lanes counter (low word; the high word follows).
+    pub fn block_active_lanes(&self, block: usize) -> usize {
+        self.block_executions(block) + 2
+    }
+
+    /// The word of a branch's evaluations counter (low word; the high word follows).
+    pub fn branch_evaluations(&self, branch: usize) -> usize {
+        (HEADER_WORDS + BLOCK_WORDS * self.blocks + BRANCH_WORDS * branch as u32) as usize
+    }
+
+    /// The word of a branch's divergent-evaluations counter (low word; the high word follows).
+    pub fn branch_divergent(&self, branch: usize) -> usize {
+        self.branch_evaluations(branch) + 2
+    }
+
+    /// The word of a loop's cap-hit counter.
+    pub fn loop_cap_hits(&self, lp: usize) -> usize {
+        (HEADER_WORDS
+            + BLOCK_WORDS * self.blocks
+            + BRANCH_WORDS * self.branches
+            + LOOP_WORDS * lp as u32) as usize
+    }
+
+    /// The buffer's size in words.
+    pub fn words(&self) -> u32 {
+        HEADER_WORDS
+            + BLOCK_WORDS * self.blocks
+            + BRANCH_WORDS * self.branches
+            + LOOP_WORDS * self.loops
+    }
+
+    fn word(&self, word: Word) -> u32 {
+        let index = match word {
+            Word::CapHit => CAP_HIT_WORD as usize,
+            Word::MaxLanes => MAX_LANES_WORD as usize,
+            Word::Block(b, offset) => self.block_executions(b) + offset as usize,
+            Word::Branch(r, offset) => self.branch_evaluations(r) + offset as usize,
+            Word::Loop(l) => self.loop_cap_hits(l),
+        };
+        index as u32
+    }
+
+    /// Decodes a counters buffer of exactly [`Self::words`] words.
+    pub fn read(&self, words: &[u32]) -> Result<Counters> {
+        if words.len() != self.words() as usize {
+            return Err(Error::InvalidSettings(format!(
+                "the profile counters buffer has {} words; its layout has {}",
+                words.len(),
+                self.words()
+            )));
+        }
+        let wide = |at: usize| u64::from(words[at]) | (u64::from(words[at + 1]) << 32);
+        Ok(Counters {
+            cap_hit: words[CAP_HIT_WORD as usize]
+                .checked_sub(1)
+                .map(|l| l as usize),
+            max_active_lanes: Some(words[MAX_LANES_WORD as usize]).filter(|&n| n > 0),
+            blocks: (0..self.blocks as usize)
+                .map(|b| BlockCounts {
+                    executions: wide(self.block_executions(b)),
+                    active_lanes: wide(self.block_active_lanes(b)),
+                })
+                .collect(),
+            branches: (0..self.branches as usize)
+                .map(|r| BranchCounts {
+                    evaluations: wide(self.branch_evaluations(r)),
+                    divergent: wide(self.branch_divergent(r)),
+                })
+                .collect(),
+            loop_cap_hits: (0..self.loops as usize)
+                .map(|l| words[self.loop_cap_hits(l)])
+                .collect(),
+        })
+    }
+}
+
+/// The decoded counters of one run.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Counters {
+    /// The largest ballot any subgroup showed at the kernel's entry (see [`MAX_LANES_WORD`]);
+    /// `None` without subgroups.
+    pub max_active_lanes: Option<u32>,
+    /// The highest-indexed loop that hit its cap, if any did (see `loop_cap_hits` for all).
+    pub cap_hit: Option<usize>,
+    /// Per block, in site order.
+    pub blocks: Vec<BlockCounts>,
+    /// Per branch, in site order (all zero without subgroups).
+    pub branches: Vec<BranchCounts>,
+    /// Per loop: how many times an invocation hit the cap and broke out.
+    pub loop_cap_hits: Vec<u32>,
+}
+
+/// One block's counters.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BlockCounts {
+    /// Subgroup executions of the block (invocations without subgroups).
+    pub executions: u64,
+    /// Sum over those executions of the active lanes (0 without subgroups).
+    pub active_lanes: u64,
+}
+
+impl BlockCounts {
+    /// Mean active lanes per execution, `None` when it never ran.
+    pub fn mean_active_lanes(&self) -> Option<f64> {
+        (self.executions > 0).then(|| self.active_lanes as f64 / self.executions as f64)
+    }
+
+    /// Active lanes / (executions × subgroup size), `None` when it never ran.
+    pub fn efficiency(&self, subgroup_size: u32) -> Option<f64> {
+        (self.executions > 0 && subgroup_size > 0)
+            .then(|| self.active_lanes as f64 / (self.executions as f64 * f64::from(subgroup_size)))
+    }
+}
+
+/// One branch's counters.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BranchCounts {
+    /// Subgroup evaluations of the condition or selector.
+    pub evaluations: u64,
+    /// Those in which the active lanes disagreed.
+    pub divergent: u64,
+}
+
+/// Counter pointers (`AccessIndex` expressions) and the words they must point at.
+type Patches = Vec<(Handle<Expression>, Word)>;
+
+/// Whether `statement` can take some lanes out of the block it is in while others go on: a
+/// `return` (or `kill`) anywhere in it, or a `break`/`continue` that leaves an enclosing loop
+/// (not one of a loop or, for `break`, a `switch` nested in it). Only a branch lets some lanes
+/// leave while others stay; a bare `return` ends the block for every lane.
+fn may_leave(statement: &Statement, in_loop: bool, in_switch: bool) -> bool {
+    fn any(block: &Block, in_loop: bool, in_switch: bool) -> bool {
+        block.iter().any(|s| escapes(s, in_loop, in_switch))
+    }
+    fn escapes(statement: &Statement, in_loop: bool, in_switch: bool) -> bool {
+        match statement {
+            Statement::Return { .. } | Statement::Kill => true,
+            Statement::Break => !in_loop && !in_switch,
+            Statement::Continue => !in_loop,
+            Statement::Block(b) => any(b, in_loop, in_switch),
+            Statement::If { accept, reject, .. } => {
+                any(accept, in_loop, in_switch) || any(reject, in_loop, in_switch)
+            }
+            Statement::Switch { cases, .. } => cases.iter().any(|c| any(&c.body, in_loop, true)),
+            Statement::Loop {
+                body, continuing, ..
+            } => any(body, true, in_switch) || any(continuing, true, in_switch),
+            _ => false,
+        }
+    }
+    match statement {
+        Statement::If { .. } | Statement::Switch { .. } | Statement::Loop { .. } => {
+            escapes(statement, in_loop, in_switch)
+        }
+        _ => false,
+    }
+}
+
+/// Splits a loop body into its leading exit test and the rest. naga makes a `for`/`while`
+/// condition into statements on the loop's own line (`Emit`s, an `if` per short-circuit `&&` or
+/// `||`) ending in `if c {} else { break; }`; the test is the longest run of statements on
+/// `loop_line` (or without a location) that ends in such an `if`. No such run: an empty test.
+fn split_exit_test(block: Block, lines: &LineIndex, loop_line: u32) -> (Block, Block) {
+    let is_break = |b: &Block| matches!(b.iter().collect::<Vec<_>>()[..], [Statement::Break]);
+    let is_exit = |s: &Statement| match s {
+        Statement::If { accept, reject, .. } => {
+            (accept.is_empty() && is_break(reject)) || (is_break(accept) && reject.is_empty())
+        }
+        _ => false,
+    };
+    let on_header = |span: &Span| lines.span_lines(*span).is_none_or(|(l, _)| l == loop_line);
+    let header = block
+        .span_iter()
+        .take_while(|(_, span)| on_header(span))
+        .count();
+    let on_line: Vec<&Statement> = block.iter().take(header).collect();
+    let split = on_line.iter().rposition(|s| is_exit(s)).map(|i| i + 1);
+    let Some(split) = split else {
+        return (Block::new(), block);
+    };
+    let mut test = Block::new();
+    let mut rest = Block::new();
+    for (i, (statement, span)) in block.span_into_iter().enumerate() {
+        if i < split {
+            test.push(statement, span);
+        } else {
+            rest.push(statement, span);
+        }
+    }
+    (test, rest)
+}
+
+/// A loop's cap check: its trip counter, the cap, the loop's index.
+#[derive(Clone, Copy)]
+struct CapCheck {
+    trips: Handle<LocalVariable>,
+    cap: u32,
+    lp: usize,
+}
+
+/// A counter word, resolved to an index once every site is known.
+#[derive(Clone, Copy, Debug)]
+enum Word {
+    CapHit,
+    MaxLanes,
+    /// Block, offset within its record.
+    Block(usize, u32),
+    /// Branch, offset within its record.
+    Branch(usize, u32),
+    Loop(usize),
+}
+
+/// Instruments entry point `entry` of `module` (parsed from `source`, the text after
+/// `prepare_for_naga`) as the module documentation describes.
+///
+/// Fails with `InvalidSettings` when there is no compute entry point `entry` or the kernel
+/// already uses the counters binding, and with `InvalidWgsl` if the result does not validate
+/// or naga cannot write it (a divlab bug).
+pub fn instrument(
+    module: &Module,
+    source: &str,
+    entry: &str,
+    opts: &InstrumentOptions,
+) -> Result<Instrumented> {
+    let ep_index = module
+        .entry_points
+        .iter()
+        .position(|ep| ep.name == entry && ep.stage == ShaderStage::Compute)
+        .ok_or_else(|| {
+            let names: Vec<&str> = module
+                .entry_points
+                .iter()
+                .filter(|ep| ep.stage == ShaderStage::Compute)
+                .map(|ep| ep.name.as_str())
+                .collect();
+            Error::InvalidSettings(format!(
+                "the kernel has no compute entry point `{entry}` (it has: {})",
+                if names.is_empty() {
+                    "none".to_owned()
+                } else {
+                    names.join(", ")
+                }
+            ))
+        })?;
+    let binding = ResourceBinding {
+        group: opts.counters_group,
+        binding: 0,
+    };
+    if let Some((_, var)) = module
+        .global_variables
+        .iter()
+        .find(|(_, var)| var.binding == Some(binding))
+    {
+        return Err(Error::InvalidSettings(format!(
+            "the kernel's `{}` already uses @group({}) @binding(0), where divlab binds its \
+             profile counters; pick another counters group",
+            var.name.as_deref().unwrap_or("?"),
+            opts.counters_group
+        )));
+    }
+
+    let mut module = module.clone();
+    let entry_point = module.entry_points.swap_remove(ep_index);
+    module.entry_points = vec![entry_point];
+
+    let u32_ty = scalar_type(&mut module, Scalar::U32);
+    let i32_ty = scalar_type(&mut module, Scalar::I32);
+    let bool_ty = scalar_type(&mut module, Scalar::BOOL);
+    let atomic_ty = module.types.insert(
+        Type {
+            name: None,
+            inner: TypeInner::Atomic(Scalar::U32),
+        },
+        Span::UNDEFINED,
+    );
+    let array_ty = module.types.insert(
+        Type {
+            name: None,
+            inner: TypeInner::Array {
+                base: atomic_ty,
+                size: ArraySize::Dynamic,
+                stride: 4,
+            },
+        },
+        Span::UNDEFINED,
+    );
+    let counters = module.global_variables.append(
+        GlobalVariable {
+            name: Some("divlab_counters".to_owned()),
+            space: AddressSpace::Storage {
+                access: StorageAccess::LOAD | StorageAccess::STORE,
+            },
+            binding: Some(binding),
+            ty: array_ty,
+            init: None,
+            memory_decorations: Default::default(),
+        },
+        Span::UNDEFINED,
+    );
+
+    let lines = LineIndex::new(source);
+    let mut sites = Sites {
+        opts: *opts,
+        counters,
+        u32_ty,
+        i32_ty,
+        bool_ty,
+        lines,
+        blocks: Vec::new(),
+        branches: Vec::new(),
+        loops: Vec::new(),
+    };
+
+    // The entry point first, then every function it reaches, in arena order.
+    let reachable = reachable_functions(&module);
+    let entry_line = decl_line(source, &sites.lines, entry);
+    let mut patches: Vec<(Option<Handle<Function>>, Patches)> = Vec::new();
+    {
+        let function = &mut module.entry_points[0].function;
+        let p = sites.function(function, entry, entry_line);
+        patches.push((None, p));
+    }
+    for handle in reachable {
+        let span = module.functions.get_span(handle);
+        let function = &mut module.functions[handle];
+        let name = function.name.clone().unwrap_or_default();
+        let line = span
+            .is_defined()
+            .then(|| sites.lines.line(span_start(span)));
+        let p = sites.function(function, &name, line);
+        patches.push((Some(handle), p));
+    }
+
+    let layout = CounterLayout {
+        blocks: sites.blocks.len() as u32,
+        branches: sites.branches.len() as u32,
+        loops: sites.loops.len() as u32,
+    };
+    for (function, list) in patches {
+        let function = match function {
+            None => &mut module.entry_points[0].function,
+            Some(h) => &mut module.functions[h],
+        };
+        for (expr, word) in list {
+            if let Expression::AccessIndex { ref mut index, .. } =
+                *function.expressions.get_mut(expr)
+            {
+                *index = layout.word(word);
+            }
+        }
+    }
+
+    let info = naga::valid::Validator::new(
+        naga::valid::ValidationFlags::all(),
+        naga::valid::Capabilities::all(),
+    )
+    .validate(&module)
+    .map_err(|e| {
+        bug(
+            entry,
+            format!("the instrumented module does not validate: {e:?}"),
+        )
+    })?;
+    let wgsl =
+        naga::back::wgsl::write_string(&module, &info, naga::back::wgsl::WriterFlags::empty())
+            .map_err(|e| {
+                bug(
+                    entry,
+                    format!("naga cannot write the instrumented module: {e}"),
+                )
+            })?;
+
+    Ok(Instrumented {
+        module,
+        wgsl,
+        blocks: sites.blocks,
+        branches: sites.branches,
+        loops: sites.loops,
+        layout,
+        counter_words: layout.words(),
+        options: *opts,
+    })
+}
+
+fn bug(entry: &str, message: String) -> Error {
+    Error::InvalidWgsl {
+        file: format!("{entry} (profile instrumentation)"),
+        line: 0,
+        column: 0,
+        message: format!("{message} (a divlab bug: please report it with the kernel)"),
+    }
+}
+
+fn scalar_type(module: &mut Module, scalar: Scalar) -> Handle<Type> {
+    module.types.insert(
+        Type {
+            name: None,
+            inner: TypeInner::Scalar(scalar),
+        },
+        Span::UNDEFINED,
+    )
+}
+
+/// Functions reachable by calls from the (only) entry point, in arena order.
+fn reachable_functions(module: &Module) -> Vec<Handle<Function>> {
+    let mut seen = vec![false; module.functions.len()];
+    let mut stack = Vec::new();
+    calls(&module.entry_points[0].function.body, &mut stack);
+    while let Some(h) = stack.pop() {
+        if !std::mem::replace(&mut seen[h.index()], true) {
+            calls(&module.functions[h].body, &mut stack);
+        }
+    }
+    module
+        .functions
+        .iter()
+        .map(|(h, _)| h)
+        .filter(|h| seen[h.index()])
+        .collect()
+}
+
+fn calls(block: &Block, out: &mut Vec<Handle<Function>>) {
+    for statement in block.iter() {
+        match *statement {
+            Statement::Call { function, .. } => out.push(function),
+            Statement::Block(ref b) => calls(b, out),
+            Statement::If {
+                ref accept,
+                ref reject,
+                ..
+            } => {
+                calls(accept, out);
+                calls(reject, out);
+            }
+            Statement::Switch { ref cases, .. } => {
+                for case in cases {
+                    calls(&case.body, out);
+                }
+            }
+            Statement::Loop {
+                ref body,
+                ref continuing,
+                ..
+            } => {
+                calls(body, out);
+                calls(continuing, out);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// 1-based lines of byte offsets.
+struct LineIndex {
+    starts: Vec<usize>,
+    len: usize,
+}
+
+impl LineIndex {
+    fn new(source: &str) -> Self {
+        let starts = std::iter::once(0)
+            .chain(source.match_indices('\n').map(|(i, _)| i + 1))
+            .collect();
+        Self {
+            starts,
+            len: source.len(),
+        }
+    }
+
+    fn line(&self, offset: usize) -> u32 {
+        let offset = offset.min(self.len);
+        self.starts.partition_point(|&s| s <= offset) as u32
+    }
+
+    /// First and last line of a defined span.
+    fn span_lines(&self, span: Span) -> Option<(u32, u32)> {
+        let range = span.to_range()?;
+        let last = range.end.max(range.start + 1) - 1;
+        Some((self.line(range.start), self.line(last)))
+    }
+}
+
+fn span_start(span: Span) -> usize {
+    span.to_range().map_or(0, |r| r.start)
+}
+
+/// The line of `fn name` in the source (entry points carry no span in naga's IR), skipping
+/// line comments.
+fn decl_line(source: &str, lines: &LineIndex, name: &str) -> Option<u32> {
+    let ident = |c: char| c.is_alphanumeric() || c == '_';
+    source.match_indices("fn").find_map(|(at, _)| {
+        let before = &source[..at];
+        if before.chars().next_back().is_some_and(ident) {
+            return None;
+        }
+        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+        if before[line_start..].contains("//") {
+            return None;
+        }
+        let rest = &source[at + 2..];
+        let trimmed = rest.trim_start();
+        if trimmed.len() == rest.len() {
+            return None;
+        }
+        let after = trimmed.strip_prefix(name)?;
+        if after.chars().next().is_some_and(ident) {
+            return None;
+        }
+        Some(lines.line(at))
+    })
+}
+
+/// The first line and the line range of a block's own statements (recursing into plain
+/// `{ }` blocks; a nested `if`/`switch`/loop contributes its first line).
+fn own_lines(lines: &LineIndex, block: &Block) -> Option<(u32, RangeInclusive<u32>)> {
+    let mut first = None;
+    let mut range: Option<(u32, u32)> = None;
+    own_lines_into(lines, block, &mut first, &mut range);
+    Some((first?, range.map(|(a, b)| a..=b)?))
+}
+
+fn own_lines_into(
+    lines: &LineIndex,
+    block: &Block,
+    first: &mut Option<u32>,
+    range: &mut Option<(u32, u32)>,
+) {
+    for (statement, span) in block.span_iter() {
+        if let Statement::Block(ref inner) = *statement {
+            own_lines_into(lines, inner, first, range);
+            continue;
+        }
+        let Some((start, end)) = lines.span_lines(*span) else {
+            continue;
+        };
+        let end = match *statement {
+            Statement::If { .. } | Statement::Switch { .. } | Statement::Loop { .. } => start,
+            _ => end,
+        };
+        first.get_or_insert(start);
+        *range = Some(match *range {
+            None => (start, end),
+            Some((a, b)) => (a.min(start), b.max(end)),
+        });
+    }
+}
+
+/// Everything shared while instrumenting: the options, the handles added to the module, and
+/// the sites found so far.
+struct Sites {
+    opts: InstrumentOptions,
+    counters: Handle<GlobalVariable>,
+    u32_ty: Handle<Type>,
+    i32_ty: Handle<Type>,
+    bool_ty: Handle<Type>,
+    lines: LineIndex,
+    blocks: Vec<BlockSite>,
+    branches: Vec<BranchSite>,
+    loops: Vec<LoopSite>,
+}
+
+/// The function being instrumented and its pending `Emit` run: new expressions that need an
+/// `Emit` are appended back to back from `pending` on, and flushed into the block being built
+/// before any statement or any expression that must not be emitted (literals, variables,
+/// statement results).
+struct FnCx<'f> {
+    function: &'f mut Function,
+    name: String,
+    pending: Option<usize>,
+    span: Span,
+    u32_ty: Handle<Type>,
+    /// Counter pointers whose index is known only once every site is numbered.
+    patches: Patches,
+    /// What opens the block being instrumented (a continuation's opener).
+    opener: Opener,
+}
+
+impl FnCx<'_> {
+    fn flush(&mut self, out: &mut Block) {
+        if let Some(start) = self.pending.take() {
+            let range = self.function.expressions.range_from(start);
+            out.push(Statement::Emit(range), self.span);
+        }
+    }
+
+    /// An expression that needs an `Emit`.
+    fn emitted(&mut self, expr: Expression) -> Handle<Expression> {
+        debug_assert!(!expr.needs_pre_emit());
+        if self.pending.is_none() {
+            self.pending = Some(self.function.expressions.len());
+        }
+        self.function.expressions.append(expr, self.span)
+    }
+
+    /// An expression that must not be emitted: a literal, a variable, a statement's result.
+    fn unemitted(&mut self, expr: Expression, out: &mut Block) -> Handle<Expression> {
+        self.flush(out);
+        self.function.expressions.append(expr, self.span)
+    }
+
+    fn literal(&mut self, literal: Literal, out: &mut Block) -> Handle<Expression> {
+        self.unemitted(Expression::Literal(literal), out)
+    }
+
+    fn statement(&mut self, statement: Statement, out: &mut Block) {
+        self.flush(out);
+        out.push(statement, self.span);
+    }
+
+    /// A block built by `build`, after flushing `out` so the pending run stays in `out`.
+    fn nested(&mut self, out: &mut Block, build: impl FnOnce(&mut Self, &mut Block)) -> Block {
+        self.flush(out);
+        let mut block = Block::new();
+        build(self, &mut block);
+        self.flush(&mut block);
+        block
+    }
+
+    fn if_then(&mut self, condition: Handle<Expression>, accept: Block, out: &mut Block) {
+        self.statement(
+            Statement::If {
+                condition,
+                accept,
+                reject: Block::new(),
+            },
+            out,
+        );
+    }
+}
+
+impl Sites {
+    /// Instruments one function; returns its counter pointers to patch.
+    fn function(&mut self, function: &mut Function, name: &str, decl_line: Option<u32>) -> Patches {
+        let body = std::mem::take(&mut function.body);
+        let mut fx = FnCx {
+            function,
+            name: name.to_owned(),
+            pending: None,
+            span: Span::UNDEFINED,
+            u32_ty: self.u32_ty,
+            patches: Vec::new(),
+            opener: Opener::Function,
+        };
+        let first = own_lines(&self.lines, &body).map_or(1, |(l, _)| l);
+        let line = decl_line.unwrap_or(first);
+        let new_body = self.block(
+            &mut fx,
+            body,
+            (BlockKind::FunctionBody, Opener::Function),
+            line,
+            true,
+            None,
+        );
+        fx.function.body = new_body;
+        fx.patches
+    }
+
+    /// Instruments a block that is a site of its own: counts its executions, then its
+    /// statements. A loop body's cap check goes before the count.
+    fn block(
+        &mut self,
+        fx: &mut FnCx<'_>,
+        block: Block,
+        (kind, opener): (BlockKind, Opener),
+        parent_line: u32,
+        line_is_parent: bool,
+        cap_check: Option<CapCheck>,
+    ) -> Block {
+        let own = own_lines(&self.lines, &block);
+        let (line, lines, empty) = match own {
+            Some((first, range)) if !line_is_parent => (first, range, false),
+            Some((_, range)) => (parent_line, range, false),
+            None => (parent_line, parent_line..=parent_line, true),
+        };
+        let index = self.blocks.len();
+        self.blocks.push(BlockSite {
+            kind,
+            function: fx.name.clone(),
+            line,
+            lines,
+            empty,
+            parent_line,
+            opener,
+        });
+        let saved = fx.span;
+        let saved_opener = std::mem::replace(&mut fx.opener, opener);
+        if let Some((_, span)) = block.span_iter().find(|(_, s)| s.is_defined()) {
+            fx.span = *span;
+        }
+        let mut out = Block::with_capacity(block.len() + 8);
+        if let Some(check) = cap_check {
+            self.cap_check(fx, check, &mut out);
+        }
+        // A `for`/`while` body starts with its exit test, `if cond {} else { break; }`: the body
+        // proper is counted after it, so its lines count the trips that ran it, not the test.
+        let (test, block) = if kind == BlockKind::LoopBody {
+            split_exit_test(block, &self.lines, parent_line)
+        } else {
+            (Block::new(), block)
+        };
+        if !test.is_empty() {
+            fx.span = saved;
+            let first = self.branches.len();
+            self.statements(fx, test, &mut out);
+            if let Opener::Loop(lp) = opener {
+                self.loops[lp].exit_test = self.branches.len().checked_sub(1);
+                self.loops[lp].test_branches = first..self.branches.len();
+            }
+        }
+        self.count_block(fx, index, &mut out);
+        if index == 0 && self.opts.subgroups {
+            self.record_max_lanes(fx, &mut out);
+        }
+        fx.span = saved;
+        self.statements(fx, block, &mut out);
+        fx.opener = saved_opener;
+        out
+    }
+
+    /// At the kernel's entry: `atomicMax` of the subgroup's active lanes, so the host learns the
+    /// subgroup size this pipeline runs with.
+    fn record_max_lanes(&self, fx: &mut FnCx<'_>, out: &mut Block) {
+        let yes = fx.literal(Literal::Bool(true), out);
+        let ballot = fx.unemitted(Expression::SubgroupBallotResult, out);
+        fx.statement(
+            Statement::SubgroupBallot {
+                result: ballot,
+                predicate: Some(yes),
+            },
+            out,
+        );
+        let bits = fx.emitted(Expression::Math {
+            fun: MathFunction::CountOneBits,
+            arg: ballot,
+            arg1: None,
+            arg2: None,
+            arg3: None,
+        });
+        let mut lanes = fx.emitted(Expression::AccessIndex {
+            base: bits,
+            index: 0,
+        });
+        for index in 1..4 {
+            let word = fx.emitted(Expression::AccessIndex { base: bits, index });
+            lanes = fx.emitted(Expression::Binary {
+                op: BinaryOperator::Add,
+                left: lanes,
+                right: word,
+            });
+        }
+        let pointer = counter(fx, self.counters, Word::MaxLanes, out);
+        fx.statement(
+            Statement::Atomic {
+                pointer,
+                fun: AtomicFunction::Max,
+                value: lanes,
+                result: None,
+            },
+            out,
+        );
+    }
+
+    /// The block's statements, each instrumented, appended to `out`. After a statement that
+    /// can take lanes out of the block (a `return`, or a `break`/`continue` of an enclosing
+    /// loop, inside a branch), the rest is a [`BlockKind::Continuation`] with its own count:
+    /// the lanes that left must not be counted on the lines after it.
+    fn statements(&mut self, fx: &mut FnCx<'_>, block: Block, out: &mut Block) {
+        let mut items: std::collections::VecDeque<(Statement, Span)> =
+            block.span_into_iter().collect();
+        while let Some((statement, span)) = items.pop_front() {
+            let exits = !items.is_empty() && may_leave(&statement, false, false);
+            self.statement(fx, statement, span, out);
+            if exits {
+                let mut rest = Block::with_capacity(items.len());
+                for (statement, span) in items.drain(..) {
+                    rest.push(statement, span);
+                }
+                self.continuation(fx, rest, span, out);
+            }
+        }
+        fx.flush(out);
+    }
+
+    /// The statements after one that can take lanes out: counted as a block of their own.
+    fn continuation(&mut self, fx: &mut FnCx<'_>, rest: Block, after: Span, out: &mut Block) {
+        let Some((first, lines)) = own_lines(&self.lines, &rest) else {
+            self.statements(fx, rest, out);
+            return;
+        };
+        let index = self.blocks.len();
+        self.blocks.push(BlockSite {
+            kind: BlockKind::Continuation,
+            function: fx.name.clone(),
+            line: first,
+            lines,
+            empty: false,
+            parent_line: self.lines.span_lines(after).map_or(first, |(l, _)| l),
+            opener: fx.opener,
+        });
+        self.count_block(fx, index, out);
+        self.statements(fx, rest, out);
+    }
+
+    /// One statement, instrumented, appended to `out`.
+    fn statement(&mut self, fx: &mut FnCx<'_>, statement: Statement, span: Span, out: &mut Block) {
+        {
+            let saved = fx.span;
+            fx.span = span;
+            let line = self.lines.span_lines(span).map_or(0, |(l, _)| l);
+            match statement {
+                Statement::Block(inner) => {
+                    let inner = fx.nested(out, |fx, b| self.statements(fx, inner, b));
+                    fx.statement(Statement::Block(inner), out);
+                }
+                Statement::If {
+                    condition,
+                    accept,
+                    reject,
+                } => {
+                    let branch = self.branches.len();
+                    self.branches.push(BranchSite {
+                        kind: BranchKind::If,
+                        line,
+                        function: fx.name.clone(),
+                    });
+                    if self.opts.subgroups {
+                        self.count_if(fx, branch, condition, out);
+                    }
+                    fx.flush(out);
+                    let opener = Opener::Branch(branch);
+                    let accept =
+                        self.block(fx, accept, (BlockKind::IfAccept, opener), line, false, None);
+                    let reject =
+                        self.block(fx, reject, (BlockKind::IfReject, opener), line, false, None);
+                    fx.statement(
+                        Statement::If {
+                            condition,
+                            accept,
+                            reject,
+                        },
+                        out,
+                    );
+                }
+                Statement::Switch { selector, cases } => {
+                    let branch = self.branches.len();
+                    self.branches.push(BranchSite {
+                        kind: BranchKind::Switch,
+                        line,
+                        function: fx.name.clone(),
+                    });
+                    if self.opts.subgroups {
+                        let ty = cases.iter().find_map(|case| match case.value {
+                            SwitchValue::I32(_) => Some(self.i32_ty),
+                            SwitchValue::U32(_) => Some(self.u32_ty),
+                            SwitchValue::Default => None,
+                        });
+                        self.count_switch(fx, branch, selector, ty, out);
+                    }
+                    fx.flush(out);
+                    let cases = cases
+                        .into_iter()
+                        .map(|mut case| {
+                            // `case a, b:` is a run of empty fall-through cases ending in the
+                            // one with the body: one site.
+                            if !(case.fall_through && case.body.is_empty()) {
+                                case.body = self.block(
+                                    fx,
+                                    case.body,
+                                    (BlockKind::SwitchCase, Opener::Branch(branch)),
+                                    line,
+                                    false,
+                                    None,
+                                );
+                            }
+                            case
+                        })
+                        .collect();
+                    fx.statement(Statement::Switch { selector, cases }, out);
+                }
+                Statement::Loop {
+                    body,
+                    continuing,
+                    break_if,
+                } => {
+                    let lp = self.loops.len();
+                    self.loops.push(LoopSite {
+                        exit_test: None,
+                        test_branches: 0..0,
+                        line,
+                        function: fx.name.clone(),
+                    });
+                    let trips = fx.function.local_variables.append(
+                        LocalVariable {
+                            name: Some(format!("divlab_trips{lp}")),
+                            ty: self.u32_ty,
+                            init: None,
+                        },
+                        span,
+                    );
+                    let pointer = fx.unemitted(Expression::LocalVariable(trips), out);
+                    let zero = fx.literal(Literal::U32(0), out);
+                    fx.statement(
+                        Statement::Store {
+                            pointer,
+                            value: zero,
+                        },
+                        out,
+                    );
+                    let check = CapCheck {
+                        trips,
+                        cap: self.opts.loop_cap,
+                        lp,
+                    };
+                    let opener = Opener::Loop(lp);
+                    let body = self.block(
+                        fx,
+                        body,
+                        (BlockKind::LoopBody, opener),
+                        line,
+                        false,
+                        Some(check),
+                    );
+                    let continuing = self.block(
+                        fx,
+                        continuing,
+                        (BlockKind::LoopContinuing, opener),
+                        line,
+                        false,
+                        None,
+                    );
+                    fx.statement(
+                        Statement::Loop {
+                            body,
+                            continuing,
+                            break_if,
+                        },
+                        out,
+                    );
+                }
+                other => fx.statement(other, out),
+            }
+            fx.span = saved;
+        }
+    }
+
+    /// Block entry: with subgroups the elected lane adds 1 execution and the active lanes;
+    /// without, every invocation adds 1 execution.
+    fn count_block(&self, fx: &mut FnCx<'_>, block: usize, out: &mut Block) {
+        if !self.opts.subgroups {
+            let one = fx.literal(Literal::U32(1), out);
+            add64(fx, self.counters, Word::Block(block, 0), one, out);
+            return;
+        }
+        let yes = fx.literal(Literal::Bool(true), out);
+        let ballot = fx.unemitted(Expression::SubgroupBallotResult, out);
+        fx.statement(
+            Statement::SubgroupBallot {
+                result: ballot,
+                predicate: Some(yes),
+            },
+            out,
+        );
+        let bits = fx.emitted(Expression::Math {
+            fun: MathFunction::CountOneBits,
+            arg: ballot,
+            arg1: None,
+            arg2: None,
+            arg3: None,
+        });
+        let mut lanes = fx.emitted(Expression::AccessIndex {
+            base: bits,
+            index: 0,
+        });
+        for index in 1..4 {
+            let word = fx.emitted(Expression::AccessIndex { base: bits, index });
+            lanes = fx.emitted(Expression::Binary {
+                op: BinaryOperator::Add,
+                left: lanes,
+                right: word,
+            });
+        }
+        let elected = self.elect(fx, out);
+        let counters = self.counters;
+        let accept = fx.nested(out, |fx, b| {
+            let one = fx.literal(Literal::U32(1), b);
+            add64(fx, counters, Word::Block(block, 0), one, b);
+            add64(fx, counters, Word::Block(block, 2), lanes, b);
+        });
+        fx.if_then(elected, accept, out);
+    }
+
+    /// `subgroupExclusiveAdd(1u) == 0u`: true in the lowest active lane only.
+    fn elect(&self, fx: &mut FnCx<'_>, out: &mut Block) -> Handle<Expression> {
+        let one = fx.literal(Literal::U32(1), out);
+        let prefix = fx.unemitted(Expression::SubgroupOperationResult { ty: self.u32_ty }, out);
+        fx.statement(
+            Statement::SubgroupCollectiveOperation {
+                op: SubgroupOperation::Add,
+                collective_op: CollectiveOperation::ExclusiveScan,
+                argument: one,
+                result: prefix,
+            },
+            out,
+        );
+        let zero = fx.literal(Literal::U32(0), out);
+        fx.emitted(Expression::Binary {
+            op: BinaryOperator::Equal,
+            left: prefix,
+            right: zero,
+        })
+    }
+
+    /// `reduce` (`subgroupAll`/`subgroupAny`) of a bool.
+    fn reduce(
+        &self,
+        fx: &mut FnCx<'_>,
+        op: SubgroupOperation,
+        argument: Handle<Expression>,
+        out: &mut Block,
+    ) -> Handle<Expression> {
+        let result = fx.unemitted(
+            Expression::SubgroupOperationResult { ty: self.bool_ty },
+            out,
+        );
+        fx.statement(
+            Statement::SubgroupCollectiveOperation {
+                op,
+                collective_op: CollectiveOperation::Reduce,
+                argument,
+                result,
+            },
+            out,
+        );
+        result
+    }
+
+    /// Before an `if`: divergent iff `subgroupAny(c) && !subgroupAll(c)`.
+    fn count_if(
+        &self,
+        fx: &mut FnCx<'_>,
+        branch: usize,
+        condition: Handle<Expression>,
+        out: &mut Block,
+    ) {
+        let all = self.reduce(fx, SubgroupOperation::All, condition, out);
+        let any = self.reduce(fx, SubgroupOperation::Any, condition, out);
+        let not_all = fx.emitted(Expression::Unary {
+            op: UnaryOperator::LogicalNot,
+            expr: all,
+        });
+        let divergent = fx.emitted(Expression::Binary {
+            op: BinaryOperator::LogicalAnd,
+            left: any,
+            right: not_all,
+        });
+        self.count_branch(fx, branch, divergent, out);
+    }
+
+    /// Before a `switch`: divergent iff `!subgroupAll(s == subgroupBroadcastFirst(s))`. A switch
+    /// with only a `default` case cannot diverge (and its selector type is not at hand).
+    fn count_switch(
+        &self,
+        fx: &mut FnCx<'_>,
+        branch: usize,
+        selector: Handle<Expression>,
+        ty: Option<Handle<Type>>,
+        out: &mut Block,
+    ) {
+        let divergent = match ty {
+            Some(ty) => {
+                let first = fx.unemitted(Expression::SubgroupOperationResult { ty }, out);
+                fx.statement(
+                    Statement::SubgroupGather {
+                        mode: GatherMode::BroadcastFirst,
+                        argument: selector,
+                        result: first,
+                    },
+                    out,
+                );
+                let same = fx.emitted(Expression::Binary {
+                    op: BinaryOperator::Equal,
+                    left: selector,
+                    right: first,
+                });
+                let all = self.reduce(fx, SubgroupOperation::All, same, out);
+                fx.emitted(Expression::Unary {
+                    op: UnaryOperator::LogicalNot,
+                    expr: all,
+                })
+            }
+            None => fx.literal(Literal::Bool(false), out),
+        };
+        self.count_branch(fx, branch, divergent, out);
+    }
+
+    fn cap_check(&self, fx: &mut FnCx<'_>, check: CapCheck, out: &mut Block) {
+        cap_check_at(fx, self.counters, check, out);
+    }
+
+    /// The elected lane adds 1 evaluation, and 1 divergent evaluation when `divergent`.
+    fn count_branch(
+        &self,
+        fx: &mut FnCx<'_>,
+        branch: usize,
+        divergent: Handle<Expression>,
+        out: &mut Block,
+    ) {
+        let elected = self.elect(fx, out);
+        let counters = self.counters;
+        let accept = fx.nested(out, |fx, b| {
+            let one = fx.literal(Literal::U32(1), b);
+            add64(fx, counters, Word::Branch(branch, 0), one, b);
+            let inner = fx.nested(b, |fx, b| {
+                add64(fx, counters, Word::Branch(branch, 2), one, b);
+            });
+            fx.if_then(divergent, inner, b);
+        });
+        fx.if_then(elected, accept, out);
+    }
+}
+
+/// `&divlab_counters[word]`, its index patched once the layout is known.
+fn counter(
+    fx: &mut FnCx<'_>,
+    counters: Handle<GlobalVariable>,
+    word: Word,
+    out: &mut Block,
+) -> Handle<Expression> {
+    let base = fx.unemitted(Expression::GlobalVariable(counters), out);
+    let pointer = fx.emitted(Expression::AccessIndex { base, index: 0 });
+    fx.patches.push((pointer, word));
+    pointer
+}
+
+/// 64-bit add of `value` (a `u32`, never 0) to the pair at `low` (a `Word` whose record offset
+/// is the low word; the high word follows): `old = atomicAdd(&lo, v); if old + v < v { atomicAdd(&hi, 1u); }`.
+fn add64(
+    fx: &mut FnCx<'_>,
+    counters: Handle<GlobalVariable>,
+    low: Word,
+    value: Handle<Expression>,
+    out: &mut Block,
+) {
+    let high = match low {
+        Word::Block(b, offset) => Word::Block(b, offset + 1),
+        Word::Branch(r, offset) => Word::Branch(r, offset + 1),
+        Word::CapHit | Word::MaxLanes | Word::Loop(_) => unreachable!("one-word counter"),
+    };
+    let pointer = counter(fx, counters, low, out);
+    let old = fx.unemitted(
+        Expression::AtomicResult {
+            ty: fx.u32_ty,
+            comparison: false,
+        },
+        out,
+    );
+    fx.statement(
+        Statement::Atomic {
+            pointer,
+            fun: AtomicFunction::Add,
+            value,
+            result: Some(old),
+        },
+        out,
+    );
+    let sum = fx.emitted(Expression::Binary {
+        op: BinaryOperator::Add,
+        left: old,
+        right: value,
+    });
+    let wrapped = fx.emitted(Expression::Binary {
+        op: BinaryOperator::Less,
+        left: sum,
+        right: value,
+    });
+    let carry = fx.nested(out, |fx, b| {
+        let pointer = counter(fx, counters, high, b);
+        let one = fx.literal(Literal::U32(1), b);
+        fx.statement(
+            Statement::Atomic {
+                pointer,
+                fun: AtomicFunction::Add,
+                value: one,
+                result: None,
+            },
+            b,
+        );
+    });
+    fx.if_then(wrapped, carry, out);
+}
+
+/// The top of a loop body: `trips += 1u; if trips > cap { atomicMax(&cap_hit, loop + 1u);
+/// atomicAdd(&cap_hits[loop], 1u); break; }`.
+fn cap_check_at(
+    fx: &mut FnCx<'_>,
+    counters: Handle<GlobalVariable>,
+    check: CapCheck,
+    out: &mut Block,
+) {
+    let CapCheck { trips, cap, lp } = check;
+    let pointer = fx.unemitted(Expression::LocalVariable(trips), out);
+    let before = fx.emitted(Expression::Load { pointer });
+    let one = fx.literal(Literal::U32(1), out);
+    let after = fx.emitted(Expression::Binary {
+        op: BinaryOperator::Add,
+        left: before,
+        right: one,
+    });
+    fx.statement(
+        Statement::Store {
+            pointer,
+            value: after,
+        },
+        out,
+    );
+    let cap = fx.literal(Literal::U32(cap), out);
+    let over = fx.emitted(Expression::Binary {
+        op: BinaryOperator::Greater,
+        left: after,
+        right: cap,
+    });
+    let hit = fx.nested(out, |fx, b| {
+        let first = counter(fx, counters, Word::CapHit, b);
+        let id = fx.literal(Literal::U32(lp as u32 + 1), b);
+        fx.statement(
+            Statement::Atomic {
+                pointer: first,
+                fun: AtomicFunction::Max,
+                value: id,
+                result: None,
+            },
+            b,
+        );
+        let hits = counter(fx, counters, Word::Loop(lp), b);
+        let one = fx.literal(Literal::U32(1), b);
+        fx.statement(
+            Statement::Atomic {
+                pointer: hits,
+                fun: AtomicFunction::Add,
+                value: one,
+                result: None,
+            },
+            b,
+        );
+        fx.statement(Statement::Break, b);
+    });
+    fx.if_then(over, hit, out);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::shaders::{check_wgsl, prepare_for_naga};
+
+    /// If/else, an early return, a switch with a case list and an empty default, a `for` loop
+    /// with per-lane trips, and a helper call (the helper has an early return of its own).
+    const KERNEL: &str = "\
+@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+
+fn helper(x: u32) -> u32 {
+    if x > 4u {
+        return x * 2u;
+    }
+    return x;
+}
+// fn main is the entry point (a comment naming it does not move its line)
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = gid.x;
+    if i >= arrayLength(&out) {
+        return;
+    }
+    var acc = 0u;
+    if (i & 1u) == 0u {
+        acc = 1u;
+    } else {
+        acc = 2u;
+    }
+    switch i % 3u {
+        case 0u: { acc += 10u; }
+        case 1u, 2u: { acc += 20u; }
+        default: { }
+    }
+    for (var k = 0u; k < i % 5u; k++) {
+        acc += helper(k);
+    }
+    out[i] = acc;
+}
+
+fn unused() -> u32 {
+    if true { return 1u; }
+    return 0u;
+}
+";
+
+    fn run(source: &str, subgroups: bool, loop_cap: u32) -> Instrumented {
+        let prepared = prepare_for_naga(source);
+        let module = check_wgsl("test.wgsl", &prepared).expect("test kernel");
+        let opts = InstrumentOptions {
+            subgroups,
+            loop_cap,
+            counters_group: 1,
+        };
+        let out = instrument(&module, &prepared, "main", &opts).expect("instrument");
+        // The emitted WGSL goes back through divlab's own naga path, as the GPU will take it.
+        check_wgsl("instrumented.wgsl", &out.wgsl)
+            .unwrap_or_else(|e| panic!("{e}\n--- emitted WGSL ---\n{}", out.wgsl));
+        assert!(!out.wgsl.contains("enable subgroups"));
+        out
+    }
+
+    /// A block site: its kind, function, line and own lines, and what opens it (the opening
+    /// statement's line and site).
+    fn block(
+        (kind, function): (BlockKind, &str),
+        line: u32,
+        lines: RangeInclusive<u32>,
+        (parent_line, opener): (u32, Opener),
+    ) -> BlockSite {
+        BlockSite {
+            kind,
+            function: function.to_owned(),
+            empty: false,
+            line,
+            lines,
+            parent_line,
+            opener,
+        }
+    }
+
+    fn empty(kind: BlockKind, function: &str, (line, opener): (u32, Opener)) -> BlockSite {
+        BlockSite {
+            empty: true,
+            ..block((kind, function), line, line..=line, (line, opener))
+        }
+    }
+
+    #[test]
+    fn sites_lines_and_round_trip() {
+        use BlockKind::*;
+        let out = run(KERNEL, true, 1000);
+        let (main, helper) = ("main", "helper");
+        let (function, branch, lp) = (Opener::Function, Opener::Branch, Opener::Loop);
+        let expected = vec![
+            block((FunctionBody, main), 11, 12..=30, (11, function)),
+            block((IfAccept, main), 14, 14..=14, (13, branch(0))),
+            empty(IfReject, main, (13, branch(0))),
+            // After the early return, the lanes that stayed are counted anew (`var acc = 0u;`
+            // is an initialized local, not a statement).
+            block((Continuation, main), 17, 17..=30, (13, function)),
+            block((IfAccept, main), 18, 18..=18, (17, branch(1))),
+            block((IfReject, main), 20, 20..=20, (17, branch(1))),
+            block((SwitchCase, main), 23, 23..=23, (22, branch(2))),
+            block((SwitchCase, main), 24, 24..=24, (22, branch(2))),
+            empty(SwitchCase, main, (22, branch(2))),
+            // The `for` body: naga's exit test (line 27) and the user's body (line 28).
+            block((LoopBody, main), 27, 27..=28, (27, lp(0))),
+            empty(IfAccept, main, (27, branch(3))),
+            block((IfReject, main), 27, 27..=27, (27, branch(3))),
+            block((LoopContinuing, main), 27, 27..=27, (27, lp(0))),
+            block((FunctionBody, helper), 3, 4..=7, (3, function)),
+            block((IfAccept, helper), 5, 5..=5, (4, branch(4))),
+            empty(IfReject, helper, (4, branch(4))),
+            block((Continuation, helper), 7, 7..=7, (4, function)),
+        ];
+        assert_eq!(out.blocks, expected);
+        let branches: Vec<(BranchKind, u32, &str)> = out
+            .branches
+            .iter()
+            .map(|b| (b.kind, b.line, b.function.as_str()))
+            .collect();
+        assert_eq!(
+            branches,
+            [
+                (BranchKind::If, 13, "main"),
+                (BranchKind::If, 17, "main"),
+                (BranchKind::Switch, 22, "main"),
+                (BranchKind::If, 27, "main"),
+                (BranchKind::If, 4, "helper"),
+            ]
+        );
+        assert_eq!(
+            out.loops,
+            [LoopSite {
+                exit_test: Some(3),
+                test_branches: 3..4,
+                line: 27,
+                function: "main".to_owned()
+            }]
+        );
+        assert_eq!(out.counter_words, 2 + 4 * 17 + 4 * 5 + 1);
+        assert_eq!(out.layout.words(), out.counter_words);
+        // Only the profiled entry point is left; the counters are bound where asked.
+        assert_eq!(out.module.entry_points.len(), 1);
+        assert!(out.wgsl.contains("@group(1) @binding(0)"));
+        for op in [
+            "subgroupBallot(true)",
+            "countOneBits(",
+            "subgroupExclusiveAdd(1u)",
+            "subgroupAll(",
+            "subgroupAny(",
+            "subgroupBroadcastFirst(",
+            "atomicAdd(",
+        ] {
+            assert!(out.wgsl.contains(op), "no {op} in\n{}", out.wgsl);
+        }
+        // `unused` is not reachable from `main`: not instrumented.
+        assert!(out.blocks.iter().all(|b| b.function != "unused"));
+    }
+
+    #[test]
+    fn without_subgroups_no_subgroup_builtin() {
+        let out = run(KERNEL, false, 1000);
+        assert_eq!(out.blocks.len(), 17);
+        assert_eq!(out.branches.len(), 5);
+        for word in ["subgroup", "quad"] {
+            assert!(!out.wgsl.contains(word), "{word} in\n{}", out.wgsl);
+        }
+        assert!(out.wgsl.contains("atomicAdd("));
+    }
+
+    #[test]
+    fn loop_has_cap_check() {
+        for subgroups in [true, false] {
+            let out = run(KERNEL, subgroups, 12345);
+            let at = out.wgsl.find("loop {").expect("a loop");
+            let body = &out.wgsl[at..];
+            let check = body.find("12345u").expect("cap check in the loop");
+            let tail = &body[check..];
+            let brk = tail.find("break;").expect("break after the cap check");
+            let max = tail.find("atomicMax(").expect("cap hit recorded");
+            assert!(max < brk, "the hit is recorded before the break");
+            // The cap is checked before the body's first user statement (`helper`'s call).
+            assert!(check < body.find("helper(").expect("call in the body"));
+        }
+    }
+
+    #[test]
+    fn loop_continuing_break_if_and_nested_calls() {
+        let src = "\
+@group(0) @binding(0) var<storage, read_write> data: array<i32>;
+
+fn leaf(v: i32) -> i32 {
+    switch v {
+        case 1: { return 3; }
+        default: { return v; }
+    }
+}
+
+fn mid(v: i32) -> i32 {
+    var s = 0;
+    while s < v {
+        s += leaf(s);
+    }
+    return s;
+}
+
+@compute @workgroup_size(32)
+fn main(@builtin(local_invocation_index) li: u32) {
+    var n = 0;
+    loop {
+        n += mid(i32(li));
+        continuing {
+            n += 1;
+            break if n > 10;
+        }
+    }
+    data[li] = n;
+}
+";
+        let out = run(src, true, 7);
+        let functions: Vec<&str> = out
+            .blocks
+            .iter()
+            .filter(|b| b.kind == BlockKind::FunctionBody)
+            .map(|b| b.function.as_str())
+            .collect();
+        assert_eq!(functions, ["main", "leaf", "mid"]);
+        let continuing: Vec<&BlockSite> = out
+            .blocks
+            .iter()
+            .filter(|b| b.kind == BlockKind::LoopContinuing)
+            .collect();
+        assert_eq!(continuing[0].function, "main");
+        assert_eq!(continuing[0].lines, 24..=25);
+        let loops: Vec<(u32, &str)> = out
+            .loops
+            .iter()
+            .map(|l| (l.line, l.function.as_str()))
+            .collect();
+        assert_eq!(loops, [(21, "main"), (12, "mid")]);
+        let switch = out
+            .branches
+            .iter()
+            .find(|b| b.kind == BranchKind::Switch)
+            .expect("switch");
+        assert_eq!((switch.line, switch.function.as_str()), (4, "leaf"));
+        run(src, false, 7);
+    }
+
+    #[test]
+    fn rejects_missing_entry_and_taken_binding() {
+        let prepared = prepare_for_naga(KERNEL);
+        let module = check_wgsl("test.wgsl", &prepared).unwrap();
+        let mut opts = InstrumentOptions::default();
+        let err = instrument(&module, &prepared, "nope", &opts).unwrap_err();
+        assert!(err.to_string().contains("main"), "{err}");
+        opts.counters_group = 0;
+        let err = instrument(&module, &prepared, "main", &opts).unwrap_err();
+        assert!(err.to_string().contains("@group(0) @binding(0)"), "{err}");
+    }
+
+    #[test]
+    fn layout_reads_wide_counters() {
+        let layout = CounterLayout {
+            blocks: 2,
+            branches: 1,
+            loops: 2,
+        };
+        assert_eq!(layout.words(), 2 + 8 + 4 + 2);
+        assert_eq!(layout.block_active_lanes(1), 8);
+        assert_eq!(layout.branch_divergent(0), 12);
+        assert_eq!(layout.loop_cap_hits(1), 15);
+        let mut words = vec![0u32; 16];
+        words[0] = 2;
+        words[1] = 32;
+        words[layout.block_executions(1)] = 5;
+        words[layout.block_active_lanes(1)] = 7;
+        words[layout.block_active_lanes(1) + 1] = 1;
+        words[layout.branch_evaluations(0)] = 3;
+        words[layout.branch_divergent(0)] = 1;
+        words[layout.loop_cap_hits(1)] = 9;
+        let c = layout.read(&words).unwrap();
+        assert_eq!(c.cap_hit, Some(1));
+        assert_eq!(c.max_active_lanes, Some(32));
+        assert_eq!(c.blocks[0], BlockCounts::default());
+        assert_eq!(c.blocks[1].executions, 5);
+        assert_eq!(c.blocks[1].active_lanes, (1 << 32) + 7);
+        assert_eq!(
+            c.branches[0],
+            BranchCounts {
+                evaluations: 3,
+                divergent: 1
+            }
+        );
+        assert_eq!(c.loop_cap_hits, [0, 9]);
+        assert!(layout.read(&words[1..]).is_err());
+        let b = BlockCounts {
+            executions: 4,
+            active_lanes: 64,
+        };
+        assert_eq!(b.mean_active_lanes(), Some(16.0));
+        assert_eq!(b.efficiency(32), Some(0.5));
+    }
+}

@@ -1,0 +1,11 @@
+//! `divlab profile`: per-line divergence profiles of any WGSL compute kernel.
+//!
+//! [`kernel`] reads the kernel's interface and resolves its overrides, [`fill`] makes its
+//! buffers, [`instrument`] adds the counters on naga's IR, [`run`] runs and times it, and
+//! [`report`] turns the counters into per-line and per-branch figures.
+
+pub mod fill;
+pub mod instrument;
+pub mod kernel;
+pub mod report;
+pub mod run;

@@ -1,0 +1,507 @@
+//! `divlab profile` on real kernels through lavapipe. Every expected figure is derived here by
+//! hand from the kernel and holds for any subgroup size of at least 4 that divides the
+//! workgroup: the subgroup size itself is read from the profile and checked against the device.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use divlab::experiments::Lab;
+use divlab::profile::fill::{BindingRef, BufferSpec};
+use divlab::profile::report::{BranchProfile, LineProfile, Profile};
+use divlab::profile::run::{Finished, Request, profile};
+use divlab::shaders::divergence::{Form, Selection};
+
+use crate::util;
+use crate::util::{divlab, path_in, run, temp_dir};
+
+/// Profiles `source` on the default adapter with the request `configure` sets up.
+fn profiled(source: &str, configure: impl FnOnce(&mut Request)) -> Finished {
+    let _gpu = util::gpu_shared();
+    let lab = Lab::new(util::gpu());
+    let mut request = Request::new("test.wgsl", source);
+    request.reps = 3;
+    configure(&mut request);
+    profile(&lab, &request).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The 1-based line of the only line of `source` containing `marker`.
+fn line_of(source: &str, marker: &str) -> u32 {
+    let lines: Vec<u32> = (1..)
+        .zip(source.lines())
+        .filter(|(_, l)| l.contains(marker))
+        .map(|(n, _)| n)
+        .collect();
+    assert_eq!(lines.len(), 1, "`{marker}` must mark exactly one line");
+    lines[0]
+}
+
+fn line(p: &Profile, n: u32) -> &LineProfile {
+    p.lines
+        .iter()
+        .find(|l| l.line == n)
+        .unwrap_or_else(|| panic!("no profile for line {n}: {:#?}", p.lines))
+}
+
+fn branch<'a>(p: &'a Profile, n: u32, kind: &str) -> &'a BranchProfile {
+    p.branches
+        .iter()
+        .find(|b| b.line == n && b.kind == kind)
+        .unwrap_or_else(|| panic!("no {kind} at line {n}: {:#?}", p.branches))
+}
+
+/// The profile's subgroup size, checked against the device's, and the subgroup count of a
+/// 64-invocation workgroup.
+fn subgroups_of_64(p: &Profile) -> (u32, u64) {
+    let sg = p.subgroup_size.expect("lavapipe has subgroups");
+    assert_eq!(sg, util::expected_subgroup_size());
+    assert!(sg >= 4 && 64 % sg == 0);
+    (sg, u64::from(64 / sg))
+}
+
+fn assert_close(got: Option<f64>, want: f64, what: &str) {
+    let got = got.unwrap_or_else(|| panic!("{what}: absent"));
+    assert!((got - want).abs() < 1e-9, "{what}: {got}, expected {want}");
+}
+
+fn assert_no_divlab_bug(p: &Profile) {
+    assert!(
+        !p.notes.iter().any(|n| n.contains("divlab bug")),
+        "{:#?}",
+        p.notes
+    );
+}
+
+const LANE_MOD_4: &str = "\
+@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    if (gid.x % 4u == 0u) { // branch
+        out[gid.x] = 1u; // then
+    }
+}
+";
+
+/// A quarter of every subgroup takes the branch: the then-block runs once per subgroup with
+/// SG/4 lanes (efficiency 1/4), and every subgroup's lanes disagree (100% divergent).
+#[test]
+fn a_branch_on_lane_mod_4_runs_a_quarter_of_each_subgroup() {
+    let p = profiled(LANE_MOD_4, |_| {}).profile;
+    let (sg, subgroups) = subgroups_of_64(&p);
+    let then = line(&p, line_of(LANE_MOD_4, "// then"));
+    assert_eq!(then.executions, subgroups);
+    assert_eq!(then.active_lanes, Some(16));
+    assert_close(then.efficiency, 0.25, "then-block efficiency");
+    let b = branch(&p, line_of(LANE_MOD_4, "// branch"), "if");
+    assert_eq!((b.executions, b.divergent), (subgroups, subgroups));
+    assert_close(b.divergent_fraction, 1.0, "divergent fraction");
+    assert_eq!(
+        b.wasted_lane_slots,
+        Some(subgroups * u64::from(sg) - 16),
+        "the then-block's idle lane slots"
+    );
+    assert!(!p.loop_cap_hit);
+    let timing = p.timing.as_ref().expect("a finished kernel is timed");
+    assert!(timing.kernel_ns > 0.0 && timing.instrumented_ns > 0.0);
+    assert_no_divlab_bug(&p);
+}
+
+const WORKGROUP_BRANCH: &str = "\
+@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>,
+        @builtin(workgroup_id) wid: vec3<u32>) {
+    if (wid.x == 1u) { // branch
+        out[gid.x] = 1u; // then
+    }
+}
+";
+
+/// A branch on the workgroup number: all of workgroup 1 takes it, none of workgroup 0, so each
+/// subgroup is whole on its side: efficiency 1, never divergent.
+#[test]
+fn a_branch_on_the_workgroup_never_diverges() {
+    let p = profiled(WORKGROUP_BRANCH, |r| r.dispatch = [2, 1, 1]).profile;
+    let (_, subgroups) = subgroups_of_64(&p);
+    let then = line(&p, line_of(WORKGROUP_BRANCH, "// then"));
+    assert_eq!(then.executions, subgroups);
+    assert_close(then.efficiency, 1.0, "then-block efficiency");
+    let b = branch(&p, line_of(WORKGROUP_BRANCH, "// branch"), "if");
+    assert_eq!((b.executions, b.divergent), (2 * subgroups, 0));
+    assert_close(b.divergent_fraction, 0.0, "divergent fraction");
+    assert_no_divlab_bug(&p);
+}
+
+const PER_LANE_TRIPS: &str = "\
+@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+    var acc = 0u;
+    for (var i = 0u; i < lid % 4u + 1u; i++) { // loop
+        acc += i; // body
+    }
+    out[gid.x] = acc;
+}
+";
+
+/// Lane l runs l % 4 + 1 trips. Trip 1 has every lane, trip 2 three quarters, trip 3 half,
+/// trip 4 a quarter: 2.5·SG lanes over 4 executions, efficiency 2.5/4. The exit test runs 5
+/// times per subgroup and the lanes disagree at trips 2, 3 and 4: 3/5 divergent.
+#[test]
+fn a_loop_with_per_lane_trips_has_the_efficiency_its_trips_imply() {
+    let p = profiled(PER_LANE_TRIPS, |_| {}).profile;
+    let (sg, subgroups) = subgroups_of_64(&p);
+    let body = line(&p, line_of(PER_LANE_TRIPS, "// body"));
+    assert_eq!(body.executions, 4 * subgroups);
+    assert_eq!(body.active_lanes, Some(subgroups * u64::from(sg) * 5 / 2));
+    assert_close(body.efficiency, 2.5 / 4.0, "loop-body efficiency");
+    let l = branch(&p, line_of(PER_LANE_TRIPS, "// loop"), "loop");
+    assert_eq!((l.executions, l.divergent), (5 * subgroups, 3 * subgroups));
+    assert_close(l.divergent_fraction, 0.6, "loop divergent fraction");
+    assert_no_divlab_bug(&p);
+}
+
+const SWITCH_MOD_4: &str = "\
+@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    switch (gid.x % 4u) { // switch
+        case 0u: {
+            out[gid.x] = 10u; // case 0
+        }
+        case 1u: {
+            out[gid.x] = 11u; // case 1
+        }
+        case 2u: {
+            out[gid.x] = 12u; // case 2
+        }
+        default: {
+            out[gid.x] = 13u; // default
+        }
+    }
+}
+";
+
+/// Each case takes a quarter of every subgroup: efficiency 1/4 each, every evaluation divergent.
+#[test]
+fn a_switch_on_lane_mod_4_runs_each_case_with_a_quarter() {
+    let p = profiled(SWITCH_MOD_4, |_| {}).profile;
+    let (_, subgroups) = subgroups_of_64(&p);
+    for marker in ["// case 0", "// case 1", "// case 2", "// default"] {
+        let case = line(&p, line_of(SWITCH_MOD_4, marker));
+        assert_eq!(case.executions, subgroups, "{marker}");
+        assert_close(case.efficiency, 0.25, marker);
+    }
+    let s = branch(&p, line_of(SWITCH_MOD_4, "// switch"), "switch");
+    assert_eq!((s.executions, s.divergent), (subgroups, subgroups));
+    assert_no_divlab_bug(&p);
+}
+
+const BOUNDS_CHECK: &str = "\
+@group(0) @binding(0) var<storage, read_write> data: array<u32>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    if (gid.x >= arrayLength(&data)) { // check
+        return; // past the end
+    }
+    data[gid.x] = gid.x * 2u; // store
+}
+";
+
+/// 62 elements, 64 invocations: invocations 62 and 63 return. Both lie in the last subgroup,
+/// with at least two lanes that stay (62 is not a multiple of 4), so exactly one subgroup
+/// execution of the check diverges, for any subgroup size.
+#[test]
+fn an_early_return_past_the_end_diverges_in_exactly_one_subgroup() {
+    let p = profiled(BOUNDS_CHECK, |r| {
+        r.lens = vec![(BindingRef::Name("data".to_owned()), 62)];
+    })
+    .profile;
+    let (sg, subgroups) = subgroups_of_64(&p);
+    let check = branch(&p, line_of(BOUNDS_CHECK, "// check"), "if");
+    assert_eq!((check.executions, check.divergent), (subgroups, 1));
+    let returned = line(&p, line_of(BOUNDS_CHECK, "// past the end"));
+    assert_eq!((returned.executions, returned.active_lanes), (1, Some(2)));
+    let store = line(&p, line_of(BOUNDS_CHECK, "// store"));
+    assert_eq!(store.active_lanes, Some(62));
+    assert_eq!(store.executions, subgroups);
+    assert_close(
+        store.efficiency,
+        62.0 / (subgroups as f64 * f64::from(sg)),
+        "store efficiency",
+    );
+    assert_no_divlab_bug(&p);
+}
+
+const ENDLESS: &str = "\
+@group(0) @binding(0) var<storage, read_write> data: array<u32>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(local_invocation_index) lid: u32) {
+    loop { // spin
+        if (data[0] == 7u) {
+            break;
+        }
+        data[lid + 1u] += 1u;
+    }
+}
+";
+
+/// A loop that never ends on zeroed input stops at the cap: the run reports the loop's line and
+/// the cap, is not timed, and the instrumented kernel ran each invocation exactly `cap` trips.
+#[test]
+fn an_endless_loop_stops_at_the_cap() {
+    let finished = profiled(ENDLESS, |r| {
+        r.loop_cap = 1000;
+        r.buffers = vec!["data=zeros".parse::<BufferSpec>().unwrap()];
+        r.lens = vec![(BindingRef::Name("data".to_owned()), 65)];
+    });
+    let p = &finished.profile;
+    let spin = line_of(ENDLESS, "// spin");
+    assert!(p.loop_cap_hit);
+    assert_eq!(p.loop_cap_line, Some(spin));
+    assert!(p.timing.is_none());
+    let message = finished.cap_hit.expect("the cap was hit");
+    assert!(
+        message.contains(&format!("test.wgsl:{spin}")) && message.contains("1000"),
+        "{message}"
+    );
+    let (_, subgroups) = subgroups_of_64(p);
+    let body = line(p, line_of(ENDLESS, "data[lid + 1u]"));
+    assert_eq!(body.executions, 1000 * subgroups);
+}
+
+/// The same endless loop through the CLI: exit 1, the message at the loop's line, in seconds.
+#[test]
+fn cli_profile_of_an_endless_loop_exits_1_with_the_line() {
+    let _gpu = util::gpu_shared();
+    let dir = temp_dir();
+    let file = path_in(&dir, "endless.wgsl");
+    std::fs::write(&file, ENDLESS).unwrap();
+    let json = path_in(&dir, "profile.json");
+    let start = Instant::now();
+    let mut cmd = divlab(dir.path());
+    cmd.args(["profile", "endless.wgsl", "--loop-cap", "1000"])
+        .args(["--buffer", "data=zeros", "--len", "data=65", "--json"])
+        .arg(&json);
+    let out = run(cmd);
+    out.assert_code(1);
+    assert!(start.elapsed() < Duration::from_secs(60), "{out}");
+    let spin = line_of(ENDLESS, "// spin");
+    assert!(
+        out.stderr
+            .contains(&format!("endless.wgsl:{spin}: the loop here ran 1000")),
+        "{out}"
+    );
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(doc["loop_cap_hit"], true);
+    assert_eq!(doc["loop_cap_line"], spin);
+}
+
+/// The JSON the issue documents: every field, with the figures the text shows.
+#[test]
+fn cli_profile_writes_the_documented_json() {
+    let _gpu = util::gpu_shared();
+    let dir = temp_dir();
+    std::fs::write(path_in(&dir, "k.wgsl"), LANE_MOD_4).unwrap();
+    let json = path_in(&dir, "p.json");
+    let emitted = path_in(&dir, "instrumented.wgsl");
+    let mut cmd = divlab(dir.path());
+    cmd.args(["profile", "k.wgsl", "--reps", "3", "--json"])
+        .arg(&json)
+        .arg("--emit-instrumented")
+        .arg(&emitted);
+    let out = run(cmd);
+    out.assert_code(0);
+    assert_eq!(
+        out.stdout
+            .matches("the counters are subgroup operations")
+            .count(),
+        1,
+        "the observer effect is said once\n{out}"
+    );
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    for field in [
+        "schema_version",
+        "adapter",
+        "subgroup_size",
+        "control_flow_efficiency",
+        "lines",
+        "branches",
+        "loop_cap_hit",
+        "timing",
+    ] {
+        assert!(doc.get(field).is_some(), "no `{field}` in {doc:#}");
+    }
+    assert_eq!(doc["kernel"]["file"], "k.wgsl");
+    assert_eq!(doc["kernel"]["entry"], "main");
+    assert_eq!(
+        doc["kernel"]["workgroup_size"],
+        serde_json::json!([64, 1, 1])
+    );
+    assert_eq!(doc["kernel"]["dispatch"], serde_json::json!([1, 1, 1]));
+    assert!(doc["timing"]["kernel_ns"].as_f64().unwrap() > 0.0);
+    assert!(doc["timing"]["instrumented_ns"].as_f64().unwrap() > 0.0);
+    let then = line_of(LANE_MOD_4, "// then");
+    let then_line = doc["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["line"] == then)
+        .expect("the then line is profiled");
+    assert_eq!(then_line["efficiency"], 0.25);
+    assert_eq!(then_line["static"], "non-uniform");
+    let instrumented = std::fs::read_to_string(&emitted).unwrap();
+    assert!(instrumented.contains("divlab_counters"), "{instrumented}");
+    divlab::shaders::check_wgsl("instrumented.wgsl", &instrumented)
+        .unwrap_or_else(|e| panic!("the emitted WGSL does not parse: {e}"));
+}
+
+/// Without subgroup operations a profile still counts executions, per invocation, and says why
+/// efficiency is absent instead of making one up.
+#[test]
+fn without_subgroups_executions_count_invocations() {
+    let _gpu = util::gpu_shared();
+    let gpu = divlab::gpu::GpuContext::new_without(
+        &divlab::gpu::AdapterSelector::default(),
+        wgpu::Features::SUBGROUP | wgpu::Features::SUBGROUP_BARRIER,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let lab = Lab::new(gpu);
+    let mut request = Request::new("test.wgsl", LANE_MOD_4);
+    request.reps = 3;
+    let p = profile(&lab, &request)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .profile;
+    assert_eq!(p.subgroup_size, None);
+    assert_eq!(p.control_flow_efficiency, None);
+    let then = line(&p, line_of(LANE_MOD_4, "// then"));
+    assert_eq!((then.executions, then.efficiency), (16, None));
+    assert!(
+        p.notes.iter().any(|n| n.contains("no subgroup operations")),
+        "{:#?}",
+        p.notes
+    );
+}
+
+/// The divergence study's own switch kernel, checked in as a file so the H200 can profile it.
+const SWITCH_KERNEL: &str = "assets/kernels/divergence_switch.wgsl";
+
+fn switch_source() -> String {
+    Form::Switch.source(32, Selection::Subgroup)
+}
+
+/// The checked-in switch kernel is what the study generates (regenerate it with
+/// `DIVLAB_WRITE_KERNELS=1 cargo test switch_kernel_file`).
+#[test]
+fn switch_kernel_file_is_the_studys() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(SWITCH_KERNEL);
+    if std::env::var_os("DIVLAB_WRITE_KERNELS").is_some() {
+        std::fs::write(&path, switch_source()).unwrap();
+    }
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap_or_default(),
+        switch_source(),
+        "{SWITCH_KERNEL} is stale; regenerate it with DIVLAB_WRITE_KERNELS=1"
+    );
+}
+
+/// `--buffer params=...` for the study's kernel at `k` paths, every path `trips` trips, lanes
+/// choosing a path by `subgroup_invocation_id % k`.
+pub fn switch_params(k: u32, trips: u32) -> String {
+    let trips: Vec<String> = (0..32).map(|_| trips.to_string()).collect();
+    format!("params=values:{k},0,0,0,{}", trips.join(","))
+}
+
+/// Profiling the study's switch kernel agrees with the timing study's model: at k paths each
+/// case body runs with SG/k lanes, efficiency 1/k.
+#[test]
+fn the_studys_switch_kernel_has_case_efficiency_one_over_k() {
+    let source = switch_source();
+    for k in [2u32, 4, 8] {
+        let p = profiled(&source, |r| {
+            r.buffers = vec![switch_params(k, 4).parse().unwrap()];
+        })
+        .profile;
+        let sg = p.subgroup_size.expect("subgroups");
+        if k > sg {
+            continue;
+        }
+        let cases: Vec<&LineProfile> = p
+            .lines
+            .iter()
+            .filter(|l| {
+                source
+                    .lines()
+                    .nth(l.line as usize - 1)
+                    .is_some_and(|t| t.contains("trips("))
+                    && l.executions > 0
+            })
+            .collect();
+        assert_eq!(cases.len(), k as usize, "k = {k}: {:#?}", p.lines);
+        for c in cases {
+            assert_close(c.efficiency, 1.0 / f64::from(k), &format!("k = {k}"));
+        }
+    }
+}
+
+/// Bad input is exit 2 with a message that names the problem, never a panic.
+#[test]
+fn cli_profile_rejects_bad_input_clearly() {
+    let _gpu = util::gpu_shared();
+    let dir = temp_dir();
+    let write = |name: &str, text: &str| std::fs::write(path_in(&dir, name), text).unwrap();
+    write("ok.wgsl", LANE_MOD_4);
+    write(
+        "bad.wgsl",
+        "@compute @workgroup_size(1)\nfn main() {\n    let x = ;\n}\n",
+    );
+    write(
+        "vertex.wgsl",
+        "@vertex\nfn vs() -> @builtin(position) vec4<f32> {\n    return vec4<f32>();\n}\n",
+    );
+    write(
+        "texture.wgsl",
+        "@group(0) @binding(0) var tex: texture_2d<f32>;\n\
+         @group(0) @binding(1) var<storage, read_write> out: array<f32>;\n\
+         @compute @workgroup_size(1)\n\
+         fn main() {\n    out[0] = textureLoad(tex, vec2<i32>(0, 0), 0).x;\n}\n",
+    );
+    write(
+        "groups.wgsl",
+        "@group(7) @binding(0) var<storage, read_write> out: array<u32>;\n\
+         @compute @workgroup_size(1)\nfn main() {\n    out[0] = 1u;\n}\n",
+    );
+    let cases: &[(&[&str], &str)] = &[
+        (&["bad.wgsl"], "bad.wgsl:3:13"),
+        (&["vertex.wgsl"], "no @compute entry point"),
+        (&["ok.wgsl", "--entry", "nope"], "nope"),
+        (&["texture.wgsl"], "`tex` (@group(0) @binding(0), line 1"),
+        (&["ok.wgsl", "--buffer", "out"], "BINDING=FILL"),
+        (&["ok.wgsl", "--buffer", "out=values:1,x"], "values:1,x"),
+        (&["ok.wgsl", "--len", "out=many"], "out=many"),
+        (&["ok.wgsl", "--override", "N"], "NAME=VALUE"),
+        (&["ok.wgsl", "--override", "N=1"], "N"),
+        (
+            &["ok.wgsl", "--buffer", "out=file:missing.bin"],
+            "missing.bin",
+        ),
+        (&["ok.wgsl", "--buffer", "nothing=zeros"], "nothing"),
+        (&["missing.wgsl"], "missing.wgsl"),
+        (&["groups.wgsl"], "bind groups"),
+    ];
+    for (args, needle) in cases {
+        let mut cmd = divlab(dir.path());
+        cmd.arg("profile").args(*args);
+        let out = run(cmd);
+        out.assert_code(2);
+        assert!(out.stderr.contains(needle), "expected `{needle}`\n{out}");
+    }
+}
