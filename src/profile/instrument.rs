@@ -14,19 +14,26 @@
 //!
 //! With `subgroups` (the adapter supports subgroup operations):
 //! - at the entry of every block (function bodies, both sides of each `if`, each `switch` case,
-//!   each loop body and `continuing`), the subgroup counts `countOneBits(subgroupBallot(true))`
-//!   active lanes and elects one lane (the one whose `subgroupExclusiveAdd(1u)` is `0u`: naga 30
-//!   has no `subgroupElect`), which adds 1 to the block's *executions* and the lane count to its
-//!   *active lanes*;
+//!   each loop body and `continuing`, and the statements after one that can take lanes out, a
+//!   [`BlockKind::Continuation`]), every active lane adds 1 to its private count of the block's
+//!   *active lanes*, and one elected lane (the one whose `subgroupExclusiveAdd(1u)` is `0u`:
+//!   naga 30 has no `subgroupElect`) adds 1 to its private count of the block's *executions*;
 //! - just before every `if` and `switch`, in the enclosing block (where every lane that reaches
 //!   the branch is still active), the subgroup decides whether its lanes agree: for an `if`,
 //!   divergent iff `subgroupAny(cond) && !subgroupAll(cond)`; for a `switch`, divergent iff
 //!   `!subgroupAll(selector == subgroupBroadcastFirst(selector))`. The elected lane adds 1 to
-//!   the branch's *evaluations* and, when divergent, 1 to its *divergent* count.
+//!   its private count of the branch's *evaluations* and, when divergent, of its *divergent*
+//!   ones;
+//! - where an invocation leaves the kernel (every `return` of the entry point, and its end),
+//!   each private count is summed over the subgroup's active lanes (`subgroupAdd`) and one
+//!   elected lane adds the sum to the 64-bit counter in the buffer;
+//! - at the kernel's entry, `atomicMax` of the active lanes into [`MAX_LANES_WORD`]: the
+//!   subgroup size the pipeline runs with.
 //!
 //! Without `subgroups`, no subgroup builtin appears at all (an adapter without the feature
-//! rejects any): every invocation adds 1 to its block's *executions* (so they count invocations,
-//! not subgroups), *active lanes* stay 0, and branch counters stay 0.
+//! rejects any): every invocation counts 1 per entry into its block's *executions* (so they count
+//! invocations, not subgroups) and adds its own counts at exit; *active lanes* and branch
+//! counters stay 0.
 //!
 //! Either way every loop gets an iteration cap, the safety net that keeps a user kernel from
 //! hanging the GPU: a function-local counter, reset just before the loop and incremented at the
@@ -38,23 +45,28 @@
 //! aggregate all calls. Other entry points are dropped from the instrumented module (their
 //! functions stay), so the module holds exactly the kernel being profiled.
 //!
-//! # Why global atomics by one elected lane
+//! # Why private counts flushed at exit
 //!
-//! Workgroup-memory partial sums flushed once per workgroup would cost fewer global atomics, but
-//! the flush needs a `workgroupBarrier()` that every invocation of the workgroup reaches, and any
-//! user kernel with an early `return` (or a loop that exits at different trips) breaks that:
-//! a barrier in non-uniform control flow is undefined behaviour and can hang. One global atomic
-//! per subgroup per block entry, done by one elected lane, needs no cooperation between
-//! subgroups, so it is correct for every kernel; the lane count comes from a ballot, which every
-//! active lane computes at the cost of one subgroup operation.
+//! The first layout added to the global counters at every block entry (one elected lane, one
+//! atomic): every subgroup of the dispatch contended for the same few words, and the divergence
+//! study's switch kernel ran 42x slower on an H200 at k = 32 (96x at k = 2). Workgroup-memory
+//! partial sums flushed once per workgroup would need a `workgroupBarrier()` that every
+//! invocation reaches, which an early `return` (or a loop left at different trips) makes
+//! undefined behaviour. Private per-invocation counts need no cooperation at all; they are
+//! reduced across the subgroup only where lanes leave the kernel, so the atomics drop from one
+//! per block entry to one per counter per subgroup exit (29x at k = 32 on the H200, 55x at
+//! k = 2). What remains is the elect (a subgroup scan) and the branch vote at every block entry
+//! of a tight loop: hoisting loop-body counts out of the loop is the next step.
 //!
 //! # Overflow
 //!
-//! Every executions/lanes/evaluations/divergent counter is 64-bit: two words, low then high. The
-//! elected lane adds to the low word with `atomicAdd`, and when the returned old value plus the
-//! addend wraps (`old + n < n`), it adds 1 to the high word. After the dispatch completes the
-//! pair is exact (up to 2^64); [`CounterLayout::read`] joins them. Cap-hit counts are one word
-//! each (at most one hit per invocation per loop entry).
+//! Every executions/lanes/evaluations/divergent counter in the buffer is 64-bit: two words, low
+//! then high. The elected lane adds to the low word with `atomicAdd`, and when the returned old
+//! value plus the addend wraps (`old + n < n`), it adds 1 to the high word. After the dispatch
+//! completes the pair is exact (up to 2^64); [`CounterLayout::read`] joins them. The private
+//! counts are 32-bit: one invocation would need over 4 billion entries into one block (a cap of
+//! a million trips on each of two nested loops) to wrap one. Cap-hit counts are one word each
+//! (at most one hit per invocation per loop entry).
 //!
 //! # The naga WGSL writer
 //!
@@ -386,6 +398,16 @@ pub struct BranchCounts {
 /// Counter pointers (`AccessIndex` expressions) and the words they must point at.
 type Patches = Vec<(Handle<Expression>, Word)>;
 
+/// What one function's instrumentation leaves to fill in once every site is numbered.
+struct Patched {
+    /// `&divlab_counters[word]` pointers.
+    counters: Patches,
+    /// `&divlab_local[word]` pointers.
+    local: Patches,
+    /// Literals that become the private array's length.
+    lengths: Vec<Handle<Expression>>,
+}
+
 /// Whether `statement` can take some lanes out of the block it is in while others go on: a
 /// `return` (or `kill`) anywhere in it, or a `break`/`continue` that leaves an enclosing loop
 /// (not one of a loop or, for `break`, a `switch` nested in it). Only a branch lets some lanes
@@ -560,10 +582,24 @@ pub fn instrument(
         Span::UNDEFINED,
     );
 
+    // The private counts' length is known once every site is numbered; the type is set then.
+    let local = module.global_variables.append(
+        GlobalVariable {
+            name: Some("divlab_local".to_owned()),
+            space: AddressSpace::Private,
+            binding: None,
+            ty: u32_ty,
+            init: None,
+            memory_decorations: Default::default(),
+        },
+        Span::UNDEFINED,
+    );
+
     let lines = LineIndex::new(source);
     let mut sites = Sites {
         opts: *opts,
         counters,
+        local,
         u32_ty,
         i32_ty,
         bool_ty,
@@ -576,10 +612,10 @@ pub fn instrument(
     // The entry point first, then every function it reaches, in arena order.
     let reachable = reachable_functions(&module);
     let entry_line = decl_line(source, &sites.lines, entry);
-    let mut patches: Vec<(Option<Handle<Function>>, Patches)> = Vec::new();
+    let mut patches: Vec<(Option<Handle<Function>>, Patched)> = Vec::new();
     {
         let function = &mut module.entry_points[0].function;
-        let p = sites.function(function, entry, entry_line);
+        let p = sites.function(function, entry, entry_line, true);
         patches.push((None, p));
     }
     for handle in reachable {
@@ -589,7 +625,7 @@ pub fn instrument(
         let line = span
             .is_defined()
             .then(|| sites.lines.line(span_start(span)));
-        let p = sites.function(function, &name, line);
+        let p = sites.function(function, &name, line, false);
         patches.push((Some(handle), p));
     }
 
@@ -598,19 +634,49 @@ pub fn instrument(
         branches: sites.branches.len() as u32,
         loops: sites.loops.len() as u32,
     };
-    for (function, list) in patches {
+    // Private word w counts into the 64-bit pair at HEADER_WORDS + 2w: blocks, then branches.
+    let local_words = 2 * (layout.blocks + layout.branches);
+    let local_index = |word: Word| (layout.word(word) - HEADER_WORDS) / 2;
+    for (function, patched) in patches {
         let function = match function {
             None => &mut module.entry_points[0].function,
             Some(h) => &mut module.functions[h],
         };
-        for (expr, word) in list {
+        let indices = patched
+            .counters
+            .into_iter()
+            .map(|(expr, word)| (expr, layout.word(word)))
+            .chain(
+                patched
+                    .local
+                    .into_iter()
+                    .map(|(expr, word)| (expr, local_index(word))),
+            );
+        for (expr, at) in indices {
             if let Expression::AccessIndex { ref mut index, .. } =
                 *function.expressions.get_mut(expr)
             {
-                *index = layout.word(word);
+                *index = at;
             }
         }
+        for expr in patched.lengths {
+            *function.expressions.get_mut(expr) = Expression::Literal(Literal::U32(local_words));
+        }
     }
+    let local_ty = module.types.insert(
+        Type {
+            name: None,
+            inner: TypeInner::Array {
+                base: u32_ty,
+                size: ArraySize::Constant(
+                    std::num::NonZeroU32::new(local_words.max(1)).expect("at least one"),
+                ),
+                stride: 4,
+            },
+        },
+        Span::UNDEFINED,
+    );
+    module.global_variables.get_mut(local).ty = local_ty;
 
     let info = naga::valid::Validator::new(
         naga::valid::ValidationFlags::all(),
@@ -812,6 +878,9 @@ fn own_lines_into(
 struct Sites {
     opts: InstrumentOptions,
     counters: Handle<GlobalVariable>,
+    /// `var<private> divlab_local: array<u32, K>`: each invocation's own counts, added into
+    /// `counters` once, when it leaves the kernel.
+    local: Handle<GlobalVariable>,
     u32_ty: Handle<Type>,
     i32_ty: Handle<Type>,
     bool_ty: Handle<Type>,
@@ -835,6 +904,12 @@ struct FnCx<'f> {
     patches: Patches,
     /// What opens the block being instrumented (a continuation's opener).
     opener: Opener,
+    /// Whether this is the entry point, whose exits flush the private counts.
+    is_entry: bool,
+    /// Literals that must become the private array's length once every site is numbered.
+    length_patches: Vec<Handle<Expression>>,
+    /// Private-count pointers whose index is known only once every site is numbered.
+    local_patches: Patches,
 }
 
 impl FnCx<'_> {
@@ -892,7 +967,13 @@ impl FnCx<'_> {
 
 impl Sites {
     /// Instruments one function; returns its counter pointers to patch.
-    fn function(&mut self, function: &mut Function, name: &str, decl_line: Option<u32>) -> Patches {
+    fn function(
+        &mut self,
+        function: &mut Function,
+        name: &str,
+        decl_line: Option<u32>,
+        is_entry: bool,
+    ) -> Patched {
         let body = std::mem::take(&mut function.body);
         let mut fx = FnCx {
             function,
@@ -902,6 +983,9 @@ impl Sites {
             u32_ty: self.u32_ty,
             patches: Vec::new(),
             opener: Opener::Function,
+            is_entry,
+            length_patches: Vec::new(),
+            local_patches: Vec::new(),
         };
         let first = own_lines(&self.lines, &body).map_or(1, |(l, _)| l);
         let line = decl_line.unwrap_or(first);
@@ -913,8 +997,17 @@ impl Sites {
             true,
             None,
         );
+        let mut new_body = new_body;
+        if is_entry && !matches!(new_body.last(), Some(Statement::Return { .. })) {
+            self.flush(&mut fx, &mut new_body);
+            fx.flush(&mut new_body);
+        }
         fx.function.body = new_body;
-        fx.patches
+        Patched {
+            counters: fx.patches,
+            local: fx.local_patches,
+            lengths: fx.length_patches,
+        }
     }
 
     /// Instruments a block that is a site of its own: counts its executions, then its
@@ -1199,56 +1292,146 @@ impl Sites {
                         out,
                     );
                 }
+                Statement::Return { value } if fx.is_entry => {
+                    self.flush(fx, out);
+                    fx.statement(Statement::Return { value }, out);
+                }
                 other => fx.statement(other, out),
             }
             fx.span = saved;
         }
     }
 
-    /// Block entry: with subgroups the elected lane adds 1 execution and the active lanes;
-    /// without, every invocation adds 1 execution.
+    /// Block entry, in the invocation's private counts: every lane adds 1 to the block's active
+    /// lanes and, with subgroups, the elected lane adds 1 execution (without subgroups every
+    /// invocation adds 1 execution). No atomic here: see [`Sites::flush`].
     fn count_block(&self, fx: &mut FnCx<'_>, block: usize, out: &mut Block) {
+        let local = self.local;
         if !self.opts.subgroups {
             let one = fx.literal(Literal::U32(1), out);
-            add64(fx, self.counters, Word::Block(block, 0), one, out);
+            local_add(fx, local, Word::Block(block, 0), one, out);
             return;
         }
-        let yes = fx.literal(Literal::Bool(true), out);
-        let ballot = fx.unemitted(Expression::SubgroupBallotResult, out);
+        let elected = self.elect(fx, out);
+        let one = fx.literal(Literal::U32(1), out);
+        local_add(fx, local, Word::Block(block, 2), one, out);
+        let accept = fx.nested(out, |fx, b| {
+            local_add(fx, local, Word::Block(block, 0), one, b);
+        });
+        fx.if_then(elected, accept, out);
+    }
+
+    /// Where the invocation leaves the kernel (each `return` of the entry point, and its end):
+    /// every private count, summed over the subgroup's active lanes, is added by one elected lane
+    /// to the 64-bit counter (without subgroups each invocation adds its own). One reduction and
+    /// at most one atomic per counter per subgroup exit, instead of an atomic at every block
+    /// entry that every subgroup of the dispatch contends for.
+    fn flush(&self, fx: &mut FnCx<'_>, out: &mut Block) {
+        let word = fx.function.local_variables.append(
+            LocalVariable {
+                name: Some("divlab_word".to_owned()),
+                ty: self.u32_ty,
+                init: None,
+            },
+            fx.span,
+        );
+        let word_ptr = fx.unemitted(Expression::LocalVariable(word), out);
+        let zero = fx.literal(Literal::U32(0), out);
         fx.statement(
-            Statement::SubgroupBallot {
-                result: ballot,
-                predicate: Some(yes),
+            Statement::Store {
+                pointer: word_ptr,
+                value: zero,
             },
             out,
         );
-        let bits = fx.emitted(Expression::Math {
-            fun: MathFunction::CountOneBits,
-            arg: ballot,
-            arg1: None,
-            arg2: None,
-            arg3: None,
-        });
-        let mut lanes = fx.emitted(Expression::AccessIndex {
-            base: bits,
-            index: 0,
-        });
-        for index in 1..4 {
-            let word = fx.emitted(Expression::AccessIndex { base: bits, index });
-            lanes = fx.emitted(Expression::Binary {
-                op: BinaryOperator::Add,
-                left: lanes,
-                right: word,
+        let (local, counters, subgroups) = (self.local, self.counters, self.opts.subgroups);
+        let body = fx.nested(out, |fx, b| {
+            let w = fx.emitted(Expression::Load { pointer: word_ptr });
+            let length = fx.literal(Literal::U32(0), b);
+            fx.length_patches.push(length);
+            let done = fx.emitted(Expression::Binary {
+                op: BinaryOperator::GreaterEqual,
+                left: w,
+                right: length,
             });
-        }
-        let elected = self.elect(fx, out);
-        let counters = self.counters;
-        let accept = fx.nested(out, |fx, b| {
-            let one = fx.literal(Literal::U32(1), b);
-            add64(fx, counters, Word::Block(block, 0), one, b);
-            add64(fx, counters, Word::Block(block, 2), lanes, b);
+            let leave = fx.nested(b, |fx, b| fx.statement(Statement::Break, b));
+            fx.if_then(done, leave, b);
+            let base = fx.unemitted(Expression::GlobalVariable(local), b);
+            let slot = fx.emitted(Expression::Access { base, index: w });
+            let mine = fx.emitted(Expression::Load { pointer: slot });
+            let (total, add) = if subgroups {
+                let total = fx.unemitted(Expression::SubgroupOperationResult { ty: fx.u32_ty }, b);
+                fx.statement(
+                    Statement::SubgroupCollectiveOperation {
+                        op: SubgroupOperation::Add,
+                        collective_op: CollectiveOperation::Reduce,
+                        argument: mine,
+                        result: total,
+                    },
+                    b,
+                );
+                let elected = self.elect(fx, b);
+                let zero = fx.literal(Literal::U32(0), b);
+                let some = fx.emitted(Expression::Binary {
+                    op: BinaryOperator::NotEqual,
+                    left: total,
+                    right: zero,
+                });
+                let add = fx.emitted(Expression::Binary {
+                    op: BinaryOperator::LogicalAnd,
+                    left: elected,
+                    right: some,
+                });
+                (total, add)
+            } else {
+                let zero = fx.literal(Literal::U32(0), b);
+                let add = fx.emitted(Expression::Binary {
+                    op: BinaryOperator::NotEqual,
+                    left: mine,
+                    right: zero,
+                });
+                (mine, add)
+            };
+            // The private word w is the low word of counter pair HEADER_WORDS + 2w.
+            let two = fx.literal(Literal::U32(2), b);
+            let header = fx.literal(Literal::U32(HEADER_WORDS), b);
+            let twice = fx.emitted(Expression::Binary {
+                op: BinaryOperator::Multiply,
+                left: w,
+                right: two,
+            });
+            let low = fx.emitted(Expression::Binary {
+                op: BinaryOperator::Add,
+                left: twice,
+                right: header,
+            });
+            let accept = fx.nested(b, |fx, b| add64_at(fx, counters, low, total, b));
+            fx.if_then(add, accept, b);
         });
-        fx.if_then(elected, accept, out);
+        let continuing = fx.nested(out, |fx, b| {
+            let w = fx.emitted(Expression::Load { pointer: word_ptr });
+            let one = fx.literal(Literal::U32(1), b);
+            let next = fx.emitted(Expression::Binary {
+                op: BinaryOperator::Add,
+                left: w,
+                right: one,
+            });
+            fx.statement(
+                Statement::Store {
+                    pointer: word_ptr,
+                    value: next,
+                },
+                b,
+            );
+        });
+        fx.statement(
+            Statement::Loop {
+                body,
+                continuing,
+                break_if: None,
+            },
+            out,
+        );
     }
 
     /// `subgroupExclusiveAdd(1u) == 0u`: true in the lowest active lane only.
@@ -1368,12 +1551,12 @@ impl Sites {
         out: &mut Block,
     ) {
         let elected = self.elect(fx, out);
-        let counters = self.counters;
+        let local = self.local;
         let accept = fx.nested(out, |fx, b| {
             let one = fx.literal(Literal::U32(1), b);
-            add64(fx, counters, Word::Branch(branch, 0), one, b);
+            local_add(fx, local, Word::Branch(branch, 0), one, b);
             let inner = fx.nested(b, |fx, b| {
-                add64(fx, counters, Word::Branch(branch, 2), one, b);
+                local_add(fx, local, Word::Branch(branch, 2), one, b);
             });
             fx.if_then(divergent, inner, b);
         });
@@ -1394,21 +1577,17 @@ fn counter(
     pointer
 }
 
-/// 64-bit add of `value` (a `u32`, never 0) to the pair at `low` (a `Word` whose record offset
-/// is the low word; the high word follows): `old = atomicAdd(&lo, v); if old + v < v { atomicAdd(&hi, 1u); }`.
-fn add64(
+/// 64-bit add of `value` (a `u32`) to the pair whose low word is `divlab_counters[low]` (the
+/// high word follows): `old = atomicAdd(&lo, v); if old + v < v { atomicAdd(&hi, 1u); }`.
+fn add64_at(
     fx: &mut FnCx<'_>,
     counters: Handle<GlobalVariable>,
-    low: Word,
+    low: Handle<Expression>,
     value: Handle<Expression>,
     out: &mut Block,
 ) {
-    let high = match low {
-        Word::Block(b, offset) => Word::Block(b, offset + 1),
-        Word::Branch(r, offset) => Word::Branch(r, offset + 1),
-        Word::CapHit | Word::MaxLanes | Word::Loop(_) => unreachable!("one-word counter"),
-    };
-    let pointer = counter(fx, counters, low, out);
+    let base = fx.unemitted(Expression::GlobalVariable(counters), out);
+    let pointer = fx.emitted(Expression::Access { base, index: low });
     let old = fx.unemitted(
         Expression::AtomicResult {
             ty: fx.u32_ty,
@@ -1436,8 +1615,14 @@ fn add64(
         right: value,
     });
     let carry = fx.nested(out, |fx, b| {
-        let pointer = counter(fx, counters, high, b);
         let one = fx.literal(Literal::U32(1), b);
+        let base = fx.unemitted(Expression::GlobalVariable(counters), b);
+        let high = fx.emitted(Expression::Binary {
+            op: BinaryOperator::Add,
+            left: low,
+            right: one,
+        });
+        let pointer = fx.emitted(Expression::Access { base, index: high });
         fx.statement(
             Statement::Atomic {
                 pointer,
@@ -1449,6 +1634,33 @@ fn add64(
         );
     });
     fx.if_then(wrapped, carry, out);
+}
+
+/// `divlab_local[word] += value`: the invocation's private count of a counter `word` (whose
+/// private index is patched once the layout is known).
+fn local_add(
+    fx: &mut FnCx<'_>,
+    local: Handle<GlobalVariable>,
+    word: Word,
+    value: Handle<Expression>,
+    out: &mut Block,
+) {
+    let base = fx.unemitted(Expression::GlobalVariable(local), out);
+    let pointer = fx.emitted(Expression::AccessIndex { base, index: 0 });
+    fx.local_patches.push((pointer, word));
+    let old = fx.emitted(Expression::Load { pointer });
+    let new = fx.emitted(Expression::Binary {
+        op: BinaryOperator::Add,
+        left: old,
+        right: value,
+    });
+    fx.statement(
+        Statement::Store {
+            pointer,
+            value: new,
+        },
+        out,
+    );
 }
 
 /// The top of a loop body: `trips += 1u; if trips > cap { atomicMax(&cap_hit, loop + 1u);

@@ -14,10 +14,10 @@ use crate::uniformity::{Analysis, Verdict};
 pub const PROFILE_SCHEMA_VERSION: u32 = 1;
 
 /// The counters are subgroup operations themselves: said once in every profile.
-pub const OBSERVER_NOTE: &str = "the counters are subgroup operations (a ballot and an elected \
-     atomic at every block entry, a vote before every branch); a compiler may reconverge \
-     differently around them than around the kernel alone, so the profile is of the \
-     instrumented kernel";
+pub const OBSERVER_NOTE: &str = "the counters are subgroup operations (an election at every \
+     block entry, a vote before every branch, a reduction where lanes leave the kernel); a \
+     compiler may reconverge differently around them than around the kernel alone, so the \
+     profile is of the instrumented kernel";
 
 /// One profile of one kernel on one adapter.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -197,7 +197,8 @@ pub fn lines_and_branches(
                 .filter(|(_, b)| arms.contains(b))
                 .map(|(&l, _)| (l, static_of(l)))
                 .collect();
-            notes.extend(cross_check(kind, line, &arm_lines, c));
+            let own = static_of(line);
+            notes.extend(cross_check(kind, (line, own.as_deref()), &arm_lines, c));
         }
     };
     for (r, site) in instrumented.branches.iter().enumerate() {
@@ -264,7 +265,7 @@ fn branch_kind(kind: BranchKind) -> &'static str {
 /// diverged on this input are a hint that the code could let the compiler prove uniformity.
 fn cross_check(
     kind: &str,
-    line: u32,
+    (line, own): (u32, Option<&str>),
     arm_lines: &[(u32, Option<String>)],
     (executions, divergent): (u64, u64),
 ) -> Option<String> {
@@ -276,7 +277,10 @@ fn cross_check(
              please report it with the kernel"
         ));
     }
-    (executions > 0 && divergent == 0 && verdicts.contains(&"non-uniform")).then(|| {
+    // Only where the branch itself is reached uniformly: inside divergent code every arm is
+    // non-uniform whatever its condition.
+    let condition_makes_it = own == Some("uniform") && verdicts.contains(&"non-uniform");
+    (executions > 0 && divergent == 0 && condition_makes_it).then(|| {
         format!(
             "line {line}: the code this {kind} guards is statically non-uniform, but the {kind} \
              never diverged on this input ({executions} subgroup executions): if its condition \
