@@ -2,7 +2,7 @@
 // take to reach 1. Each lane loops as long as its own number needs, so the lanes of a subgroup
 // leave the loop at different trips: a textbook divergent loop, with a divergent `if` inside.
 //
-// divlab profile assets/kernels/collatz.wgsl --dispatch 64 --buffer seeds=random
+// divlab profile assets/kernels/collatz.wgsl --dispatch 1024
 
 @group(0) @binding(0) var<storage, read> seeds: array<u32>;
 @group(0) @binding(1) var<storage, read_write> steps: array<u32>;

@@ -15,20 +15,6 @@ use crate::report::LaneRecord;
 /// Colour of a lane that never reached the record point (its ballot is all zero).
 pub const INACTIVE: Color32 = Color32::from_gray(60);
 
-/// Colours for distinct ballots (paths), cycled; Tableau 10.
-const PATHS: [Color32; 10] = [
-    Color32::from_rgb(31, 119, 180),
-    Color32::from_rgb(255, 127, 14),
-    Color32::from_rgb(44, 160, 44),
-    Color32::from_rgb(214, 39, 40),
-    Color32::from_rgb(148, 103, 189),
-    Color32::from_rgb(140, 86, 75),
-    Color32::from_rgb(227, 119, 194),
-    Color32::from_rgb(188, 189, 34),
-    Color32::from_rgb(23, 190, 207),
-    Color32::from_rgb(127, 127, 127),
-];
-
 /// The distinct record points of a set of records, ascending.
 pub fn record_points(records: &[LaneRecord]) -> Vec<u32> {
     let mut points: Vec<u32> = records.iter().map(|r| r.point).collect();
@@ -52,7 +38,7 @@ impl BallotColours {
         let mut colours = HashMap::new();
         for ballot in ordered.iter().flat_map(|r| &r.ballot) {
             if *ballot != [0; 4] {
-                let next = PATHS[colours.len() % PATHS.len()];
+                let next = super::charts::palette(colours.len());
                 colours.entry(*ballot).or_insert(next);
             }
         }

@@ -11,5 +11,7 @@ pub use adapters::{AdapterEntry, AdapterSelector, BackendChoice};
 pub use context::{CancelToken, Capabilities, GpuContext};
 pub use dispatch::Dispatch;
 pub use readback::{map_and_read, read_buffer, read_only_buffer, storage_buffer};
-pub use shader::{Kernel, RuntimeChecks, check_wgsl, compile_wgsl, prepare_for_naga};
+pub use shader::{
+    Kernel, RuntimeChecks, check_wgsl, compile_wgsl, create_pipeline, prepare_for_naga,
+};
 pub use timer::{GpuTimer, TimingSource};

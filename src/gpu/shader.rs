@@ -68,28 +68,40 @@ impl Kernel {
         gpu.check_cancelled(self.name)?;
         let module = self.compile_source(gpu, source)?;
         let label = format!("divlab.{}", self.name);
-        let scope = gpu.device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let pipeline = gpu
-            .device
-            .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: Some(&label),
-                layout: None,
-                module: &module,
-                entry_point: Some(self.entry),
-                compilation_options: wgpu::PipelineCompilationOptions {
-                    constants,
-                    zero_initialize_workgroup_memory: true,
-                },
-                cache: None,
-            });
-        if let Some(e) = pollster::block_on(scope.pop()) {
-            return Err(Error::Wgpu {
-                what: format!("pipeline {label}"),
-                reason: e.to_string(),
-            });
-        }
-        Ok(pipeline)
+        create_pipeline(gpu, &label, &module, self.entry, constants)
     }
+}
+
+/// The compute pipeline of `entry` in `module` with an automatic layout, under an error scope so
+/// that what the device rejects comes back as an error, not a panic.
+pub fn create_pipeline(
+    gpu: &GpuContext,
+    label: &str,
+    module: &wgpu::ShaderModule,
+    entry: &str,
+    constants: &[(&str, f64)],
+) -> Result<wgpu::ComputePipeline> {
+    let scope = gpu.device.push_error_scope(wgpu::ErrorFilter::Validation);
+    let pipeline = gpu
+        .device
+        .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some(label),
+            layout: None,
+            module,
+            entry_point: Some(entry),
+            compilation_options: wgpu::PipelineCompilationOptions {
+                constants,
+                zero_initialize_workgroup_memory: true,
+            },
+            cache: None,
+        });
+    if let Some(e) = pollster::block_on(scope.pop()) {
+        return Err(Error::Wgpu {
+            what: format!("pipeline {label}"),
+            reason: e.to_string(),
+        });
+    }
+    Ok(pipeline)
 }
 
 /// Compiles WGSL into a shader module: naga first (for located errors), then wgpu under an

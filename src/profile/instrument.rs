@@ -935,6 +935,16 @@ impl FnCx<'_> {
         self.function.expressions.append(expr, self.span)
     }
 
+    /// `left op right`, emitted.
+    fn binary(
+        &mut self,
+        op: BinaryOperator,
+        left: Handle<Expression>,
+        right: Handle<Expression>,
+    ) -> Handle<Expression> {
+        self.emitted(Expression::Binary { op, left, right })
+    }
+
     fn literal(&mut self, literal: Literal, out: &mut Block) -> Handle<Expression> {
         self.unemitted(Expression::Literal(literal), out)
     }
@@ -1156,6 +1166,16 @@ impl Sites {
         self.statements(fx, rest, out);
     }
 
+    /// Numbers a new branch site.
+    fn new_branch(&mut self, kind: BranchKind, line: u32, fx: &FnCx<'_>) -> usize {
+        self.branches.push(BranchSite {
+            kind,
+            line,
+            function: fx.name.clone(),
+        });
+        self.branches.len() - 1
+    }
+
     /// One statement, instrumented, appended to `out`.
     fn statement(&mut self, fx: &mut FnCx<'_>, statement: Statement, span: Span, out: &mut Block) {
         {
@@ -1172,12 +1192,7 @@ impl Sites {
                     accept,
                     reject,
                 } => {
-                    let branch = self.branches.len();
-                    self.branches.push(BranchSite {
-                        kind: BranchKind::If,
-                        line,
-                        function: fx.name.clone(),
-                    });
+                    let branch = self.new_branch(BranchKind::If, line, fx);
                     if self.opts.subgroups {
                         self.count_if(fx, branch, condition, out);
                     }
@@ -1197,12 +1212,7 @@ impl Sites {
                     );
                 }
                 Statement::Switch { selector, cases } => {
-                    let branch = self.branches.len();
-                    self.branches.push(BranchSite {
-                        kind: BranchKind::Switch,
-                        line,
-                        function: fx.name.clone(),
-                    });
+                    let branch = self.new_branch(BranchKind::Switch, line, fx);
                     if self.opts.subgroups {
                         let ty = cases.iter().find_map(|case| match case.value {
                             SwitchValue::I32(_) => Some(self.i32_ty),
@@ -1372,39 +1382,17 @@ impl Sites {
                 );
                 let elected = self.elect(fx, b);
                 let zero = fx.literal(Literal::U32(0), b);
-                let some = fx.emitted(Expression::Binary {
-                    op: BinaryOperator::NotEqual,
-                    left: total,
-                    right: zero,
-                });
-                let add = fx.emitted(Expression::Binary {
-                    op: BinaryOperator::LogicalAnd,
-                    left: elected,
-                    right: some,
-                });
-                (total, add)
+                let some = fx.binary(BinaryOperator::NotEqual, total, zero);
+                (total, fx.binary(BinaryOperator::LogicalAnd, elected, some))
             } else {
                 let zero = fx.literal(Literal::U32(0), b);
-                let add = fx.emitted(Expression::Binary {
-                    op: BinaryOperator::NotEqual,
-                    left: mine,
-                    right: zero,
-                });
-                (mine, add)
+                (mine, fx.binary(BinaryOperator::NotEqual, mine, zero))
             };
             // The private word w is the low word of counter pair HEADER_WORDS + 2w.
             let two = fx.literal(Literal::U32(2), b);
             let header = fx.literal(Literal::U32(HEADER_WORDS), b);
-            let twice = fx.emitted(Expression::Binary {
-                op: BinaryOperator::Multiply,
-                left: w,
-                right: two,
-            });
-            let low = fx.emitted(Expression::Binary {
-                op: BinaryOperator::Add,
-                left: twice,
-                right: header,
-            });
+            let twice = fx.binary(BinaryOperator::Multiply, w, two);
+            let low = fx.binary(BinaryOperator::Add, twice, header);
             let accept = fx.nested(b, |fx, b| add64_at(fx, counters, low, total, b));
             fx.if_then(add, accept, b);
         });

@@ -637,6 +637,10 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
         }
     }
 
+    fn runtime(base: u64, stride: u64, min: u64) -> BufferSize {
+        BufferSize::RuntimeArray { base, stride, min }
+    }
+
     #[test]
     fn interface_lists_used_buffers_with_sizes_and_lines() {
         let k = iface(KERNEL, None).unwrap();
@@ -656,12 +660,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
         let input = &k.bindings[1];
         assert_eq!((input.group, input.binding, input.line), (0, 1, 6));
         assert_eq!(input.access, Access::StorageRead);
-        let size = BufferSize::RuntimeArray {
-            base: 0,
-            stride: 4,
-            min: 4,
-        };
-        assert_eq!(input.size, size);
+        assert_eq!(input.size, runtime(0, 4, 4));
         assert_eq!(input.size.bytes(10), 40);
         assert_eq!(input.size.len_for(40), 10);
 
@@ -670,12 +669,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
         assert_eq!(out.access, Access::StorageReadWrite);
         // Item: pos (vec3, align 16) at 0, id at 12: size 16, stride 16. Items: count at 0,
         // items (align 16) at 16; with one element 32 bytes.
-        let size = BufferSize::RuntimeArray {
-            base: 16,
-            stride: 16,
-            min: 32,
-        };
-        assert_eq!(out.size, size);
+        assert_eq!(out.size, runtime(16, 16, 32));
         assert_eq!(out.size.bytes(3), 16 + 48);
         assert_eq!(out.size.bytes(0), 32);
         assert_eq!(out.shape.scalar_count(3), 1 + 3 * 4);

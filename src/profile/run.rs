@@ -5,7 +5,9 @@ use std::path::Path;
 
 use crate::bench::adapter_record;
 use crate::experiments::Lab;
-use crate::gpu::{Dispatch, GpuContext, GpuTimer, RuntimeChecks, compile_wgsl, read_buffer};
+use crate::gpu::{
+    Dispatch, GpuContext, GpuTimer, RuntimeChecks, compile_wgsl, create_pipeline, read_buffer,
+};
 use crate::profile::fill::{self, BindingRef, BufferSpec};
 use crate::profile::instrument::{self, InstrumentOptions, Instrumented};
 use crate::profile::kernel::{self, KernelInterface};
@@ -230,27 +232,7 @@ fn pipeline(
     // User kernels keep wgpu's injected guards: nothing about their loops or indices is known.
     let module = compile_wgsl(gpu, file, wgsl, RuntimeChecks::Checked)?;
     gpu.check_cancelled(file)?;
-    let scope = gpu.device.push_error_scope(wgpu::ErrorFilter::Validation);
-    let pipeline = gpu
-        .device
-        .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some(file),
-            layout: None,
-            module: &module,
-            entry_point: Some(entry),
-            compilation_options: wgpu::PipelineCompilationOptions {
-                constants,
-                zero_initialize_workgroup_memory: true,
-            },
-            cache: None,
-        });
-    if let Some(e) = pollster::block_on(scope.pop()) {
-        return Err(Error::Wgpu {
-            what: format!("the pipeline of {file}"),
-            reason: e.to_string(),
-        });
-    }
-    Ok(pipeline)
+    create_pipeline(gpu, file, &module, entry, constants)
 }
 
 /// A finished profile.

@@ -369,32 +369,23 @@ mod tests {
     #[test]
     fn a_wrong_lane_marks_its_subgroup_and_run() {
         let mut tally = Tally::default();
-        tally.add_run(
-            0,
-            &[
+        // Two blocks of two lanes: inputs 3 + 4 and 1 + 2, and the totals each lane recorded.
+        let run = |first_total: u32| {
+            [
                 lane(0, 0, 3, 7),
-                lane(0, 1, 4, 7),
+                lane(0, 1, 4, first_total),
                 lane(1, 0, 1, 3),
                 lane(1, 1, 2, 3),
-            ],
-            Grouping::Blocks,
-        );
+            ]
+        };
+        tally.add_run(0, &run(7), Grouping::Blocks);
         assert_eq!((tally.subgroups, tally.wrong_runs), (2, 0));
         assert!(
             tally
                 .observation(false, Grouping::Blocks)
                 .starts_with("appeared correct in all 1 runs (2 block totals)")
         );
-        tally.add_run(
-            1,
-            &[
-                lane(0, 0, 3, 7),
-                lane(0, 1, 4, 4),
-                lane(1, 0, 1, 3),
-                lane(1, 1, 2, 3),
-            ],
-            Grouping::Blocks,
-        );
+        tally.add_run(1, &run(4), Grouping::Blocks);
         assert_eq!(
             (tally.wrong_runs, tally.wrong_subgroups, tally.wrong_lanes),
             (1, 1, 1)

@@ -242,46 +242,36 @@ pub(crate) fn finished_verdict(
     );
 }
 
-/// One lane's record in a spin probe, as the lane grid shows it.
-pub(crate) trait SpinLane {
-    /// The record's subgroup (or block) slot: its first local index.
-    fn slot(&self) -> u32;
-    /// `subgroup_invocation_id` (the position in the block).
-    fn lane(&self) -> u32;
-    /// `local_invocation_index`.
-    fn local_index(&self) -> u32;
-    /// The in-branch ballot.
-    fn ballot(&self) -> [u32; 4];
-    /// Whether the lane wrote its record.
-    fn recorded(&self) -> bool;
-    /// What the lane grid shows as the lane's value.
-    fn value(&self) -> u32;
-}
+/// One lane of a spin probe as the lane grid shows it: its subgroup (or block) slot, its lane,
+/// `local_invocation_index`, in-branch ballot and value.
+pub(crate) type SpinCell = (u32, u32, u32, [u32; 4], u32);
 
 /// Per order (`point` 0 and 1), the first workgroup of the order's first run: one lane record
-/// per subgroup, lanes in order.
-pub(crate) fn spin_lane_records<R: SpinLane>(
+/// per subgroup, lanes in order. `cell` reads a record, `None` where the lane wrote none.
+pub(crate) fn spin_lane_records<R>(
     first_runs: [Option<&[R]>; 2],
     workgroup_size: u32,
+    cell: impl Fn(&R) -> Option<SpinCell>,
 ) -> Vec<LaneRecord> {
     let mut out = Vec::new();
     for (point, records) in (0u32..).zip(first_runs) {
         let Some(records) = records else { continue };
-        let mut groups: BTreeMap<u32, Vec<&R>> = BTreeMap::new();
-        for r in records
+        let mut groups: BTreeMap<u32, Vec<SpinCell>> = BTreeMap::new();
+        for c in records
             .iter()
-            .filter(|r| r.slot() < workgroup_size && r.recorded())
+            .filter_map(&cell)
+            .filter(|c| c.0 < workgroup_size)
         {
-            groups.entry(r.slot()).or_default().push(r);
+            groups.entry(c.0).or_default().push(c);
         }
         for (subgroup, mut lanes) in (0u32..).zip(groups.into_values()) {
-            lanes.sort_by_key(|r| r.lane());
+            lanes.sort_by_key(|c| c.1);
             out.push(LaneRecord {
                 point,
                 subgroup,
-                local_index: lanes.iter().map(|r| r.local_index()).collect(),
-                ballot: lanes.iter().map(|r| r.ballot()).collect(),
-                value: lanes.iter().map(|r| r.value()).collect(),
+                local_index: lanes.iter().map(|c| c.2).collect(),
+                ballot: lanes.iter().map(|c| c.3).collect(),
+                value: lanes.iter().map(|c| c.4).collect(),
             });
         }
     }

@@ -1,11 +1,9 @@
 //! The verdicts, metrics and lane records of `scheduling.handshake`, from its runs.
 
 use crate::experiments::scheduling::handshake::{
-    HandshakeOrder, HandshakeRecord, HandshakeRun, Outcome, WORKGROUP_SIZE,
+    HandshakeOrder, HandshakeRun, Outcome, WORKGROUP_SIZE,
 };
-use crate::experiments::scheduling::{
-    Grouping, SpinLane, finished_verdict, fraction, spin_lane_records,
-};
+use crate::experiments::scheduling::{Grouping, finished_verdict, fraction, spin_lane_records};
 use crate::report::{ExperimentResult, LaneRecord, VerdictStatus};
 use crate::stats;
 
@@ -178,31 +176,7 @@ pub(super) fn lane_records(by_order: &[Vec<HandshakeRun>; 2]) -> Vec<LaneRecord>
     let first = by_order
         .each_ref()
         .map(|runs| runs.first().map(|r| r.records.as_slice()));
-    spin_lane_records(first, WORKGROUP_SIZE)
-}
-
-impl SpinLane for HandshakeRecord {
-    fn slot(&self) -> u32 {
-        self.subgroup
-    }
-
-    fn lane(&self) -> u32 {
-        self.lane
-    }
-
-    fn local_index(&self) -> u32 {
-        self.local_index
-    }
-
-    fn ballot(&self) -> [u32; 4] {
-        self.ballot
-    }
-
-    fn recorded(&self) -> bool {
-        self.side != 0
-    }
-
-    fn value(&self) -> u32 {
-        self.checks
-    }
+    spin_lane_records(first, WORKGROUP_SIZE, |r| {
+        (r.side != 0).then_some((r.subgroup, r.lane, r.local_index, r.ballot, r.checks))
+    })
 }
