@@ -13,24 +13,6 @@ const QUICK_SEEDS: u64 = 8;
 /// The `fuzz.reconvergence` experiment.
 pub struct ReconvergenceFuzz;
 
-/// What `fuzz.reconvergence` declares.
-pub const INFO: ExperimentInfo = ExperimentInfo {
-    id: "fuzz.reconvergence",
-    title: "Reconvergence fuzzer: random structured programs against maximal reconvergence",
-    rule: "Under maximal reconvergence every ballot equals the simulated one; WGSL \
-           guarantees none of it, so pass rates are portability information",
-    source: "“Execution Divergence and Reconvergence”; the styles of Vulkan's reconvergence tests",
-    shaders: &[],
-    figures: &[
-        pass_rate("pass_rate_maximal", "maximal", "maximal"),
-        pass_rate("pass_rate_subgroup", "subgroup", "subgroup"),
-        pass_rate("pass_rate_workgroup", "workgroup", "workgroup"),
-    ],
-    fit: None,
-};
-
-declare_experiment!(ReconvergenceFuzz, INFO, run);
-
 /// A style's pass rate, which decides that style's verdict.
 const fn pass_rate(key: &'static str, label: &'static str, verdict: &'static str) -> Figure {
     Figure {
@@ -81,3 +63,21 @@ fn run(ctx: RunContext<'_>) -> Result<ExperimentResult> {
     }
     Ok(result)
 }
+
+/// What `fuzz.reconvergence` declares.
+pub const INFO: ExperimentInfo = ExperimentInfo {
+    id: "fuzz.reconvergence",
+    title: "Reconvergence fuzzer: random structured programs against maximal reconvergence",
+    rule: "Under maximal reconvergence every ballot equals the simulated one; WGSL \
+           guarantees none of it, so pass rates are portability information",
+    source: "“Execution Divergence and Reconvergence”; the styles of Vulkan's reconvergence tests",
+    shaders: &[],
+    figures: &[
+        pass_rate("pass_rate_maximal", "maximal", "maximal"),
+        pass_rate("pass_rate_subgroup", "subgroup", "subgroup"),
+        pass_rate("pass_rate_workgroup", "workgroup", "workgroup"),
+    ],
+    fit: None,
+};
+
+declare_experiment!(ReconvergenceFuzz, INFO, run);

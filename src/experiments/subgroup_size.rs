@@ -90,45 +90,6 @@ fn group_subgroups(records: &[SizeRecord]) -> BTreeMap<(u32, u32), Vec<SizeRecor
 /// The `subgroup.size` experiment.
 pub struct SubgroupSize;
 
-/// What `subgroup.size` declares.
-pub const INFO: ExperimentInfo = ExperimentInfo {
-    id: "subgroup.size",
-    title: "Subgroup size and lane mapping",
-    rule: "The subgroup size is a power of two in [4, 128], uniform within a dispatch; \
-           WGSL defines no mapping from local_invocation_index to subgroup_invocation_id",
-    source: "WGSL: the subgroup_size built-in value",
-    shaders: &[&shaders::SUBGROUP_SIZE, &shaders::FMA_CHAIN],
-    figures: &[
-        Figure {
-            key: "observed_subgroup_size",
-            label: "SG",
-            decimals: 0,
-            decides: Some("power_of_two"),
-        },
-        Figure {
-            key: "fma_ns",
-            label: "FMA (ns)",
-            decimals: 0,
-            decides: None,
-        },
-        Figure {
-            key: "fma_gflops",
-            label: "FMA GFLOP/s",
-            decimals: 0,
-            decides: None,
-        },
-        Figure {
-            key: "timer_scaling_4x",
-            label: "4x work / 1x",
-            decimals: 2,
-            decides: Some("timer_scales"),
-        },
-    ],
-    fit: None,
-};
-
-declare_experiment!(SubgroupSize, INFO, run);
-
 fn run(ctx: RunContext<'_>) -> Result<ExperimentResult> {
     let (lab, config, progress) = ctx.parts();
     let obs = lab.subgroup()?;
@@ -287,3 +248,42 @@ fn time_fma_chain(
     );
     Ok(())
 }
+
+/// What `subgroup.size` declares.
+pub const INFO: ExperimentInfo = ExperimentInfo {
+    id: "subgroup.size",
+    title: "Subgroup size and lane mapping",
+    rule: "The subgroup size is a power of two in [4, 128], uniform within a dispatch; \
+           WGSL defines no mapping from local_invocation_index to subgroup_invocation_id",
+    source: "WGSL: the subgroup_size built-in value",
+    shaders: &[&shaders::SUBGROUP_SIZE, &shaders::FMA_CHAIN],
+    figures: &[
+        Figure {
+            key: "observed_subgroup_size",
+            label: "SG",
+            decimals: 0,
+            decides: Some("power_of_two"),
+        },
+        Figure {
+            key: "fma_ns",
+            label: "FMA (ns)",
+            decimals: 0,
+            decides: None,
+        },
+        Figure {
+            key: "fma_gflops",
+            label: "FMA GFLOP/s",
+            decimals: 0,
+            decides: None,
+        },
+        Figure {
+            key: "timer_scaling_4x",
+            label: "4x work / 1x",
+            decimals: 2,
+            decides: Some("timer_scales"),
+        },
+    ],
+    fit: None,
+};
+
+declare_experiment!(SubgroupSize, INFO, run);

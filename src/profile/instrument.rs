@@ -511,20 +511,8 @@ pub fn instrument(
         .iter()
         .position(|ep| ep.name == entry && ep.stage == ShaderStage::Compute)
         .ok_or_else(|| {
-            let names: Vec<&str> = module
-                .entry_points
-                .iter()
-                .filter(|ep| ep.stage == ShaderStage::Compute)
-                .map(|ep| ep.name.as_str())
-                .collect();
-            Error::InvalidSettings(format!(
-                "the kernel has no compute entry point `{entry}` (it has: {})",
-                if names.is_empty() {
-                    "none".to_owned()
-                } else {
-                    names.join(", ")
-                }
-            ))
+            // `kernel::interface` has already chosen the entry point and named the choices.
+            Error::InvalidSettings(format!("the kernel has no compute entry point `{entry}`"))
         })?;
     let binding = ResourceBinding {
         group: opts.counters_group,
@@ -933,6 +921,21 @@ impl FnCx<'_> {
     fn unemitted(&mut self, expr: Expression, out: &mut Block) -> Handle<Expression> {
         self.flush(out);
         self.function.expressions.append(expr, self.span)
+    }
+
+    /// `*pointer += 1u` for a `u32` variable; returns the new value.
+    fn increment(&mut self, pointer: Handle<Expression>, out: &mut Block) -> Handle<Expression> {
+        let before = self.emitted(Expression::Load { pointer });
+        let one = self.literal(Literal::U32(1), out);
+        let after = self.binary(BinaryOperator::Add, before, one);
+        self.statement(
+            Statement::Store {
+                pointer,
+                value: after,
+            },
+            out,
+        );
+        after
     }
 
     /// `left op right`, emitted.
@@ -1397,20 +1400,7 @@ impl Sites {
             fx.if_then(add, accept, b);
         });
         let continuing = fx.nested(out, |fx, b| {
-            let w = fx.emitted(Expression::Load { pointer: word_ptr });
-            let one = fx.literal(Literal::U32(1), b);
-            let next = fx.emitted(Expression::Binary {
-                op: BinaryOperator::Add,
-                left: w,
-                right: one,
-            });
-            fx.statement(
-                Statement::Store {
-                    pointer: word_ptr,
-                    value: next,
-                },
-                b,
-            );
+            fx.increment(word_ptr, b);
         });
         fx.statement(
             Statement::Loop {
@@ -1661,20 +1651,7 @@ fn cap_check_at(
 ) {
     let CapCheck { trips, cap, lp } = check;
     let pointer = fx.unemitted(Expression::LocalVariable(trips), out);
-    let before = fx.emitted(Expression::Load { pointer });
-    let one = fx.literal(Literal::U32(1), out);
-    let after = fx.emitted(Expression::Binary {
-        op: BinaryOperator::Add,
-        left: before,
-        right: one,
-    });
-    fx.statement(
-        Statement::Store {
-            pointer,
-            value: after,
-        },
-        out,
-    );
+    let after = fx.increment(pointer, out);
     let cap = fx.literal(Literal::U32(cap), out);
     let over = fx.emitted(Expression::Binary {
         op: BinaryOperator::Greater,
@@ -1966,7 +1943,7 @@ fn main(@builtin(local_invocation_index) li: u32) {
         let module = check_wgsl("test.wgsl", &prepared).unwrap();
         let mut opts = InstrumentOptions::default();
         let err = instrument(&module, &prepared, "nope", &opts).unwrap_err();
-        assert!(err.to_string().contains("main"), "{err}");
+        assert!(err.to_string().contains("`nope`"), "{err}");
         opts.counters_group = 0;
         let err = instrument(&module, &prepared, "main", &opts).unwrap_err();
         assert!(err.to_string().contains("@group(0) @binding(0)"), "{err}");

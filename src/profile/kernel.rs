@@ -637,6 +637,13 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
         }
     }
 
+    #[track_caller]
+    fn assert_mentions(message: &str, needles: &[&str]) {
+        for needle in needles {
+            assert!(message.contains(needle), "no `{needle}` in: {message}");
+        }
+    }
+
     fn runtime(base: u64, stride: u64, min: u64) -> BufferSize {
         BufferSize::RuntimeArray { base, stride, min }
     }
@@ -720,11 +727,16 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
 }
 ";
         let m = message(iface(src, None));
-        assert!(m.contains("`tex`"), "{m}");
-        assert!(m.contains("@group(0) @binding(1)"), "{m}");
-        assert!(m.contains("line 3"), "{m}");
-        assert!(m.contains("a texture"), "{m}");
-        assert!(m.contains("uniform and storage buffers only"), "{m}");
+        assert_mentions(
+            &m,
+            &[
+                "`tex`",
+                "@group(0) @binding(1)",
+                "line 3",
+                "a texture",
+                "uniform and storage buffers only",
+            ],
+        );
     }
 
     #[test]
@@ -827,10 +839,15 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     fn unknown_override_lists_the_overridable_constants() {
         let module = check_wgsl("k.wgsl", OVERRIDES).unwrap();
         let m = message(apply_overrides(&module, &[("BLOK".to_owned(), 1.0)]));
-        assert!(m.contains("no `override` constant `BLOK`"), "{m}");
-        assert!(m.contains("`BLOCK` (u32, default 64)"), "{m}");
-        assert!(m.contains("`scale` (@id(7), f32, default 1.5)"), "{m}");
-        assert!(m.contains("`n` (u32, no default: required)"), "{m}");
+        assert_mentions(
+            &m,
+            &[
+                "no `override` constant `BLOK`",
+                "`BLOCK` (u32, default 64)",
+                "`scale` (@id(7), f32, default 1.5)",
+                "`n` (u32, no default: required)",
+            ],
+        );
     }
 
     #[test]

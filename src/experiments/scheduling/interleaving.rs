@@ -136,26 +136,6 @@ fn by_subgroup(records: &[TicketRecord]) -> (BTreeMap<u32, Vec<&TicketRecord>>, 
 /// The `scheduling.interleaving` experiment.
 pub struct Interleaving;
 
-/// What `scheduling.interleaving` declares.
-pub const INFO: ExperimentInfo = ExperimentInfo {
-    id: "scheduling.interleaving",
-    title: "Scheduling: ticket order of the two sides of a divergent branch",
-    rule: "Diverged lanes of one subgroup may interleave at fine granularity; no order \
-           between the two sides of a branch is guaranteed (serialized under a \
-           reconvergence stack, possibly interleaved with per-lane program counters)",
-    source: "“Independent Thread Scheduling”; “Per-Lane Program Counters and Independent Thread Scheduling”; WGSL guarantees no scheduling order",
-    shaders: &[&shaders::SCHEDULING_INTERLEAVING],
-    figures: &[Figure {
-        key: "interleaved_fraction",
-        label: "interleaved",
-        decimals: 2,
-        decides: None,
-    }],
-    fit: None,
-};
-
-declare_experiment!(Interleaving, INFO, run);
-
 fn run(ctx: RunContext<'_>) -> Result<ExperimentResult> {
     let (lab, config, progress) = ctx.parts();
     let gpu = &lab.gpu;
@@ -361,6 +341,26 @@ fn lane_records(records: &[TicketRecord]) -> Vec<LaneRecord> {
     }
     out
 }
+
+/// What `scheduling.interleaving` declares.
+pub const INFO: ExperimentInfo = ExperimentInfo {
+    id: "scheduling.interleaving",
+    title: "Scheduling: ticket order of the two sides of a divergent branch",
+    rule: "Diverged lanes of one subgroup may interleave at fine granularity; no order \
+           between the two sides of a branch is guaranteed (serialized under a \
+           reconvergence stack, possibly interleaved with per-lane program counters)",
+    source: "“Independent Thread Scheduling”; “Per-Lane Program Counters and Independent Thread Scheduling”; WGSL guarantees no scheduling order",
+    shaders: &[&shaders::SCHEDULING_INTERLEAVING],
+    figures: &[Figure {
+        key: "interleaved_fraction",
+        label: "interleaved",
+        decimals: 2,
+        decides: None,
+    }],
+    fit: None,
+};
+
+declare_experiment!(Interleaving, INFO, run);
 
 #[cfg(test)]
 mod tests {

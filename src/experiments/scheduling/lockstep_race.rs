@@ -208,21 +208,6 @@ impl Tally {
 /// The `scheduling.lockstep_race` experiment.
 pub struct LockstepRace;
 
-/// What `scheduling.lockstep_race` declares.
-pub const INFO: ExperimentInfo = ExperimentInfo {
-    id: "scheduling.lockstep_race",
-    title: "Scheduling: a warp-synchronous reduction without barriers",
-    rule: "Lanes of a subgroup are not guaranteed to run in lockstep: a tree reduction \
-           through workgroup memory with no barrier between its steps is a data race \
-           that may still look correct; with barriers, or with subgroupAdd, it is right",
-    source: "“Independent Thread Scheduling” (what broke: warpReduceOld); “Per-Lane Program Counters and Independent Thread Scheduling”; WGSL memory model (data races)",
-    shaders: &[&shaders::SCHEDULING_LOCKSTEP_RACE],
-    figures: &[],
-    fit: None,
-};
-
-declare_experiment!(LockstepRace, INFO, run);
-
 fn run(ctx: RunContext<'_>) -> Result<ExperimentResult> {
     let (lab, config, progress) = ctx.parts();
     let gpu = &lab.gpu;
@@ -348,6 +333,21 @@ fn run_variants(
     progress(1.0);
     Ok(tallies)
 }
+
+/// What `scheduling.lockstep_race` declares.
+pub const INFO: ExperimentInfo = ExperimentInfo {
+    id: "scheduling.lockstep_race",
+    title: "Scheduling: a warp-synchronous reduction without barriers",
+    rule: "Lanes of a subgroup are not guaranteed to run in lockstep: a tree reduction \
+           through workgroup memory with no barrier between its steps is a data race \
+           that may still look correct; with barriers, or with subgroupAdd, it is right",
+    source: "“Independent Thread Scheduling” (what broke: warpReduceOld); “Per-Lane Program Counters and Independent Thread Scheduling”; WGSL memory model (data races)",
+    shaders: &[&shaders::SCHEDULING_LOCKSTEP_RACE],
+    figures: &[],
+    fit: None,
+};
+
+declare_experiment!(LockstepRace, INFO, run);
 
 #[cfg(test)]
 mod tests {

@@ -11,6 +11,46 @@
 //! `local_invocation_index` instead of ballots and subgroup builtins. [`BLOCK_ASSUMPTION`] says
 //! why a block stands for a subgroup.
 
+/// Declares `$probe`, the compiled form of a two-order capped-spin probe over [`SpinKernel`]:
+/// `$order`'s two entry points, records of type `$record` folded by `$fold` into a `$run`, for
+/// experiment `$id` from shader `$file`, with `$flags` zeroed flags per invocation.
+macro_rules! spin_probe {
+    ($probe:ident, $order:ty, ($record:ty, $run:ty, $fold:path), ($id:literal, $file:expr, $flags:literal)) => {
+        /// The compiled probe: one pipeline per order.
+        pub struct $probe {
+            kernel: SpinKernel,
+        }
+
+        impl $probe {
+            /// Compiles both entry points for the device's grouping ([`Grouping::of`]).
+            pub fn new(gpu: &GpuContext) -> Result<Self> {
+                Self::with_grouping(gpu, Grouping::of(gpu))
+            }
+
+            /// Compiles both entry points for `grouping` (blocks run on any device).
+            pub fn with_grouping(gpu: &GpuContext, grouping: Grouping) -> Result<Self> {
+                let entries = <$order>::ALL.map(|o| o.entry_for(grouping));
+                let kernel = SpinKernel::new(gpu, ($id, $file), entries, grouping)?;
+                Ok(Self { kernel })
+            }
+
+            /// What the probe's records are per.
+            pub fn grouping(&self) -> Grouping {
+                self.kernel.grouping()
+            }
+
+            /// Runs one dispatch of `WORKGROUPS` workgroups with fresh (zero) flags, within the
+            /// device's timeout, and folds what every subgroup (or block) did.
+            pub fn run(&self, gpu: &GpuContext, order: $order, cap: u32) -> Result<$run> {
+                let shape = (cap, WORKGROUP_SIZE, $flags);
+                let (time_ns, flags, records) =
+                    self.kernel.run::<$record>(gpu, order as usize, shape)?;
+                Ok($fold(order, cap, time_ns, &flags, records))
+            }
+        }
+    };
+}
+
 pub mod forward_progress;
 pub mod handshake;
 pub mod interleaving;

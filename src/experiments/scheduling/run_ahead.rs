@@ -226,26 +226,6 @@ fn calibrate(gpu: &GpuContext, bench: &Bench, target_ns: f64) -> Result<(u32, u3
 /// The `scheduling.run_ahead` experiment.
 pub struct RunAhead;
 
-/// What `scheduling.run_ahead` declares.
-pub const INFO: ExperimentInfo = ExperimentInfo {
-    id: "scheduling.run_ahead",
-    title: "Scheduling: do the short lanes of an unbalanced branch run ahead of the join?",
-    rule: "With per-lane program counters the short side of an unbalanced branch may run \
-           ahead past the join and overlap the long side; under a reconvergence stack it \
-           waits at the join and the time is the sum of the parts. Neither is guaranteed",
-    source: "“Per-Lane Program Counters and Independent Thread Scheduling” (what it does to the cost model); “Independent Thread Scheduling”",
-    shaders: &[&shaders::SCHEDULING_RUN_AHEAD],
-    figures: &[Figure {
-        key: "overlap_fraction",
-        label: "overlap",
-        decimals: 2,
-        decides: Some("parts_add_up"),
-    }],
-    fit: None,
-};
-
-declare_experiment!(RunAhead, INFO, run);
-
 fn run(ctx: RunContext<'_>) -> Result<ExperimentResult> {
     let (lab, config, progress) = ctx.parts();
     let gpu = &lab.gpu;
@@ -439,6 +419,26 @@ fn quartiles(values: &[f64]) -> (f64, f64) {
     };
     (at(0.25), at(0.75))
 }
+
+/// What `scheduling.run_ahead` declares.
+pub const INFO: ExperimentInfo = ExperimentInfo {
+    id: "scheduling.run_ahead",
+    title: "Scheduling: do the short lanes of an unbalanced branch run ahead of the join?",
+    rule: "With per-lane program counters the short side of an unbalanced branch may run \
+           ahead past the join and overlap the long side; under a reconvergence stack it \
+           waits at the join and the time is the sum of the parts. Neither is guaranteed",
+    source: "“Per-Lane Program Counters and Independent Thread Scheduling” (what it does to the cost model); “Independent Thread Scheduling”",
+    shaders: &[&shaders::SCHEDULING_RUN_AHEAD],
+    figures: &[Figure {
+        key: "overlap_fraction",
+        label: "overlap",
+        decimals: 2,
+        decides: Some("parts_add_up"),
+    }],
+    fit: None,
+};
+
+declare_experiment!(RunAhead, INFO, run);
 
 #[cfg(test)]
 mod tests {

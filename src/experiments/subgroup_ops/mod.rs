@@ -34,19 +34,6 @@ pub const RANDOM_SEED: u64 = 0x5ee0_0003;
 /// The `subgroup_ops.catalog` experiment.
 pub struct SubgroupOps;
 
-/// What `subgroup_ops.catalog` declares.
-pub const INFO: ExperimentInfo = ExperimentInfo {
-    id: "subgroup_ops.catalog",
-    title: "Subgroup operation catalog",
-    rule: "A subgroup operation acts among the active (mutually convergent) invocations only",
-    source: "“Execution Divergence and Reconvergence”; WGSL: subgroup built-in functions",
-    shaders: &[&shaders::SUBGROUP_OPS],
-    figures: &[],
-    fit: None,
-};
-
-declare_experiment!(SubgroupOps, INFO, run);
-
 fn run(ctx: RunContext<'_>) -> Result<ExperimentResult> {
     let (lab, _, progress) = ctx.parts();
     let gpu = &lab.gpu;
@@ -133,6 +120,19 @@ fn lane_records(records: &[OpsRecord]) -> Vec<LaneRecord> {
     }
     out
 }
+
+/// What `subgroup_ops.catalog` declares.
+pub const INFO: ExperimentInfo = ExperimentInfo {
+    id: "subgroup_ops.catalog",
+    title: "Subgroup operation catalog",
+    rule: "A subgroup operation acts among the active (mutually convergent) invocations only",
+    source: "“Execution Divergence and Reconvergence”; WGSL: subgroup built-in functions",
+    shaders: &[&shaders::SUBGROUP_OPS],
+    figures: &[],
+    fit: None,
+};
+
+declare_experiment!(SubgroupOps, INFO, run);
 
 #[cfg(test)]
 mod tests {

@@ -123,49 +123,16 @@ impl SpinRun {
     }
 }
 
-/// The compiled probe: one pipeline per order.
-pub struct SpinProbe {
-    kernel: SpinKernel,
-}
-
-impl SpinProbe {
-    /// Compiles both entry points for the device's grouping ([`Grouping::of`]).
-    pub fn new(gpu: &GpuContext) -> Result<Self> {
-        Self::with_grouping(gpu, Grouping::of(gpu))
-    }
-
-    /// Compiles both entry points for `grouping` (blocks run on any device).
-    pub fn with_grouping(gpu: &GpuContext, grouping: Grouping) -> Result<Self> {
-        let entries = [
-            SpinOrder::SpinThen.entry_for(grouping),
-            SpinOrder::SpinElse.entry_for(grouping),
-        ];
-        let kernel = SpinKernel::new(
-            gpu,
-            (
-                "scheduling.forward_progress",
-                &shaders::SCHEDULING_FORWARD_PROGRESS,
-            ),
-            entries,
-            grouping,
-        )?;
-        Ok(Self { kernel })
-    }
-
-    /// What the probe's records are per.
-    pub fn grouping(&self) -> Grouping {
-        self.kernel.grouping()
-    }
-
-    /// Runs one dispatch of `WORKGROUPS` workgroups with fresh (zero) flags, within the
-    /// device's timeout, and reads back what every subgroup (or block) saw.
-    pub fn run(&self, gpu: &GpuContext, order: SpinOrder, cap: u32) -> Result<SpinRun> {
-        let (time_ns, flags, records) =
-            self.kernel
-                .run::<SpinRecord>(gpu, order as usize, (cap, WORKGROUP_SIZE, 1))?;
-        Ok(summarize(order, cap, time_ns, &flags, records))
-    }
-}
+spin_probe!(
+    SpinProbe,
+    SpinOrder,
+    (SpinRecord, SpinRun, summarize),
+    (
+        "scheduling.forward_progress",
+        &shaders::SCHEDULING_FORWARD_PROGRESS,
+        1
+    )
+);
 
 /// Folds the records into one entry per subgroup (or block).
 pub fn summarize(
@@ -216,21 +183,6 @@ pub fn default_cap(gpu: &GpuContext) -> u32 {
 /// The `scheduling.forward_progress` experiment.
 pub struct ForwardProgress;
 
-/// What `scheduling.forward_progress` declares.
-pub const INFO: ExperimentInfo = ExperimentInfo {
-    id: "scheduling.forward_progress",
-    title: "Scheduling: a lane spins on a flag set by the other path of its subgroup",
-    rule: "A lane spinning on a flag set by another lane of the same subgroup terminates \
-           only where the hardware gives diverged lanes forward progress; WGSL guarantees \
-           none, so every such spin must be bounded, with a fallback",
-    source: "“Independent Thread Scheduling” (assumptions that no longer hold); “Per-Lane Program Counters and Independent Thread Scheduling”",
-    shaders: &[&shaders::SCHEDULING_FORWARD_PROGRESS],
-    figures: &[],
-    fit: None,
-};
-
-declare_experiment!(ForwardProgress, INFO, run);
-
 fn run(ctx: RunContext<'_>) -> Result<ExperimentResult> {
     let (lab, config, progress) = ctx.parts();
     let gpu = &lab.gpu;
@@ -262,6 +214,21 @@ fn run(ctx: RunContext<'_>) -> Result<ExperimentResult> {
     }
     Ok(result)
 }
+
+/// What `scheduling.forward_progress` declares.
+pub const INFO: ExperimentInfo = ExperimentInfo {
+    id: "scheduling.forward_progress",
+    title: "Scheduling: a lane spins on a flag set by the other path of its subgroup",
+    rule: "A lane spinning on a flag set by another lane of the same subgroup terminates \
+           only where the hardware gives diverged lanes forward progress; WGSL guarantees \
+           none, so every such spin must be bounded, with a fallback",
+    source: "“Independent Thread Scheduling” (assumptions that no longer hold); “Per-Lane Program Counters and Independent Thread Scheduling”",
+    shaders: &[&shaders::SCHEDULING_FORWARD_PROGRESS],
+    figures: &[],
+    fit: None,
+};
+
+declare_experiment!(ForwardProgress, INFO, run);
 
 #[cfg(test)]
 mod tests {

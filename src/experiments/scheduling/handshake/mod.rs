@@ -154,46 +154,12 @@ pub struct HandshakeRun {
     pub records: Vec<HandshakeRecord>,
 }
 
-/// The compiled probe: one pipeline per order.
-pub struct HandshakeProbe {
-    kernel: SpinKernel,
-}
-
-impl HandshakeProbe {
-    /// Compiles both entry points for the device's grouping ([`Grouping::of`]).
-    pub fn new(gpu: &GpuContext) -> Result<Self> {
-        Self::with_grouping(gpu, Grouping::of(gpu))
-    }
-
-    /// Compiles both entry points for `grouping` (blocks run on any device).
-    pub fn with_grouping(gpu: &GpuContext, grouping: Grouping) -> Result<Self> {
-        let entries = [
-            HandshakeOrder::AThen.entry_for(grouping),
-            HandshakeOrder::AElse.entry_for(grouping),
-        ];
-        let kernel = SpinKernel::new(
-            gpu,
-            ("scheduling.handshake", &shaders::SCHEDULING_HANDSHAKE),
-            entries,
-            grouping,
-        )?;
-        Ok(Self { kernel })
-    }
-
-    /// What the probe's records are per.
-    pub fn grouping(&self) -> Grouping {
-        self.kernel.grouping()
-    }
-
-    /// Runs one dispatch of `WORKGROUPS` workgroups with fresh (zero) flags, within the
-    /// device's timeout, and reads back what every subgroup (or block) did.
-    pub fn run(&self, gpu: &GpuContext, order: HandshakeOrder, cap: u32) -> Result<HandshakeRun> {
-        let (time_ns, flags, records) =
-            self.kernel
-                .run::<HandshakeRecord>(gpu, order as usize, (cap, WORKGROUP_SIZE, 2))?;
-        Ok(summarize(order, cap, time_ns, &flags, records))
-    }
-}
+spin_probe!(
+    HandshakeProbe,
+    HandshakeOrder,
+    (HandshakeRecord, HandshakeRun, summarize),
+    ("scheduling.handshake", &shaders::SCHEDULING_HANDSHAKE, 2)
+);
 
 /// Folds the records into one entry per subgroup (or block); `flags` holds a and b of slot s at
 /// 2s, 2s+1.
@@ -236,21 +202,6 @@ pub fn summarize(
 /// The `scheduling.handshake` experiment.
 pub struct Handshake;
 
-/// What `scheduling.handshake` declares.
-pub const INFO: ExperimentInfo = ExperimentInfo {
-    id: "scheduling.handshake",
-    title: "Scheduling: a handshake between the two paths of a subgroup's branch",
-    rule: "Two diverged paths of one subgroup can hand a flag back and forth only where \
-           the scheduler interleaves them (independent thread scheduling); WGSL \
-           guarantees diverged lanes no forward progress, so each wait must be bounded",
-    source: "“Independent Thread Scheduling”; “Per-Lane Program Counters and Independent Thread Scheduling”",
-    shaders: &[&shaders::SCHEDULING_HANDSHAKE],
-    figures: &[],
-    fit: None,
-};
-
-declare_experiment!(Handshake, INFO, run);
-
 fn run(ctx: RunContext<'_>) -> Result<ExperimentResult> {
     let (lab, config, progress) = ctx.parts();
     let gpu = &lab.gpu;
@@ -281,6 +232,21 @@ fn run(ctx: RunContext<'_>) -> Result<ExperimentResult> {
     }
     Ok(result)
 }
+
+/// What `scheduling.handshake` declares.
+pub const INFO: ExperimentInfo = ExperimentInfo {
+    id: "scheduling.handshake",
+    title: "Scheduling: a handshake between the two paths of a subgroup's branch",
+    rule: "Two diverged paths of one subgroup can hand a flag back and forth only where \
+           the scheduler interleaves them (independent thread scheduling); WGSL \
+           guarantees diverged lanes no forward progress, so each wait must be bounded",
+    source: "“Independent Thread Scheduling”; “Per-Lane Program Counters and Independent Thread Scheduling”",
+    shaders: &[&shaders::SCHEDULING_HANDSHAKE],
+    figures: &[],
+    fit: None,
+};
+
+declare_experiment!(Handshake, INFO, run);
 
 #[cfg(test)]
 mod tests {
