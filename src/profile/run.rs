@@ -106,7 +106,14 @@ pub fn prepare(gpu: &GpuContext, request: &Request) -> Result<Prepared> {
             counters_group.saturating_sub(1)
         )));
     }
-    let mut notes = vec![OBSERVER_NOTE.to_owned()];
+    let mut notes = vec![if gpu.caps.subgroups {
+        OBSERVER_NOTE.to_owned()
+    } else {
+        "the counters are private increments added atomically where an invocation leaves the \
+         kernel; a compiler may schedule the kernel differently around them, so the profile is \
+         of the instrumented kernel"
+            .to_owned()
+    }];
     let mut loop_cap = request.loop_cap.max(1);
     if is_llvmpipe(gpu) && loop_cap > LLVMPIPE_LOOP_LIMIT - 1 {
         loop_cap = LLVMPIPE_LOOP_LIMIT - 1;
