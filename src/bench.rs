@@ -43,10 +43,14 @@ pub enum BenchEvent<'a> {
 
 /// The ids of the experiments `only` selects (all when `None`).
 pub fn selected_ids(only: Option<&str>) -> Vec<&'static str> {
+    let config = BenchConfig {
+        only: only.map(str::to_owned),
+        ..BenchConfig::default()
+    };
     registry()
         .iter()
         .map(|e| e.id())
-        .filter(|id| only.is_none_or(|o| id.contains(o)))
+        .filter(|id| config.selects(id))
         .collect()
 }
 

@@ -36,6 +36,10 @@ impl Capabilities {
     }
 }
 
+/// llvmpipe ends a shader's loops after this many iterations, counted over every loop of one
+/// invocation together (gallivm's `LP_MAX_TGSI_LOOP_ITERATIONS`), and silently goes on.
+pub const LLVMPIPE_LOOP_ITERATIONS: u32 = 65_535;
+
 /// A device, its queue and what divlab knows about them.
 ///
 /// Experiments borrow it. The app can build one from eframe's device with [`GpuContext::from_device`].
@@ -145,6 +149,12 @@ impl GpuContext {
             faults,
             cancel: CancelToken::default(),
         }
+    }
+
+    /// Whether this is Mesa's llvmpipe (lavapipe on Vulkan, llvmpipe on GL), which names itself in
+    /// `driver` on Vulkan and in the adapter name on GL.
+    pub fn is_llvmpipe(&self) -> bool {
+        self.info.driver == "llvmpipe" || self.info.name.starts_with("llvmpipe")
     }
 
     /// Fails with `Unsupported` unless the device has subgroups.

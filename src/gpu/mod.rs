@@ -8,7 +8,7 @@ mod shader;
 mod timer;
 
 pub use adapters::{AdapterEntry, AdapterSelector, BackendChoice};
-pub use context::{CancelToken, Capabilities, GpuContext};
+pub use context::{CancelToken, Capabilities, GpuContext, LLVMPIPE_LOOP_ITERATIONS};
 pub use dispatch::Dispatch;
 pub use readback::{map_and_read, read_buffer, read_only_buffer, storage_buffer};
 pub use shader::{

@@ -6,7 +6,8 @@ use std::path::Path;
 use crate::bench::adapter_record;
 use crate::experiments::Lab;
 use crate::gpu::{
-    Dispatch, GpuContext, GpuTimer, RuntimeChecks, compile_wgsl, create_pipeline, read_buffer,
+    Dispatch, GpuContext, GpuTimer, LLVMPIPE_LOOP_ITERATIONS, RuntimeChecks, compile_wgsl,
+    create_pipeline, read_buffer,
 };
 use crate::profile::fill::{self, BindingRef, BufferSpec};
 use crate::profile::instrument::{self, InstrumentOptions, Instrumented};
@@ -19,10 +20,6 @@ use crate::{Error, Result};
 
 /// The default loop cap: iterations one invocation may run of one entry into a loop.
 pub const DEFAULT_LOOP_CAP: u32 = 1_000_000;
-
-/// llvmpipe's gallivm ends every loop of a shader invocation after 65,535 iterations in total,
-/// silently (`LP_MAX_TGSI_LOOP_ITERATIONS`), so a cap above that never fires there.
-const LLVMPIPE_LOOP_LIMIT: u32 = 65_535;
 
 /// What to profile and how.
 #[derive(Clone, Debug)]
@@ -78,7 +75,8 @@ pub struct Prepared {
     pub interface: KernelInterface,
     /// The instrumented kernel.
     pub instrumented: Instrumented,
-    /// The loop cap in force (lowered on llvmpipe, see [`LLVMPIPE_LOOP_LIMIT`]).
+    /// The loop cap in force (lowered on llvmpipe, where a cap above
+    /// [`LLVMPIPE_LOOP_ITERATIONS`] would never fire).
     pub loop_cap: u32,
     /// Remarks for the report.
     pub notes: Vec<String>,
@@ -115,10 +113,10 @@ pub fn prepare(gpu: &GpuContext, request: &Request) -> Result<Prepared> {
             .to_owned()
     }];
     let mut loop_cap = request.loop_cap.max(1);
-    if is_llvmpipe(gpu) && loop_cap > LLVMPIPE_LOOP_LIMIT - 1 {
-        loop_cap = LLVMPIPE_LOOP_LIMIT - 1;
+    if gpu.is_llvmpipe() && loop_cap > LLVMPIPE_LOOP_ITERATIONS - 1 {
+        loop_cap = LLVMPIPE_LOOP_ITERATIONS - 1;
         notes.push(format!(
-            "llvmpipe ends every loop of an invocation after {LLVMPIPE_LOOP_LIMIT} iterations in \
+            "llvmpipe ends every loop of an invocation after {LLVMPIPE_LOOP_ITERATIONS} iterations in \
              total, silently, so the loop cap is lowered to {loop_cap} here"
         ));
     }
@@ -141,10 +139,6 @@ pub fn prepare(gpu: &GpuContext, request: &Request) -> Result<Prepared> {
         loop_cap,
         notes,
     })
-}
-
-fn is_llvmpipe(gpu: &GpuContext) -> bool {
-    gpu.info.driver == "llvmpipe" || gpu.info.name.starts_with("llvmpipe")
 }
 
 /// The kernel's buffers, filled as asked; one per binding of `interface`, in its order.

@@ -15,7 +15,7 @@ use crate::experiments::divergence::kernels::{
 use crate::experiments::divergence::plan::Plan;
 use crate::experiments::divergence::width;
 use crate::experiments::{Experiment, Lab, Progress, RunConfig};
-use crate::gpu::{self, GpuContext, GpuTimer};
+use crate::gpu::{self, GpuContext, GpuTimer, LLVMPIPE_LOOP_ITERATIONS};
 use crate::model::divergence as model;
 use crate::report::{ExperimentResult, VerdictStatus};
 use crate::stats;
@@ -29,19 +29,14 @@ const MAX_TRIPS: u32 = 1 << 20;
 /// calibration fooled by a broken timer cannot launch a dispatch that runs for minutes.
 const MAX_LANE_TRIPS: u64 = 1 << 31;
 
-/// llvmpipe (lavapipe) ends a shader's loops after this many iterations, counted over every
-/// loop of the shader together (gallivm's `LP_MAX_TGSI_LOOP_ITERATIONS`), and silently goes
-/// on: past it, a divergent subgroup's time stopped growing with its trip counts.
-const LLVMPIPE_LOOP_ITERATIONS: u32 = 65_535;
-
 /// The most trips a path may have: none of the study's dispatches of `invocations` may run for
 /// long, and on llvmpipe a divergent subgroup, which runs up to `paths` paths' loops one after
 /// another, must stay within the driver's loop iteration limit.
 fn max_trips(gpu: &GpuContext, invocations: u32, paths: u32) -> u32 {
     let cap = MAX_LANE_TRIPS / u64::from(invocations.max(1));
     let cap = u32::try_from(cap).unwrap_or(MAX_TRIPS).clamp(1, MAX_TRIPS);
-    // llvmpipe names itself in `driver` on Vulkan and in the adapter name on GL.
-    if gpu.info.driver == "llvmpipe" || gpu.info.name.starts_with("llvmpipe") {
+    // Past llvmpipe's loop limit a divergent subgroup's time stopped growing with its trips.
+    if gpu.is_llvmpipe() {
         // A little headroom for the iterations that test a loop's exit.
         cap.min((LLVMPIPE_LOOP_ITERATIONS - 1024) / paths.max(1))
     } else {
