@@ -4,9 +4,18 @@
 //! Conventions read from the document, not from experiment ids: a series named `*_model` is a
 //! model curve (dashed, no markers); points with `y_min`/`y_max` get whiskers. A time plot gets
 //! the fitted line its experiment declares ([`Fit`]), drawn only over the range it was fitted.
+//!
+//! Readable by default: times in ns/µs/ms/s chosen per plot, integer ticks where x counts
+//! something (k, work), the legend in the corner with the fewest points, and hover that snaps
+//! to the nearest point and prints it with its unit.
+
+use std::ops::RangeInclusive;
 
 use eframe::egui::{self, Color32};
-use egui_plot::{Legend, Line, LineStyle, Plot, PlotPoints, Points};
+use egui_plot::{
+    Corner, GridInput, GridMark, HoverPosition, Legend, Line, LineStyle, MarkerShape, Plot,
+    PlotPoints, Points,
+};
 
 use crate::report::{ExperimentResult, Fit, Series};
 
@@ -58,12 +67,68 @@ pub fn palette(index: usize) -> Color32 {
     COLOURS[index % COLOURS.len()]
 }
 
-/// The unit in a label such as `time (ns)`, for hover text.
+/// The label's unit, in parentheses at its end: `time (ns)` -> `ns`.
 fn unit(label: &str) -> &str {
     label
         .rfind('(')
         .and_then(|open| label[open + 1..].strip_suffix(')'))
         .unwrap_or("")
+}
+
+/// How a plot's y values are shown: a time in ns becomes the unit that suits its largest value.
+#[derive(Clone, Debug, PartialEq)]
+pub struct YScale {
+    /// Data values are divided by this.
+    pub divisor: f64,
+    /// The unit after scaling ("ms"), or the label's own.
+    pub unit: String,
+    /// The axis label with that unit ("time (ms)").
+    pub label: String,
+}
+
+impl YScale {
+    /// The scale for values up to `max_abs` on an axis labelled `y_label`.
+    pub fn new(y_label: &str, max_abs: f64) -> Self {
+        let label_unit = unit(y_label);
+        if label_unit != "ns" {
+            return Self {
+                divisor: 1.0,
+                unit: label_unit.to_owned(),
+                label: y_label.to_owned(),
+            };
+        }
+        let (divisor, unit) = match max_abs {
+            m if m >= 1e9 => (1e9, "s"),
+            m if m >= 1e6 => (1e6, "ms"),
+            m if m >= 1e3 => (1e3, "µs"),
+            _ => (1.0, "ns"),
+        };
+        let stem = y_label[..y_label.rfind('(').unwrap_or(y_label.len())].trim_end();
+        Self {
+            divisor,
+            unit: unit.to_owned(),
+            label: format!("{stem} ({unit})"),
+        }
+    }
+}
+
+/// Options of one plot.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PlotOptions {
+    /// A log10 y axis (times that differ 100x between devices).
+    pub log_y: bool,
+}
+
+/// One curve of a plot, with how it is drawn.
+pub struct Curve<'a> {
+    /// Its name in the legend and on hover.
+    pub name: String,
+    /// The data.
+    pub series: &'a Series,
+    /// Its colour.
+    pub colour: Color32,
+    /// Its marker.
+    pub shape: MarkerShape,
 }
 
 /// A fitted straight line to draw, read from a result through its experiment's [`Fit`].
@@ -101,48 +166,126 @@ pub fn experiment_charts(ui: &mut egui::Ui, result: &ExperimentResult, fit: Opti
         let line = fit
             .filter(|f| group.x_label == f.x_label && group.y_label == "time (ns)")
             .and_then(|f| FitLine::of(result, f));
+        let curves = group
+            .curves
+            .iter()
+            .enumerate()
+            .map(|(i, (name, series))| Curve {
+                name: name.clone(),
+                series,
+                colour: palette(i),
+                shape: MarkerShape::Circle,
+            })
+            .collect();
         let id = format!("chart/{}/{index}", result.id);
-        plot_group(ui, id, group, line);
+        plot_curves(ui, id, group, curves, line, PlotOptions::default());
     }
 }
 
 /// One plot: curves with markers, whiskers, model curves dashed, and an optional fitted line.
-pub fn plot_group(ui: &mut egui::Ui, id: String, group: &SeriesGroup<'_>, fit: Option<FitLine>) {
-    ui.label(egui::RichText::new(format!("{} over {}", group.y_label, group.x_label)).strong());
+pub fn plot_curves(
+    ui: &mut egui::Ui,
+    id: String,
+    group: &SeriesGroup<'_>,
+    curves: Vec<Curve<'_>>,
+    fit: Option<FitLine>,
+    options: PlotOptions,
+) {
+    let max_abs = curves
+        .iter()
+        .flat_map(|c| &c.series.points)
+        .map(|p| p.y.abs().max(p.y_max.unwrap_or(0.0).abs()))
+        .fold(0.0, f64::max);
+    let scale = YScale::new(group.y_label, max_abs);
+    let log_y = options.log_y;
+    // The y a point is drawn at: scaled, then log10 on a log axis (non-positive values have no
+    // place there and are dropped).
+    let to_plot = move |y: f64| {
+        let y = y / scale.divisor;
+        if log_y {
+            (y > 0.0).then(|| y.log10())
+        } else {
+            Some(y)
+        }
+    };
+    let heading = format!(
+        "{}{} over {}",
+        scale.label,
+        if log_y { ", log scale" } else { "" },
+        group.x_label
+    );
+    ui.label(egui::RichText::new(heading).strong());
+    let integer_x = curves
+        .iter()
+        .flat_map(|c| &c.series.points)
+        .all(|p| p.x.fract() == 0.0);
+    let points: Vec<[f64; 2]> = curves
+        .iter()
+        .flat_map(|c| &c.series.points)
+        .filter_map(|p| Some([p.x, to_plot(p.y)?]))
+        .collect();
     let x_label = group.x_label.to_owned();
-    let y_unit = unit(group.y_label).to_owned();
-    let plot = Plot::new(id)
+    let y_unit = scale.unit.clone();
+    let mut plot = Plot::new(id)
         .height(220.0)
-        .legend(Legend::default())
+        .legend(Legend::default().position(emptiest_corner(&points)))
         .x_axis_label(group.x_label)
-        .y_axis_label(group.y_label)
+        .y_axis_label(scale.label.clone())
         .allow_scroll(false)
-        .label_formatter(move |pos| {
-            let (name, p) = match pos {
-                egui_plot::HoverPosition::NearDataPoint {
-                    plot_name,
-                    position,
-                    ..
-                } => (*plot_name, position),
-                egui_plot::HoverPosition::Elsewhere { position } => ("", position),
+        .y_axis_formatter(move |mark: GridMark, _: &RangeInclusive<f64>| {
+            let value = if log_y {
+                10f64.powf(mark.value)
+            } else {
+                mark.value
             };
-            Some(format!(
-                "{name}\n{x_label} = {:.3}\ny = {:.4} {y_unit}",
-                p.x, p.y
-            ))
+            short(value)
+        })
+        .label_formatter(move |hover| match hover {
+            HoverPosition::NearDataPoint {
+                plot_name,
+                position,
+                ..
+            } if !plot_name.is_empty() => {
+                let y = if log_y {
+                    10f64.powf(position.y)
+                } else {
+                    position.y
+                };
+                Some(format!(
+                    "{plot_name}\n{x_label} = {}\n{} {y_unit}",
+                    short(position.x),
+                    short(y)
+                ))
+            }
+            _ => None,
         });
+    if integer_x {
+        plot = plot.x_grid_spacer(integer_marks).x_axis_formatter(
+            |mark: GridMark, _: &RangeInclusive<f64>| {
+                if mark.value.fract() == 0.0 {
+                    format!("{:.0}", mark.value)
+                } else {
+                    String::new()
+                }
+            },
+        );
+    }
     plot.show(ui, |plot_ui| {
         let (mut x_min, mut x_max) = (f64::INFINITY, f64::NEG_INFINITY);
-        for (index, (name, series)) in group.curves.iter().enumerate() {
-            let colour = palette(index);
-            let xy: Vec<[f64; 2]> = series.points.iter().map(|p| [p.x, p.y]).collect();
-            for p in &series.points {
+        for curve in &curves {
+            let xy: Vec<[f64; 2]> = curve
+                .series
+                .points
+                .iter()
+                .filter_map(|p| Some([p.x, to_plot(p.y)?]))
+                .collect();
+            for p in &curve.series.points {
                 x_min = x_min.min(p.x);
                 x_max = x_max.max(p.x);
             }
-            let model = series.name.ends_with("_model");
-            let line = Line::new(name.clone(), PlotPoints::from(xy.clone()))
-                .color(colour)
+            let model = curve.series.name.ends_with("_model");
+            let line = Line::new(curve.name.clone(), PlotPoints::from(xy.clone()))
+                .color(curve.colour)
                 .width(if model { 1.5 } else { 2.0 });
             if model {
                 plot_ui.line(line.style(LineStyle::dashed_loose()));
@@ -150,16 +293,18 @@ pub fn plot_group(ui: &mut egui::Ui, id: String, group: &SeriesGroup<'_>, fit: O
             }
             plot_ui.line(line);
             plot_ui.points(
-                Points::new(name.clone(), PlotPoints::from(xy))
-                    .color(colour)
+                Points::new(curve.name.clone(), PlotPoints::from(xy))
+                    .color(curve.colour)
+                    .shape(curve.shape)
                     .radius(3.0),
             );
-            for p in &series.points {
-                if let (Some(lo), Some(hi)) = (p.y_min, p.y_max) {
+            for p in &curve.series.points {
+                if let (Some(lo), Some(hi)) = (p.y_min.and_then(to_plot), p.y_max.and_then(to_plot))
+                {
                     // Unnamed, so the legend lists each curve once.
                     plot_ui.line(
                         Line::new("", PlotPoints::from(vec![[p.x, lo], [p.x, hi]]))
-                            .color(colour)
+                            .color(curve.colour)
                             .width(1.0)
                             .allow_hover(false),
                     );
@@ -175,14 +320,16 @@ pub fn plot_group(ui: &mut egui::Ui, id: String, group: &SeriesGroup<'_>, fit: O
             && x_min <= x_max
         {
             let x_max = fitted_to.map_or(x_max, |end| end.min(x_max));
+            let unit = &scale.unit;
+            let (a, b) = (intercept / scale.divisor, slope / scale.divisor);
             let name = match r2 {
-                Some(r2) => format!("fit {intercept:.0} + {slope:.0}·k ns (R² {r2:.3})"),
-                None => format!("fit {intercept:.0} + {slope:.0}·k ns"),
+                Some(r2) => format!("fit {} + {}·k {unit} (R² {r2:.3})", short(a), short(b)),
+                None => format!("fit {} + {}·k {unit}", short(a), short(b)),
             };
-            let ends = vec![
-                [x_min, intercept + slope * x_min],
-                [x_max, intercept + slope * x_max],
-            ];
+            let ends: Vec<[f64; 2]> = [x_min, x_max]
+                .into_iter()
+                .filter_map(|x| Some([x, to_plot(intercept + slope * x)?]))
+                .collect();
             plot_ui.line(
                 Line::new(name, PlotPoints::from(ends))
                     .color(Color32::GRAY)
@@ -190,4 +337,124 @@ pub fn plot_group(ui: &mut egui::Ui, id: String, group: &SeriesGroup<'_>, fit: O
             );
         }
     });
+}
+
+/// A number for a tick or a tooltip: integers as integers, else three significant digits.
+pub fn short(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e7 {
+        format!("{v:.0}")
+    } else if v != 0.0 && (v.abs() >= 1e7 || v.abs() < 1e-3) {
+        format!("{v:.2e}")
+    } else {
+        let decimals = (2 - v.abs().log10().floor() as i32).clamp(0, 6) as usize;
+        format!("{v:.decimals$}")
+    }
+}
+
+/// Grid marks at integers only, spaced 1, 2, 4, 5, 8, 10, 16, ... apart so that about a dozen
+/// fit: k = 1..16 gets a label per value, k = 1..64 one every 4 or 8.
+pub fn integer_marks(input: GridInput) -> Vec<GridMark> {
+    let (lo, hi) = input.bounds;
+    let span = (hi - lo).max(1.0);
+    let step = [
+        1.0, 2.0, 4.0, 5.0, 8.0, 10.0, 16.0, 20.0, 32.0, 50.0, 64.0, 100.0,
+    ]
+    .into_iter()
+    .find(|s| span / s <= 16.0)
+    .unwrap_or_else(|| 10f64.powf((span / 16.0).log10().ceil()));
+    let first = (lo / step).ceil() as i64;
+    let last = (hi / step).floor() as i64;
+    (first..=last)
+        .map(|i| GridMark {
+            value: i as f64 * step,
+            step_size: step,
+        })
+        .collect()
+}
+
+/// The plot corner with the fewest data points under where a legend sits (a box of about a
+/// third of the width and a quarter of the height), preferring the top left.
+pub fn emptiest_corner(points: &[[f64; 2]]) -> Corner {
+    let (mut x0, mut x1, mut y0, mut y1) = (f64::MAX, f64::MIN, f64::MAX, f64::MIN);
+    for [x, y] in points {
+        (x0, x1, y0, y1) = (x0.min(*x), x1.max(*x), y0.min(*y), y1.max(*y));
+    }
+    let (w, h) = (
+        (x1 - x0).max(f64::MIN_POSITIVE),
+        (y1 - y0).max(f64::MIN_POSITIVE),
+    );
+    let count = |corner: Corner| {
+        points
+            .iter()
+            .filter(|[x, y]| {
+                let (u, v) = ((x - x0) / w, (y - y0) / h);
+                let left = u <= 0.4;
+                let right = u >= 0.6;
+                let top = v >= 0.7;
+                let bottom = v <= 0.3;
+                match corner {
+                    Corner::LeftTop => left && top,
+                    Corner::RightTop => right && top,
+                    Corner::LeftBottom => left && bottom,
+                    Corner::RightBottom => right && bottom,
+                }
+            })
+            .count()
+    };
+    [
+        Corner::LeftTop,
+        Corner::RightTop,
+        Corner::LeftBottom,
+        Corner::RightBottom,
+    ]
+    .into_iter()
+    .min_by_key(|c| count(*c))
+    .unwrap_or(Corner::LeftTop)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times_take_the_unit_of_their_largest_value() {
+        let scale = YScale::new("time (ns)", 5.0e8);
+        assert_eq!((scale.divisor, scale.unit.as_str()), (1e6, "ms"));
+        assert_eq!(scale.label, "time (ms)");
+        assert_eq!(YScale::new("time (ns)", 900.0).label, "time (ns)");
+        assert_eq!(YScale::new("time (ns)", 2.0e9).label, "time (s)");
+        // Other units are left alone.
+        assert_eq!(YScale::new("efficiency (lanes)", 5.0e8).divisor, 1.0);
+    }
+
+    #[test]
+    fn k_ticks_are_integers_and_a_dozen_at_most() {
+        for (bounds, step) in [((0.5, 16.5), 2.0), ((0.8, 8.2), 1.0), ((-2.0, 66.0), 5.0)] {
+            let marks = integer_marks(GridInput {
+                bounds,
+                base_step_size: 0.1,
+            });
+            assert!(marks.iter().all(|m| m.value.fract() == 0.0), "{marks:?}");
+            assert!(marks.len() <= 17, "{bounds:?}: {} marks", marks.len());
+            assert_eq!(marks[1].value - marks[0].value, step, "{bounds:?}");
+        }
+    }
+
+    #[test]
+    fn the_legend_goes_where_the_data_is_not() {
+        // T(k) rising from the bottom left to the top right: a top-left legend would cover
+        // nothing only if the curve stays low there, which it does.
+        let rising: Vec<[f64; 2]> = (1..=32).map(|k| [k as f64, (k * k) as f64]).collect();
+        assert_eq!(emptiest_corner(&rising), Corner::LeftTop);
+        let falling: Vec<[f64; 2]> = (1..=32).map(|k| [k as f64, 1.0 / k as f64]).collect();
+        assert_eq!(emptiest_corner(&falling), Corner::RightTop);
+    }
+
+    #[test]
+    fn numbers_read_short() {
+        assert_eq!(short(8.0), "8");
+        assert_eq!(short(12.3456), "12.3");
+        assert_eq!(short(0.98765), "0.988");
+        assert_eq!(short(27_391_329.5), "2.74e7");
+    }
 }

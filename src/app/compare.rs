@@ -3,7 +3,7 @@
 
 use eframe::egui::{self, RichText, accesskit::Role};
 
-use super::charts::{group_series, plot_group};
+use super::charts::{Curve, PlotOptions, group_series, palette, plot_curves};
 use super::verdicts::status_label;
 use crate::experiments::catalog;
 use crate::report::{Comparison, ResultDocument, VerdictRow};
@@ -17,6 +17,8 @@ pub struct CompareView {
     pub experiment: Option<String>,
     /// The documents compared; built again only when they change.
     comparison: Option<Comparison>,
+    /// Time axes on a log scale: devices' times differ 100x.
+    pub log_y: bool,
 }
 
 impl CompareView {
@@ -99,23 +101,66 @@ impl CompareView {
                     ui.selectable_value(&mut self.experiment, Some(id.clone()), id);
                 }
             });
+        ui.checkbox(&mut self.log_y, "log time axis").on_hover_text(
+            "Devices' times differ 100x or more; on a linear axis the fast one is flat",
+        );
         if let Some(id) = self.experiment.clone() {
-            let curves = self.docs.iter().flat_map(|(label, doc)| {
-                doc.experiments
-                    .iter()
-                    .filter(|e| e.id == id)
-                    .flat_map(move |e| {
-                        e.series
-                            .iter()
-                            .map(move |s| (format!("{label}: {}", s.name), s))
-                    })
-            });
-            let groups = group_series(curves);
+            // One colour per document in every chart; one marker shape per series.
+            let mut shapes: Vec<String> = Vec::new();
+            let curves = self
+                .docs
+                .iter()
+                .enumerate()
+                .flat_map(|(doc_index, (label, doc))| {
+                    doc.experiments
+                        .iter()
+                        .filter(|e| e.id == id)
+                        .flat_map(move |e| {
+                            e.series
+                                .iter()
+                                .map(move |s| (doc_index, format!("{label}: {}", s.name), s))
+                        })
+                });
+            let by_axes: Vec<(String, (usize, &crate::report::Series))> = curves
+                .map(|(doc_index, name, series)| (name, (doc_index, series)))
+                .collect();
+            let groups = group_series(by_axes.iter().map(|(name, (_, s))| (name.clone(), *s)));
             if groups.is_empty() {
                 ui.weak("No series for this experiment.");
             }
             for (index, group) in groups.iter().enumerate() {
-                plot_group(ui, format!("compare/{id}/{index}"), group, None);
+                let curves = group
+                    .curves
+                    .iter()
+                    .map(|(name, series)| {
+                        let doc_index = by_axes
+                            .iter()
+                            .find(|(n, _)| n == name)
+                            .map_or(0, |(_, (d, _))| *d);
+                        let shape_index = match shapes.iter().position(|s| *s == series.name) {
+                            Some(i) => i,
+                            None => {
+                                shapes.push(series.name.clone());
+                                shapes.len() - 1
+                            }
+                        };
+                        Curve {
+                            name: name.clone(),
+                            series,
+                            colour: palette(doc_index),
+                            shape: MARKERS[shape_index % MARKERS.len()],
+                        }
+                    })
+                    .collect();
+                let options = PlotOptions { log_y: self.log_y };
+                plot_curves(
+                    ui,
+                    format!("compare/{id}/{index}"),
+                    group,
+                    curves,
+                    None,
+                    options,
+                );
             }
         }
         ui.separator();
@@ -179,6 +224,15 @@ impl CompareView {
         }
     }
 }
+
+/// Marker shapes, one per series name within a chart.
+const MARKERS: [egui_plot::MarkerShape; 5] = [
+    egui_plot::MarkerShape::Circle,
+    egui_plot::MarkerShape::Square,
+    egui_plot::MarkerShape::Diamond,
+    egui_plot::MarkerShape::Up,
+    egui_plot::MarkerShape::Cross,
+];
 
 /// The width of a document's column.
 const STATUS_WIDTH: f32 = 150.0;

@@ -14,8 +14,9 @@ use crate::uniformity::Analysis;
 
 impl DivlabApp {
     pub(super) fn experiment_view(&mut self, ui: &mut egui::Ui) {
+        self.document_switcher(ui);
         let Some(id) = self.state.selected.clone() else {
-            ui.weak("Select an experiment on the left.");
+            self.start_page(ui);
             return;
         };
         let Some(info) = registry()
@@ -26,31 +27,60 @@ impl DivlabApp {
             ui.weak(format!("`{id}` is not an experiment of this divlab."));
             return;
         };
+        let running = self
+            .running_experiment()
+            .filter(|(running, _)| *running == id)
+            .map(|(_, fraction)| fraction);
         ui.horizontal(|ui| {
             ui.heading(format!("{id} — {}", info.title));
-            if ui
+            if running.is_some() {
+                self.cancel_button(ui);
+            } else if ui
                 .add_enabled(self.worker.is_none(), egui::Button::new("Run"))
+                .on_hover_text(self.run_cost_hint())
                 .clicked()
             {
                 self.start_run(ui.ctx(), vec![id.clone()]);
             }
         });
-        ui.label(RichText::new(format!("Rule ({}): {}", info.source, info.rule)).italics());
+        ui.add(
+            egui::Label::new(
+                RichText::new(format!("Rule ({}): {}", info.source, info.rule)).italics(),
+            )
+            .wrap(),
+        );
+        if let Some(fraction) = running {
+            ui.add(
+                egui::ProgressBar::new(fraction as f32)
+                    .text(format!("running on the worker: {:.0}%", fraction * 100.0)),
+            );
+        }
         // Borrowed field by field (not through `self.result`), so the sections below can keep
         // their caches in `self` without cloning the result every frame.
         let result = self
-            .doc
-            .as_ref()
-            .and_then(|doc| doc.experiments.iter().find(|e| e.id == id));
+            .documents
+            .get(self.current)
+            .and_then(|d| d.doc.experiments.iter().find(|e| e.id == id));
         let Some(result) = result else {
-            ui.weak("Not run yet: click Run, or open a result file that has it.");
+            ui.weak(if running.is_some() {
+                "Running: the results show here when the experiment finishes."
+            } else {
+                "Not run yet in the shown document: click Run, or open a result file that has it."
+            });
             source_section(ui, &info, &mut self.analyses);
             return;
         };
         if result.status != ExperimentStatus::Ok {
-            ui.colored_label(
-                Color32::GRAY,
-                format!("{:?}: {}", result.status, result.status_detail),
+            ui.add(
+                egui::Label::new(
+                    RichText::new(format!(
+                        "{}: {}",
+                        result.status.as_str(),
+                        result.status_detail
+                    ))
+                    .color(Color32::GRAY),
+                )
+                .wrap(),
             );
         }
         egui::CollapsingHeader::new("Charts")
@@ -76,7 +106,7 @@ impl DivlabApp {
                     .show(ui, |ui| {
                         for (name, value) in &result.metrics {
                             ui.label(name);
-                            ui.monospace(format!("{value:.6}"));
+                            ui.monospace(format_metric(*value));
                             ui.end_row();
                         }
                     });
@@ -100,17 +130,19 @@ fn lane_section(
     let record_points = lane_grid::record_points(&result.lanes);
     let index = points.entry(result.id.clone()).or_default();
     *index = (*index).min(record_points.len() - 1);
-    ui.horizontal(|ui| {
-        let text = format!("record point {}", record_points[*index]);
-        ui.add_enabled(
-            record_points.len() > 1,
-            egui::Slider::new(index, 0..=record_points.len() - 1)
-                .show_value(false)
-                .text(text),
-        );
-        if let Some(what) = result.params.get("points") {
-            ui.weak(what.to_string())
-                .on_hover_text("What the experiment records at each point");
+    // One button per record point, named where the experiment names its points: the current
+    // one is shown selected, and any is one click away.
+    let names = result.params.get("points").and_then(|p| p.as_array());
+    ui.horizontal_wrapped(|ui| {
+        ui.label("Record point:");
+        for (i, point) in record_points.iter().enumerate() {
+            let name = names
+                .and_then(|n| n.get(*point as usize))
+                .and_then(|n| n.as_str())
+                .map_or_else(|| point.to_string(), |n| format!("{point}: {n}"));
+            if ui.selectable_label(*index == i, name).clicked() {
+                *index = i;
+            }
         }
     });
     ui.horizontal(|ui| {
@@ -162,4 +194,32 @@ fn shader_section(
                 }
             }
         });
+}
+
+/// A metric as a reader wants it: counts as integers ("25", not "25.000000"), other values with
+/// six significant digits.
+pub fn format_metric(value: f64) -> String {
+    if value.fract() == 0.0 && value.abs() < 1e15 {
+        format!("{value:.0}")
+    } else if value != 0.0 && (value.abs() >= 1e6 || value.abs() < 1e-3) {
+        format!("{value:.5e}")
+    } else {
+        let decimals = (5 - value.abs().log10().floor() as i32).clamp(0, 9) as usize;
+        format!("{value:.decimals$}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::format_metric;
+
+    #[test]
+    fn counts_print_as_integers() {
+        assert_eq!(format_metric(25.0), "25");
+        assert_eq!(format_metric(-3.0), "-3");
+        assert_eq!(format_metric(0.98765432), "0.987654");
+        assert_eq!(format_metric(12.3456789), "12.3457");
+        assert_eq!(format_metric(2.5e7 + 0.5), "2.50000e7");
+        assert_eq!(format_metric(0.0001234), "1.23400e-4");
+    }
 }

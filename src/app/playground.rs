@@ -6,18 +6,27 @@ use eframe::egui::{self, Color32, RichText};
 use super::source_view::source_view;
 use crate::uniformity::{Analysis, analyze_source};
 
-/// The shader the playground starts with: a divergent branch with a ballot in it.
-pub const EXAMPLE: &str = "@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+/// The shader the playground starts with: valid WGSL that shows both verdicts, a ballot every
+/// lane reaches and one only the odd lanes reach.
+pub const EXAMPLE: &str = "enable subgroups;
+// WGSL rejects a subgroup op under a lane-dependent branch
+// unless this rule is off; divlab's experiments turn it off
+// to watch which lanes run such a line together.
+diagnostic(off, subgroup_uniformity);
+
+@group(0) @binding(0) var<storage, read_write> out: array<vec4<u32>>;
 
 @compute @workgroup_size(64)
 fn main(@builtin(local_invocation_index) lid: u32,
         @builtin(subgroup_invocation_id) sid: u32) {
-    var ballot = vec4<u32>(0u);
-    if (sid % 2u == 0u) {
-        // Only the even lanes are active here.
-        ballot = subgroupBallot(true);
+    // Uniform: every lane of the subgroup reaches this ballot.
+    let everyone = subgroupBallot(true);
+    var odd = vec4<u32>(0u);
+    if (sid % 2u == 1u) {
+        // Non-uniform: only the odd lanes run this line.
+        odd = subgroupBallot(true);
     }
-    out[lid] = ballot.x;
+    out[lid] = everyone ^ odd;
 }
 ";
 

@@ -3,7 +3,7 @@
 
 use eframe::egui::{self, Color32, RichText};
 
-use super::{DivlabApp, Tab};
+use super::{DivlabApp, Tab, start};
 use crate::experiments::registry;
 use crate::report::ExperimentStatus;
 
@@ -18,20 +18,14 @@ impl DivlabApp {
 
     fn adapter_picker(&mut self, ui: &mut egui::Ui) {
         let heading = ui.heading("Adapter");
-        let selected = match self.state.adapter {
-            None => "default".to_owned(),
-            Some(i) => self
-                .adapters
-                .iter()
-                .find(|a| a.index == i)
-                .map_or_else(|| format!("#{i}"), |a| a.label.clone()),
-        };
+        let selected = self.adapter_label(self.state.adapter);
         egui::ComboBox::from_id_salt("adapter")
             .selected_text(selected)
             .width(ui.available_width())
             .truncate()
             .show_ui(ui, |ui| {
-                ui.selectable_value(&mut self.state.adapter, None, "default");
+                let default = self.adapter_label(None);
+                ui.selectable_value(&mut self.state.adapter, None, default);
                 for a in &self.adapters {
                     ui.selectable_value(&mut self.state.adapter, Some(a.index), &a.label);
                 }
@@ -39,28 +33,39 @@ impl DivlabApp {
             .response
             .labelled_by(heading.id);
         if self.adapters.is_empty() {
-            ui.colored_label(
-                Color32::from_rgb(220, 60, 60),
-                "No adapter found (install a Vulkan driver, e.g. Mesa's lavapipe).",
+            ui.add(
+                egui::Label::new(
+                    RichText::new(
+                        "No adapter found (install a Vulkan driver, e.g. Mesa's lavapipe).",
+                    )
+                    .color(Color32::from_rgb(220, 60, 60)),
+                )
+                .wrap(),
             );
         }
-        if let Some(doc) = &self.doc {
+        if let Some(doc) = self.doc() {
             let a = &doc.adapter;
-            ui.weak(format!(
-                "shown: {} ({}, {}), observed SG {}",
-                a.name,
-                a.backend,
-                a.driver,
-                a.observed_subgroup_size
-                    .map_or("?".to_owned(), |s| s.to_string())
-            ));
+            ui.add(
+                egui::Label::new(
+                    RichText::new(format!(
+                        "shown: {} ({}), observed SG {}",
+                        a.name,
+                        a.backend,
+                        a.observed_subgroup_size
+                            .map_or("?".to_owned(), |s| s.to_string())
+                    ))
+                    .weak(),
+                )
+                .wrap(),
+            );
         }
     }
 
     fn run_controls(&mut self, ui: &mut egui::Ui) {
         ui.heading("Run");
         ui.horizontal(|ui| {
-            ui.checkbox(&mut self.state.quick, "quick");
+            ui.checkbox(&mut self.state.quick, "quick")
+                .on_hover_text(start::RUN_COST);
             let label = ui.label("reps");
             ui.add(egui::DragValue::new(&mut self.state.reps).range(0..=1000))
                 .labelled_by(label.id)
@@ -70,17 +75,15 @@ impl DivlabApp {
         });
         ui.horizontal(|ui| {
             let idle = self.worker.is_none();
-            if ui.add_enabled(idle, egui::Button::new("Run all")).clicked() {
+            if ui
+                .add_enabled(idle, egui::Button::new("Run all"))
+                .on_hover_text(start::RUN_COST)
+                .clicked()
+            {
                 let ids = registry().iter().map(|e| e.id().to_owned()).collect();
                 self.start_run(ui.ctx(), ids);
             }
-            if let Some(worker) = &self.worker
-                && ui
-                    .add_enabled(!worker.cancelling(), egui::Button::new("Cancel"))
-                    .clicked()
-            {
-                worker.cancel();
-            }
+            self.cancel_button(ui);
         });
         if self.worker.is_some() {
             let p = &self.progress;
@@ -89,11 +92,14 @@ impl DivlabApp {
             } else {
                 (p.index as f64 + p.fraction) / p.total as f64
             };
-            ui.add(
-                egui::ProgressBar::new(overall as f32)
-                    .text(format!("[{}/{}] {}", p.index + 1, p.total.max(1), p.id))
-                    .animate(true),
-            );
+            // Not animated: an animation repaints every frame, and on a CPU device every frame
+            // takes cycles from the experiment being timed.
+            ui.add(egui::ProgressBar::new(overall as f32).text(format!(
+                "[{}/{}] {}",
+                p.index + 1,
+                p.total.max(1),
+                p.id
+            )));
         }
     }
 
@@ -146,7 +152,15 @@ impl DivlabApp {
                                 .clicked()
                             {
                                 self.state.selected = Some(e.id().to_owned());
-                                self.state.tab = Tab::Experiment;
+                                // Compare follows the selection; the Playground gives way to
+                                // the experiment.
+                                match self.state.tab {
+                                    Tab::Compare => {
+                                        self.compare.experiment = Some(e.id().to_owned());
+                                    }
+                                    Tab::Playground => self.state.tab = Tab::Experiment,
+                                    Tab::Experiment => {}
+                                }
                             }
                         });
                         // A truncated label shows its whole text on hover: one tooltip.

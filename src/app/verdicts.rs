@@ -41,14 +41,13 @@ pub fn verdicts_table(ui: &mut egui::Ui, result: &ExperimentResult) {
             }
             ui.end_row();
             for v in &result.verdicts {
-                // One line per check (the full text on hover), so the detail keeps its room.
+                // One line per check, so the detail keeps its room. A cut label shows its whole
+                // text on hover by itself: one tooltip, not two.
                 ui.scope(|ui| {
                     ui.set_width(300.0);
-                    ui.add(egui::Label::new(&v.check).truncate())
-                        .on_hover_text(&v.check);
+                    ui.add(egui::Label::new(&v.check).truncate());
                 });
-                ui.add(egui::Label::new(RichText::new(&rule).weak()).truncate())
-                    .on_hover_text(&rule);
+                ui.add(egui::Label::new(RichText::new(&rule).weak()).truncate());
                 ui.label(status_label(v.status));
                 ui.add(egui::Label::new(&v.detail).wrap());
                 ui.end_row();

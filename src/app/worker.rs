@@ -1,19 +1,23 @@
 //! Runs experiments on a worker thread, through the same run loop as `--bench`. The UI polls a
-//! channel each frame and never blocks; the worker calls `request_repaint` on every event so
-//! progress shows while the UI is idle.
+//! channel each frame and never blocks. The worker asks for a repaint at once when an experiment
+//! starts or ends, but for progress inside one at most twice a second, and on a CPU device
+//! (where every frame takes cycles from the experiment) at most every few seconds.
 
 use std::sync::mpsc::{Receiver, channel};
+use std::time::Duration;
 
 use eframe::egui;
 
-use crate::bench::{BenchConfig, BenchEvent, run_bench};
+use crate::bench::{BenchConfig, BenchEvent, adapter_record, run_bench};
 use crate::experiments::{Lab, RunConfig};
 use crate::gpu::{AdapterSelector, CancelToken, GpuContext};
-use crate::report::{ExperimentResult, ResultDocument};
+use crate::report::{AdapterRecord, ExperimentResult, ResultDocument};
 
 /// What the worker reports.
 #[derive(Debug)]
 pub enum WorkerEvent {
+    /// The device is open: the adapter the results come from.
+    Device(Box<AdapterRecord>),
     /// An experiment starts: its position, the total and its id.
     Started {
         index: usize,
@@ -53,10 +57,27 @@ impl Worker {
         std::thread::Builder::new()
             .name("divlab-worker".to_owned())
             .spawn(move || {
-                let send = |event| {
+                let progress_repaint = std::sync::OnceLock::new();
+                let send = |event: WorkerEvent| {
+                    let repaint = match &event {
+                        WorkerEvent::Device(adapter) => {
+                            let cpu = adapter.device_type == "Cpu";
+                            let _ = progress_repaint.set(Duration::from_millis(if cpu {
+                                3000
+                            } else {
+                                500
+                            }));
+                            Duration::ZERO
+                        }
+                        WorkerEvent::Progress(_) => progress_repaint
+                            .get()
+                            .copied()
+                            .unwrap_or(Duration::from_millis(500)),
+                        _ => Duration::ZERO,
+                    };
                     // A closed channel means the app went away; nothing is left to tell.
                     let _ = tx.send(event);
-                    ctx.request_repaint();
+                    ctx.request_repaint_after(repaint);
                 };
                 match run(&selector, config, ids, token, &send) {
                     Ok((doc, cancelled)) => send(WorkerEvent::Done {
@@ -97,6 +118,7 @@ fn run(
 ) -> crate::Result<(ResultDocument, bool)> {
     run.validate()?;
     let lab = Lab::new(GpuContext::new(selector)?.with_cancel_token(cancel.clone()));
+    send(WorkerEvent::Device(Box::new(adapter_record(&lab))));
     let config = BenchConfig {
         run,
         only: None,

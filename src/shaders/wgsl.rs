@@ -8,33 +8,121 @@ use crate::{Error, Result};
 /// prefix count is zero, which is exactly what `subgroupElect()` returns.
 const ELECT_REPLACEMENT: &str = "(subgroupExclusiveAdd(1u) == 0u)";
 
-/// Turns spec-valid WGSL into what naga 30 accepts, keeping line numbers unchanged:
-/// - `enable subgroups;` is rejected ("not yet supported"), so it becomes a blank line
-///   (and `subgroups` is dropped from a combined `enable` list);
+/// Turns spec-valid WGSL into what naga 30 accepts, keeping every line and column where it was:
+/// - `enable subgroups;` is rejected ("not yet supported"), so `subgroups` is blanked out of
+///   every `enable` directive, wherever WGSL allows one: in the directives before the first
+///   declaration, several to a line, split over lines, among comments. A directive left with no
+///   extension is blanked whole.
 /// - `subgroupElect()` has no definition in naga 30, so it becomes [`ELECT_REPLACEMENT`].
 pub fn prepare_for_naga(source: &str) -> String {
-    let lines: Vec<String> = source
-        .lines()
-        .map(|line| {
-            let code = line.split("//").next().unwrap_or_default();
-            let trimmed = code.trim();
-            if trimmed.starts_with("enable ") && trimmed.ends_with(';') {
-                let names: Vec<&str> = trimmed["enable ".len()..trimmed.len() - 1]
-                    .split(',')
-                    .map(str::trim)
-                    .filter(|n| !n.is_empty() && *n != "subgroups")
-                    .collect();
-                if names.is_empty() {
-                    String::new()
-                } else {
-                    format!("enable {};", names.join(", "))
-                }
-            } else {
-                line.replace("subgroupElect()", ELECT_REPLACEMENT)
+    let mut text = source.as_bytes().to_vec();
+    for directive in enable_directives(source) {
+        let inner = directive.start + "enable".len()..directive.end - 1;
+        let names: Vec<(usize, &str)> = split_names(&source[inner.clone()], inner.start);
+        let kept = names.iter().filter(|(_, n)| *n != "subgroups").count();
+        if kept == names.len() {
+            continue;
+        }
+        if kept == 0 {
+            blank(&mut text, directive);
+            continue;
+        }
+        // Blank `subgroups` with one comma next to it, so the list stays valid.
+        for (i, &(at, name)) in names.iter().enumerate() {
+            if name != "subgroups" {
+                continue;
             }
-        })
-        .collect();
-    lines.join("\n")
+            let comma = if i + 1 < names.len() {
+                source[at..].find(',').map(|c| at..at + c + 1)
+            } else {
+                source[..at].rfind(',').map(|c| c..at + name.len())
+            };
+            blank(&mut text, comma.unwrap_or(at..at + name.len()));
+        }
+    }
+    String::from_utf8(text)
+        .expect("only ASCII bytes were replaced")
+        .replace("subgroupElect()", ELECT_REPLACEMENT)
+}
+
+/// The byte ranges of the `enable ...;` directives at the start of a module.
+fn enable_directives(source: &str) -> Vec<std::ops::Range<usize>> {
+    let bytes = source.as_bytes();
+    let mut found = Vec::new();
+    let mut at = 0;
+    loop {
+        at = skip_blank_and_comments(source, at);
+        let word_end = at
+            + bytes[at..]
+                .iter()
+                .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
+                .count();
+        if !matches!(&source[at..word_end], "enable" | "requires" | "diagnostic") {
+            return found;
+        }
+        let Some(end) = source[word_end..].find(';').map(|e| word_end + e + 1) else {
+            return found;
+        };
+        if &source[at..word_end] == "enable" {
+            found.push(at..end);
+        }
+        at = end;
+    }
+}
+
+/// Skips white space, `//` comments and (nested) `/* */` comments from `at`.
+fn skip_blank_and_comments(source: &str, mut at: usize) -> usize {
+    let bytes = source.as_bytes();
+    loop {
+        while at < bytes.len() && bytes[at].is_ascii_whitespace() {
+            at += 1;
+        }
+        if source[at..].starts_with("//") {
+            at += source[at..].find('\n').unwrap_or(source.len() - at);
+        } else if source[at..].starts_with("/*") {
+            let mut depth = 0;
+            while at < bytes.len() {
+                if source[at..].starts_with("/*") {
+                    depth += 1;
+                    at += 2;
+                } else if source[at..].starts_with("*/") {
+                    depth -= 1;
+                    at += 2;
+                    if depth == 0 {
+                        break;
+                    }
+                } else {
+                    at += 1;
+                }
+            }
+        } else {
+            return at;
+        }
+    }
+}
+
+/// The names of an extension list with their byte offsets (`offset` is the list's own).
+fn split_names(list: &str, offset: usize) -> Vec<(usize, &str)> {
+    let mut names = Vec::new();
+    let mut start = 0;
+    for part in list.split(',') {
+        let trimmed = part.trim();
+        if !trimmed.is_empty() {
+            let lead = part.len() - part.trim_start().len();
+            names.push((offset + start + lead, trimmed));
+        }
+        start += part.len() + 1;
+    }
+    names
+}
+
+/// Replaces `range` with spaces, keeping line breaks.
+fn blank(text: &mut [u8], range: std::ops::Range<usize>) {
+    for b in &mut text[range] {
+        if *b != b'\n' && *b != b'\r' {
+            *b = b' ';
+        }
+    }
 }
 
 /// Parses and validates WGSL with naga, the way wgpu will, and reports the first error with its
@@ -71,9 +159,24 @@ mod tests {
     use super::*;
 
     #[test]
-    fn enable_directive_becomes_blank_line() {
+    fn enable_subgroups_is_blanked_wherever_wgsl_allows_it() {
         let src = "enable subgroups;\nenable f16, subgroups;\nenable subgroups; // why\nfn f() {}";
-        assert_eq!(prepare_for_naga(src), "\nenable f16;\n\nfn f() {}");
+        assert_eq!(
+            prepare_for_naga(src),
+            "                 \nenable f16           ;\n                  // why\nfn f() {}"
+        );
+        // Several on a line, split over lines, after comments, first in a list.
+        let src =
+            "// a kernel\n/* nested /* */ */ enable subgroups, f16; enable\n  subgroups;\n@compute";
+        let out = prepare_for_naga(src);
+        assert_eq!(out.len(), src.len(), "columns move");
+        assert_eq!(out.lines().count(), src.lines().count(), "lines move");
+        assert!(!out.contains("subgroups"), "{out}");
+        assert!(out.contains("enable            f16;"), "{out}");
+        assert!(out.ends_with("@compute"), "{out}");
+        // After the first declaration `enable` is no directive: left for naga to reject.
+        let src = "const a = 1;\nenable subgroups;";
+        assert_eq!(prepare_for_naga(src), src);
     }
 
     #[test]
