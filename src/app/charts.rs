@@ -115,8 +115,10 @@ impl YScale {
 /// Options of one plot.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct PlotOptions {
-    /// A log10 y axis (times that differ 100x between devices).
-    pub log_y: bool,
+    /// A log10 y axis where y is a time (times differ 100x between devices).
+    pub log_time: bool,
+    /// No legend inside the plot: the caller draws a key beside it.
+    pub no_legend: bool,
 }
 
 /// One curve of a plot, with how it is drawn.
@@ -197,7 +199,7 @@ pub fn plot_curves(
         .map(|p| p.y.abs().max(p.y_max.unwrap_or(0.0).abs()))
         .fold(0.0, f64::max);
     let scale = YScale::new(group.y_label, max_abs);
-    let log_y = options.log_y;
+    let log_y = options.log_time && unit(group.y_label) == "ns";
     // The y a point is drawn at: scaled, then log10 on a log axis (non-positive values have no
     // place there and are dropped).
     let to_plot = move |y: f64| {
@@ -226,9 +228,11 @@ pub fn plot_curves(
         .collect();
     let x_label = group.x_label.to_owned();
     let y_unit = scale.unit.clone();
-    let mut plot = Plot::new(id)
-        .height(220.0)
-        .legend(Legend::default().position(emptiest_corner(&points)))
+    let mut plot = Plot::new(id).height(220.0);
+    if !options.no_legend {
+        plot = plot.legend(Legend::default().position(emptiest_corner(&points)));
+    }
+    let mut plot = plot
         .x_axis_label(group.x_label)
         .y_axis_label(scale.label.clone())
         .allow_scroll(false)
@@ -259,6 +263,13 @@ pub fn plot_curves(
             }
             _ => None,
         });
+    plot = plot.y_grid_spacer(move |input| {
+        if log_y {
+            decade_marks(input)
+        } else {
+            nice_marks(input)
+        }
+    });
     if integer_x {
         plot = plot.x_grid_spacer(integer_marks).x_axis_formatter(
             |mark: GridMark, _: &RangeInclusive<f64>| {
@@ -339,15 +350,64 @@ pub fn plot_curves(
     });
 }
 
+/// Paints a marker of `shape` in `colour`, the size of a line of text: keys drawn outside a
+/// plot use the plot's own marker shapes.
+pub fn marker(ui: &mut egui::Ui, shape: MarkerShape, colour: Color32) {
+    let (rect, _) = ui.allocate_exact_size(egui::vec2(10.0, 10.0), egui::Sense::hover());
+    let (c, r) = (rect.center(), 4.0);
+    let painter = ui.painter();
+    let polygon =
+        |points: Vec<egui::Pos2>| egui::Shape::convex_polygon(points, colour, egui::Stroke::NONE);
+    match shape {
+        MarkerShape::Square => {
+            painter.rect_filled(
+                egui::Rect::from_center_size(c, egui::vec2(2.0 * r, 2.0 * r)),
+                0.0,
+                colour,
+            );
+        }
+        MarkerShape::Diamond => {
+            painter.add(polygon(vec![
+                c + egui::vec2(0.0, -r),
+                c + egui::vec2(r, 0.0),
+                c + egui::vec2(0.0, r),
+                c + egui::vec2(-r, 0.0),
+            ]));
+        }
+        MarkerShape::Up => {
+            painter.add(polygon(vec![
+                c + egui::vec2(0.0, -r),
+                c + egui::vec2(r, r),
+                c + egui::vec2(-r, r),
+            ]));
+        }
+        MarkerShape::Cross => {
+            let stroke = egui::Stroke::new(2.0, colour);
+            painter.line_segment([c + egui::vec2(-r, -r), c + egui::vec2(r, r)], stroke);
+            painter.line_segment([c + egui::vec2(-r, r), c + egui::vec2(r, -r)], stroke);
+        }
+        _ => {
+            painter.circle_filled(c, r, colour);
+        }
+    }
+}
+
 /// A number for a tick or a tooltip: integers as integers, else three significant digits.
 pub fn short(v: f64) -> String {
-    if v.fract() == 0.0 && v.abs() < 1e7 {
-        format!("{v:.0}")
+    // 10^log10(5) is 4.999...: a value within rounding of an integer is that integer.
+    let nearest = v.round();
+    if (v - nearest).abs() <= 1e-9 * nearest.abs().max(1.0) && v.abs() < 1e7 {
+        format!("{nearest:.0}")
     } else if v != 0.0 && (v.abs() >= 1e7 || v.abs() < 1e-3) {
         format!("{v:.2e}")
     } else {
         let decimals = (2 - v.abs().log10().floor() as i32).clamp(0, 6) as usize;
-        format!("{v:.decimals$}")
+        let text = format!("{v:.decimals$}");
+        if text.contains('.') {
+            text.trim_end_matches('0').trim_end_matches('.').to_owned()
+        } else {
+            text
+        }
     }
 }
 
@@ -370,6 +430,51 @@ pub fn integer_marks(input: GridInput) -> Vec<GridMark> {
             step_size: step,
         })
         .collect()
+}
+
+/// At most seven marks at 1, 2 or 5 times a power of ten, with finer unlabelled ones between.
+pub fn nice_marks(input: GridInput) -> Vec<GridMark> {
+    let (lo, hi) = input.bounds;
+    let span = (hi - lo).abs().max(f64::MIN_POSITIVE);
+    let power = 10f64.powf((span / 10.0).log10().floor());
+    let step = [1.0, 2.0, 5.0, 10.0, 20.0, 50.0]
+        .into_iter()
+        .map(|m| m * power)
+        .find(|s| span / s <= 7.0)
+        .unwrap_or(100.0 * power);
+    let marks = |step: f64| {
+        ((lo / step).ceil() as i64..=(hi / step).floor() as i64).map(move |i| GridMark {
+            value: i as f64 * step,
+            step_size: step,
+        })
+    };
+    marks(step / 5.0)
+        .filter(|m| (m.value / step).fract().abs() > 1e-9)
+        .chain(marks(step))
+        .collect()
+}
+
+/// Marks on a log10 axis: every decade, and 2 and 5 times it where few decades show.
+pub fn decade_marks(input: GridInput) -> Vec<GridMark> {
+    let (lo, hi) = input.bounds;
+    let mut marks = Vec::new();
+    for decade in lo.floor() as i64..=hi.ceil() as i64 {
+        let base = decade as f64;
+        marks.push(GridMark {
+            value: base,
+            step_size: 1.0,
+        });
+        if hi - lo < 4.0 {
+            for m in [2f64, 5.0] {
+                marks.push(GridMark {
+                    value: base + m.log10(),
+                    step_size: 0.3,
+                });
+            }
+        }
+    }
+    marks.retain(|m| m.value >= lo && m.value <= hi);
+    marks
 }
 
 /// The plot corner with the fewest data points under where a legend sits (a box of about a
@@ -429,7 +534,7 @@ mod tests {
 
     #[test]
     fn k_ticks_are_integers_and_a_dozen_at_most() {
-        for (bounds, step) in [((0.5, 16.5), 2.0), ((0.8, 8.2), 1.0), ((-2.0, 66.0), 5.0)] {
+        for (bounds, step) in [((0.5, 16.5), 1.0), ((0.8, 8.2), 1.0), ((-2.0, 66.0), 5.0)] {
             let marks = integer_marks(GridInput {
                 bounds,
                 base_step_size: 0.1,
@@ -448,6 +553,26 @@ mod tests {
         assert_eq!(emptiest_corner(&rising), Corner::LeftTop);
         let falling: Vec<[f64; 2]> = (1..=32).map(|k| [k as f64, 1.0 / k as f64]).collect();
         assert_eq!(emptiest_corner(&falling), Corner::RightTop);
+    }
+
+    #[test]
+    fn y_marks_are_round_numbers() {
+        let marks = nice_marks(GridInput {
+            bounds: (-3.0, 118.0),
+            base_step_size: 0.1,
+        });
+        let labelled: Vec<f64> = marks
+            .iter()
+            .filter(|m| m.step_size == 20.0)
+            .map(|m| m.value)
+            .collect();
+        assert_eq!(labelled, [0.0, 20.0, 40.0, 60.0, 80.0, 100.0]);
+        let log = decade_marks(GridInput {
+            bounds: (-0.5, 2.1),
+            base_step_size: 0.01,
+        });
+        let values: Vec<String> = log.iter().map(|m| short(10f64.powf(m.value))).collect();
+        assert_eq!(values, ["0.5", "1", "2", "5", "10", "20", "50", "100"]);
     }
 
     #[test]

@@ -72,7 +72,9 @@ impl CompareView {
         let mut remove = None;
         ui.horizontal_wrapped(|ui| {
             ui.label("Documents:");
+            // Each document's colour in every chart below.
             for (i, (label, doc)) in self.docs.iter().enumerate() {
+                super::charts::marker(ui, egui_plot::MarkerShape::Circle, palette(i));
                 ui.label(RichText::new(label).strong())
                     .on_hover_text(format!("{} ({})", doc.adapter.name, doc.adapter.backend));
                 if ui.small_button("x").on_hover_text("Remove").clicked() {
@@ -151,8 +153,27 @@ impl CompareView {
                             shape: MARKERS[shape_index % MARKERS.len()],
                         }
                     })
-                    .collect();
-                let options = PlotOptions { log_y: self.log_y };
+                    .collect::<Vec<_>>();
+                ui.horizontal_wrapped(|ui| {
+                    let mut seen: Vec<&str> = Vec::new();
+                    for curve in &curves {
+                        let name = curve.series.name.as_str();
+                        if !seen.contains(&name) {
+                            seen.push(name);
+                            if name.ends_with("_model") {
+                                ui.weak("- - -");
+                            } else {
+                                let colour = ui.visuals().text_color();
+                                super::charts::marker(ui, curve.shape, colour);
+                            }
+                            ui.weak(name);
+                        }
+                    }
+                });
+                let options = PlotOptions {
+                    log_time: self.log_y,
+                    no_legend: true,
+                };
                 plot_curves(
                     ui,
                     format!("compare/{id}/{index}"),

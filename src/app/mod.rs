@@ -443,16 +443,14 @@ impl DivlabApp {
                 }
                 WorkerEvent::Done { doc, cancelled } => {
                     let n = doc.experiments.len();
-                    let mut text = if cancelled {
+                    let text = if cancelled {
                         format!("cancelled after {n} experiment(s)")
                     } else {
                         format!("finished {n} experiment(s)")
                     };
                     if let Some(index) = self.run_document.take() {
                         self.documents[index].finish_run(doc.adapter);
-                        if let Some(path) = self.run_changed(index) {
-                            text += &format!("; results kept in {}", path.display());
-                        }
+                        self.run_changed(index);
                     }
                     self.message = Some((false, text));
                     self.worker = None;
@@ -601,6 +599,7 @@ impl DivlabApp {
             }
             if let Some(d) = self.documents.get(self.current) {
                 let state = match (&d.file, d.unsaved, &d.autosaved) {
+                    (Some(_), false, _) if !d.written => "as read from its file".to_owned(),
                     (Some(_), false, _) => "saved".to_owned(),
                     (_, true, Some(path)) => format!("autosaved to {}", path.display()),
                     (_, true, None) => "unsaved".to_owned(),

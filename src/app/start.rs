@@ -9,11 +9,11 @@ use super::DivlabApp;
 use crate::experiments::Lab;
 use crate::gpu::{AdapterSelector, GpuContext};
 
-/// What Run all costs, measured with `divlab --bench --quick` and `divlab --bench` (wall time,
-/// release build): lavapipe on the 2-core CI machine, and the H200.
-pub const RUN_COST: &str = "Run all, quick: about 40 s on lavapipe (2 CPU cores), 15 s on an H200. \
-     Without quick: about 3 min on lavapipe, 1 min on an H200. Quick uses 5 timed repetitions \
-     instead of 15 and shorter sweeps; its verdicts are the same kind, with wider intervals.";
+/// What Run all costs: `divlab --bench --quick` and `divlab --bench` (wall time, release build)
+/// on lavapipe (the idle 2-core CI machine) and on the H200, 2026-12-01.
+pub const RUN_COST: &str = "Run all, quick: about 50 s on lavapipe (2 CPU cores), 13 s on an \
+     H200. Without quick: about 3.5 min on lavapipe, 30 s on an H200. Quick runs 5 timed \
+     repetitions instead of 15 and shorter sweeps: the same verdicts, with wider intervals.";
 
 /// The subgroup probe of the selected adapter, run once on a thread of its own.
 pub struct AdapterProbe {
@@ -171,14 +171,15 @@ impl DivlabApp {
         }
     }
 
-    /// What Run costs, for hover text.
+    /// What Run costs, for hover text (per-experiment `wall_s` of the runs behind
+    /// [`RUN_COST`]).
     pub(super) fn run_cost_hint(&self) -> &'static str {
         if self.state.quick {
-            "Runs this experiment on the worker (quick: 5 repetitions); most take 1–10 s on \
-             lavapipe, under a second on a discrete GPU"
+            "Runs this experiment on the worker (quick). Most experiments take under a second; \
+             the four divergence forms 10-14 s each on lavapipe, 3 s on an H200"
         } else {
-            "Runs this experiment on the worker (15 repetitions); most take 2–30 s on lavapipe, \
-             a few seconds on a discrete GPU"
+            "Runs this experiment on the worker. Most experiments take under a second; the four \
+             divergence forms 40-60 s each on lavapipe, 6-9 s on an H200"
         }
     }
 }

@@ -1,4 +1,4 @@
-//! The verdicts table: check, rule, status (coloured) and detail.
+//! The verdicts table: check, status (coloured) and detail.
 
 use eframe::egui::{self, Color32, RichText};
 
@@ -31,12 +31,13 @@ pub fn verdicts_table(ui: &mut egui::Ui, result: &ExperimentResult) {
         });
         return;
     }
-    let rule = format!("{} ({})", result.rule.text, result.rule.source);
+    // The rule is the experiment's, shown above the table; a column repeating it per row left
+    // room for only its first word.
     egui::Grid::new(("verdicts", &result.id))
         .striped(true)
-        .num_columns(4)
+        .num_columns(3)
         .show(ui, |ui| {
-            for heading in ["check", "rule", "status", "detail"] {
+            for heading in ["check", "status", "detail"] {
                 ui.strong(heading);
             }
             ui.end_row();
@@ -47,7 +48,6 @@ pub fn verdicts_table(ui: &mut egui::Ui, result: &ExperimentResult) {
                     ui.set_width(300.0);
                     ui.add(egui::Label::new(&v.check).truncate());
                 });
-                ui.add(egui::Label::new(RichText::new(&rule).weak()).truncate());
                 ui.label(status_label(v.status));
                 ui.add(egui::Label::new(&v.detail).wrap());
                 ui.end_row();

@@ -605,3 +605,81 @@ fn chart_axes_carry_time_units_chosen_from_the_data() {
         "a chart still shows raw nanoseconds"
     );
 }
+
+#[test]
+fn compare_table_has_one_row_per_check_key_with_whole_labels() {
+    let files = ["lavapipe-sg8.json", "lavapipe-sg4.json", "nvidia-h200.json"];
+    let docs = files.map(reference);
+    let mut app = DivlabApp::new(State::default());
+    for name in files {
+        app.open_path(&reference_path(name));
+    }
+    app.state.tab = Tab::Compare;
+    let mut harness = Harness::builder()
+        .with_size([1280.0, 20000.0])
+        .wgpu()
+        .build_ui_state(|ui, app: &mut DivlabApp| app.show(ui), app);
+    harness.run();
+    let statuses = [
+        "held",
+        "violated",
+        "consistent",
+        "inconsistent",
+        "not_guaranteed",
+        "inconclusive",
+        "—",
+    ];
+    let mut checked = 0;
+    for id in docs[0].experiments.iter().map(|e| e.id.as_str()) {
+        // The keys of this experiment's verdicts in any document, and their wordings.
+        let mut keys: Vec<&str> = Vec::new();
+        let mut wordings: Vec<Vec<&str>> = Vec::new();
+        for doc in &docs {
+            for v in doc
+                .experiments
+                .iter()
+                .filter(|e| e.id == id)
+                .flat_map(|e| &e.verdicts)
+            {
+                match keys.iter().position(|k| *k == v.key) {
+                    Some(i) => wordings[i].push(&v.check),
+                    None => {
+                        keys.push(&v.key);
+                        wordings.push(vec![&v.check]);
+                    }
+                }
+            }
+        }
+        if keys.is_empty() {
+            continue;
+        }
+        let group = harness.get_by_role_and_label(Role::Group, id);
+        let cells = group
+            .query_all(egui_kittest::kittest::By::new().predicate(|node| {
+                // A label keeps its text in its value.
+                node.role() == Role::Label
+                    && node.value().is_some_and(|l| statuses.contains(&l.as_str()))
+            }))
+            .count();
+        assert_eq!(
+            cells,
+            keys.len() * files.len(),
+            "{id}: {} keys over {} documents",
+            keys.len(),
+            files.len()
+        );
+        // A check worded alike on every device reads whole, on one row.
+        for (key, wording) in keys.iter().zip(&wordings) {
+            if wording.len() == files.len() && wording.iter().all(|w| *w == wording[0]) {
+                assert_eq!(
+                    group.query_all_by_label(wording[0]).count(),
+                    1,
+                    "{id}/{key}: `{}` is not one whole row",
+                    wording[0]
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 50, "only {checked} checks compared");
+}
