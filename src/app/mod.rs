@@ -415,9 +415,7 @@ impl DivlabApp {
                     // One adapter's runs go into one run document; another adapter's, or the
                     // first run, start a new one.
                     let same = self.documents.iter().rposition(|d| {
-                        d.origin == Origin::Run
-                            && d.doc.adapter.name == adapter.name
-                            && d.doc.adapter.backend == adapter.backend
+                        d.origin == Origin::Run && d.doc.adapter.same_adapter(&adapter)
                     });
                     let index = match same {
                         Some(index) => index,
@@ -555,9 +553,13 @@ impl DivlabApp {
                         .show(ui, |ui| self.experiment_view(ui));
                 }
                 Tab::Compare => {
+                    // One selection for both views: the tree's, or the one Compare's own
+                    // picker makes.
+                    self.compare.experiment.clone_from(&self.state.selected);
                     egui::ScrollArea::vertical()
                         .id_salt("compare_view")
                         .show(ui, |ui| self.compare.ui(ui));
+                    self.state.selected.clone_from(&self.compare.experiment);
                 }
                 Tab::Playground => {
                     self.playground.ui(ui);

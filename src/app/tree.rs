@@ -152,14 +152,10 @@ impl DivlabApp {
                                 .clicked()
                             {
                                 self.state.selected = Some(e.id().to_owned());
-                                // Compare follows the selection; the Playground gives way to
-                                // the experiment.
-                                match self.state.tab {
-                                    Tab::Compare => {
-                                        self.compare.experiment = Some(e.id().to_owned());
-                                    }
-                                    Tab::Playground => self.state.tab = Tab::Experiment,
-                                    Tab::Experiment => {}
+                                // Compare shows the selection too; the Playground gives way
+                                // to the experiment.
+                                if self.state.tab == Tab::Playground {
+                                    self.state.tab = Tab::Experiment;
                                 }
                             }
                         });

@@ -252,29 +252,10 @@ pub struct LaneRecord {
     pub value: Vec<u32>,
 }
 
-impl ResultDocument {
-    /// Whether `other` ran on the same adapter and backend, so their results belong together.
+impl AdapterRecord {
+    /// Whether `other` is the same adapter on the same backend, so results belong together.
     pub fn same_adapter(&self, other: &Self) -> bool {
-        self.adapter.name == other.adapter.name && self.adapter.backend == other.adapter.backend
-    }
-
-    /// Folds a later run on the same adapter into this document: its results replace those with
-    /// the same id, and new ones are appended in run order. A run on another adapter is handed
-    /// back unmerged.
-    pub fn merge(&mut self, run: Self) -> Result<(), Box<Self>> {
-        if !self.same_adapter(&run) {
-            return Err(Box::new(run));
-        }
-        for result in run.experiments {
-            match self.experiments.iter_mut().find(|e| e.id == result.id) {
-                Some(slot) => *slot = result,
-                None => self.experiments.push(result),
-            }
-        }
-        if run.adapter.inferred_subgroup_width.is_some() {
-            self.adapter.inferred_subgroup_width = run.adapter.inferred_subgroup_width;
-        }
-        Ok(())
+        self.name == other.name && self.backend == other.backend
     }
 }
 

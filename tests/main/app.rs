@@ -10,7 +10,7 @@ use divlab::app::playground::{EXAMPLE, Outcome, Playground};
 use divlab::app::{DivlabApp, State, Tab};
 use divlab::report::{ExperimentStatus, LaneRecord, ResultDocument, read_json, write_json};
 use eframe::egui::{self, Color32, Pos2, Rect, accesskit::Role, vec2};
-use egui_kittest::kittest::Queryable as _;
+use egui_kittest::kittest::{NodeT as _, Queryable as _};
 use egui_kittest::{Harness, SnapshotOptions};
 
 use crate::util::bench_doc;
@@ -682,4 +682,18 @@ fn compare_table_has_one_row_per_check_key_with_whole_labels() {
         }
     }
     assert!(checked > 50, "only {checked} checks compared");
+
+    // Picking an experiment in the tree while comparing stays in Compare, and overlays it.
+    harness
+        .query_all_by_label("divergence.switch")
+        .find(|node| node.accesskit_node().role() != Role::Group)
+        .expect("the tree lists divergence.switch")
+        .click();
+    harness.run();
+    assert_eq!(harness.state().state.tab, Tab::Compare);
+    assert_eq!(
+        harness.state().compare.experiment.as_deref(),
+        Some("divergence.switch")
+    );
+    harness.get_by_label_contains("T_div/T_uniform over k");
 }
