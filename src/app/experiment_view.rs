@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use eframe::egui::{self, Color32, RichText};
 
-use super::lane_grid::{self, BallotColours, LaneGrid};
+use super::lane_grid::{self, LaneCache, LaneGrid};
 use super::{DivlabApp, charts, source_view, verdicts};
 use crate::experiments::registry;
 use crate::report::{ExperimentInfo, ExperimentResult, ExperimentStatus};
@@ -96,7 +96,7 @@ impl DivlabApp {
         egui::CollapsingHeader::new("Lane grid")
             .default_open(true)
             .show(ui, |ui| {
-                lane_section(ui, result, &mut self.points, &mut self.lane_colours);
+                lane_section(ui, result, &mut self.points, &mut self.lane_caches);
             });
         egui::CollapsingHeader::new("Metrics")
             .default_open(false)
@@ -116,12 +116,12 @@ impl DivlabApp {
 }
 
 /// The record point slider, a legend, and the lane grid at that point. `points` keeps the point
-/// per experiment id, `colours` the ballot colours of each experiment's records.
+/// per experiment id, `caches` the ballot colours and textures of each experiment's records.
 fn lane_section(
     ui: &mut egui::Ui,
     result: &ExperimentResult,
     points: &mut HashMap<String, usize>,
-    colours: &mut HashMap<String, BallotColours>,
+    caches: &mut HashMap<String, LaneCache>,
 ) {
     if result.lanes.is_empty() {
         ui.weak("This experiment records no lanes.");
@@ -153,10 +153,10 @@ fn lane_section(
              a lane for its ids and value.",
         );
     });
-    let colours = colours
+    let cache = caches
         .entry(result.id.clone())
-        .or_insert_with(|| BallotColours::new(&result.lanes));
-    LaneGrid::with_colours(&result.lanes, record_points[*index], colours).show(ui);
+        .or_insert_with(|| LaneCache::new(&result.lanes));
+    LaneGrid::cached(&result.lanes, record_points[*index], cache).show(ui);
 }
 
 /// The kernels the experiment declares, each coloured by the static analysis (done once per

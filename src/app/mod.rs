@@ -33,7 +33,7 @@ use crate::uniformity::Analysis;
 use compare::CompareView;
 use documents::{Document, Origin};
 use files::{Decision, DialogKind, FileAction, Pending};
-use lane_grid::BallotColours;
+use lane_grid::LaneCache;
 use playground::Playground;
 use worker::{Worker, WorkerEvent};
 
@@ -124,7 +124,7 @@ pub struct DivlabApp {
     /// Persisted settings.
     pub state: State,
     adapters: Vec<AdapterChoice>,
-    /// Opened files and run results; changed only through methods that keep `lane_colours` in
+    /// Opened files and run results; changed only through methods that keep `lane_caches` in
     /// step.
     documents: Vec<Document>,
     /// The index of the document shown.
@@ -151,7 +151,7 @@ pub struct DivlabApp {
     /// The record point shown per experiment id.
     points: HashMap<String, usize>,
     /// Lane colours per experiment id of `doc`, built once; cleared when `doc` changes.
-    lane_colours: HashMap<String, BallotColours>,
+    lane_caches: HashMap<String, LaneCache>,
     /// Whether the renderer clears the window to the panel colour ([`eframe::App::clear_color`]),
     /// so the panels need not fill it again; a test harness does not.
     renderer_clears: bool,
@@ -189,7 +189,7 @@ impl DivlabApp {
             playground,
             analyses: HashMap::new(),
             points: HashMap::new(),
-            lane_colours: HashMap::new(),
+            lane_caches: HashMap::new(),
             renderer_clears: false,
             frame_stats: frame_stats::FrameStats::from_env(),
         }
@@ -227,7 +227,7 @@ impl DivlabApp {
     pub fn show_document(&mut self, index: usize) {
         if index < self.documents.len() && index != self.current {
             self.current = index;
-            self.lane_colours.clear();
+            self.lane_caches.clear();
         }
     }
 
@@ -240,7 +240,7 @@ impl DivlabApp {
             .add(document.label.clone(), document.doc.clone());
         self.documents.push(document);
         self.current = self.documents.len() - 1;
-        self.lane_colours.clear();
+        self.lane_caches.clear();
         self.current
     }
 
@@ -272,7 +272,7 @@ impl DivlabApp {
                             .add(document.label.clone(), document.doc.clone());
                         self.documents[index] = document;
                         self.current = index;
-                        self.lane_colours.clear();
+                        self.lane_caches.clear();
                     }
                     None => {
                         self.add_document(document);
@@ -470,7 +470,7 @@ impl DivlabApp {
     /// it was saved.
     fn run_changed(&mut self, index: usize) -> Option<PathBuf> {
         if index == self.current {
-            self.lane_colours.clear();
+            self.lane_caches.clear();
         }
         let document = &mut self.documents[index];
         self.compare
