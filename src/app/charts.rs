@@ -352,8 +352,8 @@ pub fn plot_curves(
 
 /// Paints a marker of `shape` in `colour`, the size of a line of text: keys drawn outside a
 /// plot use the plot's own marker shapes.
-pub fn marker(ui: &mut egui::Ui, shape: MarkerShape, colour: Color32) {
-    let (rect, _) = ui.allocate_exact_size(egui::vec2(10.0, 10.0), egui::Sense::hover());
+pub fn marker(ui: &mut egui::Ui, shape: MarkerShape, colour: Color32) -> egui::Response {
+    let (rect, response) = ui.allocate_exact_size(egui::vec2(10.0, 10.0), egui::Sense::hover());
     let (c, r) = (rect.center(), 4.0);
     let painter = ui.painter();
     let polygon =
@@ -390,6 +390,7 @@ pub fn marker(ui: &mut egui::Ui, shape: MarkerShape, colour: Color32) {
             painter.circle_filled(c, r, colour);
         }
     }
+    response
 }
 
 /// A number for a tick or a tooltip: integers as integers, else three significant digits.

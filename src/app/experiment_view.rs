@@ -7,9 +7,8 @@ use eframe::egui::{self, Color32, RichText};
 
 use super::lane_grid::{self, LaneCache, LaneGrid};
 use super::{DivlabApp, charts, source_view, verdicts};
-use crate::experiments::registry;
-use crate::report::{ExperimentInfo, ExperimentResult, ExperimentStatus};
-use crate::shaders::ShaderFile;
+use crate::experiments::{Experiment, registry};
+use crate::report::{ExperimentResult, ExperimentStatus};
 use crate::uniformity::Analysis;
 
 impl DivlabApp {
@@ -19,14 +18,11 @@ impl DivlabApp {
             self.start_page(ui);
             return;
         };
-        let Some(info) = registry()
-            .into_iter()
-            .map(|e| e.info())
-            .find(|info| info.id == id)
-        else {
+        let Some(experiment) = registry().into_iter().find(|e| e.id() == id) else {
             ui.weak(format!("`{id}` is not an experiment of this divlab."));
             return;
         };
+        let info = experiment.info();
         let running = self
             .running_experiment()
             .filter(|(running, _)| *running == id)
@@ -67,7 +63,7 @@ impl DivlabApp {
             } else {
                 "Not run yet in the shown document: click Run, or open a result file that has it."
             });
-            source_section(ui, &info, &mut self.analyses);
+            source_section(ui, experiment.as_ref(), None, &mut self.analyses);
             return;
         };
         if result.status != ExperimentStatus::Ok {
@@ -111,7 +107,7 @@ impl DivlabApp {
                         }
                     });
             });
-        source_section(ui, &info, &mut self.analyses);
+        source_section(ui, experiment.as_ref(), Some(result), &mut self.analyses);
     }
 }
 
@@ -159,41 +155,40 @@ fn lane_section(
     LaneGrid::cached(&result.lanes, record_points[*index], cache).show(ui);
 }
 
-/// The kernels the experiment declares, each coloured by the static analysis (done once per
-/// file, kept in `analyses`); plain numbered lines where the analysis fails.
+/// The kernels that ran (as the experiment says: generated ones for the divergence study), each
+/// coloured by the static analysis (done once per kernel, kept in `analyses`); plain numbered
+/// lines where the analysis fails. Each pane is as tall as its source.
 fn source_section(
     ui: &mut egui::Ui,
-    info: &ExperimentInfo,
-    analyses: &mut HashMap<&'static str, Result<Analysis, String>>,
+    experiment: &dyn Experiment,
+    result: Option<&ExperimentResult>,
+    analyses: &mut HashMap<String, Result<Analysis, String>>,
 ) {
-    for file in info.shaders {
-        shader_section(ui, file, analyses);
-    }
-}
-
-fn shader_section(
-    ui: &mut egui::Ui,
-    file: &'static ShaderFile,
-    analyses: &mut HashMap<&'static str, Result<Analysis, String>>,
-) {
-    let (path, source) = (file.path, file.source);
-    let analysis = analyses.entry(path).or_insert_with(|| {
-        crate::uniformity::analyze_source(path, source).map_err(|e| e.to_string())
-    });
-    egui::CollapsingHeader::new(format!("Source: {path}"))
-        .default_open(false)
-        .show(ui, |ui| match analysis {
-            Ok(analysis) => source_view::source_view(ui, ("source", path), source, analysis),
-            Err(e) => {
-                ui.colored_label(
-                    Color32::from_rgb(220, 60, 60),
-                    format!("no static analysis: {e}"),
-                );
-                for (n, line) in source.lines().enumerate() {
-                    ui.monospace(format!("{:>4}  {line}", n + 1));
-                }
-            }
+    for kernel in experiment.sources(result) {
+        let analysis = analyses.entry(kernel.name.clone()).or_insert_with(|| {
+            crate::uniformity::analyze_source(&kernel.name, &kernel.source)
+                .map_err(|e| e.to_string())
         });
+        egui::CollapsingHeader::new(format!("Source: {}", kernel.name))
+            .default_open(false)
+            .show(ui, |ui| match analysis {
+                Ok(analysis) => {
+                    source_view::source_view(ui, ("source", &kernel.name), &kernel.source, analysis)
+                }
+                Err(e) => {
+                    ui.add(
+                        egui::Label::new(
+                            RichText::new(format!("no static analysis: {e}"))
+                                .color(Color32::from_rgb(220, 60, 60)),
+                        )
+                        .wrap(),
+                    );
+                    for (n, line) in kernel.source.lines().enumerate() {
+                        ui.monospace(format!("{:>4}  {line}", n + 1));
+                    }
+                }
+            });
+    }
 }
 
 /// A metric as a reader wants it: counts as integers ("25", not "25.000000"), other values with

@@ -9,11 +9,13 @@
 pub mod charts;
 pub mod compare;
 pub mod documents;
+pub mod examples;
 mod experiment_view;
 pub mod files;
 pub mod frame_stats;
 pub mod lane_grid;
 pub mod playground;
+pub mod profile_view;
 pub mod source_view;
 mod start;
 mod tree;
@@ -67,6 +69,8 @@ pub struct State {
     pub path: String,
     /// The playground's source.
     pub playground: String,
+    /// How the playground runs it.
+    pub playground_settings: playground::RunSettings,
 }
 
 impl Default for State {
@@ -79,6 +83,7 @@ impl Default for State {
             selected: None,
             path: String::new(),
             playground: playground::EXAMPLE.to_owned(),
+            playground_settings: playground::RunSettings::default(),
         }
     }
 }
@@ -145,9 +150,10 @@ pub struct DivlabApp {
     pub message: Option<(bool, String)>,
     /// The compare view.
     pub compare: CompareView,
-    playground: Playground,
+    /// The playground.
+    pub playground: Playground,
     /// Static analysis per shader stem, done once.
-    analyses: HashMap<&'static str, Result<Analysis, String>>,
+    analyses: HashMap<String, Result<Analysis, String>>,
     /// The record point shown per experiment id.
     points: HashMap<String, usize>,
     /// Lane colours per experiment id of `doc`, built once; cleared when `doc` changes.
@@ -171,7 +177,8 @@ impl DivlabApp {
                 is_default: e.is_default,
             })
             .collect();
-        let playground = Playground::new(state.playground.clone());
+        let mut playground = Playground::new(state.playground.clone());
+        playground.settings = state.playground_settings.clone();
         Self {
             state,
             adapters,
@@ -562,8 +569,11 @@ impl DivlabApp {
                     self.state.selected.clone_from(&self.compare.experiment);
                 }
                 Tab::Playground => {
-                    self.playground.ui(ui);
+                    self.playground.ui(ui, self.state.adapter);
                     self.state.playground.clone_from(&self.playground.source);
+                    self.state
+                        .playground_settings
+                        .clone_from(&self.playground.settings);
                 }
             }
         });

@@ -1,10 +1,21 @@
-//! The playground: edit or open a WGSL compute shader, see naga's compile error at its line,
-//! and the static uniformity verdict of every line.
+//! The playground: edit or open a WGSL compute kernel, see naga's compile error at its line and
+//! the static uniformity verdict of every line, and Run it through `divlab profile`'s engine to
+//! see, per line, how many subgroup executions it had and how many of their lanes were active.
 
 use eframe::egui::{self, Color32, RichText};
+use serde::{Deserialize, Serialize};
 
+use super::examples::EXAMPLES;
+use super::profile_view;
 use super::source_view::source_view;
+use super::worker::ProfileRun;
+use crate::gpu::AdapterSelector;
+use crate::profile::fill::{BufferSpec, parse_len, parse_override};
+use crate::profile::run::{DEFAULT_LOOP_CAP, Finished, Request};
 use crate::uniformity::{Analysis, analyze_source};
+
+/// The name the playground's source goes by in messages.
+pub const FILE: &str = "playground.wgsl";
 
 /// The shader the playground starts with: valid WGSL that shows both verdicts, a ballot every
 /// lane reaches and one only the odd lanes reach.
@@ -30,12 +41,101 @@ fn main(@builtin(local_invocation_index) lid: u32,
 }
 ";
 
-/// The editor's text and the result of its last check.
+/// How Run runs the kernel: `divlab profile`'s options, with its defaults.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct RunSettings {
+    /// `--entry`; empty for the kernel's only (or first) compute entry point.
+    pub entry: String,
+    /// `--dispatch`: workgroups in x, y, z.
+    pub workgroups: [u32; 3],
+    /// `--buffer BINDING=FILL`, one per line.
+    pub buffers: String,
+    /// `--len BINDING=N`, one per line.
+    pub lens: String,
+    /// `--override NAME=VALUE`, one per line.
+    pub overrides: String,
+    /// `--loop-cap`.
+    pub loop_cap: u32,
+    /// `--reps`.
+    pub reps: usize,
+}
+
+impl Default for RunSettings {
+    fn default() -> Self {
+        Self {
+            entry: String::new(),
+            workgroups: [1, 1, 1],
+            buffers: String::new(),
+            lens: String::new(),
+            overrides: String::new(),
+            loop_cap: DEFAULT_LOOP_CAP,
+            reps: 15,
+        }
+    }
+}
+
+impl RunSettings {
+    /// The request for `source`, or what is wrong with a setting.
+    pub fn request(&self, source: &str) -> Result<Request, String> {
+        let lines = |text: &str| -> Vec<String> {
+            text.lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .map(str::to_owned)
+                .collect()
+        };
+        let mut request = Request::new(FILE, source);
+        request.entry = Some(self.entry.trim().to_owned()).filter(|e| !e.is_empty());
+        request.dispatch = self.workgroups.map(|n| n.max(1));
+        request.buffers = lines(&self.buffers)
+            .iter()
+            .map(|l| l.parse::<BufferSpec>().map_err(|e| format!("buffers: {e}")))
+            .collect::<Result<_, _>>()?;
+        request.lens = lines(&self.lens)
+            .iter()
+            .map(|l| parse_len(l).map_err(|e| format!("lengths: {e}")))
+            .collect::<Result<_, _>>()?;
+        request.overrides = lines(&self.overrides)
+            .iter()
+            .map(|l| parse_override(l).map_err(|e| format!("overrides: {e}")))
+            .collect::<Result<_, _>>()?;
+        request.loop_cap = self.loop_cap.max(1);
+        request.reps = self.reps.max(1);
+        Ok(request)
+    }
+}
+
+/// A failed run: where (a line, when the error has one) and why.
+#[derive(Clone, Debug)]
+pub struct RunError {
+    /// The 1-based line, or 0.
+    pub line: u32,
+    /// What happened and what to do.
+    pub message: String,
+}
+
+/// The last run, with the source it ran.
+pub struct LastRun {
+    /// The source as it was when Run was pressed.
+    pub source: String,
+    /// The profile, or why there is none.
+    pub outcome: Result<Finished, RunError>,
+}
+
+/// The editor's text, the result of its last check, and runs.
 pub struct Playground {
     /// The WGSL being edited.
     pub source: String,
     checked: Option<String>,
     outcome: Outcome,
+    /// How Run runs it.
+    pub settings: RunSettings,
+    run: Option<(ProfileRun, String)>,
+    /// The last run's outcome.
+    pub last: Option<LastRun>,
+    /// A line to bring into view (a branch table row was clicked).
+    jump: Option<u32>,
 }
 
 /// What a check found.
@@ -59,6 +159,10 @@ impl Playground {
             source,
             checked: None,
             outcome: Outcome::None,
+            settings: RunSettings::default(),
+            run: None,
+            last: None,
+            jump: None,
         }
     }
 
@@ -67,10 +171,26 @@ impl Playground {
         &self.outcome
     }
 
+    /// Whether a run is in progress.
+    pub fn running(&self) -> bool {
+        self.run.is_some()
+    }
+
+    /// Loads an example: its source and its run settings.
+    pub fn load_example(&mut self, name: &str) -> bool {
+        let Some(example) = EXAMPLES.iter().find(|e| e.name == name) else {
+            return false;
+        };
+        self.source = example.source.to_owned();
+        self.settings = (example.settings)();
+        self.last = None;
+        true
+    }
+
     /// Checks the source with naga (located errors), then analyses its uniformity.
     pub fn check(&mut self) {
-        self.outcome = match crate::gpu::check_wgsl("playground.wgsl", &self.source)
-            .and_then(|_| analyze_source("playground.wgsl", &self.source))
+        self.outcome = match crate::gpu::check_wgsl(FILE, &self.source)
+            .and_then(|_| analyze_source(FILE, &self.source))
         {
             Ok(analysis) => Outcome::Analysed(Box::new(analysis)),
             Err(crate::Error::InvalidWgsl {
@@ -92,11 +212,70 @@ impl Playground {
         self.checked = Some(self.source.clone());
     }
 
-    /// The view: the editor beside the verdicts; the source is re-checked when it changes.
-    pub fn ui(&mut self, ui: &mut egui::Ui) {
+    /// Runs the source as it is now on `adapter` (`None`: divlab's default).
+    pub fn start_run(&mut self, ctx: &egui::Context, adapter: Option<usize>) {
+        if self.run.is_some() {
+            return;
+        }
+        match self.settings.request(&self.source) {
+            Ok(request) => {
+                let selector = AdapterSelector {
+                    backend: None,
+                    adapter: adapter.map(|i| i.to_string()),
+                };
+                let run = ProfileRun::start(ctx.clone(), selector, request);
+                self.run = Some((run, self.source.clone()));
+            }
+            Err(message) => {
+                self.last = Some(LastRun {
+                    source: self.source.clone(),
+                    outcome: Err(RunError { line: 0, message }),
+                });
+            }
+        }
+    }
+
+    /// Cancels the run in progress.
+    pub fn cancel_run(&self) {
+        if let Some((run, _)) = &self.run {
+            run.cancel();
+        }
+    }
+
+    fn poll_run(&mut self) {
+        let Some((run, _)) = &self.run else { return };
+        let Some(outcome) = run.poll() else { return };
+        let (_, source) = self.run.take().expect("a run is in progress");
+        let outcome = outcome.map_err(|e| match e {
+            crate::Error::InvalidWgsl {
+                line,
+                column,
+                message,
+                ..
+            } => RunError {
+                line,
+                message: format!("{FILE}:{line}:{column}: {message}"),
+            },
+            e => RunError {
+                line: 0,
+                message: e.to_string(),
+            },
+        });
+        self.last = Some(LastRun { source, outcome });
+    }
+
+    /// The view: examples, Run and its settings above; the editor beside the verdicts or, once
+    /// it ran, the profile painted onto the source.
+    pub fn ui(&mut self, ui: &mut egui::Ui, adapter: Option<usize>) {
+        self.poll_run();
         if self.checked.as_deref() != Some(self.source.as_str()) {
             self.check();
         }
+        // Before the editor sees the key.
+        let run_key = ui.input_mut(|i| i.consume_key(egui::Modifiers::COMMAND, egui::Key::Enter));
+        self.toolbar(ui, adapter, run_key);
+        self.settings_form(ui);
+        ui.separator();
         ui.columns(2, |columns| {
             let label = columns[0].strong("WGSL (edit here; checked as you type)");
             egui::ScrollArea::vertical()
@@ -110,34 +289,176 @@ impl Playground {
                     )
                     .labelled_by(label.id);
                 });
-            let ui = &mut columns[1];
-            match &self.outcome {
-                Outcome::None => {}
-                Outcome::Invalid {
-                    line,
-                    column,
-                    message,
-                } => {
-                    ui.label(
-                        RichText::new(format!("playground.wgsl:{line}:{column}: compile error"))
-                            .color(Color32::from_rgb(220, 60, 60))
-                            .strong(),
-                    );
-                    if let Some(text) = self.source.lines().nth((*line as usize).saturating_sub(1))
+            self.result_pane(&mut columns[1]);
+        });
+    }
+
+    fn toolbar(&mut self, ui: &mut egui::Ui, adapter: Option<usize>, run_key: bool) {
+        ui.horizontal(|ui| {
+            let mut chosen = None;
+            ui.menu_button("Examples", |ui| {
+                for example in EXAMPLES {
+                    if ui
+                        .button(example.name)
+                        .on_hover_text(example.about)
+                        .clicked()
                     {
-                        ui.label(
-                            RichText::new(format!("{line:>4}  {text}"))
-                                .monospace()
-                                .background_color(Color32::from_rgba_unmultiplied(220, 60, 60, 60)),
-                        );
+                        chosen = Some(example.name);
+                        ui.close();
                     }
-                    ui.label(RichText::new(message).monospace());
                 }
-                Outcome::Analysed(analysis) => {
-                    ui.strong(crate::uniformity::summary(analysis));
-                    source_view(ui, "playground_source", &self.source, analysis);
+            })
+            .response
+            .on_hover_text("Kernels to start from, with run settings that show divergence");
+            if let Some(name) = chosen {
+                self.load_example(name);
+            }
+            match &self.run {
+                Some((run, _)) => {
+                    if ui
+                        .add_enabled(!run.cancelling(), egui::Button::new("Cancel"))
+                        .clicked()
+                    {
+                        run.cancel();
+                    }
+                    // No spinner: it would repaint every frame, and on a CPU device every frame
+                    // takes cycles from the kernel being timed.
+                    ui.weak("running on the worker; the editor stays usable");
+                }
+                None => {
+                    let run = ui
+                        .button("Run")
+                        .on_hover_text("Profile the kernel as written (Ctrl+Enter)");
+                    if run.clicked() || run_key {
+                        self.start_run(ui.ctx(), adapter);
+                    }
                 }
             }
         });
     }
+
+    fn settings_form(&mut self, ui: &mut egui::Ui) {
+        egui::CollapsingHeader::new("Run settings (as `divlab profile` takes them)")
+            .default_open(false)
+            .show(ui, |ui| {
+                let s = &mut self.settings;
+                egui::Grid::new("run_settings").num_columns(2).show(ui, |ui| {
+                    ui.label("entry point");
+                    ui.add(
+                        egui::TextEdit::singleline(&mut s.entry)
+                            .hint_text("the only (or first) @compute function")
+                            .desired_width(240.0),
+                    );
+                    ui.end_row();
+                    ui.label("workgroups");
+                    ui.horizontal(|ui| {
+                        for n in &mut s.workgroups {
+                            ui.add(egui::DragValue::new(n).range(1..=65_535));
+                        }
+                    });
+                    ui.end_row();
+                    for (name, text, hint) in [
+                        ("buffers", &mut s.buffers, "BINDING=FILL per line: zeros, iota, random[:SEED], values:1,2,3"),
+                        ("lengths", &mut s.lens, "BINDING=N per line: elements of a runtime-sized array"),
+                        ("overrides", &mut s.overrides, "NAME=VALUE per line"),
+                    ] {
+                        ui.label(name);
+                        ui.add(
+                            egui::TextEdit::multiline(text)
+                                .hint_text(hint)
+                                .desired_rows(1)
+                                .desired_width(420.0)
+                                .code_editor(),
+                        );
+                        ui.end_row();
+                    }
+                    ui.label("loop cap");
+                    ui.add(egui::DragValue::new(&mut s.loop_cap).range(1..=u32::MAX))
+                        .on_hover_text("Iterations one invocation may run of one entry into a loop; a kernel that never ends stops here");
+                    ui.end_row();
+                    ui.label("timed repetitions");
+                    ui.add(egui::DragValue::new(&mut s.reps).range(1..=1000));
+                    ui.end_row();
+                });
+            });
+    }
+
+    fn result_pane(&mut self, ui: &mut egui::Ui) {
+        let analysis = match &self.outcome {
+            Outcome::None => return,
+            Outcome::Invalid {
+                line,
+                column,
+                message,
+            } => {
+                ui.add(
+                    egui::Label::new(
+                        RichText::new(format!("{FILE}:{line}:{column}: compile error"))
+                            .color(Color32::from_rgb(220, 60, 60))
+                            .strong(),
+                    )
+                    .wrap(),
+                );
+                if let Some(text) = self.source.lines().nth((*line as usize).saturating_sub(1)) {
+                    ui.label(
+                        RichText::new(format!("{line:>4}  {text}"))
+                            .monospace()
+                            .background_color(Color32::from_rgba_unmultiplied(220, 60, 60, 60)),
+                    );
+                }
+                ui.add(egui::Label::new(RichText::new(message).monospace()).wrap());
+                return;
+            }
+            Outcome::Analysed(analysis) => analysis,
+        };
+        let current = self.last.as_ref().filter(|last| last.source == self.source);
+        match current.map(|last| &last.outcome) {
+            Some(Ok(finished)) => {
+                profile_view::profile_pane(
+                    ui,
+                    &self.source,
+                    finished,
+                    Some(analysis),
+                    &mut self.jump,
+                );
+            }
+            Some(Err(error)) => {
+                ui.add(
+                    egui::Label::new(
+                        RichText::new(&error.message).color(Color32::from_rgb(220, 60, 60)),
+                    )
+                    .wrap(),
+                );
+                if error.line > 0
+                    && let Some(text) = self.source.lines().nth(error.line as usize - 1)
+                {
+                    ui.label(
+                        RichText::new(format!("{:>4}  {text}", error.line))
+                            .monospace()
+                            .background_color(Color32::from_rgba_unmultiplied(220, 60, 60, 60)),
+                    );
+                }
+                static_view(ui, &self.source, analysis);
+            }
+            None => {
+                ui.strong(crate::uniformity::summary(analysis));
+                if self.last.is_some() {
+                    ui.weak("Edited since the last run: Run again to profile this version.");
+                } else {
+                    ui.weak("Run (Ctrl+Enter) profiles it: executions and active lanes per line.");
+                }
+                static_view(ui, &self.source, analysis);
+            }
+        }
+    }
+}
+
+/// The source with its static verdicts, scrolled within the pane.
+fn static_view(ui: &mut egui::Ui, source: &str, analysis: &Analysis) {
+    egui::ScrollArea::vertical()
+        .id_salt("playground_static")
+        .auto_shrink([false, true])
+        .show(ui, |ui| {
+            source_view(ui, "playground_source", source, analysis)
+        });
 }

@@ -49,17 +49,15 @@ pub fn source_view(
 ) {
     diagnostics(ui, analysis);
     legend(ui);
-    let text_height = ui.text_style_height(&egui::TextStyle::Monospace);
-    let lines: Vec<&str> = source.lines().collect();
-    egui::ScrollArea::both()
+    // As tall as the source: the page around it scrolls, and every line has its number.
+    egui::ScrollArea::horizontal()
         .id_salt(id)
         .auto_shrink([false, true])
-        .max_height(ui.available_height().max(200.0))
-        .show_rows(ui, text_height, lines.len(), |ui, range| {
-            for index in range {
+        .show(ui, |ui| {
+            for (index, line) in source.lines().enumerate() {
                 let n = index as u32 + 1;
                 let verdict = analysis.line(n);
-                let mut text = RichText::new(format!("{n:>4}  {}", lines[index])).monospace();
+                let mut text = RichText::new(format!("{n:>4}  {line}")).monospace();
                 if let Some(v) = verdict {
                     text = text.background_color(verdict_colour(v.verdict));
                 }

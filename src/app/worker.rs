@@ -135,3 +135,50 @@ fn run(
     });
     Ok((doc, cancel.is_cancelled()))
 }
+
+/// A Playground run: `divlab profile`'s engine on a thread of its own, so the editor stays
+/// usable. Cancel stops it at its next GPU submission.
+pub struct ProfileRun {
+    result: Receiver<crate::Result<crate::profile::run::Finished>>,
+    cancel: CancelToken,
+}
+
+impl ProfileRun {
+    /// Starts profiling `request` on the selected adapter.
+    pub fn start(
+        ctx: egui::Context,
+        selector: AdapterSelector,
+        request: crate::profile::run::Request,
+    ) -> Self {
+        let (tx, result) = channel();
+        let cancel = CancelToken::default();
+        let token = cancel.clone();
+        std::thread::Builder::new()
+            .name("divlab-profile".to_owned())
+            .spawn(move || {
+                let outcome = GpuContext::new(&selector).and_then(|gpu| {
+                    let lab = Lab::new(gpu.with_cancel_token(token));
+                    crate::profile::run::profile(&lab, &request)
+                });
+                let _ = tx.send(outcome);
+                ctx.request_repaint();
+            })
+            .expect("spawning a thread succeeds");
+        Self { result, cancel }
+    }
+
+    /// Stops the run at its next GPU submission.
+    pub fn cancel(&self) {
+        self.cancel.cancel();
+    }
+
+    /// Whether cancel was asked.
+    pub fn cancelling(&self) -> bool {
+        self.cancel.is_cancelled()
+    }
+
+    /// The outcome, once the run has ended.
+    pub fn poll(&self) -> Option<crate::Result<crate::profile::run::Finished>> {
+        self.result.try_recv().ok()
+    }
+}

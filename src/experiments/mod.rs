@@ -164,6 +164,29 @@ pub trait Experiment: Send + Sync {
     fn new_result(&self) -> ExperimentResult {
         self.info().new_result()
     }
+
+    /// The kernels that ran (for `result`, where there is one), each with a name: by default
+    /// the shader files the experiment declares. An experiment that generates its kernels
+    /// returns the generated source, so a reader sees what ran.
+    fn sources(&self, _result: Option<&ExperimentResult>) -> Vec<KernelSource> {
+        self.info()
+            .shaders
+            .iter()
+            .map(|file| KernelSource {
+                name: file.path.to_owned(),
+                source: std::borrow::Cow::Borrowed(file.source),
+            })
+            .collect()
+    }
+}
+
+/// One kernel an experiment ran, for display.
+#[derive(Clone, Debug)]
+pub struct KernelSource {
+    /// Where it comes from: a file of `shaders/`, or how it was generated.
+    pub name: String,
+    /// The WGSL.
+    pub source: std::borrow::Cow<'static, str>,
 }
 
 /// Every experiment divlab knows, in run order.

@@ -697,3 +697,201 @@ fn compare_table_has_one_row_per_check_key_with_whole_labels() {
     );
     harness.get_by_label_contains("T_div/T_uniform over k");
 }
+
+/// The 1-based line of `source` that contains `needle`.
+fn line_of(source: &str, needle: &str) -> u32 {
+    source
+        .lines()
+        .position(|l| l.contains(needle))
+        .unwrap_or_else(|| panic!("no line has `{needle}`")) as u32
+        + 1
+}
+
+fn playground_harness() -> Harness<'static, DivlabApp> {
+    harness(DivlabApp::new(State {
+        tab: Tab::Playground,
+        ..State::default()
+    }))
+}
+
+#[test]
+fn playground_runs_the_bounds_checked_example_and_paints_its_gutter() {
+    let mut harness = playground_harness();
+    harness.run();
+    harness.get_by_label("Examples").click();
+    harness.run();
+    harness.get_by_label("Bounds-checked element-wise").click();
+    harness.run();
+    let source = harness.state().playground.source.clone();
+    assert!(
+        source.contains("arrayLength(&output)"),
+        "the example did not load"
+    );
+    button(&harness, "Run").click();
+    harness.step();
+    step_until(&mut harness, Duration::from_secs(120), "the run", |app| {
+        !app.playground.running()
+    });
+    harness.run();
+    let last = harness.state().playground.last.as_ref().expect("a run");
+    let finished = match &last.outcome {
+        Ok(finished) => finished,
+        Err(e) => panic!("the example failed: {}", e.message),
+    };
+    // Derived by hand: 2 workgroups of 64 lanes over 100 elements, so lanes 100..127 return.
+    // With subgroups of S lanes laid out in order, the `return` runs in every subgroup holding
+    // a lane >= 100, and the store in every subgroup holding a lane < 100.
+    let s = finished
+        .profile
+        .subgroup_size
+        .expect("lavapipe has subgroups");
+    assert_eq!(s, crate::util::expected_subgroup_size());
+    let (lanes, length): (u32, u32) = (128, 100);
+    let returning = lanes.div_ceil(s) - length / s;
+    let storing = length.div_ceil(s);
+    let expected = [
+        (
+            line_of(&source, "return;"),
+            returning,
+            (lanes - length) as f64 / (returning * s) as f64,
+        ),
+        (
+            line_of(&source, "output[i] ="),
+            storing,
+            length as f64 / (storing * s) as f64,
+        ),
+    ];
+    for (line, executions, efficiency) in expected {
+        let name = format!("line {line}");
+        let group = harness.get_by_role_and_label(Role::Group, &name);
+        group.get_by_label(&executions.to_string());
+        group.get_by_label(&format!("{:.0}%", efficiency * 100.0));
+    }
+    // The `if` diverges only in the subgroup that straddles the end (when S does not divide
+    // 100): its bar says so.
+    let straddles = u32::from(length % s != 0);
+    let branch = &finished.profile.branches[0];
+    assert_eq!(branch.divergent, u64::from(straddles));
+    // The snapshot shows the profile without its times, which change from run to run.
+    let mut app = harness.state_mut();
+    if let Some(Ok(finished)) = app.playground.last.as_mut().map(|l| &mut l.outcome) {
+        finished.profile.timing = None;
+    }
+    let _ = &mut app;
+    harness.run();
+    harness.snapshot_options("playground_profile", &snapshot_options());
+}
+
+#[test]
+fn an_endless_loop_in_the_playground_ends_at_the_cap_with_its_line_and_the_app_responds() {
+    let mut harness = playground_harness();
+    harness.run();
+    let source = "@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    var n = gid.x | 1u;
+    while (n != 0u) {
+        n = n * 3u + 2u;
+    }
+    out[gid.x] = n;
+}
+";
+    {
+        let app = harness.state_mut();
+        app.playground.source = source.to_owned();
+        app.playground.settings.workgroups = [64, 1, 1];
+        app.playground.settings.reps = 1;
+    }
+    harness.run();
+    button(&harness, "Run").click();
+    harness.step();
+    assert!(harness.state().playground.running(), "Run did not start");
+    // While it runs, frames keep coming and the editor takes input.
+    let start = Instant::now();
+    let mut slowest = Duration::ZERO;
+    let mut edited = false;
+    while harness.state().playground.running() {
+        assert!(
+            start.elapsed() < Duration::from_secs(180),
+            "the run never ended"
+        );
+        if !edited {
+            let editor = harness.get_by_role(Role::MultilineTextInput);
+            editor.focus();
+            editor.type_text("// typed while it ran\n");
+            edited = true;
+        }
+        let frame = Instant::now();
+        harness.step();
+        slowest = slowest.max(frame.elapsed());
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(
+        slowest < Duration::from_millis(500),
+        "a frame took {slowest:?} while the kernel ran"
+    );
+    eprintln!(
+        "the endless kernel ran {:?}; slowest frame {slowest:?}",
+        start.elapsed()
+    );
+    harness.run();
+    let app = harness.state();
+    assert_ne!(
+        app.playground.source, source,
+        "the editor took no input during the run"
+    );
+    let last = app.playground.last.as_ref().expect("a run");
+    let finished = last
+        .outcome
+        .as_ref()
+        .unwrap_or_else(|e| panic!("{}", e.message));
+    let loop_line = line_of(source, "while (n != 0u)");
+    assert_eq!(finished.profile.loop_cap_line, Some(loop_line));
+    let message = finished.cap_hit.as_deref().expect("the cap message");
+    assert!(
+        message.contains(&format!("playground.wgsl:{loop_line}:")),
+        "{message}"
+    );
+    // The source shown is the edited one, so the message shows with the run's source: put the
+    // run's source back and look for it at its line.
+    let _ = app;
+    harness.state_mut().playground.source = source.to_owned();
+    harness.run();
+    harness.get_by_label_contains("hit the loop cap");
+    harness.get_by_role_and_label(Role::Group, &format!("line {loop_line}"));
+}
+
+#[test]
+fn a_divergence_form_shows_the_generated_kernel_that_ran() {
+    let name = "lavapipe-sg8.json";
+    let doc = reference(name);
+    let id = "divergence.if_chain";
+    let result = doc.experiments.iter().find(|e| e.id == id).unwrap();
+    let paths = result.params["paths_compiled"].as_u64().unwrap();
+    let mut app = DivlabApp::new(State {
+        selected: Some(id.to_owned()),
+        ..State::default()
+    });
+    app.open_path(&reference_path(name));
+    // Tall enough that every line of the kernel is on screen.
+    let mut harness = Harness::builder()
+        .with_size([1280.0, 16000.0])
+        .wgpu()
+        .build_ui_state(|ui, app: &mut DivlabApp| app.show(ui), app);
+    harness.run();
+    // The generated if-chain with every path the run compiled, not the branch-free template.
+    let header =
+        format!("Source: generated if_chain kernel ({paths} paths, selection by subgroup)");
+    harness.get_by_label(&header).click();
+    harness.run();
+    let last = paths - 1;
+    harness.get_by_label_contains(&format!("}} else if sel == {}u {{", last - 1));
+    assert_eq!(
+        harness
+            .query_all_by_label_contains(" else if sel == ")
+            .count(),
+        paths as usize - 2,
+        "one `else if` per path between the first and the last"
+    );
+}

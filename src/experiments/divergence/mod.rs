@@ -14,6 +14,7 @@ use crate::Result;
 use crate::experiments::{Experiment, RunContext};
 use crate::report::{ExperimentInfo, ExperimentResult, Figure, Fit};
 use crate::shaders;
+use crate::shaders::divergence::Selection;
 
 /// What every form of the study declares; each form sets its own id and title.
 const INFO: ExperimentInfo = ExperimentInfo {
@@ -97,5 +98,35 @@ impl Experiment for Divergence {
     fn run(&self, ctx: RunContext<'_>) -> Result<ExperimentResult> {
         let (lab, config, progress) = ctx.parts();
         run::run(self, lab, config, progress)
+    }
+
+    /// The generated kernel of this form, as the result says it ran (paths compiled and how
+    /// lanes chose a path), then the predicated control; before a run, as a full run makes it.
+    fn sources(&self, result: Option<&ExperimentResult>) -> Vec<crate::experiments::KernelSource> {
+        let param = |key: &str| result.and_then(|r| r.params.get(key));
+        let paths = param("paths_compiled")
+            .and_then(serde_json::Value::as_u64)
+            .map_or(self.form.paths_compiled(32), |p| p as u32);
+        let selection = match param("selection").and_then(serde_json::Value::as_str) {
+            Some("block") => Selection::Block,
+            _ => Selection::Subgroup,
+        };
+        [self.form, Form::Predicated]
+            .into_iter()
+            .map(|form| {
+                let paths = if form == self.form { paths } else { 1 };
+                crate::experiments::KernelSource {
+                    name: format!(
+                        "generated {} kernel ({} path{}, selection by {:?})",
+                        form.name(),
+                        paths,
+                        if paths == 1 { "" } else { "s" },
+                        selection
+                    )
+                    .to_lowercase(),
+                    source: std::borrow::Cow::Owned(form.source(paths, selection)),
+                }
+            })
+            .collect()
     }
 }

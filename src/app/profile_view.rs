@@ -1,0 +1,351 @@
+//! A profile painted onto its source: a heat gutter per line (efficiency as colour and as a
+//! percentage, divergent share of a branch as a bar, executions as a number), a tooltip per line
+//! with every figure and the static verdict with its reason, marks where the static verdict and
+//! the run disagree, and beside it the summary and the branches ranked by wasted lane slots.
+
+use std::collections::BTreeMap;
+
+use eframe::egui::{self, Color32, RichText, Sense, accesskit::Role, vec2};
+
+use crate::profile::report::{BranchProfile, LineProfile, Profile, fmt_ns};
+use crate::profile::run::Finished;
+use crate::uniformity::{Analysis, Verdict};
+
+/// Efficiency as a colour: red at 0, amber at 0.5, green at 1.
+pub fn efficiency_colour(efficiency: f64) -> Color32 {
+    let e = efficiency.clamp(0.0, 1.0) as f32;
+    let (r, g) = if e < 0.5 {
+        (220.0, 60.0 + 240.0 * e)
+    } else {
+        (220.0 - 320.0 * (e - 0.5), 180.0)
+    };
+    Color32::from_rgb(r as u8, g as u8, 60)
+}
+
+/// The colour of a disagreement mark.
+const MISMATCH: Color32 = Color32::from_rgb(230, 150, 30);
+
+/// How a line's static verdict and what the run saw disagree.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mismatch {
+    /// Statically non-uniform, but every execution had every lane: on this input it never
+    /// diverged (a hint that the code could prove uniformity).
+    NonUniformNeverDiverged,
+    /// Statically uniform, but executions ran with idle lanes (or its branch diverged).
+    UniformButDiverged,
+}
+
+impl Mismatch {
+    /// Of a line.
+    pub fn of(line: &LineProfile, branch: Option<&BranchProfile>) -> Option<Self> {
+        let full = line.efficiency.is_some_and(|e| e >= 1.0 - 1e-9);
+        let idle = line.efficiency.is_some_and(|e| e < 1.0 - 1e-9);
+        match line.static_verdict.as_deref() {
+            Some("non-uniform") if full && branch.is_none_or(|b| b.divergent == 0) => {
+                Some(Self::NonUniformNeverDiverged)
+            }
+            Some("uniform") if idle => Some(Self::UniformButDiverged),
+            _ => None,
+        }
+    }
+
+    fn explain(self) -> &'static str {
+        match self {
+            Self::NonUniformNeverDiverged => {
+                "statically non-uniform, but it never ran with idle lanes on this input: the \
+                 condition it depends on could be computed from a uniform value"
+            }
+            Self::UniformButDiverged => {
+                "statically uniform, yet it ran with idle lanes: lanes left earlier (or a partial \
+                 subgroup at the dispatch's edge)"
+            }
+        }
+    }
+}
+
+/// The whole pane: the cap message or the summary, the branch table, and the source with its
+/// gutter. `jump` brings a line into view (set by a branch row).
+pub fn profile_pane(
+    ui: &mut egui::Ui,
+    source: &str,
+    finished: &Finished,
+    analysis: Option<&Analysis>,
+    jump: &mut Option<u32>,
+) {
+    let profile = &finished.profile;
+    if let Some(message) = &finished.cap_hit {
+        ui.add(
+            egui::Label::new(RichText::new(message).color(Color32::from_rgb(220, 60, 60))).wrap(),
+        );
+    }
+    summary(ui, profile);
+    egui::CollapsingHeader::new("Branches, by wasted lane slots")
+        .default_open(true)
+        .show(ui, |ui| branch_table(ui, profile, jump));
+    gutter_source(ui, source, profile, analysis, jump);
+}
+
+/// Subgroup size, control-flow efficiency and the two times.
+pub fn summary(ui: &mut egui::Ui, profile: &Profile) {
+    let mut parts = Vec::new();
+    match profile.subgroup_size {
+        Some(size) => parts.push(format!("subgroup size {size} (largest ballot seen)")),
+        None => parts.push("no subgroup operations: counts are invocations".to_owned()),
+    }
+    if let Some(e) = profile.control_flow_efficiency {
+        parts.push(format!("control-flow efficiency {:.1}%", e * 100.0));
+    }
+    match &profile.timing {
+        Some(t) => parts.push(format!(
+            "{} alone, {} instrumented ({:.2}×)",
+            fmt_ns(t.kernel_ns),
+            fmt_ns(t.instrumented_ns),
+            t.overhead
+        )),
+        None => parts.push("not timed".to_owned()),
+    }
+    ui.add(egui::Label::new(RichText::new(parts.join(" · ")).strong()).wrap());
+    for note in &profile.notes {
+        ui.add(egui::Label::new(RichText::new(note).weak().small()).wrap());
+    }
+}
+
+/// One row per branch, most wasted lane slots first; a click brings its line into view.
+pub fn branch_table(ui: &mut egui::Ui, profile: &Profile, jump: &mut Option<u32>) {
+    if profile.branches.is_empty() {
+        ui.weak("No branches reached.");
+        return;
+    }
+    let mut branches: Vec<&BranchProfile> = profile.branches.iter().collect();
+    branches.sort_by_key(|b| (std::cmp::Reverse(b.wasted_lane_slots.unwrap_or(0)), b.line));
+    egui::Grid::new("branch_table")
+        .striped(true)
+        .num_columns(5)
+        .show(ui, |ui| {
+            for heading in [
+                "line",
+                "kind",
+                "executions",
+                "divergent",
+                "wasted lane slots",
+            ] {
+                ui.strong(heading);
+            }
+            ui.end_row();
+            for b in branches {
+                if ui
+                    .link(format!("{}", b.line))
+                    .on_hover_text("Show this line")
+                    .clicked()
+                {
+                    *jump = Some(b.line);
+                }
+                ui.label(&b.kind);
+                ui.label(b.executions.to_string());
+                ui.label(match b.divergent_fraction {
+                    Some(f) => format!("{:.0}% ({})", f * 100.0, b.divergent),
+                    None => b.divergent.to_string(),
+                });
+                ui.label(
+                    b.wasted_lane_slots
+                        .map_or_else(|| "—".to_owned(), |w| w.to_string()),
+                );
+                ui.end_row();
+            }
+        });
+}
+
+/// The source with a gutter: executions, efficiency (colour and %), a branch's divergent share,
+/// and a mark where static and dynamic disagree. Every line is an accessible group named
+/// `line N`.
+pub fn gutter_source(
+    ui: &mut egui::Ui,
+    source: &str,
+    profile: &Profile,
+    analysis: Option<&Analysis>,
+    jump: &mut Option<u32>,
+) {
+    let by_line: BTreeMap<u32, &LineProfile> = profile.lines.iter().map(|l| (l.line, l)).collect();
+    let branch_at: BTreeMap<u32, &BranchProfile> =
+        profile.branches.iter().map(|b| (b.line, b)).collect();
+    legend(ui);
+    let row_height = ui.text_style_height(&egui::TextStyle::Monospace) + 2.0;
+    let lines: Vec<&str> = source.lines().collect();
+    let mut area = egui::ScrollArea::both()
+        .id_salt("profile_source")
+        .auto_shrink([false, true])
+        .max_height(ui.available_height().max(240.0));
+    if let Some(line) = jump.take() {
+        let spacing = ui.spacing().item_spacing.y;
+        area =
+            area.vertical_scroll_offset((line.saturating_sub(4)) as f32 * (row_height + spacing));
+    }
+    area.show_rows(ui, row_height, lines.len(), |ui, range| {
+        for index in range {
+            let n = index as u32 + 1;
+            let line = by_line.get(&n).copied();
+            let branch = branch_at.get(&n).copied();
+            let cap = profile.loop_cap_line == Some(n);
+            let group = egui::UiBuilder::new()
+                .id_salt(("profile line", n))
+                .accessibility_role(Role::Group)
+                .accessibility_label(format!("line {n}"));
+            let response = ui
+                .scope_builder(group, |ui| {
+                    ui.horizontal(|ui| {
+                        ui.spacing_mut().item_spacing.x = 4.0;
+                        gutter(ui, line, branch);
+                        let mut text =
+                            RichText::new(format!("{n:>3} {}", lines[index])).monospace();
+                        if cap {
+                            text = text
+                                .background_color(Color32::from_rgba_unmultiplied(220, 60, 60, 90));
+                        } else if let Some(v) = analysis.and_then(|a| a.line(n)) {
+                            text = text
+                                .background_color(super::source_view::verdict_colour(v.subgroup));
+                        }
+                        ui.add(egui::Label::new(text).extend());
+                    })
+                    .response
+                })
+                .inner;
+            if line.is_some() || cap {
+                response.on_hover_ui(|ui| line_tooltip(ui, n, line, branch, analysis, cap));
+            }
+        }
+    });
+}
+
+/// The key to the gutter's columns.
+fn legend(ui: &mut egui::Ui) {
+    ui.horizontal_wrapped(|ui| {
+        ui.weak("gutter: executions · efficiency (colour, % of lanes active) · divergent share of a branch (bar) ·");
+        for (e, name) in [(0.25, "25%"), (0.5, "50%"), (1.0, "100%")] {
+            ui.label(
+                RichText::new(format!(" {name} "))
+                    .monospace()
+                    .background_color(efficiency_colour(e)),
+            );
+        }
+        ui.weak("·");
+        super::charts::marker(ui, egui_plot::MarkerShape::Diamond, MISMATCH);
+        ui.weak("static verdict and run disagree");
+    });
+}
+
+/// The gutter cells of one line: fixed widths, so the source lines up.
+fn gutter(ui: &mut egui::Ui, line: Option<&LineProfile>, branch: Option<&BranchProfile>) {
+    let mono = |text: String| RichText::new(text).monospace();
+    let executions = line.map_or_else(String::new, |l| l.executions.to_string());
+    let efficiency = line
+        .and_then(|l| l.efficiency)
+        .map_or_else(String::new, |e| format!("{:.0}%", e * 100.0));
+    fixed(ui, 44.0, |ui| {
+        ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+            ui.label(mono(executions));
+        });
+    });
+    fixed(ui, 40.0, |ui| {
+        let colour = line
+            .and_then(|l| l.efficiency)
+            .map(efficiency_colour)
+            .unwrap_or(Color32::TRANSPARENT);
+        let text = mono(efficiency)
+            .color(Color32::BLACK)
+            .background_color(colour);
+        ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+            ui.label(text);
+        });
+    });
+    // The divergent share of the branch on this line, as a bar.
+    let (rect, bar) = ui.allocate_exact_size(vec2(30.0, 10.0), Sense::hover());
+    if let Some(b) = branch {
+        let painter = ui.painter();
+        painter.rect_filled(rect, 1.0, ui.visuals().extreme_bg_color);
+        if let Some(f) = b.divergent_fraction {
+            let mut filled = rect;
+            filled.set_width(rect.width() * f as f32);
+            painter.rect_filled(filled, 1.0, Color32::from_rgb(220, 120, 60));
+        }
+        bar.widget_info(|| {
+            egui::WidgetInfo::labeled(
+                egui::Role::ProgressIndicator,
+                true,
+                match b.divergent_fraction {
+                    Some(f) => format!("divergent {:.0}%", f * 100.0),
+                    None => "divergent —".to_owned(),
+                },
+            )
+        });
+    }
+    let mark = line.and_then(|l| Mismatch::of(l, branch));
+    fixed(ui, 12.0, |ui| {
+        if let Some(m) = mark {
+            super::charts::marker(ui, egui_plot::MarkerShape::Diamond, MISMATCH)
+                .on_hover_text(m.explain());
+        }
+    });
+}
+
+fn fixed(ui: &mut egui::Ui, width: f32, add: impl FnOnce(&mut egui::Ui)) {
+    let height = ui.text_style_height(&egui::TextStyle::Monospace);
+    ui.allocate_ui_with_layout(
+        vec2(width, height),
+        egui::Layout::left_to_right(egui::Align::Center),
+        |ui| {
+            ui.set_width(width);
+            add(ui);
+        },
+    );
+}
+
+/// Every figure of a line, the static verdict and why, and any disagreement.
+fn line_tooltip(
+    ui: &mut egui::Ui,
+    n: u32,
+    line: Option<&LineProfile>,
+    branch: Option<&BranchProfile>,
+    analysis: Option<&Analysis>,
+    cap: bool,
+) {
+    ui.strong(format!("line {n}"));
+    if cap {
+        ui.label("A loop here hit the loop cap: the counts are of the cut-short run.");
+    }
+    if let Some(l) = line {
+        ui.label(format!("executions: {}", l.executions));
+        if let (Some(lanes), true) = (l.active_lanes, l.executions > 0) {
+            ui.label(format!(
+                "mean active lanes: {:.2}",
+                lanes as f64 / l.executions as f64
+            ));
+        }
+        if let Some(e) = l.efficiency {
+            ui.label(format!("efficiency: {:.1}%", e * 100.0));
+        }
+    }
+    if let Some(b) = branch {
+        ui.label(format!(
+            "{}: divergent in {} of {} executions{}",
+            b.kind,
+            b.divergent,
+            b.executions,
+            b.wasted_lane_slots
+                .map_or_else(String::new, |w| format!(", {w} lane slots idle inside it"))
+        ));
+    }
+    if let Some(v) = analysis.and_then(|a| a.line(n)) {
+        let verdict = match v.subgroup {
+            Verdict::Uniform => "uniform",
+            Verdict::NonUniform => "non-uniform",
+            Verdict::NotExecuted => "not executed",
+        };
+        ui.label(format!("static verdict (subgroup scope): {verdict}"));
+        if let Some(reason) = v.subgroup_reason.as_deref().or(v.reason.as_deref()) {
+            ui.weak(reason);
+        }
+    }
+    if let Some(m) = line.and_then(|l| Mismatch::of(l, branch)) {
+        ui.label(RichText::new(m.explain()).color(MISMATCH));
+    }
+}
