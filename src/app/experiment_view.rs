@@ -63,7 +63,7 @@ impl DivlabApp {
             } else {
                 "Not run yet in the shown document: click Run, or open a result file that has it."
             });
-            source_section(ui, experiment.as_ref(), None, &mut self.analyses);
+            source_section(ui, experiment.as_ref(), None, &mut self.analyses, None);
             return;
         };
         if result.status != ExperimentStatus::Ok {
@@ -87,7 +87,9 @@ impl DivlabApp {
         egui::CollapsingHeader::new("Verdicts")
             .default_open(true)
             .show(ui, |ui| {
-                verdicts::verdicts_table(ui, result);
+                if let Some(line) = verdicts::verdicts_table(ui, result) {
+                    self.source_focus = Some((id.clone(), source_view::Focus { line, scroll: 20 }));
+                }
             });
         egui::CollapsingHeader::new("Lane grid")
             .default_open(true)
@@ -107,7 +109,18 @@ impl DivlabApp {
                         }
                     });
             });
-        source_section(ui, experiment.as_ref(), Some(result), &mut self.analyses);
+        let focus = self
+            .source_focus
+            .as_mut()
+            .filter(|(focused, _)| *focused == id)
+            .map(|(_, focus)| focus);
+        source_section(
+            ui,
+            experiment.as_ref(),
+            Some(result),
+            &mut self.analyses,
+            focus,
+        );
     }
 }
 
@@ -157,24 +170,33 @@ fn lane_section(
 
 /// The kernels that ran (as the experiment says: generated ones for the divergence study), each
 /// coloured by the static analysis (done once per kernel, kept in `analyses`); plain numbered
-/// lines where the analysis fails. Each pane is as tall as its source.
+/// lines where the analysis fails. Each pane is as tall as its source. A `focus` (a line a
+/// verdict named) opens the first kernel at that line.
 fn source_section(
     ui: &mut egui::Ui,
     experiment: &dyn Experiment,
     result: Option<&ExperimentResult>,
     analyses: &mut HashMap<String, Result<Analysis, String>>,
+    mut focus: Option<&mut source_view::Focus>,
 ) {
-    for kernel in experiment.sources(result) {
+    for (index, kernel) in experiment.sources(result).into_iter().enumerate() {
+        let focus = if index == 0 { focus.take() } else { None };
+        let open = focus.as_ref().is_some_and(|f| f.scroll > 0).then_some(true);
         let analysis = analyses.entry(kernel.name.clone()).or_insert_with(|| {
             crate::uniformity::analyze_source(&kernel.name, &kernel.source)
                 .map_err(|e| e.to_string())
         });
         egui::CollapsingHeader::new(format!("Source: {}", kernel.name))
             .default_open(false)
+            .open(open)
             .show(ui, |ui| match analysis {
-                Ok(analysis) => {
-                    source_view::source_view(ui, ("source", &kernel.name), &kernel.source, analysis)
-                }
+                Ok(analysis) => source_view::source_view(
+                    ui,
+                    ("source", &kernel.name),
+                    &kernel.source,
+                    analysis,
+                    focus,
+                ),
                 Err(e) => {
                     ui.add(
                         egui::Label::new(

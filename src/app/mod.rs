@@ -154,6 +154,8 @@ pub struct DivlabApp {
     pub playground: Playground,
     /// Static analysis per shader stem, done once.
     analyses: HashMap<String, Result<Analysis, String>>,
+    /// A kernel line a verdict named and the user clicked, per experiment id.
+    source_focus: Option<(String, source_view::Focus)>,
     /// The record point shown per experiment id.
     points: HashMap<String, usize>,
     /// Lane colours per experiment id of `doc`, built once; cleared when `doc` changes.
@@ -195,6 +197,7 @@ impl DivlabApp {
             compare: CompareView::default(),
             playground,
             analyses: HashMap::new(),
+            source_focus: None,
             points: HashMap::new(),
             lane_caches: HashMap::new(),
             renderer_clears: false,

@@ -459,6 +459,6 @@ fn static_view(ui: &mut egui::Ui, source: &str, analysis: &Analysis) {
         .id_salt("playground_static")
         .auto_shrink([false, true])
         .show(ui, |ui| {
-            source_view(ui, "playground_source", source, analysis)
+            source_view(ui, "playground_source", source, analysis, None)
         });
 }

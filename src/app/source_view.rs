@@ -39,14 +39,27 @@ pub fn legend(ui: &mut egui::Ui) {
     });
 }
 
+/// A line to show: outlined, and scrolled into view.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Focus {
+    /// The 1-based line.
+    pub line: u32,
+    /// For how many more frames to scroll to it: the pane may still be opening (animated), so
+    /// one request may aim at where the line is not yet.
+    pub scroll: u8,
+}
+
 /// The source, numbered, each line tinted by its verdict; hovering a line says why. Diagnostics
-/// are listed first with their `line:column`.
+/// are listed first with their `line:column`. A `focus` line is outlined (and scrolled to once).
 pub fn source_view(
     ui: &mut egui::Ui,
     id: impl std::hash::Hash + std::fmt::Debug,
     source: &str,
     analysis: &Analysis,
+    focus: Option<&mut Focus>,
 ) {
+    let mut focus = focus;
+    let mut focused = None;
     diagnostics(ui, analysis);
     legend(ui);
     // As tall as the source: the page around it scrolls, and every line has its number.
@@ -65,11 +78,30 @@ pub fn source_view(
                     text = text.underline();
                 }
                 let response = ui.add(egui::Label::new(text).extend());
+                if let Some(f) = focus.as_deref_mut()
+                    && f.line == n
+                {
+                    ui.painter().rect_stroke(
+                        response.rect.expand(1.0),
+                        2.0,
+                        egui::Stroke::new(1.5, ui.visuals().strong_text_color()),
+                        egui::StrokeKind::Outside,
+                    );
+                    if f.scroll > 0 {
+                        f.scroll -= 1;
+                        focused = Some(response.rect);
+                    }
+                }
                 if let Some(reason) = verdict.and_then(|v| v.reason.as_deref()) {
                     response.on_hover_text(reason);
                 }
             }
         });
+    // Here, not inside the horizontal scroll area, which would take the vertical target too.
+    if let Some(rect) = focused {
+        ui.scroll_to_rect(rect, Some(egui::Align::Center));
+        ui.ctx().request_repaint();
+    }
 }
 
 /// The analysis' diagnostics, coloured by severity.

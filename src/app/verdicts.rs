@@ -22,15 +22,33 @@ pub fn status_label(status: VerdictStatus) -> RichText {
         .strong()
 }
 
-/// One row per verdict of `result`.
-pub fn verdicts_table(ui: &mut egui::Ui, result: &ExperimentResult) {
+/// The kernel lines a text names ("line 68"), in order, without repeats.
+pub fn named_lines(text: &str) -> Vec<u32> {
+    let mut lines = Vec::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("line ") {
+        rest = &rest[at + "line ".len()..];
+        let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+        if let Ok(n) = digits.parse::<u32>()
+            && !lines.contains(&n)
+        {
+            lines.push(n);
+        }
+    }
+    lines
+}
+
+/// One row per verdict of `result`; a detail that names kernel lines links to them. Returns the
+/// line clicked.
+pub fn verdicts_table(ui: &mut egui::Ui, result: &ExperimentResult) -> Option<u32> {
     if result.verdicts.is_empty() {
         ui.weak(match result.status_detail.as_str() {
             "" => "No verdicts.".to_owned(),
             detail => format!("No verdicts: {detail}"),
         });
-        return;
+        return None;
     }
+    let mut clicked = None;
     // The rule is the experiment's, shown above the table; a column repeating it per row left
     // room for only its first word.
     egui::Grid::new(("verdicts", &result.id))
@@ -49,8 +67,36 @@ pub fn verdicts_table(ui: &mut egui::Ui, result: &ExperimentResult) {
                     ui.add(egui::Label::new(&v.check).truncate());
                 });
                 ui.label(status_label(v.status));
-                ui.add(egui::Label::new(&v.detail).wrap());
+                ui.vertical(|ui| {
+                    ui.add(egui::Label::new(&v.detail).wrap());
+                    let lines = named_lines(&v.detail);
+                    if !lines.is_empty() {
+                        ui.horizontal_wrapped(|ui| {
+                            ui.weak("kernel:");
+                            for line in lines {
+                                if ui
+                                    .link(format!("line {line}"))
+                                    .on_hover_text("Show this line of the kernel")
+                                    .clicked()
+                                {
+                                    clicked = Some(line);
+                                }
+                            }
+                        });
+                    }
+                });
                 ui.end_row();
             }
         });
+    clicked
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn lines_named_in_a_detail_are_found_once_each() {
+        let detail = "ran as one set; line 68: together; line 69 and line 68 again; lines";
+        assert_eq!(super::named_lines(detail), [68, 69]);
+        assert!(super::named_lines("no line here").is_empty());
+    }
 }

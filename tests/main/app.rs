@@ -895,3 +895,51 @@ fn a_divergence_form_shows_the_generated_kernel_that_ran() {
         "one `else if` per path between the first and the last"
     );
 }
+
+#[test]
+fn a_line_a_verdict_names_links_to_the_kernel_source() {
+    let name = "lavapipe-sg8.json";
+    let doc = reference(name);
+    let id = "convergence.if_else";
+    let result = doc.experiments.iter().find(|e| e.id == id).unwrap();
+    let line = result
+        .verdicts
+        .iter()
+        .find_map(|v| {
+            divlab::app::verdicts::named_lines(&v.detail)
+                .first()
+                .copied()
+        })
+        .expect("a verdict names a kernel line");
+    let mut app = DivlabApp::new(State {
+        selected: Some(id.to_owned()),
+        ..State::default()
+    });
+    app.open_path(&reference_path(name));
+    let mut harness = harness(app);
+    harness.run();
+    let kernel = format!("{line:>4}  ");
+    assert_eq!(
+        harness.query_all_by_label_contains(&kernel).count(),
+        0,
+        "the source is open before the click"
+    );
+    harness
+        .query_all_by_role_and_label(Role::Link, &format!("line {line}"))
+        .next()
+        .expect("a link to the line")
+        .click();
+    // The pane opens (animated) while the view scrolls to the line.
+    harness.run_steps(30);
+    // The kernel opened, and the named line is on screen.
+    let shown = harness
+        .query_all_by_label_contains(&kernel)
+        .next()
+        .expect("the kernel's line is shown");
+    let screen = harness.ctx.content_rect();
+    assert!(
+        screen.contains_rect(shown.rect()),
+        "line {line} is at {:?}, off the screen {screen:?}",
+        shown.rect()
+    );
+}
