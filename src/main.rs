@@ -138,6 +138,10 @@ enum Command {
         /// Write the instrumented WGSL that ran to FILE.
         #[arg(long, value_name = "FILE")]
         emit_instrumented: Option<PathBuf>,
+        /// Record the ballot of every subgroup execution at LINE (the lanes that ran it
+        /// together), into the output and the JSON.
+        #[arg(long, value_name = "LINE")]
+        lanes: Option<u32>,
     },
     /// Static uniformity analysis of a WGSL file by the WGSL spec's rules: diagnostics with
     /// reasons; exit code 1 when one is an error.
@@ -235,6 +239,7 @@ fn run(cli: Cli) -> Result<u8, Failure> {
             profile_reps,
             profile_json,
             emit_instrumented,
+            lanes,
         }) => {
             let mut request = profile::run::Request::from_file(&file)?;
             request.entry = entry;
@@ -244,6 +249,7 @@ fn run(cli: Cli) -> Result<u8, Failure> {
             request.overrides = overrides;
             request.loop_cap = loop_cap;
             request.reps = profile_reps;
+            request.lanes_line = lanes;
             run_profile(
                 &selector,
                 &request,

@@ -136,6 +136,8 @@ pub struct Playground {
     pub last: Option<LastRun>,
     /// A line to bring into view (a branch table row was clicked).
     jump: Option<u32>,
+    /// The lanes the last run recorded at a line, as a lane map.
+    lane_map: Option<profile_view::LaneMap>,
 }
 
 /// What a check found.
@@ -163,6 +165,7 @@ impl Playground {
             run: None,
             last: None,
             jump: None,
+            lane_map: None,
         }
     }
 
@@ -214,11 +217,22 @@ impl Playground {
 
     /// Runs the source as it is now on `adapter` (`None`: divlab's default).
     pub fn start_run(&mut self, ctx: &egui::Context, adapter: Option<usize>) {
+        self.start_run_at(ctx, adapter, None);
+    }
+
+    /// As [`Self::start_run`], recording which lanes run `lanes_line` (`--lanes`).
+    pub fn start_run_at(
+        &mut self,
+        ctx: &egui::Context,
+        adapter: Option<usize>,
+        lanes_line: Option<u32>,
+    ) {
         if self.run.is_some() {
             return;
         }
         match self.settings.request(&self.source) {
-            Ok(request) => {
+            Ok(mut request) => {
+                request.lanes_line = lanes_line;
                 let selector = AdapterSelector {
                     backend: None,
                     adapter: adapter.map(|i| i.to_string()),
@@ -261,6 +275,10 @@ impl Playground {
                 message: e.to_string(),
             },
         });
+        self.lane_map = outcome
+            .as_ref()
+            .ok()
+            .and_then(|f| profile_view::LaneMap::of(&f.profile));
         self.last = Some(LastRun { source, outcome });
     }
 
@@ -289,7 +307,9 @@ impl Playground {
                     )
                     .labelled_by(label.id);
                 });
-            self.result_pane(&mut columns[1]);
+            if let Some(line) = self.result_pane(&mut columns[1]) {
+                self.start_run_at(columns[1].ctx(), adapter, Some(line));
+            }
         });
     }
 
@@ -383,9 +403,10 @@ impl Playground {
             });
     }
 
-    fn result_pane(&mut self, ui: &mut egui::Ui) {
+    /// The pane beside the editor; returns a line the user clicked to record lanes at.
+    fn result_pane(&mut self, ui: &mut egui::Ui) -> Option<u32> {
         let analysis = match &self.outcome {
-            Outcome::None => return,
+            Outcome::None => return None,
             Outcome::Invalid {
                 line,
                 column,
@@ -407,19 +428,20 @@ impl Playground {
                     );
                 }
                 ui.add(egui::Label::new(RichText::new(message).monospace()).wrap());
-                return;
+                return None;
             }
             Outcome::Analysed(analysis) => analysis,
         };
         let current = self.last.as_ref().filter(|last| last.source == self.source);
         match current.map(|last| &last.outcome) {
             Some(Ok(finished)) => {
-                profile_view::profile_pane(
+                return profile_view::profile_pane(
                     ui,
                     &self.source,
                     finished,
                     Some(analysis),
                     &mut self.jump,
+                    self.lane_map.as_mut(),
                 );
             }
             Some(Err(error)) => {
@@ -450,6 +472,7 @@ impl Playground {
                 static_view(ui, &self.source, analysis);
             }
         }
+        None
     }
 }
 

@@ -71,7 +71,8 @@ pub fn profile_pane(
     finished: &Finished,
     analysis: Option<&Analysis>,
     jump: &mut Option<u32>,
-) {
+    lanes: Option<&mut LaneMap>,
+) -> Option<u32> {
     let profile = &finished.profile;
     if let Some(message) = &finished.cap_hit {
         ui.add(
@@ -82,7 +83,98 @@ pub fn profile_pane(
     egui::CollapsingHeader::new("Branches, by wasted lane slots")
         .default_open(true)
         .show(ui, |ui| branch_table(ui, profile, jump));
-    gutter_source(ui, source, profile, analysis, jump);
+    match lanes {
+        Some(map) => map.ui(ui),
+        None => {
+            ui.weak(
+                "Click a line to record, at that line, which lanes ran each subgroup execution.",
+            );
+        }
+    }
+    gutter_source(ui, source, profile, analysis, jump)
+}
+
+/// The lanes recorded at one line (`--lanes`), as a lane grid: one row per subgroup execution,
+/// one colour per distinct ballot, grey for lanes not there.
+pub struct LaneMap {
+    /// The line.
+    pub line: u32,
+    /// Executions at it (more than the rows when the records ran out).
+    pub executions: u64,
+    records: Vec<crate::report::LaneRecord>,
+    cache: super::lane_grid::LaneCache,
+}
+
+impl LaneMap {
+    /// The map of a profile's lane capture, if it has one. Lane ids assume the linear mapping
+    /// (subgroup_invocation_id = local_invocation_index mod size) every device seen so far uses.
+    pub fn of(profile: &Profile) -> Option<Self> {
+        let capture = profile.lanes.as_ref()?;
+        let size = profile.subgroup_size.unwrap_or(32).max(1);
+        let [wx, wy, wz] = profile.kernel.workgroup_size;
+        let [dx, dy, _] = profile.kernel.dispatch;
+        let per_workgroup = (wx * wy * wz).div_ceil(size);
+        let records: Vec<crate::report::LaneRecord> = capture
+            .records
+            .iter()
+            .map(|e| {
+                let lowest = (0..4)
+                    .find(|&w| e.ballot[w] != 0)
+                    .map_or(0, |w| w as u32 * 32 + e.ballot[w].trailing_zeros());
+                let base = e.first_local_index.saturating_sub(lowest);
+                let [x, y, z] = e.workgroup;
+                let workgroup = x + dx * (y + dy * z);
+                let active = |i: u32| e.ballot[(i / 32) as usize % 4] & (1 << (i % 32)) != 0;
+                crate::report::LaneRecord {
+                    point: 0,
+                    subgroup: workgroup * per_workgroup + base / size,
+                    local_index: (0..size).map(|i| base + i).collect(),
+                    ballot: (0..size)
+                        .map(|i| if active(i) { e.ballot } else { [0; 4] })
+                        .collect(),
+                    value: vec![0; size as usize],
+                }
+            })
+            .collect();
+        let cache = super::lane_grid::LaneCache::new(&records);
+        Some(Self {
+            line: capture.line,
+            executions: capture.executions,
+            records,
+            cache,
+        })
+    }
+
+    /// The heading and the grid.
+    pub fn ui(&mut self, ui: &mut egui::Ui) {
+        let kept = self.records.len() as u64;
+        ui.strong(format!(
+            "Lanes at line {}: {} subgroup executions{}",
+            self.line,
+            self.executions,
+            if kept < self.executions {
+                format!(" (the first {kept} shown)")
+            } else {
+                String::new()
+            }
+        ));
+        ui.weak(
+            "One row per subgroup execution (labelled by subgroup); one colour per set of lanes \
+             that ran the line together; grey: lanes not there. Hover a lane for its ids.",
+        );
+        // A row may repeat a subgroup (a loop's trips): the grid's sort is stable, so they
+        // stay in the order they ran.
+        let records = &self.records;
+        let cache = &mut self.cache;
+        egui::ScrollArea::vertical()
+            .id_salt("lane_map")
+            .max_height(200.0)
+            .show(ui, |ui| {
+                super::lane_grid::LaneGrid::cached(records, 0, cache)
+                    .max_cell(14.0)
+                    .show(ui);
+            });
+    }
 }
 
 /// Subgroup size, control-flow efficiency and the two times.
@@ -164,7 +256,8 @@ pub fn gutter_source(
     profile: &Profile,
     analysis: Option<&Analysis>,
     jump: &mut Option<u32>,
-) {
+) -> Option<u32> {
+    let mut clicked = None;
     let by_line: BTreeMap<u32, &LineProfile> = profile.lines.iter().map(|l| (l.line, l)).collect();
     let branch_at: BTreeMap<u32, &BranchProfile> =
         profile.branches.iter().map(|b| (b.line, b)).collect();
@@ -204,7 +297,16 @@ pub fn gutter_source(
                             text = text
                                 .background_color(super::source_view::verdict_colour(v.subgroup));
                         }
-                        ui.add(egui::Label::new(text).extend());
+                        // The line's text is what a click hits: record its lanes.
+                        let text = ui.add(
+                            egui::Label::new(text)
+                                .extend()
+                                .selectable(false)
+                                .sense(Sense::click()),
+                        );
+                        if text.clicked() && line.is_some() {
+                            clicked = Some(n);
+                        }
                     })
                     .response
                 })
@@ -214,6 +316,7 @@ pub fn gutter_source(
             }
         }
     });
+    clicked
 }
 
 /// The key to the gutter's columns.
@@ -308,7 +411,7 @@ fn line_tooltip(
     analysis: Option<&Analysis>,
     cap: bool,
 ) {
-    ui.strong(format!("line {n}"));
+    ui.strong(format!("line {n} (click: record which lanes run it)"));
     if cap {
         ui.label("A loop here hit the loop cap: the counts are of the cut-short run.");
     }

@@ -100,6 +100,10 @@ pub struct InstrumentOptions {
     /// The bind group of the counters buffer (at binding 0). The user's kernel must not use
     /// `@group(counters_group) @binding(0)` itself.
     pub counters_group: u32,
+    /// With subgroups: the block whose every subgroup execution records its ballot, workgroup
+    /// and first active lane into the lanes buffer at `@group(counters_group) @binding(1)`
+    /// (`divlab profile --lanes LINE`; the host finds the block that owns the line).
+    pub lanes_block: Option<usize>,
 }
 
 impl Default for InstrumentOptions {
@@ -108,6 +112,7 @@ impl Default for InstrumentOptions {
             subgroups: true,
             loop_cap: 1 << 20,
             counters_group: 3,
+            lanes_block: None,
         }
     }
 }
@@ -245,6 +250,41 @@ pub const BLOCK_WORDS: u32 = 4;
 pub const BRANCH_WORDS: u32 = 4;
 /// Words per loop: invocations that hit the cap (one word).
 pub const LOOP_WORDS: u32 = 1;
+
+/// Words per record of the lanes buffer: the ballot (4), the workgroup id (3), and the local
+/// invocation index of the lowest active lane (1). Word 0 of the buffer counts executions.
+pub const LANE_RECORD_WORDS: u32 = 8;
+/// Records the lanes buffer holds; later executions are counted but not recorded.
+pub const LANE_RECORDS: u32 = 1 << 16;
+
+/// One subgroup execution of the block `--lanes` names, as recorded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LaneRecordRaw {
+    /// The active lanes.
+    pub ballot: [u32; 4],
+    /// `workgroup_id`.
+    pub workgroup: [u32; 3],
+    /// `local_invocation_index` of the lowest active lane.
+    pub first_local_index: u32,
+}
+
+/// Decodes the lanes buffer: every execution's count, and the records kept.
+pub fn read_lanes(words: &[u32]) -> (u64, Vec<LaneRecordRaw>) {
+    let executions = u64::from(words.first().copied().unwrap_or(0));
+    let kept = executions.min(u64::from(LANE_RECORDS)) as usize;
+    let records = words
+        .get(1..)
+        .unwrap_or_default()
+        .chunks_exact(LANE_RECORD_WORDS as usize)
+        .take(kept)
+        .map(|r| LaneRecordRaw {
+            ballot: [r[0], r[1], r[2], r[3]],
+            workgroup: [r[4], r[5], r[6]],
+            first_local_index: r[7],
+        })
+        .collect();
+    (executions, records)
+}
 
 /// The counters buffer's layout, all in `u32` words:
 ///
@@ -584,6 +624,80 @@ pub fn instrument(
         Span::UNDEFINED,
     );
 
+    let lanes = match opts.lanes_block {
+        Some(_) if opts.subgroups => {
+            let lanes_binding = ResourceBinding {
+                group: opts.counters_group,
+                binding: 1,
+            };
+            if let Some((_, var)) = module
+                .global_variables
+                .iter()
+                .find(|(_, var)| var.binding == Some(lanes_binding))
+            {
+                return Err(Error::InvalidSettings(format!(
+                    "the kernel's `{}` already uses @group({}) @binding(1), where divlab binds                      its lane records; pick another counters group",
+                    var.name.as_deref().unwrap_or("?"),
+                    opts.counters_group
+                )));
+            }
+            let vec3_ty = module.types.insert(
+                Type {
+                    name: None,
+                    inner: TypeInner::Vector {
+                        size: naga::VectorSize::Tri,
+                        scalar: Scalar::U32,
+                    },
+                },
+                Span::UNDEFINED,
+            );
+            let private = |module: &mut Module, name: &str, ty| {
+                module.global_variables.append(
+                    GlobalVariable {
+                        name: Some(name.to_owned()),
+                        space: AddressSpace::Private,
+                        binding: None,
+                        ty,
+                        init: None,
+                        memory_decorations: Default::default(),
+                    },
+                    Span::UNDEFINED,
+                )
+            };
+            let buffer = module.global_variables.append(
+                GlobalVariable {
+                    name: Some("divlab_lanes".to_owned()),
+                    space: AddressSpace::Storage {
+                        access: StorageAccess::LOAD | StorageAccess::STORE,
+                    },
+                    binding: Some(lanes_binding),
+                    ty: array_ty,
+                    init: None,
+                    memory_decorations: Default::default(),
+                },
+                Span::UNDEFINED,
+            );
+            Some(LaneGlobals {
+                buffer,
+                workgroup: private(&mut module, "divlab_workgroup", vec3_ty),
+                local_index: private(&mut module, "divlab_local_index", u32_ty),
+                workgroup_arg: entry_builtin(
+                    &mut module,
+                    naga::BuiltIn::WorkGroupId,
+                    vec3_ty,
+                    "divlab_workgroup_id",
+                ),
+                local_index_arg: entry_builtin(
+                    &mut module,
+                    naga::BuiltIn::LocalInvocationIndex,
+                    u32_ty,
+                    "divlab_local_invocation_index",
+                ),
+            })
+        }
+        _ => None,
+    };
+
     let lines = LineIndex::new(source);
     let mut sites = Sites {
         opts: *opts,
@@ -596,6 +710,7 @@ pub fn instrument(
         blocks: Vec::new(),
         branches: Vec::new(),
         loops: Vec::new(),
+        lanes,
     };
 
     // The entry point first, then every function it reaches, in arena order.
@@ -877,6 +992,49 @@ struct Sites {
     blocks: Vec<BlockSite>,
     branches: Vec<BranchSite>,
     loops: Vec<LoopSite>,
+    /// With `--lanes`: the buffer and the private copies of the entry's builtins.
+    lanes: Option<LaneGlobals>,
+}
+
+/// What `--lanes` adds: the lanes buffer, private copies of two builtins (so a callee can read
+/// them), and where the entry point gets them.
+struct LaneGlobals {
+    buffer: Handle<GlobalVariable>,
+    workgroup: Handle<GlobalVariable>,
+    local_index: Handle<GlobalVariable>,
+    /// The entry argument (and struct member) holding `workgroup_id`.
+    workgroup_arg: (u32, Option<u32>),
+    /// The entry argument (and struct member) holding `local_invocation_index`.
+    local_index_arg: (u32, Option<u32>),
+}
+
+/// The entry point's argument (and struct member) with builtin `builtin`, added as a new
+/// argument when the kernel does not take it.
+fn entry_builtin(
+    module: &mut Module,
+    builtin: naga::BuiltIn,
+    ty: Handle<Type>,
+    name: &str,
+) -> (u32, Option<u32>) {
+    let wanted = Some(naga::Binding::BuiltIn(builtin));
+    let function = &module.entry_points[0].function;
+    for (i, arg) in function.arguments.iter().enumerate() {
+        if arg.binding == wanted {
+            return (i as u32, None);
+        }
+        if let TypeInner::Struct { members, .. } = &module.types[arg.ty].inner
+            && let Some(m) = members.iter().position(|m| m.binding == wanted)
+        {
+            return (i as u32, Some(m as u32));
+        }
+    }
+    let function = &mut module.entry_points[0].function;
+    function.arguments.push(naga::FunctionArgument {
+        name: Some(name.to_owned()),
+        ty,
+        binding: wanted,
+    });
+    (function.arguments.len() as u32 - 1, None)
 }
 
 /// The function being instrumented and its pending `Emit` run: new expressions that need an
@@ -1086,6 +1244,10 @@ impl Sites {
         }
         if index == 0 && self.opts.subgroups {
             self.record_max_lanes(fx, &mut out);
+            self.keep_entry_builtins(fx, &mut out);
+        }
+        if self.opts.lanes_block == Some(index) {
+            self.record_lanes(fx, &mut out);
         }
         fx.span = saved;
         self.statements(fx, block, &mut out);
@@ -1136,6 +1298,112 @@ impl Sites {
         );
     }
 
+    /// At the kernel's entry, with `--lanes`: the private copies of `workgroup_id` and
+    /// `local_invocation_index`, which a callee cannot read from the entry's arguments.
+    fn keep_entry_builtins(&self, fx: &mut FnCx<'_>, out: &mut Block) {
+        let Some(lanes) = &self.lanes else { return };
+        for (global, (arg, member)) in [
+            (lanes.workgroup, lanes.workgroup_arg),
+            (lanes.local_index, lanes.local_index_arg),
+        ] {
+            let argument = fx.unemitted(Expression::FunctionArgument(arg), out);
+            let value = match member {
+                Some(index) => fx.emitted(Expression::AccessIndex {
+                    base: argument,
+                    index,
+                }),
+                None => argument,
+            };
+            let pointer = fx.unemitted(Expression::GlobalVariable(global), out);
+            fx.statement(Statement::Store { pointer, value }, out);
+        }
+    }
+
+    /// With `--lanes`, at the block's entry: the elected lane takes the next record of the lanes
+    /// buffer and writes the subgroup's ballot, its workgroup and its lowest active lane's
+    /// local index.
+    fn record_lanes(&self, fx: &mut FnCx<'_>, out: &mut Block) {
+        let Some(lanes) = &self.lanes else { return };
+        let yes = fx.literal(Literal::Bool(true), out);
+        let ballot = fx.unemitted(Expression::SubgroupBallotResult, out);
+        fx.statement(
+            Statement::SubgroupBallot {
+                result: ballot,
+                predicate: Some(yes),
+            },
+            out,
+        );
+        let local_pointer = fx.unemitted(Expression::GlobalVariable(lanes.local_index), out);
+        let local_index = fx.emitted(Expression::Load {
+            pointer: local_pointer,
+        });
+        let first = fx.unemitted(Expression::SubgroupOperationResult { ty: self.u32_ty }, out);
+        fx.statement(
+            Statement::SubgroupCollectiveOperation {
+                op: SubgroupOperation::Min,
+                collective_op: CollectiveOperation::Reduce,
+                argument: local_index,
+                result: first,
+            },
+            out,
+        );
+        let elected = self.elect(fx, out);
+        let (buffer, workgroup) = (lanes.buffer, lanes.workgroup);
+        let accept = fx.nested(out, |fx, b| {
+            let base = fx.unemitted(Expression::GlobalVariable(buffer), b);
+            let count = fx.emitted(Expression::AccessIndex { base, index: 0 });
+            let one = fx.literal(Literal::U32(1), b);
+            let slot = fx.unemitted(
+                Expression::AtomicResult {
+                    ty: fx.u32_ty,
+                    comparison: false,
+                },
+                b,
+            );
+            fx.statement(
+                Statement::Atomic {
+                    pointer: count,
+                    fun: AtomicFunction::Add,
+                    value: one,
+                    result: Some(slot),
+                },
+                b,
+            );
+            let capacity = fx.literal(Literal::U32(LANE_RECORDS), b);
+            let room = fx.binary(BinaryOperator::Less, slot, capacity);
+            let write = fx.nested(b, |fx, b| {
+                let words = fx.literal(Literal::U32(LANE_RECORD_WORDS), b);
+                let one = fx.literal(Literal::U32(1), b);
+                let scaled = fx.binary(BinaryOperator::Multiply, slot, words);
+                let start = fx.binary(BinaryOperator::Add, scaled, one);
+                let group_pointer = fx.unemitted(Expression::GlobalVariable(workgroup), b);
+                let group = fx.emitted(Expression::Load {
+                    pointer: group_pointer,
+                });
+                let mut values = Vec::new();
+                for index in 0..4 {
+                    values.push(fx.emitted(Expression::AccessIndex {
+                        base: ballot,
+                        index,
+                    }));
+                }
+                for index in 0..3 {
+                    values.push(fx.emitted(Expression::AccessIndex { base: group, index }));
+                }
+                values.push(first);
+                for (offset, value) in values.into_iter().enumerate() {
+                    let at = fx.literal(Literal::U32(offset as u32), b);
+                    let word = fx.binary(BinaryOperator::Add, start, at);
+                    let base = fx.unemitted(Expression::GlobalVariable(buffer), b);
+                    let pointer = fx.emitted(Expression::Access { base, index: word });
+                    fx.statement(Statement::Store { pointer, value }, b);
+                }
+            });
+            fx.if_then(room, write, b);
+        });
+        fx.if_then(elected, accept, out);
+    }
+
     /// The block's statements, each instrumented, appended to `out`. After a statement that
     /// can take lanes out of the block (a `return`, or a `break`/`continue` of an enclosing
     /// loop, inside a branch), the rest is a [`BlockKind::Continuation`] with its own count:
@@ -1174,6 +1442,9 @@ impl Sites {
             opener: fx.opener,
         });
         self.count_block(fx, index, out);
+        if self.opts.lanes_block == Some(index) {
+            self.record_lanes(fx, out);
+        }
         self.statements(fx, rest, out);
     }
 
@@ -1747,6 +2018,7 @@ fn unused() -> u32 {
             subgroups,
             loop_cap,
             counters_group: 1,
+            lanes_block: None,
         };
         let out = instrument(&module, &prepared, "main", &opts).expect("instrument");
         // The emitted WGSL goes back through divlab's own naga path, as the GPU will take it.

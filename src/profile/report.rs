@@ -49,6 +49,37 @@ pub struct Profile {
     /// Remarks a user should read: the observer effect, why a figure is absent, cross-checks
     /// between the static analysis and what ran.
     pub notes: Vec<String>,
+    /// `--lanes LINE`: the ballot of every subgroup execution at the line.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lanes: Option<LaneCapture>,
+}
+
+/// What `--lanes LINE` recorded: one entry per subgroup execution of the block holding the line,
+/// in the order the subgroups got there.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LaneCapture {
+    /// The line asked for.
+    pub line: u32,
+    /// Subgroup executions at it (it may exceed the records kept).
+    pub executions: u64,
+    /// The first [`crate::profile::instrument::LANE_RECORDS`] executions.
+    pub records: Vec<LaneExecution>,
+}
+
+/// One subgroup execution at the `--lanes` line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LaneExecution {
+    /// The active lanes, bit i for `subgroup_invocation_id` i (four words, low first).
+    pub ballot: [u32; 4],
+    /// The subgroup's `workgroup_id`.
+    pub workgroup: [u32; 3],
+    /// `local_invocation_index` of the lowest active lane.
+    pub first_local_index: u32,
+}
+
+/// The block that owns `line` (its counts are the line's), if the kernel runs code there.
+pub fn line_owner(instrumented: &Instrumented, line: u32) -> Option<usize> {
+    line_owners(instrumented, None).get(&line).copied()
 }
 
 /// The profiled kernel.
@@ -445,6 +476,9 @@ fn render_summary(profile: &Profile, out: &mut String) {
             let _ = writeln!(out, "time: not measured (the run hit the loop cap)");
         }
     }
+    if let Some(lanes) = &profile.lanes {
+        render_lanes(out, lanes, profile.subgroup_size.unwrap_or(32));
+    }
     for note in &profile.notes {
         let _ = writeln!(out, "note: {note}");
     }
@@ -460,5 +494,39 @@ pub fn fmt_ns(ns: f64) -> String {
         format!("{:.1} µs", ns / 1e3)
     } else {
         format!("{ns:.0} ns")
+    }
+}
+
+/// `--lanes`: how many subgroup executions reached the line, and the first of them as lane
+/// strings (`#` active, `.` not).
+fn render_lanes(out: &mut String, lanes: &LaneCapture, subgroup_size: u32) {
+    const SHOWN: usize = 16;
+    let _ = writeln!(
+        out,
+        "lanes at line {}: {} subgroup executions{}; the first {} (# = active lane):",
+        lanes.line,
+        lanes.executions,
+        if lanes.executions > lanes.records.len() as u64 {
+            format!(" ({} recorded)", lanes.records.len())
+        } else {
+            String::new()
+        },
+        lanes.records.len().min(SHOWN)
+    );
+    for r in lanes.records.iter().take(SHOWN) {
+        let bits: String = (0..subgroup_size.min(128))
+            .map(|i| {
+                if r.ballot[(i / 32) as usize] & (1 << (i % 32)) != 0 {
+                    '#'
+                } else {
+                    '.'
+                }
+            })
+            .collect();
+        let _ = writeln!(
+            out,
+            "  workgroup {:?}, first lane local index {:>5}: {bits}",
+            r.workgroup, r.first_local_index
+        );
     }
 }

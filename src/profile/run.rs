@@ -42,6 +42,8 @@ pub struct Request {
     pub loop_cap: u32,
     /// `--reps`: timed repetitions of each kernel.
     pub reps: usize,
+    /// `--lanes LINE`: record the ballot of every subgroup execution at this line.
+    pub lanes_line: Option<u32>,
 }
 
 impl Request {
@@ -57,6 +59,7 @@ impl Request {
             overrides: Vec::new(),
             loop_cap: DEFAULT_LOOP_CAP,
             reps: 15,
+            lanes_line: None,
         }
     }
 
@@ -120,12 +123,31 @@ pub fn prepare(gpu: &GpuContext, request: &Request) -> Result<Prepared> {
              total, silently, so the loop cap is lowered to {loop_cap} here"
         ));
     }
-    let options = InstrumentOptions {
+    let mut options = InstrumentOptions {
         subgroups: gpu.caps.subgroups,
         loop_cap,
         counters_group,
+        lanes_block: None,
     };
-    let instrumented = instrument::instrument(&module, &prepared, &interface.entry, &options)?;
+    let mut instrumented = instrument::instrument(&module, &prepared, &interface.entry, &options)?;
+    if let Some(line) = request.lanes_line {
+        if !gpu.caps.subgroups {
+            return Err(Error::Unsupported {
+                what: format!("--lanes {line}"),
+                feature: "subgroup operations (a ballot per subgroup)".to_owned(),
+            });
+        }
+        // The blocks are numbered the same on the second pass: record at the line's owner.
+        let block = report::line_owner(&instrumented, line).ok_or_else(|| {
+            Error::InvalidSettings(format!(
+                "--lanes {line}: {}:{line} has no code the entry point `{}` runs (a comment, a \
+                 declaration, or a function it never calls); name a line with a statement",
+                request.file, interface.entry
+            ))
+        })?;
+        options.lanes_block = Some(block);
+        instrumented = instrument::instrument(&module, &prepared, &interface.entry, &options)?;
+    }
     if !gpu.caps.subgroups {
         notes.push(
             "this adapter has no subgroup operations: executions count invocations, and \
@@ -172,14 +194,14 @@ fn user_buffers(
         .collect()
 }
 
-/// A dispatch of `pipeline` with the user's buffers at their own slots and, where given, the
-/// counters at `@group(counters.0) @binding(0)`.
+/// A dispatch of `pipeline` with the user's buffers at their own slots and, where given, divlab's
+/// own (the counters, then the lane records) at `@group(counters.0) @binding(0, 1, ..)`.
 fn dispatch(
     gpu: &GpuContext,
     pipeline: &wgpu::ComputePipeline,
     interface: &KernelInterface,
     buffers: &[wgpu::Buffer],
-    counters: Option<(u32, &wgpu::Buffer)>,
+    counters: Option<(u32, &[&wgpu::Buffer])>,
     workgroups: [u32; 3],
 ) -> Dispatch {
     let groups = interface
@@ -201,13 +223,15 @@ fn dispatch(
                     resource: buffer.as_entire_binding(),
                 })
                 .collect();
-            if let Some((g, buffer)) = counters
+            if let Some((g, ours)) = counters
                 && g == group
             {
-                entries.push(wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: buffer.as_entire_binding(),
-                });
+                for (binding, buffer) in ours.iter().enumerate() {
+                    entries.push(wgpu::BindGroupEntry {
+                        binding: binding as u32,
+                        resource: buffer.as_entire_binding(),
+                    });
+                }
             }
             gpu.bind_entries(
                 "divlab.profile",
@@ -266,16 +290,49 @@ pub fn profile(lab: &Lab, request: &Request) -> Result<Finished> {
         "divlab.profile.counters",
         u64::from(instrumented.counter_words) * 4,
     );
+    let lane_buffer = instrumented.options.lanes_block.map(|_| {
+        crate::gpu::storage_buffer(
+            gpu,
+            "divlab.profile.lanes",
+            u64::from(1 + instrument::LANE_RECORDS * instrument::LANE_RECORD_WORDS) * 4,
+        )
+    });
+    let ours: Vec<&wgpu::Buffer> = std::iter::once(&counters).chain(&lane_buffer).collect();
     let counted = dispatch(
         gpu,
         &instrumented_pipeline,
         &interface,
         &buffers,
-        Some((instrumented.options.counters_group, &counters)),
+        Some((instrumented.options.counters_group, &ours)),
         request.dispatch,
     );
     gpu.run_batch(&label, std::slice::from_ref(&counted))?;
     let words: Vec<u32> = read_buffer(gpu, &label, &counters)?;
+    let lanes = match (&lane_buffer, request.lanes_line) {
+        (Some(buffer), Some(line)) => {
+            let lane_words: Vec<u32> = read_buffer(gpu, &label, buffer)?;
+            let (executions, records) = instrument::read_lanes(&lane_words);
+            let mut records: Vec<report::LaneExecution> = records
+                .into_iter()
+                .map(|r| report::LaneExecution {
+                    ballot: r.ballot,
+                    workgroup: r.workgroup,
+                    first_local_index: r.first_local_index,
+                })
+                .collect();
+            // Subgroups arrive in any order; one subgroup's executions (loop trips) keep theirs.
+            records.sort_by_key(|r| {
+                let [x, y, z] = r.workgroup;
+                (z, y, x, r.first_local_index)
+            });
+            Some(report::LaneCapture {
+                line,
+                executions,
+                records,
+            })
+        }
+        _ => None,
+    };
     let counts = instrumented.read_counters(&words)?;
     let subgroup_size = counts.max_active_lanes.filter(|_| gpu.caps.subgroups);
     let analysis = crate::uniformity::analyze_source(&request.file, &request.source).ok();
@@ -304,6 +361,7 @@ pub fn profile(lab: &Lab, request: &Request) -> Result<Finished> {
         loop_cap,
         timing: None,
         notes: Vec::new(),
+        lanes,
     };
     if let Some(line) = cap_line {
         let message = format!(

@@ -780,6 +780,39 @@ fn playground_runs_the_bounds_checked_example_and_paints_its_gutter() {
     let _ = &mut app;
     harness.run();
     harness.snapshot_options("playground_profile", &snapshot_options());
+
+    // Clicking the store's line records which lanes run it: one lane-map row per subgroup
+    // execution there, and the subgroup that straddles the end has lanes missing.
+    let store = line_of(&source, "output[i] =");
+    let group = format!("line {store}");
+    harness
+        .get_by_role_and_label(Role::Group, &group)
+        .get_by_label_contains("output[i] =")
+        .click();
+    harness.step();
+    step_until(
+        &mut harness,
+        Duration::from_secs(120),
+        "the lanes run",
+        |app| !app.playground.running(),
+    );
+    harness.run();
+    let cells = storing * s;
+    harness.get_by_label(&format!("lane grid: {storing} subgroups, {cells} cells"));
+    let last = harness.state().playground.last.as_ref().unwrap();
+    let lanes = last
+        .outcome
+        .as_ref()
+        .ok()
+        .and_then(|f| f.profile.lanes.as_ref());
+    let lanes = lanes.expect("the run recorded lanes");
+    assert_eq!((lanes.line, lanes.executions), (store, u64::from(storing)));
+    let active: u32 = lanes
+        .records
+        .iter()
+        .map(|r| r.ballot.iter().map(|w| w.count_ones()).sum::<u32>())
+        .sum();
+    assert_eq!(active, length, "every stored element's lane, once");
 }
 
 #[test]

@@ -201,6 +201,43 @@ fn a_switch_on_lane_mod_4_runs_each_case_with_a_quarter() {
     assert_no_divlab_bug(&p);
 }
 
+/// `--lanes` at each case: one record per subgroup, its ballot exactly the lanes whose
+/// `gid.x % 4` picks the case (with subgroups laid out in order, lane i holds gid.x = base + i,
+/// and every subgroup starts at a multiple of 4).
+#[test]
+fn lanes_at_a_case_are_the_lanes_that_chose_it() {
+    for (case, marker) in ["// case 0", "// case 1", "// case 2", "// default"]
+        .into_iter()
+        .enumerate()
+    {
+        let at = line_of(SWITCH_MOD_4, marker);
+        let p = profiled(SWITCH_MOD_4, |r| {
+            r.dispatch = [2, 1, 1];
+            r.lanes_line = Some(at);
+        })
+        .profile;
+        let (sg, subgroups) = subgroups_of_64(&p);
+        let lanes = p.lanes.as_ref().expect("lanes recorded");
+        assert_eq!(lanes.line, at);
+        assert_eq!(lanes.executions, 2 * subgroups, "{marker}");
+        assert_eq!(lanes.records.len() as u64, 2 * subgroups);
+        let mut expected = [0u32; 4];
+        for lane in (0..sg).filter(|l| l % 4 == case as u32) {
+            expected[(lane / 32) as usize] |= 1 << (lane % 32);
+        }
+        let mut starts = Vec::new();
+        for r in &lanes.records {
+            assert_eq!(r.ballot, expected, "{marker}: {r:?}");
+            starts.push((r.workgroup[0], r.first_local_index));
+        }
+        // One record per subgroup of the two workgroups, first lanes at case + sg * k.
+        let want: Vec<(u32, u32)> = (0..2)
+            .flat_map(|wg| (0..64 / sg).map(move |k| (wg, k * sg + case as u32)))
+            .collect();
+        assert_eq!(starts, want, "{marker}");
+    }
+}
+
 const BOUNDS_CHECK: &str = "\
 @group(0) @binding(0) var<storage, read_write> data: array<u32>;
 
@@ -496,6 +533,11 @@ fn cli_profile_rejects_bad_input_clearly() {
         (&["ok.wgsl", "--buffer", "nothing=zeros"], "nothing"),
         (&["missing.wgsl"], "missing.wgsl"),
         (&["groups.wgsl"], "bind groups"),
+        (
+            &["ok.wgsl", "--lanes", "1"],
+            "--lanes 1: ok.wgsl:1 has no code",
+        ),
+        (&["ok.wgsl", "--lanes", "x"], "--lanes"),
     ];
     for (args, needle) in cases {
         let mut cmd = divlab(dir.path());
