@@ -555,23 +555,6 @@ pub fn instrument(
             // `kernel::interface` has already chosen the entry point and named the choices.
             Error::InvalidSettings(format!("the kernel has no compute entry point `{entry}`"))
         })?;
-    let binding = ResourceBinding {
-        group: opts.counters_group,
-        binding: 0,
-    };
-    if let Some((_, var)) = module
-        .global_variables
-        .iter()
-        .find(|(_, var)| var.binding == Some(binding))
-    {
-        return Err(Error::InvalidSettings(format!(
-            "the kernel's `{}` already uses @group({}) @binding(0), where divlab binds its \
-             profile counters; pick another counters group",
-            var.name.as_deref().unwrap_or("?"),
-            opts.counters_group
-        )));
-    }
-
     let mut module = module.clone();
     let entry_point = module.entry_points.swap_remove(ep_index);
     module.entry_points = vec![entry_point];
@@ -597,19 +580,14 @@ pub fn instrument(
         },
         Span::UNDEFINED,
     );
-    let counters = module.global_variables.append(
-        GlobalVariable {
-            name: Some("divlab_counters".to_owned()),
-            space: AddressSpace::Storage {
-                access: StorageAccess::LOAD | StorageAccess::STORE,
-            },
-            binding: Some(binding),
-            ty: array_ty,
-            init: None,
-            memory_decorations: Default::default(),
-        },
-        Span::UNDEFINED,
-    );
+    let counters = buffer_global(
+        &mut module,
+        "divlab_counters",
+        opts.counters_group,
+        0,
+        "its profile counters",
+        array_ty,
+    )?;
 
     // The private counts' length is known once every site is numbered; the type is set then.
     let local = module.global_variables.append(
@@ -626,21 +604,6 @@ pub fn instrument(
 
     let lanes = match opts.lanes_block {
         Some(_) if opts.subgroups => {
-            let lanes_binding = ResourceBinding {
-                group: opts.counters_group,
-                binding: 1,
-            };
-            if let Some((_, var)) = module
-                .global_variables
-                .iter()
-                .find(|(_, var)| var.binding == Some(lanes_binding))
-            {
-                return Err(Error::InvalidSettings(format!(
-                    "the kernel's `{}` already uses @group({}) @binding(1), where divlab binds                      its lane records; pick another counters group",
-                    var.name.as_deref().unwrap_or("?"),
-                    opts.counters_group
-                )));
-            }
             let vec3_ty = module.types.insert(
                 Type {
                     name: None,
@@ -664,19 +627,14 @@ pub fn instrument(
                     Span::UNDEFINED,
                 )
             };
-            let buffer = module.global_variables.append(
-                GlobalVariable {
-                    name: Some("divlab_lanes".to_owned()),
-                    space: AddressSpace::Storage {
-                        access: StorageAccess::LOAD | StorageAccess::STORE,
-                    },
-                    binding: Some(lanes_binding),
-                    ty: array_ty,
-                    init: None,
-                    memory_decorations: Default::default(),
-                },
-                Span::UNDEFINED,
-            );
+            let buffer = buffer_global(
+                &mut module,
+                "divlab_lanes",
+                opts.counters_group,
+                1,
+                "its lane records",
+                array_ty,
+            )?;
             Some(LaneGlobals {
                 buffer,
                 workgroup: private(&mut module, "divlab_workgroup", vec3_ty),
@@ -1006,6 +964,43 @@ struct LaneGlobals {
     workgroup_arg: (u32, Option<u32>),
     /// The entry argument (and struct member) holding `local_invocation_index`.
     local_index_arg: (u32, Option<u32>),
+}
+
+/// A storage buffer of divlab's own at `@group(group) @binding(binding)`, which the kernel must
+/// leave free; `what` names its use in the error.
+fn buffer_global(
+    module: &mut Module,
+    name: &str,
+    group: u32,
+    binding: u32,
+    what: &str,
+    ty: Handle<Type>,
+) -> Result<Handle<GlobalVariable>> {
+    let slot = ResourceBinding { group, binding };
+    if let Some((_, var)) = module
+        .global_variables
+        .iter()
+        .find(|(_, var)| var.binding == Some(slot))
+    {
+        return Err(Error::InvalidSettings(format!(
+            "the kernel's `{}` already uses @group({group}) @binding({binding}), where divlab \
+             binds {what}; pick another counters group",
+            var.name.as_deref().unwrap_or("?"),
+        )));
+    }
+    Ok(module.global_variables.append(
+        GlobalVariable {
+            name: Some(name.to_owned()),
+            space: AddressSpace::Storage {
+                access: StorageAccess::LOAD | StorageAccess::STORE,
+            },
+            binding: Some(slot),
+            ty,
+            init: None,
+            memory_decorations: Default::default(),
+        },
+        Span::UNDEFINED,
+    ))
 }
 
 /// The entry point's argument (and struct member) with builtin `builtin`, added as a new

@@ -54,6 +54,17 @@ fn reference(name: &str) -> ResultDocument {
     read_json(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
+/// The app with reference file `name` open and experiment `id` selected.
+fn showing(name: &str, id: &str) -> DivlabApp {
+    let mut app = DivlabApp::new(State {
+        selected: Some(id.to_owned()),
+        ..State::default()
+    });
+    app.open_path(&reference_path(name));
+    assert!(app.doc().is_some(), "{name}: {:?}", app.message);
+    app
+}
+
 /// The rendered colour at `pos` (in points).
 fn pixel_at(harness: &mut Harness<'_>, pos: Pos2) -> Color32 {
     let scale = harness.ctx.pixels_per_point();
@@ -589,11 +600,7 @@ fn chart_axes_carry_time_units_chosen_from_the_data() {
         .find(|(at, _)| max >= *at)
         .unwrap()
         .1;
-    let mut app = DivlabApp::new(State {
-        selected: Some(id.to_owned()),
-        ..State::default()
-    });
-    app.open_path(&reference_path(name));
+    let app = showing(name, id);
     let mut harness = harness(app);
     harness.run();
     harness.get_by_label(&format!("time ({unit}) over {}", series.x_label));
@@ -902,11 +909,7 @@ fn a_divergence_form_shows_the_generated_kernel_that_ran() {
     let id = "divergence.if_chain";
     let result = doc.experiments.iter().find(|e| e.id == id).unwrap();
     let paths = result.params["paths_compiled"].as_u64().unwrap();
-    let mut app = DivlabApp::new(State {
-        selected: Some(id.to_owned()),
-        ..State::default()
-    });
-    app.open_path(&reference_path(name));
+    let app = showing(name, id);
     // Tall enough that every line of the kernel is on screen.
     let mut harness = Harness::builder()
         .with_size([1280.0, 16000.0])
@@ -944,11 +947,7 @@ fn a_line_a_verdict_names_links_to_the_kernel_source() {
                 .copied()
         })
         .expect("a verdict names a kernel line");
-    let mut app = DivlabApp::new(State {
-        selected: Some(id.to_owned()),
-        ..State::default()
-    });
-    app.open_path(&reference_path(name));
+    let app = showing(name, id);
     let mut harness = harness(app);
     harness.run();
     let kernel = format!("{line:>4}  ");
