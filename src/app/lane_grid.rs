@@ -332,12 +332,12 @@ impl<'a> LaneGrid<'a> {
     }
 }
 
-/// What the tooltip says about one lane.
+/// What the tooltip says about one lane (its value only where the records hold values).
 pub fn lane_text(record: &LaneRecord, lane: usize) -> String {
     let ballot = record.ballot.get(lane).copied().unwrap_or_default();
     let active = ballot != [0; 4];
-    format!(
-        "subgroup {}, subgroup_invocation_id {lane}\nlocal_invocation_index {}\n{}\nballot {:08x} {:08x} {:08x} {:08x}\nvalue {}",
+    let mut text = format!(
+        "subgroup {}, subgroup_invocation_id {lane}\nlocal_invocation_index {}\n{}\nballot {:08x} {:08x} {:08x} {:08x}",
         record.subgroup,
         record.local_index.get(lane).copied().unwrap_or_default(),
         if active {
@@ -349,8 +349,11 @@ pub fn lane_text(record: &LaneRecord, lane: usize) -> String {
         ballot[2],
         ballot[1],
         ballot[0],
-        record.value.get(lane).copied().unwrap_or_default(),
-    )
+    );
+    if let Some(value) = record.value.get(lane) {
+        text += &format!("\nvalue {value}");
+    }
+    text
 }
 
 /// Synthetic records for demos and the frame-time benchmark: `subgroups` rows of `lanes` lanes,

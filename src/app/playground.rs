@@ -184,7 +184,7 @@ impl Playground {
         let Some(example) = EXAMPLES.iter().find(|e| e.name == name) else {
             return false;
         };
-        self.source = example.source.to_owned();
+        self.source = (example.source)();
         self.settings = (example.settings)();
         self.last = None;
         true

@@ -132,7 +132,8 @@ impl LaneMap {
                     ballot: (0..size)
                         .map(|i| if active(i) { e.ballot } else { [0; 4] })
                         .collect(),
-                    value: vec![0; size as usize],
+                    // A profile records no value per lane.
+                    value: Vec::new(),
                 }
             })
             .collect();

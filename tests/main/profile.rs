@@ -547,3 +547,36 @@ fn cli_profile_rejects_bad_input_clearly() {
         assert!(out.stderr.contains(needle), "expected `{needle}`\n{out}");
     }
 }
+
+/// Every Playground example compiles, takes its own settings and runs to its end, as a
+/// first-time user who picks it and presses Run expects.
+#[cfg(feature = "app")]
+#[test]
+fn every_playground_example_runs_to_its_end() {
+    let _gpu = util::gpu_shared();
+    let lab = Lab::new(util::gpu());
+    for example in divlab::app::examples::EXAMPLES {
+        let source = (example.source)();
+        let mut request = (example.settings)()
+            .request(&source)
+            .unwrap_or_else(|e| panic!("{}: {e}", example.name));
+        request.reps = 1;
+        let finished = profile(&lab, &request).unwrap_or_else(|e| panic!("{}: {e}", example.name));
+        assert!(
+            finished.cap_hit.is_none(),
+            "{}: {:?}",
+            example.name,
+            finished.cap_hit
+        );
+        let p = &finished.profile;
+        assert!(p.subgroup_size.is_some(), "{}", example.name);
+        // Each example is there to show divergence: some line runs with idle lanes.
+        assert!(
+            p.lines
+                .iter()
+                .any(|l| l.efficiency.is_some_and(|e| e < 1.0)),
+            "{}: no line ran with idle lanes",
+            example.name
+        );
+    }
+}
