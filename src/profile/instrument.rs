@@ -16,7 +16,8 @@
 //! - at the entry of every block (function bodies, both sides of each `if`, each `switch` case,
 //!   each loop body and `continuing`, and the statements after one that can take lanes out, a
 //!   [`BlockKind::Continuation`]), every active lane adds 1 to its private count of the block's
-//!   *active lanes*, and one elected lane (the one whose `subgroupExclusiveAdd(1u)` is `0u`:
+//!   *active lanes*, and one elected lane (the lowest active one: its `subgroup_invocation_id`,
+//!   kept in a private copy from the entry's arguments, equals `subgroupBroadcastFirst` of it;
 //!   naga 30 has no `subgroupElect`) adds 1 to its private count of the block's *executions*;
 //! - just before every `if` and `switch`, in the enclosing block (where every lane that reaches
 //!   the branch is still active), the subgroup decides whether its lanes agree: for an `if`,
@@ -56,8 +57,10 @@
 //! reduced across the subgroup only where lanes leave the kernel, so the atomics drop from one
 //! per block entry to one per counter per subgroup exit (29x at k = 32 on the H200, 55x at
 //! k = 2). Blocks without code and a `for` loop's `continuing` on the loop's own line are not
-//! counted at all (20x and 41x). What remains is the elect (a subgroup scan) and the branch vote
-//! at every trip of a tight loop: hoisting loop-body counts out of the loop is the next step.
+//! counted at all (20x and 41x). The election by `subgroupBroadcastFirst` of the lane id instead
+//! of a scan, and the elected lane's counts by `select` instead of behind an `if`, took it to
+//! 9.8x and 31x. What remains is the private counts (an array in local memory) and the branch
+//! vote at every trip of a tight loop: hoisting loop-body counts out of the loop is the next step.
 //!
 //! # Overflow
 //!
@@ -656,6 +659,27 @@ pub fn instrument(
         _ => None,
     };
 
+    let lane_id = opts.subgroups.then(|| {
+        let global = module.global_variables.append(
+            GlobalVariable {
+                name: Some("divlab_lane".to_owned()),
+                space: AddressSpace::Private,
+                binding: None,
+                ty: u32_ty,
+                init: None,
+                memory_decorations: Default::default(),
+            },
+            Span::UNDEFINED,
+        );
+        let arg = entry_builtin(
+            &mut module,
+            naga::BuiltIn::SubgroupInvocationId,
+            u32_ty,
+            "divlab_subgroup_invocation_id",
+        );
+        (global, arg)
+    });
+
     let lines = LineIndex::new(source);
     let mut sites = Sites {
         opts: *opts,
@@ -669,6 +693,7 @@ pub fn instrument(
         branches: Vec::new(),
         loops: Vec::new(),
         lanes,
+        lane_id,
     };
 
     // The entry point first, then every function it reaches, in arena order.
@@ -952,6 +977,9 @@ struct Sites {
     loops: Vec<LoopSite>,
     /// With `--lanes`: the buffer and the private copies of the entry's builtins.
     lanes: Option<LaneGlobals>,
+    /// With subgroups: the private copy of `subgroup_invocation_id` the election compares, and
+    /// the entry argument (and struct member) it is copied from.
+    lane_id: Option<(Handle<GlobalVariable>, (u32, Option<u32>))>,
 }
 
 /// What `--lanes` adds: the lanes buffer, private copies of two builtins (so a callee can read
@@ -1234,12 +1262,15 @@ impl Sites {
         // them would add an election to every trip of the loop for nothing a reader sees.
         let header_continuing = kind == BlockKind::LoopContinuing
             && self.blocks[index].lines == (parent_line..=parent_line);
+        if index == 0 && self.opts.subgroups {
+            // Before anything elects: the election compares the private lane id.
+            self.keep_entry_builtins(fx, &mut out);
+        }
         if !self.blocks[index].empty && !header_continuing {
             self.count_block(fx, index, &mut out);
         }
         if index == 0 && self.opts.subgroups {
             self.record_max_lanes(fx, &mut out);
-            self.keep_entry_builtins(fx, &mut out);
         }
         if self.opts.lanes_block == Some(index) {
             self.record_lanes(fx, &mut out);
@@ -1293,14 +1324,17 @@ impl Sites {
         );
     }
 
-    /// At the kernel's entry, with `--lanes`: the private copies of `workgroup_id` and
-    /// `local_invocation_index`, which a callee cannot read from the entry's arguments.
+    /// At the kernel's entry: the private copy of `subgroup_invocation_id` (for the election)
+    /// and, with `--lanes`, of `workgroup_id` and `local_invocation_index`, which a callee
+    /// cannot read from the entry's arguments.
     fn keep_entry_builtins(&self, fx: &mut FnCx<'_>, out: &mut Block) {
-        let Some(lanes) = &self.lanes else { return };
-        for (global, (arg, member)) in [
-            (lanes.workgroup, lanes.workgroup_arg),
-            (lanes.local_index, lanes.local_index_arg),
-        ] {
+        let lanes = self.lanes.iter().flat_map(|lanes| {
+            [
+                (lanes.workgroup, lanes.workgroup_arg),
+                (lanes.local_index, lanes.local_index_arg),
+            ]
+        });
+        for (global, (arg, member)) in self.lane_id.into_iter().chain(lanes) {
             let argument = fx.unemitted(Expression::FunctionArgument(arg), out);
             let value = match member {
                 Some(index) => fx.emitted(Expression::AccessIndex {
@@ -1602,10 +1636,14 @@ impl Sites {
         let elected = self.elect(fx, out);
         let one = fx.literal(Literal::U32(1), out);
         local_add(fx, local, Word::Block(block, 2), one, out);
-        let accept = fx.nested(out, |fx, b| {
-            local_add(fx, local, Word::Block(block, 0), one, b);
+        // `select`, not `if elected`: a branch at every block entry would itself diverge.
+        let zero = fx.literal(Literal::U32(0), out);
+        let mine = fx.emitted(Expression::Select {
+            condition: elected,
+            accept: one,
+            reject: zero,
         });
-        fx.if_then(elected, accept, out);
+        local_add(fx, local, Word::Block(block, 0), mine, out);
     }
 
     /// Where the invocation leaves the kernel (each `return` of the entry point, and its end):
@@ -1686,24 +1724,27 @@ impl Sites {
         );
     }
 
-    /// `subgroupExclusiveAdd(1u) == 0u`: true in the lowest active lane only.
+    /// `lane == subgroupBroadcastFirst(lane)`: true in the lowest active lane only. One ballot
+    /// and one shuffle; the `subgroupExclusiveAdd(1u) == 0u` it replaced was a scan of five
+    /// shuffles, and on the H200 it was three quarters of the instrumented switch kernel's time
+    /// (the kernel alone 10.6 ms at k = 32: 210 ms with the scan, 52 ms with no election).
     fn elect(&self, fx: &mut FnCx<'_>, out: &mut Block) -> Handle<Expression> {
-        let one = fx.literal(Literal::U32(1), out);
-        let prefix = fx.unemitted(Expression::SubgroupOperationResult { ty: self.u32_ty }, out);
+        let (global, _) = self.lane_id.expect("elections need subgroups");
+        let pointer = fx.unemitted(Expression::GlobalVariable(global), out);
+        let lane = fx.emitted(Expression::Load { pointer });
+        let first = fx.unemitted(Expression::SubgroupOperationResult { ty: self.u32_ty }, out);
         fx.statement(
-            Statement::SubgroupCollectiveOperation {
-                op: SubgroupOperation::Add,
-                collective_op: CollectiveOperation::ExclusiveScan,
-                argument: one,
-                result: prefix,
+            Statement::SubgroupGather {
+                mode: GatherMode::BroadcastFirst,
+                argument: lane,
+                result: first,
             },
             out,
         );
-        let zero = fx.literal(Literal::U32(0), out);
         fx.emitted(Expression::Binary {
             op: BinaryOperator::Equal,
-            left: prefix,
-            right: zero,
+            left: lane,
+            right: first,
         })
     }
 
@@ -1804,15 +1845,22 @@ impl Sites {
     ) {
         let elected = self.elect(fx, out);
         let local = self.local;
-        let accept = fx.nested(out, |fx, b| {
-            let one = fx.literal(Literal::U32(1), b);
-            local_add(fx, local, Word::Branch(branch, 0), one, b);
-            let inner = fx.nested(b, |fx, b| {
-                local_add(fx, local, Word::Branch(branch, 2), one, b);
-            });
-            fx.if_then(divergent, inner, b);
+        // Branch-free, as in `count_block`.
+        let one = fx.literal(Literal::U32(1), out);
+        let zero = fx.literal(Literal::U32(0), out);
+        let evaluated = fx.emitted(Expression::Select {
+            condition: elected,
+            accept: one,
+            reject: zero,
         });
-        fx.if_then(elected, accept, out);
+        local_add(fx, local, Word::Branch(branch, 0), evaluated, out);
+        let both = fx.binary(BinaryOperator::LogicalAnd, elected, divergent);
+        let diverged = fx.emitted(Expression::Select {
+            condition: both,
+            accept: one,
+            reject: zero,
+        });
+        local_add(fx, local, Word::Branch(branch, 2), diverged, out);
     }
 }
 
@@ -2110,7 +2158,8 @@ fn unused() -> u32 {
         for op in [
             "subgroupBallot(true)",
             "countOneBits(",
-            "subgroupExclusiveAdd(1u)",
+            "= divlab_lane;",
+            "subgroupBroadcastFirst(",
             "subgroupAll(",
             "subgroupAny(",
             "subgroupBroadcastFirst(",
