@@ -979,8 +979,11 @@ struct Sites {
     lanes: Option<LaneGlobals>,
     /// With subgroups: the private copy of `subgroup_invocation_id` the election compares, and
     /// the entry argument (and struct member) it is copied from.
-    lane_id: Option<(Handle<GlobalVariable>, (u32, Option<u32>))>,
+    lane_id: Option<(Handle<GlobalVariable>, EntryArg)>,
 }
+
+/// An entry point argument, and the member of it when it is a struct: where a builtin comes in.
+type EntryArg = (u32, Option<u32>);
 
 /// What `--lanes` adds: the lanes buffer, private copies of two builtins (so a callee can read
 /// them), and where the entry point gets them.
@@ -989,9 +992,9 @@ struct LaneGlobals {
     workgroup: Handle<GlobalVariable>,
     local_index: Handle<GlobalVariable>,
     /// The entry argument (and struct member) holding `workgroup_id`.
-    workgroup_arg: (u32, Option<u32>),
+    workgroup_arg: EntryArg,
     /// The entry argument (and struct member) holding `local_invocation_index`.
-    local_index_arg: (u32, Option<u32>),
+    local_index_arg: EntryArg,
 }
 
 /// A storage buffer of divlab's own at `@group(group) @binding(binding)`, which the kernel must
@@ -1038,7 +1041,7 @@ fn entry_builtin(
     builtin: naga::BuiltIn,
     ty: Handle<Type>,
     name: &str,
-) -> (u32, Option<u32>) {
+) -> EntryArg {
     let wanted = Some(naga::Binding::BuiltIn(builtin));
     let function = &module.entry_points[0].function;
     for (i, arg) in function.arguments.iter().enumerate() {
