@@ -593,17 +593,7 @@ pub fn instrument(
     )?;
 
     // The private counts' length is known once every site is numbered; the type is set then.
-    let local = module.global_variables.append(
-        GlobalVariable {
-            name: Some("divlab_local".to_owned()),
-            space: AddressSpace::Private,
-            binding: None,
-            ty: u32_ty,
-            init: None,
-            memory_decorations: Default::default(),
-        },
-        Span::UNDEFINED,
-    );
+    let local = private_global(&mut module, "divlab_local", u32_ty);
 
     let lanes = match opts.lanes_block {
         Some(_) if opts.subgroups => {
@@ -617,19 +607,6 @@ pub fn instrument(
                 },
                 Span::UNDEFINED,
             );
-            let private = |module: &mut Module, name: &str, ty| {
-                module.global_variables.append(
-                    GlobalVariable {
-                        name: Some(name.to_owned()),
-                        space: AddressSpace::Private,
-                        binding: None,
-                        ty,
-                        init: None,
-                        memory_decorations: Default::default(),
-                    },
-                    Span::UNDEFINED,
-                )
-            };
             let buffer = buffer_global(
                 &mut module,
                 "divlab_lanes",
@@ -640,8 +617,8 @@ pub fn instrument(
             )?;
             Some(LaneGlobals {
                 buffer,
-                workgroup: private(&mut module, "divlab_workgroup", vec3_ty),
-                local_index: private(&mut module, "divlab_local_index", u32_ty),
+                workgroup: private_global(&mut module, "divlab_workgroup", vec3_ty),
+                local_index: private_global(&mut module, "divlab_local_index", u32_ty),
                 workgroup_arg: entry_builtin(
                     &mut module,
                     naga::BuiltIn::WorkGroupId,
@@ -660,17 +637,7 @@ pub fn instrument(
     };
 
     let lane_id = opts.subgroups.then(|| {
-        let global = module.global_variables.append(
-            GlobalVariable {
-                name: Some("divlab_lane".to_owned()),
-                space: AddressSpace::Private,
-                binding: None,
-                ty: u32_ty,
-                init: None,
-                memory_decorations: Default::default(),
-            },
-            Span::UNDEFINED,
-        );
+        let global = private_global(&mut module, "divlab_lane", u32_ty);
         let arg = entry_builtin(
             &mut module,
             naga::BuiltIn::SubgroupInvocationId,
@@ -995,6 +962,21 @@ struct LaneGlobals {
     workgroup_arg: EntryArg,
     /// The entry argument (and struct member) holding `local_invocation_index`.
     local_index_arg: EntryArg,
+}
+
+/// A `var<private>` of divlab's own: one value per invocation.
+fn private_global(module: &mut Module, name: &str, ty: Handle<Type>) -> Handle<GlobalVariable> {
+    module.global_variables.append(
+        GlobalVariable {
+            name: Some(name.to_owned()),
+            space: AddressSpace::Private,
+            binding: None,
+            ty,
+            init: None,
+            memory_decorations: Default::default(),
+        },
+        Span::UNDEFINED,
+    )
 }
 
 /// A storage buffer of divlab's own at `@group(group) @binding(binding)`, which the kernel must
