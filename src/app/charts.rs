@@ -20,20 +20,20 @@ use egui_plot::{
 use crate::report::{ExperimentResult, Fit, Series};
 
 /// Series of one plot: the same x and y labels.
-pub struct SeriesGroup<'a> {
+pub struct SeriesGroup<'a, T = String> {
     /// What x is.
     pub x_label: &'a str,
     /// What y is, with its unit.
     pub y_label: &'a str,
-    /// The curves, each with a name for the legend.
-    pub curves: Vec<(String, &'a Series)>,
+    /// The curves, each with what the caller tagged it with (its legend name, say).
+    pub curves: Vec<(T, &'a Series)>,
 }
 
-/// Groups series by their axes, in first-appearance order.
-pub fn group_series<'a>(
-    series: impl IntoIterator<Item = (String, &'a Series)>,
-) -> Vec<SeriesGroup<'a>> {
-    let mut groups: Vec<SeriesGroup<'a>> = Vec::new();
+/// Groups series by their axes, in first-appearance order; each keeps its tag.
+pub fn group_series<'a, T>(
+    series: impl IntoIterator<Item = (T, &'a Series)>,
+) -> Vec<SeriesGroup<'a, T>> {
+    let mut groups: Vec<SeriesGroup<'a, T>> = Vec::new();
     for (name, s) in series {
         match groups
             .iter_mut()
@@ -188,7 +188,7 @@ pub fn experiment_charts(ui: &mut egui::Ui, result: &ExperimentResult, fit: Opti
 pub fn plot_curves(
     ui: &mut egui::Ui,
     id: String,
-    group: &SeriesGroup<'_>,
+    group: &SeriesGroup<'_, impl Sized>,
     curves: Vec<Curve<'_>>,
     fit: Option<FitLine>,
     options: PlotOptions,

@@ -109,7 +109,8 @@ impl CompareView {
         if let Some(id) = self.experiment.clone() {
             // One colour per document in every chart; one marker shape per series.
             let mut shapes: Vec<String> = Vec::new();
-            let curves = self
+            // Each series tagged with its document, whose colour it takes.
+            let tagged = self
                 .docs
                 .iter()
                 .enumerate()
@@ -120,13 +121,10 @@ impl CompareView {
                         .flat_map(move |e| {
                             e.series
                                 .iter()
-                                .map(move |s| (doc_index, format!("{label}: {}", s.name), s))
+                                .map(move |s| ((doc_index, format!("{label}: {}", s.name)), s))
                         })
                 });
-            let by_axes: Vec<(String, (usize, &crate::report::Series))> = curves
-                .map(|(doc_index, name, series)| (name, (doc_index, series)))
-                .collect();
-            let groups = group_series(by_axes.iter().map(|(name, (_, s))| (name.clone(), *s)));
+            let groups = group_series(tagged);
             if groups.is_empty() {
                 ui.weak("No series for this experiment.");
             }
@@ -134,11 +132,7 @@ impl CompareView {
                 let curves = group
                     .curves
                     .iter()
-                    .map(|(name, series)| {
-                        let doc_index = by_axes
-                            .iter()
-                            .find(|(n, _)| n == name)
-                            .map_or(0, |(_, (d, _))| *d);
+                    .map(|((doc_index, name), series)| {
                         let shape_index = match shapes.iter().position(|s| *s == series.name) {
                             Some(i) => i,
                             None => {
@@ -149,7 +143,7 @@ impl CompareView {
                         Curve {
                             name: name.clone(),
                             series,
-                            colour: palette(doc_index),
+                            colour: palette(*doc_index),
                             shape: MARKERS[shape_index % MARKERS.len()],
                         }
                     })
