@@ -29,15 +29,7 @@ fn harness(app: DivlabApp) -> Harness<'static, DivlabApp> {
 
 /// Runs frames until the worker is idle, or fails after `limit`.
 fn run_until_idle(harness: &mut Harness<'_, DivlabApp>, limit: Duration) {
-    let start = Instant::now();
-    while harness.state().running() {
-        assert!(
-            start.elapsed() < limit,
-            "the run did not finish in {limit:?}"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-        harness.step();
-    }
+    step_until(harness, limit, "the run", |app| !app.running());
     harness.run();
 }
 
@@ -52,6 +44,15 @@ fn reference_path(name: &str) -> PathBuf {
 fn reference(name: &str) -> ResultDocument {
     let path = reference_path(name);
     read_json(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// Experiment `id` of reference file `name`.
+fn reference_result(name: &str, id: &str) -> divlab::report::ExperimentResult {
+    reference(name)
+        .experiments
+        .into_iter()
+        .find(|e| e.id == id)
+        .unwrap_or_else(|| panic!("{name} has no {id}"))
 }
 
 /// The app with reference file `name` open and experiment `id` selected.
@@ -580,9 +581,8 @@ fn a_finished_experiment_shows_and_is_autosaved_while_run_all_goes_on() {
 #[test]
 fn chart_axes_carry_time_units_chosen_from_the_data() {
     let name = "lavapipe-sg8.json";
-    let doc = reference(name);
     let id = "divergence.switch";
-    let result = doc.experiments.iter().find(|e| e.id == id).unwrap();
+    let result = reference_result(name, id);
     let series = result
         .series
         .iter()
@@ -905,9 +905,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
 #[test]
 fn a_divergence_form_shows_the_generated_kernel_that_ran() {
     let name = "lavapipe-sg8.json";
-    let doc = reference(name);
     let id = "divergence.if_chain";
-    let result = doc.experiments.iter().find(|e| e.id == id).unwrap();
+    let result = reference_result(name, id);
     let paths = result.params["paths_compiled"].as_u64().unwrap();
     let app = showing(name, id);
     // Tall enough that every line of the kernel is on screen.
@@ -935,9 +934,8 @@ fn a_divergence_form_shows_the_generated_kernel_that_ran() {
 #[test]
 fn a_line_a_verdict_names_links_to_the_kernel_source() {
     let name = "lavapipe-sg8.json";
-    let doc = reference(name);
     let id = "convergence.if_else";
-    let result = doc.experiments.iter().find(|e| e.id == id).unwrap();
+    let result = reference_result(name, id);
     let line = result
         .verdicts
         .iter()
