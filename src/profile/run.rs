@@ -138,6 +138,13 @@ pub fn prepare(gpu: &GpuContext, request: &Request) -> Result<Prepared> {
             });
         }
         // The blocks are numbered the same on the second pass: record at the line's owner.
+        let lines = request.source.lines().count();
+        if line == 0 || line as usize > lines {
+            return Err(Error::InvalidSettings(format!(
+                "--lanes {line}: {} has lines 1 to {lines}; name a line with a statement",
+                request.file
+            )));
+        }
         let block = report::line_owner(&instrumented, line).ok_or_else(|| {
             Error::InvalidSettings(format!(
                 "--lanes {line}: {}:{line} has no code the entry point `{}` runs (a comment, a \
