@@ -133,6 +133,10 @@ pub struct Instrumented {
     pub branches: Vec<BranchSite>,
     /// One per loop, in counter order.
     pub loops: Vec<LoopSite>,
+    /// Blocks counted nowhere in the kernel: a function body whose every call site is in a
+    /// counted block, paired with those blocks (one per call). Its executions and lanes are the
+    /// sum of theirs; [`Self::read_counters`] adds them up.
+    pub derived: Vec<(usize, Vec<usize>)>,
     /// Where each counter lives in the counters buffer.
     pub layout: CounterLayout,
     /// The size of the counters buffer in `u32` words (`layout.words()`); bind it zeroed.
@@ -143,8 +147,22 @@ pub struct Instrumented {
 
 impl Instrumented {
     /// Decodes the counters buffer read back after the dispatch.
+    /// Decodes the counters buffer read back after the dispatch, and fills in the
+    /// [`Self::derived`] blocks (callers are numbered before their callees, so a block's
+    /// sources are complete when it is reached).
     pub fn read_counters(&self, words: &[u32]) -> Result<Counters> {
-        self.layout.read(words)
+        let mut counters = self.layout.read(words)?;
+        for (block, sources) in &self.derived {
+            let sum = sources.iter().fold(BlockCounts::default(), |sum, &b| {
+                let c = counters.blocks[b];
+                BlockCounts {
+                    executions: sum.executions + c.executions,
+                    active_lanes: sum.active_lanes + c.active_lanes,
+                }
+            });
+            counters.blocks[*block] = sum;
+        }
+        Ok(counters)
     }
 }
 
@@ -457,38 +475,67 @@ struct Patched {
 /// (not one of a loop or, for `break`, a `switch` nested in it). Only a branch lets some lanes
 /// leave while others stay; a bare `return` ends the block for every lane.
 fn may_leave(statement: &Statement, in_loop: bool, in_switch: bool) -> bool {
-    fn any(block: &Block, in_loop: bool, in_switch: bool) -> bool {
-        block.iter().any(|s| escapes(s, in_loop, in_switch))
-    }
-    fn escapes(statement: &Statement, in_loop: bool, in_switch: bool) -> bool {
-        match statement {
-            Statement::Return { .. } | Statement::Kill => true,
-            Statement::Break => !in_loop && !in_switch,
-            Statement::Continue => !in_loop,
-            Statement::Block(b) => any(b, in_loop, in_switch),
-            Statement::If { accept, reject, .. } => {
-                any(accept, in_loop, in_switch) || any(reject, in_loop, in_switch)
-            }
-            Statement::Switch { cases, .. } => cases.iter().any(|c| any(&c.body, in_loop, true)),
-            Statement::Loop {
-                body, continuing, ..
-            } => any(body, true, in_switch) || any(continuing, true, in_switch),
-            _ => false,
-        }
-    }
     match statement {
         Statement::If { .. } | Statement::Switch { .. } | Statement::Loop { .. } => {
-            escapes(statement, in_loop, in_switch)
+            escapes(statement, in_loop, in_switch, true)
         }
         _ => false,
     }
 }
 
-/// Splits a loop body into its leading exit test and the rest. naga makes a `for`/`while`
-/// condition into statements on the loop's own line (`Emit`s, an `if` per short-circuit `&&` or
-/// `||`) ending in `if c {} else { break; }`; the test is the longest run of statements on
-/// `loop_line` (or without a location) that ends in such an `if`. No such run: an empty test.
-fn split_exit_test(block: Block, lines: &LineIndex, loop_line: u32) -> (Block, Block) {
+/// Whether `statement` leaves the block it is in: a `return` or `kill` anywhere in it, a
+/// `break` that is not of a loop or `switch` nested in it, and (when `continues`) a `continue`
+/// that is not of a nested loop.
+fn escapes(statement: &Statement, in_loop: bool, in_switch: bool, continues: bool) -> bool {
+    let any = |block: &Block, in_loop, in_switch| {
+        block
+            .iter()
+            .any(|s| escapes(s, in_loop, in_switch, continues))
+    };
+    match statement {
+        Statement::Return { .. } | Statement::Kill => true,
+        Statement::Break => !in_loop && !in_switch,
+        Statement::Continue => continues && !in_loop,
+        Statement::Block(b) => any(b, in_loop, in_switch),
+        Statement::If { accept, reject, .. } => {
+            any(accept, in_loop, in_switch) || any(reject, in_loop, in_switch)
+        }
+        Statement::Switch { cases, .. } => cases.iter().any(|c| any(&c.body, in_loop, true)),
+        Statement::Loop {
+            body, continuing, ..
+        } => any(body, true, in_switch) || any(continuing, true, in_switch),
+        _ => false,
+    }
+}
+
+/// Whether a loop's counts can be hoisted out of it ([`Sites::count_hoisted`]): a
+/// `for`/`while` whose only way out is its exit test, a single `if c {} else { break; }`
+/// (no short-circuit `&&`/`||`, no call in the condition), with no `break if`, and no
+/// `return` or `break` of it anywhere in its body or `continuing`. Then a lane's trips are
+/// its exit-test evaluations less one, and every lane that entered leaves at the loop's end.
+fn hoistable(
+    body: &Block,
+    continuing: &Block,
+    break_if: Option<Handle<Expression>>,
+    lines: &LineIndex,
+    loop_line: u32,
+) -> bool {
+    let Some(test) = exit_test_len(body, lines, loop_line) else {
+        return false;
+    };
+    let statements: Vec<&Statement> = body.iter().collect();
+    let (test, rest) = statements.split_at(test);
+    let (last, before) = test.split_last().expect("an exit test ends in an `if`");
+    let leaves = |s: &&Statement| escapes(s, false, false, false);
+    break_if.is_none()
+        && matches!(last, Statement::If { .. })
+        && before.iter().all(|s| matches!(s, Statement::Emit(_)))
+        && !rest.iter().any(leaves)
+        && !continuing.iter().any(|s| leaves(&s))
+}
+
+/// How many statements of a loop body are its leading exit test (see [`split_exit_test`]).
+fn exit_test_len(block: &Block, lines: &LineIndex, loop_line: u32) -> Option<usize> {
     let is_break = |b: &Block| matches!(b.iter().collect::<Vec<_>>()[..], [Statement::Break]);
     let is_exit = |s: &Statement| match s {
         Statement::If { accept, reject, .. } => {
@@ -502,8 +549,15 @@ fn split_exit_test(block: Block, lines: &LineIndex, loop_line: u32) -> (Block, B
         .take_while(|(_, span)| on_header(span))
         .count();
     let on_line: Vec<&Statement> = block.iter().take(header).collect();
-    let split = on_line.iter().rposition(|s| is_exit(s)).map(|i| i + 1);
-    let Some(split) = split else {
+    on_line.iter().rposition(|s| is_exit(s)).map(|i| i + 1)
+}
+
+/// Splits a loop body into its leading exit test and the rest. naga makes a `for`/`while`
+/// condition into statements on the loop's own line (`Emit`s, an `if` per short-circuit `&&` or
+/// `||`) ending in `if c {} else { break; }`; the test is the longest run of statements on
+/// `loop_line` (or without a location) that ends in such an `if`. No such run: an empty test.
+fn split_exit_test(block: Block, lines: &LineIndex, loop_line: u32) -> (Block, Block) {
+    let Some(split) = exit_test_len(&block, lines, loop_line) else {
         return (Block::new(), block);
     };
     let mut test = Block::new();
@@ -516,6 +570,16 @@ fn split_exit_test(block: Block, lines: &LineIndex, loop_line: u32) -> (Block, B
         }
     }
     (test, rest)
+}
+
+/// What a block does at its entry besides its count.
+#[derive(Clone, Copy, Default)]
+struct Entry {
+    /// A loop body's cap check.
+    cap_check: Option<CapCheck>,
+    /// No count at entry: it is made after a hoisted loop ([`Sites::count_hoisted`]) or on the
+    /// host from the calls ([`Instrumented::derived`]).
+    counted_elsewhere: bool,
 }
 
 /// A loop's cap check: its trip counter, the cap, the loop's index.
@@ -659,27 +723,31 @@ pub fn instrument(
         blocks: Vec::new(),
         branches: Vec::new(),
         loops: Vec::new(),
+        call_sites: Vec::new(),
+        derived: Vec::new(),
         lanes,
         lane_id,
     };
 
-    // The entry point first, then every function it reaches, in arena order.
+    // The entry point first, then every function it reaches, callers before callees (naga's
+    // arena holds a callee before its callers), so a function's call sites are all known when
+    // it is instrumented.
     let reachable = reachable_functions(&module);
     let entry_line = decl_line(source, &sites.lines, entry);
     let mut patches: Vec<(Option<Handle<Function>>, Patched)> = Vec::new();
     {
         let function = &mut module.entry_points[0].function;
-        let p = sites.function(function, entry, entry_line, true);
+        let p = sites.function(function, None, entry, entry_line);
         patches.push((None, p));
     }
-    for handle in reachable {
+    for handle in reachable.into_iter().rev() {
         let span = module.functions.get_span(handle);
         let function = &mut module.functions[handle];
         let name = function.name.clone().unwrap_or_default();
         let line = span
             .is_defined()
             .then(|| sites.lines.line(span_start(span)));
-        let p = sites.function(function, &name, line, false);
+        let p = sites.function(function, Some(handle), &name, line);
         patches.push((Some(handle), p));
     }
 
@@ -758,6 +826,7 @@ pub fn instrument(
         blocks: sites.blocks,
         branches: sites.branches,
         loops: sites.loops,
+        derived: sites.derived,
         layout,
         counter_words: layout.words(),
         options: *opts,
@@ -942,6 +1011,11 @@ struct Sites {
     blocks: Vec<BlockSite>,
     branches: Vec<BranchSite>,
     loops: Vec<LoopSite>,
+    /// Every call instrumented so far: the callee, and the block whose count is the call's
+    /// (`None` where no block's is: a loop's exit test, a `for` loop's update).
+    call_sites: Vec<(Handle<Function>, Option<usize>)>,
+    /// See [`Instrumented::derived`].
+    derived: Vec<(usize, Vec<usize>)>,
     /// With `--lanes`: the buffer and the private copies of the entry's builtins.
     lanes: Option<LaneGlobals>,
     /// With subgroups: the private copy of `subgroup_invocation_id` the election compares, and
@@ -1065,6 +1139,12 @@ struct FnCx<'f> {
     length_patches: Vec<Handle<Expression>>,
     /// Private-count pointers whose index is known only once every site is numbered.
     local_patches: Patches,
+    /// The block whose count is that of the statement being instrumented: it ran exactly when
+    /// the statement did. `None` in a loop's exit test and an uncounted `for` update.
+    in_force: Option<usize>,
+    /// Instrumenting a hoisted loop's exit test: no vote and no count at entry, as
+    /// [`Sites::count_hoisted`] makes them after the loop.
+    quiet: bool,
 }
 
 impl FnCx<'_> {
@@ -1146,14 +1226,26 @@ impl FnCx<'_> {
 }
 
 impl Sites {
-    /// Instruments one function; returns its counter pointers to patch.
+    /// Instruments one function (`handle` is `None` for the entry point); returns its counter
+    /// pointers to patch. A function whose every call is in a counted block is counted on the
+    /// host from those blocks ([`Instrumented::derived`]): a tight loop's callee costs nothing.
     fn function(
         &mut self,
         function: &mut Function,
+        handle: Option<Handle<Function>>,
         name: &str,
         decl_line: Option<u32>,
-        is_entry: bool,
     ) -> Patched {
+        let is_entry = handle.is_none();
+        let calls: Vec<Option<usize>> = self
+            .call_sites
+            .iter()
+            .filter(|(callee, _)| Some(*callee) == handle)
+            .map(|&(_, block)| block)
+            .collect();
+        let derived_from = (!calls.is_empty())
+            .then(|| calls.into_iter().collect::<Option<Vec<usize>>>())
+            .flatten();
         let body = std::mem::take(&mut function.body);
         let mut fx = FnCx {
             function,
@@ -1166,18 +1258,27 @@ impl Sites {
             is_entry,
             length_patches: Vec::new(),
             local_patches: Vec::new(),
+            in_force: None,
+            quiet: false,
         };
         let first = own_lines(&self.lines, &body).map_or(1, |(l, _)| l);
         let line = decl_line.unwrap_or(first);
-        let new_body = self.block(
+        let index = self.blocks.len();
+        let entry = Entry {
+            counted_elsewhere: derived_from.is_some(),
+            ..Entry::default()
+        };
+        let mut new_body = self.block(
             &mut fx,
             body,
             (BlockKind::FunctionBody, Opener::Function),
             line,
             true,
-            None,
+            entry,
         );
-        let mut new_body = new_body;
+        if let Some(sources) = derived_from {
+            self.derived.push((index, sources));
+        }
         if is_entry && !matches!(new_body.last(), Some(Statement::Return { .. })) {
             self.flush(&mut fx, &mut new_body);
             fx.flush(&mut new_body);
@@ -1199,7 +1300,7 @@ impl Sites {
         (kind, opener): (BlockKind, Opener),
         parent_line: u32,
         line_is_parent: bool,
-        cap_check: Option<CapCheck>,
+        entry: Entry,
     ) -> Block {
         let own = own_lines(&self.lines, &block);
         let (line, lines, empty) = match own {
@@ -1223,9 +1324,10 @@ impl Sites {
             fx.span = *span;
         }
         let mut out = Block::with_capacity(block.len() + 8);
-        if let Some(check) = cap_check {
+        if let Some(check) = entry.cap_check {
             self.cap_check(fx, check, &mut out);
         }
+        let saved_in_force = fx.in_force.take();
         // A `for`/`while` body starts with its exit test, `if cond {} else { break; }`: the body
         // proper is counted after it, so its lines count the trips that ran it, not the test.
         let (test, block) = if kind == BlockKind::LoopBody {
@@ -1236,7 +1338,9 @@ impl Sites {
         if !test.is_empty() {
             fx.span = saved;
             let first = self.branches.len();
+            fx.quiet = entry.counted_elsewhere;
             self.statements(fx, test, &mut out);
+            fx.quiet = false;
             if let Opener::Loop(lp) = opener {
                 self.loops[lp].exit_test = self.branches.len().checked_sub(1);
                 self.loops[lp].test_branches = first..self.branches.len();
@@ -1252,7 +1356,10 @@ impl Sites {
             self.keep_entry_builtins(fx, &mut out);
         }
         if !self.blocks[index].empty && !header_continuing {
-            self.count_block(fx, index, &mut out);
+            if !entry.counted_elsewhere && !fx.quiet {
+                self.count_block(fx, index, &mut out);
+            }
+            fx.in_force = Some(index);
         }
         if index == 0 && self.opts.subgroups {
             self.record_max_lanes(fx, &mut out);
@@ -1263,6 +1370,7 @@ impl Sites {
         fx.span = saved;
         self.statements(fx, block, &mut out);
         fx.opener = saved_opener;
+        fx.in_force = saved_in_force;
         out
     }
 
@@ -1456,6 +1564,7 @@ impl Sites {
             opener: fx.opener,
         });
         self.count_block(fx, index, out);
+        fx.in_force = Some(index);
         if self.opts.lanes_block == Some(index) {
             self.record_lanes(fx, out);
         }
@@ -1489,15 +1598,27 @@ impl Sites {
                     reject,
                 } => {
                     let branch = self.new_branch(BranchKind::If, line, fx);
-                    if self.opts.subgroups {
+                    if self.opts.subgroups && !fx.quiet {
                         self.count_if(fx, branch, condition, out);
                     }
                     fx.flush(out);
                     let opener = Opener::Branch(branch);
-                    let accept =
-                        self.block(fx, accept, (BlockKind::IfAccept, opener), line, false, None);
-                    let reject =
-                        self.block(fx, reject, (BlockKind::IfReject, opener), line, false, None);
+                    let accept = self.block(
+                        fx,
+                        accept,
+                        (BlockKind::IfAccept, opener),
+                        line,
+                        false,
+                        Entry::default(),
+                    );
+                    let reject = self.block(
+                        fx,
+                        reject,
+                        (BlockKind::IfReject, opener),
+                        line,
+                        false,
+                        Entry::default(),
+                    );
                     fx.statement(
                         Statement::If {
                             condition,
@@ -1509,7 +1630,7 @@ impl Sites {
                 }
                 Statement::Switch { selector, cases } => {
                     let branch = self.new_branch(BranchKind::Switch, line, fx);
-                    if self.opts.subgroups {
+                    if self.opts.subgroups && !fx.quiet {
                         let ty = cases.iter().find_map(|case| match case.value {
                             SwitchValue::I32(_) => Some(self.i32_ty),
                             SwitchValue::U32(_) => Some(self.u32_ty),
@@ -1530,7 +1651,7 @@ impl Sites {
                                     (BlockKind::SwitchCase, Opener::Branch(branch)),
                                     line,
                                     false,
-                                    None,
+                                    Entry::default(),
                                 );
                             }
                             case
@@ -1572,28 +1693,59 @@ impl Sites {
                         cap: self.opts.loop_cap,
                         lp,
                     };
+                    let hoisted = self.opts.subgroups
+                        && hoistable(&body, &continuing, break_if, &self.lines, line);
                     let opener = Opener::Loop(lp);
+                    let body_site = self.blocks.len();
                     let body = self.block(
                         fx,
                         body,
                         (BlockKind::LoopBody, opener),
                         line,
                         false,
-                        Some(check),
+                        Entry {
+                            cap_check: Some(check),
+                            counted_elsewhere: hoisted,
+                        },
                     );
+                    let continuing_site = self.blocks.len();
                     let continuing = self.block(
                         fx,
                         continuing,
                         (BlockKind::LoopContinuing, opener),
                         line,
                         false,
-                        None,
+                        Entry {
+                            cap_check: None,
+                            counted_elsewhere: hoisted,
+                        },
                     );
                     fx.statement(
                         Statement::Loop {
                             body,
                             continuing,
                             break_if,
+                        },
+                        out,
+                    );
+                    if hoisted {
+                        let site = &self.blocks[continuing_site];
+                        let counted = !site.empty && site.lines != (line..=line);
+                        let blocks = [Some(body_site), counted.then_some(continuing_site)];
+                        self.count_hoisted(fx, lp, trips, blocks, out);
+                    }
+                }
+                Statement::Call {
+                    function,
+                    arguments,
+                    result,
+                } => {
+                    self.call_sites.push((function, fx.in_force));
+                    fx.statement(
+                        Statement::Call {
+                            function,
+                            arguments,
+                            result,
                         },
                         out,
                     );
@@ -1655,6 +1807,8 @@ impl Sites {
             out,
         );
         let (local, counters, subgroups) = (self.local, self.counters, self.opts.subgroups);
+        // The same lanes run every word: one election for all.
+        let elected = subgroups.then(|| self.elect(fx, out));
         let body = fx.nested(out, |fx, b| {
             let w = fx.emitted(Expression::Load { pointer: word_ptr });
             let length = fx.literal(Literal::U32(0), b);
@@ -1669,32 +1823,27 @@ impl Sites {
             let base = fx.unemitted(Expression::GlobalVariable(local), b);
             let slot = fx.emitted(Expression::Access { base, index: w });
             let mine = fx.emitted(Expression::Load { pointer: slot });
-            let (total, add) = if subgroups {
-                let total = fx.unemitted(Expression::SubgroupOperationResult { ty: fx.u32_ty }, b);
-                fx.statement(
-                    Statement::SubgroupCollectiveOperation {
-                        op: SubgroupOperation::Add,
-                        collective_op: CollectiveOperation::Reduce,
-                        argument: mine,
-                        result: total,
-                    },
-                    b,
-                );
-                let elected = self.elect(fx, b);
-                let zero = fx.literal(Literal::U32(0), b);
-                let some = fx.binary(BinaryOperator::NotEqual, total, zero);
-                (total, fx.binary(BinaryOperator::LogicalAnd, elected, some))
-            } else {
-                let zero = fx.literal(Literal::U32(0), b);
-                (mine, fx.binary(BinaryOperator::NotEqual, mine, zero))
-            };
+            let zero = fx.literal(Literal::U32(0), b);
+            let some = fx.binary(BinaryOperator::NotEqual, mine, zero);
             // The private word w is the low word of counter pair HEADER_WORDS + 2w.
             let two = fx.literal(Literal::U32(2), b);
             let header = fx.literal(Literal::U32(HEADER_WORDS), b);
             let twice = fx.binary(BinaryOperator::Multiply, w, two);
             let low = fx.binary(BinaryOperator::Add, twice, header);
-            let accept = fx.nested(b, |fx, b| add64_at(fx, counters, low, total, b));
-            fx.if_then(add, accept, b);
+            let Some(elected) = elected else {
+                let accept = fx.nested(b, |fx, b| add64_at(fx, counters, low, mine, b));
+                fx.if_then(some, accept, b);
+                return;
+            };
+            // Most words are 0 in every lane (a block this subgroup never ran): a vote skips
+            // them before the reduction, which is a scan of shuffles.
+            let any = self.reduce(fx, SubgroupOperation::Any, some, b);
+            let accept = fx.nested(b, |fx, b| {
+                let total = self.collective(fx, SubgroupOperation::Add, mine, fx.u32_ty, b);
+                let add = fx.nested(b, |fx, b| add64_at(fx, counters, low, total, b));
+                fx.if_then(elected, add, b);
+            });
+            fx.if_then(any, accept, b);
         });
         let continuing = fx.nested(out, |fx, b| {
             fx.increment(word_ptr, b);
@@ -1707,6 +1856,127 @@ impl Sites {
             },
             out,
         );
+    }
+
+    /// After a hoisted loop ([`hoistable`]), every count its trips would have made, from each
+    /// lane's exit-test evaluations `t` (its cap counter): the body (and a counted `continuing`)
+    /// ran `t - 1` times in the lane and `max(t) - 1` times in the subgroup; the test was
+    /// evaluated `max(t)` times, divergent on all but the last of the distinct `t`s; the `break`
+    /// ran once per distinct `t`. Exact when the lanes that enter together run their trips
+    /// together (they leave together here: the loop has no other exit), and free of any
+    /// subgroup operation inside the loop, where it cost the study's switch kernel most of its
+    /// instrumented time.
+    fn count_hoisted(
+        &self,
+        fx: &mut FnCx<'_>,
+        lp: usize,
+        trips: Handle<LocalVariable>,
+        blocks: [Option<usize>; 2],
+        out: &mut Block,
+    ) {
+        let exit = self.loops[lp]
+            .exit_test
+            .expect("a hoisted loop has an exit test");
+        let leave = (0..self.blocks.len())
+            .find(|&b| self.blocks[b].opener == Opener::Branch(exit) && !self.blocks[b].empty)
+            .expect("the exit test's `break`");
+        let local = self.local;
+        let pointer = fx.unemitted(Expression::LocalVariable(trips), out);
+        let tests = fx.emitted(Expression::Load { pointer });
+        let most = self.collective(fx, SubgroupOperation::Max, tests, self.u32_ty, out);
+        let distinct = self.distinct(fx, tests, out);
+        let elected = self.elect(fx, out);
+        let one = fx.literal(Literal::U32(1), out);
+        let zero = fx.literal(Literal::U32(0), out);
+        let ran = fx.binary(BinaryOperator::Subtract, tests, one);
+        let most_ran = fx.binary(BinaryOperator::Subtract, most, one);
+        let splits = fx.binary(BinaryOperator::Subtract, distinct, one);
+        let elected_add = |fx: &mut FnCx<'_>, word: Word, value, out: &mut Block| {
+            let mine = fx.emitted(Expression::Select {
+                condition: elected,
+                accept: value,
+                reject: zero,
+            });
+            local_add(fx, local, word, mine, out);
+        };
+        for block in blocks.into_iter().flatten() {
+            local_add(fx, local, Word::Block(block, 2), ran, out);
+            elected_add(fx, Word::Block(block, 0), most_ran, out);
+        }
+        elected_add(fx, Word::Branch(exit, 0), most, out);
+        elected_add(fx, Word::Branch(exit, 2), splits, out);
+        local_add(fx, local, Word::Block(leave, 2), one, out);
+        elected_add(fx, Word::Block(leave, 0), distinct, out);
+    }
+
+    /// How many distinct values `value` has over the subgroup's active lanes: one round per
+    /// value, each taking out the lanes that hold the smallest one left. Bounded by the largest
+    /// subgroup size (128) plus the round that finds none left.
+    fn distinct(
+        &self,
+        fx: &mut FnCx<'_>,
+        value: Handle<Expression>,
+        out: &mut Block,
+    ) -> Handle<Expression> {
+        let (u32_ty, bool_ty) = (self.u32_ty, self.bool_ty);
+        let var = |fx: &mut FnCx<'_>, name: &str, ty, init: Literal, out: &mut Block| {
+            let variable = fx.function.local_variables.append(
+                LocalVariable {
+                    name: Some(name.to_owned()),
+                    ty,
+                    init: None,
+                },
+                fx.span,
+            );
+            let pointer = fx.unemitted(Expression::LocalVariable(variable), out);
+            let value = fx.literal(init, out);
+            fx.statement(Statement::Store { pointer, value }, out);
+            pointer
+        };
+        let left = var(fx, "divlab_left", bool_ty, Literal::Bool(true), out);
+        let count = var(fx, "divlab_distinct", u32_ty, Literal::U32(0), out);
+        let round = var(fx, "divlab_round", u32_ty, Literal::U32(0), out);
+        let body = fx.nested(out, |fx, b| {
+            let rounds = fx.increment(round, b);
+            let bound = fx.literal(Literal::U32(129), b);
+            let over = fx.binary(BinaryOperator::Greater, rounds, bound);
+            let stop = fx.nested(b, |fx, b| fx.statement(Statement::Break, b));
+            fx.if_then(over, stop, b);
+            let mine = fx.emitted(Expression::Load { pointer: left });
+            let any = self.reduce(fx, SubgroupOperation::Any, mine, b);
+            let none = fx.emitted(Expression::Unary {
+                op: UnaryOperator::LogicalNot,
+                expr: any,
+            });
+            let stop = fx.nested(b, |fx, b| fx.statement(Statement::Break, b));
+            fx.if_then(none, stop, b);
+            let max = fx.literal(Literal::U32(u32::MAX), b);
+            let key = fx.emitted(Expression::Select {
+                condition: mine,
+                accept: value,
+                reject: max,
+            });
+            let least = self.collective(fx, SubgroupOperation::Min, key, u32_ty, b);
+            fx.increment(count, b);
+            let other = fx.binary(BinaryOperator::NotEqual, value, least);
+            let still = fx.binary(BinaryOperator::LogicalAnd, mine, other);
+            fx.statement(
+                Statement::Store {
+                    pointer: left,
+                    value: still,
+                },
+                b,
+            );
+        });
+        fx.statement(
+            Statement::Loop {
+                body,
+                continuing: Block::new(),
+                break_if: None,
+            },
+            out,
+        );
+        fx.emitted(Expression::Load { pointer: count })
     }
 
     /// `lane == subgroupBroadcastFirst(lane)`: true in the lowest active lane only. One ballot
@@ -1741,10 +2011,19 @@ impl Sites {
         argument: Handle<Expression>,
         out: &mut Block,
     ) -> Handle<Expression> {
-        let result = fx.unemitted(
-            Expression::SubgroupOperationResult { ty: self.bool_ty },
-            out,
-        );
+        self.collective(fx, op, argument, self.bool_ty, out)
+    }
+
+    /// `op` over the subgroup's active lanes of `argument`, of type `ty`.
+    fn collective(
+        &self,
+        fx: &mut FnCx<'_>,
+        op: SubgroupOperation,
+        argument: Handle<Expression>,
+        ty: Handle<Type>,
+        out: &mut Block,
+    ) -> Handle<Expression> {
+        let result = fx.unemitted(Expression::SubgroupOperationResult { ty }, out);
         fx.statement(
             Statement::SubgroupCollectiveOperation {
                 op,
@@ -2152,6 +2431,16 @@ fn unused() -> u32 {
         ] {
             assert!(out.wgsl.contains(op), "no {op} in\n{}", out.wgsl);
         }
+        // `helper` is called only in the `for` body (block 9): counted on the host from it.
+        assert_eq!(out.derived, [(13, vec![9])]);
+        // The `for` loop's counts are hoisted out of it: no subgroup operation runs per trip.
+        let cap = out.wgsl.find("> 1000u").expect("the for loop's cap check");
+        let at = out.wgsl[..cap].rfind("loop {").expect("the for loop");
+        let trip = &out.wgsl[at..at + out.wgsl[at..].find("continuing").expect("continuing")];
+        assert!(
+            !trip.contains("subgroup"),
+            "a subgroup operation per trip:\n{trip}"
+        );
         // `unused` is not reachable from `main`: not instrumented.
         assert!(out.blocks.iter().all(|b| b.function != "unused"));
     }
@@ -2223,7 +2512,25 @@ fn main(@builtin(local_invocation_index) li: u32) {
             .filter(|b| b.kind == BlockKind::FunctionBody)
             .map(|b| b.function.as_str())
             .collect();
-        assert_eq!(functions, ["main", "leaf", "mid"]);
+        // Callers before callees: a callee's calls are all known when it is reached.
+        assert_eq!(functions, ["main", "mid", "leaf"]);
+        // `mid` runs from `main`'s loop body (block 1) and `leaf` from `mid`'s `while` body:
+        // both are counted on the host from those blocks.
+        let body_of = |function: &str| {
+            let at = |b: &&BlockSite| b.function == function && b.kind == BlockKind::LoopBody;
+            out.blocks.iter().position(|b| at(&b)).expect("loop body")
+        };
+        let function_body = |function: &str| {
+            let at = |b: &BlockSite| b.function == function && b.kind == BlockKind::FunctionBody;
+            out.blocks.iter().position(at).expect("function body")
+        };
+        assert_eq!(
+            out.derived,
+            [
+                (function_body("mid"), vec![body_of("main")]),
+                (function_body("leaf"), vec![body_of("mid")]),
+            ]
+        );
         let continuing: Vec<&BlockSite> = out
             .blocks
             .iter()
