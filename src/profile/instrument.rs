@@ -12,29 +12,38 @@
 //!
 //! # What the instrumented kernel does
 //!
-//! With `subgroups` (the adapter supports subgroup operations):
+//! With `subgroups` (the adapter supports subgroup operations), counts are made by one elected
+//! lane (the lowest active one: its `subgroup_invocation_id`, kept in a private copy from the
+//! entry's arguments, equals `subgroupBroadcastFirst` of it; naga 30 has no `subgroupElect`):
 //! - at the entry of every block (function bodies, both sides of each `if`, each `switch` case,
 //!   each loop body and `continuing`, and the statements after one that can take lanes out, a
-//!   [`BlockKind::Continuation`]), every active lane adds 1 to its private count of the block's
-//!   *active lanes*, and one elected lane (the lowest active one: its `subgroup_invocation_id`,
-//!   kept in a private copy from the entry's arguments, equals `subgroupBroadcastFirst` of it;
-//!   naga 30 has no `subgroupElect`) adds 1 to its private count of the block's *executions*;
+//!   [`BlockKind::Continuation`]): 1 *execution* and the subgroup's *active lanes* (the bits of
+//!   `subgroupBallot(true)`);
 //! - just before every `if` and `switch`, in the enclosing block (where every lane that reaches
-//!   the branch is still active), the subgroup decides whether its lanes agree: for an `if`,
-//!   divergent iff `subgroupAny(cond) && !subgroupAll(cond)`; for a `switch`, divergent iff
-//!   `!subgroupAll(selector == subgroupBroadcastFirst(selector))`. The elected lane adds 1 to
-//!   its private count of the branch's *evaluations* and, when divergent, of its *divergent*
-//!   ones;
-//! - where an invocation leaves the kernel (every `return` of the entry point, and its end),
-//!   each private count is summed over the subgroup's active lanes (`subgroupAdd`) and one
-//!   elected lane adds the sum to the 64-bit counter in the buffer;
+//!   the branch is still active), a vote on whether the lanes agree: for an `if`, divergent iff
+//!   `subgroupAny(cond) && !subgroupAll(cond)`; for a `switch`, divergent iff
+//!   `!subgroupAll(selector == subgroupBroadcastFirst(selector))`: 1 *evaluation*, and 1
+//!   *divergent* one when they disagree;
 //! - at the kernel's entry, `atomicMax` of the active lanes into [`MAX_LANES_WORD`]: the
 //!   subgroup size the pipeline runs with.
 //!
+//! Where those counts go depends on how often they run:
+//! - outside every loop (at most once per invocation): straight into the 64-bit counters;
+//! - inside a loop (or a function called from one): into the invocation's private counts
+//!   (`divlab_local`, each lane adds its 1 to the active lanes, the elected lane the rest), which
+//!   `divlab_flush()` sums over the subgroup (`subgroupAdd`) and adds to the counters where the
+//!   invocation leaves the kernel (every `return` of the entry point, and its end);
+//! - a `for`/`while` loop that can only leave by its test ([`hoistable`]) counts nothing per
+//!   trip: after it, each lane's trip counter gives its body's and test's counts
+//!   ([`Sites::count_hoisted`]);
+//! - a function whose every call sits in a counted block is not counted at its entry: its
+//!   executions and lanes are those of the calling blocks, summed on the host
+//!   ([`Instrumented::derived`]).
+//!
 //! Without `subgroups`, no subgroup builtin appears at all (an adapter without the feature
 //! rejects any): every invocation counts 1 per entry into its block's *executions* (so they count
-//! invocations, not subgroups) and adds its own counts at exit; *active lanes* and branch
-//! counters stay 0.
+//! invocations, not subgroups) in its private counts and adds them at exit; *active lanes* and
+//! branch counters stay 0.
 //!
 //! Either way every loop gets an iteration cap, the safety net that keeps a user kernel from
 //! hanging the GPU: a function-local counter, reset just before the loop and incremented at the
@@ -46,21 +55,19 @@
 //! aggregate all calls. Other entry points are dropped from the instrumented module (their
 //! functions stay), so the module holds exactly the kernel being profiled.
 //!
-//! # Why private counts flushed at exit
+//! # Why this layout (measured on an H200, the study's switch kernel at k = 32 / 8 / 2)
 //!
-//! The first layout added to the global counters at every block entry (one elected lane, one
-//! atomic): every subgroup of the dispatch contended for the same few words, and the divergence
-//! study's switch kernel ran 42x slower on an H200 at k = 32 (96x at k = 2). Workgroup-memory
-//! partial sums flushed once per workgroup would need a `workgroupBarrier()` that every
-//! invocation reaches, which an early `return` (or a loop left at different trips) makes
-//! undefined behaviour. Private per-invocation counts need no cooperation at all; they are
-//! reduced across the subgroup only where lanes leave the kernel, so the atomics drop from one
-//! per block entry to one per counter per subgroup exit (29x at k = 32 on the H200, 55x at
-//! k = 2). Blocks without code and a `for` loop's `continuing` on the loop's own line are not
-//! counted at all (20x and 41x). The election by `subgroupBroadcastFirst` of the lane id instead
-//! of a scan, and the elected lane's counts by `select` instead of behind an `if`, took it to
-//! 9.8x and 31x. What remains is the private counts (an array in local memory) and the branch
-//! vote at every trip of a tight loop: hoisting loop-body counts out of the loop is the next step.
+//! - A global atomic at every block entry, trips included: every subgroup of the dispatch
+//!   contended for the same words, 42x / 74x / 96x the kernel alone. (Workgroup-memory partial
+//!   sums would need a `workgroupBarrier()` every invocation reaches, which an early `return` or
+//!   a loop left at different trips makes undefined behaviour.)
+//! - Private counts for every block, one flush loop over all of them at exit, an election and a
+//!   vote at every trip: 9.8x / 13.9x / 31x after the cheapest election.
+//! - Loop counts hoisted out of the loop and callees counted from their calls: 3.1x / 7.4x /
+//!   24x. The flush loop was then most of it: it read a 416-word private array by a dynamic index
+//!   (local memory) for every subgroup, about 15 ms of the 1M-invocation dispatch.
+//! - Counts outside loops straight to the counters, and only in-loop counts private, flushed by
+//!   constant indices: 1.49x / 1.13x / 1.15x.
 //!
 //! # Overflow
 //!
@@ -466,8 +473,6 @@ struct Patched {
     counters: Patches,
     /// `&divlab_local[word]` pointers.
     local: Patches,
-    /// Literals that become the private array's length.
-    lengths: Vec<Handle<Expression>>,
 }
 
 /// Whether `statement` can take some lanes out of the block it is in while others go on: a
@@ -591,7 +596,7 @@ struct CapCheck {
 }
 
 /// A counter word, resolved to an index once every site is known.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Word {
     CapHit,
     MaxLanes,
@@ -600,6 +605,17 @@ enum Word {
     /// Branch, offset within its record.
     Branch(usize, u32),
     Loop(usize),
+}
+
+impl Word {
+    /// The high word of a 64-bit counter whose low word this is.
+    fn high(self) -> Word {
+        match self {
+            Word::Block(b, offset) => Word::Block(b, offset + 1),
+            Word::Branch(r, offset) => Word::Branch(r, offset + 1),
+            other => unreachable!("{other:?} is not a 64-bit counter"),
+        }
+    }
 }
 
 /// Instruments entry point `entry` of `module` (parsed from `source`, the text after
@@ -656,8 +672,16 @@ pub fn instrument(
         array_ty,
     )?;
 
-    // The private counts' length is known once every site is numbered; the type is set then.
+    // The private counts' length is known once every site is numbered; the type is set then,
+    // and so is the body of the function that flushes them.
     let local = private_global(&mut module, "divlab_local", u32_ty);
+    let flush_fn = module.functions.append(
+        Function {
+            name: Some("divlab_flush".to_owned()),
+            ..Function::default()
+        },
+        Span::UNDEFINED,
+    );
 
     let lanes = match opts.lanes_block {
         Some(_) if opts.subgroups => {
@@ -716,6 +740,7 @@ pub fn instrument(
         opts: *opts,
         counters,
         local,
+        flush_fn,
         u32_ty,
         i32_ty,
         bool_ty,
@@ -751,14 +776,38 @@ pub fn instrument(
         patches.push((Some(handle), p));
     }
 
+    // One private slot per counter a loop counts into, in order of first use.
+    let mut slots: Vec<Word> = Vec::new();
+    for &(_, word) in patches.iter().flat_map(|(_, p)| &p.local) {
+        if !slots.contains(&word) {
+            slots.push(word);
+        }
+    }
+    {
+        let function = &mut module.functions[flush_fn];
+        let mut fx = FnCx::new(function, "divlab_flush", u32_ty, false);
+        let mut body = Block::new();
+        sites.flush_body(&mut fx, &slots, &mut body);
+        let p = Patched {
+            counters: fx.patches,
+            local: fx.local_patches,
+        };
+        fx.function.body = body;
+        patches.push((Some(flush_fn), p));
+    }
+
     let layout = CounterLayout {
         blocks: sites.blocks.len() as u32,
         branches: sites.branches.len() as u32,
         loops: sites.loops.len() as u32,
     };
-    // Private word w counts into the 64-bit pair at HEADER_WORDS + 2w: blocks, then branches.
-    let local_words = 2 * (layout.blocks + layout.branches);
-    let local_index = |word: Word| (layout.word(word) - HEADER_WORDS) / 2;
+    let local_words = slots.len() as u32;
+    let local_index = |word: Word| {
+        slots
+            .iter()
+            .position(|&slot| slot == word)
+            .expect("every private count has a slot") as u32
+    };
     for (function, patched) in patches {
         let function = match function {
             None => &mut module.entry_points[0].function,
@@ -780,9 +829,6 @@ pub fn instrument(
             {
                 *index = at;
             }
-        }
-        for expr in patched.lengths {
-            *function.expressions.get_mut(expr) = Expression::Literal(Literal::U32(local_words));
         }
     }
     let local_ty = module.types.insert(
@@ -1001,9 +1047,11 @@ fn own_lines_into(
 struct Sites {
     opts: InstrumentOptions,
     counters: Handle<GlobalVariable>,
-    /// `var<private> divlab_local: array<u32, K>`: each invocation's own counts, added into
-    /// `counters` once, when it leaves the kernel.
+    /// `var<private> divlab_local: array<u32, K>`: each invocation's own counts of the blocks
+    /// and branches in loops, added into `counters` once, when it leaves the kernel.
     local: Handle<GlobalVariable>,
+    /// `divlab_flush()`, which adds them; its body is written last.
+    flush_fn: Handle<Function>,
     u32_ty: Handle<Type>,
     i32_ty: Handle<Type>,
     bool_ty: Handle<Type>,
@@ -1013,7 +1061,8 @@ struct Sites {
     loops: Vec<LoopSite>,
     /// Every call instrumented so far: the callee, and the block whose count is the call's
     /// (`None` where no block's is: a loop's exit test, a `for` loop's update).
-    call_sites: Vec<(Handle<Function>, Option<usize>)>,
+    /// And whether the call runs in a loop.
+    call_sites: Vec<(Handle<Function>, Option<usize>, bool)>,
     /// See [`Instrumented::derived`].
     derived: Vec<(usize, Vec<usize>)>,
     /// With `--lanes`: the buffer and the private copies of the entry's builtins.
@@ -1135,8 +1184,6 @@ struct FnCx<'f> {
     opener: Opener,
     /// Whether this is the entry point, whose exits flush the private counts.
     is_entry: bool,
-    /// Literals that must become the private array's length once every site is numbered.
-    length_patches: Vec<Handle<Expression>>,
     /// Private-count pointers whose index is known only once every site is numbered.
     local_patches: Patches,
     /// The block whose count is that of the statement being instrumented: it ran exactly when
@@ -1145,9 +1192,29 @@ struct FnCx<'f> {
     /// Instrumenting a hoisted loop's exit test: no vote and no count at entry, as
     /// [`Sites::count_hoisted`] makes them after the loop.
     quiet: bool,
+    /// Inside a loop (or a function called from one): counts go to the private counts, as a
+    /// global atomic per trip would have every subgroup contend for the same words.
+    hot: bool,
 }
 
-impl FnCx<'_> {
+impl<'f> FnCx<'f> {
+    fn new(function: &'f mut Function, name: &str, u32_ty: Handle<Type>, is_entry: bool) -> Self {
+        FnCx {
+            function,
+            name: name.to_owned(),
+            pending: None,
+            span: Span::UNDEFINED,
+            u32_ty,
+            patches: Vec::new(),
+            opener: Opener::Function,
+            is_entry,
+            local_patches: Vec::new(),
+            in_force: None,
+            quiet: false,
+            hot: false,
+        }
+    }
+
     fn flush(&mut self, out: &mut Block) {
         if let Some(start) = self.pending.take() {
             let range = self.function.expressions.range_from(start);
@@ -1237,30 +1304,23 @@ impl Sites {
         decl_line: Option<u32>,
     ) -> Patched {
         let is_entry = handle.is_none();
-        let calls: Vec<Option<usize>> = self
+        let calls: Vec<(Option<usize>, bool)> = self
             .call_sites
             .iter()
-            .filter(|(callee, _)| Some(*callee) == handle)
-            .map(|&(_, block)| block)
+            .filter(|(callee, ..)| Some(*callee) == handle)
+            .map(|&(_, block, hot)| (block, hot))
             .collect();
         let derived_from = (!calls.is_empty())
-            .then(|| calls.into_iter().collect::<Option<Vec<usize>>>())
+            .then(|| {
+                calls
+                    .iter()
+                    .map(|&(block, _)| block)
+                    .collect::<Option<Vec<usize>>>()
+            })
             .flatten();
         let body = std::mem::take(&mut function.body);
-        let mut fx = FnCx {
-            function,
-            name: name.to_owned(),
-            pending: None,
-            span: Span::UNDEFINED,
-            u32_ty: self.u32_ty,
-            patches: Vec::new(),
-            opener: Opener::Function,
-            is_entry,
-            length_patches: Vec::new(),
-            local_patches: Vec::new(),
-            in_force: None,
-            quiet: false,
-        };
+        let mut fx = FnCx::new(function, name, self.u32_ty, is_entry);
+        fx.hot = calls.iter().any(|&(_, hot)| hot);
         let first = own_lines(&self.lines, &body).map_or(1, |(l, _)| l);
         let line = decl_line.unwrap_or(first);
         let index = self.blocks.len();
@@ -1287,7 +1347,6 @@ impl Sites {
         Patched {
             counters: fx.patches,
             local: fx.local_patches,
-            lengths: fx.length_patches,
         }
     }
 
@@ -1377,6 +1436,21 @@ impl Sites {
     /// At the kernel's entry: `atomicMax` of the subgroup's active lanes, so the host learns the
     /// subgroup size this pipeline runs with.
     fn record_max_lanes(&self, fx: &mut FnCx<'_>, out: &mut Block) {
+        let lanes = self.active_lanes(fx, out);
+        let pointer = counter(fx, self.counters, Word::MaxLanes, out);
+        fx.statement(
+            Statement::Atomic {
+                pointer,
+                fun: AtomicFunction::Max,
+                value: lanes,
+                result: None,
+            },
+            out,
+        );
+    }
+
+    /// The subgroup's active lanes: the bits of `subgroupBallot(true)`.
+    fn active_lanes(&self, fx: &mut FnCx<'_>, out: &mut Block) -> Handle<Expression> {
         let yes = fx.literal(Literal::Bool(true), out);
         let ballot = fx.unemitted(Expression::SubgroupBallotResult, out);
         fx.statement(
@@ -1405,16 +1479,7 @@ impl Sites {
                 right: word,
             });
         }
-        let pointer = counter(fx, self.counters, Word::MaxLanes, out);
-        fx.statement(
-            Statement::Atomic {
-                pointer,
-                fun: AtomicFunction::Max,
-                value: lanes,
-                result: None,
-            },
-            out,
-        );
+        lanes
     }
 
     /// At the kernel's entry: the private copy of `subgroup_invocation_id` (for the election)
@@ -1696,6 +1761,7 @@ impl Sites {
                     let hoisted = self.opts.subgroups
                         && hoistable(&body, &continuing, break_if, &self.lines, line);
                     let opener = Opener::Loop(lp);
+                    let outer_hot = std::mem::replace(&mut fx.hot, true);
                     let body_site = self.blocks.len();
                     let body = self.block(
                         fx,
@@ -1720,6 +1786,7 @@ impl Sites {
                             counted_elsewhere: hoisted,
                         },
                     );
+                    fx.hot = outer_hot;
                     fx.statement(
                         Statement::Loop {
                             body,
@@ -1740,7 +1807,7 @@ impl Sites {
                     arguments,
                     result,
                 } => {
-                    self.call_sites.push((function, fx.in_force));
+                    self.call_sites.push((function, fx.in_force, fx.hot));
                     fx.statement(
                         Statement::Call {
                             function,
@@ -1760,11 +1827,25 @@ impl Sites {
         }
     }
 
-    /// Block entry, in the invocation's private counts: every lane adds 1 to the block's active
-    /// lanes and, with subgroups, the elected lane adds 1 execution (without subgroups every
-    /// invocation adds 1 execution). No atomic here: see [`Sites::flush`].
+    /// Block entry. Where it runs at most once per invocation (outside every loop), the elected
+    /// lane adds 1 execution and the subgroup's active lanes straight to the counters. Inside a
+    /// loop, in the invocation's private counts (flushed where it leaves the kernel): every lane
+    /// adds 1 to the block's active lanes and the elected lane 1 execution. Without subgroups
+    /// every invocation adds 1 execution to its private count.
     fn count_block(&self, fx: &mut FnCx<'_>, block: usize, out: &mut Block) {
         let local = self.local;
+        if self.opts.subgroups && !fx.hot {
+            let lanes = self.active_lanes(fx, out);
+            let elected = self.elect(fx, out);
+            let counters = self.counters;
+            let add = fx.nested(out, |fx, b| {
+                let one = fx.literal(Literal::U32(1), b);
+                add64(fx, counters, Word::Block(block, 0), one, b);
+                add64(fx, counters, Word::Block(block, 2), lanes, b);
+            });
+            fx.if_then(elected, add, out);
+            return;
+        }
         if !self.opts.subgroups {
             let one = fx.literal(Literal::U32(1), out);
             local_add(fx, local, Word::Block(block, 0), one, out);
@@ -1784,78 +1865,50 @@ impl Sites {
     }
 
     /// Where the invocation leaves the kernel (each `return` of the entry point, and its end):
-    /// every private count, summed over the subgroup's active lanes, is added by one elected lane
-    /// to the 64-bit counter (without subgroups each invocation adds its own). One reduction and
-    /// at most one atomic per counter per subgroup exit, instead of an atomic at every block
-    /// entry that every subgroup of the dispatch contends for.
+    /// a call of `divlab_flush`, whose body ([`Sites::flush_body`]) is written once every
+    /// private count is known.
     fn flush(&self, fx: &mut FnCx<'_>, out: &mut Block) {
-        let word = fx.function.local_variables.append(
-            LocalVariable {
-                name: Some("divlab_word".to_owned()),
-                ty: self.u32_ty,
-                init: None,
-            },
-            fx.span,
-        );
-        let word_ptr = fx.unemitted(Expression::LocalVariable(word), out);
-        let zero = fx.literal(Literal::U32(0), out);
         fx.statement(
-            Statement::Store {
-                pointer: word_ptr,
-                value: zero,
+            Statement::Call {
+                function: self.flush_fn,
+                arguments: Vec::new(),
+                result: None,
             },
             out,
         );
-        let (local, counters, subgroups) = (self.local, self.counters, self.opts.subgroups);
-        // The same lanes run every word: one election for all.
-        let elected = subgroups.then(|| self.elect(fx, out));
-        let body = fx.nested(out, |fx, b| {
-            let w = fx.emitted(Expression::Load { pointer: word_ptr });
-            let length = fx.literal(Literal::U32(0), b);
-            fx.length_patches.push(length);
-            let done = fx.emitted(Expression::Binary {
-                op: BinaryOperator::GreaterEqual,
-                left: w,
-                right: length,
+    }
+
+    /// `divlab_flush`: each private count (`words[slot]` counts into `words`' counter), summed
+    /// over the subgroup's active lanes, added by the elected lane to its 64-bit counter
+    /// (without subgroups each invocation adds its own). A vote skips a count that is 0 in
+    /// every lane, as most are (blocks this subgroup never ran). The slots are spelled out, not
+    /// looped over: indexed by constants only, the private counts can live in registers.
+    fn flush_body(&self, fx: &mut FnCx<'_>, words: &[Word], out: &mut Block) {
+        let (local, counters) = (self.local, self.counters);
+        let elected = self.opts.subgroups.then(|| self.elect(fx, out));
+        for (slot, &word) in words.iter().enumerate() {
+            let base = fx.unemitted(Expression::GlobalVariable(local), out);
+            let pointer = fx.emitted(Expression::AccessIndex {
+                base,
+                index: slot as u32,
             });
-            let leave = fx.nested(b, |fx, b| fx.statement(Statement::Break, b));
-            fx.if_then(done, leave, b);
-            let base = fx.unemitted(Expression::GlobalVariable(local), b);
-            let slot = fx.emitted(Expression::Access { base, index: w });
-            let mine = fx.emitted(Expression::Load { pointer: slot });
-            let zero = fx.literal(Literal::U32(0), b);
+            let mine = fx.emitted(Expression::Load { pointer });
+            let zero = fx.literal(Literal::U32(0), out);
             let some = fx.binary(BinaryOperator::NotEqual, mine, zero);
-            // The private word w is the low word of counter pair HEADER_WORDS + 2w.
-            let two = fx.literal(Literal::U32(2), b);
-            let header = fx.literal(Literal::U32(HEADER_WORDS), b);
-            let twice = fx.binary(BinaryOperator::Multiply, w, two);
-            let low = fx.binary(BinaryOperator::Add, twice, header);
             let Some(elected) = elected else {
-                let accept = fx.nested(b, |fx, b| add64_at(fx, counters, low, mine, b));
-                fx.if_then(some, accept, b);
-                return;
+                let add = fx.nested(out, |fx, b| add64(fx, counters, word, mine, b));
+                fx.if_then(some, add, out);
+                continue;
             };
-            // Most words are 0 in every lane (a block this subgroup never ran): a vote skips
-            // them before the reduction, which is a scan of shuffles.
-            let any = self.reduce(fx, SubgroupOperation::Any, some, b);
-            let accept = fx.nested(b, |fx, b| {
+            let any = self.reduce(fx, SubgroupOperation::Any, some, out);
+            let accept = fx.nested(out, |fx, b| {
                 let total = self.collective(fx, SubgroupOperation::Add, mine, fx.u32_ty, b);
-                let add = fx.nested(b, |fx, b| add64_at(fx, counters, low, total, b));
+                let add = fx.nested(b, |fx, b| add64(fx, counters, word, total, b));
                 fx.if_then(elected, add, b);
             });
-            fx.if_then(any, accept, b);
-        });
-        let continuing = fx.nested(out, |fx, b| {
-            fx.increment(word_ptr, b);
-        });
-        fx.statement(
-            Statement::Loop {
-                body,
-                continuing,
-                break_if: None,
-            },
-            out,
-        );
+            fx.if_then(any, accept, out);
+        }
+        fx.flush(out);
     }
 
     /// After a hoisted loop ([`hoistable`]), every count its trips would have made, from each
@@ -1891,6 +1944,23 @@ impl Sites {
         let ran = fx.binary(BinaryOperator::Subtract, tests, one);
         let most_ran = fx.binary(BinaryOperator::Subtract, most, one);
         let splits = fx.binary(BinaryOperator::Subtract, distinct, one);
+        if !fx.hot {
+            let all_ran = self.collective(fx, SubgroupOperation::Add, ran, self.u32_ty, out);
+            let lanes = self.active_lanes(fx, out);
+            let counters = self.counters;
+            let add = fx.nested(out, |fx, b| {
+                for block in blocks.into_iter().flatten() {
+                    add64(fx, counters, Word::Block(block, 0), most_ran, b);
+                    add64(fx, counters, Word::Block(block, 2), all_ran, b);
+                }
+                add64(fx, counters, Word::Branch(exit, 0), most, b);
+                add64(fx, counters, Word::Branch(exit, 2), splits, b);
+                add64(fx, counters, Word::Block(leave, 0), distinct, b);
+                add64(fx, counters, Word::Block(leave, 2), lanes, b);
+            });
+            fx.if_then(elected, add, out);
+            return;
+        }
         let elected_add = |fx: &mut FnCx<'_>, word: Word, value, out: &mut Block| {
             let mine = fx.emitted(Expression::Select {
                 condition: elected,
@@ -2109,6 +2179,19 @@ impl Sites {
     ) {
         let elected = self.elect(fx, out);
         let local = self.local;
+        if !fx.hot {
+            let counters = self.counters;
+            let add = fx.nested(out, |fx, b| {
+                let one = fx.literal(Literal::U32(1), b);
+                add64(fx, counters, Word::Branch(branch, 0), one, b);
+                let diverged = fx.nested(b, |fx, b| {
+                    add64(fx, counters, Word::Branch(branch, 2), one, b);
+                });
+                fx.if_then(divergent, diverged, b);
+            });
+            fx.if_then(elected, add, out);
+            return;
+        }
         // Branch-free, as in `count_block`.
         let one = fx.literal(Literal::U32(1), out);
         let zero = fx.literal(Literal::U32(0), out);
@@ -2141,17 +2224,16 @@ fn counter(
     pointer
 }
 
-/// 64-bit add of `value` (a `u32`) to the pair whose low word is `divlab_counters[low]` (the
-/// high word follows): `old = atomicAdd(&lo, v); if old + v < v { atomicAdd(&hi, 1u); }`.
-fn add64_at(
+/// 64-bit add of `value` (a `u32`) to the pair whose low word is `word` (the high word
+/// follows): `old = atomicAdd(&lo, v); if old + v < v { atomicAdd(&hi, 1u); }`.
+fn add64(
     fx: &mut FnCx<'_>,
     counters: Handle<GlobalVariable>,
-    low: Handle<Expression>,
+    word: Word,
     value: Handle<Expression>,
     out: &mut Block,
 ) {
-    let base = fx.unemitted(Expression::GlobalVariable(counters), out);
-    let pointer = fx.emitted(Expression::Access { base, index: low });
+    let pointer = counter(fx, counters, word, out);
     let old = fx.unemitted(
         Expression::AtomicResult {
             ty: fx.u32_ty,
@@ -2168,25 +2250,11 @@ fn add64_at(
         },
         out,
     );
-    let sum = fx.emitted(Expression::Binary {
-        op: BinaryOperator::Add,
-        left: old,
-        right: value,
-    });
-    let wrapped = fx.emitted(Expression::Binary {
-        op: BinaryOperator::Less,
-        left: sum,
-        right: value,
-    });
+    let sum = fx.binary(BinaryOperator::Add, old, value);
+    let wrapped = fx.binary(BinaryOperator::Less, sum, value);
     let carry = fx.nested(out, |fx, b| {
         let one = fx.literal(Literal::U32(1), b);
-        let base = fx.unemitted(Expression::GlobalVariable(counters), b);
-        let high = fx.emitted(Expression::Binary {
-            op: BinaryOperator::Add,
-            left: low,
-            right: one,
-        });
-        let pointer = fx.emitted(Expression::Access { base, index: high });
+        let pointer = counter(fx, counters, word.high(), b);
         fx.statement(
             Statement::Atomic {
                 pointer,

@@ -164,6 +164,47 @@ fn a_loop_with_per_lane_trips_has_the_efficiency_its_trips_imply() {
     assert_no_divlab_bug(&p);
 }
 
+const BREAK_IN_BODY: &str = "\
+@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(local_invocation_index) lid: u32) {
+    var i = 0u;
+    loop {
+        if i >= lid % 4u { // exit
+            break;
+        }
+        if (i & 1u) == 0u { // parity
+            out[lid] += 1u; // even
+        }
+        i += 1u;
+    }
+}
+";
+
+/// A loop left by a `break` in its body is not hoisted: its blocks count at every trip, in the
+/// private counts flushed at exit. Lane l runs l % 4 trips (i = 0 .. l % 4 - 1) and checks the
+/// exit at i = 0 ..= l % 4: 4 checks per subgroup, divergent at i = 0, 1, 2 (some lanes leave,
+/// some stay). `even` runs at i = 0 (three quarters of the lanes) and i = 2 (a quarter): 2
+/// executions with SG lanes in all, efficiency 1/2; the parity test never diverges.
+#[test]
+fn a_loop_left_by_a_break_counts_every_trip() {
+    let p = profiled(BREAK_IN_BODY, |_| {}).profile;
+    let (sg, subgroups) = subgroups_of_64(&p);
+    let exit = branch(&p, line_of(BREAK_IN_BODY, "// exit"), "if");
+    assert_eq!(
+        (exit.executions, exit.divergent),
+        (4 * subgroups, 3 * subgroups)
+    );
+    let even = line(&p, line_of(BREAK_IN_BODY, "// even"));
+    assert_eq!(even.executions, 2 * subgroups);
+    assert_eq!(even.active_lanes, Some(subgroups * u64::from(sg)));
+    assert_close(even.efficiency, 0.5, "even efficiency");
+    let parity = branch(&p, line_of(BREAK_IN_BODY, "// parity"), "if");
+    assert_eq!((parity.executions, parity.divergent), (3 * subgroups, 0));
+    assert_no_divlab_bug(&p);
+}
+
 const SWITCH_MOD_4: &str = "\
 @group(0) @binding(0) var<storage, read_write> out: array<u32>;
 
