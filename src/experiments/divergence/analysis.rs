@@ -147,6 +147,69 @@ pub struct KPoint {
     pub model_sum_of_paths: f64,
 }
 
+/// The k = SG pair at two trip counts, timed in the same rounds: what the path work costs, with
+/// everything else the dispatch costs (its floor, each invocation's selector and store, the
+/// launch of its workgroups) taken out by the difference.
+#[derive(Clone, Debug)]
+pub struct Marginal {
+    /// Loop trips per path of the study.
+    pub trips: u32,
+    /// The fewer trips of the second pair.
+    pub fewer: u32,
+    /// Lane-divergent at `trips`.
+    pub div: Timing,
+    /// Subgroup-uniform control at `trips`.
+    pub uniform: Timing,
+    /// Lane-divergent at `fewer`.
+    pub div_fewer: Timing,
+    /// Subgroup-uniform control at `fewer`.
+    pub uniform_fewer: Timing,
+}
+
+impl Marginal {
+    /// F(SG) on the path work: per round, `(T_div - T_div,fewer) / (T_uniform -
+    /// T_uniform,fewer)`; `raw` is `T_div / T_uniform` of the same rounds.
+    pub fn ratio(&self) -> Ratio {
+        let differences = |a: &Timing, b: &Timing| -> Vec<f64> {
+            a.samples
+                .iter()
+                .zip(&b.samples)
+                .map(|(x, y)| x - y)
+                .collect()
+        };
+        let div = differences(&self.div, &self.div_fewer);
+        let uniform = differences(&self.uniform, &self.uniform_fewer);
+        let rounds: Vec<f64> = div
+            .iter()
+            .zip(&uniform)
+            .filter(|&(_, &u)| u > 0.0)
+            .map(|(d, u)| d / u)
+            .collect();
+        let median = |r: &[f64]| stats::summarize(r).map_or(f64::NAN, |s| s.median);
+        Ratio {
+            value: median(&rounds),
+            raw: median(&self.div.round_ratios(&self.uniform, 0.0)),
+            interval: stats::median_interval(&rounds),
+            rounds,
+        }
+    }
+
+    /// What the dispatch costs besides its path work, `(divergent, uniform)` in ns: each
+    /// timing extrapolated to zero trips from the two trip counts.
+    pub fn fixed_costs(&self) -> (f64, f64) {
+        let n = f64::from(self.trips);
+        let fewer = f64::from(self.fewer);
+        let at_zero = |many: &Timing, few: &Timing| {
+            let per_trip = (many.time() - few.time()) / (n - fewer);
+            many.time() - per_trip * n
+        };
+        (
+            at_zero(&self.div, &self.div_fewer),
+            at_zero(&self.uniform, &self.uniform_fewer),
+        )
+    }
+}
+
 /// The normalized penalty at one occupancy level, at k = SG.
 #[derive(Clone, Debug)]
 pub struct OccupancyPoint {
@@ -173,6 +236,8 @@ pub struct Measurements {
     pub points: Vec<KPoint>,
     /// The main sweep's dispatch floor: an empty dispatch of its pipeline.
     pub floor: Timing,
+    /// The k = SG pair at a second trip count, where the trips allowed one.
+    pub marginal: Option<Marginal>,
     /// Occupancy sweep.
     pub occupancy: Vec<OccupancyPoint>,
     /// (balanced, unbalanced) at the same total work, when the form has them.
@@ -217,10 +282,42 @@ pub fn analyze(m: &Measurements, result: &mut ExperimentResult) {
 /// efficiency SG/k.
 fn add_serialization(m: &Measurements, at_sg: &KPoint, floor: f64, result: &mut ExperimentResult) {
     let sg = m.subgroup_size;
-    let f_sg = at_sg.div.ratio_to(&at_sg.uniform, floor);
+    let k = at_sg.k;
+    let f_floor = at_sg.div.ratio_to(&at_sg.uniform, floor);
     let f_model = at_sg.model_div / at_sg.model_uniform;
-    f_sg.record(result, "serialization_at_sg");
     result.metric("serialization_model_at_sg", f_model);
+    let (floor_low, floor_high) = f_floor.bounds();
+    result.metric("serialization_at_sg_floor", f_floor.value);
+    result.metric("serialization_at_sg_floor_ci_low", floor_low);
+    result.metric("serialization_at_sg_floor_ci_high", floor_high);
+    let (f_sg, method) = match &m.marginal {
+        Some(marginal) => {
+            let (fixed_div, fixed_uniform) = marginal.fixed_costs();
+            result.metric("fixed_cost_div_ns", fixed_div);
+            result.metric("fixed_cost_uniform_ns", fixed_uniform);
+            let f = marginal.ratio();
+            let method = format!(
+                "F({k}) = (T_div - T_div') / (T_uniform - T_uniform'), the same dispatches at \
+                 {} and {} trips per path = {}: the path work alone, without what the dispatch \
+                 costs besides ({fixed_div:.0} ns divergent, {fixed_uniform:.0} ns uniform, \
+                 extrapolated to zero trips); with only the empty-dispatch floor ({floor:.0} ns) \
+                 taken out, F({k}) = {}",
+                marginal.trips,
+                marginal.fewer,
+                f.describe(2),
+                f_floor.describe(2),
+            );
+            (f, method)
+        }
+        None => {
+            let method = format!(
+                "F({k}) = (T_div - floor)/(T_uniform - floor) = {}; floor {floor:.0} ns",
+                f_floor.describe(2)
+            );
+            (f_floor, method)
+        }
+    };
+    f_sg.record(result, "serialization_at_sg");
     let (low, high) = f_sg.bounds();
     let tolerance = limits::SERIALIZATION_TOLERANCE;
     let (status, note) = interval_verdict(
@@ -231,16 +328,10 @@ fn add_serialization(m: &Measurements, at_sg: &KPoint, floor: f64, result: &mut 
     );
     result.verdict(
         "simt_model",
-        format!(
-            "efficiency falls as {sg}/k: F({}) matches the SIMT model",
-            at_sg.k
-        ),
+        format!("efficiency falls as {sg}/k: F({k}) matches the SIMT model"),
         status,
         format!(
-            "F({}) = (T_div - floor)/(T_uniform - floor) = {}, model {f_model:.2} +- {:.0}%, \
-             efficiency {:.2} of {sg} lanes; floor {floor:.0} ns{note}",
-            at_sg.k,
-            f_sg.describe(2),
+            "{method}; model {f_model:.2} +- {:.0}%, efficiency {:.2} of {sg} lanes{note}",
             tolerance * 100.0,
             f64::from(sg) / f_sg.value
         ),
@@ -690,6 +781,7 @@ mod tests {
             subgroup_size: sg,
             points,
             floor: exact(0.0),
+            marginal: None,
             occupancy: vec![],
             unbalanced: None,
             mixed_control: None,
@@ -784,6 +876,43 @@ mod tests {
         assert!(raw < 31.2);
         assert!((r.metrics["dispatch_floor_ns"] - floor).abs() < 1e-9);
         assert!((r.metrics["intercept_ns"] - floor).abs() < 1e-3);
+    }
+
+    #[test]
+    fn two_trip_counts_take_out_what_the_floor_does_not() {
+        // The empty dispatch costs 4.3 us, but the study's dispatch costs 11 us besides its
+        // path work uniform and 34 us divergent (selectors, stores, launches, a branch per
+        // path). Per trip, a path costs 1.4 us: 32 paths 32 times that. The floor alone leaves
+        // F(32) near 31.2; the two trip counts give 32 whatever the fixed costs are.
+        let (floor, fixed_uniform, fixed_div, per_trip) = (4_300.0, 11_000.0, 34_000.0, 1_400.0);
+        let (trips, fewer) = (196, 98);
+        let noise = [0.0, 0.002, -0.001, 0.003, -0.002, 0.001, 0.0, -0.003, 0.002];
+        let at = |fixed: f64, paths: f64, trips: u32| {
+            noisy(fixed + paths * per_trip * f64::from(trips), &noise)
+        };
+        let mut m = simt(32, 0.0);
+        m.floor = exact(floor);
+        let last = m.points.last_mut().unwrap();
+        last.div = at(fixed_div, 32.0, trips);
+        last.uniform = at(fixed_uniform, 1.0, trips);
+        m.marginal = Some(Marginal {
+            trips,
+            fewer,
+            div: at(fixed_div, 32.0, trips),
+            uniform: at(fixed_uniform, 1.0, trips),
+            div_fewer: at(fixed_div, 32.0, fewer),
+            uniform_fewer: at(fixed_uniform, 1.0, fewer),
+        });
+        let r = analyzed(&m);
+        let f = r.metrics["serialization_at_sg"];
+        assert!((f - 32.0).abs() < 0.2, "F(32) = {f}");
+        assert!(r.metrics["serialization_at_sg_ci_low"] <= 32.0);
+        assert!(r.metrics["serialization_at_sg_ci_high"] >= 32.0);
+        let with_floor = r.metrics["serialization_at_sg_floor"];
+        assert!(with_floor < 31.4, "the floor alone gives {with_floor}");
+        assert!((r.metrics["fixed_cost_uniform_ns"] - fixed_uniform).abs() < 1_000.0);
+        assert!((r.metrics["fixed_cost_div_ns"] - fixed_div).abs() < 30_000.0);
+        assert_eq!(status(&r, "efficiency falls"), VerdictStatus::Consistent);
     }
 
     #[test]

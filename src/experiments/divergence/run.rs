@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::experiments::divergence::Divergence;
 use crate::experiments::divergence::analysis::{
-    self, KPoint, Measurements, OccupancyPoint, Timing,
+    self, KPoint, Marginal, Measurements, OccupancyPoint, Timing,
 };
 use crate::experiments::divergence::kernels::{
     Compiled, Dispatch, DivergenceParams, FLOPS_PER_TRIP, Form, Mode, Selection, Sinks,
@@ -141,6 +141,7 @@ pub fn run(
         runs: &runs,
         groups: &groups,
         labels: &labels,
+        marginal: None,
     }
     .time(gpu, reps, &|f| progress(0.1 + 0.5 * f))?;
     let floor = sweep.times[groups[floor_group].start].clone();
@@ -178,7 +179,9 @@ pub fn run(
     }
     plan.set_subgroup_size(sg);
 
-    // Phase 2: occupancy levels at k = SG, each calibrated on its own, and unbalanced paths.
+    // Phase 2: occupancy levels at k = SG, each calibrated on its own, F(SG) at fewer trips, and
+    // unbalanced paths.
+    let n = plan.saturating_invocations;
     let level_trips = calibrate_levels(gpu, sinks, &compiled, &plan, form, trips)?;
     let mut runs2 = Vec::new();
     let mut groups2 = Vec::new();
@@ -193,6 +196,22 @@ pub fn run(
             ]
         });
     }
+    // The study's own dispatch at k = SG again at fewer trips, in the same rounds: the two trip
+    // counts give F(SG) on the path work alone, whatever the dispatch costs besides (its
+    // floor, each invocation's selector and store, launching its workgroups).
+    let fewer = fewer_trips(form, trips);
+    let marginal_group = fewer.map(|fewer| {
+        let k = plan.occupancy_k();
+        let (div, control) = divergent_and_control(form, k, trips);
+        let (div_fewer, control_fewer) = divergent_and_control(form, k, fewer);
+        push_group(&mut groups2, &mut runs2, || {
+            [div, control, div_fewer, control_fewer]
+                .iter()
+                .map(|params| Dispatch::new(gpu, sinks, main, params, n))
+                .collect()
+        });
+        (groups2.len() - 1, fewer)
+    });
     let unbalanced = (!loop_form).then(|| {
         let k = plan.unbalanced_k;
         let light = (trips / 4).max(1);
@@ -217,6 +236,9 @@ pub fn run(
         .iter()
         .map(|(wg, n)| format!("occupancy wg {wg} x {n}"))
         .collect();
+    if marginal_group.is_some() {
+        labels2.push(format!("k = {} at fewer trips", plan.occupancy_k()));
+    }
     if unbalanced.is_some() {
         labels2.push("unbalanced paths".to_owned());
     }
@@ -224,11 +246,11 @@ pub fn run(
         runs: &runs2,
         groups: &groups2,
         labels: &labels2,
+        marginal: marginal_group.map(|(g, _)| g),
     }
     .time(gpu, reps, &|f| progress(0.6 + 0.35 * f))?;
 
     // Each point's model is computed from the parameters its dispatches actually ran with.
-    let n = plan.saturating_invocations;
     let issued = |form, run: &Dispatch, mode| {
         model::issued_trips(form, &run.params, (mode, selection), sg, n)
     };
@@ -286,10 +308,22 @@ pub fn run(
             levels.times[group.start + 1].clone(),
         )
     });
+    let marginal = marginal_group.map(|(g, fewer)| {
+        let at = |i: usize| levels.times[groups2[g].start + i].clone();
+        Marginal {
+            trips,
+            fewer,
+            div: at(0),
+            uniform: at(1),
+            div_fewer: at(2),
+            uniform_fewer: at(3),
+        }
+    });
     let measurements = Measurements {
         subgroup_size: sg,
         points,
         floor,
+        marginal,
         occupancy,
         unbalanced: unbalanced_times,
         mixed_control,
@@ -442,6 +476,19 @@ fn divergent_and_control(form: Form, k: u32, trips: u32) -> (DivergenceParams, D
         let params = |mode| DivergenceParams::new(k, mode, |_| trips);
         (params(Mode::LaneDivergent), params(Mode::SubgroupUniform))
     }
+}
+
+/// The trip count of F(SG)'s second measurement: a quarter of `trips` (even for the loop form,
+/// whose control runs a mean trip count), or `None` when that is not fewer. A quarter, not a
+/// half: the difference of the two times keeps three quarters of the work, so the noise of two
+/// times weighs less on it (on lavapipe a half gave intervals of +-7%).
+fn fewer_trips(form: Form, trips: u32) -> Option<u32> {
+    let quarter = if form == Form::Loop {
+        (trips / 4) & !1
+    } else {
+        trips / 4
+    };
+    (quarter >= 1 && quarter < trips).then_some(quarter)
 }
 
 /// An empty dispatch of one workgroup of `pipeline`: same bindings, every invocation returns at
@@ -719,6 +766,8 @@ struct Schedule<'a> {
     groups: &'a [Range<usize>],
     /// A name per group.
     labels: &'a [String],
+    /// The group of [`Marginal`]'s four dispatches, whose noise is that of its difference ratio.
+    marginal: Option<usize>,
 }
 
 /// The timings of a schedule, with how much adaptive repetition it took.
@@ -837,6 +886,16 @@ impl Schedule<'_> {
             .enumerate()
             .filter(|(_, group)| group.len() >= 2)
             .filter_map(|(g, group)| {
+                if self.marginal == Some(g) {
+                    let at = |i: usize| &samples[group.start + i];
+                    let ratios: Vec<f64> = (0..at(0).len().min(at(3).len()))
+                        .map(|r| (at(0)[r] - at(2)[r]) / (at(1)[r] - at(3)[r]))
+                        .filter(|f| f.is_finite())
+                        .collect();
+                    let median = stats::summarize(&ratios)?.median;
+                    let widest = stats::median_interval(&ratios)?.relative_width(median);
+                    return (widest > NOISY_WIDTH).then_some((g, widest));
+                }
                 // The first two members' ratio (T_div/T_uniform, or unbalanced/balanced) and,
                 // in a k group, T_div against the k = 1 control, which the linearity fit reads.
                 let pairs = [(0, 1), (0, 3)];
