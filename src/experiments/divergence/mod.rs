@@ -41,6 +41,8 @@ const FIGURES: &[Figure] = &[
     figure("r2", "R²", 4, Some("linear")),
     figure("serialization_at_sg", "F(SG)", 2, Some("simt_model")),
     figure("serialization_at_sg_raw", "F(SG) raw", 2, None),
+    figure("serialization_at_sg_floor", "F(SG) floor only", 2, None),
+    figure("fixed_cost_uniform_ns", "fixed cost, uniform (ns)", 0, None),
     figure("dispatch_floor_ns", "floor (ns)", 0, None),
     figure(
         "predicated_ratio_at_sg",
