@@ -1059,9 +1059,9 @@ struct Sites {
     blocks: Vec<BlockSite>,
     branches: Vec<BranchSite>,
     loops: Vec<LoopSite>,
-    /// Every call instrumented so far: the callee, and the block whose count is the call's
-    /// (`None` where no block's is: a loop's exit test, a `for` loop's update).
-    /// And whether the call runs in a loop.
+    /// Every call instrumented so far: the callee, the block whose count is the call's (`None`
+    /// where no block's is: a loop's exit test, a `for` loop's update), and whether the call
+    /// runs in a loop.
     call_sites: Vec<(Handle<Function>, Option<usize>, bool)>,
     /// See [`Instrumented::derived`].
     derived: Vec<(usize, Vec<usize>)>,
