@@ -14,12 +14,10 @@ use crate::uniformity::{Analysis, Verdict};
 pub const PROFILE_SCHEMA_VERSION: u32 = 1;
 
 /// The counters are subgroup operations themselves: said once in every profile.
-pub const OBSERVER_NOTE: &str = "the counters are subgroup operations (a ballot and an \
-     election at block entries, a vote before branches, reductions after loops and where lanes \
-     leave the kernel); a compiler may reconverge differently around them than around the \
-     kernel alone, so the profile is of the instrumented kernel. A loop that leaves only by its \
-     test is counted after it from each lane's trips, as if the lanes that entered together ran \
-     their trips together";
+pub const OBSERVER_NOTE: &str = "the counters are subgroup operations (ballots, votes, \
+     reductions), so a compiler may reconverge differently around them than around the kernel \
+     alone: the profile is of the instrumented kernel. A loop that leaves only by its test is \
+     counted from each lane's trips, as if the lanes that entered together ran them together";
 
 /// One profile of one kernel on one adapter.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
