@@ -164,6 +164,46 @@ fn a_loop_with_per_lane_trips_has_the_efficiency_its_trips_imply() {
     assert_no_divlab_bug(&p);
 }
 
+const NESTED_TRIPS: &str = "\
+@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+    var acc = 0u;
+    for (var r = 0u; r < 2u; r++) { // outer
+        for (var i = 0u; i < lid % 4u + 1u; i++) { // inner
+            acc += i; // body
+        }
+    }
+    out[gid.x] = acc;
+}
+";
+
+/// Both loops leave only by their tests, so both are counted after they end: the outer one
+/// straight into the counters, the inner one (run twice per invocation) in the private counts.
+/// Each outer trip repeats the per-lane-trips figures: 4 body executions with 2.5·SG lanes, 5
+/// test evaluations of which 3 divergent. The outer test runs 3 times and never diverges.
+#[test]
+fn nested_loops_are_counted_after_each_ends() {
+    let p = profiled(NESTED_TRIPS, |_| {}).profile;
+    let (sg, subgroups) = subgroups_of_64(&p);
+    let body = line(&p, line_of(NESTED_TRIPS, "// body"));
+    assert_eq!(body.executions, 2 * 4 * subgroups);
+    assert_eq!(
+        body.active_lanes,
+        Some(2 * subgroups * u64::from(sg) * 5 / 2)
+    );
+    let inner = branch(&p, line_of(NESTED_TRIPS, "// inner"), "loop");
+    assert_eq!(
+        (inner.executions, inner.divergent),
+        (2 * 5 * subgroups, 2 * 3 * subgroups)
+    );
+    let outer = branch(&p, line_of(NESTED_TRIPS, "// outer"), "loop");
+    assert_eq!((outer.executions, outer.divergent), (3 * subgroups, 0));
+    assert_no_divlab_bug(&p);
+}
+
 const BREAK_IN_BODY: &str = "\
 @group(0) @binding(0) var<storage, read_write> out: array<u32>;
 
