@@ -209,8 +209,30 @@ pub fn branch_table(ui: &mut egui::Ui, profile: &Profile, jump: &mut Option<u32>
         ui.weak("No branches reached.");
         return;
     }
-    let mut branches: Vec<&BranchProfile> = profile.branches.iter().collect();
+    // Branches that never ran say nothing about divergence; a kernel with many (the study's
+    // 128 generated paths) would push the annotated source out of sight.
+    let (mut branches, idle): (Vec<&BranchProfile>, Vec<&BranchProfile>) =
+        profile.branches.iter().partition(|b| b.executions > 0);
     branches.sort_by_key(|b| (std::cmp::Reverse(b.wasted_lane_slots.unwrap_or(0)), b.line));
+    if !idle.is_empty() {
+        ui.weak(format!(
+            "{} branch{} never ran: not listed.",
+            idle.len(),
+            if idle.len() == 1 { "" } else { "es" }
+        ));
+    }
+    if branches.is_empty() {
+        return;
+    }
+    // At most about ten rows tall, so the annotated source stays in view.
+    let row = ui.text_style_height(&egui::TextStyle::Body) + ui.spacing().item_spacing.y;
+    egui::ScrollArea::vertical()
+        .id_salt("branch_table_scroll")
+        .max_height(11.0 * row)
+        .show(ui, |ui| branch_grid(ui, branches, jump));
+}
+
+fn branch_grid(ui: &mut egui::Ui, branches: Vec<&BranchProfile>, jump: &mut Option<u32>) {
     egui::Grid::new("branch_table")
         .striped(true)
         .num_columns(5)

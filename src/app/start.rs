@@ -11,8 +11,8 @@ use crate::gpu::{AdapterSelector, GpuContext};
 
 /// What Run all costs: `divlab --bench --quick` and `divlab --bench` (wall time, release build)
 /// on lavapipe (the idle 2-core CI machine) and on the H200, 2026-12-01.
-pub const RUN_COST: &str = "Run all, quick: about 50 s on lavapipe (2 CPU cores), 13 s on an \
-     H200. Without quick: about 3.5 min on lavapipe, 30 s on an H200. Quick runs 5 timed \
+pub const RUN_COST: &str = "Run all, quick: about 70 s on lavapipe (2 CPU cores), 15 s on an \
+     H200. Without quick: about 3.7 min on lavapipe, 30 s on an H200. Quick runs 5 timed \
      repetitions instead of 15 and shorter sweeps: the same verdicts, with wider intervals.";
 
 /// The subgroup probe of the selected adapter, run once on a thread of its own.

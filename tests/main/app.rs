@@ -973,3 +973,34 @@ fn a_line_a_verdict_names_links_to_the_kernel_source() {
         shown.rect()
     );
 }
+
+/// The study's switch at k = 8 compiles 32 paths; the 24 loops that never ran are not listed,
+/// so the annotated source stays in view under the branch table.
+#[test]
+fn playground_lists_only_the_branches_that_ran() {
+    let mut harness = playground_harness();
+    harness.run();
+    harness.get_by_label("Examples").click();
+    harness.run();
+    harness
+        .get_by_label("Divergence study: switch, k = 8")
+        .click();
+    harness.run();
+    button(&harness, "Run").click();
+    harness.step();
+    step_until(&mut harness, Duration::from_secs(120), "the run", |app| {
+        !app.playground.running()
+    });
+    harness.run();
+    let last = harness.state().playground.last.as_ref().expect("a run");
+    let profile = &last.outcome.as_ref().expect("the example runs").profile;
+    let idle = profile
+        .branches
+        .iter()
+        .filter(|b| b.executions == 0)
+        .count();
+    assert_eq!(idle, 24, "paths 8..31 never run");
+    harness.get_by_label("24 branches never ran: not listed.");
+    // The source is annotated below the table: its first line is on screen.
+    harness.get_by_role_and_label(Role::Group, "line 1");
+}
