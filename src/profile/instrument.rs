@@ -1854,14 +1854,7 @@ impl Sites {
         let elected = self.elect(fx, out);
         let one = fx.literal(Literal::U32(1), out);
         local_add(fx, local, Word::Block(block, 2), one, out);
-        // `select`, not `if elected`: a branch at every block entry would itself diverge.
-        let zero = fx.literal(Literal::U32(0), out);
-        let mine = fx.emitted(Expression::Select {
-            condition: elected,
-            accept: one,
-            reject: zero,
-        });
-        local_add(fx, local, Word::Block(block, 0), mine, out);
+        local_add_if(fx, local, Word::Block(block, 0), elected, one, out);
     }
 
     /// Where the invocation leaves the kernel (each `return` of the entry point, and its end):
@@ -1940,7 +1933,6 @@ impl Sites {
         let distinct = self.distinct(fx, tests, out);
         let elected = self.elect(fx, out);
         let one = fx.literal(Literal::U32(1), out);
-        let zero = fx.literal(Literal::U32(0), out);
         let ran = fx.binary(BinaryOperator::Subtract, tests, one);
         let most_ran = fx.binary(BinaryOperator::Subtract, most, one);
         let splits = fx.binary(BinaryOperator::Subtract, distinct, one);
@@ -1961,22 +1953,14 @@ impl Sites {
             fx.if_then(elected, add, out);
             return;
         }
-        let elected_add = |fx: &mut FnCx<'_>, word: Word, value, out: &mut Block| {
-            let mine = fx.emitted(Expression::Select {
-                condition: elected,
-                accept: value,
-                reject: zero,
-            });
-            local_add(fx, local, word, mine, out);
-        };
         for block in blocks.into_iter().flatten() {
             local_add(fx, local, Word::Block(block, 2), ran, out);
-            elected_add(fx, Word::Block(block, 0), most_ran, out);
+            local_add_if(fx, local, Word::Block(block, 0), elected, most_ran, out);
         }
-        elected_add(fx, Word::Branch(exit, 0), most, out);
-        elected_add(fx, Word::Branch(exit, 2), splits, out);
+        local_add_if(fx, local, Word::Branch(exit, 0), elected, most, out);
+        local_add_if(fx, local, Word::Branch(exit, 2), elected, splits, out);
         local_add(fx, local, Word::Block(leave, 2), one, out);
-        elected_add(fx, Word::Block(leave, 0), distinct, out);
+        local_add_if(fx, local, Word::Block(leave, 0), elected, distinct, out);
     }
 
     /// How many distinct values `value` has over the subgroup's active lanes: one round per
@@ -2192,22 +2176,10 @@ impl Sites {
             fx.if_then(elected, add, out);
             return;
         }
-        // Branch-free, as in `count_block`.
         let one = fx.literal(Literal::U32(1), out);
-        let zero = fx.literal(Literal::U32(0), out);
-        let evaluated = fx.emitted(Expression::Select {
-            condition: elected,
-            accept: one,
-            reject: zero,
-        });
-        local_add(fx, local, Word::Branch(branch, 0), evaluated, out);
+        local_add_if(fx, local, Word::Branch(branch, 0), elected, one, out);
         let both = fx.binary(BinaryOperator::LogicalAnd, elected, divergent);
-        let diverged = fx.emitted(Expression::Select {
-            condition: both,
-            accept: one,
-            reject: zero,
-        });
-        local_add(fx, local, Word::Branch(branch, 2), diverged, out);
+        local_add_if(fx, local, Word::Branch(branch, 2), both, one, out);
     }
 }
 
@@ -2266,6 +2238,25 @@ fn add64(
         );
     });
     fx.if_then(wrapped, carry, out);
+}
+
+/// `divlab_local[word] += select(0u, value, condition)`. A `select`, not an `if`: a branch at
+/// every block entry of a loop would itself diverge.
+fn local_add_if(
+    fx: &mut FnCx<'_>,
+    local: Handle<GlobalVariable>,
+    word: Word,
+    condition: Handle<Expression>,
+    value: Handle<Expression>,
+    out: &mut Block,
+) {
+    let zero = fx.literal(Literal::U32(0), out);
+    let mine = fx.emitted(Expression::Select {
+        condition,
+        accept: value,
+        reject: zero,
+    });
+    local_add(fx, local, word, mine, out);
 }
 
 /// `divlab_local[word] += value`: the invocation's private count of a counter `word` (whose
