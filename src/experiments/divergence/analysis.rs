@@ -170,21 +170,15 @@ impl Marginal {
     /// F(SG) on the path work: per round, `(T_div - T_div,fewer) / (T_uniform -
     /// T_uniform,fewer)`; `raw` is `T_div / T_uniform` of the same rounds.
     pub fn ratio(&self) -> Ratio {
-        let differences = |a: &Timing, b: &Timing| -> Vec<f64> {
-            a.samples
-                .iter()
-                .zip(&b.samples)
-                .map(|(x, y)| x - y)
-                .collect()
-        };
-        let div = differences(&self.div, &self.div_fewer);
-        let uniform = differences(&self.uniform, &self.uniform_fewer);
-        let rounds: Vec<f64> = div
-            .iter()
-            .zip(&uniform)
-            .filter(|&(_, &u)| u > 0.0)
-            .map(|(d, u)| d / u)
-            .collect();
+        let rounds = difference_ratios(
+            [
+                &self.div,
+                &self.uniform,
+                &self.div_fewer,
+                &self.uniform_fewer,
+            ]
+            .map(|t| &t.samples[..]),
+        );
         let median = |r: &[f64]| stats::summarize(r).map_or(f64::NAN, |s| s.median);
         Ratio {
             value: median(&rounds),
@@ -208,6 +202,22 @@ impl Marginal {
             at_zero(&self.uniform, &self.uniform_fewer),
         )
     }
+}
+
+/// Per round r, `(div[r] - div_fewer[r]) / (uniform[r] - uniform_fewer[r])` from the samples of
+/// `[div, uniform, div_fewer, uniform_fewer]`; a round whose uniform difference is not positive
+/// (noise larger than the work) is left out. Rounds beyond the shortest list are left out.
+pub fn difference_ratios([div, uniform, div_fewer, uniform_fewer]: [&[f64]; 4]) -> Vec<f64> {
+    let rounds = div
+        .len()
+        .min(uniform.len())
+        .min(div_fewer.len())
+        .min(uniform_fewer.len());
+    (0..rounds)
+        .map(|r| (div[r] - div_fewer[r], uniform[r] - uniform_fewer[r]))
+        .filter(|&(_, u)| u > 0.0)
+        .map(|(d, u)| d / u)
+        .collect()
 }
 
 /// The normalized penalty at one occupancy level, at k = SG.

@@ -887,11 +887,10 @@ impl Schedule<'_> {
             .filter(|(_, group)| group.len() >= 2)
             .filter_map(|(g, group)| {
                 if self.marginal == Some(g) {
-                    let at = |i: usize| &samples[group.start + i];
-                    let ratios: Vec<f64> = (0..at(0).len().min(at(3).len()))
-                        .map(|r| (at(0)[r] - at(2)[r]) / (at(1)[r] - at(3)[r]))
-                        .filter(|f| f.is_finite())
-                        .collect();
+                    // The same per-round ratios as the verdict reads.
+                    let ratios = analysis::difference_ratios(
+                        [0, 1, 2, 3].map(|i| &samples[group.start + i][..]),
+                    );
                     let median = stats::summarize(&ratios)?.median;
                     let widest = stats::median_interval(&ratios)?.relative_width(median);
                     return (widest > NOISY_WIDTH).then_some((g, widest));
