@@ -721,25 +721,35 @@ fn playground_harness() -> Harness<'static, DivlabApp> {
     }))
 }
 
-#[test]
-fn playground_runs_the_bounds_checked_example_and_paints_its_gutter() {
-    let mut harness = playground_harness();
+/// Loads the example the Examples menu names `label`.
+fn pick_example(harness: &mut Harness<'static, DivlabApp>, label: &str) {
     harness.run();
     harness.get_by_label("Examples").click();
     harness.run();
-    harness.get_by_label("Bounds-checked element-wise").click();
+    harness.get_by_label(label).click();
     harness.run();
+}
+
+/// Clicks Run and waits for the profile to finish.
+fn run_playground(harness: &mut Harness<'static, DivlabApp>) {
+    button(harness, "Run").click();
+    harness.step();
+    step_until(harness, Duration::from_secs(120), "the run", |app| {
+        !app.playground.running()
+    });
+    harness.run();
+}
+
+#[test]
+fn playground_runs_the_bounds_checked_example_and_paints_its_gutter() {
+    let mut harness = playground_harness();
+    pick_example(&mut harness, "Bounds-checked element-wise");
     let source = harness.state().playground.source.clone();
     assert!(
         source.contains("arrayLength(&output)"),
         "the example did not load"
     );
-    button(&harness, "Run").click();
-    harness.step();
-    step_until(&mut harness, Duration::from_secs(120), "the run", |app| {
-        !app.playground.running()
-    });
-    harness.run();
+    run_playground(&mut harness);
     let last = harness.state().playground.last.as_ref().expect("a run");
     let finished = match &last.outcome {
         Ok(finished) => finished,
@@ -979,19 +989,8 @@ fn a_line_a_verdict_names_links_to_the_kernel_source() {
 #[test]
 fn playground_lists_only_the_branches_that_ran() {
     let mut harness = playground_harness();
-    harness.run();
-    harness.get_by_label("Examples").click();
-    harness.run();
-    harness
-        .get_by_label("Divergence study: switch, k = 8")
-        .click();
-    harness.run();
-    button(&harness, "Run").click();
-    harness.step();
-    step_until(&mut harness, Duration::from_secs(120), "the run", |app| {
-        !app.playground.running()
-    });
-    harness.run();
+    pick_example(&mut harness, "Divergence study: switch, k = 8");
+    run_playground(&mut harness);
     let last = harness.state().playground.last.as_ref().expect("a run");
     let profile = &last.outcome.as_ref().expect("the example runs").profile;
     let idle = profile
