@@ -143,19 +143,11 @@ enum Command {
         #[arg(long, value_name = "LINE")]
         lanes: Option<u32>,
     },
-    /// Static uniformity analysis of a WGSL file by the WGSL spec's rules: diagnostics with
-    /// reasons; exit code 1 when one is an error.
-    Uniformity {
-        /// The WGSL source.
-        file: PathBuf,
-        /// Print the analysis as JSON (diagnostics, and a verdict per line) instead.
-        #[arg(long)]
-        json: bool,
-        /// Check subgroup builtins at workgroup scope, as without the `subgroup_uniformity`
-        /// language extension.
-        #[arg(long)]
-        no_subgroup_uniformity_extension: bool,
-    },
+    /// Static uniformity analysis of WGSL by the WGSL spec's rules, as a linter: diagnostics
+    /// with reasons, for files, directories and stdin, as text, JSON, rustc's JSON, SARIF or
+    /// GitHub annotations.
+    #[command(after_help = divlab::uniformity::lint::AFTER_HELP)]
+    Uniformity(divlab::uniformity::lint::Args),
 }
 
 /// `--style`: one style, or all three.
@@ -257,11 +249,7 @@ fn run(cli: Cli) -> Result<u8, Failure> {
                 emit_instrumented.as_deref(),
             )
         }
-        Some(Command::Uniformity {
-            file,
-            json,
-            no_subgroup_uniformity_extension,
-        }) => uniformity(&file, json, !no_subgroup_uniformity_extension),
+        Some(Command::Uniformity(args)) => Ok(divlab::uniformity::lint::run(&args)?),
         Some(Command::Fuzz {
             seeds,
             start,
@@ -405,23 +393,6 @@ fn html_report(files: &[PathBuf], output: &std::path::Path) -> Result<u8, Failur
     let html = divlab::report::html_report(&docs, &divlab::experiments::catalog());
     divlab::report::write_atomic(output, html.as_bytes())?;
     Ok(0)
-}
-
-fn uniformity(file: &std::path::Path, json: bool, extension: bool) -> Result<u8, Failure> {
-    let text =
-        std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?;
-    let options = divlab::uniformity::Options {
-        subgroup_uniformity_extension: extension,
-    };
-    let analysis =
-        divlab::uniformity::analyze_source_with(&file.display().to_string(), &text, &options)?;
-    if json {
-        println!("{}", serde_json::to_string_pretty(&analysis)?);
-    } else {
-        print!("{}", analysis.render());
-        println!("{}", divlab::uniformity::summary(&analysis));
-    }
-    Ok(u8::from(analysis.has_errors()))
 }
 
 fn bench(cli: &Cli, selector: &AdapterSelector) -> Result<u8, Failure> {

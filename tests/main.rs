@@ -22,6 +22,8 @@ mod divergence;
 mod fuzz;
 #[path = "main/gpu.rs"]
 mod gpu;
+#[path = "main/lint.rs"]
+mod lint;
 #[path = "main/profile.rs"]
 mod profile;
 #[path = "main/readme.rs"]
@@ -34,6 +36,8 @@ mod scheduling;
 mod schema;
 #[path = "main/subgroup_ops.rs"]
 mod subgroup_ops;
+#[path = "main/tint.rs"]
+mod tint;
 #[path = "main/uniformity.rs"]
 mod uniformity;
 #[path = "main/util.rs"]

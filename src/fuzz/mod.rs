@@ -5,6 +5,7 @@
 
 pub mod generate;
 pub mod shrink;
+pub mod uniformity;
 pub mod wgsl;
 
 use std::fmt::Write as _;

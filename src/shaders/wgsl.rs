@@ -8,18 +8,30 @@ use crate::{Error, Result};
 /// prefix count is zero, which is exactly what `subgroupElect()` returns.
 const ELECT_REPLACEMENT: &str = "(subgroupExclusiveAdd(1u) == 0u)";
 
+/// The language extensions naga 30 does not know and divlab's uniformity analysis models,
+/// which `prepare_for_naga` takes out of `requires` directives.
+pub const MODELLED_LANGUAGE_EXTENSIONS: [&str; 2] = ["subgroup_uniformity", "subgroup_id"];
+
 /// Turns spec-valid WGSL into what naga 30 accepts, keeping every line and column where it was:
 /// - `enable subgroups;` is rejected ("not yet supported"), so `subgroups` is blanked out of
 ///   every `enable` directive, wherever WGSL allows one: in the directives before the first
 ///   declaration, several to a line, split over lines, among comments. A directive left with no
 ///   extension is blanked whole.
+/// - `requires subgroup_uniformity;` and `requires subgroup_id;` name language extensions naga
+///   30 does not know ("unknown language extension"); divlab's analysis models both, so they are
+///   blanked the same way. Any other `requires` stays for naga to judge.
 /// - `subgroupElect()` has no definition in naga 30, so it becomes [`ELECT_REPLACEMENT`].
 pub fn prepare_for_naga(source: &str) -> String {
     let mut text = source.as_bytes().to_vec();
-    for directive in enable_directives(source) {
-        let inner = directive.start + "enable".len()..directive.end - 1;
+    for (keyword, directive) in directives(source) {
+        let strip: &[&str] = match keyword {
+            "enable" => &["subgroups"],
+            "requires" => &MODELLED_LANGUAGE_EXTENSIONS,
+            _ => continue,
+        };
+        let inner = directive.start + keyword.len()..directive.end - 1;
         let names: Vec<(usize, &str)> = split_names(&source[inner.clone()], inner.start);
-        let kept = names.iter().filter(|(_, n)| *n != "subgroups").count();
+        let kept = names.iter().filter(|(_, n)| !strip.contains(n)).count();
         if kept == names.len() {
             continue;
         }
@@ -27,15 +39,24 @@ pub fn prepare_for_naga(source: &str) -> String {
             blank(&mut text, directive);
             continue;
         }
-        // Blank `subgroups` with one comma next to it, so the list stays valid.
+        // Blank each stripped name with one comma next to it, so the list stays valid.
+        let mut gone = vec![false; names.len()];
         for (i, &(at, name)) in names.iter().enumerate() {
-            if name != "subgroups" {
+            if !strip.contains(&name) {
                 continue;
             }
-            let comma = if i + 1 < names.len() {
-                source[at..].find(',').map(|c| at..at + c + 1)
+            gone[i] = true;
+            let comma = if let Some(next) = names.get(i + 1) {
+                source[at..next.0].find(',').map(|c| at..at + c + 1)
             } else {
-                source[..at].rfind(',').map(|c| c..at + name.len())
+                // The last name takes the comma after the last name still kept.
+                let kept_before = (0..i).rev().find(|&j| !gone[j]);
+                kept_before.and_then(|j| {
+                    let from = names[j].0 + names[j].1.len();
+                    source[from..at]
+                        .find(',')
+                        .map(|c| from + c..at + name.len())
+                })
             };
             blank(&mut text, comma.unwrap_or(at..at + name.len()));
         }
@@ -45,8 +66,9 @@ pub fn prepare_for_naga(source: &str) -> String {
         .replace("subgroupElect()", ELECT_REPLACEMENT)
 }
 
-/// The byte ranges of the `enable ...;` directives at the start of a module.
-fn enable_directives(source: &str) -> Vec<std::ops::Range<usize>> {
+/// The `enable`, `requires` and `diagnostic` directives at the start of a module: each one's
+/// keyword and byte range (to its `;`).
+fn directives(source: &str) -> Vec<(&'static str, std::ops::Range<usize>)> {
     let bytes = source.as_bytes();
     let mut found = Vec::new();
     let mut at = 0;
@@ -57,15 +79,16 @@ fn enable_directives(source: &str) -> Vec<std::ops::Range<usize>> {
                 .iter()
                 .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
                 .count();
-        if !matches!(&source[at..word_end], "enable" | "requires" | "diagnostic") {
-            return found;
-        }
+        let keyword = match &source[at..word_end] {
+            "enable" => "enable",
+            "requires" => "requires",
+            "diagnostic" => "diagnostic",
+            _ => return found,
+        };
         let Some(end) = source[word_end..].find(';').map(|e| word_end + e + 1) else {
             return found;
         };
-        if &source[at..word_end] == "enable" {
-            found.push(at..end);
-        }
+        found.push((keyword, at..end));
         at = end;
     }
 }
@@ -177,6 +200,18 @@ mod tests {
         // After the first declaration `enable` is no directive: left for naga to reject.
         let src = "const a = 1;\nenable subgroups;";
         assert_eq!(prepare_for_naga(src), src);
+    }
+
+    #[test]
+    fn modelled_requires_are_blanked_and_others_kept() {
+        let src = "requires subgroup_uniformity;\nrequires subgroup_id, pointer_composite_access;\nrequires a, subgroup_uniformity, subgroup_id;\nfn f() {}";
+        assert_eq!(
+            prepare_for_naga(src),
+            "                             \nrequires              pointer_composite_access;\nrequires a                                 ;\nfn f() {}"
+        );
+        // An unknown extension stays, for naga to reject.
+        let unknown = "requires no_such_extension;\nfn f() {}";
+        assert_eq!(prepare_for_naga(unknown), unknown);
     }
 
     #[test]

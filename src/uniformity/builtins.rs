@@ -74,9 +74,9 @@ pub(crate) fn space_name(space: AddressSpace) -> &'static str {
     }
 }
 
-/// Subgroup builtins whose result is uniform at subgroup scope (the spec gives them the function
-/// tag `NoRestriction` there). Every other subgroup and quad builtin returns a value that may be
-/// non-uniform at every scope.
+/// Subgroup builtins with the function tag `NoRestriction` at subgroup scope: their result is as
+/// uniform as their arguments there (the default parameter return tag). Every other subgroup and
+/// quad builtin returns a value that may be non-uniform at every scope.
 pub(crate) fn uniform_at_subgroup_scope(name: &str) -> bool {
     matches!(
         name,

@@ -47,17 +47,31 @@ impl Builder<'_> {
         }
     }
 
-    /// A subgroup or quad builtin's result.
-    fn subgroup_result(&mut self, name: &str, span: Span, cf: NodeId, result: Handle<Expression>) {
+    /// A subgroup or quad builtin's result. At subgroup scope the reductions, ballots and
+    /// broadcasts have the function tag `NoRestriction` and keep the default parameter return
+    /// tag `ParameterReturnContentsRequiredToBeUniform` ("Uniformity Rules for Function Calls"):
+    /// their result is as uniform as the control flow and their `args`. Every other subgroup and
+    /// quad result, and every one at workgroup scope, may be non-uniform.
+    fn subgroup_result(
+        &mut self,
+        name: &str,
+        span: Span,
+        cf: NodeId,
+        args: &[NodeId],
+        result: Handle<Expression>,
+    ) {
         let node = if self.cx.scope == Scope::Subgroup && builtins::uniform_at_subgroup_scope(name)
         {
             let n = self
                 .g
                 .add(Kind::Value, span, format!("the result of `{name}`"));
             self.g.edge(n, cf);
+            for &a in args {
+                self.g.edge(n, a);
+            }
             n
         } else if builtins::uniform_at_subgroup_scope(name) {
-            let text = format!("the result of `{name}` (uniform only within a subgroup)");
+            let text = format!("the result of `{name}` (uniform at most within a subgroup)");
             self.source(span, cf, text)
         } else {
             self.source(span, cf, format!("the result of `{name}`"))
@@ -100,18 +114,16 @@ impl Builder<'_> {
                 self.values[result.index()] = Some(n);
             }
             Statement::SubgroupBallot { result, predicate } => {
-                if let Some(p) = predicate {
-                    let _ = self.value(p, cf);
-                }
+                let args: Vec<NodeId> = predicate.map(|p| self.value(p, cf)).into_iter().collect();
                 self.subgroup_requirements(cf, "subgroupBallot", span, None);
-                self.subgroup_result("subgroupBallot", span, cf, result);
+                self.subgroup_result("subgroupBallot", span, cf, &args, result);
             }
             Statement::SubgroupGather {
                 ref mode,
                 argument,
                 result,
             } => {
-                let _ = self.value(argument, cf);
+                let mut args = vec![self.value(argument, cf)];
                 let (name, uniform_param) = builtins::gather_name(mode);
                 let index = match *mode {
                     naga::GatherMode::Broadcast(i)
@@ -125,16 +137,17 @@ impl Builder<'_> {
                 let uniform_arg = match (index, uniform_param) {
                     (Some(i), Some(param)) => {
                         let node = self.value(i, cf);
+                        args.push(node);
                         Some((node, self.arg_span(i, span, 1), param))
                     }
                     (Some(i), None) => {
-                        let _ = self.value(i, cf);
+                        args.push(self.value(i, cf));
                         None
                     }
                     _ => None,
                 };
                 self.subgroup_requirements(cf, name, span, uniform_arg);
-                self.subgroup_result(name, span, cf, result);
+                self.subgroup_result(name, span, cf, &args, result);
             }
             Statement::SubgroupCollectiveOperation {
                 op,
@@ -142,7 +155,7 @@ impl Builder<'_> {
                 argument,
                 result,
             } => {
-                let _ = self.value(argument, cf);
+                let args = [self.value(argument, cf)];
                 let at = span.to_range().unwrap_or(0..0).start;
                 let name = if self.cx.source.is_elect(at) {
                     "subgroupElect".to_owned()
@@ -150,7 +163,7 @@ impl Builder<'_> {
                     builtins::collective_name(op, collective_op)
                 };
                 self.subgroup_requirements(cf, &name, span, None);
-                self.subgroup_result(&name, span, cf, result);
+                self.subgroup_result(&name, span, cf, &args, result);
             }
             Statement::ImageStore {
                 image,

@@ -18,7 +18,8 @@
 //! Safari). At workgroup scope barriers and `workgroupUniformLoad` must be in uniform control
 //! flow and every subgroup result is non-uniform. At subgroup scope the subgroup and quad
 //! builtins must be in subgroup-uniform control flow (the `subgroup_uniformity` rule), the results
-//! of the reductions, ballots and broadcasts are uniform, and `subgroup_id` is uniform. Without
+//! of the reductions, ballots and broadcasts are as uniform as their arguments, and `subgroup_id`
+//! is uniform. Without
 //! the extension, subgroup builtins are checked at workgroup scope. Line verdicts are given at
 //! both scopes.
 //!
@@ -46,10 +47,11 @@
 //!   locations are read from the call's text.
 //!
 //! # Readings of the spec
-//! - The results of the subgroup reductions, ballots and broadcasts at subgroup scope do not
-//!   depend on their arguments: the spec gives them the function tag `NoRestriction` but leaves
-//!   the default parameter-return tag, which would make `subgroupBroadcastFirst(lid)`
-//!   non-uniform and the tag pointless (WebKit reads it the same way).
+//! - The subgroup reductions, ballots and broadcasts have the function tag `NoRestriction` at
+//!   subgroup scope and the default parameter return tag,
+//!   `ParameterReturnContentsRequiredToBeUniform` ("Uniformity Rules for Function Calls"): their
+//!   result is as uniform as their arguments, so `subgroupBroadcastFirst(lid)` is non-uniform and
+//!   `subgroupAdd(u.x)` is uniform. Tint reads it the same way (`tests/main/tint.rs` checks it).
 //! - `ParameterContentsRequiredToBeUniform` is checked against the pointee's value before the
 //!   call (the spec's text says `Vout(call)`), and a pointee written by a call also depends on the
 //!   control flow at the call.
@@ -80,6 +82,7 @@ mod filters;
 mod function;
 mod graph;
 mod kernel;
+pub mod lint;
 pub mod naga_view;
 mod report;
 mod source;
@@ -139,6 +142,10 @@ pub struct Label {
     pub line: u32,
     /// 1-based byte column.
     pub column: u32,
+    /// 1-based line where the labelled text ends.
+    pub end_line: u32,
+    /// 1-based byte column just past the labelled text.
+    pub end_column: u32,
     /// What this place contributes.
     pub message: String,
     /// Byte range in the original source.
@@ -165,6 +172,10 @@ pub struct Diagnostic {
     pub line: u32,
     /// 1-based byte column.
     pub column: u32,
+    /// 1-based line where the call (or argument) ends.
+    pub end_line: u32,
+    /// 1-based byte column just past the call (or argument).
+    pub end_column: u32,
     /// The places along the reason chain.
     pub labels: Vec<Label>,
     /// Byte range in the original source.
@@ -239,9 +250,9 @@ impl Analysis {
             .map(|i| &self.lines[i])
     }
 
-    /// The diagnostics as rustc-style text with source snippets.
+    /// The diagnostics as rustc-style text with source snippets, without colour.
     pub fn render(&self) -> String {
-        report::render(self)
+        lint::render_analysis(self, false)
     }
 
     /// The source text the analysis ran on.

@@ -1,15 +1,10 @@
-//! Diagnostics from failures, and their rustc-style rendering with source snippets
-//! (codespan-reporting, as naga itself uses).
-
-use codespan_reporting::diagnostic::{Diagnostic as Report, Label as ReportLabel};
-use codespan_reporting::files::SimpleFile;
-use codespan_reporting::term;
+//! Diagnostics from failures: the message, the reason chain as labels, and the location.
 
 use super::explain::explain;
 use super::function::FunctionGraph;
-use super::source::{Rule, Severity, Source};
+use super::source::Source;
 use super::tags::Failure;
-use super::{Analysis, Diagnostic, Label, Scope};
+use super::{Diagnostic, Label, Scope};
 
 /// The first line of a span's original range: labels stay on one line.
 fn one_line(src: &Source, span: naga::Span) -> std::ops::Range<usize> {
@@ -23,9 +18,12 @@ fn one_line(src: &Source, span: naga::Span) -> std::ops::Range<usize> {
 fn label(src: &Source, span: naga::Span, message: String) -> Label {
     let range = one_line(src, span);
     let (line, column) = src.line_col(range.start);
+    let (end_line, end_column) = src.line_col(range.end);
     Label {
         line,
         column,
+        end_line,
+        end_column,
         message,
         range,
     }
@@ -90,49 +88,11 @@ pub(crate) fn diagnostics(
                 reason: e.reason,
                 line: site.line,
                 column: site.column,
+                end_line: site.end_line,
+                end_column: site.end_column,
                 labels,
                 range: site.range,
             }
         })
         .collect()
-}
-
-/// rustc-style text for every diagnostic of an analysis.
-pub(crate) fn render(analysis: &Analysis) -> String {
-    let file = SimpleFile::new(analysis.file.as_str(), analysis.source());
-    let config = term::Config::default();
-    let mut out = String::new();
-    for d in &analysis.diagnostics {
-        let report = match d.severity {
-            Severity::Error => Report::error(),
-            Severity::Warning => Report::warning(),
-            Severity::Info => Report::note(),
-        };
-        let code = match d.rule {
-            Rule::Barrier => "uniformity",
-            Rule::SubgroupUniformity => "subgroup_uniformity",
-            Rule::DerivativeUniformity => "derivative_uniformity",
-        };
-        let primary = if d.message.ends_with("must be uniform") {
-            "this value"
-        } else {
-            "called here"
-        };
-        let mut labels = vec![ReportLabel::primary((), d.range.clone()).with_message(primary)];
-        labels.extend(
-            d.labels
-                .iter()
-                .map(|l| ReportLabel::secondary((), l.range.clone()).with_message(&l.message)),
-        );
-        let report = report
-            .with_message(&d.message)
-            .with_code(code)
-            .with_labels(labels)
-            .with_notes(vec![d.reason.clone()]);
-        match term::emit_into_string(&config, &file, &report) {
-            Ok(text) => out.push_str(&text),
-            Err(e) => out.push_str(&format!("{}: {} ({e})\n", analysis.file, d.message)),
-        }
-    }
-    out
 }

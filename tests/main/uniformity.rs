@@ -402,8 +402,9 @@ fn fuzz_programs_analyze_cleanly() {
     }
 }
 
-/// `divlab uniformity`: rustc-style output and exit 1 on an error, exit 0 when clean, `--json`
-/// with per-line verdicts, exit 2 for an unreadable file.
+/// `divlab uniformity`: rustc-style output and exit 1 on an error, exit 0 when clean, the JSON
+/// document with per-line verdicts, exit 2 for an unreadable file. The other formats, several
+/// inputs and stdin are in `lint.rs`.
 #[test]
 fn cli_uniformity() {
     // Not a GPU test, but CPU-heavy: kept off the timing tests' cores.
@@ -430,11 +431,14 @@ fn cli_uniformity() {
     assert!(run.stdout.contains("0 errors"), "{run}");
 
     let mut cmd = util::divlab(dir.path());
-    cmd.args(["uniformity", "--json"])
+    cmd.args(["uniformity", "--format", "json"])
         .arg(corpus.join("cf_if_return.wgsl"));
     let run = util::run(cmd);
     run.assert_code(1);
     let doc: Value = serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}\n{run}"));
+    assert_eq!(doc["schema_version"], 2, "{run}");
+    let doc = &doc["files"][0];
+    assert_eq!(doc["status"], "analyzed", "{run}");
     let lines = doc["lines"].as_array().expect("lines");
     let verdict_of = |n: u64| {
         lines
@@ -444,7 +448,7 @@ fn cli_uniformity() {
     };
     assert_eq!(verdict_of(4).as_deref(), Some("uniform"), "{run}");
     assert_eq!(verdict_of(7).as_deref(), Some("non-uniform"), "{run}");
-    assert_eq!(doc["diagnostics"][0]["rule"], "barrier", "{run}");
+    assert_eq!(doc["diagnostics"][0]["rule"], "uniformity", "{run}");
 
     let mut cmd = util::divlab(dir.path());
     cmd.args(["uniformity", "no-such-file.wgsl"]);

@@ -1,8 +1,8 @@
-// At subgroup scope subgroupBroadcastFirst is uniform, so a subgroup op under it is valid; a barrier is not.
+// At subgroup scope subgroupBroadcastFirst of a uniform value is uniform: a subgroup op under it is valid, a barrier is not.
 enable subgroups;
 @compute @workgroup_size(64)
-fn main(@builtin(local_invocation_index) lid: u32) {
-    let first = subgroupBroadcastFirst(lid);
+fn main(@builtin(subgroup_size) size: u32) {
+    let first = subgroupBroadcastFirst(size);
     if first == 0u {
         let s = subgroupAdd(1u);
         workgroupBarrier();

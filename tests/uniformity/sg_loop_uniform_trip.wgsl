@@ -1,4 +1,4 @@
-// A subgroup builtin in a loop bounded by a subgroup-uniform value.
+// A loop bounded by a reduction of a non-uniform value has non-uniform exits.
 enable subgroups;
 @compute @workgroup_size(64)
 fn main(@builtin(subgroup_invocation_id) lane: u32) {

@@ -1,4 +1,4 @@
-// A subgroup-uniform value kept in a function-scope variable stays subgroup-uniform.
+// A reduction of a non-uniform value stays non-uniform at subgroup scope, in a var too.
 enable subgroups;
 @compute @workgroup_size(64)
 fn main(@builtin(local_invocation_index) lid: u32) {

