@@ -55,14 +55,10 @@ pub fn run(args: &Args) -> Result<u8> {
     };
     let checked = check(gather(&args.paths), &options);
     let no_color = std::env::var("NO_COLOR").ok();
-    let color = args
-        .format
-        .eq(&Format::Human)
-        .then(|| {
-            args.color
-                .enabled(std::io::stdout().is_terminal(), no_color.as_deref())
-        })
-        .unwrap_or(false);
+    let color = args.format == Format::Human
+        && args
+            .color
+            .enabled(std::io::stdout().is_terminal(), no_color.as_deref());
     print!("{}", render(args.format, &checked, color));
     for (path, format) in [(&args.json, Format::Json), (&args.sarif, Format::Sarif)] {
         let Some(path) = path else { continue };
