@@ -9,6 +9,7 @@ use crate::gpu::{
     Dispatch, GpuContext, GpuTimer, LLVMPIPE_LOOP_ITERATIONS, RuntimeChecks, compile_wgsl,
     create_pipeline, read_buffer,
 };
+use crate::profile::Error as ProfileError;
 use crate::profile::fill::{self, BindingRef, BufferSpec};
 use crate::profile::instrument::{self, InstrumentOptions, Instrumented};
 use crate::profile::kernel::{self, KernelInterface};
@@ -65,8 +66,9 @@ impl Request {
 
     /// Reads `path`, with every default.
     pub fn from_file(path: &Path) -> Result<Self> {
-        let source = std::fs::read_to_string(path).map_err(|e| {
-            Error::InvalidSettings(format!("cannot read the kernel {}: {e}", path.display()))
+        let source = std::fs::read_to_string(path).map_err(|e| ProfileError::ReadKernel {
+            path: path.to_owned(),
+            reason: e.to_string(),
         })?;
         Ok(Self::new(path.display().to_string(), source))
     }
@@ -100,12 +102,11 @@ pub fn prepare(gpu: &GpuContext, request: &Request) -> Result<Prepared> {
         .unwrap_or(0);
     let max_groups = gpu.device.limits().max_bind_groups;
     if counters_group >= max_groups {
-        return Err(Error::InvalidSettings(format!(
-            "the kernel uses bind groups up to {}, and this adapter has {max_groups}: divlab \
-             profile needs one more for its counters. Move the kernel's bindings into fewer \
-             groups, or use an adapter with more (`divlab adapters`)",
-            counters_group.saturating_sub(1)
-        )));
+        return Err(ProfileError::NoCountersGroup {
+            highest: counters_group.saturating_sub(1),
+            available: max_groups,
+        }
+        .into());
     }
     let mut notes = vec![if gpu.caps.subgroups {
         OBSERVER_NOTE.to_owned()
@@ -140,18 +141,24 @@ pub fn prepare(gpu: &GpuContext, request: &Request) -> Result<Prepared> {
         // The blocks are numbered the same on the second pass: record at the line's owner.
         let lines = request.source.lines().count();
         if line == 0 || line as usize > lines {
-            return Err(Error::InvalidSettings(format!(
-                "--lanes {line}: {} has lines 1 to {lines}; name a line with a statement",
-                request.file
-            )));
+            return Err(ProfileError::BadLanes {
+                line,
+                why: format!(
+                    "{} has lines 1 to {lines}; name a line with a statement",
+                    request.file
+                ),
+            }
+            .into());
         }
-        let block = report::line_owner(&instrumented, line).ok_or_else(|| {
-            Error::InvalidSettings(format!(
-                "--lanes {line}: {}:{line} has no code the entry point `{}` runs (a comment, a \
-                 declaration, or a function it never calls); name a line with a statement",
-                request.file, interface.entry
-            ))
-        })?;
+        let block =
+            report::line_owner(&instrumented, line).ok_or_else(|| ProfileError::BadLanes {
+                line,
+                why: format!(
+                    "{}:{line} has no code the entry point `{}` runs (a comment, a declaration, \
+                     or a function it never calls); name a line with a statement",
+                    request.file, interface.entry
+                ),
+            })?;
         options.lanes_block = Some(block);
         instrumented = instrument::instrument(&module, &prepared, &interface.entry, &options)?;
     }
