@@ -322,31 +322,7 @@ pub fn profile(lab: &Lab, request: &Request) -> Result<Finished> {
     );
     gpu.run_batch(&label, std::slice::from_ref(&counted))?;
     let words: Vec<u32> = read_buffer(gpu, &label, &counters)?;
-    let lanes = match (&lane_buffer, request.lanes_line) {
-        (Some(buffer), Some(line)) => {
-            let lane_words: Vec<u32> = read_buffer(gpu, &label, buffer)?;
-            let (executions, records) = instrument::read_lanes(&lane_words);
-            let mut records: Vec<report::LaneExecution> = records
-                .into_iter()
-                .map(|r| report::LaneExecution {
-                    ballot: r.ballot,
-                    workgroup: r.workgroup,
-                    first_local_index: r.first_local_index,
-                })
-                .collect();
-            // Subgroups arrive in any order; one subgroup's executions (loop trips) keep theirs.
-            records.sort_by_key(|r| {
-                let [x, y, z] = r.workgroup;
-                (z, y, x, r.first_local_index)
-            });
-            Some(report::LaneCapture {
-                line,
-                executions,
-                records,
-            })
-        }
-        _ => None,
-    };
+    let lanes = lane_capture(gpu, &label, lane_buffer.as_ref(), request.lanes_line)?;
     let counts = instrumented.read_counters(&words)?;
     let subgroup_size = counts.max_active_lanes.filter(|_| gpu.caps.subgroups);
     let analysis = crate::uniformity::analyze_source(&request.file, &request.source).ok();
@@ -391,8 +367,59 @@ pub fn profile(lab: &Lab, request: &Request) -> Result<Finished> {
             instrumented_wgsl: instrumented.wgsl,
         });
     }
-    // The kernel ends on this input: time it alone (the user's own source, with their
-    // overrides as pipeline constants) and instrumented, interleaved.
+    // The kernel ends on this input: time it alone and instrumented, interleaved.
+    profile.timing = Some(timing(gpu, request, &interface, &buffers, counted, &label)?);
+    notes.extend(cross_checks);
+    profile.notes = notes;
+    Ok(Finished {
+        profile,
+        cap_hit: None,
+        instrumented_wgsl: instrumented.wgsl,
+    })
+}
+
+/// What the lanes buffer recorded at `--lanes LINE`, in workgroup and lane order.
+fn lane_capture(
+    gpu: &GpuContext,
+    label: &str,
+    buffer: Option<&wgpu::Buffer>,
+    line: Option<u32>,
+) -> Result<Option<report::LaneCapture>> {
+    let (Some(buffer), Some(line)) = (buffer, line) else {
+        return Ok(None);
+    };
+    let lane_words: Vec<u32> = read_buffer(gpu, label, buffer)?;
+    let (executions, records) = instrument::read_lanes(&lane_words);
+    let mut records: Vec<report::LaneExecution> = records
+        .into_iter()
+        .map(|r| report::LaneExecution {
+            ballot: r.ballot,
+            workgroup: r.workgroup,
+            first_local_index: r.first_local_index,
+        })
+        .collect();
+    // Subgroups arrive in any order; one subgroup's executions (loop trips) keep theirs.
+    records.sort_by_key(|r| {
+        let [x, y, z] = r.workgroup;
+        (z, y, x, r.first_local_index)
+    });
+    Ok(Some(report::LaneCapture {
+        line,
+        executions,
+        records,
+    }))
+}
+
+/// The kernel alone (the user's own source, with their overrides as pipeline constants) and
+/// instrumented (`counted`), timed interleaved.
+fn timing(
+    gpu: &GpuContext,
+    request: &Request,
+    interface: &KernelInterface,
+    buffers: &[wgpu::Buffer],
+    counted: Dispatch,
+    label: &str,
+) -> Result<TimingRecord> {
     let constants: Vec<(&str, f64)> = request
         .overrides
         .iter()
@@ -408,28 +435,21 @@ pub fn profile(lab: &Lab, request: &Request) -> Result<Finished> {
     let plain = dispatch(
         gpu,
         &plain_pipeline,
-        &interface,
-        &buffers,
+        interface,
+        buffers,
         None,
         request.dispatch,
     );
     let timer = GpuTimer::new(gpu);
     let reps = request.reps.max(1);
-    let samples = timer.interleave(gpu, &label, &[plain, counted], reps, &mut |_| {})?;
+    let samples = timer.interleave(gpu, label, &[plain, counted], reps, &mut |_| {})?;
     let [kernel_ns, instrumented_ns] =
         [0, 1].map(|i| crate::stats::summarize(&samples[i]).map_or(f64::NAN, |s| s.median));
-    profile.timing = Some(TimingRecord {
+    Ok(TimingRecord {
         kernel_ns,
         instrumented_ns,
         overhead: instrumented_ns / kernel_ns,
         reps,
         source: timer.source(),
-    });
-    notes.extend(cross_checks);
-    profile.notes = notes;
-    Ok(Finished {
-        profile,
-        cap_hit: None,
-        instrumented_wgsl: instrumented.wgsl,
     })
 }

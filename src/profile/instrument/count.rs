@@ -1,44 +1,116 @@
-//! Counting: the votes before a branch, and the counts a site makes, which go straight to
-//! the counters outside loops and to the invocation's private counts inside them.
+//! Counting through one sink: a site says what it counts ([`Share`]s of counter words), and
+//! [`Pass::count`] puts it where the walk is: outside every loop (at most once per invocation)
+//! the elected lane adds the subgroup's totals straight to the 64-bit counters; inside a loop
+//! (or a function called from one) each lane adds its share to its private counts, flushed
+//! where it leaves the kernel (`flush.rs`). Also the votes before a branch.
 
 use naga::{
-    AtomicFunction, BinaryOperator, Block, Expression, GatherMode, GlobalVariable, Handle, Literal,
-    Statement, SubgroupOperation, Type, UnaryOperator,
+    AtomicFunction, BinaryOperator, Block, Expression, GlobalVariable, Handle, Literal,
+    SubgroupOperation, Type, UnaryOperator,
 };
 
 use super::Pass;
 use super::emit::Emitter;
 use super::layout::Word;
 
+/// What one count adds to its counter, and which lanes add it.
+#[derive(Clone, Copy)]
+pub(super) enum Share {
+    /// The elected lane adds `value` for its subgroup.
+    Elected(Handle<Expression>),
+    /// The elected lane adds `value` when the condition (the same in every lane) holds.
+    ElectedIf(Handle<Expression>, Handle<Expression>),
+    /// Every active lane adds its own `value`; straight to the counters, the elected lane adds
+    /// the subgroup's [`Total`] of it.
+    EachLane(Handle<Expression>, Total),
+}
+
+/// A per-lane value and how its subgroup total is made.
+type TotalOf = (Handle<Expression>, Total);
+
+/// How the subgroup's total of a per-lane value is made.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Total {
+    /// The value is 1 in every lane: the total is the active lanes (a ballot).
+    ActiveLanes,
+    /// `subgroupAdd(value)`.
+    Sum,
+}
+
 impl Pass<'_> {
-    /// Block entry. Where it runs at most once per invocation (outside every loop), the elected
-    /// lane adds 1 execution and the subgroup's active lanes straight to the counters. Inside a
-    /// loop, in the invocation's private counts (flushed where it leaves the kernel): every lane
-    /// adds 1 to the block's active lanes and the elected lane 1 execution. Without subgroups
-    /// every invocation adds 1 execution to its private count.
-    pub(super) fn count_block(&self, fx: &mut Emitter<'_>, block: usize, out: &mut Block) {
+    /// The sink: makes `counts` where the walk is (see the module notes). Without subgroups
+    /// every invocation is its own subgroup of one: it adds its [`Share::Elected`] counts to its
+    /// private counts, and active lanes and branch counts are not measured.
+    pub(super) fn count(&self, fx: &mut Emitter<'_>, counts: &[(Word, Share)], out: &mut Block) {
         let local = self.g.local;
-        if self.opts.subgroups && !self.at.hot {
-            let lanes = fx.active_lanes(out);
-            let elected = self.elect(fx, out);
-            let counters = self.g.counters;
-            let add = fx.nested(out, |fx, b| {
-                let one = fx.literal(Literal::U32(1), b);
-                add64(fx, counters, Word::Block(block, 0), one, b);
-                add64(fx, counters, Word::Block(block, 2), lanes, b);
-            });
-            fx.if_then(elected, add, out);
-            return;
-        }
         if !self.opts.subgroups {
-            let one = fx.literal(Literal::U32(1), out);
-            local_add(fx, local, Word::Block(block, 0), one, out);
+            for &(word, share) in counts {
+                if let Share::Elected(value) = share {
+                    local_add(fx, local, word, value, out);
+                }
+            }
             return;
         }
         let elected = self.elect(fx, out);
+        if self.at.hot {
+            for &(word, share) in counts {
+                match share {
+                    Share::Elected(value) => local_add_if(fx, local, word, elected, value, out),
+                    Share::ElectedIf(condition, value) => {
+                        let both = fx.binary(BinaryOperator::LogicalAnd, elected, condition);
+                        local_add_if(fx, local, word, both, value, out);
+                    }
+                    Share::EachLane(value, _) => local_add(fx, local, word, value, out),
+                }
+            }
+            return;
+        }
+        // Each subgroup total once, made by every lane before the elected one adds them.
+        let mut totals: Vec<(TotalOf, Handle<Expression>)> = Vec::new();
+        for &(_, share) in counts {
+            if let Share::EachLane(value, how) = share
+                && !totals.iter().any(|&(key, _)| key == (value, how))
+            {
+                let total = match how {
+                    Total::ActiveLanes => fx.active_lanes(out),
+                    Total::Sum => fx.reduce(SubgroupOperation::Add, value, self.g.u32_ty, out),
+                };
+                totals.push(((value, how), total));
+            }
+        }
+        let counters = self.g.counters;
+        let add = fx.nested(out, |fx, b| {
+            for &(word, share) in counts {
+                match share {
+                    Share::Elected(value) => add64(fx, counters, word, value, b),
+                    Share::ElectedIf(condition, value) => {
+                        let add = fx.nested(b, |fx, b| add64(fx, counters, word, value, b));
+                        fx.if_then(condition, add, b);
+                    }
+                    Share::EachLane(value, how) => {
+                        let (_, total) = *totals
+                            .iter()
+                            .find(|&&(key, _)| key == (value, how))
+                            .expect("every total is made above");
+                        add64(fx, counters, word, total, b);
+                    }
+                }
+            }
+        });
+        fx.if_then(elected, add, out);
+    }
+
+    /// Block entry: 1 execution, and the active lanes (1 per lane).
+    pub(super) fn count_block(&self, fx: &mut Emitter<'_>, block: usize, out: &mut Block) {
         let one = fx.literal(Literal::U32(1), out);
-        local_add(fx, local, Word::Block(block, 2), one, out);
-        local_add_if(fx, local, Word::Block(block, 0), elected, one, out);
+        let counts = [
+            (Word::Block(block, 0), Share::Elected(one)),
+            (
+                Word::Block(block, 2),
+                Share::EachLane(one, Total::ActiveLanes),
+            ),
+        ];
+        self.count(fx, &counts, out);
     }
 
     /// Before an `if`: divergent iff `subgroupAny(c) && !subgroupAll(c)`.
@@ -55,11 +127,7 @@ impl Pass<'_> {
             op: UnaryOperator::LogicalNot,
             expr: all,
         });
-        let divergent = fx.emitted(Expression::Binary {
-            op: BinaryOperator::LogicalAnd,
-            left: any,
-            right: not_all,
-        });
+        let divergent = fx.binary(BinaryOperator::LogicalAnd, any, not_all);
         self.count_branch(fx, branch, divergent, out);
     }
 
@@ -75,20 +143,8 @@ impl Pass<'_> {
     ) {
         let divergent = match ty {
             Some(ty) => {
-                let first = fx.unemitted(Expression::SubgroupOperationResult { ty }, out);
-                fx.statement(
-                    Statement::SubgroupGather {
-                        mode: GatherMode::BroadcastFirst,
-                        argument: selector,
-                        result: first,
-                    },
-                    out,
-                );
-                let same = fx.emitted(Expression::Binary {
-                    op: BinaryOperator::Equal,
-                    left: selector,
-                    right: first,
-                });
+                let first = fx.broadcast_first(selector, ty, out);
+                let same = fx.binary(BinaryOperator::Equal, selector, first);
                 let all = fx.vote(SubgroupOperation::All, same, out);
                 fx.emitted(Expression::Unary {
                     op: UnaryOperator::LogicalNot,
@@ -100,7 +156,7 @@ impl Pass<'_> {
         self.count_branch(fx, branch, divergent, out);
     }
 
-    /// The elected lane adds 1 evaluation, and 1 divergent evaluation when `divergent`.
+    /// 1 evaluation, and 1 divergent evaluation when `divergent`.
     fn count_branch(
         &self,
         fx: &mut Emitter<'_>,
@@ -108,25 +164,12 @@ impl Pass<'_> {
         divergent: Handle<Expression>,
         out: &mut Block,
     ) {
-        let elected = self.elect(fx, out);
-        let local = self.g.local;
-        if !self.at.hot {
-            let counters = self.g.counters;
-            let add = fx.nested(out, |fx, b| {
-                let one = fx.literal(Literal::U32(1), b);
-                add64(fx, counters, Word::Branch(branch, 0), one, b);
-                let diverged = fx.nested(b, |fx, b| {
-                    add64(fx, counters, Word::Branch(branch, 2), one, b);
-                });
-                fx.if_then(divergent, diverged, b);
-            });
-            fx.if_then(elected, add, out);
-            return;
-        }
         let one = fx.literal(Literal::U32(1), out);
-        local_add_if(fx, local, Word::Branch(branch, 0), elected, one, out);
-        let both = fx.binary(BinaryOperator::LogicalAnd, elected, divergent);
-        local_add_if(fx, local, Word::Branch(branch, 2), both, one, out);
+        let counts = [
+            (Word::Branch(branch, 0), Share::Elected(one)),
+            (Word::Branch(branch, 2), Share::ElectedIf(divergent, one)),
+        ];
+        self.count(fx, &counts, out);
     }
 }
 
@@ -137,8 +180,8 @@ pub(super) fn counter(
     word: Word,
     out: &mut Block,
 ) -> Handle<Expression> {
-    let base = fx.unemitted(Expression::GlobalVariable(counters), out);
-    let pointer = fx.emitted(Expression::AccessIndex { base, index: 0 });
+    let base = fx.global(counters, out);
+    let pointer = fx.member(base, 0);
     fx.patches.push((pointer, word));
     pointer
 }
@@ -153,43 +196,20 @@ pub(super) fn add64(
     out: &mut Block,
 ) {
     let pointer = counter(fx, counters, word, out);
-    let old = fx.unemitted(
-        Expression::AtomicResult {
-            ty: fx.u32_ty,
-            comparison: false,
-        },
-        out,
-    );
-    fx.statement(
-        Statement::Atomic {
-            pointer,
-            fun: AtomicFunction::Add,
-            value,
-            result: Some(old),
-        },
-        out,
-    );
+    let old = fx.atomic_add(pointer, value, out);
     let sum = fx.binary(BinaryOperator::Add, old, value);
     let wrapped = fx.binary(BinaryOperator::Less, sum, value);
     let carry = fx.nested(out, |fx, b| {
         let one = fx.literal(Literal::U32(1), b);
         let pointer = counter(fx, counters, word.high(), b);
-        fx.statement(
-            Statement::Atomic {
-                pointer,
-                fun: AtomicFunction::Add,
-                value: one,
-                result: None,
-            },
-            b,
-        );
+        fx.atomic(pointer, AtomicFunction::Add, one, b);
     });
     fx.if_then(wrapped, carry, out);
 }
 
 /// `divlab_local[word] += select(0u, value, condition)`. A `select`, not an `if`: a branch at
 /// every block entry of a loop would itself diverge.
-pub(super) fn local_add_if(
+fn local_add_if(
     fx: &mut Emitter<'_>,
     local: Handle<GlobalVariable>,
     word: Word,
@@ -208,27 +228,17 @@ pub(super) fn local_add_if(
 
 /// `divlab_local[word] += value`: the invocation's private count of a counter `word` (whose
 /// private index is patched once the layout is known).
-pub(super) fn local_add(
+fn local_add(
     fx: &mut Emitter<'_>,
     local: Handle<GlobalVariable>,
     word: Word,
     value: Handle<Expression>,
     out: &mut Block,
 ) {
-    let base = fx.unemitted(Expression::GlobalVariable(local), out);
-    let pointer = fx.emitted(Expression::AccessIndex { base, index: 0 });
+    let base = fx.global(local, out);
+    let pointer = fx.member(base, 0);
     fx.local_patches.push((pointer, word));
-    let old = fx.emitted(Expression::Load { pointer });
-    let new = fx.emitted(Expression::Binary {
-        op: BinaryOperator::Add,
-        left: old,
-        right: value,
-    });
-    fx.statement(
-        Statement::Store {
-            pointer,
-            value: new,
-        },
-        out,
-    );
+    let old = fx.load(pointer);
+    let new = fx.binary(BinaryOperator::Add, old, value);
+    fx.store(pointer, new, out);
 }

@@ -7,7 +7,7 @@ use naga::{
 };
 
 use super::Pass;
-use super::count::{add64, local_add, local_add_if};
+use super::count::{Share, Total};
 use super::emit::Emitter;
 use super::layout::Word;
 
@@ -32,41 +32,29 @@ impl Pass<'_> {
             .exit_test
             .expect("a hoisted loop has an exit test");
         let leave = self.sites.exit_break(exit);
-        let local = self.g.local;
-        let pointer = fx.unemitted(Expression::LocalVariable(trips), out);
-        let tests = fx.emitted(Expression::Load { pointer });
+        let pointer = fx.local(trips, out);
+        let tests = fx.load(pointer);
         let most = fx.reduce(SubgroupOperation::Max, tests, self.g.u32_ty, out);
         let distinct = self.distinct(fx, tests, out);
-        let elected = self.elect(fx, out);
         let one = fx.literal(Literal::U32(1), out);
         let ran = fx.binary(BinaryOperator::Subtract, tests, one);
         let most_ran = fx.binary(BinaryOperator::Subtract, most, one);
         let splits = fx.binary(BinaryOperator::Subtract, distinct, one);
-        if !self.at.hot {
-            let all_ran = fx.reduce(SubgroupOperation::Add, ran, self.g.u32_ty, out);
-            let lanes = fx.active_lanes(out);
-            let counters = self.g.counters;
-            let add = fx.nested(out, |fx, b| {
-                for block in blocks.into_iter().flatten() {
-                    add64(fx, counters, Word::Block(block, 0), most_ran, b);
-                    add64(fx, counters, Word::Block(block, 2), all_ran, b);
-                }
-                add64(fx, counters, Word::Branch(exit, 0), most, b);
-                add64(fx, counters, Word::Branch(exit, 2), splits, b);
-                add64(fx, counters, Word::Block(leave, 0), distinct, b);
-                add64(fx, counters, Word::Block(leave, 2), lanes, b);
-            });
-            fx.if_then(elected, add, out);
-            return;
-        }
+        let mut counts = Vec::new();
         for block in blocks.into_iter().flatten() {
-            local_add(fx, local, Word::Block(block, 2), ran, out);
-            local_add_if(fx, local, Word::Block(block, 0), elected, most_ran, out);
+            counts.push((Word::Block(block, 0), Share::Elected(most_ran)));
+            counts.push((Word::Block(block, 2), Share::EachLane(ran, Total::Sum)));
         }
-        local_add_if(fx, local, Word::Branch(exit, 0), elected, most, out);
-        local_add_if(fx, local, Word::Branch(exit, 2), elected, splits, out);
-        local_add(fx, local, Word::Block(leave, 2), one, out);
-        local_add_if(fx, local, Word::Block(leave, 0), elected, distinct, out);
+        counts.extend([
+            (Word::Branch(exit, 0), Share::Elected(most)),
+            (Word::Branch(exit, 2), Share::Elected(splits)),
+            (Word::Block(leave, 0), Share::Elected(distinct)),
+            (
+                Word::Block(leave, 2),
+                Share::EachLane(one, Total::ActiveLanes),
+            ),
+        ]);
+        self.count(fx, &counts, out);
     }
 
     /// How many distinct values `value` has over the subgroup's active lanes: one round per
