@@ -116,7 +116,7 @@ pub enum Error {
     /// divlab's own bug: the instrumented module does not validate, or its counters do not
     /// decode.
     #[error(
-        "a divlab bug while profiling entry point `{entry}`: {what}: {detail}. Please report \
+        "a divlab bug while profiling entry point `{entry}`: {what}: {detail}; please report \
          it with the kernel"
     )]
     Internal {

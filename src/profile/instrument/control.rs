@@ -179,7 +179,10 @@ fn main(@builtin(local_invocation_index) lid: u32) {
     for (var i = 0u; i < lid % 4u; i++) { acc += i; }
     for (var i = 0u; i < lid % 4u; i++) { if acc > 9u { break; } acc += i; }
     for (var i = 0u; i < lid % 4u && acc < 9u; i++) { acc += i; }
-    loop { if acc > 3u { break; } acc += 1u; }
+    loop {
+        if acc > 3u { break; }
+        acc += 1u;
+    }
     out[lid] = acc;
 }
 ";

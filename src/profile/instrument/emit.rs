@@ -14,6 +14,11 @@ use naga::{
 
 use super::layout::Word;
 
+/// An expression of the function being instrumented.
+type Expr = Handle<Expression>;
+/// A type of the module.
+type Ty = Handle<Type>;
+
 /// Counter pointers (`AccessIndex` expressions) and the words they must point at.
 pub(super) type Patches = Vec<(Handle<Expression>, Word)>;
 
@@ -236,39 +241,33 @@ impl<'f> Emitter<'f> {
     }
 
     /// `subgroupBroadcastFirst(argument)`, of type `ty`.
-    pub fn broadcast_first(
-        &mut self,
-        argument: Handle<Expression>,
-        ty: Handle<Type>,
-        out: &mut Block,
-    ) -> Handle<Expression> {
-        let result = self.unemitted(Expression::SubgroupOperationResult { ty }, out);
-        let gather = Statement::SubgroupGather {
+    pub fn broadcast_first(&mut self, argument: Expr, ty: Ty, out: &mut Block) -> Expr {
+        self.subgroup_op(ty, out, |result| Statement::SubgroupGather {
             mode: GatherMode::BroadcastFirst,
             argument,
             result,
-        };
-        self.statement(gather, out);
-        result
+        })
     }
 
-    /// `op` (`subgroupAdd`, `subgroupAll`, ...) over the active lanes of `argument`, of type
-    /// `ty`.
-    pub fn reduce(
-        &mut self,
-        op: SubgroupOperation,
-        argument: Handle<Expression>,
-        ty: Handle<Type>,
-        out: &mut Block,
-    ) -> Handle<Expression> {
-        let result = self.unemitted(Expression::SubgroupOperationResult { ty }, out);
-        let collective = Statement::SubgroupCollectiveOperation {
+    /// `op` (`subgroupAdd`, `subgroupAll`, ...) over the active lanes of `arg`, of type `ty`.
+    pub fn reduce(&mut self, op: SubgroupOperation, arg: Expr, ty: Ty, out: &mut Block) -> Expr {
+        self.subgroup_op(ty, out, |result| Statement::SubgroupCollectiveOperation {
             op,
             collective_op: CollectiveOperation::Reduce,
-            argument,
+            argument: arg,
             result,
-        };
-        self.statement(collective, out);
+        })
+    }
+
+    /// The statement `operation` makes of its result, of type `ty`: a subgroup operation.
+    fn subgroup_op(
+        &mut self,
+        ty: Ty,
+        out: &mut Block,
+        operation: impl FnOnce(Expr) -> Statement,
+    ) -> Expr {
+        let result = self.unemitted(Expression::SubgroupOperationResult { ty }, out);
+        self.statement(operation(result), out);
         result
     }
 

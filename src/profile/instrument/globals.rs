@@ -13,22 +13,24 @@ use crate::profile::Error as ProfileError;
 
 /// Everything the pass added to the module, by handle.
 pub(super) struct Globals {
+    /// `u32`, `i32` and `bool`, the types of the pass's own expressions (naga's arena holds
+    /// each type once, so these are the kernel's own where it has them).
+    pub(super) u32_ty: Handle<Type>,
+    pub(super) i32_ty: Handle<Type>,
+    pub(super) bool_ty: Handle<Type>,
     /// `divlab_counters`, the buffer the host decodes.
-    pub counters: Handle<GlobalVariable>,
+    pub(super) counters: Handle<GlobalVariable>,
     /// `var<private> divlab_local: array<u32, K>`: each invocation's own counts of the blocks
     /// and branches in loops, added into `counters` once, when it leaves the kernel. Its
     /// length is set once every site is numbered ([`Globals::size_local`]).
-    pub local: Handle<GlobalVariable>,
+    pub(super) local: Handle<GlobalVariable>,
     /// `divlab_flush()`, which adds them; its body is written last.
-    pub flush_fn: Handle<Function>,
-    pub u32_ty: Handle<Type>,
-    pub i32_ty: Handle<Type>,
-    pub bool_ty: Handle<Type>,
+    pub(super) flush_fn: Handle<Function>,
     /// With `--lanes`: the buffer and the private copies of the entry's builtins.
-    pub lanes: Option<LaneGlobals>,
+    pub(super) lanes: Option<LaneGlobals>,
     /// With subgroups: the private copy of `subgroup_invocation_id` the election compares, and
     /// the entry argument (and struct member) it is copied from.
-    pub lane_id: Option<(Handle<GlobalVariable>, EntryArg)>,
+    pub(super) lane_id: Option<(Handle<GlobalVariable>, EntryArg)>,
 }
 
 impl Globals {
@@ -128,12 +130,12 @@ impl Globals {
             (global, arg)
         });
         Ok(Self {
-            counters,
-            local,
-            flush_fn,
             u32_ty,
             i32_ty,
             bool_ty,
+            counters,
+            local,
+            flush_fn,
             lanes,
             lane_id,
         })

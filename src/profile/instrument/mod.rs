@@ -239,7 +239,7 @@ pub fn instrument(
             // `kernel::interface` has already chosen the entry point and named the choices.
             ProfileError::UnknownEntryPoint {
                 wanted: entry.to_owned(),
-                why: "the kernel has no compute entry point of that name".to_owned(),
+                why: format!("the kernel has no compute entry point `{entry}`"),
             }
         })?;
     let mut module = module.clone();
