@@ -139,7 +139,7 @@ pub fn prepare(gpu: &GpuContext, request: &Request) -> Result<Prepared> {
             });
         }
         // The blocks are numbered the same on the second pass: record at the line's owner.
-        let lines = request.source.lines().count();
+        let lines = crate::source_map::SourceMap::new(&request.source).line_count();
         if line == 0 || line as usize > lines {
             return Err(ProfileError::BadLanes {
                 line,
