@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::report::ErrorKind;
+use serde::{Deserialize, Serialize};
 
 /// Everything that can go wrong in the divlab library.
 #[derive(Clone, Debug, thiserror::Error)]
@@ -130,6 +130,11 @@ pub enum Error {
     /// A settings struct failed its own `validate()`.
     #[error("invalid settings: {0}")]
     InvalidSettings(String),
+
+    /// `divlab profile` cannot profile the kernel as asked (or hit a divlab bug). Boxed: it
+    /// is larger than the other variants.
+    #[error(transparent)]
+    Profile(Box<crate::profile::Error>),
 }
 
 impl Error {
@@ -147,10 +152,39 @@ impl Error {
             | Self::UnknownBackend(_)
             | Self::ResultFile { .. }
             | Self::Write { .. }
-            | Self::InvalidSettings(_) => ErrorKind::Other,
+            | Self::InvalidSettings(_)
+            | Self::Profile(_) => ErrorKind::Other,
         }
     }
 }
 
 /// The crate's result alias.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// What kind of failure ended an experiment: readers and exit codes tell a hung or lost GPU
+/// from a missing feature or a bad kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorKind {
+    /// The GPU did not finish within the host timeout.
+    Timeout,
+    /// The device was lost; later results of the run are void.
+    DeviceLost,
+    /// The adapter lacks a feature.
+    Unsupported,
+    /// The run was cancelled.
+    Cancelled,
+    /// A kernel did not compile.
+    InvalidWgsl,
+    /// wgpu rejected something divlab built.
+    Wgpu,
+    /// Anything else.
+    Other,
+}
+
+impl ErrorKind {
+    /// Whether the GPU itself failed (timed out or was lost), so later results are suspect.
+    pub fn is_gpu_failure(self) -> bool {
+        matches!(self, Self::Timeout | Self::DeviceLost)
+    }
+}

@@ -14,6 +14,7 @@ pub mod model;
 pub mod profile;
 pub mod report;
 pub mod shaders;
+pub mod source_map;
 pub mod stats;
 pub mod uniformity;
 

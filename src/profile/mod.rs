@@ -2,10 +2,14 @@
 //!
 //! [`kernel`] reads the kernel's interface and resolves its overrides, [`fill`] makes its
 //! buffers, [`instrument`] adds the counters on naga's IR, [`run`] runs and times it, and
-//! [`report`] turns the counters into per-line and per-branch figures.
+//! [`report`] turns the counters into per-line and per-branch figures. What can go wrong before
+//! the GPU runs is an [`Error`].
 
+mod error;
 pub mod fill;
 pub mod instrument;
 pub mod kernel;
 pub mod report;
 pub mod run;
+
+pub use error::Error;

@@ -9,6 +9,7 @@ use crate::gpu::{
     Dispatch, GpuContext, GpuTimer, LLVMPIPE_LOOP_ITERATIONS, RuntimeChecks, compile_wgsl,
     create_pipeline, read_buffer,
 };
+use crate::profile::Error as ProfileError;
 use crate::profile::fill::{self, BindingRef, BufferSpec};
 use crate::profile::instrument::{self, InstrumentOptions, Instrumented};
 use crate::profile::kernel::{self, KernelInterface};
@@ -65,8 +66,9 @@ impl Request {
 
     /// Reads `path`, with every default.
     pub fn from_file(path: &Path) -> Result<Self> {
-        let source = std::fs::read_to_string(path).map_err(|e| {
-            Error::InvalidSettings(format!("cannot read the kernel {}: {e}", path.display()))
+        let source = std::fs::read_to_string(path).map_err(|e| ProfileError::ReadKernel {
+            path: path.to_owned(),
+            reason: e.to_string(),
         })?;
         Ok(Self::new(path.display().to_string(), source))
     }
@@ -100,12 +102,11 @@ pub fn prepare(gpu: &GpuContext, request: &Request) -> Result<Prepared> {
         .unwrap_or(0);
     let max_groups = gpu.device.limits().max_bind_groups;
     if counters_group >= max_groups {
-        return Err(Error::InvalidSettings(format!(
-            "the kernel uses bind groups up to {}, and this adapter has {max_groups}: divlab \
-             profile needs one more for its counters. Move the kernel's bindings into fewer \
-             groups, or use an adapter with more (`divlab adapters`)",
-            counters_group.saturating_sub(1)
-        )));
+        return Err(ProfileError::NoCountersGroup {
+            highest: counters_group.saturating_sub(1),
+            available: max_groups,
+        }
+        .into());
     }
     let mut notes = vec![if gpu.caps.subgroups {
         OBSERVER_NOTE.to_owned()
@@ -138,20 +139,26 @@ pub fn prepare(gpu: &GpuContext, request: &Request) -> Result<Prepared> {
             });
         }
         // The blocks are numbered the same on the second pass: record at the line's owner.
-        let lines = request.source.lines().count();
+        let lines = crate::source_map::SourceMap::new(&request.source).line_count();
         if line == 0 || line as usize > lines {
-            return Err(Error::InvalidSettings(format!(
-                "--lanes {line}: {} has lines 1 to {lines}; name a line with a statement",
-                request.file
-            )));
+            return Err(ProfileError::BadLanes {
+                line,
+                why: format!(
+                    "{} has lines 1 to {lines}; name a line with a statement",
+                    request.file
+                ),
+            }
+            .into());
         }
-        let block = report::line_owner(&instrumented, line).ok_or_else(|| {
-            Error::InvalidSettings(format!(
-                "--lanes {line}: {}:{line} has no code the entry point `{}` runs (a comment, a \
-                 declaration, or a function it never calls); name a line with a statement",
-                request.file, interface.entry
-            ))
-        })?;
+        let block =
+            report::line_owner(&instrumented, line).ok_or_else(|| ProfileError::BadLanes {
+                line,
+                why: format!(
+                    "{}:{line} has no code the entry point `{}` runs (a comment, a declaration, \
+                     or a function it never calls); name a line with a statement",
+                    request.file, interface.entry
+                ),
+            })?;
         options.lanes_block = Some(block);
         instrumented = instrument::instrument(&module, &prepared, &interface.entry, &options)?;
     }
@@ -315,31 +322,7 @@ pub fn profile(lab: &Lab, request: &Request) -> Result<Finished> {
     );
     gpu.run_batch(&label, std::slice::from_ref(&counted))?;
     let words: Vec<u32> = read_buffer(gpu, &label, &counters)?;
-    let lanes = match (&lane_buffer, request.lanes_line) {
-        (Some(buffer), Some(line)) => {
-            let lane_words: Vec<u32> = read_buffer(gpu, &label, buffer)?;
-            let (executions, records) = instrument::read_lanes(&lane_words);
-            let mut records: Vec<report::LaneExecution> = records
-                .into_iter()
-                .map(|r| report::LaneExecution {
-                    ballot: r.ballot,
-                    workgroup: r.workgroup,
-                    first_local_index: r.first_local_index,
-                })
-                .collect();
-            // Subgroups arrive in any order; one subgroup's executions (loop trips) keep theirs.
-            records.sort_by_key(|r| {
-                let [x, y, z] = r.workgroup;
-                (z, y, x, r.first_local_index)
-            });
-            Some(report::LaneCapture {
-                line,
-                executions,
-                records,
-            })
-        }
-        _ => None,
-    };
+    let lanes = lane_capture(gpu, &label, lane_buffer.as_ref(), request.lanes_line)?;
     let counts = instrumented.read_counters(&words)?;
     let subgroup_size = counts.max_active_lanes.filter(|_| gpu.caps.subgroups);
     let analysis = crate::uniformity::analyze_source(&request.file, &request.source).ok();
@@ -384,8 +367,59 @@ pub fn profile(lab: &Lab, request: &Request) -> Result<Finished> {
             instrumented_wgsl: instrumented.wgsl,
         });
     }
-    // The kernel ends on this input: time it alone (the user's own source, with their
-    // overrides as pipeline constants) and instrumented, interleaved.
+    // The kernel ends on this input: time it alone and instrumented, interleaved.
+    profile.timing = Some(timing(gpu, request, &interface, &buffers, counted, &label)?);
+    notes.extend(cross_checks);
+    profile.notes = notes;
+    Ok(Finished {
+        profile,
+        cap_hit: None,
+        instrumented_wgsl: instrumented.wgsl,
+    })
+}
+
+/// What the lanes buffer recorded at `--lanes LINE`, in workgroup and lane order.
+fn lane_capture(
+    gpu: &GpuContext,
+    label: &str,
+    buffer: Option<&wgpu::Buffer>,
+    line: Option<u32>,
+) -> Result<Option<report::LaneCapture>> {
+    let (Some(buffer), Some(line)) = (buffer, line) else {
+        return Ok(None);
+    };
+    let lane_words: Vec<u32> = read_buffer(gpu, label, buffer)?;
+    let (executions, records) = instrument::read_lanes(&lane_words);
+    let mut records: Vec<report::LaneExecution> = records
+        .into_iter()
+        .map(|r| report::LaneExecution {
+            ballot: r.ballot,
+            workgroup: r.workgroup,
+            first_local_index: r.first_local_index,
+        })
+        .collect();
+    // Subgroups arrive in any order; one subgroup's executions (loop trips) keep theirs.
+    records.sort_by_key(|r| {
+        let [x, y, z] = r.workgroup;
+        (z, y, x, r.first_local_index)
+    });
+    Ok(Some(report::LaneCapture {
+        line,
+        executions,
+        records,
+    }))
+}
+
+/// The kernel alone (the user's own source, with their overrides as pipeline constants) and
+/// instrumented (`counted`), timed interleaved.
+fn timing(
+    gpu: &GpuContext,
+    request: &Request,
+    interface: &KernelInterface,
+    buffers: &[wgpu::Buffer],
+    counted: Dispatch,
+    label: &str,
+) -> Result<TimingRecord> {
     let constants: Vec<(&str, f64)> = request
         .overrides
         .iter()
@@ -401,28 +435,21 @@ pub fn profile(lab: &Lab, request: &Request) -> Result<Finished> {
     let plain = dispatch(
         gpu,
         &plain_pipeline,
-        &interface,
-        &buffers,
+        interface,
+        buffers,
         None,
         request.dispatch,
     );
     let timer = GpuTimer::new(gpu);
     let reps = request.reps.max(1);
-    let samples = timer.interleave(gpu, &label, &[plain, counted], reps, &mut |_| {})?;
+    let samples = timer.interleave(gpu, label, &[plain, counted], reps, &mut |_| {})?;
     let [kernel_ns, instrumented_ns] =
         [0, 1].map(|i| crate::stats::summarize(&samples[i]).map_or(f64::NAN, |s| s.median));
-    profile.timing = Some(TimingRecord {
+    Ok(TimingRecord {
         kernel_ns,
         instrumented_ns,
         overhead: instrumented_ns / kernel_ns,
         reps,
         source: timer.source(),
-    });
-    notes.extend(cross_checks);
-    profile.notes = notes;
-    Ok(Finished {
-        profile,
-        cap_hit: None,
-        instrumented_wgsl: instrumented.wgsl,
     })
 }

@@ -102,33 +102,9 @@ pub enum ExperimentStatus {
     Cancelled,
 }
 
-/// What kind of failure ended an experiment: readers and exit codes tell a hung or lost GPU
-/// from a missing feature or a bad kernel.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ErrorKind {
-    /// The GPU did not finish within the host timeout.
-    Timeout,
-    /// The device was lost; later results of the run are void.
-    DeviceLost,
-    /// The adapter lacks a feature.
-    Unsupported,
-    /// The run was cancelled.
-    Cancelled,
-    /// A kernel did not compile.
-    InvalidWgsl,
-    /// wgpu rejected something divlab built.
-    Wgpu,
-    /// Anything else.
-    Other,
-}
-
-impl ErrorKind {
-    /// Whether the GPU itself failed (timed out or was lost), so later results are suspect.
-    pub fn is_gpu_failure(self) -> bool {
-        matches!(self, Self::Timeout | Self::DeviceLost)
-    }
-}
+// `ErrorKind` lives with the error type it classifies; readers of `report::ErrorKind` keep
+// compiling through this re-export.
+pub use crate::error::ErrorKind;
 
 /// The outcome of one check.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -198,7 +198,7 @@ impl Source {
 
     /// 1-based line and column of a prepared-text offset, in the original text.
     pub fn location(&self, prepared: usize) -> (u32, u32) {
-        self.line_col(self.original_offset(prepared))
+        crate::source_map::SourceMap::new(&self.original).line_col(self.original_offset(prepared))
     }
 
     /// The original-text range of a prepared-text span.

@@ -1,0 +1,201 @@
+//! What can go wrong in `divlab profile` before the GPU runs: one variant per case, each
+//! message saying what to change. It converts into the crate's [`crate::Error`]
+//! (`Error::Profile`), whose kind is `Other`, so the CLI exits 2 for all of them.
+
+use std::path::PathBuf;
+
+/// A profile request the kernel or the command line cannot satisfy, or a divlab bug.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Error {
+    /// The kernel file could not be read.
+    #[error("cannot read the kernel {}: {reason}", path.display())]
+    ReadKernel {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        reason: String,
+    },
+
+    /// The kernel has no `@compute` entry point at all.
+    #[error(
+        "{file} has no @compute entry point; divlab profile runs compute kernels \
+         (`@compute @workgroup_size(64) fn main(...)`)"
+    )]
+    NoEntryPoint {
+        /// The kernel's file.
+        file: String,
+    },
+
+    /// The kernel has several `@compute` entry points and `--entry` picked none.
+    #[error("{file} has {count} @compute entry points ({names}); pick one with --entry NAME")]
+    SeveralEntryPoints {
+        /// The kernel's file.
+        file: String,
+        /// How many there are.
+        count: usize,
+        /// Their names, quoted and comma-separated.
+        names: String,
+    },
+
+    /// `--entry` names no `@compute` entry point of the kernel.
+    #[error("--entry {wanted}: {why}")]
+    UnknownEntryPoint {
+        /// The name asked for.
+        wanted: String,
+        /// What the name is instead, and the entry points there are.
+        why: String,
+    },
+
+    /// The entry point uses a resource divlab cannot make a buffer for.
+    #[error(
+        "`{name}` ({declared}, line {line} of {file}) is {what}, which entry point `{entry}` \
+         uses; divlab profile supports uniform and storage buffers only: profile a kernel that \
+         reads its inputs from buffers"
+    )]
+    UnsupportedBinding {
+        /// The variable's name.
+        name: String,
+        /// `@group(g) @binding(b)`, or its address space.
+        declared: String,
+        /// The 1-based line of its declaration (0 when unknown).
+        line: u32,
+        /// The kernel's file.
+        file: String,
+        /// What kind of resource it is.
+        what: String,
+        /// The entry point.
+        entry: String,
+    },
+
+    /// The kernel already uses a binding divlab needs for its own buffers.
+    #[error(
+        "the kernel's `{name}` already uses @group({group}) @binding({binding}), where divlab \
+         binds {what}; pick another counters group"
+    )]
+    TakenBinding {
+        /// The kernel's variable there.
+        name: String,
+        /// Its group.
+        group: u32,
+        /// Its binding.
+        binding: u32,
+        /// What divlab binds there.
+        what: String,
+    },
+
+    /// The kernel uses every bind group the adapter has, leaving none for the counters.
+    #[error(
+        "the kernel uses bind groups up to {highest}, and this adapter has {available}: divlab \
+         profile needs one more for its counters. Move the kernel's bindings into fewer groups, \
+         or use an adapter with more (`divlab adapters`)"
+    )]
+    NoCountersGroup {
+        /// The highest group the kernel uses.
+        highest: u32,
+        /// The adapter's `max_bind_groups`.
+        available: u32,
+    },
+
+    /// An `--override` names no constant, names one twice, or leaves one without a value.
+    #[error("{0}")]
+    BadOverride(String),
+
+    /// `--lanes LINE` names no line the entry point runs.
+    #[error("--lanes {line}: {why}")]
+    BadLanes {
+        /// The line asked for.
+        line: u32,
+        /// Why it has nothing to record, and what to name instead.
+        why: String,
+    },
+
+    /// A `--buffer` or `--len` names no binding, names one twice, or its fill does not fit.
+    #[error("{0}")]
+    BadFill(String),
+
+    /// divlab's own bug: the instrumented module does not validate, or its counters do not
+    /// decode.
+    #[error(
+        "a divlab bug while profiling entry point `{entry}`: {what}: {detail}; please report \
+         it with the kernel"
+    )]
+    Internal {
+        /// The entry point being instrumented.
+        entry: String,
+        /// What failed.
+        what: String,
+        /// naga's error, spelled out with every cause.
+        detail: String,
+    },
+}
+
+impl Error {
+    /// An [`Error::Internal`] from `error` and all of its causes.
+    pub fn internal(entry: &str, what: &str, error: &dyn std::error::Error) -> Self {
+        let mut detail = error.to_string();
+        let mut cause = error.source();
+        while let Some(e) = cause {
+            detail.push_str(": ");
+            detail.push_str(&e.to_string());
+            cause = e.source();
+        }
+        Self::Internal {
+            entry: entry.to_owned(),
+            what: what.to_owned(),
+            detail,
+        }
+    }
+}
+
+impl From<Error> for crate::Error {
+    fn from(e: Error) -> Self {
+        Self::Profile(Box::new(e))
+    }
+}
+
+/// Results of the profiler's own checks.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::ErrorKind;
+
+    /// A module naga rejects, as a divlab bug in the pass would make one: the entry point
+    /// returns a value it does not declare.
+    fn invalid_module() -> naga::Module {
+        let mut module =
+            naga::front::wgsl::parse_str("@compute @workgroup_size(1) fn main() {}").unwrap();
+        let function = &mut module.entry_points[0].function;
+        let one = function.expressions.append(
+            naga::Expression::Literal(naga::Literal::U32(1)),
+            naga::Span::UNDEFINED,
+        );
+        function.body = naga::Block::from_vec(vec![naga::Statement::Return { value: Some(one) }]);
+        module
+    }
+
+    #[test]
+    fn an_internal_error_spells_out_naga_and_asks_for_a_report() {
+        let e = naga::valid::Validator::new(
+            naga::valid::ValidationFlags::all(),
+            naga::valid::Capabilities::all(),
+        )
+        .validate(&invalid_module())
+        .expect_err("the module is invalid");
+        let error = Error::internal("main", "the instrumented module does not validate", &e);
+        let text = error.to_string();
+        assert!(text.contains("entry point `main`"), "{text}");
+        assert!(text.contains("please report it with the kernel"), "{text}");
+        // Every cause, not only naga's outermost message.
+        let mut cause: Option<&dyn std::error::Error> = Some(&e);
+        while let Some(c) = cause {
+            assert!(text.contains(&c.to_string()), "{text} lacks `{c}`");
+            cause = c.source();
+        }
+        // A usage-class error for exit codes, and no longer a WGSL error at line 0.
+        let crate_error = crate::Error::from(error);
+        assert_eq!(crate_error.kind(), ErrorKind::Other);
+        assert!(!crate_error.to_string().contains(":0:0"), "{crate_error}");
+    }
+}

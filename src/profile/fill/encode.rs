@@ -1,0 +1,203 @@
+//! Encoding: the bytes of a binding's buffer for its fill, scalar by scalar in WGSL layout
+//! order.
+
+use std::ops::ControlFlow;
+
+use naga::{Scalar, ScalarKind};
+
+use super::Fill;
+use crate::profile::error::{Error, Result};
+use crate::profile::kernel::{Binding, BufferSize, scalar_name};
+
+/// The `bytes` bytes of `binding`'s buffer filled with `fill` (a runtime-sized array holds as
+/// many elements as fit). See [`Fill`] for each form.
+pub fn contents(binding: &Binding, bytes: u64, fill: &Fill) -> Result<Vec<u8>> {
+    let size = usize::try_from(bytes)
+        .map_err(|_| Error::BadFill(format!("{} would take {bytes} bytes", binding.label())))?;
+    let mut buf = vec![0u8; size];
+    let len = binding.size.len_for(bytes);
+    let mut each = |f: &mut ScalarWriter<'_>| {
+        let mut visit = |offset: u64, scalar: Scalar| {
+            if offset + u64::from(scalar.width) > bytes {
+                return ControlFlow::Continue(());
+            }
+            f(&mut buf, offset, scalar)
+        };
+        binding.shape.for_each_scalar(0, len, &mut visit)
+    };
+    match fill {
+        Fill::Zeros => {}
+        Fill::Iota => {
+            let mut k = 0u64;
+            let _ = each(&mut |buf, offset, scalar| {
+                let bits = match scalar.kind {
+                    ScalarKind::Float => float_bits(k as f64, scalar.width),
+                    _ => k,
+                };
+                put(buf, offset, scalar.width, bits);
+                k += 1;
+                ControlFlow::Continue(())
+            });
+        }
+        Fill::Random(seed) => {
+            let slot = u64::from(binding.group) << 32 | u64::from(binding.binding);
+            let mut rng = fastrand::Rng::with_seed(seed ^ slot.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+            let _ = each(&mut |buf, offset, scalar| {
+                let bits = match (scalar.kind, scalar.width) {
+                    (ScalarKind::Float, 2) => float_bits(f64::from(rng.u32(0..2048)) / 2048.0, 2),
+                    (ScalarKind::Float, 4) => u64::from(rng.f32().to_bits()),
+                    (ScalarKind::Float, _) => rng.f64().to_bits(),
+                    _ => rng.u64(..),
+                };
+                put(buf, offset, scalar.width, bits);
+                ControlFlow::Continue(())
+            });
+        }
+        Fill::Values(values) => {
+            let mut next = values.iter().enumerate();
+            let mut failure = None;
+            let _ = each(&mut |buf, offset, scalar| {
+                let Some((i, &v)) = next.next() else {
+                    return ControlFlow::Break(());
+                };
+                match value_bits(v, scalar) {
+                    Some(bits) => {
+                        put(buf, offset, scalar.width, bits);
+                        ControlFlow::Continue(())
+                    }
+                    None => {
+                        failure = Some(format!(
+                            "values: value {} ({v}) does not fit the {} at byte {offset} of {}",
+                            i + 1,
+                            scalar_name(scalar),
+                            binding.label()
+                        ));
+                        ControlFlow::Break(())
+                    }
+                }
+            });
+            if let Some(message) = failure {
+                return Err(Error::BadFill(message));
+            }
+            let left = next.count();
+            if left > 0 {
+                let holds = binding.shape.scalar_count(len);
+                let hint = if binding.size.is_runtime() {
+                    "; give fewer values or a larger --len"
+                } else {
+                    "; give fewer values"
+                };
+                return Err(Error::BadFill(format!(
+                    "values: gives {} values but {} holds {holds} scalars ({bytes} bytes){hint}",
+                    values.len(),
+                    binding.label()
+                )));
+            }
+        }
+        Fill::File(path) => {
+            let data = std::fs::read(path).map_err(|e| {
+                Error::BadFill(format!(
+                    "cannot read file:{} for {}: {e}",
+                    path.display(),
+                    binding.label()
+                ))
+            })?;
+            if data.len() > size {
+                let hint = match binding.size {
+                    BufferSize::RuntimeArray { base, stride, .. } => {
+                        let n = (data.len() as u64)
+                            .saturating_sub(base)
+                            .div_ceil(stride.max(1));
+                        format!("; pass --len {}={n} to fit it", binding.name)
+                    }
+                    BufferSize::Fixed(_) => String::new(),
+                };
+                return Err(Error::BadFill(format!(
+                    "file:{} has {} bytes but {} takes {bytes} bytes{hint}",
+                    path.display(),
+                    data.len(),
+                    binding.label()
+                )));
+            }
+            buf[..data.len()].copy_from_slice(&data);
+        }
+    }
+    Ok(buf)
+}
+
+/// Writes one scalar into a buffer: `(buffer, byte offset, scalar type)`.
+type ScalarWriter<'a> = dyn FnMut(&mut [u8], u64, Scalar) -> ControlFlow<()> + 'a;
+
+/// Writes the low `width` bytes of `bits` little-endian at `offset`.
+fn put(buf: &mut [u8], offset: u64, width: u8, bits: u64) {
+    let at = offset as usize;
+    let width = usize::from(width);
+    buf[at..at + width].copy_from_slice(&bits.to_le_bytes()[..width]);
+}
+
+/// `v` as a float of `width` bytes.
+fn float_bits(v: f64, width: u8) -> u64 {
+    match width {
+        2 => u64::from(f16_bits(v as f32)),
+        4 => u64::from((v as f32).to_bits()),
+        _ => v.to_bits(),
+    }
+}
+
+/// `v` as `scalar`'s bits, or `None` where it does not fit (a fraction or out of range for an
+/// integer).
+fn value_bits(v: f64, scalar: Scalar) -> Option<u64> {
+    let bits = u32::from(scalar.width) * 8;
+    match scalar.kind {
+        ScalarKind::Float => Some(float_bits(v, scalar.width)),
+        ScalarKind::Uint => {
+            let max = 2f64.powi(bits as i32);
+            (v.fract() == 0.0 && (0.0..max).contains(&v)).then_some(v as u64)
+        }
+        ScalarKind::Sint => {
+            let half = 2f64.powi(bits as i32 - 1);
+            (v.fract() == 0.0 && (-half..half).contains(&v)).then(|| {
+                let mask = if bits == 64 {
+                    u64::MAX
+                } else {
+                    (1 << bits) - 1
+                };
+                (v as i64 as u64) & mask
+            })
+        }
+        ScalarKind::Bool | ScalarKind::AbstractInt | ScalarKind::AbstractFloat => None,
+    }
+}
+
+/// IEEE binary16 bits of `x`, rounded to nearest even.
+pub(super) fn f16_bits(x: f32) -> u16 {
+    let b = x.to_bits();
+    let sign = ((b >> 16) & 0x8000) as u16;
+    let exp = ((b >> 23) & 0xff) as i32;
+    let man = b & 0x7f_ffff;
+    if exp == 0xff {
+        return sign | 0x7c00 | if man != 0 { 0x200 } else { 0 };
+    }
+    let e = exp - 127 + 15;
+    if e >= 0x1f {
+        return sign | 0x7c00;
+    }
+    let (m, shift) = if e <= 0 {
+        // Subnormal: the implicit bit joins the mantissa, shifted further right.
+        if e < -10 {
+            return sign;
+        }
+        (man | 0x80_0000, (14 - e) as u32)
+    } else {
+        (man, 13)
+    };
+    let half = 1u32 << (shift - 1);
+    let rest = m & ((1 << shift) - 1);
+    let mut h = m >> shift;
+    if rest > half || (rest == half && h & 1 == 1) {
+        h += 1;
+    }
+    // A carry out of the mantissa rounds into the exponent, as it should.
+    let high = if e <= 0 { 0 } else { (e as u32) << 10 };
+    sign | (high + h) as u16
+}

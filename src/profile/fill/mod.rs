@@ -1,0 +1,15 @@
+//! What `divlab profile` puts in a kernel's buffers: the command-line forms in `grammar.rs`,
+//! their resolution against the kernel's [`KernelInterface`](super::kernel::KernelInterface)
+//! in `resolve.rs`, and the bytes of each buffer in `encode.rs`. Pure; no device.
+
+mod encode;
+mod grammar;
+mod resolve;
+#[cfg(test)]
+mod tests;
+
+pub use encode::contents;
+pub use grammar::{
+    BindingRef, BufferSpec, DEFAULT_SEED, Fill, parse_dispatch, parse_len, parse_override,
+};
+pub use resolve::{Resolved, invocations, resolve};

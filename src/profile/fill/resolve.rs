@@ -1,0 +1,96 @@
+//! Resolution: each binding of the kernel's interface with the `--buffer` and `--len` that
+//! name it.
+
+use super::{BindingRef, BufferSpec, Fill};
+use crate::profile::error::{Error, Result};
+use crate::profile::kernel::{BufferSize, KernelInterface};
+
+/// Invocations of a dispatch: the default length of a runtime-sized array, one element per
+/// invocation.
+pub fn invocations(workgroup_size: [u32; 3], dispatch: [u32; 3]) -> u64 {
+    workgroup_size
+        .iter()
+        .chain(&dispatch)
+        .map(|&n| u64::from(n))
+        .product()
+}
+
+/// One binding's resolved settings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Resolved {
+    /// Index into [`KernelInterface::bindings`].
+    pub index: usize,
+    /// Its fill ([`Fill::default`] where none was given).
+    pub fill: Fill,
+    /// Its runtime-sized array's length, where `--len` gave one (the host picks a default).
+    pub len: Option<u64>,
+}
+
+/// Each binding of `interface`, in its order, with the `--buffer` and `--len` that name it.
+/// A `--buffer`/`--len` that names no binding, names one twice, or a `--len` on a fixed-size
+/// binding is an error.
+pub fn resolve(
+    interface: &KernelInterface,
+    specs: &[BufferSpec],
+    lens: &[(BindingRef, u64)],
+) -> Result<Vec<Resolved>> {
+    let mut out: Vec<Resolved> = (0..interface.bindings.len())
+        .map(|index| Resolved {
+            index,
+            fill: Fill::default(),
+            len: None,
+        })
+        .collect();
+    let mut filled = vec![false; out.len()];
+    for spec in specs {
+        let i = find(interface, &spec.target, "--buffer")?;
+        if std::mem::replace(&mut filled[i], true) {
+            return Err(Error::BadFill(format!(
+                "--buffer gives {} twice; give each binding once",
+                interface.bindings[i].label()
+            )));
+        }
+        out[i].fill = spec.fill.clone();
+    }
+    for (target, len) in lens {
+        let i = find(interface, target, "--len")?;
+        let b = &interface.bindings[i];
+        if let BufferSize::Fixed(bytes) = b.size {
+            return Err(Error::BadFill(format!(
+                "--len {target}={len}: {} has a fixed size of {bytes} bytes; --len applies only \
+                 to runtime-sized arrays (`array<T>`)",
+                b.label()
+            )));
+        }
+        if out[i].len.replace(*len).is_some() {
+            return Err(Error::BadFill(format!(
+                "--len gives {} twice; give each binding once",
+                b.label()
+            )));
+        }
+    }
+    Ok(out)
+}
+
+fn find(interface: &KernelInterface, target: &BindingRef, flag: &str) -> Result<usize> {
+    interface
+        .bindings
+        .iter()
+        .position(|b| target.matches(b))
+        .ok_or_else(|| {
+            let list: Vec<String> = interface
+                .bindings
+                .iter()
+                .map(|b| format!("{} at {}:{} ({})", b.name, b.group, b.binding, b.access))
+                .collect();
+            let list = if list.is_empty() {
+                "it uses none".to_owned()
+            } else {
+                format!("its bindings are {}", list.join(", "))
+            };
+            Error::BadFill(format!(
+                "{flag} {target}=...: entry point `{}` uses no binding `{target}`; {list}",
+                interface.entry
+            ))
+        })
+}

@@ -1,0 +1,275 @@
+//! The pure control-flow checks the pass decides by: which statements can take lanes out of
+//! a block, which loops can be counted after they end, where a `for`/`while` body's exit test
+//! ends, and which functions the entry point reaches. They read the IR and change nothing.
+
+use naga::{Block, Expression, Function, Handle, Module, Span, Statement};
+
+use crate::source_map::SourceMap;
+
+/// Whether `statement` can take some lanes out of the block it is in while others go on: a
+/// `return` (or `kill`) anywhere in it, or a `break`/`continue` that leaves an enclosing loop
+/// (not one of a loop or, for `break`, a `switch` nested in it). Only a branch lets some lanes
+/// leave while others stay; a bare `return` ends the block for every lane.
+pub(super) fn may_leave(statement: &Statement, in_loop: bool, in_switch: bool) -> bool {
+    match statement {
+        Statement::If { .. } | Statement::Switch { .. } | Statement::Loop { .. } => {
+            escapes(statement, in_loop, in_switch, true)
+        }
+        _ => false,
+    }
+}
+
+/// Whether `statement` leaves the block it is in: a `return` or `kill` anywhere in it, a
+/// `break` that is not of a loop or `switch` nested in it, and (when `continues`) a `continue`
+/// that is not of a nested loop.
+fn escapes(statement: &Statement, in_loop: bool, in_switch: bool, continues: bool) -> bool {
+    let any = |block: &Block, in_loop, in_switch| {
+        block
+            .iter()
+            .any(|s| escapes(s, in_loop, in_switch, continues))
+    };
+    match statement {
+        Statement::Return { .. } | Statement::Kill => true,
+        Statement::Break => !in_loop && !in_switch,
+        Statement::Continue => continues && !in_loop,
+        Statement::Block(b) => any(b, in_loop, in_switch),
+        Statement::If { accept, reject, .. } => {
+            any(accept, in_loop, in_switch) || any(reject, in_loop, in_switch)
+        }
+        Statement::Switch { cases, .. } => cases.iter().any(|c| any(&c.body, in_loop, true)),
+        Statement::Loop {
+            body, continuing, ..
+        } => any(body, true, in_switch) || any(continuing, true, in_switch),
+        _ => false,
+    }
+}
+
+/// Whether a loop's counts can be hoisted out of it (`hoist.rs`): a
+/// `for`/`while` whose only way out is its exit test, a single `if c {} else { break; }`
+/// (no short-circuit `&&`/`||`, no call in the condition), with no `break if`, and no
+/// `return` or `break` of it anywhere in its body or `continuing`. Then a lane's trips are
+/// its exit-test evaluations less one, and every lane that entered leaves at the loop's end.
+pub(super) fn hoistable(
+    body: &Block,
+    continuing: &Block,
+    break_if: Option<Handle<Expression>>,
+    lines: &SourceMap<'_>,
+    loop_line: u32,
+) -> bool {
+    let Some(test) = exit_test_len(body, lines, loop_line) else {
+        return false;
+    };
+    let statements: Vec<&Statement> = body.iter().collect();
+    let (test, rest) = statements.split_at(test);
+    let (last, before) = test.split_last().expect("an exit test ends in an `if`");
+    let leaves = |s: &&Statement| escapes(s, false, false, false);
+    break_if.is_none()
+        && matches!(last, Statement::If { .. })
+        && before.iter().all(|s| matches!(s, Statement::Emit(_)))
+        && !rest.iter().any(leaves)
+        && !continuing.iter().any(|s| leaves(&s))
+}
+
+/// How many statements of a loop body are its leading exit test (see [`split_exit_test`]).
+fn exit_test_len(block: &Block, lines: &SourceMap<'_>, loop_line: u32) -> Option<usize> {
+    let is_break = |b: &Block| matches!(b.iter().collect::<Vec<_>>()[..], [Statement::Break]);
+    let is_exit = |s: &Statement| match s {
+        Statement::If { accept, reject, .. } => {
+            (accept.is_empty() && is_break(reject)) || (is_break(accept) && reject.is_empty())
+        }
+        _ => false,
+    };
+    let on_header = |span: &Span| lines.span_lines(*span).is_none_or(|(l, _)| l == loop_line);
+    let header = block
+        .span_iter()
+        .take_while(|(_, span)| on_header(span))
+        .count();
+    let on_line: Vec<&Statement> = block.iter().take(header).collect();
+    on_line.iter().rposition(|s| is_exit(s)).map(|i| i + 1)
+}
+
+/// Splits a loop body into its leading exit test and the rest. naga makes a `for`/`while`
+/// condition into statements on the loop's own line (`Emit`s, an `if` per short-circuit `&&` or
+/// `||`) ending in `if c {} else { break; }`; the test is the longest run of statements on
+/// `loop_line` (or without a location) that ends in such an `if`. No such run: an empty test.
+pub(super) fn split_exit_test(
+    block: Block,
+    lines: &SourceMap<'_>,
+    loop_line: u32,
+) -> (Block, Block) {
+    let Some(split) = exit_test_len(&block, lines, loop_line) else {
+        return (Block::new(), block);
+    };
+    let mut test = Block::new();
+    let mut rest = Block::new();
+    for (i, (statement, span)) in block.span_into_iter().enumerate() {
+        if i < split {
+            test.push(statement, span);
+        } else {
+            rest.push(statement, span);
+        }
+    }
+    (test, rest)
+}
+
+/// Functions reachable by calls from the (only) entry point, in arena order.
+pub(super) fn reachable_functions(module: &Module) -> Vec<Handle<Function>> {
+    let mut seen = vec![false; module.functions.len()];
+    let mut stack = Vec::new();
+    calls(&module.entry_points[0].function.body, &mut stack);
+    while let Some(h) = stack.pop() {
+        if !std::mem::replace(&mut seen[h.index()], true) {
+            calls(&module.functions[h].body, &mut stack);
+        }
+    }
+    module
+        .functions
+        .iter()
+        .map(|(h, _)| h)
+        .filter(|h| seen[h.index()])
+        .collect()
+}
+
+fn calls(block: &Block, out: &mut Vec<Handle<Function>>) {
+    for statement in block.iter() {
+        match *statement {
+            Statement::Call { function, .. } => out.push(function),
+            Statement::Block(ref b) => calls(b, out),
+            Statement::If {
+                ref accept,
+                ref reject,
+                ..
+            } => {
+                calls(accept, out);
+                calls(reject, out);
+            }
+            Statement::Switch { ref cases, .. } => {
+                for case in cases {
+                    calls(&case.body, out);
+                }
+            }
+            Statement::Loop {
+                ref body,
+                ref continuing,
+                ..
+            } => {
+                calls(body, out);
+                calls(continuing, out);
+            }
+            _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::shaders::{check_wgsl, prepare_for_naga};
+
+    const KERNEL: &str = "\
+fn leaf(v: u32) -> u32 { return v + 1u; }
+fn mid(v: u32) -> u32 { return leaf(v) * 2u; }
+fn unused() -> u32 { return 0u; }
+@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+@compute @workgroup_size(64)
+fn main(@builtin(local_invocation_index) lid: u32) {
+    var acc = mid(lid);
+    if lid > 60u { return; }
+    if lid > 50u { acc += 1u; }
+    for (var i = 0u; i < lid % 4u; i++) { acc += i; }
+    for (var i = 0u; i < lid % 4u; i++) { if acc > 9u { break; } acc += i; }
+    for (var i = 0u; i < lid % 4u && acc < 9u; i++) { acc += i; }
+    loop {
+        if acc > 3u { break; }
+        acc += 1u;
+    }
+    out[lid] = acc;
+}
+";
+
+    /// The module, its source map, and the entry point's statements that have a line, with it.
+    fn entry() -> (Module, String) {
+        let prepared = prepare_for_naga(KERNEL);
+        (check_wgsl("k.wgsl", &prepared).unwrap(), prepared)
+    }
+
+    fn statement_at<'m>(module: &'m Module, map: &SourceMap<'_>, line: u32) -> &'m Statement {
+        let body = &module.entry_points[0].function.body;
+        body.span_iter()
+            .find(|(s, span)| {
+                !matches!(s, Statement::Emit(_)) && map.span_line(**span) == Some(line)
+            })
+            .map(|(s, _)| s)
+            .unwrap_or_else(|| panic!("no statement on line {line}"))
+    }
+
+    #[test]
+    fn only_a_branch_with_an_exit_lets_some_lanes_leave() {
+        let (module, source) = entry();
+        let map = SourceMap::new(&source);
+        assert!(may_leave(statement_at(&module, &map, 8), false, false));
+        assert!(!may_leave(statement_at(&module, &map, 9), false, false));
+        // A `break` of the loop itself takes no lanes out of the block around the loop.
+        assert!(!may_leave(statement_at(&module, &map, 11), false, false));
+        let return_only = Statement::Return { value: None };
+        assert!(
+            !may_leave(&return_only, false, false),
+            "a bare return ends the block"
+        );
+    }
+
+    #[test]
+    fn a_loop_is_hoisted_only_when_its_test_is_its_one_way_out() {
+        let (module, source) = entry();
+        let map = SourceMap::new(&source);
+        let hoisted = |line: u32| match statement_at(&module, &map, line) {
+            Statement::Loop {
+                body,
+                continuing,
+                break_if,
+            } => hoistable(body, continuing, *break_if, &map, line),
+            other => panic!("line {line} is {other:?}"),
+        };
+        assert!(hoisted(10), "a plain `for`");
+        assert!(!hoisted(11), "a `break` in the body");
+        assert!(!hoisted(12), "a short-circuit `&&` in the test");
+        assert!(!hoisted(13), "a `loop` has no leading test");
+    }
+
+    #[test]
+    fn a_for_body_splits_after_its_exit_test() {
+        let (module, source) = entry();
+        let map = SourceMap::new(&source);
+        let Statement::Loop { body, .. } = statement_at(&module, &map, 10) else {
+            panic!("line 10 is a loop");
+        };
+        let (test, rest) = split_exit_test(body.clone(), &map, 10);
+        assert!(
+            matches!(test.last(), Some(Statement::If { .. })),
+            "{test:?}"
+        );
+        assert!(
+            test.iter()
+                .all(|s| matches!(s, Statement::Emit(_) | Statement::If { .. }))
+        );
+        assert_eq!(test.len() + rest.len(), body.len());
+        assert!(!rest.is_empty());
+        // A `loop` without a leading test has an empty one.
+        let Statement::Loop { body, .. } = statement_at(&module, &map, 13) else {
+            panic!("line 13 is a loop");
+        };
+        let (test, rest) = split_exit_test(body.clone(), &map, 13);
+        assert!(test.is_empty());
+        assert_eq!(rest.len(), body.len());
+    }
+
+    #[test]
+    fn reachable_functions_are_the_called_ones_in_arena_order() {
+        let (module, _) = entry();
+        let names: Vec<&str> = reachable_functions(&module)
+            .into_iter()
+            .map(|h| module.functions[h].name.as_deref().unwrap_or("?"))
+            .collect();
+        assert_eq!(names, ["leaf", "mid"]);
+    }
+}

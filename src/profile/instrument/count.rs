@@ -1,0 +1,244 @@
+//! Counting through one sink: a site says what it counts ([`Share`]s of counter words), and
+//! [`Pass::count`] puts it where the walk is: outside every loop (at most once per invocation)
+//! the elected lane adds the subgroup's totals straight to the 64-bit counters; inside a loop
+//! (or a function called from one) each lane adds its share to its private counts, flushed
+//! where it leaves the kernel (`flush.rs`). Also the votes before a branch.
+
+use naga::{
+    AtomicFunction, BinaryOperator, Block, Expression, GlobalVariable, Handle, Literal,
+    SubgroupOperation, Type, UnaryOperator,
+};
+
+use super::Pass;
+use super::emit::Emitter;
+use super::layout::Word;
+
+/// What one count adds to its counter, and which lanes add it.
+#[derive(Clone, Copy)]
+pub(super) enum Share {
+    /// The elected lane adds `value` for its subgroup.
+    Elected(Handle<Expression>),
+    /// The elected lane adds `value` when the condition (the same in every lane) holds.
+    ElectedIf(Handle<Expression>, Handle<Expression>),
+    /// Every active lane adds its own `value`; straight to the counters, the elected lane adds
+    /// the subgroup's [`Total`] of it.
+    EachLane(Handle<Expression>, Total),
+}
+
+/// A per-lane value and how its subgroup total is made.
+type TotalOf = (Handle<Expression>, Total);
+
+/// How the subgroup's total of a per-lane value is made.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Total {
+    /// The value is 1 in every lane: the total is the active lanes (a ballot).
+    ActiveLanes,
+    /// `subgroupAdd(value)`.
+    Sum,
+}
+
+impl Pass<'_> {
+    /// The sink: makes `counts` where the walk is (see the module notes). Without subgroups
+    /// every invocation is its own subgroup of one: it adds its [`Share::Elected`] counts to its
+    /// private counts, and active lanes and branch counts are not measured.
+    pub(super) fn count(&self, fx: &mut Emitter<'_>, counts: &[(Word, Share)], out: &mut Block) {
+        let local = self.g.local;
+        if !self.opts.subgroups {
+            for &(word, share) in counts {
+                if let Share::Elected(value) = share {
+                    local_add(fx, local, word, value, out);
+                }
+            }
+            return;
+        }
+        let elected = self.elect(fx, out);
+        if self.at.hot {
+            for &(word, share) in counts {
+                match share {
+                    Share::Elected(value) => local_add_if(fx, local, word, elected, value, out),
+                    Share::ElectedIf(condition, value) => {
+                        let both = fx.binary(BinaryOperator::LogicalAnd, elected, condition);
+                        local_add_if(fx, local, word, both, value, out);
+                    }
+                    Share::EachLane(value, _) => local_add(fx, local, word, value, out),
+                }
+            }
+            return;
+        }
+        // Each subgroup total once, made by every lane before the elected one adds them.
+        let mut totals: Vec<(TotalOf, Handle<Expression>)> = Vec::new();
+        for &(_, share) in counts {
+            if let Share::EachLane(value, how) = share
+                && !totals.iter().any(|&(key, _)| key == (value, how))
+            {
+                let total = match how {
+                    Total::ActiveLanes => fx.active_lanes(out),
+                    Total::Sum => fx.reduce(SubgroupOperation::Add, value, self.g.u32_ty, out),
+                };
+                totals.push(((value, how), total));
+            }
+        }
+        let counters = self.g.counters;
+        let add = fx.nested(out, |fx, b| {
+            for &(word, share) in counts {
+                match share {
+                    Share::Elected(value) => add64(fx, counters, word, value, b),
+                    Share::ElectedIf(condition, value) => {
+                        let add = fx.nested(b, |fx, b| add64(fx, counters, word, value, b));
+                        fx.if_then(condition, add, b);
+                    }
+                    Share::EachLane(value, how) => {
+                        let (_, total) = *totals
+                            .iter()
+                            .find(|&&(key, _)| key == (value, how))
+                            .expect("every total is made above");
+                        add64(fx, counters, word, total, b);
+                    }
+                }
+            }
+        });
+        fx.if_then(elected, add, out);
+    }
+
+    /// Block entry: 1 execution, and the active lanes (1 per lane).
+    pub(super) fn count_block(&self, fx: &mut Emitter<'_>, block: usize, out: &mut Block) {
+        let one = fx.literal(Literal::U32(1), out);
+        let counts = [
+            (Word::Block(block, 0), Share::Elected(one)),
+            (
+                Word::Block(block, 2),
+                Share::EachLane(one, Total::ActiveLanes),
+            ),
+        ];
+        self.count(fx, &counts, out);
+    }
+
+    /// Before an `if`: divergent iff `subgroupAny(c) && !subgroupAll(c)`.
+    pub(super) fn count_if(
+        &self,
+        fx: &mut Emitter<'_>,
+        branch: usize,
+        condition: Handle<Expression>,
+        out: &mut Block,
+    ) {
+        let all = fx.vote(SubgroupOperation::All, condition, out);
+        let any = fx.vote(SubgroupOperation::Any, condition, out);
+        let not_all = fx.emitted(Expression::Unary {
+            op: UnaryOperator::LogicalNot,
+            expr: all,
+        });
+        let divergent = fx.binary(BinaryOperator::LogicalAnd, any, not_all);
+        self.count_branch(fx, branch, divergent, out);
+    }
+
+    /// Before a `switch`: divergent iff `!subgroupAll(s == subgroupBroadcastFirst(s))`. A switch
+    /// with only a `default` case cannot diverge (and its selector type is not at hand).
+    pub(super) fn count_switch(
+        &self,
+        fx: &mut Emitter<'_>,
+        branch: usize,
+        selector: Handle<Expression>,
+        ty: Option<Handle<Type>>,
+        out: &mut Block,
+    ) {
+        let divergent = match ty {
+            Some(ty) => {
+                let first = fx.broadcast_first(selector, ty, out);
+                let same = fx.binary(BinaryOperator::Equal, selector, first);
+                let all = fx.vote(SubgroupOperation::All, same, out);
+                fx.emitted(Expression::Unary {
+                    op: UnaryOperator::LogicalNot,
+                    expr: all,
+                })
+            }
+            None => fx.literal(Literal::Bool(false), out),
+        };
+        self.count_branch(fx, branch, divergent, out);
+    }
+
+    /// 1 evaluation, and 1 divergent evaluation when `divergent`.
+    fn count_branch(
+        &self,
+        fx: &mut Emitter<'_>,
+        branch: usize,
+        divergent: Handle<Expression>,
+        out: &mut Block,
+    ) {
+        let one = fx.literal(Literal::U32(1), out);
+        let counts = [
+            (Word::Branch(branch, 0), Share::Elected(one)),
+            (Word::Branch(branch, 2), Share::ElectedIf(divergent, one)),
+        ];
+        self.count(fx, &counts, out);
+    }
+}
+
+/// `&divlab_counters[word]`, its index patched once the layout is known.
+pub(super) fn counter(
+    fx: &mut Emitter<'_>,
+    counters: Handle<GlobalVariable>,
+    word: Word,
+    out: &mut Block,
+) -> Handle<Expression> {
+    let base = fx.global(counters, out);
+    let pointer = fx.member(base, 0);
+    fx.patches.push((pointer, word));
+    pointer
+}
+
+/// 64-bit add of `value` (a `u32`) to the pair whose low word is `word` (the high word
+/// follows): `old = atomicAdd(&lo, v); if old + v < v { atomicAdd(&hi, 1u); }`.
+pub(super) fn add64(
+    fx: &mut Emitter<'_>,
+    counters: Handle<GlobalVariable>,
+    word: Word,
+    value: Handle<Expression>,
+    out: &mut Block,
+) {
+    let pointer = counter(fx, counters, word, out);
+    let old = fx.atomic_add(pointer, value, out);
+    let sum = fx.binary(BinaryOperator::Add, old, value);
+    let wrapped = fx.binary(BinaryOperator::Less, sum, value);
+    let carry = fx.nested(out, |fx, b| {
+        let one = fx.literal(Literal::U32(1), b);
+        let pointer = counter(fx, counters, word.high(), b);
+        fx.atomic(pointer, AtomicFunction::Add, one, b);
+    });
+    fx.if_then(wrapped, carry, out);
+}
+
+/// `divlab_local[word] += select(0u, value, condition)`. A `select`, not an `if`: a branch at
+/// every block entry of a loop would itself diverge.
+fn local_add_if(
+    fx: &mut Emitter<'_>,
+    local: Handle<GlobalVariable>,
+    word: Word,
+    condition: Handle<Expression>,
+    value: Handle<Expression>,
+    out: &mut Block,
+) {
+    let zero = fx.literal(Literal::U32(0), out);
+    let mine = fx.emitted(Expression::Select {
+        condition,
+        accept: value,
+        reject: zero,
+    });
+    local_add(fx, local, word, mine, out);
+}
+
+/// `divlab_local[word] += value`: the invocation's private count of a counter `word` (whose
+/// private index is patched once the layout is known).
+fn local_add(
+    fx: &mut Emitter<'_>,
+    local: Handle<GlobalVariable>,
+    word: Word,
+    value: Handle<Expression>,
+    out: &mut Block,
+) {
+    let base = fx.global(local, out);
+    let pointer = fx.member(base, 0);
+    fx.local_patches.push((pointer, word));
+    let old = fx.load(pointer);
+    let new = fx.binary(BinaryOperator::Add, old, value);
+    fx.store(pointer, new, out);
+}

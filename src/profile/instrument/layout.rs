@@ -1,0 +1,230 @@
+//! The counters buffer as the host decodes it: where each counter lives, the decoded counts,
+//! and the lanes buffer of `--lanes`. The kernel side writes these words through [`Word`]s,
+//! resolved to indices once every site is numbered (`patch.rs`).
+
+use super::super::error::Error as ProfileError;
+use crate::Result;
+
+/// Word 0 of the counters buffer: the index + 1 of the highest-indexed loop that hit its cap
+/// (`atomicMax`), 0 when none did.
+pub const CAP_HIT_WORD: u32 = 0;
+/// Words before the first block record.
+pub const HEADER_WORDS: u32 = 2;
+/// The largest active-lane count any subgroup showed at the entry point's entry: the subgroup
+/// size this pipeline runs with (0 without subgroups).
+pub const MAX_LANES_WORD: u32 = 1;
+/// Words per block: executions (low, high), active lanes (low, high).
+pub const BLOCK_WORDS: u32 = 4;
+/// Words per branch: evaluations (low, high), divergent evaluations (low, high).
+pub const BRANCH_WORDS: u32 = 4;
+/// Words per loop: invocations that hit the cap (one word).
+pub const LOOP_WORDS: u32 = 1;
+
+/// Words per record of the lanes buffer: the ballot (4), the workgroup id (3), and the local
+/// invocation index of the lowest active lane (1). Word 0 of the buffer counts executions.
+pub const LANE_RECORD_WORDS: u32 = 8;
+/// Records the lanes buffer holds; later executions are counted but not recorded.
+pub const LANE_RECORDS: u32 = 1 << 16;
+
+/// One subgroup execution of the block `--lanes` names, as recorded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LaneRecordRaw {
+    /// The active lanes.
+    pub ballot: [u32; 4],
+    /// `workgroup_id`.
+    pub workgroup: [u32; 3],
+    /// `local_invocation_index` of the lowest active lane.
+    pub first_local_index: u32,
+}
+
+/// Decodes the lanes buffer: every execution's count, and the records kept.
+pub fn read_lanes(words: &[u32]) -> (u64, Vec<LaneRecordRaw>) {
+    let executions = u64::from(words.first().copied().unwrap_or(0));
+    let kept = executions.min(u64::from(LANE_RECORDS)) as usize;
+    let records = words
+        .get(1..)
+        .unwrap_or_default()
+        .chunks_exact(LANE_RECORD_WORDS as usize)
+        .take(kept)
+        .map(|r| LaneRecordRaw {
+            ballot: [r[0], r[1], r[2], r[3]],
+            workgroup: [r[4], r[5], r[6]],
+            first_local_index: r[7],
+        })
+        .collect();
+    (executions, records)
+}
+
+/// The counters buffer's layout, all in `u32` words:
+///
+/// | words | what |
+/// |---|---|
+/// | `0` | [`CAP_HIT_WORD`] |
+/// | `1` | [`MAX_LANES_WORD`] |
+/// | `2 + 4b ..= 2 + 4b + 3` | block `b`: executions lo, hi; active lanes lo, hi |
+/// | `2 + 4B + 4r ..` | branch `r`: evaluations lo, hi; divergent lo, hi |
+/// | `2 + 4B + 4R + l` | loop `l`: cap hits |
+///
+/// (`B` blocks, `R` branches.) Each 64-bit counter is `lo + (hi << 32)`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CounterLayout {
+    /// Number of block records.
+    pub blocks: u32,
+    /// Number of branch records.
+    pub branches: u32,
+    /// Number of loop records.
+    pub loops: u32,
+}
+
+impl CounterLayout {
+    /// The word of a block's executions counter (low word; the high word follows).
+    pub fn block_executions(&self, block: usize) -> usize {
+        (HEADER_WORDS + BLOCK_WORDS * block as u32) as usize
+    }
+
+    /// The word of a block's active-lanes counter (low word; the high word follows).
+    pub fn block_active_lanes(&self, block: usize) -> usize {
+        self.block_executions(block) + 2
+    }
+
+    /// The word of a branch's evaluations counter (low word; the high word follows).
+    pub fn branch_evaluations(&self, branch: usize) -> usize {
+        (HEADER_WORDS + BLOCK_WORDS * self.blocks + BRANCH_WORDS * branch as u32) as usize
+    }
+
+    /// The word of a branch's divergent-evaluations counter (low word; the high word follows).
+    pub fn branch_divergent(&self, branch: usize) -> usize {
+        self.branch_evaluations(branch) + 2
+    }
+
+    /// The word of a loop's cap-hit counter.
+    pub fn loop_cap_hits(&self, lp: usize) -> usize {
+        (HEADER_WORDS
+            + BLOCK_WORDS * self.blocks
+            + BRANCH_WORDS * self.branches
+            + LOOP_WORDS * lp as u32) as usize
+    }
+
+    /// The buffer's size in words.
+    pub fn words(&self) -> u32 {
+        HEADER_WORDS
+            + BLOCK_WORDS * self.blocks
+            + BRANCH_WORDS * self.branches
+            + LOOP_WORDS * self.loops
+    }
+
+    pub(super) fn word(&self, word: Word) -> u32 {
+        let index = match word {
+            Word::CapHit => CAP_HIT_WORD as usize,
+            Word::MaxLanes => MAX_LANES_WORD as usize,
+            Word::Block(b, offset) => self.block_executions(b) + offset as usize,
+            Word::Branch(r, offset) => self.branch_evaluations(r) + offset as usize,
+            Word::Loop(l) => self.loop_cap_hits(l),
+        };
+        index as u32
+    }
+
+    /// Decodes a counters buffer of exactly [`Self::words`] words.
+    pub fn read(&self, words: &[u32]) -> Result<Counters> {
+        if words.len() != self.words() as usize {
+            return Err(ProfileError::Internal {
+                entry: "?".to_owned(),
+                what: "the counters buffer does not match its layout".to_owned(),
+                detail: format!("{} words read back, {} laid out", words.len(), self.words()),
+            }
+            .into());
+        }
+        let wide = |at: usize| u64::from(words[at]) | (u64::from(words[at + 1]) << 32);
+        Ok(Counters {
+            cap_hit: words[CAP_HIT_WORD as usize]
+                .checked_sub(1)
+                .map(|l| l as usize),
+            max_active_lanes: Some(words[MAX_LANES_WORD as usize]).filter(|&n| n > 0),
+            blocks: (0..self.blocks as usize)
+                .map(|b| BlockCounts {
+                    executions: wide(self.block_executions(b)),
+                    active_lanes: wide(self.block_active_lanes(b)),
+                })
+                .collect(),
+            branches: (0..self.branches as usize)
+                .map(|r| BranchCounts {
+                    evaluations: wide(self.branch_evaluations(r)),
+                    divergent: wide(self.branch_divergent(r)),
+                })
+                .collect(),
+            loop_cap_hits: (0..self.loops as usize)
+                .map(|l| words[self.loop_cap_hits(l)])
+                .collect(),
+        })
+    }
+}
+
+/// The decoded counters of one run.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Counters {
+    /// The largest ballot any subgroup showed at the kernel's entry (see [`MAX_LANES_WORD`]);
+    /// `None` without subgroups.
+    pub max_active_lanes: Option<u32>,
+    /// The highest-indexed loop that hit its cap, if any did (see `loop_cap_hits` for all).
+    pub cap_hit: Option<usize>,
+    /// Per block, in site order.
+    pub blocks: Vec<BlockCounts>,
+    /// Per branch, in site order (all zero without subgroups).
+    pub branches: Vec<BranchCounts>,
+    /// Per loop: how many times an invocation hit the cap and broke out.
+    pub loop_cap_hits: Vec<u32>,
+}
+
+/// One block's counters.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BlockCounts {
+    /// Subgroup executions of the block (invocations without subgroups).
+    pub executions: u64,
+    /// Sum over those executions of the active lanes (0 without subgroups).
+    pub active_lanes: u64,
+}
+
+impl BlockCounts {
+    /// Mean active lanes per execution, `None` when it never ran.
+    pub fn mean_active_lanes(&self) -> Option<f64> {
+        (self.executions > 0).then(|| self.active_lanes as f64 / self.executions as f64)
+    }
+
+    /// Active lanes / (executions × subgroup size), `None` when it never ran.
+    pub fn efficiency(&self, subgroup_size: u32) -> Option<f64> {
+        (self.executions > 0 && subgroup_size > 0)
+            .then(|| self.active_lanes as f64 / (self.executions as f64 * f64::from(subgroup_size)))
+    }
+}
+
+/// One branch's counters.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BranchCounts {
+    /// Subgroup evaluations of the condition or selector.
+    pub evaluations: u64,
+    /// Those in which the active lanes disagreed.
+    pub divergent: u64,
+}
+
+/// A counter word, resolved to an index once every site is known.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Word {
+    CapHit,
+    MaxLanes,
+    /// Block, offset within its record.
+    Block(usize, u32),
+    /// Branch, offset within its record.
+    Branch(usize, u32),
+    Loop(usize),
+}
+
+impl Word {
+    /// The high word of a 64-bit counter whose low word this is.
+    pub(super) fn high(self) -> Word {
+        match self {
+            Word::Block(b, offset) => Word::Block(b, offset + 1),
+            Word::Branch(r, offset) => Word::Branch(r, offset + 1),
+            other => unreachable!("{other:?} is not a 64-bit counter"),
+        }
+    }
+}

@@ -1,0 +1,293 @@
+//! The IR transformation behind `divlab profile`: counters injected into a user's compute kernel
+//! on naga's IR (never on its text), so that one run reports, per block of the source, how many
+//! subgroup executions it had and how many lanes were active, and per `if`/`switch` whether the
+//! active lanes agreed.
+//!
+//! [`instrument`] takes the module naga parsed from the user's source (after
+//! [`crate::shaders::prepare_for_naga`], which keeps line numbers) and returns the instrumented
+//! module, its WGSL, and the sites ([`BlockSite`], [`BranchSite`], [`LoopSite`]) in counter order.
+//! The host binds one `array<atomic<u32>>` of [`Instrumented::counter_words`] zeroed words at
+//! `@group(counters_group) @binding(0)`, runs the kernel, reads the words back and decodes them
+//! with [`Instrumented::read_counters`] (or by hand with [`CounterLayout`]).
+//!
+//! # What the instrumented kernel does
+//!
+//! With `subgroups` (the adapter supports subgroup operations), counts are made by one elected
+//! lane (the lowest active one: its `subgroup_invocation_id`, kept in a private copy from the
+//! entry's arguments, equals `subgroupBroadcastFirst` of it; naga 30 has no `subgroupElect`):
+//! - at the entry of every block (function bodies, both sides of each `if`, each `switch` case,
+//!   each loop body and `continuing`, and the statements after one that can take lanes out, a
+//!   [`BlockKind::Continuation`]): 1 *execution* and the subgroup's *active lanes* (the bits of
+//!   `subgroupBallot(true)`);
+//! - just before every `if` and `switch`, in the enclosing block (where every lane that reaches
+//!   the branch is still active), a vote on whether the lanes agree: for an `if`, divergent iff
+//!   `subgroupAny(cond) && !subgroupAll(cond)`; for a `switch`, divergent iff
+//!   `!subgroupAll(selector == subgroupBroadcastFirst(selector))`: 1 *evaluation*, and 1
+//!   *divergent* one when they disagree;
+//! - at the kernel's entry, `atomicMax` of the active lanes into [`MAX_LANES_WORD`]: the
+//!   subgroup size the pipeline runs with.
+//!
+//! Where those counts go depends on how often they run:
+//! - outside every loop (at most once per invocation): straight into the 64-bit counters;
+//! - inside a loop (or a function called from one): into the invocation's private counts
+//!   (`divlab_local`, each lane adds its 1 to the active lanes, the elected lane the rest), which
+//!   `divlab_flush()` sums over the subgroup (`subgroupAdd`) and adds to the counters where the
+//!   invocation leaves the kernel (every `return` of the entry point, and its end);
+//! - a `for`/`while` loop that can only leave by its test (`control::hoistable`) counts nothing per
+//!   trip: after it, each lane's trip counter gives its body's and test's counts
+//!   (`hoist.rs`);
+//! - a function whose every call sits in a counted block is not counted at its entry: its
+//!   executions and lanes are those of the calling blocks, summed on the host
+//!   ([`Instrumented::derived`]).
+//!
+//! Without `subgroups`, no subgroup builtin appears at all (an adapter without the feature
+//! rejects any): every invocation counts 1 per entry into its block's *executions* (so they count
+//! invocations, not subgroups) in its private counts and adds them at exit; *active lanes* and
+//! branch counters stay 0.
+//!
+//! Either way every loop gets an iteration cap, the safety net that keeps a user kernel from
+//! hanging the GPU: a function-local counter, reset just before the loop and incremented at the
+//! top of its body; when it exceeds `loop_cap` the invocation records the hit (`atomicMax` of the
+//! loop's index + 1 into [`CAP_HIT_WORD`], `atomicAdd` of 1 to the loop's cap-hit count) and
+//! `break`s, so each invocation runs at most `loop_cap` iterations of each loop entry.
+//!
+//! Functions the entry point calls (directly or not) are instrumented once; their counters
+//! aggregate all calls. Other entry points are dropped from the instrumented module (their
+//! functions stay), so the module holds exactly the kernel being profiled.
+//!
+//! # Why this layout (measured on an H200, the study's switch kernel at k = 32 / 8 / 2)
+//!
+//! - A global atomic at every block entry, trips included: every subgroup of the dispatch
+//!   contended for the same words, 42x / 74x / 96x the kernel alone. (Workgroup-memory partial
+//!   sums would need a `workgroupBarrier()` every invocation reaches, which an early `return` or
+//!   a loop left at different trips makes undefined behaviour.)
+//! - Private counts for every block, one flush loop over all of them at exit, an election and a
+//!   vote at every trip: 9.8x / 13.9x / 31x after the cheapest election.
+//! - Loop counts hoisted out of the loop and callees counted from their calls: 3.1x / 7.4x /
+//!   24x. The flush loop was then most of it: it read a 416-word private array by a dynamic index
+//!   (local memory) for every subgroup, about 15 ms of the 1M-invocation dispatch.
+//! - Counts outside loops straight to the counters, and only in-loop counts private, flushed by
+//!   constant indices: 1.49x / 1.13x / 1.15x.
+//!
+//! # Overflow
+//!
+//! Every executions/lanes/evaluations/divergent counter in the buffer is 64-bit: two words, low
+//! then high. The elected lane adds to the low word with `atomicAdd`, and when the returned old
+//! value plus the addend wraps (`old + n < n`), it adds 1 to the high word. After the dispatch
+//! completes the pair is exact (up to 2^64); [`CounterLayout::read`] joins them. The private
+//! counts are 32-bit: one invocation would need over 4 billion entries into one block (a cap of
+//! a million trips on each of two nested loops) to wrap one. Cap-hit counts are one word each
+//! (at most one hit per invocation per loop entry).
+//!
+//! # The naga WGSL writer
+//!
+//! naga 30's WGSL writer never emits `enable subgroups;` (its `write_enable_declarations` knows
+//! no such extension) and writes subgroup operations as the plain builtins (`subgroupBallot(..)`,
+//! `subgroupExclusiveAdd(..)`, `subgroupAll(..)`, `subgroupBroadcastFirst(..)`), which is what
+//! naga 30's front end, and so wgpu 30, accepts: the text needs no post-processing. The tests
+//! round-trip it through [`crate::shaders::check_wgsl`].
+//!
+//! # Where each part lives
+//!
+//! Like naga's own passes (`compact/`, `back/spv/`), one concern per file, most of them an
+//! `impl Pass` block:
+//! - `sites.rs`: the site tables ([`BlockSite`], [`BranchSite`], [`LoopSite`]) and their lines;
+//! - `layout.rs`: the counter layout the host decodes ([`CounterLayout`], [`read_lanes`]);
+//! - `control.rs`: the pure control-flow checks (which statements let lanes leave, which loops
+//!   are hoisted, where an exit test ends, which functions are reached);
+//! - `globals.rs`: the globals the pass adds;
+//! - `emit.rs`: the `Emitter`, which appends IR in the pass's vocabulary;
+//! - `walk.rs`: the statement walk (`walk_if`, `walk_switch`, `walk_loop`);
+//! - `count.rs`: the votes and the counts, through one sink (the counters or the private
+//!   counts);
+//! - `cap.rs`, `flush.rs`, `hoist.rs`, `elect.rs`, `lanes.rs`: the loop cap, the exit flush,
+//!   hoisted loops, the election and `--lanes`;
+//! - `patch.rs`: the counter indices, patched once every site is numbered.
+
+mod cap;
+mod control;
+mod count;
+mod elect;
+mod emit;
+mod flush;
+mod globals;
+mod hoist;
+mod lanes;
+mod layout;
+mod patch;
+mod sites;
+#[cfg(test)]
+mod tests;
+mod walk;
+
+use naga::{Module, ShaderStage};
+
+use self::globals::Globals;
+pub use self::layout::{
+    BLOCK_WORDS, BRANCH_WORDS, BlockCounts, BranchCounts, CAP_HIT_WORD, CounterLayout, Counters,
+    HEADER_WORDS, LANE_RECORD_WORDS, LANE_RECORDS, LOOP_WORDS, LaneRecordRaw, MAX_LANES_WORD,
+    read_lanes,
+};
+use self::sites::Sites;
+pub use self::sites::{BlockKind, BlockSite, BranchKind, BranchSite, LoopSite, Opener};
+use self::walk::Walk;
+use super::error::Error as ProfileError;
+use crate::Result;
+use crate::source_map::SourceMap;
+
+/// How to instrument a kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct InstrumentOptions {
+    /// Use subgroup operations (per-subgroup executions, active lanes, branch uniformity). Off:
+    /// per-invocation executions only, and no subgroup builtin in the output.
+    pub subgroups: bool,
+    /// The most iterations one invocation may run of one entry into any loop; the next one
+    /// records a cap hit and breaks out.
+    pub loop_cap: u32,
+    /// The bind group of the counters buffer (at binding 0). The user's kernel must not use
+    /// `@group(counters_group) @binding(0)` itself.
+    pub counters_group: u32,
+    /// With subgroups: the block whose every subgroup execution records its ballot, workgroup
+    /// and first active lane into the lanes buffer at `@group(counters_group) @binding(1)`
+    /// (`divlab profile --lanes LINE`; the host finds the block that owns the line).
+    pub lanes_block: Option<usize>,
+}
+
+impl Default for InstrumentOptions {
+    fn default() -> Self {
+        Self {
+            subgroups: true,
+            loop_cap: 1 << 20,
+            counters_group: 3,
+            lanes_block: None,
+        }
+    }
+}
+
+/// An instrumented kernel.
+#[derive(Clone, Debug)]
+pub struct Instrumented {
+    /// The instrumented module, validated with `Capabilities::all()`.
+    pub module: naga::Module,
+    /// naga's WGSL for `module`, as `crate::gpu::compile_wgsl` takes it.
+    pub wgsl: String,
+    /// One per instrumented block, in counter order (index = block slot of the layout).
+    pub blocks: Vec<BlockSite>,
+    /// One per `if`/`switch`, in counter order.
+    pub branches: Vec<BranchSite>,
+    /// One per loop, in counter order.
+    pub loops: Vec<LoopSite>,
+    /// Blocks counted nowhere in the kernel: a function body whose every call site is in a
+    /// counted block, paired with those blocks (one per call). Its executions and lanes are the
+    /// sum of theirs; [`Self::read_counters`] adds them up.
+    pub derived: Vec<(usize, Vec<usize>)>,
+    /// Where each counter lives in the counters buffer.
+    pub layout: CounterLayout,
+    /// The size of the counters buffer in `u32` words (`layout.words()`); bind it zeroed.
+    pub counter_words: u32,
+    /// The options it was built with.
+    pub options: InstrumentOptions,
+}
+
+impl Instrumented {
+    /// Decodes the counters buffer read back after the dispatch, and fills in the
+    /// [`Self::derived`] blocks (callers are numbered before their callees, so a block's
+    /// sources are complete when it is reached).
+    pub fn read_counters(&self, words: &[u32]) -> Result<Counters> {
+        let mut counters = self.layout.read(words)?;
+        for (block, sources) in &self.derived {
+            let sum = sources.iter().fold(BlockCounts::default(), |sum, &b| {
+                let c = counters.blocks[b];
+                BlockCounts {
+                    executions: sum.executions + c.executions,
+                    active_lanes: sum.active_lanes + c.active_lanes,
+                }
+            });
+            counters.blocks[*block] = sum;
+        }
+        Ok(counters)
+    }
+}
+
+/// The pass over one module: its options, the globals it added, the source's lines, the sites
+/// numbered so far, and where the walk is.
+struct Pass<'s> {
+    opts: InstrumentOptions,
+    g: Globals,
+    lines: SourceMap<'s>,
+    sites: Sites,
+    at: Walk,
+}
+
+/// Instruments entry point `entry` of `module` (parsed from `source`, the text after
+/// `prepare_for_naga`) as the module documentation describes.
+///
+/// Fails when there is no compute entry point `entry` or the kernel already uses the counters
+/// binding, and with [`ProfileError::Internal`] if the result does not validate or naga cannot
+/// write it (a divlab bug).
+pub fn instrument(
+    module: &Module,
+    source: &str,
+    entry: &str,
+    opts: &InstrumentOptions,
+) -> Result<Instrumented> {
+    let ep_index = module
+        .entry_points
+        .iter()
+        .position(|ep| ep.name == entry && ep.stage == ShaderStage::Compute)
+        .ok_or_else(|| {
+            // `kernel::interface` has already chosen the entry point and named the choices.
+            ProfileError::UnknownEntryPoint {
+                wanted: entry.to_owned(),
+                why: format!("the kernel has no compute entry point `{entry}`"),
+            }
+        })?;
+    let mut module = module.clone();
+    let entry_point = module.entry_points.swap_remove(ep_index);
+    module.entry_points = vec![entry_point];
+    let mut pass = Pass {
+        opts: *opts,
+        g: Globals::add(&mut module, opts)?,
+        lines: SourceMap::new(source),
+        sites: Sites::default(),
+        at: Walk::new(entry, true),
+    };
+    let mut patches = pass.functions(&mut module, source, entry);
+    let slots = patch::private_slots(&patches);
+    patches.push((Some(pass.g.flush_fn), pass.write_flush(&mut module, &slots)));
+    let layout = CounterLayout {
+        blocks: pass.sites.blocks.len() as u32,
+        branches: pass.sites.branches.len() as u32,
+        loops: pass.sites.loops.len() as u32,
+    };
+    patch::apply(&mut module, patches, &layout, &slots);
+    pass.g.size_local(&mut module, slots.len() as u32);
+    let wgsl = validated_wgsl(&module, entry)?;
+    Ok(Instrumented {
+        module,
+        wgsl,
+        blocks: pass.sites.blocks,
+        branches: pass.sites.branches,
+        loops: pass.sites.loops,
+        derived: pass.sites.derived,
+        layout,
+        counter_words: layout.words(),
+        options: *opts,
+    })
+}
+
+/// naga's WGSL of the instrumented module, once it validates.
+fn validated_wgsl(module: &Module, entry: &str) -> Result<String> {
+    let info = naga::valid::Validator::new(
+        naga::valid::ValidationFlags::all(),
+        naga::valid::Capabilities::all(),
+    )
+    .validate(module)
+    .map_err(|e| ProfileError::internal(entry, "the instrumented module does not validate", &e))?;
+    let wgsl =
+        naga::back::wgsl::write_string(module, &info, naga::back::wgsl::WriterFlags::empty())
+            .map_err(|e| {
+                ProfileError::internal(entry, "naga cannot write the instrumented module", &e)
+            })?;
+    Ok(wgsl)
+}

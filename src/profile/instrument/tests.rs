@@ -1,0 +1,337 @@
+//! The pass on small kernels: the sites it numbers, the WGSL it writes, its errors.
+
+use std::ops::RangeInclusive;
+
+use super::*;
+use crate::shaders::{check_wgsl, prepare_for_naga};
+
+/// If/else, an early return, a switch with a case list and an empty default, a `for` loop
+/// with per-lane trips, and a helper call (the helper has an early return of its own).
+const KERNEL: &str = "\
+@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+
+fn helper(x: u32) -> u32 {
+    if x > 4u {
+        return x * 2u;
+    }
+    return x;
+}
+// fn main is the entry point (a comment naming it does not move its line)
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = gid.x;
+    if i >= arrayLength(&out) {
+        return;
+    }
+    var acc = 0u;
+    if (i & 1u) == 0u {
+        acc = 1u;
+    } else {
+        acc = 2u;
+    }
+    switch i % 3u {
+        case 0u: { acc += 10u; }
+        case 1u, 2u: { acc += 20u; }
+        default: { }
+    }
+    for (var k = 0u; k < i % 5u; k++) {
+        acc += helper(k);
+    }
+    out[i] = acc;
+}
+
+fn unused() -> u32 {
+    if true { return 1u; }
+    return 0u;
+}
+";
+
+fn run(source: &str, subgroups: bool, loop_cap: u32) -> Instrumented {
+    let prepared = prepare_for_naga(source);
+    let module = check_wgsl("test.wgsl", &prepared).expect("test kernel");
+    let opts = InstrumentOptions {
+        subgroups,
+        loop_cap,
+        counters_group: 1,
+        lanes_block: None,
+    };
+    let out = instrument(&module, &prepared, "main", &opts).expect("instrument");
+    // The emitted WGSL goes back through divlab's own naga path, as the GPU will take it.
+    check_wgsl("instrumented.wgsl", &out.wgsl)
+        .unwrap_or_else(|e| panic!("{e}\n--- emitted WGSL ---\n{}", out.wgsl));
+    assert!(!out.wgsl.contains("enable subgroups"));
+    out
+}
+
+/// A block site: its kind, function, line and own lines, and what opens it (the opening
+/// statement's line and site).
+fn block(
+    (kind, function): (BlockKind, &str),
+    line: u32,
+    lines: RangeInclusive<u32>,
+    (parent_line, opener): (u32, Opener),
+) -> BlockSite {
+    BlockSite {
+        kind,
+        function: function.to_owned(),
+        empty: false,
+        line,
+        lines,
+        parent_line,
+        opener,
+    }
+}
+
+fn empty(kind: BlockKind, function: &str, (line, opener): (u32, Opener)) -> BlockSite {
+    BlockSite {
+        empty: true,
+        ..block((kind, function), line, line..=line, (line, opener))
+    }
+}
+
+#[test]
+fn sites_lines_and_round_trip() {
+    use BlockKind::*;
+    let out = run(KERNEL, true, 1000);
+    let (main, helper) = ("main", "helper");
+    let (function, branch, lp) = (Opener::Function, Opener::Branch, Opener::Loop);
+    let expected = vec![
+        block((FunctionBody, main), 11, 12..=30, (11, function)),
+        block((IfAccept, main), 14, 14..=14, (13, branch(0))),
+        empty(IfReject, main, (13, branch(0))),
+        // After the early return, the lanes that stayed are counted anew (`var acc = 0u;`
+        // is an initialized local, not a statement).
+        block((Continuation, main), 17, 17..=30, (13, function)),
+        block((IfAccept, main), 18, 18..=18, (17, branch(1))),
+        block((IfReject, main), 20, 20..=20, (17, branch(1))),
+        block((SwitchCase, main), 23, 23..=23, (22, branch(2))),
+        block((SwitchCase, main), 24, 24..=24, (22, branch(2))),
+        empty(SwitchCase, main, (22, branch(2))),
+        // The `for` body: naga's exit test (line 27) and the user's body (line 28).
+        block((LoopBody, main), 27, 27..=28, (27, lp(0))),
+        empty(IfAccept, main, (27, branch(3))),
+        block((IfReject, main), 27, 27..=27, (27, branch(3))),
+        block((LoopContinuing, main), 27, 27..=27, (27, lp(0))),
+        block((FunctionBody, helper), 3, 4..=7, (3, function)),
+        block((IfAccept, helper), 5, 5..=5, (4, branch(4))),
+        empty(IfReject, helper, (4, branch(4))),
+        block((Continuation, helper), 7, 7..=7, (4, function)),
+    ];
+    assert_eq!(out.blocks, expected);
+    let branches: Vec<(BranchKind, u32, &str)> = out
+        .branches
+        .iter()
+        .map(|b| (b.kind, b.line, b.function.as_str()))
+        .collect();
+    assert_eq!(
+        branches,
+        [
+            (BranchKind::If, 13, "main"),
+            (BranchKind::If, 17, "main"),
+            (BranchKind::Switch, 22, "main"),
+            (BranchKind::If, 27, "main"),
+            (BranchKind::If, 4, "helper"),
+        ]
+    );
+    assert_eq!(
+        out.loops,
+        [LoopSite {
+            exit_test: Some(3),
+            test_branches: 3..4,
+            line: 27,
+            function: "main".to_owned()
+        }]
+    );
+    assert_eq!(out.counter_words, 2 + 4 * 17 + 4 * 5 + 1);
+    assert_eq!(out.layout.words(), out.counter_words);
+    // Only the profiled entry point is left; the counters are bound where asked.
+    assert_eq!(out.module.entry_points.len(), 1);
+    assert!(out.wgsl.contains("@group(1) @binding(0)"));
+    for op in [
+        "subgroupBallot(true)",
+        "countOneBits(",
+        "= divlab_lane;",
+        "subgroupBroadcastFirst(",
+        "subgroupAll(",
+        "subgroupAny(",
+        "subgroupBroadcastFirst(",
+        "atomicAdd(",
+    ] {
+        assert!(out.wgsl.contains(op), "no {op} in\n{}", out.wgsl);
+    }
+    // `helper` is called only in the `for` body (block 9): counted on the host from it.
+    assert_eq!(out.derived, [(13, vec![9])]);
+    // The `for` loop's counts are hoisted out of it: no subgroup operation runs per trip.
+    let cap = out.wgsl.find("> 1000u").expect("the for loop's cap check");
+    let at = out.wgsl[..cap].rfind("loop {").expect("the for loop");
+    let trip = &out.wgsl[at..at + out.wgsl[at..].find("continuing").expect("continuing")];
+    assert!(
+        !trip.contains("subgroup"),
+        "a subgroup operation per trip:\n{trip}"
+    );
+    // `unused` is not reachable from `main`: not instrumented.
+    assert!(out.blocks.iter().all(|b| b.function != "unused"));
+}
+
+#[test]
+fn without_subgroups_no_subgroup_builtin() {
+    let out = run(KERNEL, false, 1000);
+    assert_eq!(out.blocks.len(), 17);
+    assert_eq!(out.branches.len(), 5);
+    for word in ["subgroup", "quad"] {
+        assert!(!out.wgsl.contains(word), "{word} in\n{}", out.wgsl);
+    }
+    assert!(out.wgsl.contains("atomicAdd("));
+}
+
+#[test]
+fn loop_has_cap_check() {
+    for subgroups in [true, false] {
+        let out = run(KERNEL, subgroups, 12345);
+        let at = out.wgsl.find("loop {").expect("a loop");
+        let body = &out.wgsl[at..];
+        let check = body.find("12345u").expect("cap check in the loop");
+        let tail = &body[check..];
+        let brk = tail.find("break;").expect("break after the cap check");
+        let max = tail.find("atomicMax(").expect("cap hit recorded");
+        assert!(max < brk, "the hit is recorded before the break");
+        // The cap is checked before the body's first user statement (`helper`'s call).
+        assert!(check < body.find("helper(").expect("call in the body"));
+    }
+}
+
+#[test]
+fn loop_continuing_break_if_and_nested_calls() {
+    let src = "\
+@group(0) @binding(0) var<storage, read_write> data: array<i32>;
+
+fn leaf(v: i32) -> i32 {
+    switch v {
+        case 1: { return 3; }
+        default: { return v; }
+    }
+}
+
+fn mid(v: i32) -> i32 {
+    var s = 0;
+    while s < v {
+        s += leaf(s);
+    }
+    return s;
+}
+
+@compute @workgroup_size(32)
+fn main(@builtin(local_invocation_index) li: u32) {
+    var n = 0;
+    loop {
+        n += mid(i32(li));
+        continuing {
+            n += 1;
+            break if n > 10;
+        }
+    }
+    data[li] = n;
+}
+";
+    let out = run(src, true, 7);
+    let functions: Vec<&str> = out
+        .blocks
+        .iter()
+        .filter(|b| b.kind == BlockKind::FunctionBody)
+        .map(|b| b.function.as_str())
+        .collect();
+    // Callers before callees: a callee's calls are all known when it is reached.
+    assert_eq!(functions, ["main", "mid", "leaf"]);
+    // `mid` runs from `main`'s loop body (block 1) and `leaf` from `mid`'s `while` body:
+    // both are counted on the host from those blocks.
+    let body_of = |function: &str| {
+        let at = |b: &&BlockSite| b.function == function && b.kind == BlockKind::LoopBody;
+        out.blocks.iter().position(|b| at(&b)).expect("loop body")
+    };
+    let function_body = |function: &str| {
+        let at = |b: &BlockSite| b.function == function && b.kind == BlockKind::FunctionBody;
+        out.blocks.iter().position(at).expect("function body")
+    };
+    assert_eq!(
+        out.derived,
+        [
+            (function_body("mid"), vec![body_of("main")]),
+            (function_body("leaf"), vec![body_of("mid")]),
+        ]
+    );
+    let continuing: Vec<&BlockSite> = out
+        .blocks
+        .iter()
+        .filter(|b| b.kind == BlockKind::LoopContinuing)
+        .collect();
+    assert_eq!(continuing[0].function, "main");
+    assert_eq!(continuing[0].lines, 24..=25);
+    let loops: Vec<(u32, &str)> = out
+        .loops
+        .iter()
+        .map(|l| (l.line, l.function.as_str()))
+        .collect();
+    assert_eq!(loops, [(21, "main"), (12, "mid")]);
+    let switch = out
+        .branches
+        .iter()
+        .find(|b| b.kind == BranchKind::Switch)
+        .expect("switch");
+    assert_eq!((switch.line, switch.function.as_str()), (4, "leaf"));
+    run(src, false, 7);
+}
+
+#[test]
+fn rejects_missing_entry_and_taken_binding() {
+    let prepared = prepare_for_naga(KERNEL);
+    let module = check_wgsl("test.wgsl", &prepared).unwrap();
+    let mut opts = InstrumentOptions::default();
+    let err = instrument(&module, &prepared, "nope", &opts).unwrap_err();
+    assert!(err.to_string().contains("`nope`"), "{err}");
+    opts.counters_group = 0;
+    let err = instrument(&module, &prepared, "main", &opts).unwrap_err();
+    assert!(err.to_string().contains("@group(0) @binding(0)"), "{err}");
+}
+
+#[test]
+fn layout_reads_wide_counters() {
+    let layout = CounterLayout {
+        blocks: 2,
+        branches: 1,
+        loops: 2,
+    };
+    assert_eq!(layout.words(), 2 + 8 + 4 + 2);
+    assert_eq!(layout.block_active_lanes(1), 8);
+    assert_eq!(layout.branch_divergent(0), 12);
+    assert_eq!(layout.loop_cap_hits(1), 15);
+    let mut words = vec![0u32; 16];
+    words[0] = 2;
+    words[1] = 32;
+    words[layout.block_executions(1)] = 5;
+    words[layout.block_active_lanes(1)] = 7;
+    words[layout.block_active_lanes(1) + 1] = 1;
+    words[layout.branch_evaluations(0)] = 3;
+    words[layout.branch_divergent(0)] = 1;
+    words[layout.loop_cap_hits(1)] = 9;
+    let c = layout.read(&words).unwrap();
+    assert_eq!(c.cap_hit, Some(1));
+    assert_eq!(c.max_active_lanes, Some(32));
+    assert_eq!(c.blocks[0], BlockCounts::default());
+    assert_eq!(c.blocks[1].executions, 5);
+    assert_eq!(c.blocks[1].active_lanes, (1 << 32) + 7);
+    assert_eq!(
+        c.branches[0],
+        BranchCounts {
+            evaluations: 3,
+            divergent: 1
+        }
+    );
+    assert_eq!(c.loop_cap_hits, [0, 9]);
+    assert!(layout.read(&words[1..]).is_err());
+    let b = BlockCounts {
+        executions: 4,
+        active_lanes: 64,
+    };
+    assert_eq!(b.mean_active_lanes(), Some(16.0));
+    assert_eq!(b.efficiency(32), Some(0.5));
+}

@@ -1,0 +1,411 @@
+//! The statement walk: every function the entry point reaches, block by block, numbering the
+//! sites and asking the counting, cap and `--lanes` code for what each site adds.
+
+use naga::{Block, Expression, Function, Handle, Module, Span, Statement, SwitchCase, SwitchValue};
+
+use super::Pass;
+use super::cap::CapCheck;
+use super::control::{hoistable, may_leave, reachable_functions, split_exit_test};
+use super::emit::{Emitter, Patches};
+use super::sites::{BlockKind, BlockSite, BranchKind, Opener, decl_line, own_lines};
+
+/// Where the walk is in the function being instrumented.
+pub(super) struct Walk {
+    /// The function's name, for its sites.
+    pub name: String,
+    /// Whether it is the entry point, whose exits flush the private counts.
+    pub is_entry: bool,
+    /// What opens the block being walked (a continuation's opener).
+    pub opener: Opener,
+    /// The block whose count is that of the statement being walked: it ran exactly when the
+    /// statement did. `None` in a loop's exit test and an uncounted `for` update.
+    pub in_force: Option<usize>,
+    /// Walking a hoisted loop's exit test: no vote and no count at entry, as `hoist.rs` makes
+    /// them after the loop.
+    pub quiet: bool,
+    /// Inside a loop (or a function called from one): counts go to the private counts, as a
+    /// global atomic per trip would have every subgroup contend for the same words.
+    pub hot: bool,
+}
+
+impl Walk {
+    pub fn new(name: &str, is_entry: bool) -> Self {
+        Self {
+            name: name.to_owned(),
+            is_entry,
+            opener: Opener::Function,
+            in_force: None,
+            quiet: false,
+            hot: false,
+        }
+    }
+}
+
+/// What a block does at its entry besides its count.
+#[derive(Clone, Copy, Default)]
+pub(super) struct Entry {
+    /// A loop body's cap check.
+    pub cap_check: Option<CapCheck>,
+    /// No count at entry: it is made after a hoisted loop (`hoist.rs`) or on the host from the
+    /// calls ([`super::Instrumented::derived`]).
+    pub counted_elsewhere: bool,
+}
+
+/// What one function's instrumentation leaves to fill in once every site is numbered.
+pub(super) struct Patched {
+    /// `&divlab_counters[word]` pointers.
+    pub counters: Patches,
+    /// `&divlab_local[word]` pointers.
+    pub local: Patches,
+}
+
+impl Pass<'_> {
+    /// Walks the entry point, then every function it reaches, callers before callees (naga's
+    /// arena holds a callee before its callers), so a function's call sites are all known when
+    /// it is walked. Returns each function's pointers to patch (`None` is the entry point).
+    pub fn functions(
+        &mut self,
+        module: &mut Module,
+        source: &str,
+        entry: &str,
+    ) -> Vec<(Option<Handle<Function>>, Patched)> {
+        let reachable = reachable_functions(module);
+        let entry_line = decl_line(source, &self.lines, entry);
+        let function = &mut module.entry_points[0].function;
+        let mut patches = vec![(None, self.function(function, None, entry, entry_line))];
+        for handle in reachable.into_iter().rev() {
+            let line = self.lines.span_line(module.functions.get_span(handle));
+            let function = &mut module.functions[handle];
+            let name = function.name.clone().unwrap_or_default();
+            let p = self.function(function, Some(handle), &name, line);
+            patches.push((Some(handle), p));
+        }
+        patches
+    }
+
+    /// Instruments one function (`handle` is `None` for the entry point); returns its counter
+    /// pointers to patch. A function whose every call is in a counted block is counted on the
+    /// host from those blocks ([`super::Instrumented::derived`]): a tight loop's callee costs nothing.
+    fn function(
+        &mut self,
+        function: &mut Function,
+        handle: Option<Handle<Function>>,
+        name: &str,
+        decl_line: Option<u32>,
+    ) -> Patched {
+        let is_entry = handle.is_none();
+        let calls = self.sites.calls_of(handle);
+        let derived_from = (!calls.is_empty())
+            .then(|| {
+                calls
+                    .iter()
+                    .map(|&(block, _)| block)
+                    .collect::<Option<Vec<usize>>>()
+            })
+            .flatten();
+        let body = std::mem::take(&mut function.body);
+        let mut fx = Emitter::new(function, self.g.u32_ty, self.g.bool_ty);
+        self.at = Walk::new(name, is_entry);
+        self.at.hot = calls.iter().any(|&(_, hot)| hot);
+        let first = own_lines(&self.lines, &body).map_or(1, |(l, _)| l);
+        let line = decl_line.unwrap_or(first);
+        let index = self.sites.blocks.len();
+        let entry = Entry {
+            counted_elsewhere: derived_from.is_some(),
+            ..Entry::default()
+        };
+        let site = (BlockKind::FunctionBody, Opener::Function, line);
+        let mut new_body = self.block(&mut fx, body, site, entry);
+        if let Some(sources) = derived_from {
+            self.sites.derived.push((index, sources));
+        }
+        if is_entry && !matches!(new_body.last(), Some(Statement::Return { .. })) {
+            self.flush(&mut fx, &mut new_body);
+            fx.flush(&mut new_body);
+        }
+        fx.function.body = new_body;
+        Patched {
+            counters: fx.patches,
+            local: fx.local_patches,
+        }
+    }
+
+    /// Instruments a block that is a site of its own: counts its executions, then its
+    /// statements. A loop body's cap check goes before the count.
+    fn block(
+        &mut self,
+        fx: &mut Emitter<'_>,
+        block: Block,
+        (kind, opener, parent_line): (BlockKind, Opener, u32),
+        entry: Entry,
+    ) -> Block {
+        // A function body is reported at its `fn` line, every other block at its first line.
+        let line_is_parent = kind == BlockKind::FunctionBody;
+        let own = own_lines(&self.lines, &block);
+        let (line, lines, empty) = match own {
+            Some((first, range)) if !line_is_parent => (first, range, false),
+            Some((_, range)) => (parent_line, range, false),
+            None => (parent_line, parent_line..=parent_line, true),
+        };
+        let index = self.sites.new_block(BlockSite {
+            kind,
+            function: self.at.name.clone(),
+            line,
+            lines,
+            empty,
+            parent_line,
+            opener,
+        });
+        let saved = fx.span;
+        let saved_opener = std::mem::replace(&mut self.at.opener, opener);
+        if let Some((_, span)) = block.span_iter().find(|(_, s)| s.is_defined()) {
+            fx.span = *span;
+        }
+        let mut out = Block::with_capacity(block.len() + 8);
+        if let Some(check) = entry.cap_check {
+            self.cap_check(fx, check, &mut out);
+        }
+        let saved_in_force = self.at.in_force.take();
+        // A `for`/`while` body starts with its exit test, `if cond {} else { break; }`: the body
+        // proper is counted after it, so its lines count the trips that ran it, not the test.
+        let (test, block) = if kind == BlockKind::LoopBody {
+            split_exit_test(block, &self.lines, parent_line)
+        } else {
+            (Block::new(), block)
+        };
+        if !test.is_empty() {
+            fx.span = saved;
+            let first = self.sites.branches.len();
+            self.at.quiet = entry.counted_elsewhere;
+            self.statements(fx, test, &mut out);
+            self.at.quiet = false;
+            if let Opener::Loop(lp) = opener {
+                self.sites.loops[lp].exit_test = self.sites.branches.len().checked_sub(1);
+                self.sites.loops[lp].test_branches = first..self.sites.branches.len();
+            }
+        }
+        // A block with no code costs nothing to run and shows on no line, and a `for` loop's
+        // `continuing` (the `i++` on the loop's own line) is reported with the loop: counting
+        // them would add an election to every trip of the loop for nothing a reader sees.
+        let header_continuing = kind == BlockKind::LoopContinuing
+            && self.sites.blocks[index].lines == (parent_line..=parent_line);
+        if index == 0 && self.opts.subgroups {
+            // Before anything elects: the election compares the private lane id.
+            self.keep_entry_builtins(fx, &mut out);
+        }
+        if !self.sites.blocks[index].empty && !header_continuing {
+            if !entry.counted_elsewhere && !self.at.quiet {
+                self.count_block(fx, index, &mut out);
+            }
+            self.at.in_force = Some(index);
+        }
+        if index == 0 && self.opts.subgroups {
+            self.record_max_lanes(fx, &mut out);
+        }
+        if self.opts.lanes_block == Some(index) {
+            self.record_lanes(fx, &mut out);
+        }
+        fx.span = saved;
+        self.statements(fx, block, &mut out);
+        self.at.opener = saved_opener;
+        self.at.in_force = saved_in_force;
+        out
+    }
+
+    /// The block's statements, each instrumented, appended to `out`. After a statement that
+    /// can take lanes out of the block (a `return`, or a `break`/`continue` of an enclosing
+    /// loop, inside a branch), the rest is a [`BlockKind::Continuation`] with its own count:
+    /// the lanes that left must not be counted on the lines after it.
+    fn statements(&mut self, fx: &mut Emitter<'_>, block: Block, out: &mut Block) {
+        let mut items: std::collections::VecDeque<(Statement, Span)> =
+            block.span_into_iter().collect();
+        while let Some((statement, span)) = items.pop_front() {
+            let exits = !items.is_empty() && may_leave(&statement, false, false);
+            self.statement(fx, statement, span, out);
+            if exits {
+                let mut rest = Block::with_capacity(items.len());
+                for (statement, span) in items.drain(..) {
+                    rest.push(statement, span);
+                }
+                self.continuation(fx, rest, span, out);
+            }
+        }
+        fx.flush(out);
+    }
+
+    /// The statements after one that can take lanes out: counted as a block of their own.
+    fn continuation(&mut self, fx: &mut Emitter<'_>, rest: Block, after: Span, out: &mut Block) {
+        let Some((first, lines)) = own_lines(&self.lines, &rest) else {
+            self.statements(fx, rest, out);
+            return;
+        };
+        let index = self.sites.new_block(BlockSite {
+            kind: BlockKind::Continuation,
+            function: self.at.name.clone(),
+            line: first,
+            lines,
+            empty: false,
+            parent_line: self.lines.span_lines(after).map_or(first, |(l, _)| l),
+            opener: self.at.opener,
+        });
+        self.count_block(fx, index, out);
+        self.at.in_force = Some(index);
+        if self.opts.lanes_block == Some(index) {
+            self.record_lanes(fx, out);
+        }
+        self.statements(fx, rest, out);
+    }
+
+    /// One statement, instrumented, appended to `out`.
+    fn statement(
+        &mut self,
+        fx: &mut Emitter<'_>,
+        statement: Statement,
+        span: Span,
+        out: &mut Block,
+    ) {
+        let saved = fx.span;
+        fx.span = span;
+        let line = self.lines.span_lines(span).map_or(0, |(l, _)| l);
+        match statement {
+            Statement::Block(inner) => {
+                let inner = fx.nested(out, |fx, b| self.statements(fx, inner, b));
+                fx.statement(Statement::Block(inner), out);
+            }
+            Statement::If {
+                condition,
+                accept,
+                reject,
+            } => self.walk_if(fx, (condition, accept, reject), line, out),
+            Statement::Switch { selector, cases } => {
+                self.walk_switch(fx, selector, cases, line, out);
+            }
+            Statement::Loop {
+                body,
+                continuing,
+                break_if,
+            } => self.walk_loop(fx, (body, continuing, break_if), line, out),
+            Statement::Call {
+                function,
+                arguments,
+                result,
+            } => {
+                let call = (function, self.at.in_force, self.at.hot);
+                self.sites.call_sites.push(call);
+                let call = Statement::Call {
+                    function,
+                    arguments,
+                    result,
+                };
+                fx.statement(call, out);
+            }
+            Statement::Return { value } if self.at.is_entry => {
+                self.flush(fx, out);
+                fx.statement(Statement::Return { value }, out);
+            }
+            other => fx.statement(other, out),
+        }
+        fx.span = saved;
+    }
+
+    /// An `if`: its vote in the enclosing block, then each side as a block site.
+    fn walk_if(
+        &mut self,
+        fx: &mut Emitter<'_>,
+        (condition, accept, reject): (Handle<Expression>, Block, Block),
+        line: u32,
+        out: &mut Block,
+    ) {
+        let branch = self.sites.new_branch(BranchKind::If, line, &self.at.name);
+        if self.opts.subgroups && !self.at.quiet {
+            self.count_if(fx, branch, condition, out);
+        }
+        fx.flush(out);
+        let opener = Opener::Branch(branch);
+        let entry = Entry::default();
+        let accept = self.block(fx, accept, (BlockKind::IfAccept, opener, line), entry);
+        let reject = self.block(fx, reject, (BlockKind::IfReject, opener, line), entry);
+        let statement = Statement::If {
+            condition,
+            accept,
+            reject,
+        };
+        fx.statement(statement, out);
+    }
+
+    /// A `switch`: its vote in the enclosing block, then each case as a block site.
+    fn walk_switch(
+        &mut self,
+        fx: &mut Emitter<'_>,
+        selector: Handle<Expression>,
+        cases: Vec<SwitchCase>,
+        line: u32,
+        out: &mut Block,
+    ) {
+        let branch = self
+            .sites
+            .new_branch(BranchKind::Switch, line, &self.at.name);
+        if self.opts.subgroups && !self.at.quiet {
+            let ty = cases.iter().find_map(|case| match case.value {
+                SwitchValue::I32(_) => Some(self.g.i32_ty),
+                SwitchValue::U32(_) => Some(self.g.u32_ty),
+                SwitchValue::Default => None,
+            });
+            self.count_switch(fx, branch, selector, ty, out);
+        }
+        fx.flush(out);
+        let site = (BlockKind::SwitchCase, Opener::Branch(branch), line);
+        let cases = cases
+            .into_iter()
+            .map(|mut case| {
+                // `case a, b:` is a run of empty fall-through cases ending in the one with the
+                // body: one site.
+                if !(case.fall_through && case.body.is_empty()) {
+                    case.body = self.block(fx, case.body, site, Entry::default());
+                }
+                case
+            })
+            .collect();
+        fx.statement(Statement::Switch { selector, cases }, out);
+    }
+
+    /// A loop: its trip counter (the cap's), its body and `continuing` as block sites (in the
+    /// private counts: they run per trip), and, when it is hoisted, its counts after it.
+    fn walk_loop(
+        &mut self,
+        fx: &mut Emitter<'_>,
+        (body, continuing, break_if): (Block, Block, Option<Handle<Expression>>),
+        line: u32,
+        out: &mut Block,
+    ) {
+        let lp = self.sites.new_loop(line, &self.at.name);
+        let check = self.new_cap_check(fx, lp, out);
+        let hoisted =
+            self.opts.subgroups && hoistable(&body, &continuing, break_if, &self.lines, line);
+        let opener = Opener::Loop(lp);
+        let outer_hot = std::mem::replace(&mut self.at.hot, true);
+        let entry = |cap_check| Entry {
+            cap_check,
+            counted_elsewhere: hoisted,
+        };
+        let body_site = self.sites.blocks.len();
+        let site = (BlockKind::LoopBody, opener, line);
+        let body = self.block(fx, body, site, entry(Some(check)));
+        let continuing_site = self.sites.blocks.len();
+        let site = (BlockKind::LoopContinuing, opener, line);
+        let continuing = self.block(fx, continuing, site, entry(None));
+        self.at.hot = outer_hot;
+        let statement = Statement::Loop {
+            body,
+            continuing,
+            break_if,
+        };
+        fx.statement(statement, out);
+        if hoisted {
+            let site = &self.sites.blocks[continuing_site];
+            let counted = !site.empty && site.lines != (line..=line);
+            let blocks = [Some(body_site), counted.then_some(continuing_site)];
+            self.count_hoisted(fx, lp, check.trips, blocks, out);
+        }
+    }
+}

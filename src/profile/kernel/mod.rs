@@ -1,0 +1,318 @@
+//! The interface of a user's compute kernel as `divlab profile` sees it, read from naga's IR:
+//! the entry point (`entry.rs`), its workgroup size and the buffers it binds, with their sizes
+//! and the scalars they hold in WGSL layout order (`shape.rs`); and the host-side resolution
+//! of the kernel's pipeline-overridable constants (`overrides.rs`), so that everything after
+//! it sees plain constants. Pure naga; no device.
+
+mod entry;
+mod overrides;
+mod shape;
+#[cfg(test)]
+mod tests;
+
+use std::fmt;
+use std::ops::ControlFlow;
+
+use naga::proc::Layouter;
+use naga::valid::{Capabilities, ModuleInfo, ValidationFlags, Validator};
+use naga::{AddressSpace, Module, Scalar};
+
+pub use self::overrides::apply_overrides;
+pub use self::shape::scalar_name;
+use self::shape::{handle_kind, shape_of, size_of, space_name};
+use super::error::Error as ProfileError;
+use crate::source_map::SourceMap;
+use crate::{Error, Result};
+
+/// What a kernel's compute entry point needs from the host.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KernelInterface {
+    /// The entry point's name.
+    pub entry: String,
+    /// `@workgroup_size`, with overrides resolved.
+    pub workgroup_size: [u32; 3],
+    /// The buffers the entry point (or a function it calls) uses, by `@group`, then `@binding`.
+    pub bindings: Vec<Binding>,
+}
+
+impl KernelInterface {
+    /// Invocations in one workgroup.
+    pub fn workgroup_invocations(&self) -> u64 {
+        self.workgroup_size.iter().map(|&n| u64::from(n)).product()
+    }
+}
+
+/// One buffer binding of the kernel.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Binding {
+    /// `@group`.
+    pub group: u32,
+    /// `@binding`.
+    pub binding: u32,
+    /// The variable's name.
+    pub name: String,
+    /// 1-based line of the variable's declaration.
+    pub line: u32,
+    /// Its address space and access mode.
+    pub access: Access,
+    /// Its size in bytes, or how that size follows from a runtime-sized array's length.
+    pub size: BufferSize,
+    /// The scalars it holds, in WGSL layout order (what `fill` writes).
+    pub shape: Shape,
+}
+
+impl Binding {
+    /// `` `name` (@group(G) @binding(B)) ``, for messages.
+    pub fn label(&self) -> String {
+        format!(
+            "`{}` (@group({}) @binding({}))",
+            self.name, self.group, self.binding
+        )
+    }
+}
+
+/// How a binding is declared.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    /// `var<uniform>`.
+    Uniform,
+    /// `var<storage>` or `var<storage, read>`.
+    StorageRead,
+    /// `var<storage, read_write>`.
+    StorageReadWrite,
+}
+
+impl fmt::Display for Access {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::Uniform => "uniform",
+            Self::StorageRead => "storage, read",
+            Self::StorageReadWrite => "storage, read_write",
+        })
+    }
+}
+
+/// A binding's size in bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BufferSize {
+    /// A fixed-size type of this many bytes.
+    Fixed(u64),
+    /// A runtime-sized array (`array<T>`, bare or as the last member of a struct): `len`
+    /// elements take `base + stride * len` bytes, and never fewer than `min`, the type's size
+    /// with one element (a struct rounds up to its alignment), which WebGPU requires.
+    RuntimeArray {
+        /// Offset of the array: 0 for a bare `array<T>`, else the last member's offset.
+        base: u64,
+        /// The array's stride.
+        stride: u64,
+        /// The type's size with one element: the minimum binding size.
+        min: u64,
+    },
+}
+
+impl BufferSize {
+    /// Bytes of a buffer whose runtime-sized array has `len` elements (`len` is ignored for a
+    /// fixed size), rounded up to a multiple of 4 as buffer sizes must be.
+    pub fn bytes(&self, len: u64) -> u64 {
+        let raw = match *self {
+            Self::Fixed(n) => n,
+            Self::RuntimeArray { base, stride, min } => {
+                base.saturating_add(stride.saturating_mul(len)).max(min)
+            }
+        };
+        raw.saturating_add(3) & !3
+    }
+
+    /// Elements of the runtime-sized array that `bytes` bytes hold (0 for a fixed size).
+    pub fn len_for(&self, bytes: u64) -> u64 {
+        match *self {
+            Self::Fixed(_) => 0,
+            Self::RuntimeArray { base, stride, .. } => bytes.saturating_sub(base) / stride.max(1),
+        }
+    }
+
+    /// Whether the size follows from a runtime-sized array's length.
+    pub fn is_runtime(&self) -> bool {
+        matches!(self, Self::RuntimeArray { .. })
+    }
+}
+
+/// A host-shareable type reduced to where its scalars lie, enough to write a buffer's scalars
+/// in WGSL layout order: struct members in order, arrays element by element, vectors component
+/// by component, matrices column by column.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Shape {
+    /// One scalar (an atomic counts as its scalar).
+    Scalar(Scalar),
+    /// `count` copies of `element`, `stride` bytes apart: a fixed-size array, a vector's
+    /// components, a matrix's columns.
+    Array {
+        /// One element.
+        element: Box<Shape>,
+        /// How many.
+        count: u64,
+        /// Bytes from one element to the next.
+        stride: u64,
+    },
+    /// A runtime-sized array: as many elements as the buffer's length says.
+    RuntimeArray {
+        /// One element.
+        element: Box<Shape>,
+        /// Bytes from one element to the next.
+        stride: u64,
+    },
+    /// Members at their byte offsets, in declaration order.
+    Struct(Vec<(u64, Shape)>),
+}
+
+impl Shape {
+    /// Calls `f(offset, scalar)` for each scalar in layout order, offsets from `offset`, with
+    /// `runtime_len` elements in a runtime-sized array; stops when `f` breaks.
+    pub fn for_each_scalar(
+        &self,
+        offset: u64,
+        runtime_len: u64,
+        f: &mut dyn FnMut(u64, Scalar) -> ControlFlow<()>,
+    ) -> ControlFlow<()> {
+        match self {
+            Self::Scalar(scalar) => f(offset, *scalar),
+            Self::Array {
+                element,
+                count,
+                stride,
+            } => (0..*count)
+                .try_for_each(|i| element.for_each_scalar(offset + i * stride, runtime_len, f)),
+            Self::RuntimeArray { element, stride } => (0..runtime_len)
+                .try_for_each(|i| element.for_each_scalar(offset + i * stride, runtime_len, f)),
+            Self::Struct(members) => members
+                .iter()
+                .try_for_each(|(at, m)| m.for_each_scalar(offset + at, runtime_len, f)),
+        }
+    }
+
+    /// How many scalars [`Shape::for_each_scalar`] visits.
+    pub fn scalar_count(&self, runtime_len: u64) -> u64 {
+        match self {
+            Self::Scalar(_) => 1,
+            Self::Array { element, count, .. } => {
+                count.saturating_mul(element.scalar_count(runtime_len))
+            }
+            Self::RuntimeArray { element, .. } => {
+                runtime_len.saturating_mul(element.scalar_count(runtime_len))
+            }
+            Self::Struct(members) => members
+                .iter()
+                .map(|(_, m)| m.scalar_count(runtime_len))
+                .sum(),
+        }
+    }
+}
+
+/// The interface of `entry` (or the only `@compute` entry point) of `module`, which should
+/// have its overrides resolved ([`apply_overrides`]). `source` is the text naga parsed (for
+/// line numbers) and `file` names it in messages.
+pub fn interface(
+    module: &Module,
+    source: &str,
+    file: &str,
+    entry: Option<&str>,
+) -> Result<KernelInterface> {
+    let index = entry::entry_index(module, file, entry)?;
+    let ep = &module.entry_points[index];
+    if ep.workgroup_size_overrides.is_some() {
+        return Err(ProfileError::BadOverride(format!(
+            "the workgroup size of `{}` in {file} depends on `override` constants that are not \
+             resolved yet; resolve them first (`profile::kernel::apply_overrides`)",
+            ep.name
+        ))
+        .into());
+    }
+    let info = validate(module).map_err(|e| {
+        let loc = e.location(source);
+        Error::InvalidWgsl {
+            file: file.to_owned(),
+            line: loc.map_or(0, |l| l.line_number),
+            column: loc.map_or(0, |l| l.line_position),
+            message: e
+                .emit_to_string_with_path(source, file)
+                .trim_end()
+                .to_owned(),
+        }
+    })?;
+    let mut layouter = Layouter::default();
+    layouter.update(module.to_ctx()).map_err(|e| {
+        ProfileError::internal(&ep.name, &format!("cannot lay out the types of {file}"), &e)
+    })?;
+    let uses = info.get_entry_point(index);
+    let lines = SourceMap::new(source);
+
+    let mut bindings = Vec::new();
+    for (handle, var) in module.global_variables.iter() {
+        if uses[handle].is_empty() {
+            continue;
+        }
+        let name = var.name.clone().unwrap_or_else(|| "(unnamed)".to_owned());
+        let line = lines
+            .span_line(module.global_variables.get_span(handle))
+            .unwrap_or(0);
+        let declared = match var.binding {
+            Some(ref b) => format!("@group({}) @binding({})", b.group, b.binding),
+            None => format!("var<{}>", space_name(var.space)),
+        };
+        let unsupported = |what: &str| -> Error {
+            ProfileError::UnsupportedBinding {
+                name: name.clone(),
+                declared: declared.clone(),
+                line,
+                file: file.to_owned(),
+                what: what.to_owned(),
+                entry: ep.name.clone(),
+            }
+            .into()
+        };
+        let access = match var.space {
+            AddressSpace::Function | AddressSpace::Private | AddressSpace::WorkGroup => continue,
+            AddressSpace::Uniform => Access::Uniform,
+            AddressSpace::Storage { access } if access.contains(naga::StorageAccess::STORE) => {
+                Access::StorageReadWrite
+            }
+            AddressSpace::Storage { .. } => Access::StorageRead,
+            AddressSpace::Handle => {
+                return Err(unsupported(handle_kind(&module.types[var.ty].inner)));
+            }
+            AddressSpace::Immediate => return Err(unsupported("an immediate (push constant)")),
+            AddressSpace::TaskPayload
+            | AddressSpace::RayPayload
+            | AddressSpace::IncomingRayPayload => return Err(unsupported("a payload variable")),
+        };
+        let Some(ref slot) = var.binding else {
+            return Err(unsupported("a buffer without @group/@binding"));
+        };
+        let shape = shape_of(module, var.ty).map_err(|what| unsupported(&what))?;
+        bindings.push(Binding {
+            group: slot.group,
+            binding: slot.binding,
+            name,
+            line,
+            access,
+            size: size_of(module, &layouter, var.ty),
+            shape,
+        });
+    }
+    bindings.sort_by_key(|b| (b.group, b.binding));
+    Ok(KernelInterface {
+        entry: ep.name.clone(),
+        workgroup_size: ep.workgroup_size,
+        bindings,
+    })
+}
+
+/// A validation error, boxed: naga's is large.
+pub(super) type Invalid = Box<naga::WithSpan<naga::valid::ValidationError>>;
+
+/// Validates as `shaders::check_wgsl` does.
+pub(super) fn validate(module: &Module) -> std::result::Result<ModuleInfo, Invalid> {
+    Validator::new(ValidationFlags::all(), Capabilities::all())
+        .validate(module)
+        .map_err(Box::new)
+}

@@ -1,0 +1,136 @@
+//! Overrides: the kernel's pipeline-overridable constants, resolved on the host with naga's
+//! own `process_overrides` so that everything after sees plain constants.
+
+use naga::{ArraySize, Module, TypeInner};
+
+use super::shape::scalar_name;
+use super::validate;
+use crate::profile::error::Error as ProfileError;
+
+/// `module` with its pipeline-overridable constants replaced by plain constants: `overrides`
+/// gives values by name (or by `@id`), the rest keep their defaults. Uses naga's own
+/// `process_overrides`, which also drops what no entry point reaches. An unknown name, a name
+/// given twice, or an override with neither a default nor a value is an error that lists the
+/// kernel's overridable constants.
+pub fn apply_overrides(
+    module: &Module,
+    overrides: &[(String, f64)],
+) -> Result<Module, ProfileError> {
+    let info = validate(module)
+        .map_err(|e| ProfileError::BadOverride(format!("the kernel does not validate: {e}")))?;
+    let mut constants = naga::back::PipelineConstants::default();
+    for (name, value) in overrides {
+        let found = module.overrides.iter().find(|(_, o)| {
+            o.name.as_deref() == Some(name.as_str())
+                || o.id.is_some_and(|id| id.to_string() == *name)
+        });
+        let Some((_, o)) = found else {
+            return Err(ProfileError::BadOverride(format!(
+                "--override {name}=...: the kernel has no `override` constant `{name}`. {}",
+                list_overrides(module)
+            )));
+        };
+        // naga keys an override by its @id when it has one, else by its name.
+        let key = match (o.id, &o.name) {
+            (Some(id), _) => id.to_string(),
+            (None, Some(n)) => n.clone(),
+            (None, None) => name.clone(),
+        };
+        if constants.insert(key, *value).is_some() {
+            return Err(ProfileError::BadOverride(format!(
+                "--override gives `{name}` twice; give each constant once"
+            )));
+        }
+    }
+    let (resolved, _) = naga::back::pipeline_constants::process_overrides(
+        module, &info, None, &constants,
+    )
+    .map_err(|e| {
+        use naga::back::pipeline_constants::PipelineConstantError as E;
+        let what = match e {
+            E::MissingValue(key) => format!(
+                "the `override` constant `{}` has no default value: pass --override {}=VALUE",
+                display_key(module, &key),
+                display_key(module, &key)
+            ),
+            other => format!("cannot apply the --override values: {other}"),
+        };
+        ProfileError::BadOverride(format!("{what}. {}", list_overrides(module)))
+    })?;
+    let mut resolved = resolved.into_owned();
+    // naga keeps the (now unreferenced) overrides, with their chosen values as defaults, for
+    // override-sized arrays. Where no type needs them, drop them so that written WGSL declares
+    // each value once, as a `const`.
+    let pending = resolved.types.iter().any(|(_, ty)| {
+        matches!(
+            ty.inner,
+            TypeInner::Array {
+                size: ArraySize::Pending(_),
+                ..
+            } | TypeInner::BindingArray {
+                size: ArraySize::Pending(_),
+                ..
+            }
+        )
+    });
+    if !pending && !resolved.overrides.is_empty() {
+        let mut plain = resolved.clone();
+        plain.overrides = naga::Arena::new();
+        if validate(&plain).is_ok() {
+            resolved = plain;
+        }
+    }
+    Ok(resolved)
+}
+
+/// "Overridable constants: `a` (u32, default 4), ..." for messages.
+fn list_overrides(module: &Module) -> String {
+    if module.overrides.is_empty() {
+        return "The kernel declares no `override` constants.".to_owned();
+    }
+    let items: Vec<String> = module
+        .overrides
+        .iter()
+        .map(|(_, o)| {
+            let name = o.name.as_deref().unwrap_or("(unnamed)");
+            let id = o.id.map(|id| format!("@id({id}), ")).unwrap_or_default();
+            let ty = match module.types[o.ty].inner {
+                TypeInner::Scalar(s) => scalar_name(s),
+                _ => "?".to_owned(),
+            };
+            let default = match o.init.map(|h| &module.global_expressions[h]) {
+                None => "no default: required".to_owned(),
+                Some(naga::Expression::Literal(l)) => format!("default {}", literal(l)),
+                Some(_) => "default computed from other constants".to_owned(),
+            };
+            format!("`{name}` ({id}{ty}, {default})")
+        })
+        .collect();
+    format!("Overridable constants: {}", items.join(", "))
+}
+
+/// The override naga calls `key` (its @id or its name), by name where it has one.
+fn display_key(module: &Module, key: &str) -> String {
+    module
+        .overrides
+        .iter()
+        .find(|(_, o)| o.id.is_some_and(|id| id.to_string() == key))
+        .and_then(|(_, o)| o.name.clone())
+        .unwrap_or_else(|| key.to_owned())
+}
+
+fn literal(l: &naga::Literal) -> String {
+    use naga::Literal as L;
+    match *l {
+        L::F64(v) | L::AbstractFloat(v) => v.to_string(),
+        L::F32(v) => v.to_string(),
+        L::F16(v) => v.to_string(),
+        L::U16(v) => v.to_string(),
+        L::I16(v) => v.to_string(),
+        L::U32(v) => v.to_string(),
+        L::I32(v) => v.to_string(),
+        L::U64(v) => v.to_string(),
+        L::I64(v) | L::AbstractInt(v) => v.to_string(),
+        L::Bool(v) => v.to_string(),
+    }
+}

@@ -1,0 +1,229 @@
+//! Attribution: the counters of one run turned into per-line and per-branch figures, each
+//! line reported with the block that owns it, and the cross-checks against the static
+//! uniformity analysis.
+
+use std::collections::BTreeMap;
+
+use super::{BranchProfile, LineProfile};
+use crate::profile::instrument::{BlockKind, BranchKind, Counters, Instrumented, Opener};
+use crate::uniformity::{Analysis, Verdict};
+
+/// The block that owns `line` (its counts are the line's), if the kernel runs code there.
+pub fn line_owner(instrumented: &Instrumented, line: u32) -> Option<usize> {
+    line_owners(instrumented, None).get(&line).copied()
+}
+
+/// Everything the report is built from.
+pub struct Inputs<'a> {
+    /// The instrumented kernel (its sites).
+    pub instrumented: &'a Instrumented,
+    /// The counters after the run.
+    pub counters: &'a Counters,
+    /// The largest ballot seen, where there are subgroups.
+    pub subgroup_size: Option<u32>,
+    /// The static analysis of the user's source, where it succeeded.
+    pub analysis: Option<&'a Analysis>,
+}
+
+/// Per-line and per-branch figures from the counters, and the cross-checks between them and
+/// the static analysis.
+pub fn lines_and_branches(
+    inputs: &Inputs<'_>,
+) -> (Vec<LineProfile>, Vec<BranchProfile>, Vec<String>) {
+    let Inputs {
+        instrumented,
+        counters,
+        subgroup_size,
+        analysis,
+    } = *inputs;
+    let subgroups = instrumented.options.subgroups;
+    let static_of = |line: u32| {
+        analysis
+            .and_then(|a| a.line(line))
+            .map(|l| verdict_name(l.subgroup).to_owned())
+    };
+    let owners = line_owners(instrumented, analysis);
+    let lines = owners
+        .iter()
+        .map(|(&line, &b)| {
+            let c = counters.blocks[b];
+            LineProfile {
+                line,
+                executions: c.executions,
+                active_lanes: subgroups.then_some(c.active_lanes),
+                efficiency: subgroup_size.and_then(|sg| c.efficiency(sg)),
+                static_verdict: static_of(line),
+            }
+        })
+        .collect();
+
+    // An empty block (an implicit `else`) runs no code: it idles no lane slots.
+    let opened_by = |opener: Opener| -> Vec<usize> {
+        (0..instrumented.blocks.len())
+            .filter(|&b| instrumented.blocks[b].opener == opener && !instrumented.blocks[b].empty)
+            .collect()
+    };
+    let wasted = |blocks: &[usize]| -> Option<u64> {
+        let sg = u64::from(subgroup_size?);
+        Some(
+            blocks
+                .iter()
+                .map(|&b| {
+                    let c = counters.blocks[b];
+                    (c.executions * sg).saturating_sub(c.active_lanes)
+                })
+                .sum(),
+        )
+    };
+    let fraction = |divergent: u64, executions: u64| {
+        (subgroups && executions > 0).then(|| divergent as f64 / executions as f64)
+    };
+    // A loop's condition is shown as the loop: its exit test and the short-circuit `if`s naga
+    // makes of a `&&`/`||` in it.
+    let exit_tests: Vec<usize> = instrumented
+        .loops
+        .iter()
+        .flat_map(|l| l.test_branches.clone())
+        .collect();
+    let mut branches = Vec::new();
+    let mut notes = Vec::new();
+    let mut check = |kind: &str, line: u32, arms: &[usize], c: (u64, u64)| {
+        if subgroups {
+            let arm_lines: Vec<(u32, Option<String>)> = owners
+                .iter()
+                .filter(|(_, b)| arms.contains(b))
+                .map(|(&l, _)| (l, static_of(l)))
+                .collect();
+            let own = static_of(line);
+            notes.extend(cross_check(kind, (line, own.as_deref()), &arm_lines, c));
+        }
+    };
+    for (r, site) in instrumented.branches.iter().enumerate() {
+        let c = counters.branches[r];
+        if exit_tests.contains(&r) {
+            continue; // Shown as its loop.
+        }
+        check(
+            branch_kind(site.kind),
+            site.line,
+            &opened_by(Opener::Branch(r)),
+            (c.evaluations, c.divergent),
+        );
+        branches.push(BranchProfile {
+            line: site.line,
+            kind: branch_kind(site.kind).to_owned(),
+            executions: c.evaluations,
+            divergent: c.divergent,
+            divergent_fraction: fraction(c.divergent, c.evaluations),
+            wasted_lane_slots: wasted(&opened_by(Opener::Branch(r))),
+        });
+    }
+    for (l, site) in instrumented.loops.iter().enumerate() {
+        let blocks = opened_by(Opener::Loop(l));
+        // With a `for`/`while` test, a loop's divergence is its test's: the trips on which the
+        // lanes disagreed about going on. A bare `loop` shows its divergence at its `break`s.
+        let (executions, divergent) = match site.exit_test {
+            Some(test) => {
+                let c = counters.branches[test];
+                (c.evaluations, c.divergent)
+            }
+            None => {
+                let body = blocks
+                    .iter()
+                    .find(|&&b| instrumented.blocks[b].kind == BlockKind::LoopBody);
+                (body.map_or(0, |&b| counters.blocks[b].executions), 0)
+            }
+        };
+        if site.exit_test.is_some() {
+            check("loop", site.line, &blocks, (executions, divergent));
+        }
+        branches.push(BranchProfile {
+            line: site.line,
+            kind: "loop".to_owned(),
+            executions,
+            divergent,
+            divergent_fraction: site.exit_test.and_then(|_| fraction(divergent, executions)),
+            wasted_lane_slots: wasted(&blocks),
+        });
+    }
+    branches.sort_by_key(|b| b.line);
+    (lines, branches, notes)
+}
+
+fn branch_kind(kind: BranchKind) -> &'static str {
+    match kind {
+        BranchKind::If => "if",
+        BranchKind::Switch => "switch",
+    }
+}
+
+/// What the static analysis and one branch's counters say together: divergence inside arms the
+/// analysis calls subgroup-uniform is a divlab bug; arms it calls non-uniform that never
+/// diverged on this input are a hint that the code could let the compiler prove uniformity.
+fn cross_check(
+    kind: &str,
+    (line, own): (u32, Option<&str>),
+    arm_lines: &[(u32, Option<String>)],
+    (executions, divergent): (u64, u64),
+) -> Option<String> {
+    let verdicts: Vec<&str> = arm_lines.iter().filter_map(|(_, v)| v.as_deref()).collect();
+    if divergent > 0 && !verdicts.is_empty() && verdicts.iter().all(|v| *v == "uniform") {
+        return Some(format!(
+            "line {line}: the {kind} diverged in {divergent} of {executions} subgroup executions, \
+             but the static analysis calls the code it guards subgroup-uniform: a divlab bug, \
+             please report it with the kernel"
+        ));
+    }
+    // Only where the branch itself is reached uniformly: inside divergent code every arm is
+    // non-uniform whatever its condition.
+    let condition_makes_it = own == Some("uniform") && verdicts.contains(&"non-uniform");
+    (executions > 0 && divergent == 0 && condition_makes_it).then(|| {
+        format!(
+            "line {line}: the code this {kind} guards is statically non-uniform, but the {kind} \
+             never diverged on this input ({executions} subgroup executions): if its condition \
+             is uniform by design, computing it from a value the analysis can prove uniform \
+             (e.g. `workgroup_id` instead of `global_invocation_id`) lets the compiler know"
+        )
+    })
+}
+
+/// The block each source line is reported with: the innermost block whose own statements
+/// cover it (blocks come outer before inner, so later ones win), except that an arm written on
+/// its statement's own line (the `break` of a `for` test, `if c { return; }`) does not take the
+/// line from the block that runs the statement. With a static analysis, only lines with code.
+fn line_owners(instrumented: &Instrumented, analysis: Option<&Analysis>) -> BTreeMap<u32, usize> {
+    let mut owner: BTreeMap<u32, usize> = BTreeMap::new();
+    for (b, site) in instrumented.blocks.iter().enumerate() {
+        if site.empty {
+            continue;
+        }
+        let on_header = *site.lines.start() == site.parent_line && site.opener != Opener::Function;
+        for line in site.lines.clone() {
+            if on_header && line == site.parent_line && owner.contains_key(&line) {
+                continue;
+            }
+            owner.insert(line, b);
+        }
+    }
+    if let Some(a) = analysis {
+        owner.retain(|&line, _| a.line(line).is_some());
+    }
+    owner
+}
+
+/// Σ active lanes / (Σ executions × SG) over every executed block.
+pub fn control_flow_efficiency(counters: &Counters, subgroup_size: Option<u32>) -> Option<f64> {
+    let sg = f64::from(subgroup_size?);
+    let (lanes, executions) = counters.blocks.iter().fold((0.0, 0.0), |(l, e), c| {
+        (l + c.active_lanes as f64, e + c.executions as f64)
+    });
+    (executions > 0.0).then(|| lanes / (executions * sg))
+}
+
+fn verdict_name(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Uniform => "uniform",
+        Verdict::NonUniform => "non-uniform",
+        Verdict::NotExecuted => "not-executed",
+    }
+}

@@ -1,0 +1,138 @@
+//! The profile document (`--json`, described in docs/profile.md): what one profile of one
+//! kernel found, as serde structs.
+
+use serde::{Deserialize, Serialize};
+
+use crate::report::AdapterRecord;
+
+/// The profile document's format version.
+pub const PROFILE_SCHEMA_VERSION: u32 = 1;
+
+/// The counters are subgroup operations themselves: said once in every profile.
+pub const OBSERVER_NOTE: &str = "the counters are subgroup operations (ballots, votes, \
+     reductions), so a compiler may reconverge differently around them than around the kernel \
+     alone: the profile is of the instrumented kernel. A loop that leaves only by its test is \
+     counted from each lane's trips, as if the lanes that entered together ran them together";
+
+/// One profile of one kernel on one adapter.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Profile {
+    /// Format version, [`PROFILE_SCHEMA_VERSION`].
+    pub schema_version: u32,
+    /// The adapter, as `--bench` records it.
+    pub adapter: AdapterRecord,
+    /// What ran.
+    pub kernel: KernelRecord,
+    /// The subgroup size this pipeline ran with: the largest ballot seen. `None` without
+    /// subgroup operations.
+    pub subgroup_size: Option<u32>,
+    /// Σ active lanes / (Σ executions × subgroup size) over every executed block; `None`
+    /// without subgroup operations.
+    pub control_flow_efficiency: Option<f64>,
+    /// One entry per source line that belongs to an instrumented block, in line order.
+    pub lines: Vec<LineProfile>,
+    /// One entry per `if`, `switch` and loop, in line order.
+    pub branches: Vec<BranchProfile>,
+    /// Whether an invocation ran into the loop cap (the profile is then of a cut-short run).
+    pub loop_cap_hit: bool,
+    /// The line of the first loop that hit the cap.
+    pub loop_cap_line: Option<u32>,
+    /// The loop cap: the most iterations one invocation runs of one entry into a loop.
+    pub loop_cap: u32,
+    /// The kernel's time alone and with its counters; absent when the run hit the loop cap.
+    pub timing: Option<TimingRecord>,
+    /// Remarks a user should read: the observer effect, why a figure is absent, cross-checks
+    /// between the static analysis and what ran.
+    pub notes: Vec<String>,
+    /// `--lanes LINE`: the ballot of every subgroup execution at the line.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lanes: Option<LaneCapture>,
+}
+
+/// What `--lanes LINE` recorded: one entry per subgroup execution of the block holding the line,
+/// in the order the subgroups got there.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LaneCapture {
+    /// The line asked for.
+    pub line: u32,
+    /// Subgroup executions at it (it may exceed the records kept).
+    pub executions: u64,
+    /// The first [`crate::profile::instrument::LANE_RECORDS`] executions.
+    pub records: Vec<LaneExecution>,
+}
+
+/// One subgroup execution at the `--lanes` line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LaneExecution {
+    /// The active lanes, bit i for `subgroup_invocation_id` i (four words, low first).
+    pub ballot: [u32; 4],
+    /// The subgroup's `workgroup_id`.
+    pub workgroup: [u32; 3],
+    /// `local_invocation_index` of the lowest active lane.
+    pub first_local_index: u32,
+}
+
+/// The profiled kernel.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct KernelRecord {
+    /// The file as given.
+    pub file: String,
+    /// The entry point.
+    pub entry: String,
+    /// `@workgroup_size`.
+    pub workgroup_size: [u32; 3],
+    /// Workgroups dispatched.
+    pub dispatch: [u32; 3],
+}
+
+/// One source line.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LineProfile {
+    /// 1-based line of the user's file.
+    pub line: u32,
+    /// Subgroup-level executions of the block the line belongs to (invocations without
+    /// subgroup operations).
+    pub executions: u64,
+    /// Σ active lanes over those executions; `None` without subgroup operations.
+    pub active_lanes: Option<u64>,
+    /// active_lanes / (executions × subgroup size); `None` when not executed or without
+    /// subgroup operations.
+    pub efficiency: Option<f64>,
+    /// The static verdict at subgroup scope: `uniform`, `non-uniform` or `not-executed`.
+    #[serde(rename = "static")]
+    pub static_verdict: Option<String>,
+}
+
+/// One `if`, `switch` or loop.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BranchProfile {
+    /// 1-based line.
+    pub line: u32,
+    /// `if`, `switch` or `loop`.
+    pub kind: String,
+    /// Subgroup executions that reached it (for a loop: of its body).
+    pub executions: u64,
+    /// Of those, how many had lanes disagree (for a loop: body executions with fewer lanes
+    /// than the subgroup, the trips some lanes sat out).
+    pub divergent: u64,
+    /// divergent / executions.
+    pub divergent_fraction: Option<f64>,
+    /// Lane slots the subgroup paid for but left idle inside it: Σ (executions × SG − active
+    /// lanes) over the blocks it opens.
+    pub wasted_lane_slots: Option<u64>,
+}
+
+/// Timings, medians of `reps` interleaved runs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TimingRecord {
+    /// The uninstrumented kernel.
+    pub kernel_ns: f64,
+    /// The instrumented kernel.
+    pub instrumented_ns: f64,
+    /// instrumented / kernel.
+    pub overhead: f64,
+    /// Repetitions behind each median.
+    pub reps: usize,
+    /// `gpu_timestamp` or `cpu_wall_clock`.
+    pub source: crate::report::TimingSource,
+}

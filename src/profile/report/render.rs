@@ -1,0 +1,175 @@
+//! Rendering: the annotated source and the summary `divlab profile` prints.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use super::{BranchProfile, LaneCapture, LineProfile, Profile};
+
+/// The annotated source and summary `divlab profile` prints.
+pub fn render_text(profile: &Profile, source: &str) -> String {
+    let mut out = String::new();
+    let k = &profile.kernel;
+    let _ = writeln!(
+        out,
+        "{} `{}` on {} ({}): workgroup {:?}, dispatch {:?}",
+        k.file,
+        k.entry,
+        profile.adapter.name,
+        profile.adapter.backend,
+        k.workgroup_size,
+        k.dispatch
+    );
+    let by_line: BTreeMap<u32, &LineProfile> = profile.lines.iter().map(|l| (l.line, l)).collect();
+    let branch_at: BTreeMap<u32, &BranchProfile> =
+        profile.branches.iter().map(|b| (b.line, b)).collect();
+    let _ = writeln!(
+        out,
+        "\n{:>10} {:>6} {:>6} {:>6} {:<12} | {:>4}  source",
+        "execs", "lanes", "eff%", "div%", "static", "line"
+    );
+    for (i, text) in source.lines().enumerate() {
+        let n = i as u32 + 1;
+        let gutter = match by_line.get(&n) {
+            Some(l) => {
+                let lanes = match (l.active_lanes, l.executions) {
+                    (Some(a), e) if e > 0 => format!("{:.1}", a as f64 / e as f64),
+                    _ => "-".to_owned(),
+                };
+                let eff = l
+                    .efficiency
+                    .map_or_else(|| "-".to_owned(), |e| format!("{:.0}", e * 100.0));
+                let div = branch_at
+                    .get(&n)
+                    .and_then(|b| b.divergent_fraction)
+                    .map_or_else(String::new, |d| format!("{:.0}", d * 100.0));
+                format!(
+                    "{:>10} {lanes:>6} {eff:>6} {div:>6} {:<12}",
+                    l.executions,
+                    l.static_verdict.as_deref().unwrap_or("")
+                )
+            }
+            None => format!("{:>10} {:>6} {:>6} {:>6} {:<12}", "", "", "", "", ""),
+        };
+        let _ = writeln!(out, "{gutter} | {n:>4}  {text}");
+    }
+    render_summary(profile, &mut out);
+    out
+}
+
+fn render_summary(profile: &Profile, out: &mut String) {
+    let _ = writeln!(out);
+    match profile.subgroup_size {
+        Some(sg) => {
+            let _ = writeln!(out, "subgroup size (largest ballot seen): {sg}");
+        }
+        None => {
+            let _ = writeln!(
+                out,
+                "subgroup size: not observed (this adapter has no subgroup operations: executions \
+                 count invocations, and efficiency is not measured)"
+            );
+        }
+    }
+    if let Some(e) = profile.control_flow_efficiency {
+        let _ = writeln!(
+            out,
+            "control-flow efficiency: {:.1}% (Σ active lanes / (Σ executions × subgroup size))",
+            e * 100.0
+        );
+    }
+    let mut top: Vec<&BranchProfile> = profile
+        .branches
+        .iter()
+        .filter(|b| b.wasted_lane_slots.is_some_and(|w| w > 0))
+        .collect();
+    top.sort_by_key(|b| std::cmp::Reverse(b.wasted_lane_slots));
+    if !top.is_empty() {
+        let _ = writeln!(
+            out,
+            "top divergent branches (by idle lane slots inside them):"
+        );
+        for b in top.iter().take(5) {
+            let _ = writeln!(
+                out,
+                "  line {:>4} {:<6} {} idle lane slots, divergent in {} of {} subgroup executions",
+                b.line,
+                b.kind,
+                b.wasted_lane_slots.unwrap_or(0),
+                b.divergent,
+                b.executions
+            );
+        }
+    }
+    match &profile.timing {
+        Some(t) => {
+            let _ = writeln!(
+                out,
+                "time: {} alone, {} instrumented ({:.2}x), medians of {} runs ({})",
+                fmt_ns(t.kernel_ns),
+                fmt_ns(t.instrumented_ns),
+                t.overhead,
+                t.reps,
+                match t.source {
+                    crate::report::TimingSource::GpuTimestamp => "GPU timestamps",
+                    crate::report::TimingSource::CpuWallClock => "CPU wall clock",
+                }
+            );
+        }
+        None => {
+            let _ = writeln!(out, "time: not measured (the run hit the loop cap)");
+        }
+    }
+    if let Some(lanes) = &profile.lanes {
+        render_lanes(out, lanes, profile.subgroup_size.unwrap_or(32));
+    }
+    for note in &profile.notes {
+        let _ = writeln!(out, "note: {note}");
+    }
+}
+
+/// A duration with a unit a reader takes in at a glance.
+pub fn fmt_ns(ns: f64) -> String {
+    if ns >= 1e9 {
+        format!("{:.2} s", ns / 1e9)
+    } else if ns >= 1e6 {
+        format!("{:.2} ms", ns / 1e6)
+    } else if ns >= 1e3 {
+        format!("{:.1} µs", ns / 1e3)
+    } else {
+        format!("{ns:.0} ns")
+    }
+}
+
+/// `--lanes`: how many subgroup executions reached the line, and the first of them as lane
+/// strings (`#` active, `.` not).
+fn render_lanes(out: &mut String, lanes: &LaneCapture, subgroup_size: u32) {
+    const SHOWN: usize = 16;
+    let _ = writeln!(
+        out,
+        "lanes at line {}: {} subgroup executions{}; the first {} (# = active lane):",
+        lanes.line,
+        lanes.executions,
+        if lanes.executions > lanes.records.len() as u64 {
+            format!(" ({} recorded)", lanes.records.len())
+        } else {
+            String::new()
+        },
+        lanes.records.len().min(SHOWN)
+    );
+    for r in lanes.records.iter().take(SHOWN) {
+        let bits: String = (0..subgroup_size.min(128))
+            .map(|i| {
+                if r.ballot[(i / 32) as usize] & (1 << (i % 32)) != 0 {
+                    '#'
+                } else {
+                    '.'
+                }
+            })
+            .collect();
+        let _ = writeln!(
+            out,
+            "  workgroup {:?}, first lane local index {:>5}: {bits}",
+            r.workgroup, r.first_local_index
+        );
+    }
+}
