@@ -1,5 +1,6 @@
 //! Timing compute passes: GPU timestamps where the device has them, CPU wall time otherwise.
 
+use std::ops::Range;
 use std::time::Instant;
 
 use crate::Result;
@@ -86,10 +87,10 @@ impl GpuTimer {
     }
 
     /// Times each dispatch alone in its own pass, `reps` times, after one warm-up each. Each
-    /// round visits the dispatches in a fresh random order (fixed seed, so runs repeat), so that
-    /// compared dispatches stay close in time and none always follows the same neighbour.
-    /// Returns the samples per dispatch, in `dispatches` order; `on_round` sees each finished
-    /// round's number from 1.
+    /// round visits the dispatches in a fresh random order ([`Rounds`]), so that compared
+    /// dispatches stay close in time and none always follows the same neighbour. Returns the
+    /// samples per dispatch, in `dispatches` order; `on_round` sees each finished round's number
+    /// from 1.
     pub fn interleave(
         &self,
         gpu: &GpuContext,
@@ -99,16 +100,65 @@ impl GpuTimer {
         on_round: &mut dyn FnMut(usize),
     ) -> Result<Vec<Vec<f64>>> {
         self.warm_up(gpu, what, dispatches)?;
-        let mut rng = fastrand::Rng::with_seed(0xd1f1ab);
-        let mut samples = vec![Vec::with_capacity(reps); dispatches.len()];
+        let alone: Vec<Range<usize>> = (0..dispatches.len()).map(|i| i..i + 1).collect();
+        let mut rounds = Rounds::new(self, (what, dispatches), &alone, reps);
+        // Each round shuffles the previous round's order.
         let mut order: Vec<usize> = (0..dispatches.len()).collect();
         for round in 1..=reps {
-            rng.shuffle(&mut order);
-            for &i in &order {
-                samples[i].push(self.time(gpu, what, std::slice::from_ref(&dispatches[i]))?);
-            }
+            rounds.round(gpu, &mut order)?;
             on_round(round);
         }
-        Ok(samples)
+        Ok(rounds.samples)
+    }
+}
+
+/// The seed of every interleaved schedule, so runs repeat.
+const SEED: u64 = 0xd1f1ab;
+
+/// Rounds of timings over groups of dispatches, each dispatch alone in its own pass, in a seeded
+/// random order: the dispatches of a group (those compared with each other) run back to back,
+/// and no dispatch always follows the same neighbour (on lavapipe a dispatch right after a long
+/// one ran measurably slower).
+pub struct Rounds<'a> {
+    timer: &'a GpuTimer,
+    what: &'a str,
+    dispatches: &'a [Dispatch],
+    groups: &'a [Range<usize>],
+    rng: fastrand::Rng,
+    /// The samples per dispatch, in `dispatches` order, one per round that visited it.
+    pub samples: Vec<Vec<f64>>,
+}
+
+impl<'a> Rounds<'a> {
+    /// No rounds yet, room for `reps` samples each. `groups` are ranges of `dispatches`.
+    pub fn new(
+        timer: &'a GpuTimer,
+        (what, dispatches): (&'a str, &'a [Dispatch]),
+        groups: &'a [Range<usize>],
+        reps: usize,
+    ) -> Self {
+        Self {
+            timer,
+            what,
+            dispatches,
+            groups,
+            rng: fastrand::Rng::with_seed(SEED),
+            samples: vec![Vec::with_capacity(reps); dispatches.len()],
+        }
+    }
+
+    /// One round over the groups in `order`, which it shuffles in place first; the members of
+    /// each group run in a fresh random order.
+    pub fn round(&mut self, gpu: &GpuContext, order: &mut [usize]) -> Result<()> {
+        self.rng.shuffle(order);
+        for &g in &*order {
+            let mut members: Vec<usize> = self.groups[g].clone().collect();
+            self.rng.shuffle(&mut members);
+            for i in members {
+                let dispatch = std::slice::from_ref(&self.dispatches[i]);
+                self.samples[i].push(self.timer.time(gpu, self.what, dispatch)?);
+            }
+        }
+        Ok(())
     }
 }

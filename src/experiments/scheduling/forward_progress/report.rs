@@ -1,8 +1,8 @@
 //! The verdicts, metrics and lane records of `scheduling.forward_progress`, from its runs.
 
-use crate::experiments::scheduling::forward_progress::{SpinOrder, SpinRun, WORKGROUP_SIZE};
-use crate::experiments::scheduling::{Grouping, finished_verdict, fraction, spin_lane_records};
-use crate::report::{ExperimentResult, LaneRecord, VerdictStatus};
+use crate::experiments::scheduling::forward_progress::{SpinOrder, SpinRun};
+use crate::experiments::scheduling::{Grouping, fraction};
+use crate::report::{ExperimentResult, VerdictStatus};
 use crate::stats;
 
 /// Totals of one order over its runs.
@@ -13,7 +13,6 @@ struct OrderTally {
     at_first_check: usize,
     seen_at: Vec<f64>,
     flags_unset: usize,
-    unrecorded: usize,
     skipped: usize,
     times_ns: Vec<f64>,
 }
@@ -21,7 +20,6 @@ struct OrderTally {
 fn tally(runs: &[SpinRun]) -> OrderTally {
     let mut t = OrderTally::default();
     for run in runs {
-        t.unrecorded += run.unrecorded;
         t.times_ns.push(run.time_ns);
         for s in run.subgroups.values() {
             if !s.is_test() {
@@ -50,14 +48,6 @@ pub(super) fn report(
     let tallies = [tally(&by_order[0]), tally(&by_order[1])];
     let units = grouping.units();
     let note = grouping.note();
-    let unrecorded: usize = tallies.iter().map(|t| t.unrecorded).sum();
-    let dispatches: usize = by_order.iter().map(Vec::len).sum();
-    finished_verdict(
-        result,
-        "every lane finished its path: the capped spin ends without the setters' help",
-        (dispatches, unrecorded),
-        tallies.iter().flat_map(|t| t.times_ns.iter().copied()),
-    );
     let unset: usize = tallies.iter().map(|t| t.flags_unset).sum();
     let tests: usize = tallies.iter().map(|t| t.tests).sum();
     result.verdict(
@@ -186,16 +176,4 @@ pub(super) fn record_subgroups(
     if grouping == Grouping::Subgroups {
         result.param("subgroup_sizes", sizes);
     }
-}
-
-/// Per order (`point` 0 = spinners in the then-branch, 1 = in the else-branch), the first run's
-/// first workgroup: each lane's in-branch ballot, and as value the check at which a spinner saw
-/// the flag (`u32::MAX` never; setters record 0).
-pub(super) fn lane_records(by_order: &[Vec<SpinRun>; 2]) -> Vec<LaneRecord> {
-    let first = by_order
-        .each_ref()
-        .map(|runs| runs.first().map(|r| r.records.as_slice()));
-    spin_lane_records(first, WORKGROUP_SIZE, |r| {
-        (r.role != 0).then_some((r.subgroup, r.lane, r.local_index, r.ballot, r.seen))
-    })
 }

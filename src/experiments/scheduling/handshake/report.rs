@@ -1,10 +1,8 @@
 //! The verdicts, metrics and lane records of `scheduling.handshake`, from its runs.
 
-use crate::experiments::scheduling::handshake::{
-    HandshakeOrder, HandshakeRun, Outcome, WORKGROUP_SIZE,
-};
-use crate::experiments::scheduling::{Grouping, finished_verdict, fraction, spin_lane_records};
-use crate::report::{ExperimentResult, LaneRecord, VerdictStatus};
+use crate::experiments::scheduling::handshake::{HandshakeOrder, HandshakeRun, Outcome};
+use crate::experiments::scheduling::{Grouping, fraction};
+use crate::report::{ExperimentResult, VerdictStatus};
 use crate::stats;
 
 /// Totals of one order over its runs.
@@ -19,7 +17,6 @@ struct OrderTally {
     b_completed: usize,
     b_capped: usize,
     inconsistent: usize,
-    unrecorded: usize,
     a_checks: Vec<f64>,
     b_checks: Vec<f64>,
     times_ns: Vec<f64>,
@@ -34,7 +31,6 @@ impl OrderTally {
 fn tally(runs: &[HandshakeRun]) -> OrderTally {
     let mut t = OrderTally::default();
     for run in runs {
-        t.unrecorded += run.unrecorded;
         t.times_ns.push(run.time_ns);
         for s in run.subgroups.values() {
             t.subgroups += 1;
@@ -65,14 +61,6 @@ pub(super) fn report(
     let tallies = [tally(&by_order[0]), tally(&by_order[1])];
     let units = grouping.units();
     let note = grouping.note();
-    let unrecorded: usize = tallies.iter().map(|t| t.unrecorded).sum();
-    let dispatches: usize = by_order.iter().map(Vec::len).sum();
-    finished_verdict(
-        result,
-        "every lane finished its side: both capped spins end without the other side's help",
-        (dispatches, unrecorded),
-        tallies.iter().flat_map(|t| t.times_ns.iter().copied()),
-    );
     let inconsistent: usize = tallies.iter().map(|t| t.inconsistent).sum();
     let subgroups: usize = tallies.iter().map(|t| t.subgroups).sum();
     result.verdict(
@@ -168,15 +156,4 @@ fn reading(order: HandshakeOrder, t: &OrderTally, grouping: Grouping) -> String 
             t.mixed()
         )
     }
-}
-
-/// Per order (`point` 0 = A in the then-branch, 1 = A in the else-branch), the first run's first
-/// workgroup: each lane's in-branch ballot, and as value the checks its spin made.
-pub(super) fn lane_records(by_order: &[Vec<HandshakeRun>; 2]) -> Vec<LaneRecord> {
-    let first = by_order
-        .each_ref()
-        .map(|runs| runs.first().map(|r| r.records.as_slice()));
-    spin_lane_records(first, WORKGROUP_SIZE, |r| {
-        (r.side != 0).then_some((r.subgroup, r.lane, r.local_index, r.ballot, r.checks))
-    })
 }
