@@ -270,26 +270,25 @@ mod tests {
 
     #[test]
     fn a_split_path_and_a_stray_lane_are_counted() {
-        // k = 2 over lanes 0..4: paths {0, 2} and {1, 3}.
-        let whole = [
-            lane(0, 0b101),
-            lane(2, 0b101),
-            lane(1, 0b1010),
-            lane(3, 0b1010),
+        // k = 2 over lanes 0..4: paths {0, 2} and {1, 3}. Whole: one ballot per path. Then
+        // path {1, 3} split in two, and lane 0's ballot holding lane 1, of the other path.
+        let cases = [
+            ([0b101, 0b101, 0b1010, 0b1010], (2, 2, 0), 2.0),
+            ([0b011, 0b101, 0b0010, 0b1000], (4, 2, 1), 1.0),
         ];
-        let c = tally(2, &whole);
-        assert_eq!((c.instances, c.model_instances, c.outside), (2, 2, 0));
-        assert_eq!(c.active(), 2.0);
-        // Path {1, 3} split in two; lane 0's ballot holds lane 1, of the other path.
-        let split = [
-            lane(0, 0b011),
-            lane(2, 0b101),
-            lane(1, 0b0010),
-            lane(3, 0b1000),
-        ];
-        let c = tally(2, &split);
-        assert_eq!((c.instances, c.model_instances, c.outside), (4, 2, 1));
-        assert_eq!(c.active(), 1.0);
+        for (ballots, (instances, model, outside), active) in cases {
+            let lanes: Vec<Lane> = [0, 2, 1, 3]
+                .into_iter()
+                .zip(ballots)
+                .map(|(l, b)| lane(l, b))
+                .collect();
+            let c = tally(2, &lanes);
+            assert_eq!(
+                (c.instances, c.model_instances, c.outside),
+                (instances, model, outside)
+            );
+            assert_eq!(c.active(), active);
+        }
     }
 
     #[test]

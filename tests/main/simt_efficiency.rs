@@ -12,7 +12,12 @@ fn each_path_runs_once_per_subgroup_with_all_its_lanes() {
     let _gpu = util::gpu_shared();
     let lab = Lab::new(util::gpu());
     let result = run_experiment(&lab, &SimtEfficiency, &RunConfig::default(), &|_| {});
-    assert_eq!(result.status, ExperimentStatus::Ok, "{}", result.status_detail);
+    assert_eq!(
+        result.status,
+        ExperimentStatus::Ok,
+        "{}",
+        result.status_detail
+    );
     let sg = util::expected_subgroup_size();
     // Lanes 0..SG take path lane % k. With SG = 8: k = 3 gives paths {0, 3, 6}, {1, 4, 7} and
     // {2, 5}, so 8 lanes over 3 instances; k = 2, two of 4; k = SG, SG of 1. Every subgroup is
@@ -40,5 +45,10 @@ fn each_path_runs_once_per_subgroup_with_all_its_lanes() {
     // lavapipe"): the SIMT model holds there.
     assert_eq!(status("simt_efficiency"), VerdictStatus::Consistent);
     // One lane grid point per k, each subgroup's lanes on their paths.
-    assert!(result.lanes.iter().any(|l| l.point == 2 && l.value[..3] == [0, 1, 2]));
+    assert!(
+        result
+            .lanes
+            .iter()
+            .any(|l| l.point == 2 && l.value[..3] == [0, 1, 2])
+    );
 }

@@ -25,6 +25,42 @@ pub(super) trait Group<T> {
     }
 }
 
+/// Declares group `$name<T>`: its fixed fields (copied by `map`), its members (mapped, in
+/// schedule order) and its optional members (mapped where present, after the others).
+macro_rules! group {
+    (
+        $(#[$doc:meta])*
+        $name:ident {
+            $($(#[$fixed_doc:meta])* $fixed:ident: $ty:ty,)*
+            ;
+            $($(#[$member_doc:meta])* $member:ident,)+
+            $(; $($(#[$optional_doc:meta])* $optional:ident,)+)?
+        }
+    ) => {
+        $(#[$doc])*
+        pub(super) struct $name<T> {
+            $($(#[$fixed_doc])* pub $fixed: $ty,)*
+            $($(#[$member_doc])* pub $member: T,)+
+            $($($(#[$optional_doc])* pub $optional: Option<T>,)+)?
+        }
+
+        impl<T> Group<T> for $name<T> {
+            type Mapped<U> = $name<U>;
+
+            fn map<'a, U>(&'a self, mut f: impl FnMut(&'a T) -> U) -> $name<U>
+            where
+                T: 'a,
+            {
+                $name {
+                    $($fixed: self.$fixed,)*
+                    $($member: f(&self.$member),)+
+                    $($($optional: self.$optional.as_ref().map(&mut f),)+)?
+                }
+            }
+        }
+    };
+}
+
 /// Where the study's dispatches come from: the device, the shared sinks and the pipelines.
 #[derive(Clone, Copy)]
 pub(super) struct Source<'a> {
@@ -50,37 +86,24 @@ impl Source<'_> {
     }
 }
 
-/// One k of the main sweep.
-pub(super) struct KGroup<T> {
-    /// Paths.
-    pub k: u32,
-    /// Lane-divergent.
-    pub div: T,
-    /// Its subgroup-uniform control.
-    pub uniform: T,
-    /// The predicated (branch-free) variant.
-    pub pred: T,
-    /// The k = 1 control: the clock this k's control is read against.
-    pub uniform_ref: T,
-    /// The loop form at k = SG: the control with the divergent dispatch's mix of trip counts.
-    pub mixed: Option<T>,
-}
-
-impl<T> Group<T> for KGroup<T> {
-    type Mapped<U> = KGroup<U>;
-
-    fn map<'a, U>(&'a self, mut f: impl FnMut(&'a T) -> U) -> KGroup<U>
-    where
-        T: 'a,
-    {
-        KGroup {
-            k: self.k,
-            div: f(&self.div),
-            uniform: f(&self.uniform),
-            pred: f(&self.pred),
-            uniform_ref: f(&self.uniform_ref),
-            mixed: self.mixed.as_ref().map(f),
-        }
+group! {
+    /// One k of the main sweep.
+    KGroup {
+        /// Paths.
+        k: u32,
+        ;
+        /// Lane-divergent.
+        div,
+        /// Its subgroup-uniform control.
+        uniform,
+        /// The predicated (branch-free) variant.
+        pred,
+        /// The k = 1 control: the clock this k's control is read against.
+        uniform_ref,
+        ;
+        /// The loop form at k = SG: the control with the divergent dispatch's mix of trip
+        /// counts.
+        mixed,
     }
 }
 
@@ -137,34 +160,20 @@ impl KGroup<Dispatch> {
     }
 }
 
-/// One occupancy level at k = SG, calibrated on its own.
-pub(super) struct OccupancyGroup<T> {
-    /// Workgroup size.
-    pub workgroup_size: u32,
-    /// Trips per path of this level.
-    pub trips: u32,
-    /// Lane-divergent.
-    pub div: T,
-    /// Subgroup-uniform.
-    pub uniform: T,
-    /// This level's pipeline's dispatch floor.
-    pub floor: T,
-}
-
-impl<T> Group<T> for OccupancyGroup<T> {
-    type Mapped<U> = OccupancyGroup<U>;
-
-    fn map<'a, U>(&'a self, mut f: impl FnMut(&'a T) -> U) -> OccupancyGroup<U>
-    where
-        T: 'a,
-    {
-        OccupancyGroup {
-            workgroup_size: self.workgroup_size,
-            trips: self.trips,
-            div: f(&self.div),
-            uniform: f(&self.uniform),
-            floor: f(&self.floor),
-        }
+group! {
+    /// One occupancy level at k = SG, calibrated on its own.
+    OccupancyGroup {
+        /// Workgroup size.
+        workgroup_size: u32,
+        /// Trips per path of this level.
+        trips: u32,
+        ;
+        /// Lane-divergent.
+        div,
+        /// Subgroup-uniform.
+        uniform,
+        /// This level's pipeline's dispatch floor.
+        floor,
     }
 }
 
@@ -199,51 +208,31 @@ impl OccupancyGroup<Dispatch> {
     }
 }
 
-/// The study's own dispatch at k = SG again at fewer trips, in the same rounds: the two trip
-/// counts give F(SG) on the path work alone, whatever the dispatch costs besides (its floor,
-/// each invocation's selector and store, launching its workgroups).
-pub(super) struct MarginalGroup<T> {
-    /// Trips per path of the study.
-    pub trips: u32,
-    /// The fewer trips.
-    pub fewer: u32,
-    /// Lane-divergent at `trips`.
-    pub div: T,
-    /// Subgroup-uniform at `trips`.
-    pub uniform: T,
-    /// Lane-divergent at `fewer`.
-    pub div_fewer: T,
-    /// Subgroup-uniform at `fewer`.
-    pub uniform_fewer: T,
-}
-
-impl<T> Group<T> for MarginalGroup<T> {
-    type Mapped<U> = MarginalGroup<U>;
-
-    fn map<'a, U>(&'a self, mut f: impl FnMut(&'a T) -> U) -> MarginalGroup<U>
-    where
-        T: 'a,
-    {
-        MarginalGroup {
-            trips: self.trips,
-            fewer: self.fewer,
-            div: f(&self.div),
-            uniform: f(&self.uniform),
-            div_fewer: f(&self.div_fewer),
-            uniform_fewer: f(&self.uniform_fewer),
-        }
+group! {
+    /// The study's own dispatch at k = SG again at fewer trips, in the same rounds: the two trip
+    /// counts give F(SG) on the path work alone, whatever the dispatch costs besides (its floor,
+    /// each invocation's selector and store, launching its workgroups).
+    MarginalGroup {
+        /// Trips per path of the study.
+        trips: u32,
+        /// The fewer trips.
+        fewer: u32,
+        ;
+        /// Lane-divergent at `trips`.
+        div,
+        /// Subgroup-uniform at `trips`.
+        uniform,
+        /// Lane-divergent at `fewer`.
+        div_fewer,
+        /// Subgroup-uniform at `fewer`.
+        uniform_fewer,
     }
 }
 
 impl MarginalGroup<Dispatch> {
     /// The pair at k and `trips`, and at a quarter of them ([`fewer_trips`]); `None` when that
     /// is not fewer.
-    pub fn plan(
-        (src, main): (Source<'_>, &Compiled),
-        form: Form,
-        (k, trips): (u32, u32),
-        n: u32,
-    ) -> Option<Self> {
+    pub fn plan(src: Source<'_>, main: &Compiled, form: Form, (k, trips, n): Trio) -> Option<Self> {
         let fewer = fewer_trips(form, trips)?;
         let (div, control) = divergent_and_control(form, k, trips);
         let (div_fewer, control_fewer) = divergent_and_control(form, k, fewer);
@@ -272,34 +261,23 @@ impl MarginalGroup<Timing> {
     }
 }
 
-/// Unbalanced paths (one heavy, the rest light) against balanced ones of the same total work.
-pub(super) struct UnbalancedGroup<T> {
-    /// Paths.
-    pub k: u32,
-    /// Trips of the heavy path.
-    pub heavy: u32,
-    /// Trips of each light path.
-    pub light: u32,
-    /// Every path at the study's trips.
-    pub balanced: T,
-    /// One heavy path, the others light.
-    pub skewed: T,
-}
+/// (k, trips per path, invocations).
+type Trio = (u32, u32, u32);
 
-impl<T> Group<T> for UnbalancedGroup<T> {
-    type Mapped<U> = UnbalancedGroup<U>;
-
-    fn map<'a, U>(&'a self, mut f: impl FnMut(&'a T) -> U) -> UnbalancedGroup<U>
-    where
-        T: 'a,
-    {
-        UnbalancedGroup {
-            k: self.k,
-            heavy: self.heavy,
-            light: self.light,
-            balanced: f(&self.balanced),
-            skewed: f(&self.skewed),
-        }
+group! {
+    /// Unbalanced paths (one heavy, the rest light) against balanced ones of the same total work.
+    UnbalancedGroup {
+        /// Paths.
+        k: u32,
+        /// Trips of the heavy path.
+        heavy: u32,
+        /// Trips of each light path.
+        light: u32,
+        ;
+        /// Every path at the study's trips.
+        balanced,
+        /// One heavy path, the others light.
+        skewed,
     }
 }
 

@@ -100,7 +100,7 @@ impl Levels {
                 )
             })
             .collect();
-        let marginal = MarginalGroup::plan((src, main), form, (k, trips), n);
+        let marginal = MarginalGroup::plan(src, main, form, (k, trips, n));
         let unbalanced = (form != Form::Loop)
             .then(|| UnbalancedGroup::plan((src, main), plan.unbalanced_k, trips, n));
         Self {

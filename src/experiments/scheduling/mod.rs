@@ -16,7 +16,7 @@ pub mod handshake;
 pub mod interleaving;
 pub mod lockstep_race;
 pub mod run_ahead;
-mod two_order;
+pub mod two_order;
 
 use std::borrow::Cow;
 

@@ -46,6 +46,17 @@ pub trait TwoOrder: 'static {
     /// The check of the opening verdict: every lane finished whatever the other side did.
     const FINISHED: &'static str;
 
+    /// The key and check of the second verdict: the flags after each dispatch agree with the
+    /// lanes' records, as atomics guarantee.
+    const FLAGS_VERDICT: (&'static str, &'static str);
+
+    /// Whether a subgroup's (or block's) flags agree with its lanes' records; `None` where
+    /// the verdict does not count it.
+    fn flags_ok(subgroup: &Self::Subgroup) -> Option<bool>;
+
+    /// The flag verdict's detail: `bad` of the `total` counted subgroups (or blocks) disagree.
+    fn flags_detail(bad: usize, total: usize, grouping: Grouping) -> String;
+
     /// Which lanes take the then-branch, with subgroups and with blocks.
     fn split() -> [String; 2];
 
@@ -54,12 +65,8 @@ pub trait TwoOrder: 'static {
     fn fold(records: &[Self::Record], flags: &[u32]) -> (BTreeMap<u32, Self::Subgroup>, usize);
 
     /// The verdicts and metrics after the opening one.
-    fn report(
-        by_order: &[Vec<Run<Self>>; 2],
-        cap: u32,
-        grouping: Grouping,
-        r: &mut ExperimentResult,
-    ) where
+    fn report(runs: &Runs<Self>, result: &mut ExperimentResult)
+    where
         Self: Sized;
 
     /// A record as the lane grid shows it; `None` where the lane wrote none.
@@ -101,6 +108,16 @@ impl<P: TwoOrder> Run<P> {
             records,
         }
     }
+}
+
+/// Every dispatch of one run of a probe, by order, and what they ran with.
+pub struct Runs<P: TwoOrder> {
+    /// The runs of each order, in [`ProbeOrder::ALL`] order.
+    pub by_order: [Vec<Run<P>>; 2],
+    /// The cap of every spin.
+    pub cap: u32,
+    /// What the records are per.
+    pub grouping: Grouping,
 }
 
 /// The compiled probe: one pipeline per order.
@@ -174,10 +191,24 @@ pub(crate) fn run<P: TwoOrder>(ctx: RunContext<'_>) -> Result<ExperimentResult> 
         (all().count(), all().map(|r| r.unrecorded).sum()),
         all().map(|r| r.time_ns),
     );
-    P::report(&by_order, cap, grouping, &mut result);
+    let counted: Vec<bool> = all()
+        .flat_map(|r| r.subgroups.values())
+        .filter_map(P::flags_ok)
+        .collect();
+    let bad = counted.iter().filter(|ok| !**ok).count();
+    let (key, check) = P::FLAGS_VERDICT;
+    let detail = P::flags_detail(bad, counted.len(), grouping);
+    result.verdict(key, check, VerdictStatus::held_if(bad == 0), detail);
+    let runs = Runs {
+        by_order,
+        cap,
+        grouping,
+    };
+    P::report(&runs, &mut result);
     // Without ballots the lane grid would show every lane as never reached.
     if grouping == Grouping::Subgroups {
-        let first = by_order
+        let first = runs
+            .by_order
             .each_ref()
             .map(|runs| runs.first().map(|r| r.records.as_slice()));
         result.lanes = spin_lane_records(first, P::WORKGROUP_SIZE, P::cell);

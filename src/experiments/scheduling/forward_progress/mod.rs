@@ -11,7 +11,7 @@ mod report;
 use std::collections::BTreeMap;
 
 pub use super::two_order::default_cap;
-use super::two_order::{self, Probe, ProbeOrder, Run, SpinCell, TwoOrder};
+use super::two_order::{self, Probe, ProbeOrder, Run, Runs, SpinCell, TwoOrder};
 use super::{BLOCK, Grouping};
 use crate::report::{ExperimentInfo, ExperimentResult};
 pub use crate::shaders::scheduling::forward_progress::{
@@ -133,6 +133,23 @@ impl TwoOrder for ForwardProgress {
     const FINISHED: &'static str =
         "every lane finished its path: the capped spin ends without the setters' help";
 
+    const FLAGS_VERDICT: (&'static str, &'static str) = (
+        "flags_visible",
+        "every setter's flag store is visible after the dispatch",
+    );
+
+    /// Counted where the spin was a test (both roles present).
+    fn flags_ok(s: &SubgroupSpin) -> Option<bool> {
+        s.is_test().then_some(s.flag_set)
+    }
+
+    fn flags_detail(unset: usize, tests: usize, grouping: Grouping) -> String {
+        format!(
+            "{unset} of {tests} {} flags still 0 after the dispatch",
+            grouping.unit()
+        )
+    }
+
     fn split() -> [String; 2] {
         [
             "subgroup_invocation_id < subgroup_size / 2 takes the then-branch".to_owned(),
@@ -167,14 +184,9 @@ impl TwoOrder for ForwardProgress {
         (subgroups, unrecorded)
     }
 
-    fn report(
-        by_order: &[Vec<SpinRun>; 2],
-        cap: u32,
-        grouping: Grouping,
-        r: &mut ExperimentResult,
-    ) {
-        report::report(by_order, cap, grouping, r);
-        report::record_subgroups(by_order, grouping, r);
+    fn report(runs: &Runs<Self>, result: &mut ExperimentResult) {
+        report::report(runs, result);
+        report::record_subgroups(&runs.by_order, runs.grouping, result);
     }
 
     /// The check at which a spinner saw the flag (`u32::MAX` never; setters record 0).

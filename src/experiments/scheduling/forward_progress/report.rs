@@ -1,6 +1,7 @@
 //! The verdicts, metrics and lane records of `scheduling.forward_progress`, from its runs.
 
-use crate::experiments::scheduling::forward_progress::{SpinOrder, SpinRun};
+use crate::experiments::scheduling::forward_progress::{ForwardProgress, SpinOrder, SpinRun};
+use crate::experiments::scheduling::two_order::Runs;
 use crate::experiments::scheduling::{Grouping, fraction};
 use crate::report::{ExperimentResult, VerdictStatus};
 use crate::stats;
@@ -12,7 +13,6 @@ struct OrderTally {
     progressed: usize,
     at_first_check: usize,
     seen_at: Vec<f64>,
-    flags_unset: usize,
     skipped: usize,
     times_ns: Vec<f64>,
 }
@@ -27,7 +27,6 @@ fn tally(runs: &[SpinRun]) -> OrderTally {
                 continue;
             }
             t.tests += 1;
-            t.flags_unset += usize::from(!s.flag_set);
             if s.progressed() {
                 t.progressed += 1;
                 let at = s.last_seen_at.unwrap_or(0);
@@ -39,26 +38,14 @@ fn tally(runs: &[SpinRun]) -> OrderTally {
     t
 }
 
-pub(super) fn report(
-    by_order: &[Vec<SpinRun>; 2],
-    cap: u32,
-    grouping: Grouping,
-    result: &mut ExperimentResult,
-) {
-    let tallies = [tally(&by_order[0]), tally(&by_order[1])];
-    let units = grouping.units();
-    let note = grouping.note();
-    let unset: usize = tallies.iter().map(|t| t.flags_unset).sum();
-    let tests: usize = tallies.iter().map(|t| t.tests).sum();
-    result.verdict(
-        "flags_visible",
-        "every setter's flag store is visible after the dispatch",
-        VerdictStatus::held_if(unset == 0),
-        format!(
-            "{unset} of {tests} {} flags still 0 after the dispatch",
-            grouping.unit()
-        ),
-    );
+pub(super) fn report(runs: &Runs<ForwardProgress>, result: &mut ExperimentResult) {
+    let &Runs {
+        ref by_order,
+        cap,
+        grouping,
+    } = runs;
+    let tallies = by_order.each_ref().map(|runs| tally(runs));
+    let (units, note) = (grouping.units(), grouping.note());
     for (order, t) in SpinOrder::ALL.iter().zip(&tallies) {
         let name = order.entry();
         let later = t.progressed - t.at_first_check;

@@ -11,7 +11,7 @@ mod report;
 
 use std::collections::BTreeMap;
 
-use super::two_order::{self, Probe, ProbeOrder, Run, SpinCell, TwoOrder};
+use super::two_order::{self, Probe, ProbeOrder, Run, Runs, SpinCell, TwoOrder};
 use super::{BLOCK, Grouping};
 use crate::report::{ExperimentInfo, ExperimentResult};
 pub use crate::shaders::scheduling::handshake::{HandshakeRecord, SIDE_A, SIDE_B, WORKGROUP_SIZE};
@@ -162,6 +162,21 @@ impl TwoOrder for Handshake {
     const FINISHED: &'static str =
         "every lane finished its side: both capped spins end without the other side's help";
 
+    const FLAGS_VERDICT: (&'static str, &'static str) = (
+        "flags_exact",
+        "flag a counts every A lane, flag b exactly the B lanes that saw a, and no A lane saw b \
+         unless a B lane set it (atomics)",
+    );
+
+    fn flags_ok(s: &SubgroupHandshake) -> Option<bool> {
+        Some(s.flags_consistent())
+    }
+
+    fn flags_detail(inconsistent: usize, subgroups: usize, grouping: Grouping) -> String {
+        let units = grouping.units();
+        format!("{inconsistent} of {subgroups} {units}' flags disagree with their lanes' records")
+    }
+
     fn split() -> [String; 2] {
         [
             "even subgroup_invocation_id takes the then-branch, odd the else-branch".to_owned(),
@@ -199,13 +214,8 @@ impl TwoOrder for Handshake {
         (subgroups, unrecorded)
     }
 
-    fn report(
-        by_order: &[Vec<HandshakeRun>; 2],
-        cap: u32,
-        grouping: Grouping,
-        r: &mut ExperimentResult,
-    ) {
-        report::report(by_order, cap, grouping, r);
+    fn report(runs: &Runs<Self>, result: &mut ExperimentResult) {
+        report::report(runs, result);
     }
 
     /// The checks its spin made.

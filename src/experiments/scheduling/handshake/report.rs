@@ -1,6 +1,7 @@
 //! The verdicts, metrics and lane records of `scheduling.handshake`, from its runs.
 
-use crate::experiments::scheduling::handshake::{HandshakeOrder, HandshakeRun, Outcome};
+use crate::experiments::scheduling::handshake::{Handshake, HandshakeOrder, HandshakeRun, Outcome};
+use crate::experiments::scheduling::two_order::Runs;
 use crate::experiments::scheduling::{Grouping, fraction};
 use crate::report::{ExperimentResult, VerdictStatus};
 use crate::stats;
@@ -16,7 +17,6 @@ struct OrderTally {
     a_capped: usize,
     b_completed: usize,
     b_capped: usize,
-    inconsistent: usize,
     a_checks: Vec<f64>,
     b_checks: Vec<f64>,
     times_ns: Vec<f64>,
@@ -44,7 +44,6 @@ fn tally(runs: &[HandshakeRun]) -> OrderTally {
             t.a_capped += usize::from(s.a.capped());
             t.b_completed += usize::from(s.b.completed());
             t.b_capped += usize::from(s.b.capped());
-            t.inconsistent += usize::from(!s.flags_consistent());
             t.a_checks.push(f64::from(s.a.checks));
             t.b_checks.push(f64::from(s.b.checks));
         }
@@ -52,24 +51,14 @@ fn tally(runs: &[HandshakeRun]) -> OrderTally {
     t
 }
 
-pub(super) fn report(
-    by_order: &[Vec<HandshakeRun>; 2],
-    cap: u32,
-    grouping: Grouping,
-    result: &mut ExperimentResult,
-) {
-    let tallies = [tally(&by_order[0]), tally(&by_order[1])];
-    let units = grouping.units();
-    let note = grouping.note();
-    let inconsistent: usize = tallies.iter().map(|t| t.inconsistent).sum();
-    let subgroups: usize = tallies.iter().map(|t| t.subgroups).sum();
-    result.verdict(
-        "flags_exact",
-        "flag a counts every A lane, flag b exactly the B lanes that saw a, and no A lane saw b \
-         unless a B lane set it (atomics)",
-        VerdictStatus::held_if(inconsistent == 0),
-        format!("{inconsistent} of {subgroups} {units}' flags disagree with their lanes' records"),
-    );
+pub(super) fn report(runs: &Runs<Handshake>, result: &mut ExperimentResult) {
+    let &Runs {
+        ref by_order,
+        cap,
+        grouping,
+    } = runs;
+    let tallies = by_order.each_ref().map(|runs| tally(runs));
+    let (units, note) = (grouping.units(), grouping.note());
     for (order, t) in HandshakeOrder::ALL.iter().zip(&tallies) {
         let name = order.entry();
         let (a_branch, b_branch) = order.branches();
