@@ -175,6 +175,7 @@ fn fraction(part: usize, whole: usize) -> f64 {
 mod tests {
     use super::*;
     use crate::gpu::prepare_for_naga;
+    use two_order::ProbeOrder;
 
     /// Every scheduling shader and the `_no_sg` entry points the host asks for.
     fn shaders() -> Vec<(&'static str, &'static str, Vec<&'static str>)> {

@@ -18,12 +18,24 @@ pub trait ProbeOrder: Copy + PartialEq + 'static {
     /// Both orders, in run order.
     const ALL: [Self; 2];
 
-    /// The entry point for `grouping`.
-    fn entry_for(self, grouping: Grouping) -> &'static str;
+    /// Per order, in [`ProbeOrder::ALL`] order: the entry point with subgroups (also the
+    /// order's name in metrics) and its `_no_sg` twin.
+    const ENTRIES: [(&'static str, &'static str); 2];
 
     /// Its index in [`ProbeOrder::ALL`].
     fn index(self) -> usize {
         usize::from(self != Self::ALL[0])
+    }
+
+    /// The entry point with subgroups, also the order's name in metrics.
+    fn entry(self) -> &'static str {
+        Self::ENTRIES[self.index()].0
+    }
+
+    /// The entry point for `grouping`.
+    fn entry_for(self, grouping: Grouping) -> &'static str {
+        let (subgroups, blocks) = Self::ENTRIES[self.index()];
+        grouping.pick(subgroups, blocks)
     }
 }
 

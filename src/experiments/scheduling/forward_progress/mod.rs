@@ -41,22 +41,6 @@ impl SpinOrder {
     /// Both orders, in run order.
     pub const ALL: [Self; 2] = [Self::SpinThen, Self::SpinElse];
 
-    /// The entry point for `grouping`.
-    pub fn entry_for(self, grouping: Grouping) -> &'static str {
-        match self {
-            Self::SpinThen => grouping.pick("spin_then", "spin_then_no_sg"),
-            Self::SpinElse => grouping.pick("spin_else", "spin_else_no_sg"),
-        }
-    }
-
-    /// The entry point with subgroups, also the name in metrics.
-    pub fn entry(self) -> &'static str {
-        match self {
-            Self::SpinThen => "spin_then",
-            Self::SpinElse => "spin_else",
-        }
-    }
-
     fn describe(self) -> &'static str {
         match self {
             Self::SpinThen => "spinners in the then-branch, setters in the else-branch",
@@ -67,10 +51,10 @@ impl SpinOrder {
 
 impl ProbeOrder for SpinOrder {
     const ALL: [Self; 2] = SpinOrder::ALL;
-
-    fn entry_for(self, grouping: Grouping) -> &'static str {
-        SpinOrder::entry_for(self, grouping)
-    }
+    const ENTRIES: [(&'static str, &'static str); 2] = [
+        ("spin_then", "spin_then_no_sg"),
+        ("spin_else", "spin_else_no_sg"),
+    ];
 }
 
 /// What one subgroup (or block) showed in one dispatch.

@@ -1,7 +1,7 @@
 //! The verdicts, metrics and lane records of `scheduling.forward_progress`, from its runs.
 
 use crate::experiments::scheduling::forward_progress::{ForwardProgress, SpinOrder, SpinRun};
-use crate::experiments::scheduling::two_order::Runs;
+use crate::experiments::scheduling::two_order::{ProbeOrder, Runs};
 use crate::experiments::scheduling::{Grouping, fraction};
 use crate::report::{ExperimentResult, VerdictStatus};
 use crate::stats;

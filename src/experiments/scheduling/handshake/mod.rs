@@ -30,22 +30,6 @@ impl HandshakeOrder {
     /// Both orders, in run order.
     pub const ALL: [Self; 2] = [Self::AThen, Self::AElse];
 
-    /// The entry point with subgroups, also the suffix of the order's metrics.
-    pub fn entry(self) -> &'static str {
-        match self {
-            Self::AThen => "a_then",
-            Self::AElse => "a_else",
-        }
-    }
-
-    /// The entry point for `grouping`.
-    pub fn entry_for(self, grouping: Grouping) -> &'static str {
-        match self {
-            Self::AThen => grouping.pick("a_then", "a_then_no_sg"),
-            Self::AElse => grouping.pick("a_else", "a_else_no_sg"),
-        }
-    }
-
     /// The branch side A takes, and the one side B takes.
     pub fn branches(self) -> (&'static str, &'static str) {
         match self {
@@ -57,10 +41,8 @@ impl HandshakeOrder {
 
 impl ProbeOrder for HandshakeOrder {
     const ALL: [Self; 2] = HandshakeOrder::ALL;
-
-    fn entry_for(self, grouping: Grouping) -> &'static str {
-        HandshakeOrder::entry_for(self, grouping)
-    }
+    const ENTRIES: [(&'static str, &'static str); 2] =
+        [("a_then", "a_then_no_sg"), ("a_else", "a_else_no_sg")];
 }
 
 /// One side of one subgroup's (or block's) handshake.

@@ -1,7 +1,7 @@
 //! The verdicts, metrics and lane records of `scheduling.handshake`, from its runs.
 
 use crate::experiments::scheduling::handshake::{Handshake, HandshakeOrder, HandshakeRun, Outcome};
-use crate::experiments::scheduling::two_order::Runs;
+use crate::experiments::scheduling::two_order::{ProbeOrder, Runs};
 use crate::experiments::scheduling::{Grouping, fraction};
 use crate::report::{ExperimentResult, VerdictStatus};
 use crate::stats;
