@@ -73,7 +73,7 @@ pub trait TwoOrder: 'static {
     fn split() -> [String; 2];
 
     /// Folds the records and flags of one dispatch into one entry per subgroup (or block), by
-    /// slot; `None` for a record that was never written.
+    /// slot, and counts the records that were never written.
     fn fold(records: &[Self::Record], flags: &[u32]) -> (BTreeMap<u32, Self::Subgroup>, usize);
 
     /// The verdicts and metrics after the opening one.
