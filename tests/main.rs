@@ -34,6 +34,8 @@ mod report;
 mod scheduling;
 #[path = "main/schema.rs"]
 mod schema;
+#[path = "main/simt_efficiency.rs"]
+mod simt_efficiency;
 #[path = "main/subgroup_ops.rs"]
 mod subgroup_ops;
 #[path = "main/tint.rs"]

@@ -24,6 +24,7 @@ pub mod divergence;
 pub mod fma_chain;
 pub mod fuzz;
 pub mod scheduling;
+pub mod simt_efficiency;
 pub mod subgroup_ops;
 pub mod subgroup_size;
 
@@ -189,23 +190,33 @@ pub struct KernelSource {
     pub source: std::borrow::Cow<'static, str>,
 }
 
-/// Every experiment divlab knows, in run order.
+/// Every experiment divlab knows, in run order: the one list, which families (such as
+/// [`scheduling::all`]) filter rather than repeat.
 pub fn registry() -> Vec<Box<dyn Experiment>> {
-    let mut experiments: Vec<Box<dyn Experiment>> = vec![Box::new(subgroup_size::SubgroupSize)];
-    experiments.extend(
-        divergence::Divergence::all()
+    fn boxed<E: Experiment + 'static>(
+        family: impl IntoIterator<Item = E>,
+    ) -> Vec<Box<dyn Experiment>> {
+        family
             .into_iter()
-            .map(|e| Box::new(e) as Box<dyn Experiment>),
-    );
-    experiments.extend(
-        convergence::Convergence::all()
-            .into_iter()
-            .map(|e| Box::new(e) as Box<dyn Experiment>),
-    );
-    experiments.push(Box::new(subgroup_ops::SubgroupOps));
-    experiments.extend(scheduling::all());
-    experiments.push(Box::new(fuzz::ReconvergenceFuzz));
-    experiments
+            .map(|e| Box::new(e) as Box<dyn Experiment>)
+            .collect()
+    }
+    [
+        boxed([subgroup_size::SubgroupSize]),
+        boxed(divergence::Divergence::all()),
+        boxed([simt_efficiency::SimtEfficiency]),
+        boxed(convergence::Convergence::all()),
+        boxed([subgroup_ops::SubgroupOps]),
+        boxed([scheduling::ForwardProgress]),
+        boxed([scheduling::Handshake]),
+        boxed([scheduling::LockstepRace]),
+        boxed([scheduling::Interleaving]),
+        boxed([scheduling::RunAhead]),
+        boxed([fuzz::ReconvergenceFuzz]),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
 }
 
 /// Every experiment's declaration, for the readers of result documents.

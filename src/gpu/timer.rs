@@ -1,5 +1,6 @@
 //! Timing compute passes: GPU timestamps where the device has them, CPU wall time otherwise.
 
+use std::ops::Range;
 use std::time::Instant;
 
 use crate::Result;
@@ -86,10 +87,10 @@ impl GpuTimer {
     }
 
     /// Times each dispatch alone in its own pass, `reps` times, after one warm-up each. Each
-    /// round visits the dispatches in a fresh random order (fixed seed, so runs repeat), so that
-    /// compared dispatches stay close in time and none always follows the same neighbour.
-    /// Returns the samples per dispatch, in `dispatches` order; `on_round` sees each finished
-    /// round's number from 1.
+    /// round visits the dispatches in a fresh random order ([`Rounds`]), so that compared
+    /// dispatches stay close in time and none always follows the same neighbour. Returns the
+    /// samples per dispatch, in `dispatches` order; `on_round` sees each finished round's number
+    /// from 1.
     pub fn interleave(
         &self,
         gpu: &GpuContext,
@@ -99,16 +100,144 @@ impl GpuTimer {
         on_round: &mut dyn FnMut(usize),
     ) -> Result<Vec<Vec<f64>>> {
         self.warm_up(gpu, what, dispatches)?;
-        let mut rng = fastrand::Rng::with_seed(0xd1f1ab);
-        let mut samples = vec![Vec::with_capacity(reps); dispatches.len()];
+        let alone: Vec<Range<usize>> = (0..dispatches.len()).map(|i| i..i + 1).collect();
+        let mut rounds = Rounds::new(self, (what, dispatches), &alone, reps);
+        // Each round shuffles the previous round's order.
         let mut order: Vec<usize> = (0..dispatches.len()).collect();
         for round in 1..=reps {
-            rng.shuffle(&mut order);
-            for &i in &order {
-                samples[i].push(self.time(gpu, what, std::slice::from_ref(&dispatches[i]))?);
-            }
+            rounds.round(gpu, &mut order)?;
             on_round(round);
         }
-        Ok(samples)
+        Ok(rounds.samples)
+    }
+}
+
+/// The seed of every interleaved schedule, so runs repeat.
+const SEED: u64 = 0xd1f1ab;
+
+/// The order of rounds over groups of dispatches: a seeded random order, so runs repeat. The
+/// dispatches of a group (those compared with each other) run back to back, and no dispatch
+/// always follows the same neighbour (on lavapipe a dispatch right after a long one ran
+/// measurably slower).
+pub struct RoundOrder {
+    rng: fastrand::Rng,
+}
+
+impl Default for RoundOrder {
+    fn default() -> Self {
+        Self {
+            rng: fastrand::Rng::with_seed(SEED),
+        }
+    }
+}
+
+impl RoundOrder {
+    /// The dispatches of one round over the groups in `order`, in the order they run: `order`
+    /// is shuffled in place first, then the members of each group, afresh.
+    pub fn next(&mut self, groups: &[Range<usize>], order: &mut [usize]) -> Vec<usize> {
+        self.rng.shuffle(order);
+        let mut visit = Vec::new();
+        for &g in &*order {
+            let mut members: Vec<usize> = groups[g].clone().collect();
+            self.rng.shuffle(&mut members);
+            visit.extend(members);
+        }
+        visit
+    }
+}
+
+/// Rounds of timings over groups of dispatches, each dispatch alone in its own pass, in
+/// [`RoundOrder`].
+pub struct Rounds<'a> {
+    timer: &'a GpuTimer,
+    what: &'a str,
+    dispatches: &'a [Dispatch],
+    groups: &'a [Range<usize>],
+    order: RoundOrder,
+    /// The samples per dispatch, in `dispatches` order, one per round that visited it.
+    pub samples: Vec<Vec<f64>>,
+}
+
+impl<'a> Rounds<'a> {
+    /// No rounds yet, room for `reps` samples each. `groups` are ranges of `dispatches`.
+    pub fn new(
+        timer: &'a GpuTimer,
+        (what, dispatches): (&'a str, &'a [Dispatch]),
+        groups: &'a [Range<usize>],
+        reps: usize,
+    ) -> Self {
+        Self {
+            timer,
+            what,
+            dispatches,
+            groups,
+            order: RoundOrder::default(),
+            samples: vec![Vec::with_capacity(reps); dispatches.len()],
+        }
+    }
+
+    /// One round over the groups in `order`, which it shuffles in place ([`RoundOrder::next`]).
+    pub fn round(&mut self, gpu: &GpuContext, order: &mut [usize]) -> Result<()> {
+        for i in self.order.next(self.groups, order) {
+            let dispatch = std::slice::from_ref(&self.dispatches[i]);
+            self.samples[i].push(self.timer.time(gpu, self.what, dispatch)?);
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The order `GpuTimer::interleave` had before it shared [`RoundOrder`]: one permutation,
+    /// reshuffled each round.
+    fn interleave_before(n: usize, reps: usize) -> Vec<usize> {
+        let mut rng = fastrand::Rng::with_seed(0xd1f1ab);
+        let mut order: Vec<usize> = (0..n).collect();
+        let mut visits = Vec::new();
+        for _ in 0..reps {
+            rng.shuffle(&mut order);
+            visits.extend(&order);
+        }
+        visits
+    }
+
+    /// The order the divergence study's private scheduler had: the groups afresh each round,
+    /// then each group's members.
+    fn grouped_before(groups: &[Range<usize>], rounds: &[Vec<usize>]) -> Vec<usize> {
+        let mut rng = fastrand::Rng::with_seed(0xd1f1ab);
+        let mut visits = Vec::new();
+        for round in rounds {
+            let mut order = round.clone();
+            rng.shuffle(&mut order);
+            for g in order {
+                let mut members: Vec<usize> = groups[g].clone().collect();
+                rng.shuffle(&mut members);
+                visits.extend(members);
+            }
+        }
+        visits
+    }
+
+    #[test]
+    fn dispatches_run_in_the_order_of_both_former_schedulers() {
+        let alone: Vec<Range<usize>> = (0..5).map(|i| i..i + 1).collect();
+        let mut order = RoundOrder::default();
+        let mut permutation: Vec<usize> = (0..5).collect();
+        let shared: Vec<usize> = (0..7)
+            .flat_map(|_| order.next(&alone, &mut permutation))
+            .collect();
+        assert_eq!(shared, interleave_before(5, 7));
+
+        // A k sweep's groups of 4 and 5, a floor alone; base rounds, then extra rounds of two.
+        let groups = [0..4, 4..9, 9..13, 13..14];
+        let rounds = [vec![0, 1, 2, 3], vec![0, 1, 2, 3], vec![1, 2], vec![2]];
+        let mut order = RoundOrder::default();
+        let shared: Vec<usize> = rounds
+            .iter()
+            .flat_map(|round| order.next(&groups, &mut round.clone()))
+            .collect();
+        assert_eq!(shared, grouped_before(&groups, &rounds));
     }
 }

@@ -115,24 +115,28 @@ mod tests {
         DivergenceParams::new(k, mode, |_| 10)
     }
 
+    /// Issued trips of a lane-divergent dispatch of `n` invocations, subgroups of 8.
+    fn lane_divergent(form: Form, params: &DivergenceParams, n: u32) -> f64 {
+        issued_trips(
+            form,
+            params,
+            (Mode::LaneDivergent, Selection::Subgroup),
+            8,
+            n,
+        )
+    }
+
+    /// T_div/T_uniform of the switch form at k, subgroups of 8, `n` invocations.
+    fn switch_ratio(k: u32, selection: Selection, n: u32) -> f64 {
+        let issued = |mode| issued_trips(Form::Switch, &balanced(k, mode), (mode, selection), 8, n);
+        issued(Mode::LaneDivergent) / issued(Mode::SubgroupUniform)
+    }
+
     #[test]
     fn branchy_divergent_serializes_min_k_sg() {
         for k in [1, 2, 5, 8, 16] {
-            let div = issued_trips(
-                Form::Switch,
-                &balanced(k, Mode::LaneDivergent),
-                (Mode::LaneDivergent, Selection::Subgroup),
-                8,
-                64,
-            );
-            let uni = issued_trips(
-                Form::Switch,
-                &balanced(k, Mode::SubgroupUniform),
-                (Mode::SubgroupUniform, Selection::Subgroup),
-                8,
-                64,
-            );
-            assert_eq!(div / uni, f64::from(k.min(8)), "k = {k}");
+            let ratio = switch_ratio(k, Selection::Subgroup, 64);
+            assert_eq!(ratio, f64::from(k.min(8)), "k = {k}");
         }
     }
 
@@ -140,31 +144,13 @@ mod tests {
     fn loop_form_issues_the_longest_lane() {
         let params = DivergenceParams::new(4, Mode::LaneDivergent, |j| 10 * (j + 1));
         // Every subgroup of 8 lanes has sel 0..3, so it runs 40 trips.
-        assert_eq!(
-            issued_trips(
-                Form::Loop,
-                &params,
-                (Mode::LaneDivergent, Selection::Subgroup),
-                8,
-                16
-            ),
-            80.0
-        );
+        assert_eq!(lane_divergent(Form::Loop, &params, 16), 80.0);
     }
 
     #[test]
     fn predicated_issues_one_path() {
         let params = balanced(8, Mode::LaneDivergent);
-        assert_eq!(
-            issued_trips(
-                Form::Predicated,
-                &params,
-                (Mode::LaneDivergent, Selection::Subgroup),
-                8,
-                8
-            ),
-            10.0
-        );
+        assert_eq!(lane_divergent(Form::Predicated, &params, 8), 10.0);
     }
 
     #[test]
@@ -182,21 +168,8 @@ mod tests {
         // Without subgroups, consecutive invocations take consecutive paths: a subgroup of 8
         // holds min(k, 8) of them, and the control is uniform per block of 128.
         for k in [1, 3, 8, 16, 128] {
-            let div = issued_trips(
-                Form::Switch,
-                &balanced(k, Mode::LaneDivergent),
-                (Mode::LaneDivergent, Selection::Block),
-                8,
-                1024,
-            );
-            let uni = issued_trips(
-                Form::Switch,
-                &balanced(k, Mode::SubgroupUniform),
-                (Mode::SubgroupUniform, Selection::Block),
-                8,
-                1024,
-            );
-            assert_eq!(div / uni, f64::from(k.min(8)), "k = {k}");
+            let ratio = switch_ratio(k, Selection::Block, 1024);
+            assert_eq!(ratio, f64::from(k.min(8)), "k = {k}");
         }
     }
 }

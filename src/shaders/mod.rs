@@ -32,58 +32,64 @@ pub struct ShaderFile {
     pub constants: &'static [MirroredConst],
 }
 
-/// The file `shaders/<name>.wgsl`, mirrored by the module `$host`.
+/// The file `shaders/<name>.wgsl`; with `$host`, mirrored by that module's `MIRRORS` and
+/// `CONSTANTS`. A kernel that shares no struct or constant with the host (it takes its
+/// constants as overrides) needs no module.
 macro_rules! shader_file {
-    ($name:literal, $($host:ident)::+) => {
+    ($name:literal) => {
         ShaderFile {
             name: $name,
             path: concat!("shaders/", $name, ".wgsl"),
             source: include_str!(concat!("../../shaders/", $name, ".wgsl")),
+            mirrors: &[],
+            constants: &[],
+        }
+    };
+    ($name:literal, $($host:ident)::+) => {
+        ShaderFile {
             mirrors: $($host)::+::MIRRORS,
             constants: $($host)::+::CONSTANTS,
+            ..shader_file!($name)
         }
     };
 }
 
-/// Scenarios of structured reconvergence, one entry point each.
-pub const CONVERGENCE: ShaderFile = shader_file!("convergence", convergence);
-/// The divergence study's template; the forms are generated from it.
-pub const DIVERGENCE: ShaderFile = shader_file!("divergence", divergence);
-/// A pure-arithmetic kernel with known work.
-pub const FMA_CHAIN: ShaderFile = shader_file!("fma_chain", fma_chain);
-/// A capped spin on a flag set by the other side of a branch.
-pub const SCHEDULING_FORWARD_PROGRESS: ShaderFile =
-    shader_file!("scheduling_forward_progress", scheduling::forward_progress);
-/// Two sides of a branch that each wait for the other.
-pub const SCHEDULING_HANDSHAKE: ShaderFile =
-    shader_file!("scheduling_handshake", scheduling::handshake);
-/// Tickets taken by both sides of a divergent branch.
-pub const SCHEDULING_INTERLEAVING: ShaderFile =
-    shader_file!("scheduling_interleaving", scheduling::interleaving);
-/// A barrier-free reduction that only lockstep execution would make correct.
-pub const SCHEDULING_LOCKSTEP_RACE: ShaderFile =
-    shader_file!("scheduling_lockstep_race", scheduling::lockstep_race);
-/// A long side and a short side, timed apart and together.
-pub const SCHEDULING_RUN_AHEAD: ShaderFile =
-    shader_file!("scheduling_run_ahead", scheduling::run_ahead);
-/// The subgroup-operation catalog.
-pub const SUBGROUP_OPS: ShaderFile = shader_file!("subgroup_ops", subgroup_ops);
-/// The subgroup probe.
-pub const SUBGROUP_SIZE: ShaderFile = shader_file!("subgroup_size", subgroup_size);
+/// Declares each file's constant and [`ALL`], which lists every one: a file is named once.
+macro_rules! shader_files {
+    ($($(#[$doc:meta])* $konst:ident = $file:expr;)+) => {
+        $($(#[$doc])* pub const $konst: ShaderFile = $file;)+
 
-/// Every file in `shaders/`.
-pub const ALL: &[&ShaderFile] = &[
-    &CONVERGENCE,
-    &DIVERGENCE,
-    &FMA_CHAIN,
-    &SCHEDULING_FORWARD_PROGRESS,
-    &SCHEDULING_HANDSHAKE,
-    &SCHEDULING_INTERLEAVING,
-    &SCHEDULING_LOCKSTEP_RACE,
-    &SCHEDULING_RUN_AHEAD,
-    &SUBGROUP_OPS,
-    &SUBGROUP_SIZE,
-];
+        /// Every file in `shaders/`.
+        pub const ALL: &[&ShaderFile] = &[$(&$konst),+];
+    };
+}
+
+shader_files! {
+    /// Scenarios of structured reconvergence, one entry point each.
+    CONVERGENCE = shader_file!("convergence", convergence);
+    /// The divergence study's template; the forms are generated from it.
+    DIVERGENCE = shader_file!("divergence", divergence);
+    /// A pure-arithmetic kernel with known work.
+    FMA_CHAIN = shader_file!("fma_chain", fma_chain);
+    /// A capped spin on a flag set by the other side of a branch.
+    SCHEDULING_FORWARD_PROGRESS =
+        shader_file!("scheduling_forward_progress", scheduling::forward_progress);
+    /// Two sides of a branch that each wait for the other.
+    SCHEDULING_HANDSHAKE = shader_file!("scheduling_handshake", scheduling::handshake);
+    /// Tickets taken by both sides of a divergent branch.
+    SCHEDULING_INTERLEAVING = shader_file!("scheduling_interleaving", scheduling::interleaving);
+    /// A barrier-free reduction that only lockstep execution would make correct.
+    SCHEDULING_LOCKSTEP_RACE =
+        shader_file!("scheduling_lockstep_race", scheduling::lockstep_race);
+    /// A long side and a short side, timed apart and together.
+    SCHEDULING_RUN_AHEAD = shader_file!("scheduling_run_ahead", scheduling::run_ahead);
+    /// Ballots on each path of a k-way lane divergence.
+    SIMT_EFFICIENCY = shader_file!("simt_efficiency");
+    /// The subgroup-operation catalog.
+    SUBGROUP_OPS = shader_file!("subgroup_ops", subgroup_ops);
+    /// The subgroup probe.
+    SUBGROUP_SIZE = shader_file!("subgroup_size", subgroup_size);
+}
 
 /// The file with this path, e.g. `shaders/divergence.wgsl`.
 pub fn by_path(path: &str) -> Option<&'static ShaderFile> {

@@ -1,5 +1,5 @@
 //! The divergence kernels on the device: compiled forms and timed dispatches. Their WGSL and
-//! parameter block are in `shaders::divergence`; the maths lives in `analysis.rs`.
+//! parameter block are in `shaders::divergence`; the maths lives in `analysis/`.
 
 use crate::Result;
 use crate::gpu::{

@@ -2,9 +2,15 @@
 //! subgroup-uniform control, a predicated variant, occupancy levels and unbalanced paths.
 
 pub mod analysis;
+mod calibrate;
+mod check;
+mod compile;
+mod groups;
 pub mod kernels;
+mod phases;
 mod plan;
 mod run;
+mod schedule;
 pub mod width;
 
 pub use kernels::Form;

@@ -11,59 +11,19 @@
 //! `local_invocation_index` instead of ballots and subgroup builtins. [`BLOCK_ASSUMPTION`] says
 //! why a block stands for a subgroup.
 
-/// Declares `$probe`, the compiled form of a two-order capped-spin probe over [`SpinKernel`]:
-/// `$order`'s two entry points, records of type `$record` folded by `$fold` into a `$run`, for
-/// experiment `$id` from shader `$file`, with `$flags` zeroed flags per invocation.
-macro_rules! spin_probe {
-    ($probe:ident, $order:ty, ($record:ty, $run:ty, $fold:path), ($id:literal, $file:expr, $flags:literal)) => {
-        /// The compiled probe: one pipeline per order.
-        pub struct $probe {
-            kernel: SpinKernel,
-        }
-
-        impl $probe {
-            /// Compiles both entry points for the device's grouping ([`Grouping::of`]).
-            pub fn new(gpu: &GpuContext) -> Result<Self> {
-                Self::with_grouping(gpu, Grouping::of(gpu))
-            }
-
-            /// Compiles both entry points for `grouping` (blocks run on any device).
-            pub fn with_grouping(gpu: &GpuContext, grouping: Grouping) -> Result<Self> {
-                let entries = <$order>::ALL.map(|o| o.entry_for(grouping));
-                let kernel = SpinKernel::new(gpu, ($id, $file), entries, grouping)?;
-                Ok(Self { kernel })
-            }
-
-            /// What the probe's records are per.
-            pub fn grouping(&self) -> Grouping {
-                self.kernel.grouping()
-            }
-
-            /// Runs one dispatch of `WORKGROUPS` workgroups with fresh (zero) flags, within the
-            /// device's timeout, and folds what every subgroup (or block) did.
-            pub fn run(&self, gpu: &GpuContext, order: $order, cap: u32) -> Result<$run> {
-                let shape = (cap, WORKGROUP_SIZE, $flags);
-                let (time_ns, flags, records) =
-                    self.kernel.run::<$record>(gpu, order as usize, shape)?;
-                Ok($fold(order, cap, time_ns, &flags, records))
-            }
-        }
-    };
-}
-
 pub mod forward_progress;
 pub mod handshake;
 pub mod interleaving;
 pub mod lockstep_race;
 pub mod run_ahead;
+pub mod two_order;
 
 use std::borrow::Cow;
 
-use crate::experiments::{Experiment, Lab, Progress, RunConfig};
-use crate::gpu::{Dispatch, GpuContext};
-use std::collections::BTreeMap;
+use crate::experiments::Experiment;
+use crate::gpu::GpuContext;
 
-use crate::report::{ExperimentResult, LaneRecord, VerdictStatus};
+use crate::report::ExperimentResult;
 pub use crate::shaders::scheduling::{BLOCK, SpinParams};
 
 pub use forward_progress::ForwardProgress;
@@ -76,15 +36,12 @@ pub use run_ahead::RunAhead;
 /// lavapipe, 128 of size 32 on NVIDIA), and a small dispatch even when every spin runs to its cap.
 pub const WORKGROUPS: u32 = 32;
 
-/// Every scheduling probe, in run order.
+/// Every scheduling probe, in run order: the `scheduling.` part of the registry.
 pub fn all() -> Vec<Box<dyn Experiment>> {
-    vec![
-        Box::new(ForwardProgress),
-        Box::new(Handshake),
-        Box::new(LockstepRace),
-        Box::new(Interleaving),
-        Box::new(RunAhead),
-    ]
+    crate::experiments::registry()
+        .into_iter()
+        .filter(|e| e.id().starts_with("scheduling."))
+        .collect()
 }
 
 /// Why a block can stand for a subgroup, for verdicts and params.
@@ -209,209 +166,16 @@ impl Grouping {
     }
 }
 
-/// How a two-order spin probe (forward_progress, handshake) ran: its cap, its runs per order,
-/// its workgroup size, and which lanes take the then-branch with subgroups and with blocks.
-pub(crate) struct SpinSetup {
-    pub cap: u32,
-    pub runs: u32,
-    pub workgroup_size: u32,
-    pub split: [String; 2],
-}
-
-impl SpinSetup {
-    /// Runs both orders `runs` times (2 with `--quick`, else 8), alternating, so drift hits
-    /// both alike. `run(order)` runs order 0 or 1 once.
-    pub(crate) fn both_orders<R>(
-        config: &RunConfig,
-        progress: Progress<'_>,
-        mut run: impl FnMut(usize) -> crate::Result<R>,
-    ) -> crate::Result<(u32, [Vec<R>; 2])> {
-        let runs = if config.quick { 2 } else { 8 };
-        let mut by_order = [Vec::new(), Vec::new()];
-        for r in 0..runs {
-            for (order, runs) in by_order.iter_mut().enumerate() {
-                runs.push(run(order)?);
-            }
-            progress(f64::from(r + 1) / f64::from(runs));
-        }
-        Ok((runs, by_order))
-    }
-
-    /// Records the setup as params.
-    pub(crate) fn record(
-        &self,
-        lab: &Lab,
-        grouping: Grouping,
-        result: &mut ExperimentResult,
-    ) -> crate::Result<()> {
-        result.param("workgroup_size", self.workgroup_size);
-        result.param("workgroups", WORKGROUPS);
-        result.param("cap", self.cap);
-        result.param("runs_per_order", self.runs);
-        result.param("host_timeout_s", lab.gpu.timeout.as_secs_f64());
-        let [with_subgroups, with_blocks] = &self.split;
-        match grouping {
-            Grouping::Subgroups => {
-                result.param("split", with_subgroups.as_str());
-                result.param("subgroup_size_probe", lab.subgroup()?.size);
-            }
-            Grouping::Blocks => result.param("split", with_blocks.as_str()),
-        }
-        grouping.record(result);
-        Ok(())
-    }
-}
-
-/// The verdict both spin probes hold first: every capped spin ended on its own, so every
-/// invocation wrote its record, however the other side behaved.
-pub(crate) fn finished_verdict(
-    result: &mut ExperimentResult,
-    check: &str,
-    (dispatches, unrecorded): (usize, usize),
-    times_ns: impl Iterator<Item = f64>,
-) {
-    let slowest_ms = times_ns.fold(0.0_f64, f64::max) / 1e6;
-    result.verdict(
-        "finished",
-        check,
-        VerdictStatus::held_if(unrecorded == 0),
-        format!(
-            "{dispatches} dispatches finished, slowest {slowest_ms:.2} ms; {unrecorded} \
-             invocations left no record"
-        ),
-    );
-}
-
-/// One lane of a spin probe as the lane grid shows it: its subgroup (or block) slot, its lane,
-/// `local_invocation_index`, in-branch ballot and value.
-pub(crate) type SpinCell = (u32, u32, u32, [u32; 4], u32);
-
-/// Per order (`point` 0 and 1), the first workgroup of the order's first run: one lane record
-/// per subgroup, lanes in order. `cell` reads a record, `None` where the lane wrote none.
-pub(crate) fn spin_lane_records<R>(
-    first_runs: [Option<&[R]>; 2],
-    workgroup_size: u32,
-    cell: impl Fn(&R) -> Option<SpinCell>,
-) -> Vec<LaneRecord> {
-    let mut out = Vec::new();
-    for (point, records) in (0u32..).zip(first_runs) {
-        let Some(records) = records else { continue };
-        let mut groups: BTreeMap<u32, Vec<SpinCell>> = BTreeMap::new();
-        for c in records
-            .iter()
-            .filter_map(&cell)
-            .filter(|c| c.0 < workgroup_size)
-        {
-            groups.entry(c.0).or_default().push(c);
-        }
-        for (subgroup, mut lanes) in (0u32..).zip(groups.into_values()) {
-            lanes.sort_by_key(|c| c.1);
-            out.push(LaneRecord {
-                point,
-                subgroup,
-                local_index: lanes.iter().map(|c| c.2).collect(),
-                ballot: lanes.iter().map(|c| c.3).collect(),
-                value: lanes.iter().map(|c| c.4).collect(),
-            });
-        }
-    }
-    out
-}
-
 /// `part/whole`, 0 for an empty whole.
 fn fraction(part: usize, whole: usize) -> f64 {
     part as f64 / whole.max(1) as f64
-}
-
-/// The two entry points (one per order) of a capped-spin kernel, compiled for one grouping, and
-/// the dispatch both spin probes share: [`SpinParams`] at binding 0, zeroed `u32` flags at 1,
-/// one record per invocation at 2, `WORKGROUPS` workgroups, timed, within the device's timeout.
-pub(crate) struct SpinKernel {
-    name: &'static str,
-    pipelines: [wgpu::ComputePipeline; 2],
-    grouping: Grouping,
-    timer: crate::gpu::GpuTimer,
-}
-
-impl SpinKernel {
-    /// Compiles `entries` (order 0, order 1) of `file` for `grouping`, for experiment `id`. The
-    /// spins are bounded by `cap` on their own; wgpu's injected guards stay on because nothing
-    /// here is timed against a model.
-    pub(crate) fn new(
-        gpu: &GpuContext,
-        (id, file): (&str, &'static crate::shaders::ShaderFile),
-        entries: [&'static str; 2],
-        grouping: Grouping,
-    ) -> crate::Result<Self> {
-        if grouping == Grouping::Subgroups {
-            gpu.require_subgroups(id)?;
-        }
-        let prepared = grouping.source(file.source);
-        let pipeline = |entry| {
-            crate::gpu::Kernel::of(file, entry, crate::gpu::RuntimeChecks::Checked).pipeline(
-                gpu,
-                &prepared,
-                &[],
-            )
-        };
-        Ok(Self {
-            name: file.name,
-            pipelines: [pipeline(entries[0])?, pipeline(entries[1])?],
-            grouping,
-            timer: crate::gpu::GpuTimer::new(gpu),
-        })
-    }
-
-    /// What the records are per.
-    pub(crate) fn grouping(&self) -> Grouping {
-        self.grouping
-    }
-
-    /// Runs entry `order` once with fresh flags (`flags_per_invocation` each) and returns the
-    /// dispatch time in ns, the flags and every invocation's record.
-    pub(crate) fn run<R: bytemuck::Pod>(
-        &self,
-        gpu: &GpuContext,
-        order: usize,
-        (cap, workgroup_size, flags_per_invocation): (u32, u32, u64),
-    ) -> crate::Result<(f64, Vec<u32>, Vec<R>)> {
-        use crate::gpu::{read_buffer, read_only_buffer, storage_buffer};
-        let pipeline = &self.pipelines[order];
-        let invocations = u64::from(WORKGROUPS * workgroup_size);
-        let label = format!("divlab.{}", self.name);
-        let params = read_only_buffer(
-            gpu,
-            &format!("{label}.params"),
-            &SpinParams { cap, pad: [0; 3] },
-        );
-        let flags = storage_buffer(
-            gpu,
-            &format!("{label}.flags"),
-            invocations * flags_per_invocation * 4,
-        );
-        let records = storage_buffer(
-            gpu,
-            &format!("{label}.records"),
-            invocations * size_of::<R>() as u64,
-        );
-        let dispatch = Dispatch::new(
-            gpu,
-            &label,
-            pipeline,
-            &[&params, &flags, &records],
-            WORKGROUPS,
-        );
-        let time_ns = self.timer.time(gpu, &label, &[dispatch])?;
-        let flag_values = read_buffer(gpu, &label, &flags)?;
-        let records = read_buffer(gpu, &label, &records)?;
-        Ok((time_ns, flag_values, records))
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::gpu::prepare_for_naga;
+    use two_order::ProbeOrder;
 
     /// Every scheduling shader and the `_no_sg` entry points the host asks for.
     fn shaders() -> Vec<(&'static str, &'static str, Vec<&'static str>)> {

@@ -10,15 +10,14 @@ mod report;
 
 use std::collections::BTreeMap;
 
-use crate::Result;
-use crate::experiments::RunContext;
-use crate::experiments::scheduling::{BLOCK, Grouping, SpinKernel, SpinSetup};
-use crate::gpu::GpuContext;
+pub use super::two_order::default_cap;
+use super::two_order::{self, Probe, ProbeOrder, Run, Runs, SpinCell, TwoOrder};
+use super::{BLOCK, Grouping};
 use crate::report::{ExperimentInfo, ExperimentResult};
-use crate::shaders;
 pub use crate::shaders::scheduling::forward_progress::{
     NOT_SEEN, ROLE_SETTER, ROLE_SPINNER, SpinRecord, WORKGROUP_SIZE,
 };
+use crate::shaders::{self, ShaderFile};
 
 /// Flag checks per spin on a CPU device: lavapipe runs a subgroup's lanes as one vector, so a
 /// spinner that comes first checks the full cap; 512 subgroups x 4096 checks took 0.12-0.24 s
@@ -42,28 +41,20 @@ impl SpinOrder {
     /// Both orders, in run order.
     pub const ALL: [Self; 2] = [Self::SpinThen, Self::SpinElse];
 
-    /// The entry point with subgroups, also the name in metrics.
-    pub fn entry(self) -> &'static str {
-        match self {
-            Self::SpinThen => "spin_then",
-            Self::SpinElse => "spin_else",
-        }
-    }
-
-    /// The entry point for `grouping`.
-    pub fn entry_for(self, grouping: Grouping) -> &'static str {
-        match self {
-            Self::SpinThen => grouping.pick("spin_then", "spin_then_no_sg"),
-            Self::SpinElse => grouping.pick("spin_else", "spin_else_no_sg"),
-        }
-    }
-
     fn describe(self) -> &'static str {
         match self {
             Self::SpinThen => "spinners in the then-branch, setters in the else-branch",
             Self::SpinElse => "setters in the then-branch, spinners in the else-branch",
         }
     }
+}
+
+impl ProbeOrder for SpinOrder {
+    const ALL: [Self; 2] = SpinOrder::ALL;
+    const ENTRIES: [(&'static str, &'static str); 2] = [
+        ("spin_then", "spin_then_no_sg"),
+        ("spin_else", "spin_else_no_sg"),
+    ];
 }
 
 /// What one subgroup (or block) showed in one dispatch.
@@ -94,21 +85,10 @@ impl SubgroupSpin {
 }
 
 /// One dispatch of the spin probe.
-#[derive(Clone, Debug)]
-pub struct SpinRun {
-    /// Which path spun.
-    pub order: SpinOrder,
-    /// The cap it ran with.
-    pub cap: u32,
-    /// Per subgroup (or block), by flag index.
-    pub subgroups: BTreeMap<u32, SubgroupSpin>,
-    /// Invocations that never wrote their record (0 unless a lane vanished).
-    pub unrecorded: usize,
-    /// The dispatch's time in nanoseconds (GPU timestamps where the device has them).
-    pub time_ns: f64,
-    /// Every invocation's record.
-    pub records: Vec<SpinRecord>,
-}
+pub type SpinRun = Run<ForwardProgress>;
+
+/// The compiled spin probe: one pipeline per order.
+pub type SpinProbe = Probe<ForwardProgress>;
 
 impl SpinRun {
     /// Subgroups whose spin tested progress, and those of them whose spinners all saw the flag.
@@ -123,96 +103,80 @@ impl SpinRun {
     }
 }
 
-spin_probe!(
-    SpinProbe,
-    SpinOrder,
-    (SpinRecord, SpinRun, summarize),
-    (
-        "scheduling.forward_progress",
-        &shaders::SCHEDULING_FORWARD_PROGRESS,
-        1
-    )
-);
-
-/// Folds the records into one entry per subgroup (or block).
-pub fn summarize(
-    order: SpinOrder,
-    cap: u32,
-    time_ns: f64,
-    flags: &[u32],
-    records: Vec<SpinRecord>,
-) -> SpinRun {
-    let mut subgroups: BTreeMap<u32, SubgroupSpin> = BTreeMap::new();
-    let mut unrecorded = 0;
-    for r in &records {
-        if r.role != ROLE_SPINNER && r.role != ROLE_SETTER {
-            unrecorded += 1;
-            continue;
-        }
-        let s = subgroups.entry(r.subgroup).or_default();
-        s.flag_set = flags.get(r.subgroup as usize) == Some(&1);
-        if r.role == ROLE_SETTER {
-            s.setters += 1;
-        } else {
-            s.spinners += 1;
-            if r.seen != NOT_SEEN {
-                s.saw += 1;
-                s.last_seen_at = Some(s.last_seen_at.map_or(r.seen, |m| m.max(r.seen)));
-            }
-        }
-    }
-    SpinRun {
-        order,
-        cap,
-        subgroups,
-        unrecorded,
-        time_ns,
-        records,
-    }
-}
-
-/// The cap for this device: see [`CAP_CPU`] and [`CAP_GPU`].
-pub fn default_cap(gpu: &GpuContext) -> u32 {
-    if gpu.info.device_type == wgpu::DeviceType::Cpu {
-        CAP_CPU
-    } else {
-        CAP_GPU
-    }
-}
-
 /// The `scheduling.forward_progress` experiment.
 pub struct ForwardProgress;
 
-fn run(ctx: RunContext<'_>) -> Result<ExperimentResult> {
-    let (lab, config, progress) = ctx.parts();
-    let gpu = &lab.gpu;
-    let probe = SpinProbe::new(gpu)?;
-    let grouping = probe.grouping();
-    let cap = default_cap(gpu);
-    let (runs, by_order) = SpinSetup::both_orders(config, progress, |order| {
-        probe.run(gpu, SpinOrder::ALL[order], cap)
-    })?;
-    let mut result = INFO.new_result();
-    let setup = SpinSetup {
-        cap,
-        runs,
-        workgroup_size: WORKGROUP_SIZE,
-        split: [
+impl TwoOrder for ForwardProgress {
+    type Order = SpinOrder;
+    type Record = SpinRecord;
+    type Subgroup = SubgroupSpin;
+    const INFO: ExperimentInfo = INFO;
+    const FILE: &'static ShaderFile = &shaders::SCHEDULING_FORWARD_PROGRESS;
+    const FLAGS: u64 = 1;
+    const WORKGROUP_SIZE: u32 = WORKGROUP_SIZE;
+    const FINISHED: &'static str =
+        "every lane finished its path: the capped spin ends without the setters' help";
+
+    const FLAGS_VERDICT: (&'static str, &'static str) = (
+        "flags_visible",
+        "every setter's flag store is visible after the dispatch",
+    );
+
+    /// Counted where the spin was a test (both roles present).
+    fn flags_ok(s: &SubgroupSpin) -> Option<bool> {
+        s.is_test().then_some(s.flag_set)
+    }
+
+    fn flags_detail(unset: usize, tests: usize, grouping: Grouping) -> String {
+        format!(
+            "{unset} of {tests} {} flags still 0 after the dispatch",
+            grouping.unit()
+        )
+    }
+
+    fn split() -> [String; 2] {
+        [
             "subgroup_invocation_id < subgroup_size / 2 takes the then-branch".to_owned(),
             format!(
                 "local_invocation_index % {BLOCK} < {} takes the then-branch",
                 BLOCK / 2
             ),
-        ],
-    };
-    setup.record(lab, grouping, &mut result)?;
-    report::report(&by_order, cap, grouping, &mut result);
-    report::record_subgroups(&by_order, grouping, &mut result);
-    // Without ballots the lane grid would show every lane as never reached.
-    if grouping == Grouping::Subgroups {
-        result.lanes = report::lane_records(&by_order);
+        ]
     }
-    Ok(result)
+
+    /// One entry per subgroup (or block), by flag index.
+    fn fold(records: &[SpinRecord], flags: &[u32]) -> (BTreeMap<u32, SubgroupSpin>, usize) {
+        let mut subgroups: BTreeMap<u32, SubgroupSpin> = BTreeMap::new();
+        let mut unrecorded = 0;
+        for r in records {
+            if r.role != ROLE_SPINNER && r.role != ROLE_SETTER {
+                unrecorded += 1;
+                continue;
+            }
+            let s = subgroups.entry(r.subgroup).or_default();
+            s.flag_set = flags.get(r.subgroup as usize) == Some(&1);
+            if r.role == ROLE_SETTER {
+                s.setters += 1;
+            } else {
+                s.spinners += 1;
+                if r.seen != NOT_SEEN {
+                    s.saw += 1;
+                    s.last_seen_at = Some(s.last_seen_at.map_or(r.seen, |m| m.max(r.seen)));
+                }
+            }
+        }
+        (subgroups, unrecorded)
+    }
+
+    fn report(runs: &Runs<Self>, result: &mut ExperimentResult) {
+        report::report(runs, result);
+        report::record_subgroups(&runs.by_order, runs.grouping, result);
+    }
+
+    /// The check at which a spinner saw the flag (`u32::MAX` never; setters record 0).
+    fn cell(r: &SpinRecord) -> Option<SpinCell> {
+        (r.role != 0).then_some((r.subgroup, r.lane, r.local_index, r.ballot, r.seen))
+    }
 }
 
 /// What `scheduling.forward_progress` declares.
@@ -228,7 +192,7 @@ pub const INFO: ExperimentInfo = ExperimentInfo {
     fit: None,
 };
 
-declare_experiment!(ForwardProgress, INFO, run);
+declare_experiment!(ForwardProgress, INFO, two_order::run::<ForwardProgress>);
 
 #[cfg(test)]
 mod tests {
@@ -260,7 +224,7 @@ mod tests {
             record(8, 1, 0, 0),
         ];
         let flags = [1, 0, 0, 0, 1, 0, 0, 0, 0];
-        let run = summarize(SpinOrder::SpinThen, 16, 1.0, &flags, records);
+        let run = SpinRun::fold(SpinOrder::SpinThen, 16, 1.0, &flags, records);
         assert_eq!(run.unrecorded, 1);
         assert_eq!(run.subgroups[&0].last_seen_at, Some(7));
         assert!(run.subgroups[&0].progressed());

@@ -1,8 +1,9 @@
 //! The verdicts, metrics and lane records of `scheduling.forward_progress`, from its runs.
 
-use crate::experiments::scheduling::forward_progress::{SpinOrder, SpinRun, WORKGROUP_SIZE};
-use crate::experiments::scheduling::{Grouping, finished_verdict, fraction, spin_lane_records};
-use crate::report::{ExperimentResult, LaneRecord, VerdictStatus};
+use crate::experiments::scheduling::forward_progress::{ForwardProgress, SpinOrder, SpinRun};
+use crate::experiments::scheduling::two_order::{ProbeOrder, Runs};
+use crate::experiments::scheduling::{Grouping, fraction};
+use crate::report::{ExperimentResult, VerdictStatus};
 use crate::stats;
 
 /// Totals of one order over its runs.
@@ -12,8 +13,6 @@ struct OrderTally {
     progressed: usize,
     at_first_check: usize,
     seen_at: Vec<f64>,
-    flags_unset: usize,
-    unrecorded: usize,
     skipped: usize,
     times_ns: Vec<f64>,
 }
@@ -21,7 +20,6 @@ struct OrderTally {
 fn tally(runs: &[SpinRun]) -> OrderTally {
     let mut t = OrderTally::default();
     for run in runs {
-        t.unrecorded += run.unrecorded;
         t.times_ns.push(run.time_ns);
         for s in run.subgroups.values() {
             if !s.is_test() {
@@ -29,7 +27,6 @@ fn tally(runs: &[SpinRun]) -> OrderTally {
                 continue;
             }
             t.tests += 1;
-            t.flags_unset += usize::from(!s.flag_set);
             if s.progressed() {
                 t.progressed += 1;
                 let at = s.last_seen_at.unwrap_or(0);
@@ -41,34 +38,14 @@ fn tally(runs: &[SpinRun]) -> OrderTally {
     t
 }
 
-pub(super) fn report(
-    by_order: &[Vec<SpinRun>; 2],
-    cap: u32,
-    grouping: Grouping,
-    result: &mut ExperimentResult,
-) {
-    let tallies = [tally(&by_order[0]), tally(&by_order[1])];
-    let units = grouping.units();
-    let note = grouping.note();
-    let unrecorded: usize = tallies.iter().map(|t| t.unrecorded).sum();
-    let dispatches: usize = by_order.iter().map(Vec::len).sum();
-    finished_verdict(
-        result,
-        "every lane finished its path: the capped spin ends without the setters' help",
-        (dispatches, unrecorded),
-        tallies.iter().flat_map(|t| t.times_ns.iter().copied()),
-    );
-    let unset: usize = tallies.iter().map(|t| t.flags_unset).sum();
-    let tests: usize = tallies.iter().map(|t| t.tests).sum();
-    result.verdict(
-        "flags_visible",
-        "every setter's flag store is visible after the dispatch",
-        VerdictStatus::held_if(unset == 0),
-        format!(
-            "{unset} of {tests} {} flags still 0 after the dispatch",
-            grouping.unit()
-        ),
-    );
+pub(super) fn report(runs: &Runs<ForwardProgress>, result: &mut ExperimentResult) {
+    let &Runs {
+        ref by_order,
+        cap,
+        grouping,
+    } = runs;
+    let tallies = by_order.each_ref().map(|runs| tally(runs));
+    let (units, note) = (grouping.units(), grouping.note());
     for (order, t) in SpinOrder::ALL.iter().zip(&tallies) {
         let name = order.entry();
         let later = t.progressed - t.at_first_check;
@@ -186,16 +163,4 @@ pub(super) fn record_subgroups(
     if grouping == Grouping::Subgroups {
         result.param("subgroup_sizes", sizes);
     }
-}
-
-/// Per order (`point` 0 = spinners in the then-branch, 1 = in the else-branch), the first run's
-/// first workgroup: each lane's in-branch ballot, and as value the check at which a spinner saw
-/// the flag (`u32::MAX` never; setters record 0).
-pub(super) fn lane_records(by_order: &[Vec<SpinRun>; 2]) -> Vec<LaneRecord> {
-    let first = by_order
-        .each_ref()
-        .map(|runs| runs.first().map(|r| r.records.as_slice()));
-    spin_lane_records(first, WORKGROUP_SIZE, |r| {
-        (r.role != 0).then_some((r.subgroup, r.lane, r.local_index, r.ballot, r.seen))
-    })
 }

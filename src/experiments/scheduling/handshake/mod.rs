@@ -11,14 +11,11 @@ mod report;
 
 use std::collections::BTreeMap;
 
-use crate::Result;
-use crate::experiments::RunContext;
-use crate::experiments::scheduling::forward_progress::default_cap;
-use crate::experiments::scheduling::{BLOCK, Grouping, SpinKernel, SpinSetup};
-use crate::gpu::GpuContext;
+use super::two_order::{self, Probe, ProbeOrder, Run, Runs, SpinCell, TwoOrder};
+use super::{BLOCK, Grouping};
 use crate::report::{ExperimentInfo, ExperimentResult};
-use crate::shaders;
 pub use crate::shaders::scheduling::handshake::{HandshakeRecord, SIDE_A, SIDE_B, WORKGROUP_SIZE};
+use crate::shaders::{self, ShaderFile};
 
 /// Which branch side A takes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,22 +30,6 @@ impl HandshakeOrder {
     /// Both orders, in run order.
     pub const ALL: [Self; 2] = [Self::AThen, Self::AElse];
 
-    /// The entry point with subgroups, also the suffix of the order's metrics.
-    pub fn entry(self) -> &'static str {
-        match self {
-            Self::AThen => "a_then",
-            Self::AElse => "a_else",
-        }
-    }
-
-    /// The entry point for `grouping`.
-    pub fn entry_for(self, grouping: Grouping) -> &'static str {
-        match self {
-            Self::AThen => grouping.pick("a_then", "a_then_no_sg"),
-            Self::AElse => grouping.pick("a_else", "a_else_no_sg"),
-        }
-    }
-
     /// The branch side A takes, and the one side B takes.
     pub fn branches(self) -> (&'static str, &'static str) {
         match self {
@@ -56,6 +37,12 @@ impl HandshakeOrder {
             Self::AElse => ("else", "then"),
         }
     }
+}
+
+impl ProbeOrder for HandshakeOrder {
+    const ALL: [Self; 2] = HandshakeOrder::ALL;
+    const ENTRIES: [(&'static str, &'static str); 2] =
+        [("a_then", "a_then_no_sg"), ("a_else", "a_else_no_sg")];
 }
 
 /// One side of one subgroup's (or block's) handshake.
@@ -138,99 +125,85 @@ impl SubgroupHandshake {
 }
 
 /// One dispatch of the handshake probe.
-#[derive(Clone, Debug)]
-pub struct HandshakeRun {
-    /// Which branch side A took.
-    pub order: HandshakeOrder,
-    /// The cap it ran with.
-    pub cap: u32,
-    /// Per subgroup (or block), by slot.
-    pub subgroups: BTreeMap<u32, SubgroupHandshake>,
-    /// Invocations that never wrote their record (0 unless a lane vanished).
-    pub unrecorded: usize,
-    /// The dispatch's time in nanoseconds (GPU timestamps where the device has them).
-    pub time_ns: f64,
-    /// Every invocation's record.
-    pub records: Vec<HandshakeRecord>,
-}
+pub type HandshakeRun = Run<Handshake>;
 
-spin_probe!(
-    HandshakeProbe,
-    HandshakeOrder,
-    (HandshakeRecord, HandshakeRun, summarize),
-    ("scheduling.handshake", &shaders::SCHEDULING_HANDSHAKE, 2)
-);
-
-/// Folds the records into one entry per subgroup (or block); `flags` holds a and b of slot s at
-/// 2s, 2s+1.
-pub fn summarize(
-    order: HandshakeOrder,
-    cap: u32,
-    time_ns: f64,
-    flags: &[u32],
-    records: Vec<HandshakeRecord>,
-) -> HandshakeRun {
-    let mut subgroups: BTreeMap<u32, SubgroupHandshake> = BTreeMap::new();
-    let mut unrecorded = 0;
-    for r in &records {
-        let s = match r.side {
-            SIDE_A | SIDE_B => subgroups.entry(r.subgroup).or_default(),
-            _ => {
-                unrecorded += 1;
-                continue;
-            }
-        };
-        let flag = |i: u32| flags.get(i as usize).copied().unwrap_or(0);
-        s.flag_a = flag(2 * r.subgroup);
-        s.flag_b = flag(2 * r.subgroup + 1);
-        if r.side == SIDE_A {
-            s.a.add(r);
-        } else {
-            s.b.add(r);
-        }
-    }
-    HandshakeRun {
-        order,
-        cap,
-        subgroups,
-        unrecorded,
-        time_ns,
-        records,
-    }
-}
+/// The compiled handshake probe: one pipeline per order.
+pub type HandshakeProbe = Probe<Handshake>;
 
 /// The `scheduling.handshake` experiment.
 pub struct Handshake;
 
-fn run(ctx: RunContext<'_>) -> Result<ExperimentResult> {
-    let (lab, config, progress) = ctx.parts();
-    let gpu = &lab.gpu;
-    let probe = HandshakeProbe::new(gpu)?;
-    let grouping = probe.grouping();
-    let cap = default_cap(gpu);
-    let (runs, by_order) = SpinSetup::both_orders(config, progress, |order| {
-        probe.run(gpu, HandshakeOrder::ALL[order], cap)
-    })?;
-    let mut result = INFO.new_result();
-    let setup = SpinSetup {
-        cap,
-        runs,
-        workgroup_size: WORKGROUP_SIZE,
-        split: [
+impl TwoOrder for Handshake {
+    type Order = HandshakeOrder;
+    type Record = HandshakeRecord;
+    type Subgroup = SubgroupHandshake;
+    const INFO: ExperimentInfo = INFO;
+    const FILE: &'static ShaderFile = &shaders::SCHEDULING_HANDSHAKE;
+    const FLAGS: u64 = 2;
+    const WORKGROUP_SIZE: u32 = WORKGROUP_SIZE;
+    const FINISHED: &'static str =
+        "every lane finished its side: both capped spins end without the other side's help";
+
+    const FLAGS_VERDICT: (&'static str, &'static str) = (
+        "flags_exact",
+        "flag a counts every A lane, flag b exactly the B lanes that saw a, and no A lane saw b \
+         unless a B lane set it (atomics)",
+    );
+
+    fn flags_ok(s: &SubgroupHandshake) -> Option<bool> {
+        Some(s.flags_consistent())
+    }
+
+    fn flags_detail(inconsistent: usize, subgroups: usize, grouping: Grouping) -> String {
+        let units = grouping.units();
+        format!("{inconsistent} of {subgroups} {units}' flags disagree with their lanes' records")
+    }
+
+    fn split() -> [String; 2] {
+        [
             "even subgroup_invocation_id takes the then-branch, odd the else-branch".to_owned(),
             format!(
                 "even local_invocation_index % {BLOCK} takes the then-branch, odd the \
                  else-branch"
             ),
-        ],
-    };
-    setup.record(lab, grouping, &mut result)?;
-    report::report(&by_order, cap, grouping, &mut result);
-    // Without ballots the lane grid would show every lane as never reached.
-    if grouping == Grouping::Subgroups {
-        result.lanes = report::lane_records(&by_order);
+        ]
     }
-    Ok(result)
+
+    /// One entry per subgroup (or block); `flags` holds a and b of slot s at 2s, 2s+1.
+    fn fold(
+        records: &[HandshakeRecord],
+        flags: &[u32],
+    ) -> (BTreeMap<u32, SubgroupHandshake>, usize) {
+        let mut subgroups: BTreeMap<u32, SubgroupHandshake> = BTreeMap::new();
+        let mut unrecorded = 0;
+        for r in records {
+            let s = match r.side {
+                SIDE_A | SIDE_B => subgroups.entry(r.subgroup).or_default(),
+                _ => {
+                    unrecorded += 1;
+                    continue;
+                }
+            };
+            let flag = |i: u32| flags.get(i as usize).copied().unwrap_or(0);
+            s.flag_a = flag(2 * r.subgroup);
+            s.flag_b = flag(2 * r.subgroup + 1);
+            if r.side == SIDE_A {
+                s.a.add(r);
+            } else {
+                s.b.add(r);
+            }
+        }
+        (subgroups, unrecorded)
+    }
+
+    fn report(runs: &Runs<Self>, result: &mut ExperimentResult) {
+        report::report(runs, result);
+    }
+
+    /// The checks its spin made.
+    fn cell(r: &HandshakeRecord) -> Option<SpinCell> {
+        (r.side != 0).then_some((r.subgroup, r.lane, r.local_index, r.ballot, r.checks))
+    }
 }
 
 /// What `scheduling.handshake` declares.
@@ -246,7 +219,7 @@ pub const INFO: ExperimentInfo = ExperimentInfo {
     fit: None,
 };
 
-declare_experiment!(Handshake, INFO, run);
+declare_experiment!(Handshake, INFO, two_order::run::<Handshake>);
 
 #[cfg(test)]
 mod tests {
@@ -289,7 +262,7 @@ mod tests {
         flags[8..10].copy_from_slice(&[1, 1]);
         flags[16..18].copy_from_slice(&[1, 0]);
         flags[24..26].copy_from_slice(&[2, 1]);
-        let run = summarize(HandshakeOrder::AThen, 16, 1.0, &flags, records);
+        let run = HandshakeRun::fold(HandshakeOrder::AThen, 16, 1.0, &flags, records);
         assert_eq!(run.unrecorded, 1);
         let outcome = |slot: u32| run.subgroups[&slot].outcome();
         assert_eq!(outcome(0), Outcome::Both);

@@ -1,10 +1,9 @@
 //! The verdicts, metrics and lane records of `scheduling.handshake`, from its runs.
 
-use crate::experiments::scheduling::handshake::{
-    HandshakeOrder, HandshakeRun, Outcome, WORKGROUP_SIZE,
-};
-use crate::experiments::scheduling::{Grouping, finished_verdict, fraction, spin_lane_records};
-use crate::report::{ExperimentResult, LaneRecord, VerdictStatus};
+use crate::experiments::scheduling::handshake::{Handshake, HandshakeOrder, HandshakeRun, Outcome};
+use crate::experiments::scheduling::two_order::{ProbeOrder, Runs};
+use crate::experiments::scheduling::{Grouping, fraction};
+use crate::report::{ExperimentResult, VerdictStatus};
 use crate::stats;
 
 /// Totals of one order over its runs.
@@ -18,8 +17,6 @@ struct OrderTally {
     a_capped: usize,
     b_completed: usize,
     b_capped: usize,
-    inconsistent: usize,
-    unrecorded: usize,
     a_checks: Vec<f64>,
     b_checks: Vec<f64>,
     times_ns: Vec<f64>,
@@ -34,7 +31,6 @@ impl OrderTally {
 fn tally(runs: &[HandshakeRun]) -> OrderTally {
     let mut t = OrderTally::default();
     for run in runs {
-        t.unrecorded += run.unrecorded;
         t.times_ns.push(run.time_ns);
         for s in run.subgroups.values() {
             t.subgroups += 1;
@@ -48,7 +44,6 @@ fn tally(runs: &[HandshakeRun]) -> OrderTally {
             t.a_capped += usize::from(s.a.capped());
             t.b_completed += usize::from(s.b.completed());
             t.b_capped += usize::from(s.b.capped());
-            t.inconsistent += usize::from(!s.flags_consistent());
             t.a_checks.push(f64::from(s.a.checks));
             t.b_checks.push(f64::from(s.b.checks));
         }
@@ -56,32 +51,14 @@ fn tally(runs: &[HandshakeRun]) -> OrderTally {
     t
 }
 
-pub(super) fn report(
-    by_order: &[Vec<HandshakeRun>; 2],
-    cap: u32,
-    grouping: Grouping,
-    result: &mut ExperimentResult,
-) {
-    let tallies = [tally(&by_order[0]), tally(&by_order[1])];
-    let units = grouping.units();
-    let note = grouping.note();
-    let unrecorded: usize = tallies.iter().map(|t| t.unrecorded).sum();
-    let dispatches: usize = by_order.iter().map(Vec::len).sum();
-    finished_verdict(
-        result,
-        "every lane finished its side: both capped spins end without the other side's help",
-        (dispatches, unrecorded),
-        tallies.iter().flat_map(|t| t.times_ns.iter().copied()),
-    );
-    let inconsistent: usize = tallies.iter().map(|t| t.inconsistent).sum();
-    let subgroups: usize = tallies.iter().map(|t| t.subgroups).sum();
-    result.verdict(
-        "flags_exact",
-        "flag a counts every A lane, flag b exactly the B lanes that saw a, and no A lane saw b \
-         unless a B lane set it (atomics)",
-        VerdictStatus::held_if(inconsistent == 0),
-        format!("{inconsistent} of {subgroups} {units}' flags disagree with their lanes' records"),
-    );
+pub(super) fn report(runs: &Runs<Handshake>, result: &mut ExperimentResult) {
+    let &Runs {
+        ref by_order,
+        cap,
+        grouping,
+    } = runs;
+    let tallies = by_order.each_ref().map(|runs| tally(runs));
+    let (units, note) = (grouping.units(), grouping.note());
     for (order, t) in HandshakeOrder::ALL.iter().zip(&tallies) {
         let name = order.entry();
         let (a_branch, b_branch) = order.branches();
@@ -168,15 +145,4 @@ fn reading(order: HandshakeOrder, t: &OrderTally, grouping: Grouping) -> String 
             t.mixed()
         )
     }
-}
-
-/// Per order (`point` 0 = A in the then-branch, 1 = A in the else-branch), the first run's first
-/// workgroup: each lane's in-branch ballot, and as value the checks its spin made.
-pub(super) fn lane_records(by_order: &[Vec<HandshakeRun>; 2]) -> Vec<LaneRecord> {
-    let first = by_order
-        .each_ref()
-        .map(|runs| runs.first().map(|r| r.records.as_slice()));
-    spin_lane_records(first, WORKGROUP_SIZE, |r| {
-        (r.side != 0).then_some((r.subgroup, r.lane, r.local_index, r.ballot, r.checks))
-    })
 }
