@@ -53,3 +53,31 @@ impl Default for State {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_playground_persists_its_source_and_settings_but_not_its_runs() {
+        let mut state = State::default();
+        state.playground.source = "fn f() {}".to_owned();
+        state.playground.settings.reps = 3;
+        let text = serde_json::to_string(&state).unwrap();
+        let back: State = serde_json::from_str(&text).unwrap();
+        assert_eq!(back.playground.source, "fn f() {}");
+        assert_eq!(back.playground.settings.reps, 3);
+        assert!(back.playground.last.is_none());
+    }
+
+    #[test]
+    fn a_state_saved_before_the_playground_was_a_panel_keeps_its_settings() {
+        let old = r#"{"adapter": 1, "quick": false, "tab": "Compare",
+            "playground": "fn old() {}", "playground_settings": {"reps": 3}}"#;
+        let state: State = serde_json::from_str(old).unwrap();
+        assert_eq!(state.adapter, Some(1));
+        assert!(!state.quick);
+        assert_eq!(state.tab, Tab::Compare);
+        assert_eq!(state.playground.source, super::super::playground::EXAMPLE);
+    }
+}
