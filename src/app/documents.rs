@@ -357,6 +357,38 @@ mod tests {
     }
 
     #[test]
+    fn the_lane_caches_are_cleared_when_what_is_shown_changes_and_only_then() {
+        let mut docs = Documents::default();
+        let cache = |docs: &mut Documents| {
+            let (_, caches) = docs.shown_with_caches();
+            caches.insert("a".to_owned(), LaneCache::new(&[]));
+        };
+        let cached = |docs: &mut Documents| !docs.shown_with_caches().1.is_empty();
+        let (first, _) = docs.run_started(adapter());
+        cache(&mut docs);
+        docs.show(first);
+        assert!(cached(&mut docs), "showing the shown document again");
+        assert_eq!(
+            docs.run_result(result("a", ExperimentStatus::Ok)),
+            Some(first)
+        );
+        assert!(!cached(&mut docs), "a result added to the shown document");
+        let path = Path::new("other.json");
+        let (second, added) = docs.opened(Document::opened(path, Document::run(adapter()).doc));
+        assert!(added && second != first);
+        cache(&mut docs);
+        // The run goes on in the document not shown.
+        docs.run_result(result("b", ExperimentStatus::Ok));
+        assert!(cached(&mut docs), "a result added to a document not shown");
+        docs.show(first);
+        assert!(!cached(&mut docs), "another document shown");
+        cache(&mut docs);
+        let (again, added) = docs.opened(Document::opened(path, Document::run(adapter()).doc));
+        assert_eq!((again, added), (second, false), "the same file, read again");
+        assert!(!cached(&mut docs));
+    }
+
+    #[test]
     fn autosave_names_a_file_of_its_own_and_keeps_it() {
         let dir = tempfile::tempdir().unwrap();
         let mut doc = Document::run(adapter());
