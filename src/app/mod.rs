@@ -39,6 +39,7 @@ use compare::CompareView;
 use documents::{Document, Documents};
 use experiment_view::{ExperimentView, Shown};
 use files::{Decision, DialogKind, FileAction, Pending};
+use playground::Playground;
 use runner::Runner;
 pub use state::{State, Tab};
 use tree::LeftPanel;
@@ -139,6 +140,11 @@ impl DivlabApp {
     /// Every document held, opened files and runs, in the order they came.
     pub fn documents(&self) -> &[Document] {
         self.documents.all()
+    }
+
+    /// The Playground panel.
+    pub fn playground(&self) -> &Playground {
+        &self.state.playground
     }
 
     /// Whether a file question (prompt, dialog, overwrite) is open.

@@ -735,7 +735,7 @@ fn run_playground(harness: &mut Harness<'static, DivlabApp>) {
     button(harness, "Run").click();
     harness.step();
     step_until(harness, Duration::from_secs(120), "the run", |app| {
-        !app.state.playground.running()
+        !app.playground().running()
     });
     harness.run();
 }
@@ -744,19 +744,13 @@ fn run_playground(harness: &mut Harness<'static, DivlabApp>) {
 fn playground_runs_the_bounds_checked_example_and_paints_its_gutter() {
     let mut harness = playground_harness();
     pick_example(&mut harness, "Bounds-checked element-wise");
-    let source = harness.state().state.playground.source.clone();
+    let source = harness.state().playground().source.clone();
     assert!(
         source.contains("arrayLength(&output)"),
         "the example did not load"
     );
     run_playground(&mut harness);
-    let last = harness
-        .state()
-        .state
-        .playground
-        .last
-        .as_ref()
-        .expect("a run");
+    let last = harness.state().playground().last.as_ref().expect("a run");
     let finished = match &last.outcome {
         Ok(finished) => finished,
         Err(e) => panic!("the example failed: {}", e.message),
@@ -817,12 +811,12 @@ fn playground_runs_the_bounds_checked_example_and_paints_its_gutter() {
         &mut harness,
         Duration::from_secs(120),
         "the lanes run",
-        |app| !app.state.playground.running(),
+        |app| !app.playground().running(),
     );
     harness.run();
     let cells = storing * s;
     harness.get_by_label(&format!("lane grid: {storing} subgroups, {cells} cells"));
-    let last = harness.state().state.playground.last.as_ref().unwrap();
+    let last = harness.state().playground().last.as_ref().unwrap();
     let lanes = last
         .outcome
         .as_ref()
@@ -862,15 +856,12 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     harness.run();
     button(&harness, "Run").click();
     harness.step();
-    assert!(
-        harness.state().state.playground.running(),
-        "Run did not start"
-    );
+    assert!(harness.state().playground().running(), "Run did not start");
     // While it runs, frames keep coming and the editor takes input.
     let start = Instant::now();
     let mut slowest = Duration::ZERO;
     let mut edited = false;
-    while harness.state().state.playground.running() {
+    while harness.state().playground().running() {
         assert!(
             start.elapsed() < Duration::from_secs(180),
             "the run never ended"
@@ -897,10 +888,11 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     harness.run();
     let app = harness.state();
     assert_ne!(
-        app.state.playground.source, source,
+        app.playground().source,
+        source,
         "the editor took no input during the run"
     );
-    let last = app.state.playground.last.as_ref().expect("a run");
+    let last = app.playground().last.as_ref().expect("a run");
     let finished = last
         .outcome
         .as_ref()
@@ -1000,13 +992,7 @@ fn playground_lists_only_the_branches_that_ran() {
     let mut harness = playground_harness();
     pick_example(&mut harness, "Divergence study: switch, k = 8");
     run_playground(&mut harness);
-    let last = harness
-        .state()
-        .state
-        .playground
-        .last
-        .as_ref()
-        .expect("a run");
+    let last = harness.state().playground().last.as_ref().expect("a run");
     let profile = &last.outcome.as_ref().expect("the example runs").profile;
     let idle = profile
         .branches
