@@ -3,7 +3,7 @@
 //! in `assets/kernels`, which `divlab profile` takes too), and the divergence study's forms as
 //! divlab generates them.
 
-use super::RunSettings;
+use super::settings::RunSettings;
 use crate::shaders::divergence::{Form, Selection};
 
 /// One example.

@@ -15,10 +15,7 @@ use crate::gpu::AdapterSelector;
 use crate::profile::run::Finished;
 use crate::uniformity::{Analysis, analyze_source};
 use examples::EXAMPLES;
-pub use settings::RunSettings;
-
-/// The name the playground's source goes by in messages.
-pub const FILE: &str = "playground.wgsl";
+pub use settings::{FILE, RunSettings};
 
 /// The shader the playground starts with: valid WGSL that shows both verdicts, a ballot every
 /// lane reaches and one only the odd lanes reach.

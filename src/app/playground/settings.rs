@@ -4,9 +4,11 @@
 use eframe::egui;
 use serde::{Deserialize, Serialize};
 
-use super::FILE;
 use crate::profile::fill::{BufferSpec, parse_len, parse_override};
 use crate::profile::run::{DEFAULT_LOOP_CAP, Request};
+
+/// The name the playground's source goes by in messages.
+pub const FILE: &str = "playground.wgsl";
 
 /// How Run runs the kernel: `divlab profile`'s options, with its defaults.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
