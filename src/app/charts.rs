@@ -199,21 +199,14 @@ pub fn plot_curves(
         .map(|p| p.y.abs().max(p.y_max.unwrap_or(0.0).abs()))
         .fold(0.0, f64::max);
     let scale = YScale::new(group.y_label, max_abs);
-    let log_y = options.log_time && unit(group.y_label) == "ns";
-    // The y a point is drawn at: scaled, then log10 on a log axis (non-positive values have no
-    // place there and are dropped).
-    let to_plot = move |y: f64| {
-        let y = y / scale.divisor;
-        if log_y {
-            (y > 0.0).then(|| y.log10())
-        } else {
-            Some(y)
-        }
+    let to_plot = ToPlot {
+        divisor: scale.divisor,
+        log: options.log_time && unit(group.y_label) == "ns",
     };
     let heading = format!(
         "{}{} over {}",
         scale.label,
-        if log_y { ", log scale" } else { "" },
+        if to_plot.log { ", log scale" } else { "" },
         group.x_label
     );
     ui.label(egui::RichText::new(heading).strong());
@@ -224,130 +217,177 @@ pub fn plot_curves(
     let points: Vec<[f64; 2]> = curves
         .iter()
         .flat_map(|c| &c.series.points)
-        .filter_map(|p| Some([p.x, to_plot(p.y)?]))
+        .filter_map(|p| Some([p.x, to_plot.y(p.y)?]))
         .collect();
-    let x_label = group.x_label.to_owned();
-    let y_unit = scale.unit.clone();
     let mut plot = Plot::new(id).height(220.0);
     if !options.no_legend {
         plot = plot.legend(Legend::default().position(emptiest_corner(&points)));
     }
-    let mut plot = plot
-        .x_axis_label(group.x_label)
+    plot = axes(plot, group.x_label, &scale, to_plot, integer_x);
+    plot.show(ui, |plot_ui| {
+        let (mut x_min, mut x_max) = (f64::INFINITY, f64::NEG_INFINITY);
+        for curve in &curves {
+            for p in &curve.series.points {
+                x_min = x_min.min(p.x);
+                x_max = x_max.max(p.x);
+            }
+            draw_curve(plot_ui, curve, to_plot);
+        }
+        if let Some(fit) = fit
+            && x_min <= x_max
+        {
+            draw_fit(plot_ui, fit, x_min..=x_max, &scale, to_plot);
+        }
+    });
+}
+
+/// Where a data y is drawn: scaled, then log10 on a log axis (where non-positive values have no
+/// place and are dropped).
+#[derive(Clone, Copy, Debug)]
+struct ToPlot {
+    divisor: f64,
+    log: bool,
+}
+
+impl ToPlot {
+    fn y(self, y: f64) -> Option<f64> {
+        let y = y / self.divisor;
+        if self.log {
+            (y > 0.0).then(|| y.log10())
+        } else {
+            Some(y)
+        }
+    }
+
+    /// The value a plotted y stands for, in the scaled unit.
+    fn value(self, plotted: f64) -> f64 {
+        if self.log {
+            10f64.powf(plotted)
+        } else {
+            plotted
+        }
+    }
+}
+
+/// The axes: labels, tick spacing and formats, and hover text with units.
+fn axes<'a>(
+    plot: Plot<'a>,
+    x_label: &str,
+    scale: &YScale,
+    to_plot: ToPlot,
+    integer_x: bool,
+) -> Plot<'a> {
+    let x_name = x_label.to_owned();
+    let y_unit = scale.unit.clone();
+    let plot = plot
+        .x_axis_label(x_label)
         .y_axis_label(scale.label.clone())
         .allow_scroll(false)
         .y_axis_formatter(move |mark: GridMark, _: &RangeInclusive<f64>| {
-            let value = if log_y {
-                10f64.powf(mark.value)
-            } else {
-                mark.value
-            };
-            short(value)
+            short(to_plot.value(mark.value))
         })
         .label_formatter(move |hover| match hover {
             HoverPosition::NearDataPoint {
                 plot_name,
                 position,
                 ..
-            } if !plot_name.is_empty() => {
-                let y = if log_y {
-                    10f64.powf(position.y)
-                } else {
-                    position.y
-                };
-                Some(format!(
-                    "{plot_name}\n{x_label} = {}\n{} {y_unit}",
-                    short(position.x),
-                    short(y)
-                ))
-            }
+            } if !plot_name.is_empty() => Some(format!(
+                "{plot_name}\n{x_name} = {}\n{} {y_unit}",
+                short(position.x),
+                short(to_plot.value(position.y))
+            )),
             _ => None,
+        })
+        .y_grid_spacer(move |input| {
+            if to_plot.log {
+                decade_marks(input)
+            } else {
+                nice_marks(input)
+            }
         });
-    plot = plot.y_grid_spacer(move |input| {
-        if log_y {
-            decade_marks(input)
-        } else {
-            nice_marks(input)
-        }
-    });
-    if integer_x {
-        plot = plot.x_grid_spacer(integer_marks).x_axis_formatter(
-            |mark: GridMark, _: &RangeInclusive<f64>| {
-                if mark.value.fract() == 0.0 {
-                    format!("{:.0}", mark.value)
-                } else {
-                    String::new()
-                }
-            },
-        );
+    if !integer_x {
+        return plot;
     }
-    plot.show(ui, |plot_ui| {
-        let (mut x_min, mut x_max) = (f64::INFINITY, f64::NEG_INFINITY);
-        for curve in &curves {
-            let xy: Vec<[f64; 2]> = curve
-                .series
-                .points
-                .iter()
-                .filter_map(|p| Some([p.x, to_plot(p.y)?]))
-                .collect();
-            for p in &curve.series.points {
-                x_min = x_min.min(p.x);
-                x_max = x_max.max(p.x);
+    plot.x_grid_spacer(integer_marks)
+        .x_axis_formatter(|mark: GridMark, _: &RangeInclusive<f64>| {
+            if mark.value.fract() == 0.0 {
+                format!("{:.0}", mark.value)
+            } else {
+                String::new()
             }
-            let model = curve.series.name.ends_with("_model");
-            let line = Line::new(curve.name.clone(), PlotPoints::from(xy.clone()))
-                .color(curve.colour)
-                .width(if model { 1.5 } else { 2.0 });
-            if model {
-                plot_ui.line(line.style(LineStyle::dashed_loose()));
-                continue;
-            }
-            plot_ui.line(line);
-            plot_ui.points(
-                Points::new(curve.name.clone(), PlotPoints::from(xy))
-                    .color(curve.colour)
-                    .shape(curve.shape)
-                    .radius(3.0),
-            );
-            for p in &curve.series.points {
-                if let (Some(lo), Some(hi)) = (p.y_min.and_then(to_plot), p.y_max.and_then(to_plot))
-                {
-                    // Unnamed, so the legend lists each curve once.
-                    plot_ui.line(
-                        Line::new("", PlotPoints::from(vec![[p.x, lo], [p.x, hi]]))
-                            .color(curve.colour)
-                            .width(1.0)
-                            .allow_hover(false),
-                    );
-                }
-            }
-        }
-        if let Some(FitLine {
-            slope,
-            intercept,
-            r2,
-            x_max: fitted_to,
-        }) = fit
-            && x_min <= x_max
-        {
-            let x_max = fitted_to.map_or(x_max, |end| end.min(x_max));
-            let unit = &scale.unit;
-            let (a, b) = (intercept / scale.divisor, slope / scale.divisor);
-            let name = match r2 {
-                Some(r2) => format!("fit {} + {}·k {unit} (R² {r2:.3})", short(a), short(b)),
-                None => format!("fit {} + {}·k {unit}", short(a), short(b)),
-            };
-            let ends: Vec<[f64; 2]> = [x_min, x_max]
-                .into_iter()
-                .filter_map(|x| Some([x, to_plot(intercept + slope * x)?]))
-                .collect();
+        })
+}
+
+/// One curve: a dashed line for a model, else a line with markers and whiskers.
+fn draw_curve(plot_ui: &mut egui_plot::PlotUi<'_>, curve: &Curve<'_>, to_plot: ToPlot) {
+    let xy: Vec<[f64; 2]> = curve
+        .series
+        .points
+        .iter()
+        .filter_map(|p| Some([p.x, to_plot.y(p.y)?]))
+        .collect();
+    let model = curve.series.name.ends_with("_model");
+    let line = Line::new(curve.name.clone(), PlotPoints::from(xy.clone()))
+        .color(curve.colour)
+        .width(if model { 1.5 } else { 2.0 });
+    if model {
+        plot_ui.line(line.style(LineStyle::dashed_loose()));
+        return;
+    }
+    plot_ui.line(line);
+    plot_ui.points(
+        Points::new(curve.name.clone(), PlotPoints::from(xy))
+            .color(curve.colour)
+            .shape(curve.shape)
+            .radius(3.0),
+    );
+    for p in &curve.series.points {
+        if let (Some(lo), Some(hi)) = (
+            p.y_min.and_then(|y| to_plot.y(y)),
+            p.y_max.and_then(|y| to_plot.y(y)),
+        ) {
+            // Unnamed, so the legend lists each curve once.
             plot_ui.line(
-                Line::new(name, PlotPoints::from(ends))
-                    .color(Color32::GRAY)
-                    .style(LineStyle::dotted_dense()),
+                Line::new("", PlotPoints::from(vec![[p.x, lo], [p.x, hi]]))
+                    .color(curve.colour)
+                    .width(1.0)
+                    .allow_hover(false),
             );
         }
-    });
+    }
+}
+
+/// The fitted line over the data's x range, no further than it was fitted.
+fn draw_fit(
+    plot_ui: &mut egui_plot::PlotUi<'_>,
+    fit: FitLine,
+    data_x: RangeInclusive<f64>,
+    scale: &YScale,
+    to_plot: ToPlot,
+) {
+    let FitLine {
+        slope,
+        intercept,
+        r2,
+        x_max: fitted_to,
+    } = fit;
+    let (x_min, x_max) = data_x.into_inner();
+    let x_max = fitted_to.map_or(x_max, |end| end.min(x_max));
+    let unit = &scale.unit;
+    let (a, b) = (intercept / scale.divisor, slope / scale.divisor);
+    let name = match r2 {
+        Some(r2) => format!("fit {} + {}·k {unit} (R² {r2:.3})", short(a), short(b)),
+        None => format!("fit {} + {}·k {unit}", short(a), short(b)),
+    };
+    let ends: Vec<[f64; 2]> = [x_min, x_max]
+        .into_iter()
+        .filter_map(|x| Some([x, to_plot.y(intercept + slope * x)?]))
+        .collect();
+    plot_ui.line(
+        Line::new(name, PlotPoints::from(ends))
+            .color(Color32::GRAY)
+            .style(LineStyle::dotted_dense()),
+    );
 }
 
 /// Paints a marker of `shape` in `colour`, the size of a line of text: keys drawn outside a

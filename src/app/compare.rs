@@ -8,13 +8,11 @@ use super::verdicts::status_label;
 use crate::experiments::catalog;
 use crate::report::{Comparison, ResultDocument, VerdictRow};
 
-/// Loaded documents and the experiment whose curves are overlaid.
+/// Loaded documents, overlaid and compared; the experiment shown is the app's selection.
 #[derive(Default)]
 pub struct CompareView {
     /// Each document with the label it is shown under (its file name).
     docs: Vec<(String, ResultDocument)>,
-    /// The experiment whose series are overlaid.
-    pub experiment: Option<String>,
     /// The documents compared; built again only when they change.
     comparison: Option<Comparison>,
     /// Time axes on a log scale: devices' times differ 100x.
@@ -61,14 +59,49 @@ impl CompareView {
         ids
     }
 
-    /// The view.
-    pub fn ui(&mut self, ui: &mut egui::Ui) {
+    /// The view. `selected` is the experiment whose series are overlaid: the app's one
+    /// selection, which the view's own picker changes too.
+    pub fn ui(&mut self, ui: &mut egui::Ui, selected: &mut Option<String>) {
         if self.docs.is_empty() {
             ui.weak(
                 "Open result files (path field above, or drop them on the window) to compare them.",
             );
             return;
         }
+        if let Some(i) = self.documents_key(ui) {
+            self.remove(i);
+            if self.docs.is_empty() {
+                return;
+            }
+        }
+        let ids: Vec<String> = self.ids().into_iter().map(str::to_owned).collect();
+        if selected.as_ref().is_none_or(|e| !ids.contains(e)) {
+            *selected = ids
+                .iter()
+                .find(|id| self.has_series(id))
+                .or(ids.first())
+                .cloned();
+        }
+        egui::ComboBox::from_label("Experiment")
+            .selected_text(selected.clone().unwrap_or_default())
+            .show_ui(ui, |ui| {
+                for id in &ids {
+                    ui.selectable_value(selected, Some(id.clone()), id);
+                }
+            });
+        ui.checkbox(&mut self.log_y, "log time axis").on_hover_text(
+            "Devices' times differ 100x or more; on a linear axis the fast one is flat",
+        );
+        if let Some(id) = selected.as_deref() {
+            self.charts(ui, id);
+        }
+        ui.separator();
+        ui.heading("Verdicts by device");
+        self.verdict_table(ui);
+    }
+
+    /// Each document in its colour, with a button that removes it; returns the one to remove.
+    fn documents_key(&self, ui: &mut egui::Ui) -> Option<usize> {
         let mut remove = None;
         ui.horizontal_wrapped(|ui| {
             ui.label("Documents:");
@@ -82,105 +115,66 @@ impl CompareView {
                 }
             }
         });
-        if let Some(i) = remove {
-            self.remove(i);
-            if self.docs.is_empty() {
-                return;
-            }
-        }
-        let ids: Vec<String> = self.ids().into_iter().map(str::to_owned).collect();
-        if self.experiment.as_ref().is_none_or(|e| !ids.contains(e)) {
-            self.experiment = ids
-                .iter()
-                .find(|id| self.has_series(id))
-                .or(ids.first())
-                .cloned();
-        }
-        egui::ComboBox::from_label("Experiment")
-            .selected_text(self.experiment.clone().unwrap_or_default())
-            .show_ui(ui, |ui| {
-                for id in &ids {
-                    ui.selectable_value(&mut self.experiment, Some(id.clone()), id);
-                }
-            });
-        ui.checkbox(&mut self.log_y, "log time axis").on_hover_text(
-            "Devices' times differ 100x or more; on a linear axis the fast one is flat",
-        );
-        if let Some(id) = self.experiment.clone() {
-            // One colour per document in every chart; one marker shape per series.
-            let mut shapes: Vec<String> = Vec::new();
-            // Each series tagged with its document, whose colour it takes.
-            let tagged = self
-                .docs
-                .iter()
-                .enumerate()
-                .flat_map(|(doc_index, (label, doc))| {
-                    doc.experiments
-                        .iter()
-                        .filter(|e| e.id == id)
-                        .flat_map(move |e| {
-                            e.series
-                                .iter()
-                                .map(move |s| ((doc_index, format!("{label}: {}", s.name)), s))
-                        })
-                });
-            let groups = group_series(tagged);
-            if groups.is_empty() {
-                ui.weak("No series for this experiment.");
-            }
-            for (index, group) in groups.iter().enumerate() {
-                let curves = group
-                    .curves
+        remove
+    }
+
+    /// Experiment `id`'s series of every document, overlaid: one plot per axis pair, one colour
+    /// per document, one marker shape per series.
+    fn charts(&self, ui: &mut egui::Ui, id: &str) {
+        let mut shapes: Vec<String> = Vec::new();
+        // Each series tagged with its document, whose colour it takes.
+        let tagged = self
+            .docs
+            .iter()
+            .enumerate()
+            .flat_map(|(doc_index, (label, doc))| {
+                doc.experiments
                     .iter()
-                    .map(|((doc_index, name), series)| {
-                        let shape_index = match shapes.iter().position(|s| *s == series.name) {
-                            Some(i) => i,
-                            None => {
-                                shapes.push(series.name.clone());
-                                shapes.len() - 1
-                            }
-                        };
-                        Curve {
-                            name: name.clone(),
-                            series,
-                            colour: palette(*doc_index),
-                            shape: MARKERS[shape_index % MARKERS.len()],
-                        }
+                    .filter(|e| e.id == id)
+                    .flat_map(move |e| {
+                        e.series
+                            .iter()
+                            .map(move |s| ((doc_index, format!("{label}: {}", s.name)), s))
                     })
-                    .collect::<Vec<_>>();
-                ui.horizontal_wrapped(|ui| {
-                    let mut seen: Vec<&str> = Vec::new();
-                    for curve in &curves {
-                        let name = curve.series.name.as_str();
-                        if !seen.contains(&name) {
-                            seen.push(name);
-                            if name.ends_with("_model") {
-                                ui.weak("- - -");
-                            } else {
-                                let colour = ui.visuals().text_color();
-                                super::charts::marker(ui, curve.shape, colour);
-                            }
-                            ui.weak(name);
-                        }
-                    }
-                });
-                let options = PlotOptions {
-                    log_time: self.log_y,
-                    no_legend: true,
-                };
-                plot_curves(
-                    ui,
-                    format!("compare/{id}/{index}"),
-                    group,
-                    curves,
-                    None,
-                    options,
-                );
-            }
+            });
+        let groups = group_series(tagged);
+        if groups.is_empty() {
+            ui.weak("No series for this experiment.");
         }
-        ui.separator();
-        ui.heading("Verdicts by device");
-        self.verdict_table(ui);
+        for (index, group) in groups.iter().enumerate() {
+            let curves = group
+                .curves
+                .iter()
+                .map(|((doc_index, name), series)| {
+                    let shape_index = match shapes.iter().position(|s| *s == series.name) {
+                        Some(i) => i,
+                        None => {
+                            shapes.push(series.name.clone());
+                            shapes.len() - 1
+                        }
+                    };
+                    Curve {
+                        name: name.clone(),
+                        series,
+                        colour: palette(*doc_index),
+                        shape: MARKERS[shape_index % MARKERS.len()],
+                    }
+                })
+                .collect::<Vec<_>>();
+            series_key(ui, &curves);
+            let options = PlotOptions {
+                log_time: self.log_y,
+                no_legend: true,
+            };
+            plot_curves(
+                ui,
+                format!("compare/{id}/{index}"),
+                group,
+                curves,
+                None,
+                options,
+            );
+        }
     }
 
     fn has_series(&self, id: &str) -> bool {
@@ -238,6 +232,26 @@ impl CompareView {
             });
         }
     }
+}
+
+/// The key above a plot: each series name once, with its marker (or dashes for a model).
+fn series_key(ui: &mut egui::Ui, curves: &[Curve<'_>]) {
+    ui.horizontal_wrapped(|ui| {
+        let mut seen: Vec<&str> = Vec::new();
+        for curve in curves {
+            let name = curve.series.name.as_str();
+            if !seen.contains(&name) {
+                seen.push(name);
+                if name.ends_with("_model") {
+                    ui.weak("- - -");
+                } else {
+                    let colour = ui.visuals().text_color();
+                    super::charts::marker(ui, curve.shape, colour);
+                }
+                ui.weak(name);
+            }
+        }
+    });
 }
 
 /// Marker shapes, one per series name within a chart.

@@ -1,10 +1,12 @@
 //! The documents the app holds: files it opened, and the results of its own runs. A run never
 //! changes an opened file's document: its results go into a run document of their own, with its
 //! own `created`, which is autosaved to the results folder after every experiment, so quitting
-//! loses nothing.
+//! loses nothing. [`Documents`] holds them all and the lane caches of the one shown.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use super::lane_grid::LaneCache;
 use crate::report::{
     AdapterRecord, ExperimentResult, ExperimentStatus, ResultDocument, SCHEMA_VERSION, write_json,
 };
@@ -124,9 +126,144 @@ impl Document {
         Ok(path)
     }
 
+    /// Where its results are kept, for the files bar: "saved", "autosaved to …", "unsaved".
+    pub fn file_state(&self) -> String {
+        match (&self.file, self.unsaved, &self.autosaved) {
+            (Some(_), false, _) if !self.written => "as read from its file".to_owned(),
+            (Some(_), false, _) => "saved".to_owned(),
+            (_, true, Some(path)) => format!("autosaved to {}", path.display()),
+            (_, true, None) => "unsaved".to_owned(),
+            (None, false, _) => String::new(),
+        }
+    }
+
     /// Whether the document has results no file holds.
     pub fn at_risk(&self) -> bool {
         self.unsaved && self.autosaved.is_none()
+    }
+}
+
+/// Lane colours and textures per experiment id of the shown document, built once.
+pub type LaneCaches = HashMap<String, LaneCache>;
+
+/// Every document held, which one is shown, which one a run fills, and the lane caches of the
+/// shown one. The only place that clears the caches: every change to what is shown goes
+/// through it.
+#[derive(Default)]
+pub struct Documents {
+    list: Vec<Document>,
+    /// The index of the document shown.
+    shown: usize,
+    /// The index of the document the running run adds its results to.
+    run: Option<usize>,
+    caches: LaneCaches,
+}
+
+impl Documents {
+    /// Every document, opened files and runs, in the order they came.
+    pub fn all(&self) -> &[Document] {
+        &self.list
+    }
+
+    /// The document shown.
+    pub fn shown(&self) -> Option<&Document> {
+        self.list.get(self.shown)
+    }
+
+    /// The index of the document shown.
+    pub fn shown_index(&self) -> usize {
+        self.shown
+    }
+
+    /// The document shown, with the lane caches of its experiments.
+    pub fn shown_with_caches(&mut self) -> (Option<&Document>, &mut LaneCaches) {
+        (self.list.get(self.shown), &mut self.caches)
+    }
+
+    /// Shows the document at `index`.
+    pub fn show(&mut self, index: usize) {
+        if index < self.list.len() && index != self.shown {
+            self.shown = index;
+            self.caches.clear();
+        }
+    }
+
+    /// Adds a document and shows it; returns its index.
+    pub fn add(&mut self, document: Document) -> usize {
+        self.list.push(document);
+        self.shown = self.list.len() - 1;
+        self.caches.clear();
+        self.shown
+    }
+
+    /// A document read from a file: it replaces the document of the same file, if one is open,
+    /// else it is added. Either way it is shown; returns its index and whether it was added.
+    pub fn opened(&mut self, document: Document) -> (usize, bool) {
+        let open = self
+            .list
+            .iter()
+            .position(|d| d.file.is_some() && d.file == document.file);
+        match open {
+            Some(index) => {
+                self.list[index] = document;
+                self.shown = index;
+                self.caches.clear();
+                (index, false)
+            }
+            None => (self.add(document), true),
+        }
+    }
+
+    /// Writes the shown document to `path`; returns it.
+    pub fn save_shown(&mut self, path: &Path) -> Option<crate::Result<&Document>> {
+        let document = self.list.get_mut(self.shown)?;
+        Some(document.save_to(path).map(|()| &*document))
+    }
+
+    /// A run opened a device with `adapter`: its results go into the last run document of the
+    /// same adapter, or into a new one. The document is shown; returns its index and whether it
+    /// was added.
+    pub fn run_started(&mut self, adapter: AdapterRecord) -> (usize, bool) {
+        let same = self
+            .list
+            .iter()
+            .rposition(|d| d.origin == Origin::Run && d.doc.adapter.same_adapter(&adapter));
+        let (index, added) = match same {
+            Some(index) => (index, false),
+            None => (self.add(Document::run(adapter)), true),
+        };
+        self.run = Some(index);
+        self.show(index);
+        (index, added)
+    }
+
+    /// Adds a finished experiment to the run's document; returns its index.
+    pub fn run_result(&mut self, result: ExperimentResult) -> Option<usize> {
+        let index = self.run?;
+        self.list[index].add_result(result);
+        self.run_changed(index);
+        Some(index)
+    }
+
+    /// The run ended with `adapter`'s record (`None`: it failed); returns the index of its
+    /// document.
+    pub fn run_ended(&mut self, adapter: Option<AdapterRecord>) -> Option<usize> {
+        let index = self.run.take()?;
+        let adapter = adapter?;
+        self.list[index].finish_run(adapter);
+        self.run_changed(index);
+        Some(index)
+    }
+
+    fn run_changed(&mut self, index: usize) {
+        if index == self.shown {
+            self.caches.clear();
+        }
+    }
+
+    /// Autosaves the document at `index` to `folder`.
+    pub fn autosave(&mut self, index: usize, folder: &Path) -> crate::Result<PathBuf> {
+        self.list[index].autosave(folder)
     }
 }
 
@@ -217,6 +354,38 @@ mod tests {
                 ("b", ExperimentStatus::Cancelled)
             ]
         );
+    }
+
+    #[test]
+    fn the_lane_caches_are_cleared_when_what_is_shown_changes_and_only_then() {
+        let mut docs = Documents::default();
+        let cache = |docs: &mut Documents| {
+            let (_, caches) = docs.shown_with_caches();
+            caches.insert("a".to_owned(), LaneCache::new(&[]));
+        };
+        let cached = |docs: &mut Documents| !docs.shown_with_caches().1.is_empty();
+        let (first, _) = docs.run_started(adapter());
+        cache(&mut docs);
+        docs.show(first);
+        assert!(cached(&mut docs), "showing the shown document again");
+        assert_eq!(
+            docs.run_result(result("a", ExperimentStatus::Ok)),
+            Some(first)
+        );
+        assert!(!cached(&mut docs), "a result added to the shown document");
+        let path = Path::new("other.json");
+        let (second, added) = docs.opened(Document::opened(path, Document::run(adapter()).doc));
+        assert!(added && second != first);
+        cache(&mut docs);
+        // The run goes on in the document not shown.
+        docs.run_result(result("b", ExperimentStatus::Ok));
+        assert!(cached(&mut docs), "a result added to a document not shown");
+        docs.show(first);
+        assert!(!cached(&mut docs), "another document shown");
+        cache(&mut docs);
+        let (again, added) = docs.opened(Document::opened(path, Document::run(adapter()).doc));
+        assert_eq!((again, added), (second, false), "the same file, read again");
+        assert!(!cached(&mut docs));
     }
 
     #[test]

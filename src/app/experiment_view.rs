@@ -5,58 +5,62 @@ use std::collections::HashMap;
 
 use eframe::egui::{self, Color32, RichText};
 
+use super::adapters::Adapters;
+use super::documents::{Documents, LaneCaches};
 use super::lane_grid::{self, LaneCache, LaneGrid};
-use super::{DivlabApp, charts, source_view, verdicts};
+use super::runner::{Runner, run_cost_hint};
+use super::start::StartPage;
+use super::{Command, State, charts, source_view, verdicts};
 use crate::experiments::{Experiment, registry};
-use crate::report::{ExperimentResult, ExperimentStatus};
+use crate::report::{ExperimentInfo, ExperimentResult, ExperimentStatus, Fit};
 use crate::uniformity::Analysis;
 
-impl DivlabApp {
-    pub(super) fn experiment_view(&mut self, ui: &mut egui::Ui) {
-        self.document_switcher(ui);
-        let Some(id) = self.state.selected.clone() else {
-            self.start_page(ui);
-            return;
+/// The Experiment tab's caches, kept across frames: static analyses, the line a verdict named,
+/// the record point shown per experiment, and the start page.
+#[derive(Default)]
+pub struct ExperimentView {
+    /// Static analysis per shader stem, done once.
+    analyses: HashMap<String, Result<Analysis, String>>,
+    /// A kernel line a verdict named and the user clicked, per experiment id.
+    source_focus: Option<(String, source_view::Focus)>,
+    /// The record point shown per experiment id.
+    points: HashMap<String, usize>,
+    start: StartPage,
+}
+
+/// What the Experiment tab shows from the rest of the app.
+pub struct Shown<'a> {
+    /// The settings: the selection, the adapter, quick.
+    pub state: &'a State,
+    /// The picker's adapters, for the start page.
+    pub adapters: &'a Adapters,
+    /// The documents, with the lane caches of the one shown.
+    pub documents: &'a mut Documents,
+    /// The run in progress.
+    pub runner: &'a Runner,
+}
+
+impl ExperimentView {
+    /// The view of the selected experiment (the start page while none is).
+    pub fn ui(&mut self, ui: &mut egui::Ui, shown: Shown<'_>) -> Option<Command> {
+        let switched = document_switcher(ui, shown.documents);
+        let Some(id) = shown.state.selected.clone() else {
+            self.start.ui(ui, shown.state.adapter, shown.adapters);
+            return switched;
         };
         let Some(experiment) = registry().into_iter().find(|e| e.id() == id) else {
             ui.weak(format!("`{id}` is not an experiment of this divlab."));
-            return;
+            return switched;
         };
-        let info = experiment.info();
-        let running = self
+        let running = shown
+            .runner
             .running_experiment()
             .filter(|(running, _)| *running == id)
             .map(|(_, fraction)| fraction);
-        ui.horizontal(|ui| {
-            ui.heading(format!("{id} — {}", info.title));
-            if running.is_some() {
-                self.cancel_button(ui);
-            } else if ui
-                .add_enabled(self.worker.is_none(), egui::Button::new("Run"))
-                .on_hover_text(self.run_cost_hint())
-                .clicked()
-            {
-                self.start_run(ui.ctx(), vec![id.clone()]);
-            }
-        });
-        ui.add(
-            egui::Label::new(
-                RichText::new(format!("Rule ({}): {}", info.source, info.rule)).italics(),
-            )
-            .wrap(),
-        );
-        if let Some(fraction) = running {
-            ui.add(
-                egui::ProgressBar::new(fraction as f32)
-                    .text(format!("running on the worker: {:.0}%", fraction * 100.0)),
-            );
-        }
-        // Borrowed field by field (not through `self.result`), so the sections below can keep
-        // their caches in `self` without cloning the result every frame.
-        let result = self
-            .documents
-            .get(self.current)
-            .and_then(|d| d.doc.experiments.iter().find(|e| e.id == id));
+        let info = experiment.info();
+        let command = header(ui, &id, &info, &shown, running);
+        let (document, caches) = shown.documents.shown_with_caches();
+        let result = document.and_then(|d| d.doc.experiments.iter().find(|e| e.id == id));
         let Some(result) = result else {
             ui.weak(if running.is_some() {
                 "Running: the results show here when the experiment finishes."
@@ -64,8 +68,23 @@ impl DivlabApp {
                 "Not run yet in the shown document: click Run, or open a result file that has it."
             });
             source_section(ui, experiment.as_ref(), None, &mut self.analyses, None);
-            return;
+            return switched.or(command);
         };
+        let fit = info.fit.as_ref();
+        self.result_sections(ui, experiment.as_ref(), fit, result, caches);
+        switched.or(command)
+    }
+
+    /// Charts, verdicts, lane grid, metrics and sources of `result`.
+    fn result_sections(
+        &mut self,
+        ui: &mut egui::Ui,
+        experiment: &dyn Experiment,
+        fit: Option<&Fit>,
+        result: &ExperimentResult,
+        caches: &mut LaneCaches,
+    ) {
+        let id = &result.id;
         if result.status != ExperimentStatus::Ok {
             ui.add(
                 egui::Label::new(
@@ -82,7 +101,7 @@ impl DivlabApp {
         egui::CollapsingHeader::new("Charts")
             .default_open(true)
             .show(ui, |ui| {
-                charts::experiment_charts(ui, result, info.fit.as_ref());
+                charts::experiment_charts(ui, result, fit);
             });
         egui::CollapsingHeader::new("Verdicts")
             .default_open(true)
@@ -93,35 +112,92 @@ impl DivlabApp {
             });
         egui::CollapsingHeader::new("Lane grid")
             .default_open(true)
-            .show(ui, |ui| {
-                lane_section(ui, result, &mut self.points, &mut self.lane_caches);
-            });
+            .show(ui, |ui| lane_section(ui, result, &mut self.points, caches));
         egui::CollapsingHeader::new("Metrics")
             .default_open(false)
-            .show(ui, |ui| {
-                egui::Grid::new(("metrics", &id))
-                    .striped(true)
-                    .show(ui, |ui| {
-                        for (name, value) in &result.metrics {
-                            ui.label(name);
-                            ui.monospace(format_metric(*value));
-                            ui.end_row();
-                        }
-                    });
-            });
+            .show(ui, |ui| metrics_grid(ui, result));
         let focus = self
             .source_focus
             .as_mut()
-            .filter(|(focused, _)| *focused == id)
+            .filter(|(focused, _)| focused == id)
             .map(|(_, focus)| focus);
-        source_section(
-            ui,
-            experiment.as_ref(),
-            Some(result),
-            &mut self.analyses,
-            focus,
+        source_section(ui, experiment, Some(result), &mut self.analyses, focus);
+    }
+}
+
+/// The experiment's id and title with Run (or Cancel while it runs), its rule, and its progress.
+fn header(
+    ui: &mut egui::Ui,
+    id: &str,
+    info: &ExperimentInfo,
+    shown: &Shown<'_>,
+    running: Option<f64>,
+) -> Option<Command> {
+    let command = ui
+        .horizontal(|ui| {
+            ui.heading(format!("{id} — {}", info.title));
+            if running.is_some() {
+                shown.runner.cancel_button(ui)
+            } else {
+                ui.add_enabled(!shown.runner.running(), egui::Button::new("Run"))
+                    .on_hover_text(run_cost_hint(shown.state.quick))
+                    .clicked()
+                    .then(|| Command::Run(vec![id.to_owned()]))
+            }
+        })
+        .inner;
+    ui.add(
+        egui::Label::new(RichText::new(format!("Rule ({}): {}", info.source, info.rule)).italics())
+            .wrap(),
+    );
+    if let Some(fraction) = running {
+        ui.add(
+            egui::ProgressBar::new(fraction as f32)
+                .text(format!("running on the worker: {:.0}%", fraction * 100.0)),
         );
     }
+    command
+}
+
+/// Which document the Experiment view shows, when there is more than one.
+fn document_switcher(ui: &mut egui::Ui, documents: &Documents) -> Option<Command> {
+    let all = documents.all();
+    if all.len() < 2 {
+        return None;
+    }
+    let mut current = documents.shown_index();
+    ui.horizontal(|ui| {
+        let label = ui.label("Document:");
+        egui::ComboBox::from_id_salt("document")
+            .selected_text(&all[current].label)
+            .show_ui(ui, |ui| {
+                for (index, d) in all.iter().enumerate() {
+                    ui.selectable_value(&mut current, index, &d.label)
+                        .on_hover_text(format!(
+                            "{} ({}), {} experiments",
+                            d.doc.adapter.name,
+                            d.doc.adapter.backend,
+                            d.doc.experiments.len()
+                        ));
+                }
+            })
+            .response
+            .labelled_by(label.id);
+    });
+    (current != documents.shown_index()).then_some(Command::ShowDocument(current))
+}
+
+/// The result's metrics, by name.
+fn metrics_grid(ui: &mut egui::Ui, result: &ExperimentResult) {
+    egui::Grid::new(("metrics", &result.id))
+        .striped(true)
+        .show(ui, |ui| {
+            for (name, value) in &result.metrics {
+                ui.label(name);
+                ui.monospace(format_metric(*value));
+                ui.end_row();
+            }
+        });
 }
 
 /// The record point slider, a legend, and the lane grid at that point. `points` keeps the point
@@ -130,7 +206,7 @@ fn lane_section(
     ui: &mut egui::Ui,
     result: &ExperimentResult,
     points: &mut HashMap<String, usize>,
-    caches: &mut HashMap<String, LaneCache>,
+    caches: &mut LaneCaches,
 ) {
     if result.lanes.is_empty() {
         ui.weak("This experiment records no lanes.");

@@ -212,6 +212,27 @@ impl<'a> LaneGrid<'a> {
             .collect()
     }
 
+    /// The textures of this record point: from the cache (uploaded once), or uploaded for
+    /// this frame.
+    fn textures(&mut self, ui: &egui::Ui, id: egui::Id) -> Vec<egui::TextureId> {
+        let cache = std::mem::replace(&mut self.cache, Err(BallotColours::default()));
+        match cache {
+            Ok(cache) => {
+                let upload = || self.upload(ui.ctx(), &cache.colours);
+                let handles = cache.textures.entry(self.point).or_insert_with(upload);
+                handles.iter().map(egui::TextureHandle::id).collect()
+            }
+            Err(colours) => {
+                // Uploaded for this frame; kept in egui's memory until the next frame replaces
+                // them, since a renderer may free a dropped texture before it draws the frame.
+                let handles = std::sync::Arc::new(self.upload(ui.ctx(), &colours));
+                let ids = handles.iter().map(egui::TextureHandle::id).collect();
+                ui.data_mut(|d| d.insert_temp(id.with("textures"), handles));
+                ids
+            }
+        }
+    }
+
     /// Paints the grid and shows the hovered lane's ids, ballot and value in a tooltip.
     pub fn show(mut self, ui: &mut egui::Ui) -> egui::Response {
         let lanes = self.lanes();
@@ -239,22 +260,7 @@ impl<'a> LaneGrid<'a> {
         if !ui.is_rect_visible(rect) {
             return response;
         }
-        let cache = std::mem::replace(&mut self.cache, Err(BallotColours::default()));
-        let textures: Vec<egui::TextureId> = match cache {
-            Ok(cache) => {
-                let upload = || self.upload(ui.ctx(), &cache.colours);
-                let handles = cache.textures.entry(self.point).or_insert_with(upload);
-                handles.iter().map(egui::TextureHandle::id).collect()
-            }
-            Err(colours) => {
-                // Uploaded for this frame; kept in egui's memory until the next frame replaces
-                // them, since a renderer may free a dropped texture before it draws the frame.
-                let handles = std::sync::Arc::new(self.upload(ui.ctx(), &colours));
-                let ids = handles.iter().map(egui::TextureHandle::id).collect();
-                ui.data_mut(|d| d.insert_temp(id.with("textures"), handles));
-                ids
-            }
-        };
+        let textures = self.textures(ui, id);
         let painter = ui.painter_at(rect);
         let clip = ui.clip_rect().intersect(rect);
         let grid_left = rect.left() + label_w;

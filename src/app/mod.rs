@@ -4,162 +4,90 @@
 //! Every experiment in [`crate::experiments::registry`] appears here without code for it: the
 //! tree groups ids by family (the prefix before `.`), charts come from the generic `series`,
 //! the lane grid from `lanes`, and the kernel source by the one-name-per-kernel convention.
-//! Persisted settings ([`State`]) live apart from runtime handles (device list, worker).
+//!
+//! Shaped after egui's `wrap_app`: what persists, the settings and the persisted panels, is one
+//! [`State`]; runtime handles (the adapter list, the worker, the documents) live beside it.
+//! Panels change their own state in place and return a [`Command`] for anything beyond it,
+//! which [`DivlabApp::apply`] alone carries out.
 
+mod adapters;
 pub mod charts;
 pub mod compare;
 pub mod documents;
-pub mod examples;
 mod experiment_view;
 pub mod files;
 pub mod frame_stats;
 pub mod lane_grid;
 pub mod playground;
 pub mod profile_view;
+mod runner;
 pub mod source_view;
 mod start;
+mod state;
 mod tree;
 pub mod verdicts;
 pub mod worker;
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use eframe::egui::{self, Color32, RichText};
-use serde::{Deserialize, Serialize};
 
-use crate::experiments::RunConfig;
-use crate::gpu::{AdapterSelector, adapters};
-use crate::report::{ExperimentResult, ResultDocument, read_json};
-use crate::uniformity::Analysis;
+use crate::report::{ResultDocument, read_json};
+pub use adapters::AdapterChoice;
+use adapters::Adapters;
 use compare::CompareView;
-use documents::{Document, Origin};
+use documents::{Document, Documents};
+use experiment_view::{ExperimentView, Shown};
 use files::{Decision, DialogKind, FileAction, Pending};
-use lane_grid::LaneCache;
 use playground::Playground;
-use worker::{Worker, WorkerEvent};
+use runner::Runner;
+pub use state::{State, Tab};
+use tree::LeftPanel;
+use worker::WorkerEvent;
 
-/// The main views.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Tab {
-    /// The selected experiment: charts, verdicts, lane grid, source.
-    #[default]
-    Experiment,
-    /// Several documents overlaid.
-    Compare,
-    /// The WGSL playground.
-    Playground,
-}
-
-/// What persists between sessions (through eframe's storage).
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(default)]
-pub struct State {
-    /// The adapter's index in the list (as `--adapter N`); `None` for divlab's default.
-    pub adapter: Option<usize>,
-    /// Quick runs: fewer repetitions, smaller sweeps.
-    pub quick: bool,
-    /// Timed repetitions; 0 for the default.
-    pub reps: usize,
-    /// The view shown.
-    pub tab: Tab,
-    /// The selected experiment id.
-    pub selected: Option<String>,
-    /// The last file opened or saved; dialogs start there.
-    pub path: String,
-    /// The playground's source.
-    pub playground: String,
-    /// How the playground runs it.
-    pub playground_settings: playground::RunSettings,
-}
-
-impl Default for State {
-    fn default() -> Self {
-        Self {
-            adapter: None,
-            quick: true,
-            reps: 0,
-            tab: Tab::Experiment,
-            selected: None,
-            path: String::new(),
-            playground: playground::EXAMPLE.to_owned(),
-            playground_settings: playground::RunSettings::default(),
-        }
-    }
-}
-
-/// One adapter of the picker.
-#[derive(Clone, Debug)]
-pub struct AdapterChoice {
-    /// Its index (as `--adapter N`).
-    pub index: usize,
-    /// Name, backend, driver and subgroup sizes.
-    pub label: String,
-    /// Whether divlab picks it when none is named.
-    pub is_default: bool,
-}
-
-/// "#0 llvmpipe (LLVM 15.0.6, 256 bits) · vulkan, llvmpipe · SG 8"; a backend that names no
-/// driver (GL) or reports no subgroup sizes says so instead of leaving a gap.
-fn adapter_label(e: &adapters::AdapterEntry) -> String {
-    let info = &e.info;
-    let mut label = format!("#{} {} · {}", e.index, info.name, info.backend.to_str());
-    if !info.driver.is_empty() {
-        label += &format!(", {}", info.driver);
-    }
-    label += &match (e.subgroups, info.subgroup_min_size, info.subgroup_max_size) {
-        (false, ..) => " · no subgroups".to_owned(),
-        (true, min, max) if min == max => format!(" · SG {min}"),
-        (true, min, max) => format!(" · SG {min}–{max}"),
-    };
-    label
-}
-
-/// A run's progress as the UI shows it.
-#[derive(Clone, Debug, Default)]
-struct Progress {
-    index: usize,
-    total: usize,
-    id: String,
-    fraction: f64,
+/// What a panel asks of the app, beyond its own state.
+#[derive(Debug, PartialEq, Eq)]
+#[must_use]
+pub enum Command {
+    /// Ask for a result file or kernel to open.
+    Open,
+    /// Open this file (dropped on the window).
+    OpenPath(PathBuf),
+    /// Save the shown document to its file.
+    Save,
+    /// Ask where to save the shown document.
+    SaveAs,
+    /// Act on an answered file question.
+    Decided(Decision),
+    /// Run these experiments on the worker.
+    Run(Vec<String>),
+    /// Cancel the run in progress.
+    CancelRun,
+    /// Show the document at this index.
+    ShowDocument(usize),
 }
 
 /// The app.
 pub struct DivlabApp {
-    /// Persisted settings.
+    /// Persisted settings and panels.
     pub state: State,
-    adapters: Vec<AdapterChoice>,
-    /// Opened files and run results; changed only through methods that keep `lane_caches` in
-    /// step.
-    documents: Vec<Document>,
-    /// The index of the document shown.
-    current: usize,
-    /// The index of the document the running run adds its results to.
-    run_document: Option<usize>,
+    adapters: Adapters,
+    /// Opened files and run results.
+    documents: Documents,
+    /// The experiment run in progress.
+    runner: Runner,
     /// How paths are asked for.
     pub dialogs: DialogKind,
     /// A file question in progress.
     pending: Option<Pending>,
     /// Where run documents are autosaved; `None` keeps them in memory only.
     pub results_folder: Option<PathBuf>,
-    worker: Option<Worker>,
-    progress: Progress,
-    /// The start page's subgroup probe of the selected adapter.
-    probe: Option<start::AdapterProbe>,
     /// The last message: `(is_error, text)`.
     pub message: Option<(bool, String)>,
     /// The compare view.
     pub compare: CompareView,
-    /// The playground.
-    pub playground: Playground,
-    /// Static analysis per shader stem, done once.
-    analyses: HashMap<String, Result<Analysis, String>>,
-    /// A kernel line a verdict named and the user clicked, per experiment id.
-    source_focus: Option<(String, source_view::Focus)>,
-    /// The record point shown per experiment id.
-    points: HashMap<String, usize>,
-    /// Lane colours per experiment id of `doc`, built once; cleared when `doc` changes.
-    lane_caches: HashMap<String, LaneCache>,
+    /// The Experiment tab's caches.
+    experiment: ExperimentView,
     /// Whether the renderer clears the window to the panel colour ([`eframe::App::clear_color`]),
     /// so the panels need not fill it again; a test harness does not.
     renderer_clears: bool,
@@ -170,36 +98,17 @@ pub struct DivlabApp {
 impl DivlabApp {
     /// The app with `state`, listing the adapters of every backend once (not per frame).
     pub fn new(state: State) -> Self {
-        let instance = adapters::create_instance(None);
-        let adapters = adapters::list_adapters(&instance, None)
-            .into_iter()
-            .map(|(e, _)| AdapterChoice {
-                index: e.index,
-                label: adapter_label(&e),
-                is_default: e.is_default,
-            })
-            .collect();
-        let mut playground = Playground::new(state.playground.clone());
-        playground.settings = state.playground_settings.clone();
         Self {
             state,
-            adapters,
-            documents: Vec::new(),
-            current: 0,
-            run_document: None,
+            adapters: Adapters::list(),
+            documents: Documents::default(),
+            runner: Runner::default(),
             dialogs: DialogKind::detect(),
             pending: None,
             results_folder: None,
-            worker: None,
-            progress: Progress::default(),
-            probe: None,
             message: None,
             compare: CompareView::default(),
-            playground,
-            analyses: HashMap::new(),
-            source_focus: None,
-            points: HashMap::new(),
-            lane_caches: HashMap::new(),
+            experiment: ExperimentView::default(),
             renderer_clears: false,
             frame_stats: frame_stats::FrameStats::from_env(),
         }
@@ -220,38 +129,42 @@ impl DivlabApp {
 
     /// The adapters of the picker.
     pub fn adapters(&self) -> &[AdapterChoice] {
-        &self.adapters
+        self.adapters.choices()
     }
 
     /// The result document shown (from a run or a file).
     pub fn doc(&self) -> Option<&ResultDocument> {
-        self.documents.get(self.current).map(|d| &d.doc)
+        self.documents.shown().map(|d| &d.doc)
     }
 
     /// Every document held, opened files and runs, in the order they came.
     pub fn documents(&self) -> &[Document] {
-        &self.documents
+        self.documents.all()
     }
 
-    /// Shows the document at `index`.
-    pub fn show_document(&mut self, index: usize) {
-        if index < self.documents.len() && index != self.current {
-            self.current = index;
-            self.lane_caches.clear();
-        }
+    /// The Playground panel.
+    pub fn playground(&self) -> &Playground {
+        &self.state.playground
     }
 
-    /// Adds a document and shows it (and adds it to the compare view).
-    fn add_document(&mut self, document: Document) -> usize {
-        if self.state.selected.is_none() {
-            self.state.selected = document.doc.experiments.first().map(|e| e.id.clone());
-        }
-        self.compare
-            .add(document.label.clone(), document.doc.clone());
-        self.documents.push(document);
-        self.current = self.documents.len() - 1;
-        self.lane_caches.clear();
-        self.current
+    /// Whether a file question (prompt, dialog, overwrite) is open.
+    pub fn asking(&self) -> bool {
+        self.pending.is_some()
+    }
+
+    /// Whether a run is in progress.
+    pub fn running(&self) -> bool {
+        self.runner.running()
+    }
+
+    /// The id of the experiment running, and how far it is, in [0, 1].
+    pub fn running_experiment(&self) -> Option<(&str, f64)> {
+        self.runner.running_experiment()
+    }
+
+    /// Cancels the run in progress; it stops within one GPU submission.
+    pub fn cancel_run(&self) {
+        self.runner.cancel();
     }
 
     /// Opens a result JSON file or, for `.wgsl`, loads it into the playground. A file already
@@ -261,7 +174,7 @@ impl DivlabApp {
         if path.extension().is_some_and(|e| e == "wgsl") {
             match std::fs::read_to_string(path) {
                 Ok(text) => {
-                    self.playground.source = text;
+                    self.state.playground.source = text;
                     self.state.tab = Tab::Playground;
                 }
                 Err(e) => self.message = Some((true, format!("{}: {e}", path.display()))),
@@ -271,32 +184,46 @@ impl DivlabApp {
         match read_json(path) {
             Ok(doc) => {
                 self.message = Some((false, format!("opened {}", path.display())));
-                let document = Document::opened(path, doc);
-                let open = self
-                    .documents
-                    .iter()
-                    .position(|d| d.file.as_deref() == Some(path));
-                match open {
-                    Some(index) => {
-                        self.compare
-                            .add(document.label.clone(), document.doc.clone());
-                        self.documents[index] = document;
-                        self.current = index;
-                        self.lane_caches.clear();
-                    }
-                    None => {
-                        self.add_document(document);
-                    }
-                }
+                let (index, added) = self.documents.opened(Document::opened(path, doc));
+                self.changed(index, added);
             }
             Err(e) => self.message = Some((true, e.to_string())),
         }
     }
 
+    /// Carries out what a panel asked for.
+    pub fn apply(&mut self, ctx: &egui::Context, command: Command) {
+        match command {
+            Command::Open => self.open(),
+            Command::OpenPath(path) => self.open_path(&path),
+            Command::Save => self.save(),
+            Command::SaveAs => self.save_as(),
+            Command::Decided(decision) => self.decided(decision),
+            Command::Run(ids) => {
+                if self.runner.start(ctx, &self.state, ids) {
+                    self.message = None;
+                }
+            }
+            Command::CancelRun => self.runner.cancel(),
+            Command::ShowDocument(index) => self.documents.show(index),
+        }
+    }
+
+    /// After the document at `index` changed (`added`: it is new): the compare view takes the
+    /// new contents, and a new document's first experiment is selected if none is.
+    fn changed(&mut self, index: usize, added: bool) {
+        let document = &self.documents.all()[index];
+        if added && self.state.selected.is_none() {
+            self.state.selected = document.doc.experiments.first().map(|e| e.id.clone());
+        }
+        self.compare
+            .add(document.label.clone(), document.doc.clone());
+    }
+
     /// Save: writes the shown document to its file. A file the app did not write itself (one it
     /// opened) is replaced only after the user confirms; a document without a file asks where.
-    pub fn save(&mut self) {
-        let Some(document) = self.documents.get(self.current) else {
+    fn save(&mut self) {
+        let Some(document) = self.documents.shown() else {
             return;
         };
         match &document.file {
@@ -312,8 +239,8 @@ impl DivlabApp {
     }
 
     /// Save As: asks where to write the shown document.
-    pub fn save_as(&mut self) {
-        let Some(document) = self.documents.get(self.current) else {
+    fn save_as(&mut self) {
+        let Some(document) = self.documents.shown() else {
             return;
         };
         let suggested = document.file.clone().unwrap_or_else(|| {
@@ -335,19 +262,19 @@ impl DivlabApp {
     }
 
     /// Open: asks for a result file or kernel.
-    pub fn open(&mut self) {
+    fn open(&mut self) {
         let suggested = (!self.state.path.is_empty()).then(|| PathBuf::from(&self.state.path));
         self.pending = Some(files::ask(self.dialogs, FileAction::Open, suggested));
     }
 
     fn save_to(&mut self, path: &Path) {
-        let Some(document) = self.documents.get_mut(self.current) else {
+        let Some(saved) = self.documents.save_shown(path) else {
             return;
         };
-        self.message = Some(match document.save_to(path) {
-            Ok(()) => {
-                let label = document.label.clone();
-                self.compare.add(label, document.doc.clone());
+        self.message = Some(match saved {
+            Ok(document) => {
+                self.compare
+                    .add(document.label.clone(), document.doc.clone());
                 self.state.path = path.display().to_string();
                 (false, format!("saved {}", path.display()))
             }
@@ -362,7 +289,7 @@ impl DivlabApp {
             Decision::Save { path, confirmed } => {
                 let own = self
                     .documents
-                    .get(self.current)
+                    .shown()
                     .is_some_and(|d| d.written && d.file.as_deref() == Some(path.as_path()));
                 if path.exists() && !confirmed && !own {
                     self.pending = Some(Pending::Overwrite { path });
@@ -373,79 +300,20 @@ impl DivlabApp {
         }
     }
 
-    /// Whether a file question (prompt, dialog, overwrite) is open.
-    pub fn asking(&self) -> bool {
-        self.pending.is_some()
-    }
-
-    /// Whether a run is in progress.
-    pub fn running(&self) -> bool {
-        self.worker.is_some()
-    }
-
-    /// Starts running `ids` on the worker thread.
-    pub fn start_run(&mut self, ctx: &egui::Context, ids: Vec<String>) {
-        if self.worker.is_some() {
-            return;
-        }
-        let selector = AdapterSelector {
-            backend: None,
-            adapter: self.state.adapter.map(|i| i.to_string()),
-        };
-        let config = RunConfig {
-            quick: self.state.quick,
-            reps: (self.state.reps > 0).then_some(self.state.reps),
-            fuzz_seeds: None,
-        };
-        self.progress = Progress::default();
-        self.message = None;
-        self.worker = Some(Worker::start(ctx.clone(), selector, config, ids));
-    }
-
-    /// Cancels the run in progress; it stops within one GPU submission.
-    pub fn cancel_run(&self) {
-        if let Some(worker) = &self.worker {
-            worker.cancel();
-        }
-    }
-
-    /// The id of the experiment running, and how far it is, in [0, 1].
-    pub fn running_experiment(&self) -> Option<(&str, f64)> {
-        self.worker
-            .as_ref()
-            .filter(|_| !self.progress.id.is_empty())
-            .map(|_| (self.progress.id.as_str(), self.progress.fraction))
-    }
-
+    /// Applies what the worker reported since the last frame.
     fn poll_worker(&mut self) {
-        let Some(worker) = &self.worker else { return };
-        for event in worker.poll() {
+        for event in self.runner.poll() {
             match event {
                 WorkerEvent::Device(adapter) => {
                     // One adapter's runs go into one run document; another adapter's, or the
                     // first run, start a new one.
-                    let same = self.documents.iter().rposition(|d| {
-                        d.origin == Origin::Run && d.doc.adapter.same_adapter(&adapter)
-                    });
-                    let index = match same {
-                        Some(index) => index,
-                        None => self.add_document(Document::run(*adapter)),
-                    };
-                    self.run_document = Some(index);
-                    self.show_document(index);
+                    let (index, added) = self.documents.run_started(*adapter);
+                    if added {
+                        self.changed(index, true);
+                    }
                 }
-                WorkerEvent::Started { index, total, id } => {
-                    self.progress = Progress {
-                        index,
-                        total,
-                        id,
-                        fraction: 0.0,
-                    };
-                }
-                WorkerEvent::Progress(f) => self.progress.fraction = f.clamp(0.0, 1.0),
                 WorkerEvent::Finished(result) => {
-                    if let Some(index) = self.run_document {
-                        self.documents[index].add_result(*result);
+                    if let Some(index) = self.documents.run_result(*result) {
                         self.run_changed(index);
                     }
                 }
@@ -456,78 +324,69 @@ impl DivlabApp {
                     } else {
                         format!("finished {n} experiment(s)")
                     };
-                    if let Some(index) = self.run_document.take() {
-                        self.documents[index].finish_run(doc.adapter);
+                    if let Some(index) = self.documents.run_ended(Some(doc.adapter)) {
                         self.run_changed(index);
                     }
                     self.message = Some((false, text));
-                    self.worker = None;
-                    self.progress = Progress::default();
-                    return;
                 }
                 WorkerEvent::Failed(e) => {
+                    let _ = self.documents.run_ended(None);
                     self.message = Some((true, e));
-                    self.worker = None;
-                    self.run_document = None;
-                    self.progress = Progress::default();
-                    return;
                 }
+                // The runner keeps these.
+                WorkerEvent::Started { .. } | WorkerEvent::Progress(_) => {}
             }
         }
     }
 
-    /// After a run document changed: refreshes what shows it, and autosaves it. Returns where
-    /// it was saved.
-    fn run_changed(&mut self, index: usize) -> Option<PathBuf> {
-        if index == self.current {
-            self.lane_caches.clear();
-        }
-        let document = &mut self.documents[index];
-        self.compare
-            .add(document.label.clone(), document.doc.clone());
-        let folder = self.results_folder.as_ref()?;
-        match document.autosave(folder) {
-            Ok(path) => Some(path),
-            Err(e) => {
-                self.message = Some((true, format!("cannot autosave the run: {e}")));
-                None
-            }
+    /// After a run document changed: the compare view takes it, and it is autosaved.
+    fn run_changed(&mut self, index: usize) {
+        self.changed(index, false);
+        let Some(folder) = &self.results_folder else {
+            return;
+        };
+        if let Err(e) = self.documents.autosave(index, folder) {
+            self.message = Some((true, format!("cannot autosave the run: {e}")));
         }
     }
 
-    fn result(&self, id: &str) -> Option<&ExperimentResult> {
-        self.doc()?.experiments.iter().find(|e| e.id == id)
-    }
-
-    /// Draws the whole app into `ui` (the window's root, or a test harness).
-    pub fn show(&mut self, ui: &mut egui::Ui) {
-        self.poll_worker();
-        let dropped: Vec<_> = ui.input(|i| {
+    /// What the window gives this frame: dropped files, Ctrl+O and Ctrl+S, and an answered file
+    /// question.
+    fn input_commands(&mut self, ui: &mut egui::Ui) -> Vec<Command> {
+        let mut commands: Vec<Command> = ui.input(|i| {
             i.raw
                 .dropped_files
                 .iter()
                 .map(|f| f.path().to_path_buf())
                 .filter(|p| !p.as_os_str().is_empty())
+                .map(Command::OpenPath)
                 .collect()
         });
-        for path in dropped {
-            self.open_path(&path);
-        }
         let (open, save) = ui.input_mut(|i| {
             (
                 i.consume_key(egui::Modifiers::COMMAND, egui::Key::O),
                 i.consume_key(egui::Modifiers::COMMAND, egui::Key::S),
             )
         });
+        // A file question already open takes the keys' place.
         if self.pending.is_none() {
             if open {
-                self.open();
+                commands.push(Command::Open);
             } else if save {
-                self.save();
+                commands.push(Command::Save);
             }
         }
         if let Some(decision) = files::show(ui.ctx(), &mut self.pending) {
-            self.decided(decision);
+            commands.push(Command::Decided(decision));
+        }
+        commands
+    }
+
+    /// Draws the whole app into `ui` (the window's root, or a test harness).
+    pub fn show(&mut self, ui: &mut egui::Ui) {
+        self.poll_worker();
+        for command in self.input_commands(ui) {
+            self.apply(ui.ctx(), command);
         }
         let (mut side, mut central) = (
             egui::Frame::side_top_panel(ui.style()),
@@ -539,92 +398,100 @@ impl DivlabApp {
             side = side.fill(Color32::TRANSPARENT);
             central = central.fill(Color32::TRANSPARENT);
         }
+        let mut commands = Vec::new();
         egui::Panel::top("files")
             .frame(side)
-            .show(ui, |ui| self.files_bar(ui));
+            .show(ui, |ui| commands.extend(self.files_bar(ui)));
         egui::Panel::left("experiments")
             .frame(side)
             .resizable(true)
             .default_size(300.0)
             .show(ui, |ui| {
-                egui::ScrollArea::vertical().show(ui, |ui| self.left_panel(ui));
+                let panel = LeftPanel {
+                    adapters: &self.adapters,
+                    shown: self.documents.shown().map(|d| &d.doc),
+                    runner: &self.runner,
+                };
+                egui::ScrollArea::vertical()
+                    .show(ui, |ui| commands.extend(panel.ui(ui, &mut self.state)));
             });
-        egui::CentralPanel::default().frame(central).show(ui, |ui| {
-            ui.horizontal(|ui| {
-                ui.selectable_value(&mut self.state.tab, Tab::Experiment, "Experiment");
-                ui.selectable_value(&mut self.state.tab, Tab::Compare, "Compare");
-                ui.selectable_value(&mut self.state.tab, Tab::Playground, "Playground");
-            });
-            ui.separator();
-            match self.state.tab {
-                Tab::Experiment => {
-                    egui::ScrollArea::vertical()
-                        .id_salt("experiment_view")
-                        .show(ui, |ui| self.experiment_view(ui));
-                }
-                Tab::Compare => {
-                    // One selection for both views: the tree's, or the one Compare's own
-                    // picker makes.
-                    self.compare.experiment.clone_from(&self.state.selected);
-                    egui::ScrollArea::vertical()
-                        .id_salt("compare_view")
-                        .show(ui, |ui| self.compare.ui(ui));
-                    self.state.selected.clone_from(&self.compare.experiment);
-                }
-                Tab::Playground => {
-                    self.playground.ui(ui, self.state.adapter);
-                    self.state.playground.clone_from(&self.playground.source);
-                    self.state
-                        .playground_settings
-                        .clone_from(&self.playground.settings);
-                }
-            }
-        });
+        egui::CentralPanel::default()
+            .frame(central)
+            .show(ui, |ui| commands.extend(self.central(ui)));
+        for command in commands {
+            self.apply(ui.ctx(), command);
+        }
     }
 
-    fn files_bar(&mut self, ui: &mut egui::Ui) {
-        let has_doc = !self.documents.is_empty();
+    /// The tabs and the view of the one chosen.
+    fn central(&mut self, ui: &mut egui::Ui) -> Option<Command> {
         ui.horizontal(|ui| {
-            if ui
-                .button("Open…")
-                .on_hover_text("A result file (.json) or a kernel (.wgsl); Ctrl+O")
-                .clicked()
-            {
-                self.open();
-            }
-            let save = ui
-                .add_enabled(has_doc, egui::Button::new("Save"))
-                .on_hover_text(match self.documents.get(self.current) {
-                    Some(d) => match &d.file {
-                        Some(path) => {
-                            format!("Write the shown document to {}; Ctrl+S", path.display())
-                        }
-                        None => "Choose where to write the shown document; Ctrl+S".to_owned(),
-                    },
-                    None => "Nothing to save yet".to_owned(),
-                });
-            if save.clicked() {
-                self.save();
-            }
-            if ui
-                .add_enabled(has_doc, egui::Button::new("Save As…"))
-                .clicked()
-            {
-                self.save_as();
-            }
-            if let Some(d) = self.documents.get(self.current) {
-                let state = match (&d.file, d.unsaved, &d.autosaved) {
-                    (Some(_), false, _) if !d.written => "as read from its file".to_owned(),
-                    (Some(_), false, _) => "saved".to_owned(),
-                    (_, true, Some(path)) => format!("autosaved to {}", path.display()),
-                    (_, true, None) => "unsaved".to_owned(),
-                    (None, false, _) => String::new(),
-                };
-                ui.weak(format!("{} · {state}", d.label));
-            } else {
-                ui.weak("(or drop .json / .wgsl files on the window)");
-            }
+            ui.selectable_value(&mut self.state.tab, Tab::Experiment, "Experiment");
+            ui.selectable_value(&mut self.state.tab, Tab::Compare, "Compare");
+            ui.selectable_value(&mut self.state.tab, Tab::Playground, "Playground");
         });
+        ui.separator();
+        match self.state.tab {
+            Tab::Experiment => {
+                let shown = Shown {
+                    state: &self.state,
+                    adapters: &self.adapters,
+                    documents: &mut self.documents,
+                    runner: &self.runner,
+                };
+                egui::ScrollArea::vertical()
+                    .id_salt("experiment_view")
+                    .show(ui, |ui| self.experiment.ui(ui, shown))
+                    .inner
+            }
+            Tab::Compare => {
+                // One selection for both views: the tree's, or the one Compare's own picker
+                // makes.
+                egui::ScrollArea::vertical()
+                    .id_salt("compare_view")
+                    .show(ui, |ui| self.compare.ui(ui, &mut self.state.selected));
+                None
+            }
+            Tab::Playground => {
+                self.state.playground.ui(ui, self.state.adapter);
+                None
+            }
+        }
+    }
+
+    fn files_bar(&mut self, ui: &mut egui::Ui) -> Option<Command> {
+        let shown = self.documents.shown();
+        let command = ui
+            .horizontal(|ui| {
+                let open = ui
+                    .button("Open…")
+                    .on_hover_text("A result file (.json) or a kernel (.wgsl); Ctrl+O")
+                    .clicked()
+                    .then_some(Command::Open);
+                let save = ui
+                    .add_enabled(shown.is_some(), egui::Button::new("Save"))
+                    .on_hover_text(match shown {
+                        Some(d) => match &d.file {
+                            Some(path) => {
+                                format!("Write the shown document to {}; Ctrl+S", path.display())
+                            }
+                            None => "Choose where to write the shown document; Ctrl+S".to_owned(),
+                        },
+                        None => "Nothing to save yet".to_owned(),
+                    })
+                    .clicked()
+                    .then_some(Command::Save);
+                let save_as = ui
+                    .add_enabled(shown.is_some(), egui::Button::new("Save As…"))
+                    .clicked()
+                    .then_some(Command::SaveAs);
+                match shown {
+                    Some(d) => ui.weak(format!("{} · {}", d.label, d.file_state())),
+                    None => ui.weak("(or drop .json / .wgsl files on the window)"),
+                };
+                open.or(save).or(save_as)
+            })
+            .inner;
         if let Some((error, text)) = &self.message {
             let colour = if *error {
                 Color32::from_rgb(220, 60, 60)
@@ -634,6 +501,7 @@ impl DivlabApp {
             // Wrapped: a long error reads whole instead of running off the window.
             ui.add(egui::Label::new(RichText::new(text).color(colour)).wrap());
         }
+        command
     }
 }
 

@@ -63,35 +63,141 @@ impl Mismatch {
     }
 }
 
-/// The whole pane: the cap message or the summary, the branch table, and the source with its
-/// gutter. `jump` brings a line into view (set by a branch row).
-pub fn profile_pane(
-    ui: &mut egui::Ui,
-    source: &str,
-    finished: &Finished,
-    analysis: Option<&Analysis>,
-    jump: &mut Option<u32>,
-    lanes: Option<&mut LaneMap>,
-) -> Option<u32> {
-    let profile = &finished.profile;
-    if let Some(message) = &finished.cap_hit {
-        ui.add(
-            egui::Label::new(RichText::new(message).color(Color32::from_rgb(220, 60, 60))).wrap(),
-        );
-    }
-    summary(ui, profile);
-    egui::CollapsingHeader::new("Branches, by wasted lane slots")
-        .default_open(true)
-        .show(ui, |ui| branch_table(ui, profile, jump));
-    match lanes {
-        Some(map) => map.ui(ui),
-        None => {
-            ui.weak(
-                "Click a line to record, at that line, which lanes ran each subgroup execution.",
+/// A run's profile painted onto the source it ran.
+#[derive(Clone, Copy)]
+pub struct ProfilePane<'a> {
+    /// The source that ran.
+    pub source: &'a str,
+    /// The run.
+    pub finished: &'a Finished,
+    /// The source's static analysis: line colours, and the verdicts in the tooltips.
+    pub analysis: Option<&'a Analysis>,
+}
+
+impl ProfilePane<'_> {
+    /// The whole pane: the cap message or the summary, the branch table, the lanes recorded
+    /// at a line, and the source with its gutter. `jump` brings a line into view (set by a
+    /// branch row). Returns a line the user clicked to record lanes at.
+    pub fn ui(
+        self,
+        ui: &mut egui::Ui,
+        jump: &mut Option<u32>,
+        lanes: Option<&mut LaneMap>,
+    ) -> Option<u32> {
+        let profile = &self.finished.profile;
+        if let Some(message) = &self.finished.cap_hit {
+            ui.add(
+                egui::Label::new(RichText::new(message).color(Color32::from_rgb(220, 60, 60)))
+                    .wrap(),
             );
         }
+        summary(ui, profile);
+        egui::CollapsingHeader::new("Branches, by wasted lane slots")
+            .default_open(true)
+            .show(ui, |ui| branch_table(ui, profile, jump));
+        match lanes {
+            Some(map) => map.ui(ui),
+            None => {
+                ui.weak(
+                    "Click a line to record, at that line, which lanes ran each subgroup \
+                     execution.",
+                );
+            }
+        }
+        self.gutter_source(ui, jump)
     }
-    gutter_source(ui, source, profile, analysis, jump)
+
+    /// The source with a gutter: executions, efficiency (colour and %), a branch's divergent
+    /// share, and a mark where static and dynamic disagree. Every line is an accessible group
+    /// named `line N`.
+    pub fn gutter_source(self, ui: &mut egui::Ui, jump: &mut Option<u32>) -> Option<u32> {
+        let profile = &self.finished.profile;
+        let mut clicked = None;
+        let by_line: BTreeMap<u32, &LineProfile> =
+            profile.lines.iter().map(|l| (l.line, l)).collect();
+        let branch_at: BTreeMap<u32, &BranchProfile> =
+            profile.branches.iter().map(|b| (b.line, b)).collect();
+        legend(ui);
+        let row_height = ui.text_style_height(&egui::TextStyle::Monospace) + 2.0;
+        let lines: Vec<&str> = self.source.lines().collect();
+        let mut area = egui::ScrollArea::both()
+            .id_salt("profile_source")
+            .auto_shrink([false, true])
+            .max_height(ui.available_height().max(240.0));
+        if let Some(line) = jump.take() {
+            let spacing = ui.spacing().item_spacing.y;
+            area = area
+                .vertical_scroll_offset((line.saturating_sub(4)) as f32 * (row_height + spacing));
+        }
+        area.show_rows(ui, row_height, lines.len(), |ui, range| {
+            for index in range {
+                let n = index as u32 + 1;
+                let row = SourceRow {
+                    n,
+                    text: lines[index],
+                    line: by_line.get(&n).copied(),
+                    branch: branch_at.get(&n).copied(),
+                    cap: profile.loop_cap_line == Some(n),
+                };
+                if row.ui(ui, self.analysis) {
+                    clicked = Some(n);
+                }
+            }
+        });
+        clicked
+    }
+}
+
+/// One line of the annotated source, with what the run counted there.
+struct SourceRow<'a> {
+    /// The 1-based line number.
+    n: u32,
+    text: &'a str,
+    line: Option<&'a LineProfile>,
+    branch: Option<&'a BranchProfile>,
+    /// Whether a loop here hit the loop cap.
+    cap: bool,
+}
+
+impl SourceRow<'_> {
+    /// The gutter and the text, with a tooltip; returns whether a counted line was clicked.
+    fn ui(&self, ui: &mut egui::Ui, analysis: Option<&Analysis>) -> bool {
+        let n = self.n;
+        let group = egui::UiBuilder::new()
+            .id_salt(("profile line", n))
+            .accessibility_role(Role::Group)
+            .accessibility_label(format!("line {n}"));
+        let mut clicked = false;
+        let response = ui
+            .scope_builder(group, |ui| {
+                ui.horizontal(|ui| {
+                    ui.spacing_mut().item_spacing.x = 4.0;
+                    gutter(ui, self.line, self.branch);
+                    let mut text = RichText::new(format!("{n:>3} {}", self.text)).monospace();
+                    if self.cap {
+                        text =
+                            text.background_color(Color32::from_rgba_unmultiplied(220, 60, 60, 90));
+                    } else if let Some(v) = analysis.and_then(|a| a.line(n)) {
+                        text =
+                            text.background_color(super::source_view::verdict_colour(v.subgroup));
+                    }
+                    // The line's text is what a click hits: record its lanes.
+                    let text = ui.add(
+                        egui::Label::new(text)
+                            .extend()
+                            .selectable(false)
+                            .sense(Sense::click()),
+                    );
+                    clicked = text.clicked() && self.line.is_some();
+                })
+                .response
+            })
+            .inner;
+        if self.line.is_some() || self.cap {
+            response.on_hover_ui(|ui| line_tooltip(ui, self, analysis));
+        }
+        clicked
+    }
 }
 
 /// The lanes recorded at one line (`--lanes`), as a lane grid: one row per subgroup execution,
@@ -270,78 +376,6 @@ fn branch_grid(ui: &mut egui::Ui, branches: Vec<&BranchProfile>, jump: &mut Opti
         });
 }
 
-/// The source with a gutter: executions, efficiency (colour and %), a branch's divergent share,
-/// and a mark where static and dynamic disagree. Every line is an accessible group named
-/// `line N`.
-pub fn gutter_source(
-    ui: &mut egui::Ui,
-    source: &str,
-    profile: &Profile,
-    analysis: Option<&Analysis>,
-    jump: &mut Option<u32>,
-) -> Option<u32> {
-    let mut clicked = None;
-    let by_line: BTreeMap<u32, &LineProfile> = profile.lines.iter().map(|l| (l.line, l)).collect();
-    let branch_at: BTreeMap<u32, &BranchProfile> =
-        profile.branches.iter().map(|b| (b.line, b)).collect();
-    legend(ui);
-    let row_height = ui.text_style_height(&egui::TextStyle::Monospace) + 2.0;
-    let lines: Vec<&str> = source.lines().collect();
-    let mut area = egui::ScrollArea::both()
-        .id_salt("profile_source")
-        .auto_shrink([false, true])
-        .max_height(ui.available_height().max(240.0));
-    if let Some(line) = jump.take() {
-        let spacing = ui.spacing().item_spacing.y;
-        area =
-            area.vertical_scroll_offset((line.saturating_sub(4)) as f32 * (row_height + spacing));
-    }
-    area.show_rows(ui, row_height, lines.len(), |ui, range| {
-        for index in range {
-            let n = index as u32 + 1;
-            let line = by_line.get(&n).copied();
-            let branch = branch_at.get(&n).copied();
-            let cap = profile.loop_cap_line == Some(n);
-            let group = egui::UiBuilder::new()
-                .id_salt(("profile line", n))
-                .accessibility_role(Role::Group)
-                .accessibility_label(format!("line {n}"));
-            let response = ui
-                .scope_builder(group, |ui| {
-                    ui.horizontal(|ui| {
-                        ui.spacing_mut().item_spacing.x = 4.0;
-                        gutter(ui, line, branch);
-                        let mut text =
-                            RichText::new(format!("{n:>3} {}", lines[index])).monospace();
-                        if cap {
-                            text = text
-                                .background_color(Color32::from_rgba_unmultiplied(220, 60, 60, 90));
-                        } else if let Some(v) = analysis.and_then(|a| a.line(n)) {
-                            text = text
-                                .background_color(super::source_view::verdict_colour(v.subgroup));
-                        }
-                        // The line's text is what a click hits: record its lanes.
-                        let text = ui.add(
-                            egui::Label::new(text)
-                                .extend()
-                                .selectable(false)
-                                .sense(Sense::click()),
-                        );
-                        if text.clicked() && line.is_some() {
-                            clicked = Some(n);
-                        }
-                    })
-                    .response
-                })
-                .inner;
-            if line.is_some() || cap {
-                response.on_hover_ui(|ui| line_tooltip(ui, n, line, branch, analysis, cap));
-            }
-        }
-    });
-    clicked
-}
-
 /// The key to the gutter's columns.
 fn legend(ui: &mut egui::Ui) {
     ui.horizontal_wrapped(|ui| {
@@ -426,14 +460,14 @@ fn fixed(ui: &mut egui::Ui, width: f32, add: impl FnOnce(&mut egui::Ui)) {
 }
 
 /// Every figure of a line, the static verdict and why, and any disagreement.
-fn line_tooltip(
-    ui: &mut egui::Ui,
-    n: u32,
-    line: Option<&LineProfile>,
-    branch: Option<&BranchProfile>,
-    analysis: Option<&Analysis>,
-    cap: bool,
-) {
+fn line_tooltip(ui: &mut egui::Ui, row: &SourceRow<'_>, analysis: Option<&Analysis>) {
+    let SourceRow {
+        n,
+        line,
+        branch,
+        cap,
+        ..
+    } = *row;
     ui.strong(format!("line {n} (click: record which lanes run it)"));
     if cap {
         ui.label("A loop here hit the loop cap: the counts are of the cut-short run.");

@@ -1,11 +1,10 @@
 //! What a first-time user sees: the start page (the adapter and its observed subgroup size, what
-//! a run costs, where to begin), the document switcher, and the run controls' hints.
-
-use std::sync::mpsc::{Receiver, channel};
+//! a run costs, where to begin).
 
 use eframe::egui::{self, RichText};
 
-use super::DivlabApp;
+use super::adapters::Adapters;
+use super::worker::Background;
 use crate::experiments::Lab;
 use crate::gpu::{AdapterSelector, GpuContext};
 
@@ -19,19 +18,18 @@ pub const RUN_COST: &str = "Run all, quick: about 70 s on lavapipe (2 CPU cores)
 pub struct AdapterProbe {
     /// The adapter choice probed (`None`: divlab's default).
     pub adapter: Option<usize>,
-    result: Receiver<Result<(String, u32), String>>,
+    result: Background<Result<(String, u32), String>>,
     /// The adapter's name and observed subgroup size, once known.
     pub outcome: Option<Result<(String, u32), String>>,
 }
 
 impl AdapterProbe {
     fn start(adapter: Option<usize>) -> Self {
-        let (tx, result) = channel();
         let selector = AdapterSelector {
             backend: None,
             adapter: adapter.map(|i| i.to_string()),
         };
-        std::thread::spawn(move || {
+        let result = Background::spawn("divlab-probe", move |_, tx| {
             let outcome = GpuContext::new(&selector)
                 .map_err(|e| e.to_string())
                 .and_then(|gpu| {
@@ -51,18 +49,23 @@ impl AdapterProbe {
 
     fn poll(&mut self) {
         if self.outcome.is_none() {
-            self.outcome = self.result.try_recv().ok();
+            self.outcome = self.result.try_recv();
         }
     }
 }
 
-impl DivlabApp {
-    /// The start page, shown until an experiment is selected.
-    pub(super) fn start_page(&mut self, ui: &mut egui::Ui) {
+/// The start page, shown until an experiment is selected, and its probe.
+#[derive(Default)]
+pub struct StartPage {
+    probe: Option<AdapterProbe>,
+}
+
+impl StartPage {
+    /// The page for the picker's choice `adapter`.
+    pub fn ui(&mut self, ui: &mut egui::Ui, adapter: Option<usize>, adapters: &Adapters) {
         ui.heading("divlab: what divergence costs on this GPU, and which lanes run together");
         ui.add_space(6.0);
-        let adapter = self.state.adapter;
-        let label = self.adapter_label(adapter);
+        let label = adapters.label(adapter);
         let probe = self
             .probe
             .get_or_insert_with(|| AdapterProbe::start(adapter));
@@ -113,73 +116,6 @@ impl DivlabApp {
             "• Playground: edit a WGSL kernel and see which lines are uniform.",
         ] {
             ui.add(egui::Label::new(line).wrap());
-        }
-    }
-
-    /// The adapter the picker's choice names, as a label.
-    pub(super) fn adapter_label(&self, choice: Option<usize>) -> String {
-        let entry = match choice {
-            None => self.adapters.iter().find(|a| a.is_default),
-            Some(i) => self.adapters.iter().find(|a| a.index == i),
-        };
-        match (choice, entry) {
-            (None, Some(a)) => format!("default: {}", a.label),
-            (None, None) => "default".to_owned(),
-            (Some(_), Some(a)) => a.label.clone(),
-            (Some(i), None) => format!("#{i}"),
-        }
-    }
-
-    /// Which document the Experiment view shows, when there is more than one.
-    pub(super) fn document_switcher(&mut self, ui: &mut egui::Ui) {
-        if self.documents.len() < 2 {
-            return;
-        }
-        let mut current = self.current;
-        ui.horizontal(|ui| {
-            let label = ui.label("Document:");
-            egui::ComboBox::from_id_salt("document")
-                .selected_text(&self.documents[current].label)
-                .show_ui(ui, |ui| {
-                    for (index, d) in self.documents.iter().enumerate() {
-                        ui.selectable_value(&mut current, index, &d.label)
-                            .on_hover_text(format!(
-                                "{} ({}), {} experiments",
-                                d.doc.adapter.name,
-                                d.doc.adapter.backend,
-                                d.doc.experiments.len()
-                            ));
-                    }
-                })
-                .response
-                .labelled_by(label.id);
-        });
-        self.show_document(current);
-    }
-
-    /// Cancel, for the run in progress.
-    pub(super) fn cancel_button(&self, ui: &mut egui::Ui) {
-        if let Some(worker) = &self.worker
-            && ui
-                .add_enabled(!worker.cancelling(), egui::Button::new("Cancel"))
-                .on_hover_text(
-                    "Stops within one GPU submission; the experiment is recorded as cancelled",
-                )
-                .clicked()
-        {
-            worker.cancel();
-        }
-    }
-
-    /// What Run costs, for hover text (per-experiment `wall_s` of the runs behind
-    /// [`RUN_COST`]).
-    pub(super) fn run_cost_hint(&self) -> &'static str {
-        if self.state.quick {
-            "Runs this experiment on the worker (quick). Most experiments take under a second; \
-             the four divergence forms 10-14 s each on lavapipe, 3 s on an H200"
-        } else {
-            "Runs this experiment on the worker. Most experiments take under a second; the four \
-             divergence forms 40-60 s each on lavapipe, 6-9 s on an H200"
         }
     }
 }

@@ -3,7 +3,7 @@
 //! starts or ends, but for progress inside one at most twice a second, and on a CPU device
 //! (where every frame takes cycles from the experiment) at most every few seconds.
 
-use std::sync::mpsc::{Receiver, channel};
+use std::sync::mpsc::{Receiver, Sender, channel};
 use std::time::Duration;
 
 use eframe::egui;
@@ -11,6 +11,7 @@ use eframe::egui;
 use crate::bench::{BenchConfig, BenchEvent, adapter_record, run_bench};
 use crate::experiments::{Lab, RunConfig};
 use crate::gpu::{AdapterSelector, CancelToken, GpuContext};
+use crate::profile::run::{Finished, Request};
 use crate::report::{AdapterRecord, ExperimentResult, ResultDocument};
 
 /// What the worker reports.
@@ -37,62 +38,27 @@ pub enum WorkerEvent {
     Failed(String),
 }
 
-/// A run in progress.
-pub struct Worker {
-    events: Receiver<WorkerEvent>,
+/// Work on a thread of its own that reports through a channel and stops, when asked, at its
+/// next GPU submission: the experiment runs and the Playground's profile runs.
+pub struct Background<T> {
+    reports: Receiver<T>,
     cancel: CancelToken,
 }
 
-impl Worker {
-    /// Starts running the experiments `ids` (in registry order) on the selected adapter.
-    pub fn start(
-        ctx: egui::Context,
-        selector: AdapterSelector,
-        config: RunConfig,
-        ids: Vec<String>,
-    ) -> Self {
-        let (tx, events) = channel();
+impl<T: Send + 'static> Background<T> {
+    /// Runs `work` on a thread named `name`, handing it the cancel token and the sender.
+    pub fn spawn(name: &str, work: impl FnOnce(CancelToken, Sender<T>) + Send + 'static) -> Self {
+        let (tx, reports) = channel();
         let cancel = CancelToken::default();
         let token = cancel.clone();
         std::thread::Builder::new()
-            .name("divlab-worker".to_owned())
-            .spawn(move || {
-                let progress_repaint = std::sync::OnceLock::new();
-                let send = |event: WorkerEvent| {
-                    let repaint = match &event {
-                        WorkerEvent::Device(adapter) => {
-                            let cpu = adapter.device_type == "Cpu";
-                            let _ = progress_repaint.set(Duration::from_millis(if cpu {
-                                3000
-                            } else {
-                                500
-                            }));
-                            Duration::ZERO
-                        }
-                        WorkerEvent::Progress(_) => progress_repaint
-                            .get()
-                            .copied()
-                            .unwrap_or(Duration::from_millis(500)),
-                        _ => Duration::ZERO,
-                    };
-                    // A closed channel means the app went away; nothing is left to tell.
-                    let _ = tx.send(event);
-                    ctx.request_repaint_after(repaint);
-                };
-                match run(&selector, config, ids, token, &send) {
-                    Ok((doc, cancelled)) => send(WorkerEvent::Done {
-                        doc: Box::new(doc),
-                        cancelled,
-                    }),
-                    Err(e) => send(WorkerEvent::Failed(format!("{e:#}"))),
-                }
-            })
+            .name(name.to_owned())
+            .spawn(move || work(token, tx))
             .expect("spawning a thread succeeds");
-        Self { events, cancel }
+        Self { reports, cancel }
     }
 
-    /// Stops the run at its next GPU submission; the interrupted experiment is recorded as
-    /// cancelled.
+    /// Stops the work at its next GPU submission.
     pub fn cancel(&self) {
         self.cancel.cancel();
     }
@@ -102,9 +68,60 @@ impl Worker {
         self.cancel.is_cancelled()
     }
 
+    /// The next report, if one came, without waiting.
+    pub fn try_recv(&self) -> Option<T> {
+        self.reports.try_recv().ok()
+    }
+}
+
+/// A run of experiments in progress; cancelling it records the interrupted experiment as
+/// cancelled.
+pub type Worker = Background<WorkerEvent>;
+
+impl Worker {
+    /// Starts running the experiments `ids` (in registry order) on the selected adapter.
+    pub fn start(
+        ctx: egui::Context,
+        selector: AdapterSelector,
+        config: RunConfig,
+        ids: Vec<String>,
+    ) -> Self {
+        Self::spawn("divlab-worker", move |token, tx| {
+            let progress_repaint = std::sync::OnceLock::new();
+            let send = |event: WorkerEvent| {
+                let repaint = match &event {
+                    WorkerEvent::Device(adapter) => {
+                        let cpu = adapter.device_type == "Cpu";
+                        let _ = progress_repaint.set(Duration::from_millis(if cpu {
+                            3000
+                        } else {
+                            500
+                        }));
+                        Duration::ZERO
+                    }
+                    WorkerEvent::Progress(_) => progress_repaint
+                        .get()
+                        .copied()
+                        .unwrap_or(Duration::from_millis(500)),
+                    _ => Duration::ZERO,
+                };
+                // A closed channel means the app went away; nothing is left to tell.
+                let _ = tx.send(event);
+                ctx.request_repaint_after(repaint);
+            };
+            match run(&selector, config, ids, token, &send) {
+                Ok((doc, cancelled)) => send(WorkerEvent::Done {
+                    doc: Box::new(doc),
+                    cancelled,
+                }),
+                Err(e) => send(WorkerEvent::Failed(format!("{e:#}"))),
+            }
+        })
+    }
+
     /// Events that arrived since the last call, without waiting.
     pub fn poll(&self) -> Vec<WorkerEvent> {
-        self.events.try_iter().collect()
+        self.reports.try_iter().collect()
     }
 }
 
@@ -138,47 +155,23 @@ fn run(
 
 /// A Playground run: `divlab profile`'s engine on a thread of its own, so the editor stays
 /// usable. Cancel stops it at its next GPU submission.
-pub struct ProfileRun {
-    result: Receiver<crate::Result<crate::profile::run::Finished>>,
-    cancel: CancelToken,
-}
+pub type ProfileRun = Background<crate::Result<Finished>>;
 
 impl ProfileRun {
     /// Starts profiling `request` on the selected adapter.
-    pub fn start(
-        ctx: egui::Context,
-        selector: AdapterSelector,
-        request: crate::profile::run::Request,
-    ) -> Self {
-        let (tx, result) = channel();
-        let cancel = CancelToken::default();
-        let token = cancel.clone();
-        std::thread::Builder::new()
-            .name("divlab-profile".to_owned())
-            .spawn(move || {
-                let outcome = GpuContext::new(&selector).and_then(|gpu| {
-                    let lab = Lab::new(gpu.with_cancel_token(token));
-                    crate::profile::run::profile(&lab, &request)
-                });
-                let _ = tx.send(outcome);
-                ctx.request_repaint();
-            })
-            .expect("spawning a thread succeeds");
-        Self { result, cancel }
-    }
-
-    /// Stops the run at its next GPU submission.
-    pub fn cancel(&self) {
-        self.cancel.cancel();
-    }
-
-    /// Whether cancel was asked.
-    pub fn cancelling(&self) -> bool {
-        self.cancel.is_cancelled()
+    pub fn start(ctx: egui::Context, selector: AdapterSelector, request: Request) -> Self {
+        Self::spawn("divlab-profile", move |token, tx| {
+            let outcome = GpuContext::new(&selector).and_then(|gpu| {
+                let lab = Lab::new(gpu.with_cancel_token(token));
+                crate::profile::run::profile(&lab, &request)
+            });
+            let _ = tx.send(outcome);
+            ctx.request_repaint();
+        })
     }
 
     /// The outcome, once the run has ended.
-    pub fn poll(&self) -> Option<crate::Result<crate::profile::run::Finished>> {
-        self.result.try_recv().ok()
+    pub fn poll(&self) -> Option<crate::Result<Finished>> {
+        self.try_recv()
     }
 }

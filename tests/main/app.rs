@@ -699,7 +699,7 @@ fn compare_table_has_one_row_per_check_key_with_whole_labels() {
     harness.run();
     assert_eq!(harness.state().state.tab, Tab::Compare);
     assert_eq!(
-        harness.state().compare.experiment.as_deref(),
+        harness.state().state.selected.as_deref(),
         Some("divergence.switch")
     );
     harness.get_by_label_contains("T_div/T_uniform over k");
@@ -735,7 +735,7 @@ fn run_playground(harness: &mut Harness<'static, DivlabApp>) {
     button(harness, "Run").click();
     harness.step();
     step_until(harness, Duration::from_secs(120), "the run", |app| {
-        !app.playground.running()
+        !app.playground().running()
     });
     harness.run();
 }
@@ -744,13 +744,13 @@ fn run_playground(harness: &mut Harness<'static, DivlabApp>) {
 fn playground_runs_the_bounds_checked_example_and_paints_its_gutter() {
     let mut harness = playground_harness();
     pick_example(&mut harness, "Bounds-checked element-wise");
-    let source = harness.state().playground.source.clone();
+    let source = harness.state().playground().source.clone();
     assert!(
         source.contains("arrayLength(&output)"),
         "the example did not load"
     );
     run_playground(&mut harness);
-    let last = harness.state().playground.last.as_ref().expect("a run");
+    let last = harness.state().playground().last.as_ref().expect("a run");
     let finished = match &last.outcome {
         Ok(finished) => finished,
         Err(e) => panic!("the example failed: {}", e.message),
@@ -791,7 +791,7 @@ fn playground_runs_the_bounds_checked_example_and_paints_its_gutter() {
     assert_eq!(branch.divergent, u64::from(straddles));
     // The snapshot shows the profile without its times, which change from run to run.
     let mut app = harness.state_mut();
-    if let Some(Ok(finished)) = app.playground.last.as_mut().map(|l| &mut l.outcome) {
+    if let Some(Ok(finished)) = app.state.playground.last.as_mut().map(|l| &mut l.outcome) {
         finished.profile.timing = None;
     }
     let _ = &mut app;
@@ -811,12 +811,12 @@ fn playground_runs_the_bounds_checked_example_and_paints_its_gutter() {
         &mut harness,
         Duration::from_secs(120),
         "the lanes run",
-        |app| !app.playground.running(),
+        |app| !app.playground().running(),
     );
     harness.run();
     let cells = storing * s;
     harness.get_by_label(&format!("lane grid: {storing} subgroups, {cells} cells"));
-    let last = harness.state().playground.last.as_ref().unwrap();
+    let last = harness.state().playground().last.as_ref().unwrap();
     let lanes = last
         .outcome
         .as_ref()
@@ -849,19 +849,19 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
 ";
     {
         let app = harness.state_mut();
-        app.playground.source = source.to_owned();
-        app.playground.settings.workgroups = [64, 1, 1];
-        app.playground.settings.reps = 1;
+        app.state.playground.source = source.to_owned();
+        app.state.playground.settings.workgroups = [64, 1, 1];
+        app.state.playground.settings.reps = 1;
     }
     harness.run();
     button(&harness, "Run").click();
     harness.step();
-    assert!(harness.state().playground.running(), "Run did not start");
+    assert!(harness.state().playground().running(), "Run did not start");
     // While it runs, frames keep coming and the editor takes input.
     let start = Instant::now();
     let mut slowest = Duration::ZERO;
     let mut edited = false;
-    while harness.state().playground.running() {
+    while harness.state().playground().running() {
         assert!(
             start.elapsed() < Duration::from_secs(180),
             "the run never ended"
@@ -888,10 +888,11 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     harness.run();
     let app = harness.state();
     assert_ne!(
-        app.playground.source, source,
+        app.playground().source,
+        source,
         "the editor took no input during the run"
     );
-    let last = app.playground.last.as_ref().expect("a run");
+    let last = app.playground().last.as_ref().expect("a run");
     let finished = last
         .outcome
         .as_ref()
@@ -906,7 +907,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     // The source shown is the edited one, so the message shows with the run's source: put the
     // run's source back and look for it at its line.
     let _ = app;
-    harness.state_mut().playground.source = source.to_owned();
+    harness.state_mut().state.playground.source = source.to_owned();
     harness.run();
     harness.get_by_label_contains("hit the loop cap");
     harness.get_by_role_and_label(Role::Group, &format!("line {loop_line}"));
@@ -991,7 +992,7 @@ fn playground_lists_only_the_branches_that_ran() {
     let mut harness = playground_harness();
     pick_example(&mut harness, "Divergence study: switch, k = 8");
     run_playground(&mut harness);
-    let last = harness.state().playground.last.as_ref().expect("a run");
+    let last = harness.state().playground().last.as_ref().expect("a run");
     let profile = &last.outcome.as_ref().expect("the example runs").profile;
     let idle = profile
         .branches

@@ -636,9 +636,10 @@ fn cli_profile_rejects_bad_input_clearly() {
 fn every_playground_example_runs_to_its_end() {
     let _gpu = util::gpu_shared();
     let lab = Lab::new(util::gpu());
-    for example in divlab::app::examples::EXAMPLES {
-        let source = (example.source)();
-        let mut request = (example.settings)()
+    for example in divlab::app::playground::examples::EXAMPLES {
+        let source = example.source();
+        let mut request = example
+            .settings()
             .request(&source)
             .unwrap_or_else(|e| panic!("{}: {e}", example.name));
         request.reps = 1;

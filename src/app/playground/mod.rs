@@ -2,20 +2,20 @@
 //! the static uniformity verdict of every line, and Run it through `divlab profile`'s engine to
 //! see, per line, how many subgroup executions it had and how many of their lanes were active.
 
+pub mod examples;
+mod settings;
+
 use eframe::egui::{self, Color32, RichText};
 use serde::{Deserialize, Serialize};
 
-use super::examples::EXAMPLES;
 use super::profile_view;
 use super::source_view::source_view;
 use super::worker::ProfileRun;
 use crate::gpu::AdapterSelector;
-use crate::profile::fill::{BufferSpec, parse_len, parse_override};
-use crate::profile::run::{DEFAULT_LOOP_CAP, Finished, Request};
+use crate::profile::run::Finished;
 use crate::uniformity::{Analysis, analyze_source};
-
-/// The name the playground's source goes by in messages.
-pub const FILE: &str = "playground.wgsl";
+use examples::EXAMPLES;
+pub use settings::{FILE, RunSettings};
 
 /// The shader the playground starts with: valid WGSL that shows both verdicts, a ballot every
 /// lane reaches and one only the odd lanes reach.
@@ -41,71 +41,6 @@ fn main(@builtin(local_invocation_index) lid: u32,
 }
 ";
 
-/// How Run runs the kernel: `divlab profile`'s options, with its defaults.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct RunSettings {
-    /// `--entry`; empty for the kernel's only (or first) compute entry point.
-    pub entry: String,
-    /// `--dispatch`: workgroups in x, y, z.
-    pub workgroups: [u32; 3],
-    /// `--buffer BINDING=FILL`, one per line.
-    pub buffers: String,
-    /// `--len BINDING=N`, one per line.
-    pub lens: String,
-    /// `--override NAME=VALUE`, one per line.
-    pub overrides: String,
-    /// `--loop-cap`.
-    pub loop_cap: u32,
-    /// `--reps`.
-    pub reps: usize,
-}
-
-impl Default for RunSettings {
-    fn default() -> Self {
-        Self {
-            entry: String::new(),
-            workgroups: [1, 1, 1],
-            buffers: String::new(),
-            lens: String::new(),
-            overrides: String::new(),
-            loop_cap: DEFAULT_LOOP_CAP,
-            reps: 15,
-        }
-    }
-}
-
-impl RunSettings {
-    /// The request for `source`, or what is wrong with a setting.
-    pub fn request(&self, source: &str) -> Result<Request, String> {
-        let lines = |text: &str| -> Vec<String> {
-            text.lines()
-                .map(str::trim)
-                .filter(|l| !l.is_empty())
-                .map(str::to_owned)
-                .collect()
-        };
-        let mut request = Request::new(FILE, source);
-        request.entry = Some(self.entry.trim().to_owned()).filter(|e| !e.is_empty());
-        request.dispatch = self.workgroups.map(|n| n.max(1));
-        request.buffers = lines(&self.buffers)
-            .iter()
-            .map(|l| l.parse::<BufferSpec>().map_err(|e| format!("buffers: {e}")))
-            .collect::<Result<_, _>>()?;
-        request.lens = lines(&self.lens)
-            .iter()
-            .map(|l| parse_len(l).map_err(|e| format!("lengths: {e}")))
-            .collect::<Result<_, _>>()?;
-        request.overrides = lines(&self.overrides)
-            .iter()
-            .map(|l| parse_override(l).map_err(|e| format!("overrides: {e}")))
-            .collect::<Result<_, _>>()?;
-        request.loop_cap = self.loop_cap.max(1);
-        request.reps = self.reps.max(1);
-        Ok(request)
-    }
-}
-
 /// A failed run: where (a line, when the error has one) and why.
 #[derive(Clone, Debug)]
 pub struct RunError {
@@ -123,26 +58,43 @@ pub struct LastRun {
     pub outcome: Result<Finished, RunError>,
 }
 
-/// The editor's text, the result of its last check, and runs.
+/// The editor's text, the result of its last check, and runs. A persisted panel: its source
+/// and run settings are saved with the app's [`super::State`], the rest is of this session.
+#[derive(Serialize, Deserialize)]
+#[serde(default)]
 pub struct Playground {
     /// The WGSL being edited.
     pub source: String,
-    checked: Option<String>,
-    outcome: Outcome,
     /// How Run runs it.
     pub settings: RunSettings,
+    #[serde(skip)]
+    checked: Option<String>,
+    #[serde(skip)]
+    outcome: Outcome,
+    #[serde(skip)]
     run: Option<(ProfileRun, String)>,
     /// The last run's outcome.
+    #[serde(skip)]
     pub last: Option<LastRun>,
     /// A line to bring into view (a branch table row was clicked).
+    #[serde(skip)]
     jump: Option<u32>,
     /// The lanes the last run recorded at a line, as a lane map.
+    #[serde(skip)]
     lane_map: Option<profile_view::LaneMap>,
 }
 
+impl Default for Playground {
+    fn default() -> Self {
+        Self::new(EXAMPLE.to_owned())
+    }
+}
+
 /// What a check found.
+#[derive(Default)]
 pub enum Outcome {
     /// Not checked yet.
+    #[default]
     None,
     /// It does not compile: where and why.
     Invalid {
@@ -184,8 +136,8 @@ impl Playground {
         let Some(example) = EXAMPLES.iter().find(|e| e.name == name) else {
             return false;
         };
-        self.source = (example.source)();
-        self.settings = (example.settings)();
+        self.source = example.source();
+        self.settings = example.settings();
         self.last = None;
         true
     }
@@ -292,7 +244,7 @@ impl Playground {
         // Before the editor sees the key.
         let run_key = ui.input_mut(|i| i.consume_key(egui::Modifiers::COMMAND, egui::Key::Enter));
         self.toolbar(ui, adapter, run_key);
-        self.settings_form(ui);
+        self.settings.ui(ui);
         ui.separator();
         ui.columns(2, |columns| {
             let label = columns[0].strong("WGSL (edit here; checked as you type)");
@@ -357,52 +309,6 @@ impl Playground {
         });
     }
 
-    fn settings_form(&mut self, ui: &mut egui::Ui) {
-        egui::CollapsingHeader::new("Run settings (as `divlab profile` takes them)")
-            .default_open(false)
-            .show(ui, |ui| {
-                let s = &mut self.settings;
-                egui::Grid::new("run_settings").num_columns(2).show(ui, |ui| {
-                    ui.label("entry point");
-                    ui.add(
-                        egui::TextEdit::singleline(&mut s.entry)
-                            .hint_text("the only (or first) @compute function")
-                            .desired_width(240.0),
-                    );
-                    ui.end_row();
-                    ui.label("workgroups");
-                    ui.horizontal(|ui| {
-                        for n in &mut s.workgroups {
-                            ui.add(egui::DragValue::new(n).range(1..=65_535));
-                        }
-                    });
-                    ui.end_row();
-                    for (name, text, hint) in [
-                        ("buffers", &mut s.buffers, "BINDING=FILL per line: zeros, iota, random[:SEED], values:1,2,3"),
-                        ("lengths", &mut s.lens, "BINDING=N per line: elements of a runtime-sized array"),
-                        ("overrides", &mut s.overrides, "NAME=VALUE per line"),
-                    ] {
-                        ui.label(name);
-                        ui.add(
-                            egui::TextEdit::multiline(text)
-                                .hint_text(hint)
-                                .desired_rows(1)
-                                .desired_width(420.0)
-                                .code_editor(),
-                        );
-                        ui.end_row();
-                    }
-                    ui.label("loop cap");
-                    ui.add(egui::DragValue::new(&mut s.loop_cap).range(1..=u32::MAX))
-                        .on_hover_text("Iterations one invocation may run of one entry into a loop; a kernel that never ends stops here");
-                    ui.end_row();
-                    ui.label("timed repetitions");
-                    ui.add(egui::DragValue::new(&mut s.reps).range(1..=1000));
-                    ui.end_row();
-                });
-            });
-    }
-
     /// The pane beside the editor; returns a line the user clicked to record lanes at.
     fn result_pane(&mut self, ui: &mut egui::Ui) -> Option<u32> {
         let analysis = match &self.outcome {
@@ -421,11 +327,7 @@ impl Playground {
                     .wrap(),
                 );
                 if let Some(text) = self.source.lines().nth((*line as usize).saturating_sub(1)) {
-                    ui.label(
-                        RichText::new(format!("{line:>4}  {text}"))
-                            .monospace()
-                            .background_color(Color32::from_rgba_unmultiplied(220, 60, 60, 60)),
-                    );
+                    marked_line(ui, *line, text);
                 }
                 ui.add(egui::Label::new(RichText::new(message).monospace()).wrap());
                 return None;
@@ -435,14 +337,12 @@ impl Playground {
         let current = self.last.as_ref().filter(|last| last.source == self.source);
         match current.map(|last| &last.outcome) {
             Some(Ok(finished)) => {
-                return profile_view::profile_pane(
-                    ui,
-                    &self.source,
+                let pane = profile_view::ProfilePane {
+                    source: &self.source,
                     finished,
-                    Some(analysis),
-                    &mut self.jump,
-                    self.lane_map.as_mut(),
-                );
+                    analysis: Some(analysis),
+                };
+                return pane.ui(ui, &mut self.jump, self.lane_map.as_mut());
             }
             Some(Err(error)) => {
                 ui.add(
@@ -454,11 +354,7 @@ impl Playground {
                 if error.line > 0
                     && let Some(text) = self.source.lines().nth(error.line as usize - 1)
                 {
-                    ui.label(
-                        RichText::new(format!("{:>4}  {text}", error.line))
-                            .monospace()
-                            .background_color(Color32::from_rgba_unmultiplied(220, 60, 60, 60)),
-                    );
+                    marked_line(ui, error.line, text);
                 }
                 static_view(ui, &self.source, analysis);
             }
@@ -474,6 +370,15 @@ impl Playground {
         }
         None
     }
+}
+
+/// Line `n` of the source, `text`, marked as where an error is.
+fn marked_line(ui: &mut egui::Ui, n: u32, text: &str) {
+    ui.label(
+        RichText::new(format!("{n:>4}  {text}"))
+            .monospace()
+            .background_color(Color32::from_rgba_unmultiplied(220, 60, 60, 60)),
+    );
 }
 
 /// The source with its static verdicts, scrolled within the pane.

@@ -3,7 +3,7 @@
 //! in `assets/kernels`, which `divlab profile` takes too), and the divergence study's forms as
 //! divlab generates them.
 
-use super::playground::RunSettings;
+use super::settings::RunSettings;
 use crate::shaders::divergence::{Form, Selection};
 
 /// One example.
@@ -13,9 +13,47 @@ pub struct Example {
     /// What it shows, in one line.
     pub about: &'static str,
     /// The WGSL.
-    pub source: fn() -> String,
+    kernel: Kernel,
     /// How to run it.
-    pub settings: fn() -> RunSettings,
+    run: Run,
+}
+
+/// Where an example's WGSL comes from.
+enum Kernel {
+    /// A file of `assets/kernels`: its text.
+    File(&'static str),
+    /// The divergence study's form as divlab generates it, with this many paths.
+    Generated(Form, u32),
+}
+
+/// The run settings that make an example show something.
+enum Run {
+    /// This many workgroups, with these `--len` lines.
+    Dispatch(u32, &'static str),
+    /// The study's parameters, path j running `trips(j)` trips.
+    Study(fn(u32) -> u32),
+}
+
+impl Example {
+    /// The WGSL.
+    pub fn source(&self) -> String {
+        match self.kernel {
+            Kernel::File(text) => text.to_owned(),
+            Kernel::Generated(form, paths) => form.source(paths, Selection::Subgroup),
+        }
+    }
+
+    /// How to run it.
+    pub fn settings(&self) -> RunSettings {
+        match self.run {
+            Run::Dispatch(workgroups, lens) => RunSettings {
+                workgroups: [workgroups, 1, 1],
+                lens: lens.to_owned(),
+                ..RunSettings::default()
+            },
+            Run::Study(trips) => study_settings(trips),
+        }
+    }
 }
 
 /// Every example, in menu order.
@@ -23,64 +61,54 @@ pub const EXAMPLES: &[Example] = &[
     Example {
         name: "Bounds-checked element-wise",
         about: "lanes past the end return: only the last subgroups diverge",
-        source: || include_str!("../../assets/kernels/bounds_checked.wgsl").to_owned(),
-        settings: || RunSettings {
-            workgroups: [2, 1, 1],
-            lens: "output=100\ninput=100".to_owned(),
-            ..RunSettings::default()
-        },
+        kernel: Kernel::File(include_str!("../../../assets/kernels/bounds_checked.wgsl")),
+        run: Run::Dispatch(2, "output=100\ninput=100"),
     },
     Example {
         name: "Particle update (distance tests)",
         about: "each lane's own particle picks the branch: divergence where particles straddle a boundary",
-        source: || include_str!("../../assets/kernels/particles.wgsl").to_owned(),
-        settings: || RunSettings {
-            workgroups: [16, 1, 1],
-            lens: "particles=1024".to_owned(),
-            ..RunSettings::default()
-        },
+        kernel: Kernel::File(include_str!("../../../assets/kernels/particles.wgsl")),
+        run: Run::Dispatch(16, "particles=1024"),
     },
     Example {
         name: "Collatz loop",
         about: "every lane loops as long as its own number needs: a divergent loop",
-        source: || include_str!("../../assets/kernels/collatz.wgsl").to_owned(),
-        settings: || RunSettings {
-            workgroups: [16, 1, 1],
-            ..RunSettings::default()
-        },
+        kernel: Kernel::File(include_str!("../../../assets/kernels/collatz.wgsl")),
+        run: Run::Dispatch(16, ""),
     },
     Example {
         name: "Switch on lane bits",
         about: "four cases, a quarter of each subgroup in each: 25% efficiency per case",
-        source: || include_str!("../../assets/kernels/lane_bits_switch.wgsl").to_owned(),
-        settings: || RunSettings {
-            workgroups: [4, 1, 1],
-            ..RunSettings::default()
-        },
+        kernel: Kernel::File(include_str!(
+            "../../../assets/kernels/lane_bits_switch.wgsl"
+        )),
+        run: Run::Dispatch(4, ""),
     },
     Example {
         name: "Divergence study: switch, k = 8",
         about: "the study's kernel with 8 paths of 16 trips each: each case runs with 1/8 of a subgroup of 8 or more",
-        source: || include_str!("../../assets/kernels/divergence_switch.wgsl").to_owned(),
-        settings: || study_settings(|_| 16),
+        kernel: Kernel::File(include_str!(
+            "../../../assets/kernels/divergence_switch.wgsl"
+        )),
+        run: Run::Study(|_| 16),
     },
     Example {
         name: "Divergence study: if-chain, k = 8",
         about: "the same paths as an if / else-if chain, as the study generates it",
-        source: || Form::IfChain.source(8, Selection::Subgroup),
-        settings: || study_settings(|_| 16),
+        kernel: Kernel::Generated(Form::IfChain, 8),
+        run: Run::Study(|_| 16),
     },
     Example {
         name: "Divergence study: nested ifs, k = 8",
         about: "the same paths as a balanced tree of binary ifs, three levels deep",
-        source: || Form::NestedIf.source(8, Selection::Subgroup),
-        settings: || study_settings(|_| 16),
+        kernel: Kernel::Generated(Form::NestedIf, 8),
+        run: Run::Study(|_| 16),
     },
     Example {
         name: "Divergence study: loop, trips 4 to 32",
         about: "one loop whose trip count depends on the lane: later trips run with fewer lanes",
-        source: || Form::Loop.source(1, Selection::Subgroup),
-        settings: || study_settings(|j| 4 * (j + 1)),
+        kernel: Kernel::Generated(Form::Loop, 1),
+        run: Run::Study(|j| 4 * (j + 1)),
     },
 ];
 

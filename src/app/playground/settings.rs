@@ -1,0 +1,131 @@
+//! How the Playground runs its kernel: `divlab profile`'s options as the user types them, their
+//! form, and the request they make.
+
+use eframe::egui;
+use serde::{Deserialize, Serialize};
+
+use crate::profile::fill::{BufferSpec, parse_len, parse_override};
+use crate::profile::run::{DEFAULT_LOOP_CAP, Request};
+
+/// The name the playground's source goes by in messages.
+pub const FILE: &str = "playground.wgsl";
+
+/// How Run runs the kernel: `divlab profile`'s options, with its defaults.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct RunSettings {
+    /// `--entry`; empty for the kernel's only (or first) compute entry point.
+    pub entry: String,
+    /// `--dispatch`: workgroups in x, y, z.
+    pub workgroups: [u32; 3],
+    /// `--buffer BINDING=FILL`, one per line.
+    pub buffers: String,
+    /// `--len BINDING=N`, one per line.
+    pub lens: String,
+    /// `--override NAME=VALUE`, one per line.
+    pub overrides: String,
+    /// `--loop-cap`.
+    pub loop_cap: u32,
+    /// `--reps`.
+    pub reps: usize,
+}
+
+impl Default for RunSettings {
+    fn default() -> Self {
+        Self {
+            entry: String::new(),
+            workgroups: [1, 1, 1],
+            buffers: String::new(),
+            lens: String::new(),
+            overrides: String::new(),
+            loop_cap: DEFAULT_LOOP_CAP,
+            reps: 15,
+        }
+    }
+}
+
+impl RunSettings {
+    /// The request for `source`, or what is wrong with a setting.
+    pub fn request(&self, source: &str) -> Result<Request, String> {
+        let mut request = Request::new(FILE, source);
+        request.entry = Some(self.entry.trim().to_owned()).filter(|e| !e.is_empty());
+        request.dispatch = self.workgroups.map(|n| n.max(1));
+        request.buffers = parse_lines(&self.buffers, "buffers", |l| l.parse::<BufferSpec>())?;
+        request.lens = parse_lines(&self.lens, "lengths", parse_len)?;
+        request.overrides = parse_lines(&self.overrides, "overrides", parse_override)?;
+        request.loop_cap = self.loop_cap.max(1);
+        request.reps = self.reps.max(1);
+        Ok(request)
+    }
+
+    /// The form, folded away until opened.
+    pub fn ui(&mut self, ui: &mut egui::Ui) {
+        egui::CollapsingHeader::new("Run settings (as `divlab profile` takes them)")
+            .default_open(false)
+            .show(ui, |ui| {
+                egui::Grid::new("run_settings")
+                    .num_columns(2)
+                    .show(ui, |ui| self.rows(ui));
+            });
+    }
+
+    fn rows(&mut self, ui: &mut egui::Ui) {
+        ui.label("entry point");
+        ui.add(
+            egui::TextEdit::singleline(&mut self.entry)
+                .hint_text("the only (or first) @compute function")
+                .desired_width(240.0),
+        );
+        ui.end_row();
+        ui.label("workgroups");
+        ui.horizontal(|ui| {
+            for n in &mut self.workgroups {
+                ui.add(egui::DragValue::new(n).range(1..=65_535));
+            }
+        });
+        ui.end_row();
+        for (name, text, hint) in [
+            (
+                "buffers",
+                &mut self.buffers,
+                "BINDING=FILL per line: zeros, iota, random[:SEED], values:1,2,3",
+            ),
+            (
+                "lengths",
+                &mut self.lens,
+                "BINDING=N per line: elements of a runtime-sized array",
+            ),
+            ("overrides", &mut self.overrides, "NAME=VALUE per line"),
+        ] {
+            ui.label(name);
+            ui.add(
+                egui::TextEdit::multiline(text)
+                    .hint_text(hint)
+                    .desired_rows(1)
+                    .desired_width(420.0)
+                    .code_editor(),
+            );
+            ui.end_row();
+        }
+        ui.label("loop cap");
+        ui.add(egui::DragValue::new(&mut self.loop_cap).range(1..=u32::MAX))
+            .on_hover_text("Iterations one invocation may run of one entry into a loop; a kernel that never ends stops here");
+        ui.end_row();
+        ui.label("timed repetitions");
+        ui.add(egui::DragValue::new(&mut self.reps).range(1..=1000));
+        ui.end_row();
+    }
+}
+
+/// Each non-blank line of `text` parsed, or the first error, prefixed with the field's `name`.
+fn parse_lines<T, E: std::fmt::Display>(
+    text: &str,
+    name: &str,
+    parse: impl Fn(&str) -> Result<T, E>,
+) -> Result<Vec<T>, String> {
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .map(|l| parse(l).map_err(|e| format!("{name}: {e}")))
+        .collect()
+}

@@ -1,0 +1,83 @@
+//! What persists between sessions, through eframe's storage: the settings and the persisted
+//! panels, apart from the runtime handles.
+
+use serde::{Deserialize, Serialize};
+
+use super::playground::Playground;
+
+/// The main views.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Tab {
+    /// The selected experiment: charts, verdicts, lane grid, source.
+    #[default]
+    Experiment,
+    /// Several documents overlaid.
+    Compare,
+    /// The WGSL playground.
+    Playground,
+}
+
+/// What persists between sessions (saved under [`eframe::APP_KEY`]).
+#[derive(Serialize, Deserialize)]
+#[serde(default)]
+pub struct State {
+    /// The adapter's index in the list (as `--adapter N`); `None` for divlab's default.
+    pub adapter: Option<usize>,
+    /// Quick runs: fewer repetitions, smaller sweeps.
+    pub quick: bool,
+    /// Timed repetitions; 0 for the default.
+    pub reps: usize,
+    /// The view shown.
+    pub tab: Tab,
+    /// The selected experiment id, in the Experiment and the Compare view alike.
+    pub selected: Option<String>,
+    /// The last file opened or saved; dialogs start there.
+    pub path: String,
+    /// The playground: its source and run settings persist.
+    // A key of its own: states saved before the playground was a panel hold its source under
+    // `playground`, and are read without it rather than not at all.
+    #[serde(rename = "playground_panel")]
+    pub playground: Playground,
+}
+
+impl Default for State {
+    fn default() -> Self {
+        Self {
+            adapter: None,
+            quick: true,
+            reps: 0,
+            tab: Tab::Experiment,
+            selected: None,
+            path: String::new(),
+            playground: Playground::default(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_playground_persists_its_source_and_settings_but_not_its_runs() {
+        let mut state = State::default();
+        state.playground.source = "fn f() {}".to_owned();
+        state.playground.settings.reps = 3;
+        let text = serde_json::to_string(&state).unwrap();
+        let back: State = serde_json::from_str(&text).unwrap();
+        assert_eq!(back.playground.source, "fn f() {}");
+        assert_eq!(back.playground.settings.reps, 3);
+        assert!(back.playground.last.is_none());
+    }
+
+    #[test]
+    fn a_state_saved_before_the_playground_was_a_panel_keeps_its_settings() {
+        let old = r#"{"adapter": 1, "quick": false, "tab": "Compare",
+            "playground": "fn old() {}", "playground_settings": {"reps": 3}}"#;
+        let state: State = serde_json::from_str(old).unwrap();
+        assert_eq!(state.adapter, Some(1));
+        assert!(!state.quick);
+        assert_eq!(state.tab, Tab::Compare);
+        assert_eq!(state.playground.source, super::super::playground::EXAMPLE);
+    }
+}
