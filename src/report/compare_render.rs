@@ -246,7 +246,7 @@ fn markdown_table(out: &mut String, labels: &[String], rows: &[Row]) {
 }
 
 /// Text made safe for a Markdown table cell: no column breaks, no emphasis, no HTML tags.
-fn md(text: &str) -> String {
+pub(crate) fn md(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut chars = text.chars().peekable();
     while let Some(c) = chars.next() {
