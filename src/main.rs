@@ -39,7 +39,8 @@ stdout (the human summary then goes to stderr). Guide: docs/README.md";
 #[derive(Parser, Debug)]
 #[command(
     name = "divlab",
-    version = divlab::report::build::LONG_VERSION,
+    version,
+    long_version = divlab::report::build::LONG_VERSION,
     about = "A portable GPU divergence lab",
     long_about = "A portable GPU divergence lab. With no command, divlab opens the desktop app.",
     after_help = AFTER_HELP
@@ -283,7 +284,10 @@ fn main() -> ExitCode {
         // SAFETY: single-threaded here; no other thread reads the environment yet.
         unsafe { std::env::set_var("XDG_RUNTIME_DIR", std::env::temp_dir()) };
     }
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return usage_error(&e),
+    };
     match run(cli) {
         Ok(code) => ExitCode::from(code),
         Err(Failure { code, error }) => {
@@ -291,6 +295,35 @@ fn main() -> ExitCode {
             ExitCode::from(code)
         }
     }
+}
+
+/// The bench's options, for the hint when one is given without `bench`.
+const BENCH_OPTIONS: [&str; 6] = [
+    "--quick",
+    "--reps",
+    "--only",
+    "--fuzz-seeds",
+    "--json",
+    "--csv",
+];
+
+/// Prints clap's error (or help, exit 0) and, for a bench option given without `bench`, where it
+/// belongs: `divlab --quick` once opened the app, silently ignoring the option.
+fn usage_error(e: &clap::Error) -> ExitCode {
+    let _ = e.print();
+    if e.kind() == clap::error::ErrorKind::UnknownArgument
+        && let Some(clap::error::ContextValue::String(arg)) =
+            e.get(clap::error::ContextKind::InvalidArg)
+    {
+        let name = arg.split('=').next().unwrap_or(arg);
+        if BENCH_OPTIONS.contains(&name) {
+            eprintln!(
+                "note: `{name}` is an option of `divlab bench`: run `divlab bench {arg}` \
+                 (or `divlab --bench {arg}`)"
+            );
+        }
+    }
+    ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2))
 }
 
 fn run(cli: Cli) -> Result<u8, Failure> {

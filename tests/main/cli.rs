@@ -410,6 +410,12 @@ fn options_of_other_commands_are_errors() {
             out.stderr.contains(option),
             "stderr does not name {option}\n{out}"
         );
+        if args[0] == "--quick" {
+            assert!(
+                out.stderr.contains("divlab bench --quick"),
+                "no hint where --quick belongs\n{out}"
+            );
+        }
     }
     assert_eq!(
         std::fs::read_dir(dir.path()).expect("dir").count(),
