@@ -542,8 +542,10 @@ fn write_output(output: &Output, bytes: &[u8], option: &str) -> Result<(), Failu
     Ok(())
 }
 
-/// At most one document may go to stdout, and none may replace an input file (`compare
-/// --markdown a.json b.json` once meant "print Markdown"; now it would overwrite a.json).
+/// At most one document may go to stdout, and none may replace an input file. Commands that
+/// read result files (`inputs` non-empty) write no JSON, so an output named `*.json` is refused
+/// too: `compare --markdown a.json b.json` once meant "print Markdown", and must not now
+/// replace a.json.
 fn check_outputs(outputs: &[(&str, &Option<Output>)], inputs: &[PathBuf]) -> Result<(), Failure> {
     let all: Vec<&Option<Output>> = outputs.iter().map(|(_, o)| *o).collect();
     if Output::count_stdout(&all) > 1 {
@@ -560,6 +562,20 @@ fn check_outputs(outputs: &[(&str, &Option<Output>)], inputs: &[PathBuf]) -> Res
             return Err(anyhow::anyhow!(
                 "{option} {} would overwrite an input file; {option} takes the file to write",
                 input.display()
+            )
+            .into());
+        }
+        if let Some(Output::File(path)) = output
+            && !inputs.is_empty()
+            && option != &"--json"
+            && path
+                .extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case("json"))
+        {
+            return Err(anyhow::anyhow!(
+                "{option} {} looks like a result file; {option} takes the file to write \
+                 (e.g. {option} out.md), or `-` for stdout",
+                path.display()
             )
             .into());
         }

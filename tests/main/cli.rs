@@ -546,7 +546,9 @@ fn commands(help: &str) -> Vec<String> {
     help[start..]
         .lines()
         .take_while(|l| l.starts_with("  "))
+        // `  bench, --bench  Run every ...`: the name, then its aliases.
         .filter_map(|l| l.split_whitespace().next())
+        .map(|c| c.trim_end_matches(','))
         .filter(|c| *c != "help")
         .map(str::to_owned)
         .collect()
@@ -590,4 +592,46 @@ fn cli_reference_is_current() {
         current == doc,
         "docs/cli.md is stale; run `UPDATE_DOCS=1 cargo test --test main cli_reference`"
     );
+}
+
+/// `fuzz --fail-on-mismatch` exits 1 exactly when its own table shows a program that did not
+/// pass (lavapipe passes these seeds, so 0 here), and the flag changes nothing else.
+#[test]
+fn fuzz_fail_on_mismatch_follows_the_table() {
+    let _gpu = util::gpu_shared();
+    let dir = temp_dir();
+    let mut cmd = divlab(dir.path());
+    cmd.args([
+        "fuzz",
+        "--seeds",
+        "3",
+        "--size",
+        "small",
+        "--fail-on-mismatch",
+    ]);
+    let out = run(cmd);
+    let rows: Vec<(u64, u64)> = out
+        .stdout
+        .lines()
+        .filter(|l| {
+            ["maximal ", "subgroup ", "workgroup "]
+                .iter()
+                .any(|s| l.starts_with(s))
+        })
+        .map(|l| {
+            let cols: Vec<u64> = l
+                .split_whitespace()
+                .skip(1)
+                .take(2)
+                .map(|c| c.parse().expect("a count"))
+                .collect();
+            (cols[0], cols[1])
+        })
+        .collect();
+    assert_eq!(rows.len(), 3, "one row per style\n{out}");
+    let mismatched = rows.iter().any(|(programs, passed)| passed < programs);
+    out.assert_code(i32::from(mismatched));
+    if mismatched {
+        assert!(out.stderr.contains("--fail-on-mismatch"), "{out}");
+    }
 }

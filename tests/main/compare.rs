@@ -835,22 +835,37 @@ fn fail_on_difference_gates() {
     );
 }
 
-/// A document path that names an input file is refused, not written over it: `--markdown`
-/// was once a switch, so `compare --markdown a.json b.json` must not replace a.json.
+/// A document path that names an input file, or a `.json` file, is refused, not written over:
+/// `--markdown` was once a switch, so `compare --markdown a.json b.json` must not replace a.json.
 #[test]
 fn compare_never_overwrites_an_input() {
     let _cpu = util::gpu_shared();
     let dir = temp_dir();
     let a = path_in(&dir, "a.json");
+    let b = path_in(&dir, "b.out");
     std::fs::copy(reference(SG8), &a).expect("copying the SG 8 reference");
+    std::fs::copy(reference(SG8), &b).expect("copying the SG 8 reference");
     let before = std::fs::read(&a).expect("a.json");
-    let mut cmd = divlab(dir.path());
-    cmd.args(["compare", "--markdown", "a.json"])
-        .arg(reference(SG4));
-    let out = run(cmd);
-    out.assert_code(2);
-    assert!(out.stderr.contains("overwrite"), "{out}");
+    let cases: [(&[&str], &str); 3] = [
+        (&["--markdown", "a.json"], "looks like a result file"),
+        (
+            &["--csv", "b.out", "b.out"],
+            "would overwrite an input file",
+        ),
+        (
+            &["-o", "./a.json", "a.json"],
+            "would overwrite an input file",
+        ),
+    ];
+    for (args, reason) in cases {
+        let mut cmd = divlab(dir.path());
+        cmd.arg("compare").args(args).arg(reference(SG4));
+        let out = run(cmd);
+        out.assert_code(2);
+        assert!(out.stderr.contains(reason), "{out}");
+    }
     assert_eq!(std::fs::read(&a).expect("a.json"), before, "a.json changed");
+    assert_eq!(std::fs::read(&b).expect("b.out"), before, "b.out changed");
 }
 
 // ---- Bad input: one test per kind. Each names the file and the field, through the library and
