@@ -531,10 +531,11 @@ fn write_output(output: &Output, bytes: &[u8], option: &str) -> Result<(), Failu
         Output::Stdout => {
             use std::io::Write as _;
             let mut stdout = std::io::stdout().lock();
-            stdout
-                .write_all(bytes)
-                .and_then(|()| stdout.flush())
-                .with_context(|| format!("writing {option} to stdout"))?;
+            match stdout.write_all(bytes).and_then(|()| stdout.flush()) {
+                // A reader that stopped early (`| head`) wanted no more: not an error.
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+                other => other.with_context(|| format!("writing {option} to stdout"))?,
+            }
         }
         Output::File(path) => divlab::report::write_atomic(path, bytes)
             .with_context(|| format!("writing {option}"))?,
