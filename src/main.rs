@@ -1,6 +1,6 @@
 //! The `divlab` command line. It parses arguments and calls the library; nothing else.
 //!
-//! Exit codes: the one table is docs/exit-codes.md, and `divlab --help` prints it (`EXIT_CODES`).
+//! Exit codes: the one table is docs/exit-codes.md, and `divlab --help` prints it (`AFTER_HELP`).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -31,7 +31,7 @@ Environment:
   DIVLAB_OPEN         files the app opens at start, separated like PATH
   DIVLAB_RESULTS_DIR  where the app autosaves run documents
   DIVLAB_FILE_DIALOG  the app's file dialog: native or prompt
-  Other WGPU_* variables are read by wgpu itself (e.g. WGPU_POWER_PREF).
+  Other WGPU_* variables configure wgpu's instance (WGPU_VALIDATION, WGPU_DEBUG, ...).
 
 Documents: --json FILE, --csv FILE and --markdown FILE write FILE atomically; `-` writes to
 stdout (the human summary then goes to stderr). Guide: docs/README.md";
