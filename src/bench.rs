@@ -89,7 +89,7 @@ pub fn run_bench(
     adapter.inferred_subgroup_width = inferred_width(&results);
     ResultDocument {
         schema_version: SCHEMA_VERSION,
-        divlab_version: env!("CARGO_PKG_VERSION").to_owned(),
+        divlab_version: crate::report::build::version_record(),
         created,
         adapter,
         experiments: results,

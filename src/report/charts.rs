@@ -148,32 +148,6 @@ pub(crate) fn short_number(v: f64) -> String {
     }
 }
 
-/// A time tick in ns as ns, µs, ms or s.
-pub(crate) fn time_ns(v: f64) -> String {
-    let (value, unit) = match v.abs() {
-        a if a >= 1e9 => (v / 1e9, "s"),
-        a if a >= 1e6 => (v / 1e6, "ms"),
-        a if a >= 1e3 => (v / 1e3, "µs"),
-        _ => (v, "ns"),
-    };
-    format!("{} {unit}", trim_float(value))
-}
-
-/// Up to three significant digits, without trailing zeros.
-fn trim_float(v: f64) -> String {
-    let decimals = match v.abs() {
-        a if a >= 100.0 => 0,
-        a if a >= 10.0 => 1,
-        _ => 2,
-    };
-    let s = format!("{v:.decimals$}");
-    if s.contains('.') {
-        s.trim_end_matches('0').trim_end_matches('.').to_owned()
-    } else {
-        s
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -184,7 +158,7 @@ mod tests {
             title: "T(k) <&>",
             x_label: "k",
             y_label: "time",
-            y_format: time_ns,
+            y_format: crate::report::units::format_ns,
             curves: vec![
                 Curve {
                     file: 0,
@@ -249,12 +223,5 @@ mod tests {
             ..extreme
         };
         render(&single).unwrap();
-    }
-
-    #[test]
-    fn time_ticks() {
-        assert_eq!(time_ns(250_000.0), "250 µs");
-        assert_eq!(time_ns(18_152_389.0), "18.2 ms");
-        assert_eq!(time_ns(1.5e9), "1.5 s");
     }
 }

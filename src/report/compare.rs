@@ -70,7 +70,8 @@ pub struct Row {
 pub struct VerdictRow {
     /// The check's stable key; empty where the files predate keys (schema < 3).
     pub key: String,
-    /// The check; numbers that differ between the files' wordings are shown as `n`.
+    /// The check; numbers that differ between the files' wordings are shown as `n`, and
+    /// wordings that differ in their words are joined by " / ".
     pub check: String,
     /// The verdict in each file; `None` where the file lacks the check.
     pub statuses: Vec<Option<VerdictStatus>>,
@@ -79,6 +80,14 @@ pub struct VerdictRow {
 }
 
 impl VerdictRow {
+    /// Whether a file gives this check a verdict other than file `baseline`'s (both have it).
+    pub fn differs_from(&self, baseline: usize) -> bool {
+        let Some(Some(base)) = self.statuses.get(baseline) else {
+            return false;
+        };
+        self.statuses.iter().flatten().any(|s| s != base)
+    }
+
     /// Whether two files give this check different verdicts.
     pub fn differs(&self) -> bool {
         let mut present = self.statuses.iter().flatten();
@@ -177,6 +186,16 @@ impl Comparison {
             .iter()
             .flat_map(|t| &t.verdicts)
             .filter(|v| v.differs())
+            .count()
+    }
+
+    /// How many checks have, in some file, a verdict other than file `baseline`'s. A check that
+    /// one of the two files lacks is not counted: `compare` lists it as missing.
+    pub fn verdicts_differing_from(&self, baseline: usize) -> usize {
+        self.experiments
+            .iter()
+            .flat_map(|t| &t.verdicts)
+            .filter(|v| v.differs_from(baseline))
             .count()
     }
 }

@@ -170,14 +170,19 @@ fn mark_name(mark: Mark) -> &'static str {
     }
 }
 
-/// Display width, counted in characters: every character the tables hold ("R²", "—") is one
-/// column wide.
+/// Display width in terminal columns (unicode-width): adapter names come from drivers, and a
+/// CJK or emoji character takes two columns, a combining mark none.
+fn display_width(text: &str) -> usize {
+    unicode_width::UnicodeWidthStr::width(text)
+}
+
+/// The widest of `texts`, in columns.
 fn width<'a>(texts: impl Iterator<Item = &'a str>) -> usize {
-    texts.map(|t| t.chars().count()).max().unwrap_or(0)
+    texts.map(display_width).max().unwrap_or(0)
 }
 
 fn pad(text: &str, width: usize) -> String {
-    let fill = width.saturating_sub(text.chars().count());
+    let fill = width.saturating_sub(display_width(text));
     format!("{text}{}", " ".repeat(fill))
 }
 
@@ -213,7 +218,7 @@ fn text_table(out: &mut String, labels: &[String], rows: &[Row]) {
             Mark::VerdictDiffers => '!',
             Mark::BehindVerdict => '*',
         };
-        let label = if row.label.chars().count() > label_width {
+        let label = if display_width(&row.label) > label_width {
             let _ = writeln!(out, "{mark} {}", row.label);
             ""
         } else {
@@ -246,7 +251,7 @@ fn markdown_table(out: &mut String, labels: &[String], rows: &[Row]) {
 }
 
 /// Text made safe for a Markdown table cell: no column breaks, no emphasis, no HTML tags.
-fn md(text: &str) -> String {
+pub(crate) fn md(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut chars = text.chars().peekable();
     while let Some(c) = chars.next() {
@@ -266,4 +271,35 @@ fn md(text: &str) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn columns_align_by_display_width() {
+        assert_eq!(display_width("R²"), 2);
+        assert_eq!(display_width("—"), 1);
+        assert_eq!(display_width("日本"), 4);
+        assert_eq!(pad("日本", 5), "日本 ");
+        let labels = ["日本のGPU".to_owned(), "plain".to_owned()];
+        let rows = [Row {
+            label: "status".to_owned(),
+            kind: RowKind::Status,
+            cells: vec![Cell::Text("ok".to_owned()), Cell::Text("ok".to_owned())],
+            mark: Mark::None,
+        }];
+        let mut out = String::new();
+        text_table(&mut out, &labels, &rows);
+        // The second column starts at the same display column on every line.
+        let starts: Vec<usize> = out
+            .lines()
+            .map(|l| {
+                let at = l.rfind(if l.contains("plain") { "plain" } else { "ok" });
+                display_width(&l[..at.expect("a second column")])
+            })
+            .collect();
+        assert_eq!(starts[0], starts[1], "{out}");
+    }
 }

@@ -24,6 +24,7 @@ tr.behind > * { background: #fff6d5; }
 .v-held, .v-consistent { color: #17612a; }
 .v-violated { color: #b00020; font-weight: bold; }
 .v-inconsistent { color: #a24d00; }
+.v-inconclusive { color: #6b5d00; font-style: italic; }
 .v-not_guaranteed { color: #33518a; }
 details > div { font-weight: normal; color: #333; max-width: 40em; }
 figure.chart { margin: 1em 0; }
@@ -70,10 +71,13 @@ pub fn html_report(docs: &[(String, ResultDocument)], catalog: &Catalog) -> Stri
     out.push_str(
         "<footer>Highlighted rows: a check whose verdict differs between files, and the key \
          figures it is decided on. — : not in that file. <i>n</i> in a check: a number the \
-         files word differently (such as the subgroup size). Verdicts: <b>held</b>/<b>violated\
+         files word differently (such as the subgroup size); a check worded differently by \
+         different files shows each wording, joined by /. Verdicts: <b>held</b>/<b>violated\
          </b> (WGSL guarantees it), <b>not_guaranteed</b> (WGSL promises nothing; the detail is \
          what the device did), <b>consistent</b>/<b>inconsistent</b> (a cost model's claim \
-         against the measurement).</footer>\n</body>\n</html>\n",
+         against the measurement), <b>inconclusive</b> (the 95% interval of the ratio behind \
+         the claim straddles one of its limits; more rounds or a quieter device would decide \
+         it).</footer>\n</body>\n</html>\n",
     );
     out
 }
@@ -227,7 +231,7 @@ fn experiment_section(
             caption: "time for k paths, lane-divergent (solid, dots) and its subgroup-uniform \
                       control (dashed)",
         },
-        charts::time_ns,
+        crate::report::units::format_ns,
         [series("t_div"), series("t_uniform")],
     );
     chart(

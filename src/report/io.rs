@@ -32,9 +32,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
 
 /// Writes the document as pretty JSON, atomically.
 pub fn write_json(path: &Path, doc: &ResultDocument) -> Result<()> {
-    let mut bytes = serde_json::to_vec_pretty(doc).expect("result documents always serialize");
-    bytes.push(b'\n');
-    write_atomic(path, &bytes)
+    write_atomic(path, &json_bytes(doc))
 }
 
 /// Reads a result document, rejecting other schema versions, truncated files, wrong types,
@@ -140,46 +138,86 @@ impl<'de> serde::Deserialize<'de> for VersionProbe {
 
 /// Writes the document as CSV in long form: one row per metric and per verdict.
 pub fn write_csv(path: &Path, doc: &ResultDocument) -> Result<()> {
+    write_atomic(path, &csv_bytes(doc))
+}
+
+/// The document as pretty JSON with a trailing newline: what `--json` writes.
+pub fn json_bytes(doc: &ResultDocument) -> Vec<u8> {
+    let mut bytes = serde_json::to_vec_pretty(doc).expect("result documents always serialize");
+    bytes.push(b'\n');
+    bytes
+}
+
+/// The document as CSV in long form (docs/results.md): one row per metric and per verdict, each
+/// with the version and time of the run, so rows from several files can be concatenated and
+/// joined on (`experiment`, `kind`, `key`).
+pub fn csv_bytes(doc: &ResultDocument) -> Vec<u8> {
     let mut writer = csv::Writer::from_writer(Vec::new());
-    let rows = csv_rows(doc);
-    for row in &rows {
+    for row in &csv_rows(doc) {
         writer
             .write_record(row)
             .expect("writing to memory cannot fail");
     }
-    let bytes = writer.into_inner().expect("writing to memory cannot fail");
-    write_atomic(path, &bytes)
+    writer.into_inner().expect("writing to memory cannot fail")
 }
 
-fn csv_rows(doc: &ResultDocument) -> Vec<[String; 6]> {
-    let header = ["adapter", "experiment", "status", "kind", "name", "value"];
-    let mut rows = vec![header.map(str::to_owned)];
+/// The CSV's columns, in order.
+pub const CSV_HEADER: [&str; 11] = [
+    "divlab_version",
+    "created",
+    "adapter",
+    "experiment",
+    "experiment_status",
+    "kind",
+    "name",
+    "key",
+    "status",
+    "detail",
+    "value",
+];
+
+fn csv_rows(doc: &ResultDocument) -> Vec<[String; 11]> {
+    let mut rows = vec![CSV_HEADER.map(str::to_owned)];
     for e in &doc.experiments {
-        let status = e.status.as_str();
-        let row = |kind: &str, name: &str, value: String| {
+        let row = |kind: &str, name: &str, key: &str, status: &str, detail: &str, value: String| {
             [
+                doc.divlab_version.clone(),
+                doc.created.clone(),
                 doc.adapter.name.clone(),
                 e.id.clone(),
-                status.to_owned(),
+                e.status.as_str().to_owned(),
                 kind.to_owned(),
                 name.to_owned(),
+                key.to_owned(),
+                status.to_owned(),
+                detail.to_owned(),
                 value,
             ]
         };
         rows.extend(
             e.metrics
                 .iter()
-                .map(|(k, v)| row("metric", k, v.to_string())),
+                .map(|(k, v)| row("metric", k, "", "", "", v.to_string())),
         );
         rows.extend(e.verdicts.iter().map(|v| {
             row(
                 "verdict",
                 &v.check,
-                format!("{}: {}", v.status.as_str(), v.detail),
+                &v.key,
+                v.status.as_str(),
+                &v.detail,
+                String::new(),
             )
         }));
         if e.status != ExperimentStatus::Ok {
-            rows.push(row("status_detail", "", e.status_detail.clone()));
+            rows.push(row(
+                "status_detail",
+                "",
+                "",
+                "",
+                &e.status_detail,
+                String::new(),
+            ));
         }
     }
     rows

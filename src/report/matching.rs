@@ -133,21 +133,31 @@ fn numberless(s: &str) -> String {
         .collect()
 }
 
-/// One wording for a check worded differently in different files: numbers on which they
-/// disagree become `n` ("T(k) = a + s*k for k <= n").
-fn merge_wordings<'a>(mut wordings: impl Iterator<Item = &'a str>) -> String {
-    let Some(first) = wordings.next() else {
-        return String::new();
-    };
-    let mut merged: Vec<&str> = runs(first);
-    for other in wordings {
-        for (m, o) in merged.iter_mut().zip(runs(other)) {
-            if *m != o {
-                *m = "n";
+/// One wording for a check worded differently in different files. Wordings that differ only in
+/// numbers merge, and numbers on which they disagree become `n` ("T(k) = a + s*k for k <= n").
+/// Wordings that differ in their words (one stable key, worded per device: "F(8) matches the
+/// SIMT model" with ballots, "the subgroup width inferred from timing ..." without) are each
+/// kept, in first-seen order, joined by " / ": only a number is ever replaced by `n`.
+fn merge_wordings<'a>(wordings: impl Iterator<Item = &'a str>) -> String {
+    let mut groups: Vec<(String, Vec<&str>)> = Vec::new();
+    for w in wordings {
+        let shape = numberless(w);
+        match groups.iter_mut().find(|(s, _)| *s == shape) {
+            Some((_, merged)) => {
+                for (m, o) in merged.iter_mut().zip(runs(w)) {
+                    if *m != o && is_number(m) && is_number(o) {
+                        *m = "n";
+                    }
+                }
             }
+            None => groups.push((shape, runs(w))),
         }
     }
-    merged.concat()
+    groups
+        .iter()
+        .map(|(_, merged)| merged.concat())
+        .collect::<Vec<_>>()
+        .join(" / ")
 }
 
 /// What kind of thing an observation says: numbers dropped, except that a fraction `a/b` reads
@@ -191,6 +201,13 @@ mod tests {
             "efficiency falls as n/k: F(n) matches the SIMT model"
         );
         assert_eq!(merge_wordings([a, a].into_iter()), a);
+        // Different words under one key: both wordings stay, nothing becomes `n`.
+        let c = "the subgroup width inferred from timing is 8";
+        assert_eq!(
+            merge_wordings([a, c, b].into_iter()),
+            format!("efficiency falls as n/k: F(n) matches the SIMT model / {c}")
+        );
+        assert_eq!(merge_wordings(std::iter::empty()), "");
     }
 
     #[test]

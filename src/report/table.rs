@@ -2,6 +2,7 @@
 
 use std::fmt::Write as _;
 
+use crate::report::compare_render::md;
 use crate::report::{Catalog, ExperimentResult, ExperimentStatus, ResultDocument, VerdictStatus};
 
 /// The experiment whose declared figures head the key-figures table: every divergence form
@@ -152,7 +153,14 @@ pub fn markdown_key_table(docs: &[(String, ResultDocument)], catalog: &Catalog) 
             .iter()
             .filter(|e| e.id.starts_with("divergence."))
         {
-            let _ = write!(out, "| {file} | {} | {sg} | {} |", doc.adapter.name, e.id);
+            // Names come from result files, written by any driver: escaped for Markdown.
+            let _ = write!(
+                out,
+                "| {} | {} | {sg} | {} |",
+                md(file),
+                md(&doc.adapter.name),
+                md(&e.id)
+            );
             for f in figures {
                 let (metric, decimals) = (f.key, f.decimals);
                 let interval = |bound: &str| e.metrics.get(&format!("{metric}_ci_{bound}"));

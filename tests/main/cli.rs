@@ -226,36 +226,84 @@ fn bench_writes_strict_json_and_csv() {
         Some(&f64::from(expected))
     );
 
+    // The build is recorded: version, commit, wgpu and naga.
+    assert_eq!(doc.divlab_version, divlab::report::build::version_record());
+    assert!(
+        doc.divlab_version.contains("wgpu 30."),
+        "{}",
+        doc.divlab_version
+    );
+
     let mut csv = csv::Reader::from_path(path_in(&dir, "out.csv")).expect("out.csv opens");
     let header = csv.headers().expect("out.csv has a header").clone();
     assert_eq!(
         header.iter().collect::<Vec<_>>(),
-        ["adapter", "experiment", "status", "kind", "name", "value"]
+        [
+            "divlab_version",
+            "created",
+            "adapter",
+            "experiment",
+            "experiment_status",
+            "kind",
+            "name",
+            "key",
+            "status",
+            "detail",
+            "value"
+        ]
     );
     let rows: Vec<csv::StringRecord> = csv
         .records()
         .collect::<Result<_, _>>()
         .unwrap_or_else(|e| panic!("out.csv does not parse: {e}"));
-    let count = |kind: &str| rows.iter().filter(|r| &r[3] == kind).count();
+    let col = |r: &csv::StringRecord, name: &str| {
+        let i = header.iter().position(|h| h == name).expect("a column");
+        r[i].to_owned()
+    };
+    let count = |kind: &str| rows.iter().filter(|r| col(r, "kind") == kind).count();
     let metrics: usize = doc.experiments.iter().map(|e| e.metrics.len()).sum();
     let verdicts: usize = doc.experiments.iter().map(|e| e.verdicts.len()).sum();
     assert_eq!(count("metric"), metrics, "one CSV row per metric");
     assert_eq!(count("verdict"), verdicts, "one CSV row per verdict");
     for r in &rows {
-        assert_eq!(&r[0], doc.adapter.name, "adapter column in {r:?}");
+        assert_eq!(
+            col(r, "adapter"),
+            doc.adapter.name,
+            "adapter column in {r:?}"
+        );
+        assert_eq!(col(r, "divlab_version"), doc.divlab_version, "{r:?}");
+        assert_eq!(col(r, "created"), doc.created, "{r:?}");
         assert!(
-            doc.experiments.iter().any(|e| e.id == r[1]),
+            doc.experiments.iter().any(|e| e.id == col(r, "experiment")),
             "unknown experiment in {r:?}"
         );
+    }
+    // Every verdict row carries its stable key, status and detail in columns of their own.
+    for e in &doc.experiments {
+        for v in &e.verdicts {
+            assert!(
+                rows.iter().any(|r| col(r, "experiment") == e.id
+                    && col(r, "kind") == "verdict"
+                    && col(r, "key") == v.key
+                    && col(r, "status") == v.status.as_str()
+                    && col(r, "detail") == v.detail
+                    && col(r, "name") == v.check),
+                "no CSV row for {}.{}",
+                e.id,
+                v.key
+            );
+        }
     }
     let observed = rows
         .iter()
         .find(|r| {
-            &r[1] == "subgroup.size" && &r[3] == "metric" && &r[4] == "observed_subgroup_size"
+            col(r, "experiment") == "subgroup.size"
+                && col(r, "kind") == "metric"
+                && col(r, "name") == "observed_subgroup_size"
         })
         .expect("a CSV row for observed_subgroup_size");
     assert_eq!(
-        observed[5].parse::<f64>().ok(),
+        col(observed, "value").parse::<f64>().ok(),
         Some(f64::from(expected)),
         "{observed:?}"
     );
@@ -313,4 +361,277 @@ fn lavapipe_with_128_bit_vectors_has_subgroup_size_4() {
         "the mapping is not linear with size 4: {:?}",
         size.verdicts
     );
+}
+
+/// `divlab bench` owns its options, and `--bench` is the same command: both run, and `--json -`
+/// puts a strict document on stdout with the summary on stderr.
+#[test]
+fn bench_is_a_command_and_a_flag() {
+    let _gpu = util::gpu_shared();
+    let dir = temp_dir();
+    for first in [["bench"], ["--bench"]] {
+        let mut cmd = divlab(dir.path());
+        cmd.args(first)
+            .args(["--quick", "--only", "subgroup.size", "--json", "-"]);
+        let out = run(cmd);
+        out.assert_code(0);
+        let doc = divlab::report::parse_json(&out.stdout)
+            .unwrap_or_else(|e| panic!("stdout is not a result document: {e}\n{out}"));
+        let ids: Vec<&str> = doc.experiments.iter().map(|e| e.id.as_str()).collect();
+        assert_eq!(ids, ["subgroup.size"], "{out}");
+        assert!(
+            out.stderr.contains("adapter: "),
+            "no summary on stderr\n{out}"
+        );
+    }
+}
+
+/// An option given to a command that does not take it is an error (exit 2) that names it.
+#[test]
+fn options_of_other_commands_are_errors() {
+    let dir = temp_dir();
+    let cases: [&[&str]; 5] = [
+        &["--quick"],
+        &["--json", "out.json"],
+        &["adapters", "--quick"],
+        &["compare", "--reps", "3", "a.json"],
+        &["bench", "--seeds", "3"],
+    ];
+    for args in cases {
+        let mut cmd = divlab(dir.path());
+        cmd.args(args);
+        let out = run(cmd);
+        out.assert_code(2);
+        let option = args
+            .iter()
+            .find(|a| a.starts_with("--"))
+            .expect("an option");
+        assert!(
+            out.stderr.contains(option),
+            "stderr does not name {option}\n{out}"
+        );
+        if args[0] == "--quick" {
+            assert!(
+                out.stderr.contains("divlab bench --quick"),
+                "no hint where --quick belongs\n{out}"
+            );
+        }
+    }
+    assert_eq!(
+        std::fs::read_dir(dir.path()).expect("dir").count(),
+        0,
+        "files were written"
+    );
+}
+
+/// `--version` names what a driver engineer needs: the commit, and the wgpu and naga that
+/// compiled the kernels (the versions Cargo.lock pins).
+#[test]
+fn version_names_commit_wgpu_and_naga() {
+    let lock = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.lock"))
+        .expect("Cargo.lock");
+    let pinned = |krate: &str| {
+        let at = lock
+            .find(&format!("name = \"{krate}\"\nversion = \""))
+            .unwrap_or_else(|| panic!("{krate} is not in Cargo.lock"));
+        let rest = &lock[at..];
+        let rest = &rest[rest.find("version = \"").expect("a version") + 11..];
+        rest[..rest.find('"').expect("a closing quote")].to_owned()
+    };
+    let dir = temp_dir();
+    let mut cmd = divlab(dir.path());
+    cmd.arg("--version");
+    let out = run(cmd);
+    out.assert_code(0);
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    assert_eq!(
+        lines[0],
+        concat!("divlab ", env!("CARGO_PKG_VERSION")),
+        "{out}"
+    );
+    assert!(
+        lines.contains(&format!("wgpu {}", pinned("wgpu")).as_str()),
+        "{out}"
+    );
+    assert!(
+        lines.contains(&format!("naga {}", pinned("naga")).as_str()),
+        "{out}"
+    );
+    let commit = lines
+        .iter()
+        .find_map(|l| l.strip_prefix("commit "))
+        .unwrap_or_else(|| panic!("no commit line\n{out}"));
+    assert!(
+        commit == "unknown"
+            || (commit.len() == 12 && commit.chars().all(|c| c.is_ascii_hexdigit())),
+        "{out}"
+    );
+}
+
+/// `--help` lists the exit codes and the environment variables divlab reads.
+#[test]
+fn help_lists_exit_codes_and_environment() {
+    let dir = temp_dir();
+    let mut cmd = divlab(dir.path());
+    cmd.arg("--help");
+    let out = run(cmd);
+    out.assert_code(0);
+    for needle in [
+        "Exit codes",
+        "docs/exit-codes.md",
+        "  3  the GPU timed out",
+        "DIVLAB_OPEN",
+        "DIVLAB_RESULTS_DIR",
+        "DIVLAB_FILE_DIALOG",
+        "WGPU_BACKEND",
+        "WGPU_ADAPTER_NAME",
+        "bench",
+        "completions",
+    ] {
+        assert!(
+            out.stdout.contains(needle),
+            "--help lacks `{needle}`\n{out}"
+        );
+    }
+}
+
+/// `divlab` with no command and no display says what to run instead, and exits 2.
+#[test]
+fn no_command_without_a_display_exits_2() {
+    let dir = temp_dir();
+    let mut cmd = divlab(dir.path());
+    cmd.env_remove("DISPLAY").env_remove("WAYLAND_DISPLAY");
+    let out = run(cmd);
+    out.assert_code(2);
+    assert!(out.stderr.contains("divlab bench"), "{out}");
+    assert!(out.stderr.contains("divlab profile"), "{out}");
+}
+
+/// The bash completion script parses (`bash -n`) and knows the commands; the man page is roff
+/// with a title, a name and the commands.
+#[test]
+fn completions_and_man_page() {
+    let dir = temp_dir();
+    let mut cmd = divlab(dir.path());
+    cmd.args(["completions", "bash"]);
+    let out = run(cmd);
+    out.assert_code(0);
+    for command in ["bench", "profile", "compare", "--fail-on-difference"] {
+        assert!(out.stdout.contains(command), "completions lack {command}");
+    }
+    let script = path_in(&dir, "divlab.bash");
+    std::fs::write(&script, &out.stdout).expect("writing the script");
+    let mut bash = std::process::Command::new("bash");
+    bash.arg("-n").arg(&script);
+    let checked = run(bash);
+    checked.assert_code(0);
+
+    let mut cmd = divlab(dir.path());
+    cmd.arg("man");
+    let man = run(cmd);
+    man.assert_code(0);
+    assert!(
+        man.stdout.starts_with(".ie") || man.stdout.contains(".TH divlab"),
+        "{man}"
+    );
+    assert!(man.stdout.contains(".SH NAME"), "{man}");
+    for command in ["bench", "profile", "compare", "completions"] {
+        assert!(man.stdout.contains(command), "the man page lacks {command}");
+    }
+}
+
+/// The commands `divlab --help` lists, in its order.
+fn commands(help: &str) -> Vec<String> {
+    let start = help.find("Commands:\n").expect("--help lists commands") + "Commands:\n".len();
+    help[start..]
+        .lines()
+        .take_while(|l| l.starts_with("  "))
+        // `  bench, --bench  Run every ...`: the name, then its aliases.
+        .filter_map(|l| l.split_whitespace().next())
+        .map(|c| c.trim_end_matches(','))
+        .filter(|c| *c != "help")
+        .map(str::to_owned)
+        .collect()
+}
+
+/// docs/cli.md is every command's `--help`, generated from the program: it cannot drift.
+/// `UPDATE_DOCS=1 cargo test --test main cli_reference` rewrites it.
+#[test]
+fn cli_reference_is_current() {
+    let dir = temp_dir();
+    let help = |args: &[&str]| {
+        let mut cmd = divlab(dir.path());
+        cmd.args(args).arg("--help");
+        let out = run(cmd);
+        out.assert_code(0);
+        out.stdout
+    };
+    let top = help(&[]);
+    let mut doc = String::from(
+        "# Command line reference\n\n\
+         Every command's `--help`, generated from divlab itself: a test checks that this page is \
+         current, and `UPDATE_DOCS=1 cargo test --test main cli_reference` rewrites it. Exit \
+         codes: [exit-codes.md](exit-codes.md).\n",
+    );
+    let mut section = |title: &str, text: &str| {
+        doc.push_str(&format!(
+            "\n## `{title}`\n\n```text\n{}\n```\n",
+            text.trim_end()
+        ));
+    };
+    section("divlab", &top);
+    for command in commands(&top) {
+        section(&format!("divlab {command}"), &help(&[&command]));
+    }
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/cli.md");
+    if std::env::var_os("UPDATE_DOCS").is_some() {
+        std::fs::write(&path, &doc).expect("writing docs/cli.md");
+    }
+    let current = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        current == doc,
+        "docs/cli.md is stale; run `UPDATE_DOCS=1 cargo test --test main cli_reference`"
+    );
+}
+
+/// `fuzz --fail-on-mismatch` exits 1 exactly when its own table shows a program that did not
+/// pass (lavapipe passes these seeds, so 0 here), and the flag changes nothing else.
+#[test]
+fn fuzz_fail_on_mismatch_follows_the_table() {
+    let _gpu = util::gpu_shared();
+    let dir = temp_dir();
+    let mut cmd = divlab(dir.path());
+    cmd.args([
+        "fuzz",
+        "--seeds",
+        "3",
+        "--size",
+        "small",
+        "--fail-on-mismatch",
+    ]);
+    let out = run(cmd);
+    let rows: Vec<(u64, u64)> = out
+        .stdout
+        .lines()
+        .filter(|l| {
+            ["maximal ", "subgroup ", "workgroup "]
+                .iter()
+                .any(|s| l.starts_with(s))
+        })
+        .map(|l| {
+            let cols: Vec<u64> = l
+                .split_whitespace()
+                .skip(1)
+                .take(2)
+                .map(|c| c.parse().expect("a count"))
+                .collect();
+            (cols[0], cols[1])
+        })
+        .collect();
+    assert_eq!(rows.len(), 3, "one row per style\n{out}");
+    let mismatched = rows.iter().any(|(programs, passed)| passed < programs);
+    out.assert_code(i32::from(mismatched));
+    if mismatched {
+        assert!(out.stderr.contains("--fail-on-mismatch"), "{out}");
+    }
 }

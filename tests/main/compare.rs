@@ -23,6 +23,7 @@ use crate::util::{divlab, path_in, run, temp_dir};
 
 const SG8: &str = "lavapipe-sg8.json";
 const SG4: &str = "lavapipe-sg4.json";
+const H200: &str = "nvidia-h200.json";
 
 fn reference(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -253,7 +254,7 @@ fn compare_writes_markdown_and_csv() {
     let (sg8, sg4) = (load(SG8), load(SG4));
     let dir = temp_dir();
     let mut cmd = divlab(dir.path());
-    cmd.args(["compare", "--markdown"])
+    cmd.args(["compare", "--markdown", "-"])
         .arg(reference(SG8))
         .arg(reference(SG4));
     let md = run(cmd);
@@ -264,7 +265,7 @@ fn compare_writes_markdown_and_csv() {
         "{md}"
     );
     let mut cmd = divlab(dir.path());
-    cmd.args(["compare", "--csv", "-o", "out.csv"])
+    cmd.args(["compare", "--csv", "out.csv"])
         .arg(reference(SG8))
         .arg(reference(SG4));
     run(cmd).assert_code(0);
@@ -356,7 +357,9 @@ fn experiments_missing_from_a_file_show_as_a_dash() {
         (Some("--csv"), format!("{},status,status,ok,,", gone.id)),
     ] {
         let mut cmd = divlab(dir.path());
-        cmd.arg("compare").args(flag).args(&files);
+        cmd.arg("compare")
+            .args(flag.map(|f| [f, "-"]).into_iter().flatten())
+            .args(&files);
         let out = run(cmd);
         out.assert_code(0);
         // Only the experiment missing from one file has a status row with a dash.
@@ -637,25 +640,232 @@ fn html_checker_catches_what_it_should() {
     }
 }
 
-/// The README's comparison is exactly `divlab compare --markdown assets/reference/*.json`.
+/// The findings page's comparison is exactly `divlab compare --markdown - assets/reference/*.json`.
 #[test]
-fn readme_comparison_matches_reference_files() {
+fn findings_comparison_matches_reference_files() {
     let _cpu = util::gpu_shared();
     const BEGIN: &str = "<!-- compare-table:begin -->\n";
     const END: &str = "<!-- compare-table:end -->";
     let docs = read_documents(&all_references()).unwrap_or_else(|e| panic!("{e}"));
     let expected = Comparison::new(&docs, &catalog()).to_markdown();
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
-        .expect("README.md");
-    let help = "paste the output of `divlab compare --markdown assets/reference/*.json` \
-                between `<!-- compare-table:begin -->` and `<!-- compare-table:end -->` in README.md";
-    let start = readme
+    let findings =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/findings.md"))
+            .expect("docs/findings.md");
+    let help = "paste the output of `divlab compare --markdown - assets/reference/*.json` \
+                between `<!-- compare-table:begin -->` and `<!-- compare-table:end -->` in \
+                docs/findings.md";
+    let start = findings
         .find(BEGIN)
-        .unwrap_or_else(|| panic!("README lacks the markers: {help}"));
-    let end = readme
+        .unwrap_or_else(|| panic!("docs/findings.md lacks the markers: {help}"));
+    let end = findings
         .find(END)
-        .unwrap_or_else(|| panic!("README lacks the markers: {help}"));
-    assert_eq!(&readme[start + BEGIN.len()..end], expected, "stale: {help}");
+        .unwrap_or_else(|| panic!("docs/findings.md lacks the markers: {help}"));
+    assert_eq!(
+        &findings[start + BEGIN.len()..end],
+        expected,
+        "stale: {help}"
+    );
+}
+
+/// Whether `merged` (a compare row's check) reads as `wording` with some of its numbers shown
+/// as `n`: walking both, a run of digits in `wording` meets the same digits or an `n`.
+fn fits(merged: &str, wording: &str) -> bool {
+    let (m, w) = (merged.as_bytes(), wording.as_bytes());
+    let (mut i, mut j) = (0, 0);
+    while j < w.len() {
+        if w[j].is_ascii_digit() {
+            let end = (j..w.len())
+                .find(|&k| !w[k].is_ascii_digit())
+                .unwrap_or(w.len());
+            if m.get(i) == Some(&b'n') && m.get(i + 1).is_none_or(|c| !c.is_ascii_digit()) {
+                i += 1;
+            } else if m.get(i..i + (end - j)) == Some(&w[j..end]) {
+                i += end - j;
+            } else {
+                return false;
+            }
+            j = end;
+        } else if m.get(i) == Some(&w[j]) {
+            i += 1;
+            j += 1;
+        } else {
+            return false;
+        }
+    }
+    i == m.len()
+}
+
+/// No compare row is named `n`: each row's check is, for every file that has the check, that
+/// file's own wording with at most its numbers replaced by `n` (wordings that differ in words
+/// are each kept, joined by " / "). Over the SG 8, SG 4 and H200 references, and all four.
+#[test]
+fn no_check_is_named_n() {
+    let _cpu = util::gpu_shared();
+    assert!(fits("F(n) matches", "F(32) matches"));
+    assert!(fits("k <= 8", "k <= 8"));
+    assert!(!fits("n", "subgroup width inferred from timing"));
+    assert!(!fits("F(n) matches", "F(32) differs"));
+    let three = [SG8, SG4, H200].map(reference).to_vec();
+    for files in [three, all_references()] {
+        let docs = read_documents(&files).unwrap_or_else(|e| panic!("{e}"));
+        let cmp = Comparison::new(&docs, &catalog());
+        let mut rows = 0;
+        for table in &cmp.experiments {
+            for row in &table.verdicts {
+                rows += 1;
+                assert_ne!(
+                    row.check.trim(),
+                    "n",
+                    "{}: a row named n: {row:?}",
+                    table.id
+                );
+                let parts: Vec<&str> = row.check.split(" / ").collect();
+                for (_, doc) in &docs {
+                    let Some(e) = doc.experiments.iter().find(|e| e.id == table.id) else {
+                        continue;
+                    };
+                    for v in e
+                        .verdicts
+                        .iter()
+                        .filter(|v| !v.key.is_empty() && v.key == row.key)
+                    {
+                        assert!(
+                            parts.iter().any(|p| fits(p, &v.check)),
+                            "{}: row `{}` does not read as `{}`",
+                            table.id,
+                            row.check,
+                            v.check
+                        );
+                    }
+                }
+            }
+        }
+        assert!(rows > 50, "only {rows} verdict rows");
+        for text in [cmp.to_text(), cmp.to_markdown(), cmp.to_csv()] {
+            for line in text.lines() {
+                let first = line
+                    .trim_start_matches(['|', ' ', '!'])
+                    .trim_start_matches("**");
+                assert!(
+                    !(first.starts_with("n ")
+                        || first.starts_with("n*")
+                        || first.starts_with("n|")),
+                    "a row named n: {line}"
+                );
+            }
+        }
+    }
+}
+
+/// The verdicts of `key` in experiment `id` of each file.
+fn status_of(doc: &ResultDocument, id: &str, key: &str) -> Option<VerdictStatus> {
+    doc.experiments
+        .iter()
+        .find(|e| e.id == id)?
+        .verdicts
+        .iter()
+        .find(|v| v.key == key)
+        .map(|v| v.status)
+}
+
+/// `--fail-on-difference` gates CI: 1 for the SG 8 and H200 references, whose verdicts differ
+/// (found here by key, without the comparison code), 0 for two copies of one file.
+#[test]
+fn fail_on_difference_gates() {
+    let _cpu = util::gpu_shared();
+    let (sg8, h200) = (load(SG8), load(H200));
+    let differing: Vec<String> = sg8
+        .experiments
+        .iter()
+        .flat_map(|e| e.verdicts.iter().map(move |v| (e, v)))
+        .filter(|(e, v)| {
+            !v.key.is_empty() && status_of(&h200, &e.id, &v.key).is_some_and(|s| s != v.status)
+        })
+        .map(|(e, v)| format!("{}.{}", e.id, v.key))
+        .collect();
+    assert!(
+        !differing.is_empty(),
+        "the SG 8 and H200 references agree on every verdict"
+    );
+    let dir = temp_dir();
+    let copy = path_in(&dir, "copy.json");
+    std::fs::copy(reference(SG8), &copy).expect("copying the SG 8 reference");
+    let cases: [(Vec<std::ffi::OsString>, i32); 5] = [
+        (vec![reference(SG8).into(), reference(H200).into()], 1),
+        (
+            vec![
+                "--baseline".into(),
+                reference(SG8).into(),
+                reference(H200).into(),
+            ],
+            1,
+        ),
+        (vec![reference(SG8).into(), copy.clone().into()], 0),
+        (
+            vec![
+                "--baseline".into(),
+                reference(SG8).into(),
+                copy.clone().into(),
+            ],
+            0,
+        ),
+        // Without the flag a difference is shown, not an error.
+        (vec![reference(SG8).into(), reference(H200).into()], 0),
+    ];
+    for (i, (args, code)) in cases.into_iter().enumerate() {
+        let mut cmd = divlab(dir.path());
+        cmd.arg("compare").args(&args);
+        if i < 4 {
+            cmd.arg("--fail-on-difference");
+        }
+        let out = run(cmd);
+        out.assert_code(code);
+        if code == 1 {
+            assert!(out.stderr.contains("differs"), "no reason on stderr\n{out}");
+            assert!(out.stdout.contains("!"), "the table marks no row\n{out}");
+        }
+    }
+    // The library's count agrees with the keys found above (a check both files have).
+    let docs = read_documents(&[reference(SG8), reference(H200)]).unwrap_or_else(|e| panic!("{e}"));
+    let cmp = Comparison::new(&docs, &catalog());
+    assert_eq!(
+        cmp.verdicts_differing_from(0),
+        differing.len(),
+        "{differing:?}"
+    );
+}
+
+/// A document path that names an input file, or a `.json` file, is refused, not written over:
+/// `--markdown` was once a switch, so `compare --markdown a.json b.json` must not replace a.json.
+#[test]
+fn compare_never_overwrites_an_input() {
+    let _cpu = util::gpu_shared();
+    let dir = temp_dir();
+    let a = path_in(&dir, "a.json");
+    let b = path_in(&dir, "b.out");
+    std::fs::copy(reference(SG8), &a).expect("copying the SG 8 reference");
+    std::fs::copy(reference(SG8), &b).expect("copying the SG 8 reference");
+    let before = std::fs::read(&a).expect("a.json");
+    let cases: [(&[&str], &str); 3] = [
+        (&["--markdown", "a.json"], "looks like a result file"),
+        (
+            &["--csv", "b.out", "b.out"],
+            "would overwrite an input file",
+        ),
+        (
+            &["-o", "./a.json", "a.json"],
+            "would overwrite an input file",
+        ),
+    ];
+    for (args, reason) in cases {
+        let mut cmd = divlab(dir.path());
+        cmd.arg("compare").args(args).arg(reference(SG4));
+        let out = run(cmd);
+        out.assert_code(2);
+        assert!(out.stderr.contains(reason), "{out}");
+    }
+    assert_eq!(std::fs::read(&a).expect("a.json"), before, "a.json changed");
+    assert_eq!(std::fs::read(&b).expect("b.out"), before, "b.out changed");
 }
 
 // ---- Bad input: one test per kind. Each names the file and the field, through the library and

@@ -329,3 +329,58 @@ fn schema_1_documents_still_read() {
         raw["experiments"][1]["verdicts"].as_array().unwrap().len()
     );
 }
+
+/// The SG 8 reference, a real document from a real run.
+fn sg8_reference() -> ResultDocument {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/reference/lavapipe-sg8.json");
+    read_json(&path).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Adapter names come from drivers and file names from users: `divlab table` escapes them, so
+/// a `|` cannot add a column and `*`/`<b>` cannot format the table.
+#[test]
+fn key_table_escapes_markdown() {
+    let _cpu = util::gpu_shared();
+    let mut doc = sg8_reference();
+    doc.adapter.name = "Evil | GPU *v2* <b>x</b> `y`".to_owned();
+    let docs = [("a|b.json".to_owned(), doc)];
+    let table = divlab::report::markdown_key_table(&docs, &divlab::experiments::catalog());
+    let columns = |line: &str| line.replace("\\|", "").matches('|').count();
+    let mut lines = table.lines();
+    let header = columns(lines.next().expect("a header"));
+    let rows: Vec<&str> = lines.skip(1).collect();
+    assert!(!rows.is_empty(), "{table}");
+    for row in &rows {
+        assert_eq!(columns(row), header, "a row has extra columns: {row}");
+        assert!(
+            row.starts_with(r"| a\|b.json | Evil \| GPU \*v2\* &lt;b>x&lt;/b> \`y\` | 8 |"),
+            "{row}"
+        );
+    }
+}
+
+/// The HTML report explains every verdict status, `inconclusive` too, and styles each one.
+#[test]
+fn html_legend_and_style_cover_every_status() {
+    let _cpu = util::gpu_shared();
+    let docs = [("sg8.json".to_owned(), sg8_reference())];
+    let html = divlab::report::html_report(&docs, &divlab::experiments::catalog());
+    let footer = &html[html.find("<footer>").expect("a footer")..];
+    for status in [
+        "held",
+        "violated",
+        "not_guaranteed",
+        "consistent",
+        "inconsistent",
+        "inconclusive",
+    ] {
+        assert!(
+            footer.contains(&format!("<b>{status}</b>")),
+            "the legend lacks {status}"
+        );
+        assert!(
+            html.contains(&format!(".v-{status}")),
+            "the style sheet lacks .v-{status}"
+        );
+    }
+}
