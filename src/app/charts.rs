@@ -97,12 +97,7 @@ impl YScale {
                 label: y_label.to_owned(),
             };
         }
-        let (divisor, unit) = match max_abs {
-            m if m >= 1e9 => (1e9, "s"),
-            m if m >= 1e6 => (1e6, "ms"),
-            m if m >= 1e3 => (1e3, "µs"),
-            _ => (1.0, "ns"),
-        };
+        let (divisor, unit) = crate::report::units::unit_for(max_abs);
         let stem = y_label[..y_label.rfind('(').unwrap_or(y_label.len())].trim_end();
         Self {
             divisor,

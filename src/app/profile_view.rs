@@ -7,8 +7,9 @@ use std::collections::BTreeMap;
 
 use eframe::egui::{self, Color32, RichText, Sense, accesskit::Role, vec2};
 
-use crate::profile::report::{BranchProfile, LineProfile, Profile, fmt_ns};
+use crate::profile::report::{BranchProfile, LineProfile, Profile};
 use crate::profile::run::Finished;
+use crate::report::units::format_ns;
 use crate::uniformity::{Analysis, Verdict};
 
 /// Efficiency as a colour: red at 0, amber at 0.5, green at 1.
@@ -297,8 +298,8 @@ pub fn summary(ui: &mut egui::Ui, profile: &Profile) {
     match &profile.timing {
         Some(t) => parts.push(format!(
             "{} alone, {} instrumented ({:.2}×)",
-            fmt_ns(t.kernel_ns),
-            fmt_ns(t.instrumented_ns),
+            format_ns(t.kernel_ns),
+            format_ns(t.instrumented_ns),
             t.overhead
         )),
         None => parts.push("not timed".to_owned()),

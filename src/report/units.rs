@@ -1,7 +1,5 @@
-//! Durations for people: one formatter for ns, µs, ms and s, shared by every view.
-//!
-//! `profile/report.rs` (`fmt_ns`) and `app/charts.rs` (the plot's unit) still have their own
-//! copies; they move here when those modules' current rework lands.
+//! Durations for people: one formatter for ns, µs, ms and s, shared by every view (the report's
+//! charts and HTML, the profile's text, the app's charts and profile pane).
 
 /// The unit a duration of `ns` nanoseconds reads best in, and its size in ns.
 pub fn unit_for(ns: f64) -> (f64, &'static str) {

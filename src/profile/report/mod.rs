@@ -12,4 +12,4 @@ pub use document::{
     BranchProfile, KernelRecord, LaneCapture, LaneExecution, LineProfile, OBSERVER_NOTE,
     PROFILE_SCHEMA_VERSION, Profile, TimingRecord,
 };
-pub use render::{fmt_ns, render_text};
+pub use render::render_text;

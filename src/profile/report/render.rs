@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use super::{BranchProfile, LaneCapture, LineProfile, Profile};
+use crate::report::units::format_ns;
 
 /// The annotated source and summary `divlab profile` prints.
 pub fn render_text(profile: &Profile, source: &str) -> String {
@@ -105,8 +106,8 @@ fn render_summary(profile: &Profile, out: &mut String) {
             let _ = writeln!(
                 out,
                 "time: {} alone, {} instrumented ({:.2}x), medians of {} runs ({})",
-                fmt_ns(t.kernel_ns),
-                fmt_ns(t.instrumented_ns),
+                format_ns(t.kernel_ns),
+                format_ns(t.instrumented_ns),
                 t.overhead,
                 t.reps,
                 match t.source {
@@ -124,19 +125,6 @@ fn render_summary(profile: &Profile, out: &mut String) {
     }
     for note in &profile.notes {
         let _ = writeln!(out, "note: {note}");
-    }
-}
-
-/// A duration with a unit a reader takes in at a glance.
-pub fn fmt_ns(ns: f64) -> String {
-    if ns >= 1e9 {
-        format!("{:.2} s", ns / 1e9)
-    } else if ns >= 1e6 {
-        format!("{:.2} ms", ns / 1e6)
-    } else if ns >= 1e3 {
-        format!("{:.1} µs", ns / 1e3)
-    } else {
-        format!("{ns:.0} ns")
     }
 }
 
