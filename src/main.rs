@@ -6,254 +6,18 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context as _;
-use clap::{CommandFactory as _, Parser, Subcommand};
+use clap::{CommandFactory as _, Parser};
 use divlab::bench::{BenchConfig, BenchEvent, run_bench};
 use divlab::experiments::{Lab, RunConfig};
 use divlab::fuzz;
-use divlab::gpu::{AdapterSelector, BackendChoice, GpuContext, adapters};
+use divlab::gpu::{AdapterSelector, GpuContext, adapters};
 use divlab::profile;
 use divlab::report::{csv_bytes, json_bytes, markdown_key_table, read_json, summary_table};
 
-/// `--help`'s closing part: the exit codes (docs/exit-codes.md has the same table) and the
-/// environment variables divlab reads.
-const AFTER_HELP: &str = "\
-Exit codes (docs/exit-codes.md):
-  0  success
-  1  a result to act on: a verdict `violated` or an experiment `error` (bench); a loop hit the
-     cap (profile); an error-level diagnostic (uniformity); a verdict differs
-     (compare --fail-on-difference); a program mismatched (fuzz --fail-on-mismatch)
-  2  usage or setup error: bad arguments, no adapter, an unreadable or invalid file
-  3  the GPU timed out or the device was lost (bench, profile)
+#[path = "cli/args.rs"]
+mod args;
 
-Environment:
-  WGPU_BACKEND        default for --backend (vulkan, metal, dx12, gl)
-  WGPU_ADAPTER_NAME   default for --adapter
-  DIVLAB_OPEN         files the app opens at start, separated like PATH
-  DIVLAB_RESULTS_DIR  where the app autosaves run documents
-  DIVLAB_FILE_DIALOG  the app's file dialog: native or prompt
-  Other WGPU_* variables configure wgpu's instance (WGPU_VALIDATION, WGPU_DEBUG, ...).
-
-Documents: --json FILE, --csv FILE and --markdown FILE write FILE atomically; `-` writes to
-stdout (the human summary then goes to stderr). Guide: docs/README.md";
-
-#[derive(Parser, Debug)]
-#[command(
-    name = "divlab",
-    version,
-    long_version = divlab::report::build::LONG_VERSION,
-    about = "A portable GPU divergence lab",
-    long_about = "A portable GPU divergence lab. With no command, divlab opens the desktop app.",
-    after_help = AFTER_HELP
-)]
-struct Cli {
-    /// Backend: vulkan, metal, dx12 or gl.
-    #[arg(long, global = true, env = "WGPU_BACKEND", value_parser = parse_backend)]
-    backend: Option<BackendChoice>,
-    /// Adapter: an index from `divlab adapters`, or a name substring.
-    #[arg(long, global = true, env = "WGPU_ADAPTER_NAME")]
-    adapter: Option<String>,
-    #[command(subcommand)]
-    command: Option<Command>,
-}
-
-/// Where a document goes: a file, written atomically, or stdout (`-`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-enum Output {
-    Stdout,
-    File(PathBuf),
-}
-
-impl Output {
-    fn parse(s: &str) -> Result<Self, String> {
-        match s {
-            "" => Err("an empty path; give a file name, or `-` for stdout".to_owned()),
-            "-" => Ok(Self::Stdout),
-            path => Ok(Self::File(PathBuf::from(path))),
-        }
-    }
-
-    /// How many of `outputs` go to stdout.
-    fn count_stdout(outputs: &[&Option<Self>]) -> usize {
-        outputs
-            .iter()
-            .filter(|o| matches!(o, Some(Self::Stdout)))
-            .count()
-    }
-}
-
-/// `divlab bench`'s options (also `divlab --bench`).
-#[derive(clap::Args, Debug)]
-struct BenchArgs {
-    /// Write the result document as JSON to FILE (`-`: stdout); docs/results.md.
-    #[arg(long, value_name = "FILE", value_parser = Output::parse)]
-    json: Option<Output>,
-    /// Write metrics and verdicts as CSV to FILE (`-`: stdout), one row each.
-    #[arg(long, value_name = "FILE", value_parser = Output::parse)]
-    csv: Option<Output>,
-    /// Fewer repetitions and smaller sweeps.
-    #[arg(long)]
-    quick: bool,
-    /// Timed repetitions per configuration (default 15, 5 with --quick).
-    #[arg(long, value_name = "N")]
-    reps: Option<usize>,
-    /// Seeds per style in the bench's reconvergence-fuzzer batch (default 24, 8 with --quick).
-    #[arg(long, value_name = "N")]
-    fuzz_seeds: Option<u64>,
-    /// Run only experiments whose id contains this substring.
-    #[arg(long, value_name = "ID")]
-    only: Option<String>,
-}
-
-#[derive(Subcommand, Debug)]
-enum Command {
-    /// Run every registered experiment headless and print a summary. `divlab --bench` is the
-    /// same command.
-    #[command(long_flag = "bench")]
-    Bench(BenchArgs),
-    /// List every adapter on every backend; `*` marks the one divlab uses by default.
-    Adapters,
-    /// Generate random structured programs, run them, and compare every ballot with the
-    /// maximal-reconvergence simulation; failing programs are shrunk into reproducers.
-    Fuzz {
-        /// How many seeds (each runs once per style).
-        #[arg(long, default_value_t = 100)]
-        seeds: u64,
-        /// The first seed.
-        #[arg(long, default_value_t = 0)]
-        start: u64,
-        /// Which ballots are checked.
-        #[arg(long, value_enum, default_value_t = StyleChoice::All)]
-        style: StyleChoice,
-        /// Program size and nesting.
-        #[arg(long, value_enum, default_value_t = fuzz::Size::Medium)]
-        size: fuzz::Size,
-        /// Write each failure's shrunk reproducer to DIR/<seed>/<style>/.
-        #[arg(long, value_name = "DIR")]
-        out: Option<PathBuf>,
-        /// Exit 1 when any program's ballots or control flow mismatched the simulation.
-        #[arg(long)]
-        fail_on_mismatch: bool,
-    },
-    /// Print a Markdown table of the divergence study's key figures from result files.
-    Table {
-        /// Result documents written by `divlab bench --json`.
-        #[arg(required = true)]
-        files: Vec<PathBuf>,
-        /// Write the table to FILE instead of stdout (`-`: stdout).
-        #[arg(long, value_name = "FILE", value_parser = Output::parse)]
-        markdown: Option<Output>,
-    },
-    /// Compare result files side by side: key figures, verdicts and observations per experiment.
-    /// The text tables go to stdout unless a document does.
-    Compare {
-        /// Result documents written by `divlab bench --json`, one column each.
-        #[arg(required_unless_present = "baseline")]
-        files: Vec<PathBuf>,
-        /// Compare the other files against this one: it is the first column, and with
-        /// --fail-on-difference only a verdict that differs from its verdict counts.
-        #[arg(long, value_name = "FILE")]
-        baseline: Option<PathBuf>,
-        /// Write Markdown tables (bold where a verdict differs) to FILE (`-`: stdout).
-        #[arg(long, value_name = "FILE", value_parser = Output::parse)]
-        markdown: Option<Output>,
-        /// Write CSV (one row per table row, one column per file, numbers in full) to FILE
-        /// (`-`: stdout).
-        #[arg(long, value_name = "FILE", value_parser = Output::parse)]
-        csv: Option<Output>,
-        /// Write the text tables to FILE instead of stdout (`-`: stdout).
-        #[arg(short, long, value_name = "FILE", value_parser = Output::parse)]
-        output: Option<Output>,
-        /// Exit 1 when a check's verdict differs between files (from the baseline's, with
-        /// --baseline), so that a comparison can gate CI.
-        #[arg(long)]
-        fail_on_difference: bool,
-    },
-    /// Write one self-contained HTML report (SVG charts, verdict tables) over result files.
-    Report {
-        /// Result documents written by `divlab bench --json`.
-        #[arg(required = true)]
-        files: Vec<PathBuf>,
-        /// The HTML file to write (atomically; `-`: stdout).
-        #[arg(short, long, value_name = "FILE", value_parser = Output::parse)]
-        output: Output,
-    },
-    /// Profile any WGSL compute kernel: per line, how many subgroup executions ran it with how
-    /// many lanes, which branches diverged, and the static uniformity verdict beside it. The
-    /// kernel is instrumented on naga's IR; every loop gets a cap, so no kernel can hang the GPU.
-    /// Exit code 1 when a loop hit the cap.
-    Profile {
-        /// The WGSL file.
-        file: PathBuf,
-        /// The compute entry point (default: the only one).
-        #[arg(long, value_name = "NAME")]
-        entry: Option<String>,
-        /// Workgroups to dispatch: X[,Y[,Z]].
-        #[arg(long, value_name = "X[,Y[,Z]]", default_value = "1", value_parser = profile::fill::parse_dispatch)]
-        dispatch: [u32; 3],
-        /// A binding's contents: BINDING (name or GROUP:BINDING) = zeros, iota,
-        /// random[:SEED] (the default), values:V1,V2,... or file:PATH.
-        #[arg(long = "buffer", value_name = "BINDING=FILL", value_parser = |s: &str| s.parse::<profile::fill::BufferSpec>())]
-        buffers: Vec<profile::fill::BufferSpec>,
-        /// Elements of a runtime-sized array (default: one per invocation of the dispatch).
-        #[arg(long = "len", value_name = "BINDING=N", value_parser = profile::fill::parse_len)]
-        lens: Vec<(profile::fill::BindingRef, u64)>,
-        /// A pipeline-overridable constant.
-        #[arg(long = "override", value_name = "NAME=VALUE", value_parser = profile::fill::parse_override)]
-        overrides: Vec<(String, f64)>,
-        /// The most iterations one invocation may run of one entry into a loop.
-        #[arg(long, value_name = "N", default_value_t = profile::run::DEFAULT_LOOP_CAP)]
-        loop_cap: u32,
-        /// Timed runs of the kernel alone and instrumented (medians).
-        #[arg(long = "reps", value_name = "N", default_value_t = 15)]
-        profile_reps: usize,
-        /// Write the profile as JSON to FILE (`-`: stdout; docs/profile.md).
-        #[arg(long = "json", value_name = "FILE", value_parser = Output::parse)]
-        profile_json: Option<Output>,
-        /// Write the instrumented WGSL that ran to FILE (`-`: stdout).
-        #[arg(long, value_name = "FILE", value_parser = Output::parse)]
-        emit_instrumented: Option<Output>,
-        /// Record the ballot of every subgroup execution at LINE (the lanes that ran it
-        /// together), into the output and the JSON.
-        #[arg(long, value_name = "LINE")]
-        lanes: Option<u32>,
-    },
-    /// Static uniformity analysis of WGSL by the WGSL spec's rules, as a linter: diagnostics
-    /// with reasons, for files, directories and stdin, as text, JSON, rustc's JSON, SARIF or
-    /// GitHub annotations.
-    #[command(after_help = divlab::uniformity::lint::AFTER_HELP)]
-    Uniformity(divlab::uniformity::lint::Args),
-    /// Print a shell completion script: `divlab completions bash > ~/.local/share/bash-completion/completions/divlab`.
-    Completions {
-        /// The shell.
-        shell: clap_complete::Shell,
-    },
-    /// Print divlab's man page (roff): `divlab man | man -l -`.
-    Man,
-}
-
-/// `--style`: one style, or all three.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-enum StyleChoice {
-    Maximal,
-    Subgroup,
-    Workgroup,
-    All,
-}
-
-impl StyleChoice {
-    fn styles(self) -> Vec<fuzz::Style> {
-        match self {
-            StyleChoice::Maximal => vec![fuzz::Style::Maximal],
-            StyleChoice::Subgroup => vec![fuzz::Style::Subgroup],
-            StyleChoice::Workgroup => vec![fuzz::Style::Workgroup],
-            StyleChoice::All => fuzz::Style::ALL.to_vec(),
-        }
-    }
-}
-
-fn parse_backend(s: &str) -> Result<BackendChoice, String> {
-    BackendChoice::parse(s).map_err(|e| e.to_string())
-}
+use args::{BenchArgs, Cli, Command, CompareArgs, Output};
 
 /// An error that has already decided its exit code.
 struct Failure {
@@ -327,21 +91,7 @@ fn run(cli: Cli) -> Result<u8, Failure> {
         Some(Command::Bench(args)) => bench(&args, &selector),
         Some(Command::Adapters) => list_adapters(&selector),
         Some(Command::Table { files, markdown }) => key_table(&files, markdown.as_ref()),
-        Some(Command::Compare {
-            files,
-            baseline,
-            markdown,
-            csv,
-            output,
-            fail_on_difference,
-        }) => compare(&CompareArgs {
-            files,
-            baseline,
-            markdown,
-            csv,
-            output,
-            fail_on_difference,
-        }),
+        Some(Command::Compare(args)) => compare(&args),
         Some(Command::Report { files, output }) => html_report(&files, &output),
         Some(Command::Completions { shell }) => {
             let mut command = Cli::command();
@@ -592,16 +342,6 @@ fn key_table(files: &[PathBuf], markdown: Option<&Output>) -> Result<u8, Failure
         "--markdown",
     )?;
     Ok(0)
-}
-
-/// `divlab compare`'s options.
-struct CompareArgs {
-    files: Vec<PathBuf>,
-    baseline: Option<PathBuf>,
-    markdown: Option<Output>,
-    csv: Option<Output>,
-    output: Option<Output>,
-    fail_on_difference: bool,
 }
 
 fn compare(args: &CompareArgs) -> Result<u8, Failure> {
