@@ -131,10 +131,11 @@ pub enum Error {
     #[error("invalid settings: {0}")]
     InvalidSettings(String),
 
-    /// `divlab profile` cannot profile the kernel as asked (or hit a divlab bug). Boxed: it
-    /// is larger than the other variants.
+    /// `divlab profile` cannot profile the kernel as asked (or hit a divlab bug): a
+    /// `profile::Error`, shared as a trait object so that this bottom layer names nothing above
+    /// it (and stays small and `Clone`).
     #[error(transparent)]
-    Profile(Box<crate::profile::Error>),
+    Profile(std::sync::Arc<dyn std::error::Error + Send + Sync>),
 }
 
 impl Error {

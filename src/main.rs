@@ -133,7 +133,10 @@ fn run(cli: Cli) -> Result<u8, Failure> {
                 emit_instrumented.as_ref(),
             )
         }
-        Some(Command::Uniformity(args)) => Ok(divlab::uniformity::lint::run(&args)?),
+        Some(Command::Uniformity(args)) => Ok(divlab::uniformity::lint::run(
+            &args,
+            divlab::report::write_atomic,
+        )?),
         Some(Command::Fuzz {
             seeds,
             start,

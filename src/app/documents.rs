@@ -64,7 +64,7 @@ impl Document {
             label: format!("run {time} · {}", short_name(&adapter.name)),
             doc: ResultDocument {
                 schema_version: SCHEMA_VERSION,
-                divlab_version: env!("CARGO_PKG_VERSION").to_owned(),
+                divlab_version: crate::report::build::version_record(),
                 created,
                 adapter,
                 experiments: Vec::new(),

@@ -149,7 +149,7 @@ impl Error {
 
 impl From<Error> for crate::Error {
     fn from(e: Error) -> Self {
-        Self::Profile(Box::new(e))
+        Self::Profile(std::sync::Arc::new(e))
     }
 }
 

@@ -151,6 +151,19 @@ fn corpus_matches_manifest() {
     let _cpu = crate::util::gpu_shared();
     let cases = corpus();
     assert!(cases.len() >= 60, "the corpus has {} files", cases.len());
+    // Every case names the spec rule it follows: by its prefix, or by its own `spec`.
+    let manifest: Value = serde_json::from_str(
+        &std::fs::read_to_string(root().join("tests/uniformity/manifest.json")).unwrap(),
+    )
+    .unwrap();
+    let rules = manifest["rules"].as_object().expect("rules by prefix");
+    for c in manifest["cases"].as_array().unwrap() {
+        let file = c["file"].as_str().unwrap();
+        assert!(
+            c.get("spec").is_some() || rules.keys().any(|prefix| file.starts_with(prefix.as_str())),
+            "{file} names no spec rule"
+        );
+    }
     let on_disk: Vec<String> = std::fs::read_dir(root().join("tests/uniformity"))
         .expect("tests/uniformity")
         .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())

@@ -2,7 +2,7 @@
 //! and return the exit code.
 
 use std::io::IsTerminal as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use super::{Color, Format, check, exit_code, gather, render};
 use crate::Result;
@@ -47,9 +47,9 @@ pub struct Args {
     pub no_subgroup_uniformity_extension: bool,
 }
 
-/// Runs the linter: prints `--format` on stdout, writes `--json`/`--sarif` files (atomically),
-/// and returns the exit code.
-pub fn run(args: &Args) -> Result<u8> {
+/// Runs the linter: prints `--format` on stdout, writes `--json`/`--sarif` files with `write`
+/// (the CLI passes its atomic writer), and returns the exit code.
+pub fn run(args: &Args, write: impl Fn(&Path, &[u8]) -> Result<()>) -> Result<u8> {
     let options = Options {
         subgroup_uniformity_extension: !args.no_subgroup_uniformity_extension,
     };
@@ -66,7 +66,7 @@ pub fn run(args: &Args) -> Result<u8> {
         if path.as_os_str() == "-" {
             print!("{text}");
         } else {
-            crate::report::write_atomic(path, text.as_bytes())?;
+            write(path, text.as_bytes())?;
         }
     }
     Ok(exit_code(&checked, args.deny_warnings))
