@@ -1,13 +1,18 @@
 //! `divlab report`: one self-contained HTML page over several result documents, to attach to a
 //! bug report or a paper. Styles and SVG charts are inline; there is no script, font, image or
 //! link to anything outside the file, so it reads the same offline and years later.
+//!
+//! The page is written with maud: every text is escaped by the template, and the markup's shape
+//! is checked when divlab compiles.
 
-use std::fmt::Write as _;
+use maud::{DOCTYPE, Markup, PreEscaped, html};
 
 use crate::report::charts::{self, Chart, Curve};
 use crate::report::compare::status_name;
 use crate::report::compare_render::{MISSING, OBSERVATIONS_HEADING};
-use crate::report::{Catalog, Comparison, ExperimentTable, Mark, ResultDocument, RowKind, Series};
+use crate::report::{
+    Catalog, Cell, Comparison, ExperimentTable, Mark, ResultDocument, Row, RowKind, Series,
+};
 
 /// The page's style sheet. Print-friendly: no backgrounds needed to read a verdict.
 const STYLE: &str = "
@@ -34,109 +39,98 @@ figure.chart svg { max-width: 100%; height: auto; border: 1px solid #ddd; }
 footer { margin-top: 3em; color: #555; font-size: 90%; }
 ";
 
+const FOOTER: &str = "Highlighted rows: a check whose verdict differs between files, and the key \
+figures it is decided on. — : not in that file.";
+const FOOTER_N: &str = "in a check: a number the files word \
+differently (such as the subgroup size); a check worded differently by different files shows \
+each wording, joined by /.";
+
 /// The report over `(label, document)` pairs, as one HTML page, with the key figures `catalog`
 /// declares.
 pub fn html_report(docs: &[(String, ResultDocument)], catalog: &Catalog) -> String {
     let cmp = Comparison::new(docs, catalog);
     let labels: Vec<&str> = cmp.labels.iter().map(String::as_str).collect();
-    let mut out = String::new();
-    let _ = write!(
-        out,
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
-         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-         <meta name=\"generator\" content=\"divlab {}\">\n<title>divlab report: {}</title>\n\
-         <style>{STYLE}</style>\n</head>\n<body>\n<h1>divlab report</h1>\n<p>{}. Written by \
-         divlab {}; every chart and table comes from the result files named below.</p>\n",
-        env!("CARGO_PKG_VERSION"),
-        esc(&labels.join(", ")),
-        esc(&cmp.headline()),
-        env!("CARGO_PKG_VERSION"),
-    );
-    contents(&mut out, &cmp);
-    let _ = write!(
-        out,
-        "<section id=\"adapters\">\n<h2>Adapters</h2>\n<p>{}</p>\n",
-        swatches(&(0..labels.len()).collect::<Vec<_>>(), &labels)
-    );
+    let version = env!("CARGO_PKG_VERSION");
     let mut adapter = cmp.adapter.clone();
     adapter.extend(extra_adapter_rows(docs));
-    rows_table(&mut out, &labels, adapter.iter());
-    out.push_str("</section>\n");
-    for (index, table) in cmp.experiments.iter().enumerate() {
-        experiment_section(&mut out, index, table, docs, &labels);
-    }
-    if !cmp.observations.is_empty() {
-        observations(&mut out, &cmp, &labels);
-    }
-    out.push_str(
-        "<footer>Highlighted rows: a check whose verdict differs between files, and the key \
-         figures it is decided on. — : not in that file. <i>n</i> in a check: a number the \
-         files word differently (such as the subgroup size); a check worded differently by \
-         different files shows each wording, joined by /. Verdicts: <b>held</b>/<b>violated\
-         </b> (WGSL guarantees it), <b>not_guaranteed</b> (WGSL promises nothing; the detail is \
-         what the device did), <b>consistent</b>/<b>inconsistent</b> (a cost model's claim \
-         against the measurement), <b>inconclusive</b> (the 95% interval of the ratio behind \
-         the claim straddles one of its limits; more rounds or a quieter device would decide \
-         it).</footer>\n</body>\n</html>\n",
-    );
+    let all_files: Vec<usize> = (0..labels.len()).collect();
+    let page = html! {
+        (DOCTYPE)
+        html lang="en" {
+            head {
+                meta charset="utf-8";
+                meta name="viewport" content="width=device-width, initial-scale=1";
+                meta name="generator" content={ "divlab " (version) };
+                title { "divlab report: " (labels.join(", ")) }
+                style { (PreEscaped(STYLE)) }
+            }
+            body {
+                h1 { "divlab report" }
+                p {
+                    (cmp.headline()) ". Written by divlab " (version)
+                    "; every chart and table comes from the result files named below."
+                }
+                (contents(&cmp))
+                section id="adapters" {
+                    h2 { "Adapters" }
+                    p { (swatches(&all_files, &labels)) }
+                    (rows_table(&labels, adapter.iter()))
+                }
+                @for (index, table) in cmp.experiments.iter().enumerate() {
+                    (experiment_section(index, table, docs, &labels))
+                }
+                @if !cmp.observations.is_empty() {
+                    (observations(&cmp, &labels))
+                }
+                footer {
+                    (FOOTER) " " i { "n" } " " (FOOTER_N) " Verdicts: " b { "held" } "/" b { "violated" }
+                    " (WGSL guarantees it), " b { "not_guaranteed" }
+                    " (WGSL promises nothing; the detail is what the device did), "
+                    b { "consistent" } "/" b { "inconsistent" }
+                    " (a cost model's claim against the measurement), " b { "inconclusive" }
+                    " (the 95% interval of the ratio behind the claim straddles one of its \
+                     limits; more rounds or a quieter device would decide it)."
+                }
+            }
+        }
+    };
+    let mut out = page.into_string();
+    out.push('\n');
     out
 }
 
-/// Escapes text for HTML content and attribute values.
-fn esc(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            _ => out.push(c),
+fn contents(cmp: &Comparison) -> Markup {
+    html! {
+        nav {
+            ul {
+                li { a href="#adapters" { "Adapters" } }
+                @for (index, table) in cmp.experiments.iter().enumerate() {
+                    li { a href={ "#experiment-" (index) } { (table.id) } ": " (table.title) }
+                }
+                @if !cmp.observations.is_empty() {
+                    li { a href="#observations" { "Observations that differ" } }
+                }
+            }
         }
     }
-    out
-}
-
-fn contents(out: &mut String, cmp: &Comparison) {
-    out.push_str("<nav>\n<ul>\n<li><a href=\"#adapters\">Adapters</a></li>\n");
-    for (index, table) in cmp.experiments.iter().enumerate() {
-        let _ = writeln!(
-            out,
-            "<li><a href=\"#experiment-{index}\">{}</a>: {}</li>",
-            esc(&table.id),
-            esc(&table.title)
-        );
-    }
-    if !cmp.observations.is_empty() {
-        out.push_str("<li><a href=\"#observations\">Observations that differ</a></li>\n");
-    }
-    out.push_str("</ul>\n</nav>\n");
 }
 
 /// Colour keys for the files at `files`.
-fn swatches(files: &[usize], labels: &[&str]) -> String {
-    files
-        .iter()
-        .map(|&f| {
-            format!(
-                "<span class=\"swatch\" style=\"background: {}\"></span>{}",
-                charts::css_color(f),
-                esc(labels[f])
-            )
-        })
-        .collect()
+fn swatches(files: &[usize], labels: &[&str]) -> Markup {
+    html! {
+        @for &f in files {
+            span class="swatch" style={ "background: " (charts::css_color(f)) } {}
+            (labels[f])
+        }
+    }
 }
 
 /// What the comparison's adapter rows leave out, for a bug report: PCI ids and features.
-fn extra_adapter_rows(docs: &[(String, ResultDocument)]) -> Vec<crate::report::Row> {
-    let row = |label: &str, f: &dyn Fn(&ResultDocument) -> String| crate::report::Row {
+fn extra_adapter_rows(docs: &[(String, ResultDocument)]) -> Vec<Row> {
+    let row = |label: &str, f: &dyn Fn(&ResultDocument) -> String| Row {
         label: label.to_owned(),
         kind: RowKind::Adapter,
-        cells: docs
-            .iter()
-            .map(|(_, d)| crate::report::Cell::Text(f(d)))
-            .collect(),
+        cells: docs.iter().map(|(_, d)| Cell::Text(f(d))).collect(),
         mark: Mark::None,
     };
     let yes = |b: bool| if b { "yes" } else { "no" }.to_owned();
@@ -149,81 +143,55 @@ fn extra_adapter_rows(docs: &[(String, ResultDocument)]) -> Vec<crate::report::R
     ]
 }
 
-fn rows_table<'a>(
-    out: &mut String,
-    labels: &[&str],
-    rows: impl Iterator<Item = &'a crate::report::Row>,
-) {
-    out.push_str("<table>\n<thead><tr><th></th>");
-    for label in labels {
-        let _ = write!(out, "<th>{}</th>", esc(label));
-    }
-    out.push_str("</tr></thead>\n<tbody>\n");
-    for row in rows {
-        let class = match row.mark {
-            Mark::None => "",
-            Mark::VerdictDiffers => " class=\"differs\"",
-            Mark::BehindVerdict => " class=\"behind\"",
-        };
-        let _ = write!(out, "<tr{class}><th>{}</th>", esc(&row.label));
-        for cell in &row.cells {
-            let _ = match cell {
-                crate::report::Cell::Missing => write!(out, "<td class=\"missing\">{MISSING}</td>"),
-                crate::report::Cell::Number { .. } => {
-                    write!(out, "<td class=\"num\">{}</td>", esc(&cell.shown()))
-                }
-                crate::report::Cell::Text(t) => write!(out, "<td>{}</td>", esc(t)),
-            };
+/// A `<td>` for a file's cell of a row.
+fn cell(cell: &Cell) -> Markup {
+    html! {
+        @match cell {
+            Cell::Missing => td class="missing" { (MISSING) },
+            Cell::Number { .. } => td class="num" { (cell.shown()) },
+            Cell::Text(t) => td { (t) },
         }
-        out.push_str("</tr>\n");
     }
-    out.push_str("</tbody>\n</table>\n");
+}
+
+fn rows_table<'a>(labels: &[&str], rows: impl Iterator<Item = &'a Row>) -> Markup {
+    html! {
+        table {
+            thead { tr { th {} @for label in labels { th { (label) } } } }
+            tbody {
+                @for row in rows {
+                    @let class = match row.mark {
+                        Mark::None => None,
+                        Mark::VerdictDiffers => Some("differs"),
+                        Mark::BehindVerdict => Some("behind"),
+                    };
+                    tr class=[class] {
+                        th { (row.label) }
+                        @for c in &row.cells { (cell(c)) }
+                    }
+                }
+            }
+        }
+    }
 }
 
 fn experiment_section(
-    out: &mut String,
     index: usize,
     table: &ExperimentTable,
     docs: &[(String, ResultDocument)],
     labels: &[&str],
-) {
-    let _ = write!(
-        out,
-        "<section id=\"experiment-{index}\">\n<h2>{} <small>{}</small></h2>\n\
-         <p class=\"rule\">Rule: {} ({})</p>\n",
-        esc(&table.id),
-        esc(&table.title),
-        esc(&table.rule.text),
-        esc(&table.rule.source)
-    );
+) -> Markup {
     let experiments: Vec<_> = docs
         .iter()
         .map(|(_, d)| d.experiments.iter().find(|e| e.id == table.id))
         .collect();
-    for (label, e) in labels.iter().zip(&experiments) {
-        if let Some(e) = e.filter(|e| !e.status_detail.is_empty()) {
-            let _ = writeln!(
-                out,
-                "<p>{}: {}: {}</p>",
-                esc(label),
-                status_name(e.status),
-                esc(&e.status_detail)
-            );
-        }
-    }
-    rows_table(
-        out,
-        labels,
-        table.rows.iter().filter(|r| r.kind != RowKind::Verdict),
-    );
     let series = |name: &str| -> Vec<Option<&Series>> {
         experiments
             .iter()
             .map(|e| e.and_then(|e| e.series.iter().find(|s| s.name == name)))
             .collect()
     };
-    chart(
-        out,
+    let time_chart = chart(
         labels,
         ChartText {
             title: &format!("{}: T(k)", table.id),
@@ -234,8 +202,7 @@ fn experiment_section(
         crate::report::units::format_ns,
         [series("t_div"), series("t_uniform")],
     );
-    chart(
-        out,
+    let efficiency_chart = chart(
         labels,
         ChartText {
             title: &format!("{}: efficiency", table.id),
@@ -246,8 +213,21 @@ fn experiment_section(
         charts::short_number,
         [series("efficiency"), series("efficiency_model")],
     );
-    verdict_table(out, table, labels);
-    out.push_str("</section>\n");
+    html! {
+        section id={ "experiment-" (index) } {
+            h2 { (table.id) " " small { (table.title) } }
+            p class="rule" { "Rule: " (table.rule.text) " (" (table.rule.source) ")" }
+            @for (label, e) in labels.iter().zip(&experiments) {
+                @if let Some(e) = e.filter(|e| !e.status_detail.is_empty()) {
+                    p { (label) ": " (status_name(e.status)) ": " (e.status_detail) }
+                }
+            }
+            (rows_table(labels, table.rows.iter().filter(|r| r.kind != RowKind::Verdict)))
+            (time_chart)
+            (efficiency_chart)
+            (verdict_table(table, labels))
+        }
+    }
 }
 
 /// A chart's words: its title, its y axis (`None`: the series' own label) and its caption.
@@ -259,7 +239,6 @@ struct ChartText<'a> {
 
 /// A chart of `solid` and `dashed` series per file, or nothing where no file has the series.
 fn chart(
-    out: &mut String,
     labels: &[&str],
     ChartText {
         title,
@@ -268,9 +247,9 @@ fn chart(
     }: ChartText<'_>,
     y_format: fn(f64) -> String,
     [solid, dashed]: [Vec<Option<&Series>>; 2],
-) {
+) -> Markup {
     let Some(first) = solid.iter().flatten().next() else {
-        return;
+        return html! {};
     };
     let files: Vec<usize> = (0..labels.len()).filter(|f| solid[*f].is_some()).collect();
     let points = |s: &Series| s.points.iter().map(|p| (p.x, p.y)).collect();
@@ -297,87 +276,79 @@ fn chart(
         curves,
     };
     match charts::render(&spec) {
-        Ok(svg) => {
-            let _ = write!(
-                out,
-                "<figure class=\"chart\">\n{svg}<figcaption>{}: {}. {}</figcaption>\n</figure>\n",
-                esc(title),
-                esc(caption),
-                swatches(&files, labels)
-            );
-        }
-        Err(why) => {
-            let _ = writeln!(out, "<p>{}: no chart ({}).</p>", esc(title), esc(&why));
-        }
+        // The SVG comes from plotters, which escapes its own text.
+        Ok(svg) => html! {
+            figure class="chart" {
+                (PreEscaped(svg))
+                figcaption { (title) ": " (caption) ". " (swatches(&files, labels)) }
+            }
+        },
+        Err(why) => html! { p { (title) ": no chart (" (why) ")." } },
     }
 }
 
-fn verdict_table(out: &mut String, table: &ExperimentTable, labels: &[&str]) {
+fn verdict_table(table: &ExperimentTable, labels: &[&str]) -> Markup {
     if table.verdicts.is_empty() {
-        return;
+        return html! {};
     }
     let differing = table.verdicts.iter().filter(|v| v.differs()).count();
-    let _ = write!(
-        out,
-        "<h3>Verdicts</h3>\n<p>{} checks; {differing} with different verdicts between files \
-         (highlighted). Open a verdict for its detail.</p>\n<table class=\"verdicts\">\n\
-         <thead><tr><th>check</th>",
-        table.verdicts.len()
-    );
-    for label in labels {
-        let _ = write!(out, "<th>{}</th>", esc(label));
-    }
-    out.push_str("</tr></thead>\n<tbody>\n");
-    for v in &table.verdicts {
-        let class = if v.differs() {
-            " class=\"differs\""
-        } else {
-            ""
-        };
-        let _ = write!(out, "<tr{class}><td>{}</td>", esc(&v.check));
-        for (status, detail) in v.statuses.iter().zip(&v.details) {
-            let _ = match status {
-                Some(s) => write!(
-                    out,
-                    "<td class=\"v-{0}\"><details><summary>{0}</summary><div>{1}</div>\
-                     </details></td>",
-                    s.as_str(),
-                    esc(detail.as_deref().unwrap_or_default())
-                ),
-                None => write!(out, "<td class=\"missing\">{MISSING}</td>"),
-            };
+    html! {
+        h3 { "Verdicts" }
+        p {
+            (table.verdicts.len()) " checks; " (differing)
+            " with different verdicts between files (highlighted). Open a verdict for its detail."
         }
-        out.push_str("</tr>\n");
+        table class="verdicts" {
+            thead { tr { th { "check" } @for label in labels { th { (label) } } } }
+            tbody {
+                @for v in &table.verdicts {
+                    tr class=[v.differs().then_some("differs")] {
+                        td { (v.check) }
+                        @for (status, detail) in v.statuses.iter().zip(&v.details) {
+                            @match status {
+                                Some(s) => td class={ "v-" (s.as_str()) } {
+                                    details {
+                                        summary { (s.as_str()) }
+                                        div { (detail.as_deref().unwrap_or_default()) }
+                                    }
+                                },
+                                None => td class="missing" { (MISSING) },
+                            }
+                        }
+                    }
+                }
+            }
+        }
     }
-    out.push_str("</tbody>\n</table>\n");
 }
 
-fn observations(out: &mut String, cmp: &Comparison, labels: &[&str]) {
-    let _ = write!(
-        out,
-        "<section id=\"observations\">\n<h2>Observations that differ</h2>\n<p>{}. Counts are \
-         ignored; a fraction a/b counts as all, none or some.</p>\n<table>\n<thead><tr>\
-         <th>experiment</th><th>check</th>",
-        esc(OBSERVATIONS_HEADING)
-    );
-    for label in labels {
-        let _ = write!(out, "<th>{}</th>", esc(label));
-    }
-    out.push_str("</tr></thead>\n<tbody>\n");
-    for o in &cmp.observations {
-        let _ = write!(
-            out,
-            "<tr><td>{}</td><td>{}</td>",
-            esc(&o.experiment),
-            esc(&o.check)
-        );
-        for d in &o.details {
-            let _ = match d {
-                Some(d) => write!(out, "<td>{}</td>", esc(d)),
-                None => write!(out, "<td class=\"missing\">{MISSING}</td>"),
-            };
+fn observations(cmp: &Comparison, labels: &[&str]) -> Markup {
+    html! {
+        section id="observations" {
+            h2 { "Observations that differ" }
+            p {
+                (OBSERVATIONS_HEADING)
+                ". Counts are ignored; a fraction a/b counts as all, none or some."
+            }
+            table {
+                thead {
+                    tr { th { "experiment" } th { "check" } @for label in labels { th { (label) } } }
+                }
+                tbody {
+                    @for o in &cmp.observations {
+                        tr {
+                            td { (o.experiment) }
+                            td { (o.check) }
+                            @for d in &o.details {
+                                @match d {
+                                    Some(d) => td { (d) },
+                                    None => td class="missing" { (MISSING) },
+                                }
+                            }
+                        }
+                    }
+                }
+            }
         }
-        out.push_str("</tr>\n");
     }
-    out.push_str("</tbody>\n</table>\n</section>\n");
 }
