@@ -1,7 +1,5 @@
 //! Finding adapters on every backend, listing them, and picking the one the user asked for.
 
-use std::fmt::Write as _;
-
 use crate::{Error, Result};
 
 /// A backend the user can name on the command line.
@@ -165,27 +163,43 @@ fn find_adapter(adapters: &[(AdapterEntry, wgpu::Adapter)], wanted: &str) -> Opt
         .position(|(e, _)| e.info.name.to_lowercase().contains(&wanted))
 }
 
-/// Formats adapters as the table `divlab adapters` prints.
+/// Formats adapters as the table `divlab adapters` prints: plain columns (comfy-table, which
+/// pads by display width, so wide characters in driver-supplied names keep the columns aligned).
 pub fn format_adapter_table<'a>(entries: impl IntoIterator<Item = &'a AdapterEntry>) -> String {
-    let mut out = format!(
-        "{:<3} {:<2} {:<36} {:<7} {:<14} {:<28} {:<9} {:<9} {}\n",
-        "#", "", "name", "backend", "type", "driver", "subgroup", "subgroups", "timestamps"
-    );
+    let mut table = comfy_table::Table::new();
+    table
+        .load_preset(comfy_table::presets::NOTHING)
+        .set_header([
+            "#",
+            "",
+            "name",
+            "backend",
+            "type",
+            "driver",
+            "subgroup",
+            "subgroups",
+            "timestamps",
+        ]);
     for e in entries {
         let driver = format!("{} {}", e.info.driver, e.info.driver_info);
-        let _ = writeln!(
-            out,
-            "{:<3} {:<2} {:<36} {:<7} {:<14} {:<28} {:<9} {:<9} {}",
-            e.index,
-            if e.is_default { "*" } else { "" },
+        table.add_row([
+            e.index.to_string(),
+            if e.is_default { "*" } else { "" }.to_owned(),
             truncate(&e.info.name, 36),
-            e.info.backend.to_str(),
+            e.info.backend.to_str().to_owned(),
             format!("{:?}", e.info.device_type),
             truncate(driver.trim(), 28),
             format!("{}..{}", e.info.subgroup_min_size, e.info.subgroup_max_size),
-            yes_no(e.subgroups),
-            yes_no(e.timestamps),
-        );
+            yes_no(e.subgroups).to_owned(),
+            yes_no(e.timestamps).to_owned(),
+        ]);
+    }
+    let mut out: String = table
+        .lines()
+        .map(|l| l.trim_end().to_owned() + "\n")
+        .collect();
+    if out.is_empty() {
+        out.push('\n');
     }
     out
 }
