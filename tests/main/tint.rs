@@ -224,6 +224,8 @@ fn env_u64(name: &str, default: u64) -> u64 {
 
 #[test]
 fn generated_programs_agree_with_tint() {
+    // CPU-heavy (the analysis, Tint, the CLI): kept off the timing tests\' cores.
+    let _cpu = crate::util::gpu_shared();
     let count = env_u64("DIVLAB_TINT_PROGRAMS", 2000);
     let start = env_u64("DIVLAB_TINT_SEED", 0);
     let seeds: Vec<u64> = (start..start + count).collect();
@@ -352,6 +354,8 @@ fn corpus() -> Vec<(String, String, bool)> {
 
 #[test]
 fn corpus_verdicts_agree_with_tint() {
+    // CPU-heavy (the analysis, Tint, the CLI): kept off the timing tests\' cores.
+    let _cpu = crate::util::gpu_shared();
     let cases = corpus();
     let sources: Vec<String> = cases.iter().map(|(_, t, _)| t.clone()).collect();
     let answers = tint(&sources);
@@ -406,6 +410,8 @@ fn corpus_verdicts_agree_with_tint() {
 /// in divlab and in Tint.
 #[test]
 fn subgroup_results_follow_the_parameter_return_tag() {
+    // CPU-heavy (the analysis, Tint, the CLI): kept off the timing tests\' cores.
+    let _cpu = crate::util::gpu_shared();
     let as_uniform_as_argument = [
         "subgroupAdd($a)",
         "subgroupMul($a)",
