@@ -48,12 +48,8 @@ pub fn render_analysis(analysis: &Analysis, color: bool) -> String {
             Severity::Warning => Report::warning(),
             Severity::Info => Report::note(),
         };
-        let primary = if d.message.ends_with("must be uniform") {
-            "this value"
-        } else {
-            "called here"
-        };
-        let mut labels = vec![ReportLabel::primary((), d.range.clone()).with_message(primary)];
+        let mut labels =
+            vec![ReportLabel::primary((), d.range.clone()).with_message(super::primary_label(d))];
         labels.extend(
             d.labels
                 .iter()

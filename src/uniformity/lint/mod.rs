@@ -175,6 +175,24 @@ pub fn render(format: Format, checked: &[Checked], color: bool) -> String {
     }
 }
 
+/// The level rustc's JSON and SARIF give a severity (both call info `note`).
+fn level(severity: Severity) -> &'static str {
+    match severity {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        Severity::Info => "note",
+    }
+}
+
+/// The label of a diagnostic's primary span: the argument that must be uniform, or the call.
+fn primary_label(d: &super::Diagnostic) -> &'static str {
+    if d.message.ends_with("must be uniform") {
+        "this value"
+    } else {
+        "called here"
+    }
+}
+
 /// Where a byte range of a source starts and ends, as 1-based lines and 1-based columns in
 /// Unicode scalar values (what rustc's JSON and SARIF's `unicodeCodePoints` count); the end
 /// column is just past the range.

@@ -5,8 +5,8 @@
 
 use serde_json::{Value, json};
 
-use super::{Checked, Problem, human, positions};
-use crate::uniformity::{Analysis, Diagnostic, Severity};
+use super::{Checked, Problem, human, level, positions, primary_label};
+use crate::uniformity::{Analysis, Diagnostic};
 
 pub fn render(checked: &[Checked]) -> String {
     let mut out = String::new();
@@ -27,21 +27,8 @@ pub fn render(checked: &[Checked]) -> String {
     out
 }
 
-fn level(severity: Severity) -> &'static str {
-    match severity {
-        Severity::Error => "error",
-        Severity::Warning => "warning",
-        Severity::Info => "note",
-    }
-}
-
 fn diagnostic(analysis: &Analysis, d: &Diagnostic) -> Value {
-    let primary_label = if d.message.ends_with("must be uniform") {
-        "this value"
-    } else {
-        "called here"
-    };
-    let mut spans = vec![span(analysis, d.range.clone(), true, primary_label)];
+    let mut spans = vec![span(analysis, d.range.clone(), true, primary_label(d))];
     spans.extend(
         d.labels
             .iter()

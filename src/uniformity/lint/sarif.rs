@@ -5,8 +5,8 @@
 
 use serde_json::{Value, json};
 
-use super::{Checked, Positions, Problem, positions};
-use crate::uniformity::{Analysis, Diagnostic, Rule, Severity};
+use super::{Checked, Positions, Problem, level, positions};
+use crate::uniformity::{Analysis, Diagnostic, Rule};
 
 const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 const INFORMATION_URI: &str = "https://www.w3.org/TR/WGSL/#uniformity";
@@ -54,14 +54,6 @@ pub fn render(checked: &[Checked]) -> String {
     let mut text = serde_json::to_string_pretty(&log).expect("the log serializes");
     text.push('\n');
     text
-}
-
-fn level(severity: Severity) -> &'static str {
-    match severity {
-        Severity::Error => "error",
-        Severity::Warning => "warning",
-        Severity::Info => "note",
-    }
 }
 
 fn region(p: Positions) -> Value {
