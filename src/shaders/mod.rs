@@ -14,7 +14,7 @@ mod wgsl;
 
 use layout::{Mirror, MirroredConst};
 
-pub use wgsl::{check_wgsl, prepare_for_naga};
+pub use wgsl::{check_wgsl, prepare_for_naga, required_extensions};
 
 /// A WGSL file under `shaders/`.
 #[derive(Debug)]

@@ -66,6 +66,20 @@ pub fn prepare_for_naga(source: &str) -> String {
         .replace("subgroupElect()", ELECT_REPLACEMENT)
 }
 
+/// The language extensions the module's `requires` directives name, in order.
+pub fn required_extensions(source: &str) -> Vec<&str> {
+    directives(source)
+        .into_iter()
+        .filter(|(keyword, _)| *keyword == "requires")
+        .flat_map(|(keyword, d)| {
+            let inner = d.start + keyword.len()..d.end - 1;
+            split_names(&source[inner.clone()], inner.start)
+                .into_iter()
+                .map(|(_, name)| name)
+        })
+        .collect()
+}
+
 /// The `enable`, `requires` and `diagnostic` directives at the start of a module: each one's
 /// keyword and byte range (to its `;`).
 fn directives(source: &str) -> Vec<(&'static str, std::ops::Range<usize>)> {
@@ -220,6 +234,17 @@ mod tests {
                 "requires pointer_composite_access;",
                 "requires a ;",
                 "fn f() {}"
+            ]
+        );
+        assert_eq!(
+            required_extensions(src),
+            [
+                "subgroup_uniformity",
+                "subgroup_id",
+                "pointer_composite_access",
+                "a",
+                "subgroup_uniformity",
+                "subgroup_id"
             ]
         );
         // An unknown extension stays, for naga to reject.

@@ -127,7 +127,8 @@ pub fn check(inputs: Vec<Input>, options: &Options) -> Vec<Checked> {
 }
 
 fn check_text(name: &str, text: &str, options: &Options) -> Result<Analysis, Problem> {
-    if !options.subgroup_uniformity_extension && requires_subgroup_uniformity(text) {
+    let requires = crate::shaders::required_extensions(text);
+    if !options.subgroup_uniformity_extension && requires.contains(&"subgroup_uniformity") {
         return Err(Problem::Invalid {
             line: 0,
             column: 0,
@@ -138,15 +139,6 @@ fn check_text(name: &str, text: &str, options: &Options) -> Result<Analysis, Pro
         });
     }
     analyze_source_with(name, text, options).map_err(Problem::from_error)
-}
-
-/// Whether a `requires` directive names `subgroup_uniformity` (a rough text check: directives
-/// come before every declaration).
-fn requires_subgroup_uniformity(text: &str) -> bool {
-    text.lines()
-        .map(|l| l.split("//").next().unwrap_or_default().trim())
-        .filter(|l| l.starts_with("requires"))
-        .any(|l| l.contains("subgroup_uniformity"))
 }
 
 /// The run's exit code: 2 when an input could not be checked, else 1 when a finding is at error
