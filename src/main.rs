@@ -104,35 +104,12 @@ fn run(cli: Cli) -> Result<u8, Failure> {
                 .context("writing the man page")?;
             Ok(0)
         }
-        Some(Command::Profile {
-            file,
-            entry,
-            dispatch,
-            buffers,
-            lens,
-            overrides,
-            loop_cap,
-            profile_reps,
-            profile_json,
-            emit_instrumented,
-            lanes,
-        }) => {
-            let mut request = profile::run::Request::from_file(&file)?;
-            request.entry = entry;
-            request.dispatch = dispatch;
-            request.buffers = buffers;
-            request.lens = lens;
-            request.overrides = overrides;
-            request.loop_cap = loop_cap;
-            request.reps = profile_reps;
-            request.lanes_line = lanes;
-            run_profile(
-                &selector,
-                &request,
-                profile_json.as_ref(),
-                emit_instrumented.as_ref(),
-            )
-        }
+        Some(Command::Profile(args)) => run_profile(
+            &selector,
+            &args.request()?,
+            args.profile_json.as_ref(),
+            args.emit_instrumented.as_ref(),
+        ),
         Some(Command::Uniformity(args)) => Ok(divlab::uniformity::lint::run(
             &args,
             divlab::report::write_atomic,

@@ -151,42 +151,7 @@ pub(crate) enum Command {
     /// many lanes, which branches diverged, and the static uniformity verdict beside it. The
     /// kernel is instrumented on naga's IR; every loop gets a cap, so no kernel can hang the GPU.
     /// Exit code 1 when a loop hit the cap.
-    Profile {
-        /// The WGSL file.
-        file: PathBuf,
-        /// The compute entry point (default: the only one).
-        #[arg(long, value_name = "NAME")]
-        entry: Option<String>,
-        /// Workgroups to dispatch: X[,Y[,Z]].
-        #[arg(long, value_name = "X[,Y[,Z]]", default_value = "1", value_parser = profile::fill::parse_dispatch)]
-        dispatch: [u32; 3],
-        /// A binding's contents: BINDING (name or GROUP:BINDING) = zeros, iota,
-        /// random[:SEED] (the default), values:V1,V2,... or file:PATH.
-        #[arg(long = "buffer", value_name = "BINDING=FILL", value_parser = |s: &str| s.parse::<profile::fill::BufferSpec>())]
-        buffers: Vec<profile::fill::BufferSpec>,
-        /// Elements of a runtime-sized array (default: one per invocation of the dispatch).
-        #[arg(long = "len", value_name = "BINDING=N", value_parser = profile::fill::parse_len)]
-        lens: Vec<(profile::fill::BindingRef, u64)>,
-        /// A pipeline-overridable constant.
-        #[arg(long = "override", value_name = "NAME=VALUE", value_parser = profile::fill::parse_override)]
-        overrides: Vec<(String, f64)>,
-        /// The most iterations one invocation may run of one entry into a loop.
-        #[arg(long, value_name = "N", default_value_t = profile::run::DEFAULT_LOOP_CAP)]
-        loop_cap: u32,
-        /// Timed runs of the kernel alone and instrumented (medians).
-        #[arg(long = "reps", value_name = "N", default_value_t = 15)]
-        profile_reps: usize,
-        /// Write the profile as JSON to FILE (`-`: stdout; docs/profile.md).
-        #[arg(long = "json", value_name = "FILE", value_parser = Output::parse)]
-        profile_json: Option<Output>,
-        /// Write the instrumented WGSL that ran to FILE (`-`: stdout).
-        #[arg(long, value_name = "FILE", value_parser = Output::parse)]
-        emit_instrumented: Option<Output>,
-        /// Record the ballot of every subgroup execution at LINE (the lanes that ran it
-        /// together), into the output and the JSON.
-        #[arg(long, value_name = "LINE")]
-        lanes: Option<u32>,
-    },
+    Profile(ProfileArgs),
     /// Static uniformity analysis of WGSL by the WGSL spec's rules, as a linter: diagnostics
     /// with reasons, for files, directories and stdin, as text, JSON, rustc's JSON, SARIF or
     /// GitHub annotations.
@@ -249,4 +214,84 @@ pub(crate) struct CompareArgs {
     /// --baseline), so that a comparison can gate CI.
     #[arg(long)]
     pub(crate) fail_on_difference: bool,
+}
+
+/// `divlab profile`'s options.
+#[derive(clap::Args, Debug)]
+pub(crate) struct ProfileArgs {
+    /// The WGSL file.
+    pub(crate) file: PathBuf,
+    /// The compute entry point (default: the only one).
+    #[arg(long, value_name = "NAME")]
+    pub(crate) entry: Option<String>,
+    /// Workgroups to dispatch: X[,Y[,Z]].
+    #[arg(long, value_name = "X[,Y[,Z]]", default_value = "1", value_parser = profile::fill::parse_dispatch)]
+    pub(crate) dispatch: [u32; 3],
+    /// A binding's contents: BINDING (name or GROUP:BINDING) = zeros, iota,
+    /// random[:SEED] (the default), values:V1,V2,... or file:PATH.
+    #[arg(long = "buffer", value_name = "BINDING=FILL", value_parser = |s: &str| s.parse::<profile::fill::BufferSpec>())]
+    pub(crate) buffers: Vec<profile::fill::BufferSpec>,
+    /// Elements of a runtime-sized array (default: one per invocation of the dispatch).
+    #[arg(long = "len", value_name = "BINDING=N", value_parser = profile::fill::parse_len)]
+    pub(crate) lens: Vec<(profile::fill::BindingRef, u64)>,
+    /// A pipeline-overridable constant.
+    #[arg(long = "override", value_name = "NAME=VALUE", value_parser = profile::fill::parse_override)]
+    pub(crate) overrides: Vec<(String, f64)>,
+    /// A texture's contents: the FILLs of --buffer (random is the default; a write-only
+    /// storage texture starts as zeros), or gradient, checker[:N] (N×N cells, 8 by default),
+    /// file:IMAGE.png (the image, at its size).
+    #[arg(long = "texture", value_name = "NAME=FILL", value_parser = |s: &str| s.parse::<profile::fill::TextureSpec>())]
+    pub(crate) textures: Vec<profile::fill::TextureSpec>,
+    /// A texture's size: W, WxH, WxHxD (3-D) or WxHxLAYERS (arrays); default: the dispatch's
+    /// invocations along x, y (and z).
+    #[arg(long = "size", value_name = "NAME=W[xH[xD]]", value_parser = |s: &str| s.parse::<profile::fill::SizeSpec>())]
+    pub(crate) sizes: Vec<profile::fill::SizeSpec>,
+    /// A sampled texture's format (rgba8unorm for f32 texels, rgba32uint/rgba32sint for
+    /// integers, depth16unorm for depth; a storage texture's is in its type).
+    #[arg(long = "format", value_name = "NAME=FORMAT", value_parser = |s: &str| s.parse::<profile::fill::FormatSpec>())]
+    pub(crate) formats: Vec<profile::fill::FormatSpec>,
+    /// How a sampler reads: linear|nearest[,clamp|repeat|mirror] (default linear,clamp;
+    /// comparison samplers compare less-equal).
+    #[arg(long = "sampler", value_name = "NAME=MODE", value_parser = |s: &str| s.parse::<profile::fill::SamplerSpec>())]
+    pub(crate) samplers: Vec<profile::fill::SamplerSpec>,
+    /// After the run, write what the kernel left in a storage texture (layer 0) as PNG.
+    #[arg(long = "save", value_name = "NAME=FILE.png", value_parser = |s: &str| s.parse::<profile::fill::SaveSpec>())]
+    pub(crate) saves: Vec<profile::fill::SaveSpec>,
+    /// The most iterations one invocation may run of one entry into a loop.
+    #[arg(long, value_name = "N", default_value_t = profile::run::DEFAULT_LOOP_CAP)]
+    pub(crate) loop_cap: u32,
+    /// Timed runs of the kernel alone and instrumented (medians).
+    #[arg(long = "reps", value_name = "N", default_value_t = 15)]
+    pub(crate) profile_reps: usize,
+    /// Write the profile as JSON to FILE (`-`: stdout; docs/profile.md).
+    #[arg(long = "json", value_name = "FILE", value_parser = Output::parse)]
+    pub(crate) profile_json: Option<Output>,
+    /// Write the instrumented WGSL that ran to FILE (`-`: stdout).
+    #[arg(long, value_name = "FILE", value_parser = Output::parse)]
+    pub(crate) emit_instrumented: Option<Output>,
+    /// Record the ballot of every subgroup execution at LINE (the lanes that ran it
+    /// together), into the output and the JSON.
+    #[arg(long, value_name = "LINE")]
+    pub(crate) lanes: Option<u32>,
+}
+
+impl ProfileArgs {
+    /// The request these options make, with the kernel read from its file.
+    pub(crate) fn request(&self) -> divlab::Result<profile::run::Request> {
+        let mut request = profile::run::Request::from_file(&self.file)?;
+        request.entry = self.entry.clone();
+        request.dispatch = self.dispatch;
+        request.buffers = self.buffers.clone();
+        request.lens = self.lens.clone();
+        request.overrides = self.overrides.clone();
+        request.textures = self.textures.clone();
+        request.sizes = self.sizes.clone();
+        request.formats = self.formats.clone();
+        request.samplers = self.samplers.clone();
+        request.saves = self.saves.clone();
+        request.loop_cap = self.loop_cap;
+        request.reps = self.profile_reps;
+        request.lanes_line = self.lanes;
+        Ok(request)
+    }
 }

@@ -16,6 +16,8 @@ pub struct Capabilities {
     pub subgroup_barrier: bool,
     /// `Features::TIMESTAMP_QUERY`: GPU timestamps at compute-pass boundaries.
     pub timestamps: bool,
+    /// `Features::IMMEDIATES`: `var<immediate>` (push constants) in user kernels.
+    pub immediates: bool,
 }
 
 impl Capabilities {
@@ -24,7 +26,11 @@ impl Capabilities {
         .union(wgpu::Features::SUBGROUP_BARRIER)
         .union(wgpu::Features::TIMESTAMP_QUERY)
         .union(wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS)
-        .union(wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES);
+        .union(wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES)
+        // User kernels' push constants and the storage formats the adapter has beyond
+        // WebGPU's (`divlab profile`).
+        .union(wgpu::Features::IMMEDIATES)
+        .union(wgpu::Features::TEXTURE_ADAPTER_SPECIFIC_FORMAT_FEATURES);
 
     /// Reads the capabilities off a device's enabled features.
     pub fn from_features(features: wgpu::Features) -> Self {
@@ -32,6 +38,7 @@ impl Capabilities {
             subgroups: features.contains(wgpu::Features::SUBGROUP),
             subgroup_barrier: features.contains(wgpu::Features::SUBGROUP_BARRIER),
             timestamps: features.contains(wgpu::Features::TIMESTAMP_QUERY),
+            immediates: features.contains(wgpu::Features::IMMEDIATES),
         }
     }
 }

@@ -14,6 +14,9 @@ pub struct Dispatch {
     pub bind_groups: Vec<wgpu::BindGroup>,
     /// Workgroups in x, y and z.
     pub workgroups: [u32; 3],
+    /// The kernel's immediate data (`var<immediate>`), set before the dispatch; empty for
+    /// none.
+    pub immediates: Vec<u8>,
 }
 
 impl Dispatch {
@@ -30,6 +33,7 @@ impl Dispatch {
             pipeline: pipeline.clone(),
             bind_groups: vec![gpu.bind(label, pipeline, buffers)],
             workgroups: [workgroups, 1, 1],
+            immediates: Vec::new(),
         }
     }
 
@@ -39,6 +43,9 @@ impl Dispatch {
         pass.set_pipeline(&self.pipeline);
         for (index, group) in (0u32..).zip(&self.bind_groups) {
             pass.set_bind_group(index, group, &[]);
+        }
+        if !self.immediates.is_empty() {
+            pass.set_immediates(0, &self.immediates);
         }
         pass.dispatch_workgroups(x, y, z);
     }

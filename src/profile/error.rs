@@ -49,8 +49,8 @@ pub enum Error {
     /// The entry point uses a resource divlab cannot make a buffer for.
     #[error(
         "`{name}` ({declared}, line {line} of {file}) is {what}, which entry point `{entry}` \
-         uses; divlab profile supports uniform and storage buffers only: profile a kernel that \
-         reads its inputs from buffers"
+         uses; divlab profile binds buffers, immediates, textures and samplers, but cannot make \
+         this one: profile an entry point that reads its inputs from those"
     )]
     UnsupportedBinding {
         /// The variable's name.
@@ -112,6 +112,31 @@ pub enum Error {
     /// A `--buffer` or `--len` names no binding, names one twice, or its fill does not fit.
     #[error("{0}")]
     BadFill(String),
+
+    /// A `--texture`, `--size`, `--format`, `--sampler` or `--save` names nothing the kernel
+    /// uses, does not fit the texture, or asks for what the adapter cannot do.
+    #[error("{0}")]
+    BadTexture(String),
+
+    /// A texture larger than one of the adapter's limits.
+    #[error(
+        "{texture} would be {asked} texels {along}, and this adapter's `{limit}` is {max}; pass \
+         a smaller --size {name}=..."
+    )]
+    TextureLimit {
+        /// The texture, labelled.
+        texture: String,
+        /// Its name, for the hint.
+        name: String,
+        /// The size asked.
+        asked: u32,
+        /// Which extent: "wide", "high", "deep", "in layers".
+        along: &'static str,
+        /// The limit's name in `wgpu::Limits`.
+        limit: &'static str,
+        /// The limit.
+        max: u32,
+    },
 
     /// divlab's own bug: the instrumented module does not validate, or its counters do not
     /// decode.

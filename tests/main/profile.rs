@@ -587,15 +587,19 @@ fn cli_profile_rejects_bad_input_clearly() {
     );
     write(
         "texture.wgsl",
-        "@group(0) @binding(0) var tex: texture_2d<f32>;\n\
+        "@group(0) @binding(0) var tex: texture_external;\n\
          @group(0) @binding(1) var<storage, read_write> out: array<f32>;\n\
          @compute @workgroup_size(1)\n\
-         fn main() {\n    out[0] = textureLoad(tex, vec2<i32>(0, 0), 0).x;\n}\n",
+         fn main() {\n    out[0] = textureLoad(tex, vec2<i32>(0, 0)).x;\n}\n",
     );
+    // A buffer in each of wgpu's eight bind groups leaves none for the counters.
+    let groups: String = (0..8)
+        .map(|g| format!("@group({g}) @binding(0) var<storage, read_write> b{g}: array<u32>;\n"))
+        .collect();
+    let uses: String = (0..8).map(|g| format!("    b{g}[0] = 1u;\n")).collect();
     write(
         "groups.wgsl",
-        "@group(7) @binding(0) var<storage, read_write> out: array<u32>;\n\
-         @compute @workgroup_size(1)\nfn main() {\n    out[0] = 1u;\n}\n",
+        &format!("{groups}@compute @workgroup_size(1)\nfn main() {{\n{uses}}}\n"),
     );
     let cases: &[(&[&str], &str)] = &[
         (&["bad.wgsl"], "bad.wgsl:3:13"),

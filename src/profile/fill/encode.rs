@@ -121,6 +121,13 @@ pub fn contents(binding: &Binding, bytes: u64, fill: &Fill) -> Result<Vec<u8>> {
             }
             buf[..data.len()].copy_from_slice(&data);
         }
+        Fill::Gradient | Fill::Checker(_) => {
+            return Err(Error::BadFill(format!(
+                "{fill} fills textures only, and {} is a buffer; use zeros, iota, random, \
+                 values:... or file:PATH",
+                binding.label()
+            )));
+        }
     }
     Ok(buf)
 }

@@ -23,9 +23,17 @@ pub enum Fill {
     Random(u64),
     /// The leading scalars in layout order; the rest zero.
     Values(Vec<f64>),
-    /// Raw little-endian bytes of a file; a shorter file is zero-padded.
+    /// Raw little-endian bytes of a file; a shorter file is zero-padded. For a texture: an
+    /// image, decoded.
     File(PathBuf),
+    /// Textures only: red and green ramps along x and y (blue along z), alpha 1.
+    Gradient,
+    /// Textures only: cells of this many texels a side, alternately 0 and 1.
+    Checker(u32),
 }
+
+/// `checker`'s cell size without one.
+pub const DEFAULT_CHECKER_CELL: u32 = 8;
 
 impl Default for Fill {
     fn default() -> Self {
@@ -33,7 +41,8 @@ impl Default for Fill {
     }
 }
 
-const FILL_FORMS: &str = "zeros, iota, random, random:SEED, values:V1,V2,... or file:PATH";
+const FILL_FORMS: &str = "zeros, iota, random, random:SEED, values:V1,V2,... or file:PATH \
+                          (textures also: gradient, checker, checker:N, file:IMAGE.png)";
 
 impl FromStr for Fill {
     type Err = String;
@@ -65,7 +74,17 @@ impl FromStr for Fill {
             }
             ("file", Some(path)) if !path.is_empty() => Ok(Self::File(PathBuf::from(path))),
             ("file", Some(_)) => Err(bad("`file:` needs a path".to_owned())),
-            ("zeros" | "iota", Some(_)) => Err(bad(format!("`{kind}` takes no argument"))),
+            ("gradient", None) => Ok(Self::Gradient),
+            ("checker", None) => Ok(Self::Checker(DEFAULT_CHECKER_CELL)),
+            ("checker", Some(n)) => match parse_u64(n) {
+                Some(n @ 1..=65536) => Ok(Self::Checker(n as u32)),
+                _ => Err(bad(format!(
+                    "cell size `{n}` is not a whole number from 1 to 65536"
+                ))),
+            },
+            ("zeros" | "iota" | "gradient", Some(_)) => {
+                Err(bad(format!("`{kind}` takes no argument")))
+            }
             ("values" | "file", None) => Err(bad(format!("`{kind}` needs `{kind}:...`"))),
             _ => Err(bad(format!("unknown fill `{kind}`"))),
         }
@@ -83,6 +102,8 @@ impl fmt::Display for Fill {
                 write!(f, "values:{}", vs.join(","))
             }
             Self::File(path) => write!(f, "file:{}", path.display()),
+            Self::Gradient => f.write_str("gradient"),
+            Self::Checker(n) => write!(f, "checker:{n}"),
         }
     }
 }
@@ -104,9 +125,17 @@ pub enum BindingRef {
 impl BindingRef {
     /// Whether `b` is the binding this names.
     pub fn matches(&self, b: &Binding) -> bool {
+        self.names(&b.name, b.group, b.binding)
+    }
+
+    /// Whether this names the resource `name` at `@group(group) @binding(binding)`.
+    pub fn names(&self, name: &str, group: u32, binding: u32) -> bool {
         match self {
-            Self::Name(name) => *name == b.name,
-            Self::Slot { group, binding } => *group == b.group && *binding == b.binding,
+            Self::Name(n) => n == name,
+            Self::Slot {
+                group: g,
+                binding: b,
+            } => *g == group && *b == binding,
         }
     }
 }
@@ -228,7 +257,7 @@ pub fn parse_dispatch(s: &str) -> Result<[u32; 3], String> {
     Ok(out)
 }
 
-fn parse_u64(s: &str) -> Option<u64> {
+pub(super) fn parse_u64(s: &str) -> Option<u64> {
     let s = s.trim();
     match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
         Some(hex) => u64::from_str_radix(hex, 16).ok(),

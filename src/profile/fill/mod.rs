@@ -7,9 +7,17 @@ mod grammar;
 mod resolve;
 #[cfg(test)]
 mod tests;
+mod texels;
+mod texture;
 
 pub use encode::contents;
 pub use grammar::{
-    BindingRef, BufferSpec, DEFAULT_SEED, Fill, parse_dispatch, parse_len, parse_override,
+    BindingRef, BufferSpec, DEFAULT_CHECKER_CELL, DEFAULT_SEED, Fill, parse_dispatch, parse_len,
+    parse_override,
 };
 pub use resolve::{Resolved, invocations, resolve};
+pub use texels::{Picture, TexelLayout, texels, to_rgba8};
+pub use texture::{
+    DEFAULT_ADDRESS, DEFAULT_FILTER, FORMATS, FormatSpec, SamplerSpec, SaveSpec, SizeSpec,
+    TextureSpec, sampler_mode,
+};

@@ -6,6 +6,7 @@
 
 mod entry;
 mod overrides;
+mod resources;
 mod shape;
 #[cfg(test)]
 mod tests;
@@ -18,6 +19,10 @@ use naga::valid::{Capabilities, ModuleInfo, ValidationFlags, Validator};
 use naga::{AddressSpace, Module, Scalar};
 
 pub use self::overrides::apply_overrides;
+pub use self::resources::{
+    SampleKind, SamplerBinding, TextureAccess, TextureBinding, TextureClass, TextureDim,
+    format_name,
+};
 pub use self::shape::scalar_name;
 use self::shape::{handle_kind, shape_of, size_of, space_name};
 use super::error::Error as ProfileError;
@@ -31,14 +36,37 @@ pub struct KernelInterface {
     pub entry: String,
     /// `@workgroup_size`, with overrides resolved.
     pub workgroup_size: [u32; 3],
-    /// The buffers the entry point (or a function it calls) uses, by `@group`, then `@binding`.
+    /// The buffers the entry point (or a function it calls) uses, by `@group`, then `@binding`,
+    /// and last its immediates (`var<immediate>`), which have no slot.
     pub bindings: Vec<Binding>,
+    /// The textures it uses, by `@group`, then `@binding`.
+    pub textures: Vec<TextureBinding>,
+    /// The samplers it uses, by `@group`, then `@binding`.
+    pub samplers: Vec<SamplerBinding>,
 }
 
 impl KernelInterface {
     /// Invocations in one workgroup.
     pub fn workgroup_invocations(&self) -> u64 {
         self.workgroup_size.iter().map(|&n| u64::from(n)).product()
+    }
+
+    /// The bind groups the kernel's own resources use.
+    pub fn groups(&self) -> impl Iterator<Item = u32> + '_ {
+        let buffers = self
+            .bindings
+            .iter()
+            .filter(|b| b.access != Access::Immediate)
+            .map(|b| b.group);
+        let textures = self.textures.iter().map(|t| t.group);
+        buffers
+            .chain(textures)
+            .chain(self.samplers.iter().map(|s| s.group))
+    }
+
+    /// The immediates block (`var<immediate>`), if the kernel has one.
+    pub fn immediate(&self) -> Option<&Binding> {
+        self.bindings.iter().find(|b| b.access == Access::Immediate)
     }
 }
 
@@ -64,6 +92,9 @@ pub struct Binding {
 impl Binding {
     /// `` `name` (@group(G) @binding(B)) ``, for messages.
     pub fn label(&self) -> String {
+        if self.access == Access::Immediate {
+            return format!("`{}` (var<immediate>)", self.name);
+        }
         format!(
             "`{}` (@group({}) @binding({}))",
             self.name, self.group, self.binding
@@ -80,6 +111,9 @@ pub enum Access {
     StorageRead,
     /// `var<storage, read_write>`.
     StorageReadWrite,
+    /// `var<immediate>`: immediate data (push constants), set with the dispatch; its
+    /// `group` and `binding` mean nothing.
+    Immediate,
 }
 
 impl fmt::Display for Access {
@@ -88,6 +122,7 @@ impl fmt::Display for Access {
             Self::Uniform => "uniform",
             Self::StorageRead => "storage, read",
             Self::StorageReadWrite => "storage, read_write",
+            Self::Immediate => "immediate",
         })
     }
 }
@@ -247,6 +282,8 @@ pub fn interface(
     let lines = SourceMap::new(source);
 
     let mut bindings = Vec::new();
+    let mut textures = Vec::new();
+    let mut samplers = Vec::new();
     for (handle, var) in module.global_variables.iter() {
         if uses[handle].is_empty() {
             continue;
@@ -278,9 +315,49 @@ pub fn interface(
             }
             AddressSpace::Storage { .. } => Access::StorageRead,
             AddressSpace::Handle => {
-                return Err(unsupported(handle_kind(&module.types[var.ty].inner)));
+                let Some(ref slot) = var.binding else {
+                    return Err(unsupported("a resource without @group/@binding"));
+                };
+                let inner = &module.types[var.ty].inner;
+                if let naga::TypeInner::Sampler { comparison } = *inner {
+                    samplers.push(SamplerBinding {
+                        group: slot.group,
+                        binding: slot.binding,
+                        name,
+                        line,
+                        comparison,
+                    });
+                    continue;
+                }
+                if !matches!(inner, naga::TypeInner::Image { .. }) {
+                    return Err(unsupported(handle_kind(inner)));
+                }
+                let (dim, class) = resources::texture_of(inner).map_err(unsupported)?;
+                textures.push(TextureBinding {
+                    group: slot.group,
+                    binding: slot.binding,
+                    name,
+                    line,
+                    dim,
+                    class,
+                    filtered: uses.sampling_set.iter().any(|key| key.image == handle),
+                });
+                continue;
             }
-            AddressSpace::Immediate => return Err(unsupported("an immediate (push constant)")),
+            AddressSpace::Immediate => {
+                let shape = shape_of(module, var.ty).map_err(|what| unsupported(&what))?;
+                bindings.push(Binding {
+                    // After every slot: an immediates block has none.
+                    group: u32::MAX,
+                    binding: 0,
+                    name,
+                    line,
+                    access: Access::Immediate,
+                    size: size_of(module, &layouter, var.ty),
+                    shape,
+                });
+                continue;
+            }
             AddressSpace::TaskPayload
             | AddressSpace::RayPayload
             | AddressSpace::IncomingRayPayload => return Err(unsupported("a payload variable")),
@@ -300,10 +377,14 @@ pub fn interface(
         });
     }
     bindings.sort_by_key(|b| (b.group, b.binding));
+    textures.sort_by_key(|t| (t.group, t.binding));
+    samplers.sort_by_key(|s| (s.group, s.binding));
     Ok(KernelInterface {
         entry: ep.name.clone(),
         workgroup_size: ep.workgroup_size,
         bindings,
+        textures,
+        samplers,
     })
 }
 

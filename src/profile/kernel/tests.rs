@@ -113,26 +113,67 @@ fn matrix_columns_are_padded() {
 }
 
 #[test]
-fn texture_is_rejected_with_its_name_and_line() {
+fn external_texture_is_rejected_with_its_name_and_line() {
     let src = "@group(0) @binding(0) var<storage, read_write> out: array<f32>;
 
-@group(0) @binding(1) var tex: texture_2d<f32>;
+@group(0) @binding(1) var video: texture_external;
 @compute @workgroup_size(8)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
-    out[gid.x] = textureLoad(tex, vec2<u32>(gid.x, 0u), 0).x;
+    out[gid.x] = textureLoad(video, vec2<u32>(gid.x, 0u)).x;
 }
 ";
     let m = message(iface(src, None));
     assert_mentions(
         &m,
         &[
-            "`tex`",
+            "`video`",
             "@group(0) @binding(1)",
             "line 3",
-            "a texture",
-            "uniform and storage buffers only",
+            "texture_external",
+            "buffers, immediates, textures and samplers",
         ],
     );
+}
+
+#[test]
+fn textures_and_samplers_are_read_with_their_class_and_filtering() {
+    let src = "@group(0) @binding(0) var src: texture_2d<f32>;
+@group(0) @binding(1) var smp: sampler;
+@group(1) @binding(0) var dst: texture_storage_2d<r32uint, write>;
+@group(1) @binding(1) var arr: texture_2d_array<u32>;
+@compute @workgroup_size(8, 8)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let c = textureSampleLevel(src, smp, vec2<f32>(0.5), 0.0);
+    let a = textureLoad(arr, gid.xy, 0, 0).x;
+    textureStore(dst, gid.xy, vec4<u32>(u32(c.x) + a));
+}
+";
+    let i = iface(src, None).unwrap();
+    assert!(i.bindings.is_empty());
+    let names: Vec<&str> = i.textures.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, ["src", "dst", "arr"]);
+    assert_eq!(
+        i.textures[0].class,
+        TextureClass::Sampled {
+            kind: SampleKind::Float,
+            multisampled: false
+        }
+    );
+    assert!(i.textures[0].filtered, "src is sampled through smp");
+    assert!(!i.textures[2].filtered, "arr is only loaded");
+    assert_eq!(i.textures[2].dim, TextureDim::D2Array);
+    assert!(i.textures[1].is_written());
+    assert_eq!(
+        i.textures[1].class,
+        TextureClass::Storage {
+            format: wgpu::TextureFormat::R32Uint,
+            access: TextureAccess::Write
+        }
+    );
+    assert_eq!(i.samplers.len(), 1);
+    assert!(!i.samplers[0].comparison);
+    // Textures in their order (src, dst, arr), then the sampler.
+    assert_eq!(i.groups().collect::<Vec<_>>(), [0, 1, 1, 0]);
 }
 
 #[test]

@@ -1,0 +1,177 @@
+//! The kernel's resources on the device, its pipelines, and the dispatches that bind them.
+
+use crate::Result;
+use crate::gpu::{Dispatch, GpuContext, RuntimeChecks, compile_wgsl, create_pipeline};
+use crate::profile::Error as ProfileError;
+use crate::profile::fill;
+use crate::profile::kernel::{self, KernelInterface};
+
+use super::Request;
+use super::textures::{Texture, make_samplers, make_textures};
+
+/// Everything the kernel binds, made and filled as asked.
+pub(super) struct Resources {
+    /// One per binding of the interface, in its order; `None` for the immediates block.
+    pub buffers: Vec<Option<wgpu::Buffer>>,
+    /// The immediates' bytes (empty for none).
+    pub immediates: Vec<u8>,
+    /// One per texture of the interface, in its order.
+    pub textures: Vec<Texture>,
+    /// One per sampler of the interface, in its order.
+    pub samplers: Vec<wgpu::Sampler>,
+}
+
+/// The kernel's buffers, immediates, textures and samplers, filled as asked.
+pub(super) fn resources(
+    gpu: &GpuContext,
+    interface: &KernelInterface,
+    request: &Request,
+) -> Result<Resources> {
+    use wgpu::util::DeviceExt as _;
+    let resolved = fill::resolve(interface, &request.buffers, &request.lens)?;
+    let invocations = fill::invocations(interface.workgroup_size, request.dispatch);
+    let mut immediates = Vec::new();
+    let mut buffers = Vec::with_capacity(resolved.len());
+    for r in &resolved {
+        let binding = &interface.bindings[r.index];
+        let bytes = binding.size.bytes(r.len.unwrap_or(invocations));
+        let contents = fill::contents(binding, bytes, &r.fill)?;
+        let usage = match binding.access {
+            kernel::Access::Immediate => {
+                immediates = immediate_bytes(gpu, binding, contents)?;
+                buffers.push(None);
+                continue;
+            }
+            kernel::Access::Uniform => wgpu::BufferUsages::UNIFORM,
+            _ => wgpu::BufferUsages::STORAGE,
+        } | wgpu::BufferUsages::COPY_SRC
+            | wgpu::BufferUsages::COPY_DST;
+        buffers.push(Some(gpu.device.create_buffer_init(
+            &wgpu::util::BufferInitDescriptor {
+                label: Some(&binding.name),
+                contents: &contents,
+                usage,
+            },
+        )));
+    }
+    Ok(Resources {
+        buffers,
+        immediates,
+        textures: make_textures(gpu, interface, request)?,
+        samplers: make_samplers(gpu, interface, request),
+    })
+}
+
+/// The immediates block's bytes, if the device takes immediates of that size.
+fn immediate_bytes(
+    gpu: &GpuContext,
+    binding: &kernel::Binding,
+    contents: Vec<u8>,
+) -> Result<Vec<u8>> {
+    if !gpu.caps.immediates {
+        return Err(crate::Error::Unsupported {
+            what: format!("{}, line {}", binding.label(), binding.line),
+            feature: "immediates (push constants: wgpu Features::IMMEDIATES, which Vulkan, \
+                      Metal and DX12 drivers offer); profile the kernel on such an adapter, or \
+                      make the block a `var<uniform>`"
+                .to_owned(),
+        });
+    }
+    let max = gpu.device.limits().max_immediate_size;
+    if contents.len() as u64 > u64::from(max) {
+        return Err(ProfileError::BadFill(format!(
+            "{} takes {} bytes, and this adapter's `max_immediate_size` is {max}; make the block \
+             smaller or a `var<uniform>`",
+            binding.label(),
+            contents.len()
+        ))
+        .into());
+    }
+    Ok(contents)
+}
+
+/// A dispatch of `pipeline` with the user's resources at their own slots and, where given,
+/// divlab's own (the counters, then the lane records) at `@group(counters.0) @binding(0, 1, ..)`.
+pub(super) fn dispatch(
+    gpu: &GpuContext,
+    pipeline: &wgpu::ComputePipeline,
+    interface: &KernelInterface,
+    resources: &Resources,
+    counters: Option<(u32, &[&wgpu::Buffer])>,
+    workgroups: [u32; 3],
+) -> Dispatch {
+    let groups = interface
+        .groups()
+        .map(|g| g + 1)
+        .chain(counters.map(|(g, _)| g + 1))
+        .max()
+        .unwrap_or(0);
+    let bind_groups = (0..groups)
+        .map(|group| {
+            let buffers = interface
+                .bindings
+                .iter()
+                .zip(&resources.buffers)
+                .filter_map(|(b, buffer)| Some((b, buffer.as_ref()?)))
+                .filter(|(b, _)| b.group == group)
+                .map(|(b, buffer)| wgpu::BindGroupEntry {
+                    binding: b.binding,
+                    resource: buffer.as_entire_binding(),
+                });
+            let textures = resources
+                .textures
+                .iter()
+                .map(|t| (&interface.textures[t.index], t))
+                .filter(|(t, _)| t.group == group)
+                .map(|(t, made)| wgpu::BindGroupEntry {
+                    binding: t.binding,
+                    resource: wgpu::BindingResource::TextureView(&made.view),
+                });
+            let samplers = interface
+                .samplers
+                .iter()
+                .zip(&resources.samplers)
+                .filter(|(s, _)| s.group == group)
+                .map(|(s, sampler)| wgpu::BindGroupEntry {
+                    binding: s.binding,
+                    resource: wgpu::BindingResource::Sampler(sampler),
+                });
+            let mut entries: Vec<wgpu::BindGroupEntry<'_>> =
+                buffers.chain(textures).chain(samplers).collect();
+            if let Some((g, ours)) = counters
+                && g == group
+            {
+                for (binding, buffer) in ours.iter().enumerate() {
+                    entries.push(wgpu::BindGroupEntry {
+                        binding: binding as u32,
+                        resource: buffer.as_entire_binding(),
+                    });
+                }
+            }
+            gpu.bind_entries(
+                "divlab.profile",
+                &pipeline.get_bind_group_layout(group),
+                &entries,
+            )
+        })
+        .collect();
+    Dispatch {
+        pipeline: pipeline.clone(),
+        bind_groups,
+        workgroups,
+        immediates: resources.immediates.clone(),
+    }
+}
+
+pub(super) fn pipeline(
+    gpu: &GpuContext,
+    file: &str,
+    wgsl: &str,
+    entry: &str,
+    constants: &[(&str, f64)],
+) -> Result<wgpu::ComputePipeline> {
+    // User kernels keep wgpu's injected guards: nothing about their loops or indices is known.
+    let module = compile_wgsl(gpu, file, wgsl, RuntimeChecks::Checked)?;
+    gpu.check_cancelled(file)?;
+    create_pipeline(gpu, file, &module, entry, constants)
+}

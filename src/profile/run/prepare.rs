@@ -1,0 +1,122 @@
+//! Everything that can be checked before the device runs anything: the parse, the overrides,
+//! the interface, the counters' bind group and the instrumented module.
+
+use crate::gpu::{GpuContext, LLVMPIPE_LOOP_ITERATIONS};
+use crate::profile::Error as ProfileError;
+use crate::profile::instrument::{self, InstrumentOptions, Instrumented};
+use crate::profile::kernel::{self, KernelInterface};
+use crate::profile::report::{self, OBSERVER_NOTE};
+use crate::shaders::{check_wgsl, prepare_for_naga};
+use crate::{Error, Result};
+
+use super::Request;
+
+/// A kernel prepared for profiling: its interface, its instrumented form and its buffers.
+pub struct Prepared {
+    /// The entry point, workgroup size and bindings.
+    pub interface: KernelInterface,
+    /// The instrumented kernel.
+    pub instrumented: Instrumented,
+    /// The loop cap in force (lowered on llvmpipe, where a cap above
+    /// [`LLVMPIPE_LOOP_ITERATIONS`] would never fire).
+    pub loop_cap: u32,
+    /// Remarks for the report.
+    pub notes: Vec<String>,
+}
+
+/// Parses, resolves overrides, reads the interface and instruments: everything that can be
+/// checked before the device runs anything.
+pub fn prepare(gpu: &GpuContext, request: &Request) -> Result<Prepared> {
+    let module = check_wgsl(&request.file, &request.source)?;
+    let module = kernel::apply_overrides(&module, &request.overrides)?;
+    let prepared = prepare_for_naga(&request.source);
+    let interface = kernel::interface(&module, &prepared, &request.file, request.entry.as_deref())?;
+    // The lowest group the entry point leaves free, whose slots 0 and 1 (the counters and the
+    // lane records) no other entry point's variable holds either.
+    let used: Vec<u32> = interface.groups().collect();
+    let taken = |g: u32| {
+        module.global_variables.iter().any(|(_, v)| {
+            v.binding
+                .as_ref()
+                .is_some_and(|b| b.group == g && b.binding <= 1)
+        })
+    };
+    let counters_group = (0..)
+        .find(|&g| !used.contains(&g) && !taken(g))
+        .unwrap_or(u32::MAX);
+    let max_groups = gpu.device.limits().max_bind_groups;
+    if counters_group >= max_groups {
+        return Err(ProfileError::NoCountersGroup {
+            highest: used.iter().copied().max().unwrap_or(0),
+            available: max_groups,
+        }
+        .into());
+    }
+    let mut notes = vec![if gpu.caps.subgroups {
+        OBSERVER_NOTE.to_owned()
+    } else {
+        "the counters are private increments added atomically where an invocation leaves the \
+         kernel; a compiler may schedule the kernel differently around them, so the profile is \
+         of the instrumented kernel"
+            .to_owned()
+    }];
+    let mut loop_cap = request.loop_cap.max(1);
+    if gpu.is_llvmpipe() && loop_cap > LLVMPIPE_LOOP_ITERATIONS - 1 {
+        loop_cap = LLVMPIPE_LOOP_ITERATIONS - 1;
+        notes.push(format!(
+            "llvmpipe ends every loop of an invocation after {LLVMPIPE_LOOP_ITERATIONS} iterations in \
+             total, silently, so the loop cap is lowered to {loop_cap} here"
+        ));
+    }
+    let mut options = InstrumentOptions {
+        subgroups: gpu.caps.subgroups,
+        loop_cap,
+        counters_group,
+        lanes_block: None,
+    };
+    let mut instrumented = instrument::instrument(&module, &prepared, &interface.entry, &options)?;
+    if let Some(line) = request.lanes_line {
+        if !gpu.caps.subgroups {
+            return Err(Error::Unsupported {
+                what: format!("--lanes {line}"),
+                feature: "subgroup operations (a ballot per subgroup)".to_owned(),
+            });
+        }
+        // The blocks are numbered the same on the second pass: record at the line's owner.
+        let lines = crate::source_map::SourceMap::new(&request.source).line_count();
+        if line == 0 || line as usize > lines {
+            return Err(ProfileError::BadLanes {
+                line,
+                why: format!(
+                    "{} has lines 1 to {lines}; name a line with a statement",
+                    request.file
+                ),
+            }
+            .into());
+        }
+        let block =
+            report::line_owner(&instrumented, line).ok_or_else(|| ProfileError::BadLanes {
+                line,
+                why: format!(
+                    "{}:{line} has no code the entry point `{}` runs (a comment, a declaration, \
+                     or a function it never calls); name a line with a statement",
+                    request.file, interface.entry
+                ),
+            })?;
+        options.lanes_block = Some(block);
+        instrumented = instrument::instrument(&module, &prepared, &interface.entry, &options)?;
+    }
+    if !gpu.caps.subgroups {
+        notes.push(
+            "this adapter has no subgroup operations: executions count invocations, and \
+             efficiency and divergence are not measured"
+                .to_owned(),
+        );
+    }
+    Ok(Prepared {
+        interface,
+        instrumented,
+        loop_cap,
+        notes,
+    })
+}
