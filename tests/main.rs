@@ -26,6 +26,10 @@ mod gpu;
 mod lint;
 #[path = "main/profile.rs"]
 mod profile;
+#[path = "main/profile_inputs.rs"]
+mod profile_inputs;
+#[path = "main/profile_invariant.rs"]
+mod profile_invariant;
 #[path = "main/readme.rs"]
 mod readme;
 #[path = "main/report.rs"]

@@ -4,6 +4,8 @@
 //! resources and dispatches, `timing.rs` times the kernel and reads the lane records.
 
 mod bind;
+mod bound;
+mod cap;
 mod prepare;
 mod textures;
 mod timing;
@@ -121,6 +123,7 @@ pub fn profile(lab: &Lab, request: &Request) -> Result<Finished> {
     let instrumented_pipeline = pipeline(gpu, &label, &instrumented.wgsl, &interface.entry, &[])?;
     let resources = resources(gpu, &interface, request)?;
     notes.extend(textures::describe(&interface, request, &resources.textures));
+    notes.extend(cap::default_notes(request, &interface));
     let counters = crate::gpu::storage_buffer(
         gpu,
         "divlab.profile.counters",
@@ -183,13 +186,8 @@ pub fn profile(lab: &Lab, request: &Request) -> Result<Finished> {
         notes: Vec::new(),
         lanes,
     };
-    if let Some(line) = cap_line {
-        let message = format!(
-            "{}:{line}: the loop here ran {loop_cap} iterations in one invocation and hit the \
-             loop cap; the kernel may never end on this input. The profile below is of the \
-             cut-short run; raise the cap with --loop-cap if the loop is meant to run longer",
-            request.file
-        );
+    if let Some(lp) = counts.cap_hit {
+        let message = cap::message(request, &interface, &instrumented.loops[lp], loop_cap);
         profile.notes = notes;
         return Ok(Finished {
             profile,

@@ -1,0 +1,637 @@
+//! Where a loop's bound comes from, read on naga's IR for the cap message (`cap.rs`): the loop's
+//! exit test, its counter told apart from its bound (the side that a store in the loop changes),
+//! and the bound followed back through `let`s, `var`s assigned once, conversions and arithmetic
+//! with constants to its source: a scalar of a buffer, an element at an index that varies, a
+//! runtime array's length, a built-in input or a constant. The uniformity analysis does not
+//! help here: it follows only what makes a value non-uniform, and a uniform buffer does not.
+
+use naga::{
+    AddressSpace, BinaryOperator, Block, Expression, Function, GlobalVariable, Handle, Module,
+    Scalar, Statement, TypeInner, UnaryOperator,
+};
+
+use crate::source_map::SourceMap;
+
+/// A loop's bound and where it comes from.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) struct LoopBound {
+    /// The bound as the source writes it (`params.count`).
+    pub text: String,
+    /// Where its value comes from.
+    pub source: Source,
+}
+
+/// Where a loop bound's value comes from.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) enum Source {
+    /// One scalar of a buffer, at a place the kernel names with constants.
+    Scalar {
+        /// The buffer's variable.
+        global: Handle<GlobalVariable>,
+        /// The place, as WGSL writes it (`params.count`, `info.blocks[2]`).
+        path: String,
+        /// Its byte offset in the buffer.
+        offset: u64,
+        /// Its type.
+        scalar: Scalar,
+        /// Whether the bound is computed from it (`params.n * 2u`) rather than the value itself.
+        computed: bool,
+    },
+    /// An element of a buffer at an index that is not a constant (`bounds[gid.x]`).
+    Element {
+        /// The buffer's variable.
+        global: Handle<GlobalVariable>,
+        /// The index, as the source writes it.
+        index: String,
+    },
+    /// The length of a buffer's runtime-sized array (`arrayLength(&data)`).
+    Length {
+        /// The buffer's variable.
+        global: Handle<GlobalVariable>,
+    },
+    /// A built-in input: `global_invocation_id.x`.
+    Builtin(String),
+    /// A constant.
+    Constant,
+    /// Something the trace does not follow: what it is.
+    Other(String),
+}
+
+/// How deep the trace follows `var`s into `var`s before it gives up.
+const MAX_DEPTH: usize = 16;
+
+/// The bound of the loop at `line` of `function` (the one on that line that comes first), when
+/// its exit test is one comparison between a value the loop changes and one it does not.
+/// `source` is the text naga parsed; `entry` says whether `function` is an entry point.
+pub(super) fn loop_bound(
+    module: &Module,
+    function: &Function,
+    entry: bool,
+    source: &str,
+    line: u32,
+) -> Option<LoopBound> {
+    let lines = SourceMap::new(source);
+    let (body, continuing, break_if) = find_loop(&function.body, &lines, line)?;
+    let mut condition = exit_condition(body, break_if)?;
+    while let Expression::Unary {
+        op: UnaryOperator::LogicalNot,
+        expr,
+    } = function.expressions[condition]
+    {
+        condition = expr;
+    }
+    let Expression::Binary { op, left, right } = function.expressions[condition] else {
+        return None;
+    };
+    use BinaryOperator as B;
+    if !matches!(
+        op,
+        B::Less | B::LessEqual | B::Greater | B::GreaterEqual | B::Equal | B::NotEqual
+    ) {
+        return None;
+    }
+    let mut changed = Vec::new();
+    stored_locals(body, &function.expressions, &mut changed);
+    stored_locals(continuing, &function.expressions, &mut changed);
+    let trace = Trace {
+        module,
+        function,
+        entry,
+        source,
+    };
+    let bound = match (trace.varies(left, &changed), trace.varies(right, &changed)) {
+        (true, false) => right,
+        (false, true) => left,
+        _ => return None,
+    };
+    Some(LoopBound {
+        text: trace.text(bound),
+        source: trace.source(bound, false, 0),
+    })
+}
+
+/// The body, `continuing` and `break if` of the first loop statement on `line`.
+fn find_loop<'a>(
+    block: &'a Block,
+    lines: &SourceMap<'_>,
+    line: u32,
+) -> Option<(&'a Block, &'a Block, Option<Handle<Expression>>)> {
+    block
+        .span_iter()
+        .find_map(|(statement, span)| match statement {
+            Statement::Loop {
+                body,
+                continuing,
+                break_if,
+            } if lines.span_line(*span) == Some(line) => Some((body, continuing, *break_if)),
+            Statement::Loop {
+                body, continuing, ..
+            } => find_loop(body, lines, line).or_else(|| find_loop(continuing, lines, line)),
+            Statement::Block(inner) => find_loop(inner, lines, line),
+            Statement::If { accept, reject, .. } => {
+                find_loop(accept, lines, line).or_else(|| find_loop(reject, lines, line))
+            }
+            Statement::Switch { cases, .. } => {
+                cases.iter().find_map(|c| find_loop(&c.body, lines, line))
+            }
+            _ => None,
+        })
+}
+
+/// The condition of a loop's leading exit test (`if c {} else { break; }`, as naga writes
+/// `for` and `while`, or `if c { break; }`), else its `break if`.
+fn exit_condition(
+    body: &Block,
+    break_if: Option<Handle<Expression>>,
+) -> Option<Handle<Expression>> {
+    let is_break = |b: &Block| matches!(b.iter().collect::<Vec<_>>()[..], [Statement::Break]);
+    let first = body.iter().find(|s| !matches!(s, Statement::Emit(_)));
+    match first {
+        Some(Statement::If {
+            condition,
+            accept,
+            reject,
+        }) if (accept.is_empty() && is_break(reject))
+            || (is_break(accept) && reject.is_empty()) =>
+        {
+            Some(*condition)
+        }
+        _ => break_if,
+    }
+}
+
+/// Every local variable a statement of `block` stores to or passes a pointer to.
+fn stored_locals(
+    block: &Block,
+    expressions: &naga::Arena<Expression>,
+    out: &mut Vec<Handle<naga::LocalVariable>>,
+) {
+    for statement in block.iter() {
+        match statement {
+            Statement::Store { pointer, .. } => out.extend(local_root(expressions, *pointer)),
+            Statement::Call { arguments, .. } => {
+                out.extend(arguments.iter().filter_map(|&a| local_root(expressions, a)))
+            }
+            Statement::Block(inner) => stored_locals(inner, expressions, out),
+            Statement::If { accept, reject, .. } => {
+                stored_locals(accept, expressions, out);
+                stored_locals(reject, expressions, out);
+            }
+            Statement::Switch { cases, .. } => {
+                for case in cases {
+                    stored_locals(&case.body, expressions, out);
+                }
+            }
+            Statement::Loop {
+                body, continuing, ..
+            } => {
+                stored_locals(body, expressions, out);
+                stored_locals(continuing, expressions, out);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The local variable a pointer points into, if it is one.
+fn local_root(
+    expressions: &naga::Arena<Expression>,
+    mut pointer: Handle<Expression>,
+) -> Option<Handle<naga::LocalVariable>> {
+    loop {
+        match expressions[pointer] {
+            Expression::AccessIndex { base, .. } | Expression::Access { base, .. } => {
+                pointer = base;
+            }
+            Expression::LocalVariable(v) => return Some(v),
+            _ => return None,
+        }
+    }
+}
+
+/// One function's expressions, read back to their sources.
+struct Trace<'a> {
+    module: &'a Module,
+    function: &'a Function,
+    entry: bool,
+    source: &'a str,
+}
+
+impl Trace<'_> {
+    fn text(&self, h: Handle<Expression>) -> String {
+        if let Some(name) = self.function.named_expressions.get(&h) {
+            return name.clone();
+        }
+        let span = self.function.expressions.get_span(h);
+        span.to_range()
+            .and_then(|r| self.source.get(r))
+            .map_or_else(|| "the bound".to_owned(), |t| t.trim().to_owned())
+    }
+
+    /// Whether `h` reads a local that the loop changes, or calls something.
+    fn varies(&self, h: Handle<Expression>, changed: &[Handle<naga::LocalVariable>]) -> bool {
+        let mut varies = false;
+        self.visit(h, &mut |e| match *e {
+            Expression::LocalVariable(v) => varies |= changed.contains(&v),
+            Expression::CallResult(_)
+            | Expression::AtomicResult { .. }
+            | Expression::SubgroupBallotResult
+            | Expression::SubgroupOperationResult { .. }
+            | Expression::WorkGroupUniformLoadResult { .. } => varies = true,
+            _ => {}
+        });
+        varies
+    }
+
+    /// Calls `f` on `h` and every expression it is computed from.
+    fn visit(&self, h: Handle<Expression>, f: &mut dyn FnMut(&Expression)) {
+        let e = &self.function.expressions[h];
+        f(e);
+        let mut ops = Vec::new();
+        operands(e, &mut ops);
+        for op in ops {
+            self.visit(op, f);
+        }
+    }
+
+    fn source(&self, h: Handle<Expression>, computed: bool, depth: usize) -> Source {
+        use Expression as E;
+        if depth > MAX_DEPTH {
+            return Source::Other(format!("`{}`, through too many variables", self.text(h)));
+        }
+        match self.function.expressions[h] {
+            E::Literal(_) | E::Constant(_) | E::Override(_) | E::ZeroValue(_) => Source::Constant,
+            E::As { expr, .. } => self.source(expr, computed, depth),
+            E::Binary { left, right, .. } if self.is_constant(left) => {
+                self.source(right, true, depth)
+            }
+            E::Binary { left, right, .. } if self.is_constant(right) => {
+                self.source(left, true, depth)
+            }
+            E::Load { pointer } => self.place(pointer, Vec::new(), computed, depth),
+            E::AccessIndex { base, index } => match self.function.expressions[base] {
+                E::Load { pointer } => self.place(pointer, vec![Step::At(index)], computed, depth),
+                E::FunctionArgument(arg) => self.argument(arg, Some(index)),
+                _ => self.other(h),
+            },
+            E::FunctionArgument(arg) => self.argument(arg, None),
+            E::ArrayLength(pointer) => match self.root(pointer) {
+                (&E::GlobalVariable(global), _) => Source::Length { global },
+                _ => self.other(h),
+            },
+            _ => self.other(h),
+        }
+    }
+
+    fn other(&self, h: Handle<Expression>) -> Source {
+        Source::Other(format!(
+            "`{}`, which divlab does not follow to an input",
+            self.text(h)
+        ))
+    }
+
+    fn is_constant(&self, h: Handle<Expression>) -> bool {
+        matches!(
+            self.function.expressions[h],
+            Expression::Literal(_) | Expression::Constant(_) | Expression::ZeroValue(_)
+        )
+    }
+
+    /// The pointer's root expression and the steps from it, outermost last.
+    fn root(&self, mut pointer: Handle<Expression>) -> (&Expression, Vec<Step>) {
+        let mut steps = Vec::new();
+        loop {
+            match self.function.expressions[pointer] {
+                Expression::AccessIndex { base, index } => {
+                    steps.push(Step::At(index));
+                    pointer = base;
+                }
+                Expression::Access { base, index } => {
+                    steps.push(match self.constant_index(index) {
+                        Some(i) => Step::At(i),
+                        None => Step::Dynamic(index),
+                    });
+                    pointer = base;
+                }
+                ref root => {
+                    steps.reverse();
+                    return (root, steps);
+                }
+            }
+        }
+    }
+
+    fn constant_index(&self, h: Handle<Expression>) -> Option<u32> {
+        match self.function.expressions[h] {
+            Expression::Literal(l) => match l {
+                naga::Literal::U32(v) => Some(v),
+                naga::Literal::I32(v) => u32::try_from(v).ok(),
+                naga::Literal::AbstractInt(v) => u32::try_from(v).ok(),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// What a load through `pointer` (then `after`) reads.
+    fn place(
+        &self,
+        pointer: Handle<Expression>,
+        after: Vec<Step>,
+        computed: bool,
+        depth: usize,
+    ) -> Source {
+        let (root, mut steps) = self.root(pointer);
+        steps.extend(after);
+        match *root {
+            Expression::GlobalVariable(global) => self.global(global, &steps, computed),
+            Expression::LocalVariable(local) if steps.is_empty() => {
+                self.local(local, computed, depth)
+            }
+            Expression::LocalVariable(local) => Source::Other(format!(
+                "part of the variable `{}`, which divlab does not follow to an input",
+                self.function.local_variables[local]
+                    .name
+                    .as_deref()
+                    .unwrap_or("?")
+            )),
+            _ => Source::Other("a value behind a pointer parameter".to_owned()),
+        }
+    }
+
+    fn global(&self, global: Handle<GlobalVariable>, steps: &[Step], computed: bool) -> Source {
+        let var = &self.module.global_variables[global];
+        let name = var.name.clone().unwrap_or_else(|| "?".to_owned());
+        let buffer = matches!(
+            var.space,
+            AddressSpace::Uniform | AddressSpace::Storage { .. } | AddressSpace::Immediate
+        );
+        if !buffer {
+            let space = match var.space {
+                AddressSpace::WorkGroup => "workgroup",
+                AddressSpace::Private => "private",
+                _ => "module-scope",
+            };
+            return Source::Other(format!(
+                "the {space} variable `{name}`, which the kernel computes itself"
+            ));
+        }
+        if let Some(index) = steps.iter().find_map(|s| match *s {
+            Step::Dynamic(i) => Some(i),
+            Step::At(_) => None,
+        }) {
+            return Source::Element {
+                global,
+                index: self.text(index),
+            };
+        }
+        match place_of(self.module, var.ty, steps) {
+            Some((path, offset, scalar)) => Source::Scalar {
+                global,
+                path: format!("{name}{path}"),
+                offset,
+                scalar,
+                computed,
+            },
+            None => Source::Other(format!("a part of `{name}` divlab cannot lay out")),
+        }
+    }
+
+    /// A local's value: its initializer or its one store, when it has exactly one of them.
+    fn local(&self, local: Handle<naga::LocalVariable>, computed: bool, depth: usize) -> Source {
+        let var = &self.function.local_variables[local];
+        let mut values = Vec::new();
+        let mut other_writes = false;
+        stores_to(
+            &self.function.body,
+            &self.function.expressions,
+            local,
+            &mut values,
+            &mut other_writes,
+        );
+        values.extend(var.init);
+        let name = var.name.as_deref().unwrap_or("?");
+        match values[..] {
+            [value] if !other_writes => self.source(value, computed, depth + 1),
+            _ => Source::Other(format!(
+                "the variable `{name}`, which the kernel assigns in several places"
+            )),
+        }
+    }
+
+    fn argument(&self, arg: u32, member: Option<u32>) -> Source {
+        let argument = &self.function.arguments[arg as usize];
+        let name = argument.name.as_deref().unwrap_or("?");
+        if !self.entry {
+            return Source::Other(format!(
+                "the parameter `{name}` of `fn {}`, which its callers pass",
+                self.function.name.as_deref().unwrap_or("?")
+            ));
+        }
+        let builtin = |b: &Option<naga::Binding>| match b {
+            Some(naga::Binding::BuiltIn(b)) => Some(builtin_name(*b)),
+            _ => None,
+        };
+        let found = match (&self.module.types[argument.ty].inner, member) {
+            (TypeInner::Struct { members, .. }, Some(m)) => {
+                members.get(m as usize).and_then(|m| builtin(&m.binding))
+            }
+            (TypeInner::Vector { .. }, Some(c)) => builtin(&argument.binding)
+                .map(|b| format!("{b}.{}", ["x", "y", "z", "w"][c as usize % 4])),
+            (_, None) => builtin(&argument.binding),
+            _ => None,
+        };
+        match found {
+            Some(b) => Source::Builtin(b),
+            None => Source::Other(format!("the entry point's input `{name}`")),
+        }
+    }
+}
+
+/// One step from a variable to a part of it.
+#[derive(Clone, Copy, Debug)]
+enum Step {
+    /// A member, an element or a component at a constant index.
+    At(u32),
+    /// An element at an index computed at run time.
+    Dynamic(Handle<Expression>),
+}
+
+/// The WGSL path (`.count`, `[2].x`), byte offset and scalar type of the part of type `ty` that
+/// `steps` reach, when it is one scalar.
+fn place_of(
+    module: &Module,
+    ty: Handle<naga::Type>,
+    steps: &[Step],
+) -> Option<(String, u64, Scalar)> {
+    /// A type, or a vector or scalar inside a matrix or vector, which have no handle.
+    enum At {
+        Type(Handle<naga::Type>),
+        Vector(naga::VectorSize, Scalar),
+        Scalar(Scalar),
+    }
+    let mut at = At::Type(ty);
+    let mut path = String::new();
+    let mut offset = 0u64;
+    for step in steps {
+        let Step::At(i) = *step else { return None };
+        let inner = match at {
+            At::Type(t) => module.types[t].inner.clone(),
+            At::Vector(size, scalar) => TypeInner::Vector { size, scalar },
+            At::Scalar(_) => return None,
+        };
+        at = match inner {
+            TypeInner::Struct { ref members, .. } => {
+                let m = members.get(i as usize)?;
+                path.push('.');
+                path.push_str(m.name.as_deref().unwrap_or("?"));
+                offset += u64::from(m.offset);
+                At::Type(m.ty)
+            }
+            TypeInner::Array { base, stride, .. } => {
+                path.push_str(&format!("[{i}]"));
+                offset += u64::from(i) * u64::from(stride);
+                At::Type(base)
+            }
+            TypeInner::Vector { scalar, .. } => {
+                path.push('.');
+                path.push_str(["x", "y", "z", "w"].get(i as usize)?);
+                offset += u64::from(i) * u64::from(scalar.width);
+                At::Scalar(scalar)
+            }
+            TypeInner::Matrix { rows, scalar, .. } => {
+                path.push_str(&format!("[{i}]"));
+                let stride = naga::proc::Alignment::from(rows) * u32::from(scalar.width);
+                offset += u64::from(i) * u64::from(stride);
+                At::Vector(rows, scalar)
+            }
+            _ => return None,
+        };
+    }
+    let scalar = match at {
+        At::Scalar(s) => s,
+        At::Type(t) => match module.types[t].inner {
+            TypeInner::Scalar(s) | TypeInner::Atomic(s) => s,
+            _ => return None,
+        },
+        At::Vector(..) => return None,
+    };
+    Some((path, offset, scalar))
+}
+
+/// The integer scalars of a uniform buffer of type `ty` that its default fill sets (as
+/// [`crate::profile::fill::count_scalars`] finds them in its shape): their WGSL paths from the
+/// variable `name`, in layout order.
+pub(super) fn count_fields(module: &Module, ty: Handle<naga::Type>, name: &str) -> Vec<String> {
+    fn walk(module: &Module, ty: Handle<naga::Type>, path: String, out: &mut Vec<String>) {
+        match module.types[ty].inner {
+            TypeInner::Scalar(s)
+                if matches!(s.kind, naga::ScalarKind::Uint | naga::ScalarKind::Sint) =>
+            {
+                out.push(path);
+            }
+            TypeInner::Struct { ref members, .. } => {
+                for m in members {
+                    let name = m.name.as_deref().unwrap_or("?");
+                    walk(module, m.ty, format!("{path}.{name}"), out);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    walk(module, ty, name.to_owned(), &mut out);
+    out
+}
+
+/// Every value stored straight into `local` in `block` (nested blocks too); `other` is set
+/// where the local is written some other way (through a part of it, or by a call).
+fn stores_to(
+    block: &Block,
+    expressions: &naga::Arena<Expression>,
+    local: Handle<naga::LocalVariable>,
+    values: &mut Vec<Handle<Expression>>,
+    other: &mut bool,
+) {
+    let roots_at = |p: Handle<Expression>| local_root(expressions, p);
+    for statement in block.iter() {
+        match statement {
+            Statement::Store { pointer, value } => match expressions[*pointer] {
+                Expression::LocalVariable(v) if v == local => values.push(*value),
+                _ if roots_at(*pointer) == Some(local) => *other = true,
+                _ => {}
+            },
+            Statement::Call { arguments, .. } => {
+                if arguments.iter().any(|&a| roots_at(a) == Some(local)) {
+                    *other = true;
+                }
+            }
+            Statement::Block(inner) => stores_to(inner, expressions, local, values, other),
+            Statement::If { accept, reject, .. } => {
+                stores_to(accept, expressions, local, values, other);
+                stores_to(reject, expressions, local, values, other);
+            }
+            Statement::Switch { cases, .. } => {
+                for case in cases {
+                    stores_to(&case.body, expressions, local, values, other);
+                }
+            }
+            Statement::Loop {
+                body, continuing, ..
+            } => {
+                stores_to(body, expressions, local, values, other);
+                stores_to(continuing, expressions, local, values, other);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The expressions `e` is computed from.
+fn operands(e: &Expression, out: &mut Vec<Handle<Expression>>) {
+    use Expression as E;
+    match *e {
+        E::Access { base, index } => out.extend([base, index]),
+        E::AccessIndex { base, .. } => out.push(base),
+        E::Splat { value, .. } => out.push(value),
+        E::Swizzle { vector, .. } => out.push(vector),
+        E::Compose { ref components, .. } => out.extend(components),
+        E::Load { pointer } => out.push(pointer),
+        E::Unary { expr, .. } | E::As { expr, .. } | E::Relational { argument: expr, .. } => {
+            out.push(expr)
+        }
+        E::Binary { left, right, .. } => out.extend([left, right]),
+        E::Select {
+            condition,
+            accept,
+            reject,
+        } => out.extend([condition, accept, reject]),
+        E::Math {
+            arg,
+            arg1,
+            arg2,
+            arg3,
+            ..
+        } => out.extend([Some(arg), arg1, arg2, arg3].into_iter().flatten()),
+        E::ArrayLength(p) => out.push(p),
+        _ => {}
+    }
+}
+
+/// WGSL's name of a built-in value.
+fn builtin_name(b: naga::BuiltIn) -> String {
+    use naga::BuiltIn as B;
+    match b {
+        B::GlobalInvocationId => "global_invocation_id",
+        B::LocalInvocationId => "local_invocation_id",
+        B::LocalInvocationIndex => "local_invocation_index",
+        B::WorkGroupId => "workgroup_id",
+        B::NumWorkGroups => "num_workgroups",
+        B::SubgroupInvocationId => "subgroup_invocation_id",
+        B::SubgroupSize => "subgroup_size",
+        B::SubgroupId => "subgroup_id",
+        B::NumSubgroups => "num_subgroups",
+        _ => return format!("{b:?}"),
+    }
+    .to_owned()
+}
