@@ -228,7 +228,8 @@ pub(crate) struct ProfileArgs {
     #[arg(long, value_name = "X[,Y[,Z]]", default_value = "1", value_parser = profile::fill::parse_dispatch)]
     pub(crate) dispatch: [u32; 3],
     /// A binding's contents: BINDING (name or GROUP:BINDING) = zeros, iota,
-    /// random[:SEED] (the default), values:V1,V2,... or file:PATH.
+    /// random[:SEED], values:V1,V2,... (in layout order) or file:PATH. Default: random, except
+    /// that a uniform buffer's integer fields hold the dispatch's invocations.
     #[arg(long = "buffer", value_name = "BINDING=FILL", value_parser = |s: &str| s.parse::<profile::fill::BufferSpec>())]
     pub(crate) buffers: Vec<profile::fill::BufferSpec>,
     /// Elements of a runtime-sized array (default: one per invocation of the dispatch).

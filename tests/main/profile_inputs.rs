@@ -99,8 +99,8 @@ fn a_loop_bounded_by_a_uniform_field_runs_to_its_end_with_the_default() {
         .find(|note| note.contains("`params` (uniform) has no --buffer"))
         .unwrap_or_else(|| panic!("no note on the default: {:#?}", p.notes));
     assert!(
-        note.contains("its integer fields `params.count` hold 128")
-            && note.contains("the rest of it the random fill"),
+        note.contains("its integer field `params.count` holds 128, the dispatch's invocations")
+            && note.contains("and its other scalars the random fill"),
         "{note}"
     );
 }
@@ -190,7 +190,7 @@ fn a_capped_loop_bounded_by_a_loaded_element_says_so() {
                 which is not a constant";
     assert!(message.contains(part), "no `{part}` in: {message}");
     assert!(
-        message.contains("(default fill)")
+        message.contains("(default random fill)")
             && message.contains("pass `--buffer trips=values:...` (or `iota`)"),
         "{message}"
     );

@@ -5,7 +5,8 @@
 use naga::{Module, Scalar, ScalarKind};
 
 use super::Request;
-use super::bound::{LoopBound, Source, count_fields, loop_bound};
+use super::bound::{LoopBound, Source, loop_bound};
+use super::ir::count_fields;
 use crate::profile::fill::{self, Fill, Resolved};
 use crate::profile::instrument::LoopSite;
 use crate::profile::kernel::{self, Access, Binding, KernelInterface};
@@ -53,25 +54,23 @@ pub(super) fn default_notes(request: &Request, interface: &KernelInterface) -> V
             }
             let (_, var) = global_of(&module, binding)?;
             let fields = count_fields(&module, var.ty, &binding.name);
-            let rest = if fill::count_scalars(&binding.shape).len()
-                == binding.shape.scalar_count(0) as usize
+            let rest = if fill::count_scalars(&binding.shape).len() as u64
+                == binding.shape.scalar_count(0)
             {
                 ""
             } else {
-                ", the rest of it the random fill"
+                ", and its other scalars the random fill"
             };
             let what = match &fields[..] {
                 [one] if *one == binding.name => format!("it holds {invocations}"),
-                _ => format!(
-                    "its integer fields {} hold {invocations}{rest}",
-                    quoted(&fields)
-                ),
+                [one] => format!("its integer field `{one}` holds {invocations}"),
+                _ => format!("its integer fields {} hold {invocations}", quoted(&fields)),
             };
             Some(format!(
-                "`{}` (uniform) has no --buffer: {what}, the dispatch's invocations, which is \
-                 also the default length of a runtime-sized array, so a count or bound read \
-                 from it agrees with the buffers; pass --buffer {}=... to choose",
-                binding.name, binding.name
+                "`{name}` (uniform) has no --buffer: {what}, the dispatch's invocations (also \
+                 the default length of a runtime-sized array, so a count or bound read from it \
+                 agrees with the buffers){rest}; pass --buffer {name}=... to choose",
+                name = binding.name
             ))
         })
         .collect()
@@ -183,7 +182,7 @@ impl<'a> Inputs<'a> {
                      ({fill}); pass `--buffer {name}=values:...` (or `iota`) with smaller \
                      elements there",
                     name = binding.name,
-                    fill = fill_kind(r),
+                    fill = fill_kind(binding, r),
                 )
             }
             Source::Length { global } => {
@@ -248,7 +247,7 @@ impl<'a> Inputs<'a> {
         let Some(k) = offsets.iter().position(|&at| at == offset) else {
             return format!(
                 "reads its bound from `{path}`{through} ({}: {value})",
-                fill_kind(r)
+                fill_kind(binding, r)
             );
         };
         let example = if k < 16 {
@@ -273,7 +272,7 @@ impl<'a> Inputs<'a> {
         format!(
             "reads its bound from `{path}`{through} ({}: {value}){below}; pass `--buffer \
              {name}=values:...` with `{path}` as value {} of {} in layout order{example}",
-            fill_kind(r),
+            fill_kind(binding, r),
             k + 1,
             offsets.len(),
         )
@@ -317,9 +316,11 @@ fn read_scalar(bytes: &[u8], offset: u64, scalar: Scalar) -> Option<String> {
 }
 
 /// "random fill", "default fill", ...: how the binding was filled, for the message.
-fn fill_kind(r: &Resolved) -> String {
-    if !r.given {
-        return "default fill".to_owned();
+fn fill_kind(binding: &Binding, r: &Resolved) -> String {
+    match (r.given, binding.access) {
+        (false, Access::Uniform) => return "default fill".to_owned(),
+        (false, _) => return "default random fill".to_owned(),
+        (true, _) => {}
     }
     match &r.fill {
         Fill::Random(seed) if *seed == fill::DEFAULT_SEED => "random fill".to_owned(),

@@ -1,11 +1,14 @@
 //! Running a profile: the user's buffers, the instrumented dispatch (within the loop cap and the
 //! device's timeout), the counters read back, then the kernel timed alone and instrumented.
 //! `prepare.rs` checks everything it can before the device runs anything, `bind.rs` makes the
-//! resources and dispatches, `timing.rs` times the kernel and reads the lane records.
+//! resources and dispatches, `timing.rs` times the kernel and reads the lane records. `cap.rs`
+//! words what the user learns about the inputs (where a capped loop's bound comes from, which
+//! uniform fields the default fill set), from the trace in `bound.rs` (with `ir.rs`).
 
 mod bind;
 mod bound;
 mod cap;
+mod ir;
 mod prepare;
 mod textures;
 mod timing;
