@@ -10,7 +10,7 @@ use naga::{
     Scalar, Statement, TypeInner, UnaryOperator,
 };
 
-use super::ir::{Step, builtin_name, operands, place_of, stored_locals, stores_to};
+use super::ir::{Step, builtin_name, calls_in, operands, place_of, stored_locals, stores_to};
 use crate::source_map::SourceMap;
 
 /// A loop's bound and where it comes from.
@@ -247,10 +247,10 @@ impl Trace<'_> {
             E::Load { pointer } => self.place(pointer, Vec::new(), computed, depth),
             E::AccessIndex { base, index } => match self.function.expressions[base] {
                 E::Load { pointer } => self.place(pointer, vec![Step::At(index)], computed, depth),
-                E::FunctionArgument(arg) => self.argument(arg, Some(index)),
+                E::FunctionArgument(arg) => self.argument(arg, Some(index), computed, depth),
                 _ => self.other(h),
             },
-            E::FunctionArgument(arg) => self.argument(arg, None),
+            E::FunctionArgument(arg) => self.argument(arg, None, computed, depth),
             E::ArrayLength(pointer) => match self.root(pointer) {
                 (&E::GlobalVariable(global), _) => Source::Length { global },
                 _ => self.other(h),
@@ -395,13 +395,55 @@ impl Trace<'_> {
         }
     }
 
-    fn argument(&self, arg: u32, member: Option<u32>) -> Source {
+    /// Every call of this function in the module: the caller, whether it is an entry point,
+    /// and the arguments passed.
+    fn calls_of_this(&self) -> Vec<(&Function, bool, Vec<Handle<Expression>>)> {
+        let Some(this) = self
+            .module
+            .functions
+            .iter()
+            .find(|(_, f)| std::ptr::eq(*f, self.function))
+            .map(|(h, _)| h)
+        else {
+            return Vec::new();
+        };
+        let callers = self.module.functions.iter().map(|(_, f)| (f, false));
+        let entries = self
+            .module
+            .entry_points
+            .iter()
+            .map(|ep| (&ep.function, true));
+        let mut calls = Vec::new();
+        for (caller, entry) in callers.chain(entries) {
+            let mut found = Vec::new();
+            calls_in(&caller.body, this, &mut found);
+            calls.extend(found.into_iter().map(|args| (caller, entry, args)));
+        }
+        calls
+    }
+
+    fn argument(&self, arg: u32, member: Option<u32>, computed: bool, depth: usize) -> Source {
         let argument = &self.function.arguments[arg as usize];
         let name = argument.name.as_deref().unwrap_or("?");
         if !self.entry {
+            // A helper called from one place: the argument that call passes.
+            let calls = self.calls_of_this();
+            if let ([(caller, entry, arguments)], None) = (&calls[..], member) {
+                let trace = Trace {
+                    function: caller,
+                    entry: *entry,
+                    ..*self
+                };
+                return trace.source(arguments[arg as usize], computed, depth + 1);
+            }
             return Source::Other(format!(
-                "the parameter `{name}` of `fn {}`, which its callers pass",
-                self.function.name.as_deref().unwrap_or("?")
+                "the parameter `{name}` of `fn {}`, which {} pass",
+                self.function.name.as_deref().unwrap_or("?"),
+                if calls.is_empty() {
+                    "its callers"
+                } else {
+                    "several calls"
+                }
             ));
         }
         let builtin = |b: &Option<naga::Binding>| match b {

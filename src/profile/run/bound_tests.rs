@@ -112,3 +112,26 @@ fn a_test_on_two_changing_values_or_a_call_has_no_bound() {
         "the exit test is not the body's first statement"
     );
 }
+
+#[test]
+fn a_helper_called_once_is_followed_to_the_argument_its_caller_passes() {
+    let src = format!(
+        "{HEAD}fn walk(n: u32) -> u32 {{\n var acc = 0u;\n\
+         for (var i = 0u; i < n; i++) {{ // loop\n acc += i;\n }}\n return acc;\n}}\n\
+         @compute @workgroup_size(64)\n\
+         fn main(@builtin(global_invocation_id) gid: vec3<u32>) {{ data[gid.x] = walk(info.blocks[1].first); }}\n"
+    );
+    let module = check_wgsl("k.wgsl", &src).unwrap();
+    let line = (1..)
+        .zip(src.lines())
+        .find(|(_, l)| l.contains("// loop"))
+        .unwrap()
+        .0;
+    let walk = module.functions.iter().next().unwrap().1;
+    let bound = loop_bound(&module, walk, false, &src, line).expect("a bound");
+    assert_eq!(bound.text, "n");
+    assert_eq!(
+        scalar(&bound.source),
+        ("info.blocks[1].first", 16 + 16, false)
+    );
+}

@@ -233,7 +233,8 @@ impl<'a> Inputs<'a> {
         let through = computed.map_or_else(String::new, |t| format!(" through `{t}`"));
         let below = match (computed, value.parse::<f64>()) {
             (None, Ok(v)) if v <= f64::from(loop_cap) => {
-                ", which is below the cap: the loop's counter may not be stepping toward it"
+                ", which is below the cap: the loop's counter may not be stepping toward it, or \
+                 loops around it run it many times"
             }
             _ => "",
         };

@@ -166,10 +166,10 @@ pub(super) fn stores_to(
                 _ if roots_at(*pointer) == Some(local) => *other = true,
                 _ => {}
             },
-            Statement::Call { arguments, .. } => {
-                if arguments.iter().any(|&a| roots_at(a) == Some(local)) {
-                    *other = true;
-                }
+            Statement::Call { arguments, .. }
+                if arguments.iter().any(|&a| roots_at(a) == Some(local)) =>
+            {
+                *other = true;
             }
             Statement::Block(inner) => stores_to(inner, expressions, local, values, other),
             Statement::If { accept, reject, .. } => {
@@ -239,4 +239,38 @@ pub(super) fn builtin_name(b: naga::BuiltIn) -> String {
         _ => return format!("{b:?}"),
     }
     .to_owned()
+}
+
+/// The arguments of every call of `function` in `block` (nested blocks too).
+pub(super) fn calls_in(
+    block: &Block,
+    function: Handle<naga::Function>,
+    out: &mut Vec<Vec<Handle<Expression>>>,
+) {
+    for statement in block.iter() {
+        match statement {
+            Statement::Call {
+                function: f,
+                arguments,
+                ..
+            } if *f == function => out.push(arguments.clone()),
+            Statement::Block(inner) => calls_in(inner, function, out),
+            Statement::If { accept, reject, .. } => {
+                calls_in(accept, function, out);
+                calls_in(reject, function, out);
+            }
+            Statement::Switch { cases, .. } => {
+                for case in cases {
+                    calls_in(&case.body, function, out);
+                }
+            }
+            Statement::Loop {
+                body, continuing, ..
+            } => {
+                calls_in(body, function, out);
+                calls_in(continuing, function, out);
+            }
+            _ => {}
+        }
+    }
 }
