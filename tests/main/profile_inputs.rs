@@ -217,7 +217,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
         .expect("100000·gid.x trips hit the cap");
     assert!(
         message.contains(
-            "It reads its bound from `gid.x * 100000u`, the built-in `global_invocation_id.x`"
+            "It reads its bound from `gid.x * 100000u`, an invocation id \
+             (`global_invocation_id.x`), not from a buffer: the dispatch has 64 invocations"
         ),
         "{message}"
     );

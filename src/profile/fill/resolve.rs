@@ -5,6 +5,10 @@ use super::{BindingRef, BufferSpec, Fill};
 use crate::profile::error::{Error, Result};
 use crate::profile::kernel::{Access, BufferSize, KernelInterface};
 
+#[cfg(test)]
+#[path = "inputs_tests.rs"]
+mod tests;
+
 /// Invocations of a dispatch: the default length of a runtime-sized array, one element per
 /// invocation.
 pub fn invocations(workgroup_size: [u32; 3], dispatch: [u32; 3]) -> u64 {

@@ -202,12 +202,21 @@ impl<'a> Inputs<'a> {
                     },
                 )
             }
-            Source::Builtin(ref builtin) => format!(
-                "reads its bound from `{text}`, the built-in `{builtin}`, an input of the \
-                 invocation rather than of a buffer (the dispatch has {} invocations); dispatch \
-                 fewer workgroups if the bound grows with them",
-                self.invocations
-            ),
+            Source::Builtin(ref builtin) => {
+                let what = if builtin.starts_with("num_workgroups") {
+                    "the dispatch's size"
+                } else if builtin.starts_with("subgroup_size") {
+                    "the subgroup size"
+                } else {
+                    "an invocation id"
+                };
+                format!(
+                    "reads its bound from `{text}`, {what} (`{builtin}`), not from a buffer: \
+                     the dispatch has {} invocations; dispatch fewer workgroups if the bound \
+                     grows with them",
+                    self.invocations
+                )
+            }
             Source::Constant => format!(
                 "compares with `{text}`, a constant, so it runs as long on every input: if that \
                  bound is meant, raise --loop-cap; else its counter may not step toward it"
@@ -270,9 +279,16 @@ impl<'a> Inputs<'a> {
         } else {
             String::new()
         };
+        // A buffer the kernel writes may have changed under the loop: the value is the fill's.
+        let when = if binding.access == Access::StorageReadWrite {
+            " before the run"
+        } else {
+            ""
+        };
         format!(
-            "reads its bound from `{path}`{through} ({}: {value}){below}; pass `--buffer \
-             {name}=values:...` with `{path}` as value {} of {} in layout order{example}",
+            "reads its bound from `{path}`{through} ({}: {value}{when}){below}; pass \
+             `--buffer {name}=values:...` with `{path}` as value {} of {} in layout \
+             order{example}",
             fill_kind(binding, r),
             k + 1,
             offsets.len(),
