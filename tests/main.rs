@@ -26,6 +26,8 @@ mod gpu;
 mod lint;
 #[path = "main/profile.rs"]
 mod profile;
+#[path = "main/profile_textures.rs"]
+mod profile_textures;
 #[path = "main/readme.rs"]
 mod readme;
 #[path = "main/report.rs"]

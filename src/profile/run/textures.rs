@@ -277,7 +277,16 @@ fn format_of(
         }
     };
     let features = format.guaranteed_format_features(gpu.device.features());
+    // wgpu binds a float texture that a sampler reads as filterable (a depth one as depth).
+    let float = matches!(
+        t.class,
+        TextureClass::Sampled {
+            kind: SampleKind::Float,
+            ..
+        }
+    );
     if t.filtered
+        && float
         && !features
             .flags
             .contains(wgpu::TextureFormatFeatureFlags::FILTERABLE)
