@@ -117,10 +117,12 @@ pub fn profile(lab: &Lab, request: &Request) -> Result<Finished> {
         loop_cap,
         mut notes,
     } = prepared;
-    let label = format!("{} (instrumented)", request.file);
-    let instrumented_pipeline = pipeline(gpu, &label, &instrumented.wgsl, &interface.entry, &[])?;
+    // The resources first: a texture format the adapter lacks is then named as such, not as
+    // the pipeline's failure to compile.
     let resources = resources(gpu, &interface, request)?;
     notes.extend(textures::describe(&interface, request, &resources.textures));
+    let label = format!("{} (instrumented)", request.file);
+    let instrumented_pipeline = pipeline(gpu, &label, &instrumented.wgsl, &interface.entry, &[])?;
     let counters = crate::gpu::storage_buffer(
         gpu,
         "divlab.profile.counters",
