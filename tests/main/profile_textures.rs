@@ -136,7 +136,7 @@ fn image_filter_branches_where_the_texture_is_bright_and_saves_its_output() {
     // 2×2 workgroups of 8×8: the texture defaults to the dispatch's 16×16.
     let bright = |x: u32, y: u32| (x / 4 + y / 4) % 2 == 1;
     let want = tally([16, 16], [8, 8], sg, bright);
-    assert_line(&p, line_of(name, "// bright"), want, "bright");
+    assert_line(&p, line_of(name, "// a bright pixel"), want, "bright");
     let b = branch(&p, line_of(name, "if (c.r > 0.5)"));
     assert_eq!(b.executions, want[3], "every subgroup reaches the branch");
     assert_eq!(b.divergent, want[2]);
