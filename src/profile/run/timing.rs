@@ -1,12 +1,12 @@
 //! The kernel timed alone and instrumented, and the lane records read back.
 
 use crate::Result;
-use crate::gpu::{Dispatch, GpuContext, GpuTimer, read_buffer};
+use crate::gpu::{Budget, Dispatch, GpuContext, GpuTimer, read_buffer};
 use crate::profile::instrument;
 use crate::profile::kernel::KernelInterface;
 use crate::profile::report::{self, TimingRecord};
 
-use super::Request;
+use super::{MIN_REPS, Request, Stage};
 use super::bind::{Resources, dispatch, pipeline};
 
 /// What the lanes buffer recorded at `--lanes LINE`, in workgroup and lane order.
@@ -42,7 +42,8 @@ pub(super) fn lane_capture(
 }
 
 /// The kernel alone (the user's own source, with their overrides as pipeline constants) and
-/// instrumented (`counted`), timed interleaved.
+/// instrumented (`counted`), timed interleaved for as many rounds as the request's budget
+/// allows.
 pub(super) fn timing(
     gpu: &GpuContext,
     request: &Request,
@@ -50,6 +51,7 @@ pub(super) fn timing(
     resources: &Resources,
     counted: Dispatch,
     label: &str,
+    on_stage: &mut dyn FnMut(Stage),
 ) -> Result<TimingRecord> {
     let constants: Vec<(&str, f64)> = request
         .overrides
@@ -72,15 +74,31 @@ pub(super) fn timing(
         request.dispatch,
     );
     let timer = GpuTimer::new(gpu);
-    let reps = request.reps.max(1);
-    let samples = timer.interleave(gpu, label, &[plain, counted], reps, &mut |_| {})?;
+    let max_rounds = request.reps.max(1);
+    let budget = Budget {
+        min_rounds: MIN_REPS,
+        max_rounds,
+        time: request.time_budget,
+    };
+    on_stage(Stage::Timing {
+        done: 0,
+        of: max_rounds,
+    });
+    let mut on_round = |done| {
+        on_stage(Stage::Timing {
+            done,
+            of: max_rounds,
+        });
+    };
+    let samples = timer.interleave_within(gpu, label, &[plain, counted], budget, &mut on_round)?;
     let [kernel_ns, instrumented_ns] =
         [0, 1].map(|i| crate::stats::summarize(&samples[i]).map_or(f64::NAN, |s| s.median));
     Ok(TimingRecord {
         kernel_ns,
         instrumented_ns,
         overhead: instrumented_ns / kernel_ns,
-        reps,
+        reps: samples[0].len(),
+        time_budget_s: request.time_budget.as_secs_f64(),
         source: timer.source(),
     })
 }
