@@ -26,6 +26,8 @@ mod gpu;
 mod lint;
 #[path = "main/profile.rs"]
 mod profile;
+#[path = "main/profile_documents.rs"]
+mod profile_documents;
 #[path = "main/readme.rs"]
 mod readme;
 #[path = "main/report.rs"]

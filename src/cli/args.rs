@@ -289,7 +289,7 @@ pub(crate) struct ProfileArgs {
     pub(crate) profile_reps: usize,
     /// Seconds the timed runs may take: at least 3 run (or --reps, if fewer), and no more
     /// start once the budget is spent.
-    #[arg(long, value_name = "SECONDS", default_value = "5", value_parser = parse_time_budget)]
+    #[arg(long, value_name = "SECONDS", default_value = "5", value_parser = parse_time_budget, allow_negative_numbers = true)]
     pub(crate) time_budget: std::time::Duration,
     /// Write the profile as JSON to FILE (`-`: stdout; docs/profile.md).
     #[arg(long = "json", value_name = "FILE", value_parser = Output::parse)]
