@@ -449,7 +449,10 @@ fn run_profile(selector: &AdapterSelector, args: &ProfileArgs) -> Result<u8, Fai
         &inputs,
     )?;
     let Some(request) = args.request() else {
-        let path = args.import.as_ref().expect("clap requires a file or --import");
+        let path = args
+            .import
+            .as_ref()
+            .expect("clap requires a file or --import");
         let profile = profile::report::read_profile(path)?;
         write_profile(args, profile)?;
         return Ok(0);

@@ -151,7 +151,7 @@ pub(crate) enum Command {
     /// many lanes, which branches diverged, and the static uniformity verdict beside it. The
     /// kernel is instrumented on naga's IR; every loop gets a cap, so no kernel can hang the GPU.
     /// Exit code 1 when a loop hit the cap.
-    Profile(ProfileArgs),
+    Profile(Box<ProfileArgs>),
     /// Static uniformity analysis of WGSL by the WGSL spec's rules, as a linter: diagnostics
     /// with reasons, for files, directories and stdin, as text, JSON, rustc's JSON, SARIF or
     /// GitHub annotations.
@@ -241,10 +241,6 @@ pub(crate) struct ProfileArgs {
     /// The WGSL file (not with --import).
     #[arg(required_unless_present = "import")]
     pub(crate) file: Option<PathBuf>,
-    /// Print the report of a profile document (`--json`'s) again, without a GPU; --json and
-    /// --csv write it again.
-    #[arg(long, value_name = "FILE", conflicts_with_all = RUN_OPTIONS, conflicts_with = "emit_instrumented")]
-    pub(crate) import: Option<PathBuf>,
     /// The compute entry point (default: the only one).
     #[arg(long, value_name = "NAME")]
     pub(crate) entry: Option<String>,
@@ -308,6 +304,10 @@ pub(crate) struct ProfileArgs {
     /// together), into the output and the JSON.
     #[arg(long, value_name = "LINE")]
     pub(crate) lanes: Option<u32>,
+    /// Print the report of a profile document (`--json`'s) again, without a GPU; --json and
+    /// --csv write it again.
+    #[arg(long, value_name = "FILE", conflicts_with_all = RUN_OPTIONS, conflicts_with = "emit_instrumented")]
+    pub(crate) import: Option<PathBuf>,
 }
 
 impl ProfileArgs {

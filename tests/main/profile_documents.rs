@@ -132,7 +132,11 @@ fn a_document_round_trips_through_import() {
     assert_eq!(time_line(&again), time_line(&first), "the document's times");
     let read = |name: &str| std::fs::read(path_in(&dir, name)).unwrap();
     assert_eq!(read("q.json"), read("p.json"), "the document written again");
-    assert_eq!(read("q.csv"), read("p.csv"), "the CSV of the imported document");
+    assert_eq!(
+        read("q.csv"),
+        read("p.csv"),
+        "the CSV of the imported document"
+    );
 }
 
 /// Schema 2 records the divlab, the time, the request as asked (in the command line's forms)
@@ -197,7 +201,10 @@ fn schema_2_records_the_request_and_the_source() {
     assert_eq!(doc["timing"]["time_budget_s"], 120.0);
     let sg = u64::from(util::expected_subgroup_size());
     assert_eq!(doc["subgroup_size"], sg);
-    assert_eq!(doc["widest_ballot"], sg, "64-invocation workgroups fill every lane");
+    assert_eq!(
+        doc["widest_ballot"], sg,
+        "64-invocation workgroups fill every lane"
+    );
     assert_eq!(doc["lanes"]["line"], body);
     // The override reached the kernel: the loop's trips are data[i] % 4 with iota data, so
     // lane i runs i % 4 trips and the body's lanes total Σ over 128 invocations.
@@ -223,11 +230,17 @@ fn no_source_leaves_the_text_out_and_import_still_prints() {
         &["--no-source", "--json", "p.json", "--csv", "p.csv"],
     );
     first.assert_code(0);
-    assert!(first.stdout.contains("// lane then"), "the live report has the source");
+    assert!(
+        first.stdout.contains("// lane then"),
+        "the live report has the source"
+    );
     let doc = read_json(&dir, "p.json");
     assert_eq!(doc["source"], Value::Null);
     let csv = std::fs::read_to_string(path_in(&dir, "p.csv")).unwrap();
-    assert!(!csv.contains("lane then"), "the CSV has no source text:\n{csv}");
+    assert!(
+        !csv.contains("lane then"),
+        "the CSV has no source text:\n{csv}"
+    );
     let again = cli(&dir, &["--import", "p.json"]);
     again.assert_code(0);
     assert!(!again.stdout.contains("lane then"), "{again}");
@@ -326,8 +339,15 @@ fn import_refuses_what_is_not_a_schema_2_profile() {
         );
         assert!(out.stderr.contains(what), "expected `{what}`\n{out}");
         assert!(out.stderr.contains(todo), "expected `{todo}`\n{out}");
-        assert!(out.stdout.is_empty(), "nothing is printed for a bad file\n{out}");
-        for raw in ["EOF while parsing", "expected value at", "trailing characters"] {
+        assert!(
+            out.stdout.is_empty(),
+            "nothing is printed for a bad file\n{out}"
+        );
+        for raw in [
+            "EOF while parsing",
+            "expected value at",
+            "trailing characters",
+        ] {
             assert!(!out.stderr.contains(raw), "a raw serde message\n{out}");
         }
     }
@@ -347,7 +367,12 @@ fn csv_has_a_row_per_line_and_branch_equal_to_the_json() {
     .assert_code(0);
     let doc = read_json(&dir, "p.json");
     let mut reader = csv::Reader::from_path(path_in(&dir, "p.csv")).unwrap();
-    let header: Vec<String> = reader.headers().unwrap().iter().map(str::to_owned).collect();
+    let header: Vec<String> = reader
+        .headers()
+        .unwrap()
+        .iter()
+        .map(str::to_owned)
+        .collect();
     assert_eq!(header, CSV_COLUMNS);
     let col = |name: &str| CSV_COLUMNS.iter().position(|c| *c == name).unwrap();
     let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
@@ -360,7 +385,10 @@ fn csv_has_a_row_per_line_and_branch_equal_to_the_json() {
     assert_eq!(lines.len(), json_lines.len());
     assert_eq!(branches.len(), json_branches.len());
     assert_eq!(rows.len(), 1 + lines.len() + branches.len());
-    assert!(branches.len() == 3, "the kernel has three branches: {json_branches:#?}");
+    assert!(
+        branches.len() == 3,
+        "the kernel has three branches: {json_branches:#?}"
+    );
     // A cell against a JSON value: empty for null, else the same number.
     let same = |cell: &str, value: &Value, what: &str| match value {
         Value::Null => assert_eq!(cell, "", "{what}"),
@@ -376,7 +404,11 @@ fn csv_has_a_row_per_line_and_branch_equal_to_the_json() {
         let n = l["line"].as_u64().unwrap();
         same(&row[col("line")], &l["line"], "line");
         assert_eq!(&row[col("file")], "k.wgsl");
-        assert_eq!(&row[col("source")], source[n as usize - 1], "line {n}'s text");
+        assert_eq!(
+            &row[col("source")],
+            source[n as usize - 1],
+            "line {n}'s text"
+        );
         same(&row[col("static")], &l["static"], "static");
         for field in ["executions", "active_lanes", "efficiency"] {
             same(&row[col(field)], &l[field], &format!("line {n} {field}"));
@@ -412,8 +444,14 @@ fn csv_has_a_row_per_line_and_branch_equal_to_the_json() {
             .map(|b| b[field].as_u64().unwrap())
             .sum()
     };
-    assert_eq!(kernel[col("evaluations")].parse::<u64>().unwrap(), total("executions"));
-    assert_eq!(kernel[col("divergent")].parse::<u64>().unwrap(), total("divergent"));
+    assert_eq!(
+        kernel[col("evaluations")].parse::<u64>().unwrap(),
+        total("executions")
+    );
+    assert_eq!(
+        kernel[col("divergent")].parse::<u64>().unwrap(),
+        total("divergent")
+    );
 }
 
 /// Two workgroups of S = 64/SG subgroups. The lane branch (`gid.x % 4 == 0`) splits every
@@ -436,7 +474,10 @@ fn branch_efficiency_is_one_minus_divergent_over_evaluations() {
     assert_eq!(p.branches.len(), 3, "{:#?}", p.branches);
     let want = 1.0 - (2 * s + run_divergent) as f64 / (5 * s) as f64;
     let got = p.branch_efficiency.expect("the branches were evaluated");
-    assert!((got - want).abs() < 1e-12, "branch efficiency {got}, expected {want}");
+    assert!(
+        (got - want).abs() < 1e-12,
+        "branch efficiency {got}, expected {want}"
+    );
     assert_eq!(report::branch_efficiency(&p.branches), Some(got));
     let text = report::render_text(&p);
     let headline = format!("branch efficiency: {:.1}%", want * 100.0);
@@ -471,9 +512,7 @@ fn one_invocation_workgroups_are_measured_against_the_subgroup_width() {
 fn the_width_note_says_what_caps_lane_efficiency() {
     assert_eq!(
         report::width_note([1, 1, 1], Some(8)).as_deref(),
-        Some(
-            "workgroups of 1 invocation fill 1 of 8 lanes; lane efficiency cannot exceed 12.5%"
-        )
+        Some("workgroups of 1 invocation fill 1 of 8 lanes; lane efficiency cannot exceed 12.5%")
     );
     assert_eq!(
         report::width_note([2, 2, 1], Some(32)).as_deref(),
@@ -512,7 +551,10 @@ fn zero_reps_loop_cap_and_budget_are_refused() {
         let out = cli(&dir, args);
         out.assert_code(2);
         assert!(out.stderr.contains(needle), "expected `{needle}`\n{out}");
-        assert!(!out.stderr.contains("llvmpipe"), "no adapter was opened\n{out}");
+        assert!(
+            !out.stderr.contains("llvmpipe"),
+            "no adapter was opened\n{out}"
+        );
     }
 }
 
@@ -539,7 +581,14 @@ fn the_time_budget_bounds_the_timed_runs() {
         &dir,
         "k.wgsl",
         ONE_INVOCATION,
-        &["--reps", "40", "--time-budget", "0.000001", "--json", "p.json"],
+        &[
+            "--reps",
+            "40",
+            "--time-budget",
+            "0.000001",
+            "--json",
+            "p.json",
+        ],
     );
     out.assert_code(0);
     let doc = read_json(&dir, "p.json");
@@ -562,7 +611,10 @@ fn progress_stays_off_a_stderr_that_is_not_a_terminal() {
         &["--reps", "1000000", "--time-budget", "2.5"],
     );
     out.assert_code(0);
-    assert!(start.elapsed() > Duration::from_secs(2), "the run was meant to be long");
+    assert!(
+        start.elapsed() > Duration::from_secs(2),
+        "the run was meant to be long"
+    );
     assert!(
         !out.stderr.contains("profiling") && !out.stderr.contains("timing:"),
         "progress on a pipe\n{out}"

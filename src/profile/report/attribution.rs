@@ -259,7 +259,9 @@ pub fn branch_efficiency(branches: &[BranchProfile]) -> Option<f64> {
     let (divergent, evaluations) = branches
         .iter()
         .filter(|b| b.divergent_fraction.is_some())
-        .fold((0u64, 0u64), |(d, e), b| (d + b.divergent, e + b.executions));
+        .fold((0u64, 0u64), |(d, e), b| {
+            (d + b.divergent, e + b.executions)
+        });
     (evaluations > 0).then(|| 1.0 - divergent as f64 / evaluations as f64)
 }
 

@@ -69,10 +69,12 @@ fn check_kind(value: &Value) -> Result<(), String> {
         ));
     };
     if object.contains_key("experiments") {
-        return Err("a `divlab bench` result document, not a profile: read it with `divlab \
+        return Err(
+            "a `divlab bench` result document, not a profile: read it with `divlab \
                     compare` or `divlab table`; --import reads what `divlab profile --json` \
                     writes"
-            .to_owned());
+                .to_owned(),
+        );
     }
     if !(object.contains_key("kernel") && object.contains_key("lines")) {
         return Err(format!(

@@ -6,8 +6,8 @@ use crate::profile::instrument;
 use crate::profile::kernel::KernelInterface;
 use crate::profile::report::{self, TimingRecord};
 
-use super::{MIN_REPS, Request, Stage};
 use super::bind::{Resources, dispatch, pipeline};
+use super::{MIN_REPS, Request, Stage};
 
 /// What the lanes buffer recorded at `--lanes LINE`, in workgroup and lane order.
 pub(super) fn lane_capture(
