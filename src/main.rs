@@ -505,7 +505,10 @@ fn profile_with_progress(
         let doing = match stage {
             Stage::Preparing => "instrumenting and compiling".to_owned(),
             Stage::Counting => "running the instrumented kernel".to_owned(),
-            Stage::Timing { done, of } => format!("timing: {done} of at most {of} runs"),
+            Stage::Timing { done, of } => format!(
+                "timing: {done} runs (at most {of}, within {} s)",
+                request.time_budget.as_secs_f64()
+            ),
         };
         bar.set_message(format!("profiling {}: {doing}", request.file));
     };

@@ -110,13 +110,31 @@ fn a_document_round_trips_through_import() {
     );
     first.assert_code(0);
     assert!(first.stdout.contains("lane branch"), "{first}");
-    // The kernel file is gone: the import needs nothing but the document.
+    // The kernel file is gone, and the backend asked for has no adapter here (metal on Linux,
+    // vulkan elsewhere): the import needs nothing but the document.
     std::fs::remove_file(path_in(&dir, "k.wgsl")).unwrap();
+    let absent = if cfg!(target_os = "macos") {
+        "vulkan"
+    } else {
+        "metal"
+    };
     let again = cli(
         &dir,
-        &["--import", "p.json", "--json", "q.json", "--csv", "q.csv"],
+        &[
+            "--import",
+            "p.json",
+            "--json",
+            "q.json",
+            "--csv",
+            "q.csv",
+            "--backend",
+            absent,
+        ],
     );
     again.assert_code(0);
+    // A run on that backend would have failed for want of an adapter.
+    std::fs::write(path_in(&dir, "k2.wgsl"), THREE_BRANCHES).unwrap();
+    cli(&dir, &["k2.wgsl", "--backend", absent]).assert_code(2);
     assert_eq!(
         without_times(&again.stdout),
         without_times(&first.stdout),
