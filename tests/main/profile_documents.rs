@@ -312,6 +312,15 @@ fn import_refuses_what_is_not_a_schema_2_profile() {
     std::fs::copy(&bench, path_in(&dir, "bench.json")).unwrap();
     std::fs::create_dir(path_in(&dir, "folder.json")).unwrap();
     cli(&dir, &["--import", "good.json"]).assert_code(0);
+    // serde_json writes an infinite overhead (a kernel too short for the timestamps) as null:
+    // such a document still imports.
+    write(
+        "null_time.json",
+        &with(&|d| d["timing"]["overhead"] = Value::Null),
+    );
+    let out = cli(&dir, &["--import", "null_time.json"]);
+    out.assert_code(0);
+    assert!(out.stdout.contains("(NaNx)"), "{out}");
     // The file, what the message must say is wrong, and what it must say to do.
     let rewrite = "write it again with `divlab profile KERNEL.wgsl --json FILE`";
     let cases: &[(&str, &str, &str)] = &[
