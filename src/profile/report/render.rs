@@ -75,7 +75,8 @@ fn render_summary(profile: &Profile, out: &mut String) {
             let widest = profile
                 .widest_ballot
                 .map_or_else(String::new, |b| format!(" (widest ballot seen: {b})"));
-            let _ = writeln!(out, "subgroup size: {sg} lanes{widest}");
+            let lanes = if sg == 1 { "lane" } else { "lanes" };
+            let _ = writeln!(out, "subgroup size: {sg} {lanes}{widest}");
         }
         None => {
             let _ = writeln!(
