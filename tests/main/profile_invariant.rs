@@ -141,8 +141,13 @@ fn subgroup_statement(block: &naga::Block) -> Option<String> {
     })
 }
 
-/// What GL prints for a kernel that needs a feature its adapter lacks (`Error::Unsupported`).
-const UNSUPPORTED: &str = "which this adapter does not support";
+/// What GL prints for a kernel that needs a feature its adapter lacks: divlab's
+/// `Error::Unsupported`, and wgpu's refusal of a copy or a resource that needs a downlevel flag
+/// (a depth texture's upload on llvmpipe's GL).
+const UNSUPPORTED: [&str; 2] = [
+    "which this adapter does not support",
+    "are required but not supported on the device",
+];
 
 /// One backend's profile of `case`: the exit code and the profile, or `None` with the reason
 /// where the adapter lacks a feature the kernel needs.
@@ -160,12 +165,13 @@ fn profile_on(case: &Case, backend: &str, out: &Path) -> Option<(i32, serde_json
     let r = run(cmd);
     let code = r.code.unwrap_or(-1);
     assert!(!r.stderr.contains("panicked"), "{r}");
-    if code == 2 && backend == "gl" && r.stderr.contains(UNSUPPORTED) {
-        println!(
-            "skipped {} on GL: {}",
-            case.name,
-            r.stderr.lines().last().unwrap_or_default()
-        );
+    if let Some(why) = r
+        .stderr
+        .lines()
+        .find(|l| UNSUPPORTED.iter().any(|u| l.contains(u)))
+        .filter(|_| code == 2 && backend == "gl")
+    {
+        println!("skipped {} on GL: {}", case.name, why.trim());
         return None;
     }
     assert!(
