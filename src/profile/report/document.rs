@@ -115,7 +115,8 @@ pub struct RequestRecord {
     pub entry: Option<String>,
     /// `--dispatch`: workgroups in x, y, z.
     pub dispatch: [u32; 3],
-    /// Every `--buffer`, as `BINDING=FILL`; a binding not named here was filled with `random`.
+    /// Every `--buffer`, as `BINDING=FILL`; a binding not named here got the default fill
+    /// (`random`, but the dispatch's invocations in a uniform buffer's integer fields).
     pub buffers: Vec<String>,
     /// Every `--len`, as `BINDING=N`.
     pub lens: Vec<String>,
