@@ -196,10 +196,11 @@ fn a_capped_loop_bounded_by_a_loaded_element_says_so() {
     );
 }
 
-/// A bound read from an invocation id, and one the trace cannot follow (a short-circuit `||`),
-/// get their own sentence and today's message.
+/// A bound read from an invocation id or a constant gets its own sentence; a test the trace
+/// cannot follow (a short-circuit `||`) gets the plain message.
 #[test]
-fn a_capped_loop_on_an_invocation_id_says_so_and_a_compound_test_keeps_the_plain_message() {
+fn a_capped_loop_on_an_invocation_id_or_a_constant_says_so_and_a_compound_test_keeps_the_plain_message()
+ {
     const ON_ID: &str = "\
 @group(0) @binding(0) var<storage, read_write> out: array<u32>;
 
@@ -220,6 +221,25 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
             "It reads its bound from `gid.x * 100000u`, an invocation id \
              (`global_invocation_id.x`), not from a buffer: the dispatch has 64 invocations"
         ),
+        "{message}"
+    );
+    const TO_ZERO: &str = "\
+@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    var n = gid.x + 1u;
+    while (n != 0u) { // loop
+        n += 2u;
+    }
+    out[gid.x] = n;
+}
+";
+    let message = profiled("to_zero.wgsl", TO_ZERO, |r| r.loop_cap = 1000)
+        .cap_hit
+        .expect("n reaches 0 only after wrapping");
+    assert!(
+        message.contains("It compares `n`, which the loop changes, with `0u`, a constant"),
         "{message}"
     );
     const COMPOUND: &str = "\

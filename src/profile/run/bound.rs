@@ -18,6 +18,8 @@ use crate::source_map::SourceMap;
 pub(super) struct LoopBound {
     /// The bound as the source writes it (`params.count`).
     pub text: String,
+    /// The other side of the comparison, which the loop changes (`i`).
+    pub counter: String,
     /// Where its value comes from.
     pub source: Source,
 }
@@ -104,13 +106,14 @@ pub(super) fn loop_bound(
         entry,
         source,
     };
-    let bound = match (trace.varies(left, &changed), trace.varies(right, &changed)) {
-        (true, false) => right,
-        (false, true) => left,
+    let (counter, bound) = match (trace.varies(left, &changed), trace.varies(right, &changed)) {
+        (true, false) => (left, right),
+        (false, true) => (right, left),
         _ => return None,
     };
     Some(LoopBound {
         text: trace.text(bound),
+        counter: trace.text(counter),
         source: trace.source(bound, false, 0),
     })
 }
@@ -178,7 +181,17 @@ impl Trace<'_> {
             return name.clone();
         }
         let Some(mut range) = self.function.expressions.get_span(h).to_range() else {
-            return "the bound".to_owned();
+            // naga gives a load of a local no span: the local's name is what the source wrote.
+            let local = match self.function.expressions[h] {
+                Expression::Load { pointer } => match self.function.expressions[pointer] {
+                    Expression::LocalVariable(v) => Some(v),
+                    _ => None,
+                },
+                _ => None,
+            };
+            return local
+                .and_then(|v| self.function.local_variables[v].name.clone())
+                .unwrap_or_else(|| "the value".to_owned());
         };
         // naga's span of a builtin call covers its name only: take the arguments too.
         if self
@@ -201,7 +214,7 @@ impl Trace<'_> {
         }
         self.source
             .get(range)
-            .map_or_else(|| "the bound".to_owned(), |t| t.trim().to_owned())
+            .map_or_else(|| "the value".to_owned(), |t| t.trim().to_owned())
     }
 
     /// Whether `h` reads a local that the loop changes, or calls something.

@@ -79,9 +79,9 @@ fn a_var_assigned_twice_is_not_followed() {
 
 #[test]
 fn constants_lengths_and_elements_are_named() {
-    let (_, source) =
+    let (text, source) =
         bound_in("for (var i = 0u; i < LIMIT; i++) { // loop\n data[i % 8u] += i;\n}").unwrap();
-    assert_eq!(source, Source::Constant);
+    assert_eq!((text.as_str(), source), ("LIMIT", Source::Constant));
     let (text, source) =
         bound_in("for (var i = 0u; i < arrayLength(&data); i++) { // loop\n data[i] = i;\n}")
             .unwrap();

@@ -218,8 +218,10 @@ impl<'a> Inputs<'a> {
                 )
             }
             Source::Constant => format!(
-                "compares with `{text}`, a constant, so it runs as long on every input: if that \
-                 bound is meant, raise --loop-cap; else its counter may not step toward it"
+                "compares `{counter}`, which the loop changes, with `{text}`, a constant: if \
+                 the loop is meant to run that long, raise --loop-cap; else `{counter}` does not \
+                 reach it on this input (look at where `{counter}` starts, and how it steps)",
+                counter = bound.counter
             ),
             Source::Other(ref what) => format!("reads its bound `{text}` from {what}"),
         }
