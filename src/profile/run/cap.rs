@@ -123,6 +123,9 @@ fn is_var(var: &naga::GlobalVariable, binding: &Binding) -> bool {
     }
 }
 
+/// The most scalars a `values:` example in the cap message lists.
+const EXAMPLE_SCALARS: usize = 16;
+
 /// The kernel's inputs as the run filled them.
 struct Inputs<'a> {
     interface: &'a KernelInterface,
@@ -249,26 +252,34 @@ impl<'a> Inputs<'a> {
             }
             _ => "",
         };
-        // The position of the scalar among those a `values:` fill writes, in layout order.
-        let mut offsets = Vec::new();
+        // The position of the scalar among those a `values:` fill writes, in layout order, and
+        // the scalars before it (the first few only: a buffer may hold millions).
         let len = binding.size.len_for(bytes.len() as u64);
-        let _ = binding.shape.for_each_scalar(0, len, &mut |at, _| {
-            offsets.push(at);
+        let total = binding.shape.scalar_count(len);
+        let mut before = Vec::new();
+        let mut seen = 0usize;
+        let mut position = None;
+        let _ = binding.shape.for_each_scalar(0, len, &mut |at, s| {
+            if at == offset {
+                position = Some(seen);
+                return std::ops::ControlFlow::Break(());
+            }
+            if seen < EXAMPLE_SCALARS {
+                before.push(read_scalar(&bytes, at, s).unwrap_or_else(|| "0".to_owned()));
+            }
+            seen += 1;
             std::ops::ControlFlow::Continue(())
         });
-        let Some(k) = offsets.iter().position(|&at| at == offset) else {
+        let Some(k) = position else {
             return format!(
                 "reads its bound from `{path}`{through} ({}: {value})",
                 fill_kind(binding, r)
             );
         };
-        let example = if k < 16 {
-            let mut values: Vec<String> = offsets[..k]
-                .iter()
-                .map(|&at| read_any(binding, &bytes, at).unwrap_or_else(|| "0".to_owned()))
-                .collect();
+        let example = if k < EXAMPLE_SCALARS {
+            let mut values = before;
             values.push(self.invocations.to_string());
-            let rest = if k + 1 < offsets.len() {
+            let rest = if (k as u64) + 1 < total {
                 ", which sets the scalars after it to 0"
             } else {
                 ""
@@ -293,23 +304,9 @@ impl<'a> Inputs<'a> {
              order{example}",
             fill_kind(binding, r),
             k + 1,
-            offsets.len(),
+            total,
         )
     }
-}
-
-/// The scalar of `binding` at `offset` in its bytes, as text.
-fn read_any(binding: &Binding, bytes: &[u8], offset: u64) -> Option<String> {
-    let mut found = None;
-    let len = binding.size.len_for(bytes.len() as u64);
-    let _ = binding.shape.for_each_scalar(0, len, &mut |at, s| {
-        if at == offset {
-            found = Some(s);
-            return std::ops::ControlFlow::Break(());
-        }
-        std::ops::ControlFlow::Continue(())
-    });
-    read_scalar(bytes, offset, found?)
 }
 
 /// The scalar of type `scalar` at `offset` of `bytes`, little-endian, as text.
