@@ -346,3 +346,35 @@ fn a_uniform_over_its_limit_names_max_uniform_buffer_binding_size() {
     );
     assert!(out.stderr.contains(&part), "no `{part}`\n{out}");
 }
+
+/// A bound that is not the first scalar: the example keeps the scalars before it as the run had
+/// them, so only the bound changes.
+#[test]
+fn the_suggested_values_keep_the_scalars_before_the_bound() {
+    const SECOND: &str = "\
+struct P { scale: f32, count: u32 }
+@group(0) @binding(0) var<uniform> p: P;
+@group(0) @binding(1) var<storage, read_write> out: array<f32>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    var acc = 0.0;
+    for (var i = 0u; i < p.count; i++) { // loop
+        acc += p.scale;
+    }
+    out[gid.x] = acc;
+}
+";
+    let message = profiled("second.wgsl", SECOND, |r| {
+        r.buffers = vec!["p=values:0.5,4000000000".parse::<BufferSpec>().unwrap()];
+    })
+    .cap_hit
+    .expect("4e9 trips hit the cap");
+    for part in [
+        "It reads its bound from `p.count` (values fill: 4000000000)",
+        "with `p.count` as value 2 of 2 in layout order (e.g. `--buffer p=values:0.5,64`: the \
+         dispatch's 64 invocations)",
+    ] {
+        assert!(message.contains(part), "no `{part}` in: {message}");
+    }
+}
