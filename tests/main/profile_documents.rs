@@ -206,6 +206,7 @@ fn schema_2_records_the_request_and_the_source() {
             "buffers": ["data=iota"],
             "lens": ["data=128"],
             "overrides": ["SCALE=3"],
+            "textures": [],
             "reps": 4,
             "time_budget_s": 120.0,
             "loop_cap": 500,

@@ -121,6 +121,10 @@ pub struct RequestRecord {
     pub lens: Vec<String>,
     /// Every `--override`, as `NAME=VALUE`.
     pub overrides: Vec<String>,
+    /// Every `--texture`, `--size`, `--format`, `--sampler` and `--save`, as written (the
+    /// notes say what each texture and sampler was made as).
+    #[serde(default)]
+    pub textures: Vec<String>,
     /// `--reps`: the most timed repetitions.
     pub reps: usize,
     /// `--time-budget`, in seconds.

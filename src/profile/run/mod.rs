@@ -138,6 +138,12 @@ impl Request {
             overrides: (self.overrides.iter())
                 .map(|(name, v)| format!("{name}={v}"))
                 .collect(),
+            textures: (self.textures.iter().map(|t| format!("--texture {t}")))
+                .chain(self.sizes.iter().map(|t| format!("--size {t}")))
+                .chain(self.formats.iter().map(|t| format!("--format {t}")))
+                .chain(self.samplers.iter().map(|t| format!("--sampler {t}")))
+                .chain(self.saves.iter().map(|t| format!("--save {t}")))
+                .collect(),
             reps: self.reps,
             time_budget_s: self.time_budget.as_secs_f64(),
             loop_cap: self.loop_cap,
