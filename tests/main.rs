@@ -26,6 +26,8 @@ mod gpu;
 mod lint;
 #[path = "main/profile.rs"]
 mod profile;
+#[path = "main/profile_workgroups.rs"]
+mod profile_workgroups;
 #[path = "main/readme.rs"]
 mod readme;
 #[path = "main/report.rs"]

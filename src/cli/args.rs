@@ -257,7 +257,7 @@ pub(crate) struct ProfileArgs {
     /// After the run, write what the kernel left in a storage texture (layer 0) as PNG.
     #[arg(long = "save", value_name = "NAME=FILE.png", value_parser = |s: &str| s.parse::<profile::fill::SaveSpec>())]
     pub(crate) saves: Vec<profile::fill::SaveSpec>,
-    /// The most iterations one invocation may run of one entry into a loop.
+    /// The most loop iterations one invocation may run, of all its loops together.
     #[arg(long, value_name = "N", default_value_t = profile::run::DEFAULT_LOOP_CAP)]
     pub(crate) loop_cap: u32,
     /// Timed runs of the kernel alone and instrumented (medians).
