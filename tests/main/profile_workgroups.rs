@@ -354,3 +354,27 @@ fn a_full_subgroup_reports_its_width_as_its_widest_ballot() {
         Some(util::expected_subgroup_size())
     );
 }
+
+/// A nest of 20,000 outer trips with one inner trip each: 60,000 trips of the kernel's own
+/// loops, and 40,000 more rounds of divlab's after each inner loop. llvmpipe ends the loops of
+/// an invocation after 65,535 iterations in all, silently; the profile must then report the
+/// cap, never counts cut short without a word. Elsewhere every trip is counted.
+#[test]
+fn a_loop_nest_is_never_cut_short_silently() {
+    let finished = profiled(NESTED, |r| {
+        r.buffers = vec!["params=values:20000,1".parse::<BufferSpec>().unwrap()];
+        r.lens = vec![(BindingRef::Name("out".to_owned()), 64)];
+    });
+    let p = &finished.profile;
+    let subgroups = 64 / subgroup_size(p);
+    if p.adapter.name.contains("llvmpipe") {
+        assert!(p.loop_cap_hit, "{:#?}", p.lines);
+        assert!(finished.cap_hit.is_some());
+    }
+    if !p.loop_cap_hit {
+        assert_eq!(
+            counts(p, NESTED, "// nest: body"),
+            (20_000 * subgroups, Some(20_000 * 64))
+        );
+    }
+}
