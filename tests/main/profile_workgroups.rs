@@ -378,3 +378,98 @@ fn a_loop_nest_is_never_cut_short_silently() {
         );
     }
 }
+
+const LAYERS: &str = include_str!("../kernels/profile/layers_3d.wgsl");
+
+/// A 3-D workgroup of 8x2x4 over 2 workgroups, a branch on `lid.z == 1` (local indices 16 to
+/// 31), with `--lanes` at its body: each record names its lanes' (x, y, 1), and the text shows
+/// all three coordinates.
+#[test]
+fn a_3d_workgroup_profiles_with_lane_ids() {
+    let write = line_of(LAYERS, "// layers: write");
+    let finished = profiled(LAYERS, |r| {
+        r.dispatch = [2, 1, 1];
+        r.lanes_line = Some(write);
+    });
+    assert!(LAYERS.starts_with(&format!(
+        "// divlab-profile: --dispatch 2 --lanes {write}\n"
+    )));
+    let p = &finished.profile;
+    assert_clean(p);
+    assert_eq!(p.kernel.workgroup_size, [8, 2, 4]);
+    let sg = subgroup_size(p);
+    let (runs, lanes, evals, divergent) = branch_by_subgroup(sg, |i| i / 16 == 1);
+    assert_eq!(
+        counts(p, LAYERS, "// layers: top"),
+        (2 * 64 / sg, Some(128))
+    );
+    assert_eq!(
+        branch(p, LAYERS, "// layers: branch", "if"),
+        (2 * evals, 2 * divergent)
+    );
+    assert_eq!(
+        counts(p, LAYERS, "// layers: write"),
+        (2 * runs, Some(2 * lanes))
+    );
+    let capture = p.lanes.as_ref().expect("lanes recorded");
+    assert_eq!(capture.records.len() as u64, 2 * runs);
+    let mut seen = BTreeSet::new();
+    for r in &capture.records {
+        let base = u64::from(r.first_local_index) / sg * sg;
+        for lane in r
+            .invocations
+            .as_ref()
+            .expect("a 3-D record names its lanes")
+        {
+            let [x, y, z] = lane.local_id;
+            assert!(x < 8 && y < 2 && z == 1, "{r:?}");
+            let index = u64::from(x + 8 * y + 16 * z);
+            assert_eq!(lane.lane.map(u64::from), Some(index - base), "{r:?}");
+            assert!(seen.insert((r.workgroup, lane.local_id)), "{r:?} twice");
+        }
+    }
+    assert_eq!(seen.len(), 2 * 16, "every invocation of layer 1, once");
+    let text = render_text(p, LAYERS);
+    assert!(text.contains(":(0,0,1)"), "{text}");
+}
+
+/// The same kernel 4 invocations wide (4x2x4, 32 per workgroup): a device may give each row a
+/// subgroup of its own, half empty (lavapipe does, at width 8), so the widest ballot can be
+/// below the subgroup width. Whatever the layout, the `subgroup_size` builtin is the device's
+/// width, the lanes at each line add up to the invocations that ran it (64 at the top, 2 x 8 in
+/// layer 1), and the lane records name each invocation of layer 1 once, with as many
+/// invocations as ballot bits.
+#[test]
+fn a_workgroup_narrower_than_a_subgroup_keeps_its_real_width() {
+    let write = line_of(LAYERS, "// layers: write");
+    let finished = profiled(LAYERS, |r| {
+        r.dispatch = [2, 1, 1];
+        r.lanes_line = Some(write);
+        r.overrides = vec![("WIDTH".to_owned(), 4.0)];
+    });
+    let p = &finished.profile;
+    assert_clean(p);
+    assert_eq!(p.kernel.workgroup_size, [4, 2, 4]);
+    let width = finished.subgroup_width.expect("subgroups");
+    assert_eq!(width, util::expected_subgroup_size());
+    let widest = p.subgroup_size.expect("subgroups");
+    assert!(widest <= width, "widest ballot {widest}, width {width}");
+    assert_eq!(counts(p, LAYERS, "// layers: top").1, Some(64));
+    assert_eq!(counts(p, LAYERS, "// layers: write").1, Some(16));
+    let capture = p.lanes.as_ref().expect("lanes recorded");
+    let mut seen = BTreeSet::new();
+    for r in &capture.records {
+        let invocations = r
+            .invocations
+            .as_ref()
+            .expect("a 3-D record names its lanes");
+        let ballot: u32 = r.ballot.iter().map(|w| w.count_ones()).sum();
+        assert_eq!(invocations.len() as u32, ballot, "{r:?}");
+        for lane in invocations {
+            let [x, y, z] = lane.local_id;
+            assert!(x < 4 && y < 2 && z == 1, "{r:?}");
+            assert!(seen.insert((r.workgroup, lane.local_id)), "{r:?} twice");
+        }
+    }
+    assert_eq!(seen.len(), 2 * 8, "every invocation of layer 1, once");
+}
