@@ -30,6 +30,8 @@ mod profile;
 mod profile_textures;
 #[path = "main/profile_documents.rs"]
 mod profile_documents;
+#[path = "main/profile_workgroups.rs"]
+mod profile_workgroups;
 #[path = "main/readme.rs"]
 mod readme;
 #[path = "main/report.rs"]

@@ -28,7 +28,9 @@ use self::bind::{dispatch, pipeline, resources};
 pub use self::prepare::{Prepared, prepare};
 use self::timing::{lane_capture, timing};
 
-/// The default loop cap: iterations one invocation may run of one entry into a loop.
+/// The default loop cap: the loop iterations one invocation may run, of all its loops together
+/// (nested ones, later ones and those of the functions it calls), before every loop of it
+/// breaks out.
 pub const DEFAULT_LOOP_CAP: u32 = 1_000_000;
 
 /// The default `--reps`: the most timed repetitions.
@@ -162,6 +164,9 @@ pub struct Finished {
     pub cap_hit: Option<String>,
     /// The instrumented kernel's WGSL, as it ran.
     pub instrumented_wgsl: String,
+    /// The width of the pipeline's subgroups, the `subgroup_size` builtin as the instrumented
+    /// kernel saw it ([`instrument::Counters::subgroup_width`]); `None` without subgroups.
+    pub subgroup_width: Option<u32>,
 }
 
 /// Profiles `request` on the lab's device.
@@ -276,9 +281,10 @@ pub fn profile_with_progress(
     };
     if let Some(line) = cap_line {
         let message = format!(
-            "{}:{line}: the loop here ran {loop_cap} iterations in one invocation and hit the \
-             loop cap; the kernel may never end on this input. The profile below is of the \
-             cut-short run; raise the cap with --loop-cap if the loop is meant to run longer",
+            "{}:{line}: an invocation hit the loop cap in the loop here, after {loop_cap} loop \
+             iterations in all (the cap counts every loop of one invocation together); the \
+             kernel may never end on this input. The profile below is of the cut-short run; \
+             raise the cap with --loop-cap if the loops are meant to run longer",
             request.file
         );
         profile.notes = notes;
@@ -286,6 +292,7 @@ pub fn profile_with_progress(
             profile,
             cap_hit: Some(message),
             instrumented_wgsl: instrumented.wgsl,
+            subgroup_width: counts.subgroup_width,
         });
     }
     // The kernel ends on this input: time it alone and instrumented, interleaved.
@@ -298,5 +305,6 @@ pub fn profile_with_progress(
         profile,
         cap_hit: None,
         instrumented_wgsl: instrumented.wgsl,
+        subgroup_width: counts.subgroup_width,
     })
 }
