@@ -26,10 +26,10 @@ mod gpu;
 mod lint;
 #[path = "main/profile.rs"]
 mod profile;
-#[path = "main/profile_textures.rs"]
-mod profile_textures;
 #[path = "main/profile_documents.rs"]
 mod profile_documents;
+#[path = "main/profile_textures.rs"]
+mod profile_textures;
 #[path = "main/profile_workgroups.rs"]
 mod profile_workgroups;
 #[path = "main/readme.rs"]

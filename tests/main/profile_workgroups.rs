@@ -182,7 +182,7 @@ fn a_2d_tile_reduction_with_subgroup_ops_profiles_with_lane_ids() {
     );
 
     // The text output shows each lane's local id: lane 0 of the first record is (0, y).
-    let text = render_text(p, TILE);
+    let text = render_text(p);
     assert!(text.contains("lane:local id 0:(0,"), "{text}");
     assert!(text.contains(" 2:(2,"), "{text}");
     let json = serde_json::to_value(p).unwrap();
@@ -331,7 +331,11 @@ fn one_invocation_workgroups_report_the_real_subgroup_width() {
     assert!(ONE.starts_with("// divlab-profile: --dispatch 8\n"));
     let p = &finished.profile;
     assert_clean(p);
-    assert_eq!(p.subgroup_size, Some(1), "the widest ballot");
+    assert_eq!(p.widest_ballot, Some(1), "the widest ballot");
+    assert_eq!(
+        p.subgroup_size, finished.subgroup_width,
+        "efficiency's width"
+    );
     assert_eq!(
         finished.subgroup_width,
         Some(util::expected_subgroup_size()),
@@ -429,7 +433,7 @@ fn a_3d_workgroup_profiles_with_lane_ids() {
         }
     }
     assert_eq!(seen.len(), 2 * 16, "every invocation of layer 1, once");
-    let text = render_text(p, LAYERS);
+    let text = render_text(p);
     assert!(text.contains(":(0,0,1)"), "{text}");
 }
 
