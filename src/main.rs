@@ -437,7 +437,8 @@ fn bench(args: &BenchArgs, selector: &AdapterSelector) -> Result<u8, Failure> {
 
 /// `divlab profile`: 0 when the kernel ran to its end, 1 when a loop hit the cap (the profile
 /// of the cut-short run is still printed and written), 2 for bad input, 3 when the GPU hung or
-/// was lost. With `--import`, the document's report again: 0, or 2 for a file that is not one.
+/// was lost. With `--import`, the document's report again: 0, 1 when its run hit the loop cap,
+/// or 2 for a file that is not one.
 fn run_profile(selector: &AdapterSelector, args: &ProfileArgs) -> Result<u8, Failure> {
     let inputs: Vec<PathBuf> = args.file.iter().chain(&args.import).cloned().collect();
     check_outputs(
@@ -454,8 +455,9 @@ fn run_profile(selector: &AdapterSelector, args: &ProfileArgs) -> Result<u8, Fai
             .as_ref()
             .expect("clap requires a file or --import");
         let profile = profile::report::read_profile(path)?;
+        let capped = profile.loop_cap_hit;
         write_profile(args, profile)?;
-        return Ok(0);
+        return Ok(u8::from(capped));
     };
     let request = request?;
     let finished = profile_with_progress(selector, &request)?;

@@ -34,6 +34,8 @@ mod profile_inputs;
 mod profile_invariant;
 #[path = "main/profile_textures.rs"]
 mod profile_textures;
+#[path = "main/profile_workgroups.rs"]
+mod profile_workgroups;
 #[path = "main/readme.rs"]
 mod readme;
 #[path = "main/report.rs"]

@@ -145,7 +145,7 @@ fn a_capped_loop_names_the_uniform_field_it_reads_its_bound_from() {
     let message = finished.cap_hit.expect("the loop hits the cap");
     let lp = line_of(UNIFORM_BOUND, "// loop");
     for part in [
-        format!("uniform_bound.wgsl:{lp}: the loop here ran"),
+        format!("uniform_bound.wgsl:{lp}: an invocation hit the loop cap in the loop here"),
         "It reads its bound from `params.count` (values fill: 4000000000)".to_owned(),
         "pass `--buffer params=values:...` with `params.count` as value 1 of 2".to_owned(),
         "`--buffer params=values:128`".to_owned(),
@@ -260,8 +260,9 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     let lp = line_of(COMPOUND, "// loop");
     assert!(
         message.starts_with(&format!(
-            "compound.wgsl:{lp}: the loop here ran 1000 iterations in one invocation and hit \
-             the loop cap; the kernel may never end on this input."
+            "compound.wgsl:{lp}: an invocation hit the loop cap in the loop here, after 1000 \
+             loop iterations in all (the cap counts every loop of one invocation together); the \
+             kernel may never end on this input. The profile below is of the cut-short run"
         )),
         "{message}"
     );

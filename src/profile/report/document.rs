@@ -51,8 +51,7 @@ pub struct Profile {
     pub loop_cap_hit: bool,
     /// The line of the first loop that hit the cap.
     pub loop_cap_line: Option<u32>,
-    /// The loop cap in force: the most iterations one invocation runs of one entry into a loop
-    /// (the request's, lowered where the driver's own limit is lower).
+    /// The loop cap: the most loop iterations one invocation runs, of all its loops together.
     pub loop_cap: u32,
     /// The kernel's time alone and with its counters; absent when the run hit the loop cap.
     pub timing: Option<TimingRecord>,
@@ -122,6 +121,10 @@ pub struct RequestRecord {
     pub lens: Vec<String>,
     /// Every `--override`, as `NAME=VALUE`.
     pub overrides: Vec<String>,
+    /// Every `--texture`, `--size`, `--format`, `--sampler` and `--save`, as written (the
+    /// notes say what each texture and sampler was made as).
+    #[serde(default)]
+    pub textures: Vec<String>,
     /// `--reps`: the most timed repetitions.
     pub reps: usize,
     /// `--time-budget`, in seconds.

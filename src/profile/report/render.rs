@@ -127,11 +127,15 @@ fn render_summary(profile: &Profile, out: &mut String) {
         Some(t) => {
             let _ = writeln!(
                 out,
-                "time: {} alone, {} instrumented ({:.2}x), medians of {} runs ({}; --reps {}, \
+                "time: {} alone, {} instrumented ({}), medians of {} runs ({}; --reps {}, \
                  --time-budget {} s)",
                 format_ns(t.kernel_ns),
                 format_ns(t.instrumented_ns),
-                t.overhead,
+                if t.overhead.is_finite() {
+                    format!("{:.2}x", t.overhead)
+                } else {
+                    "overhead not measured".to_owned()
+                },
                 t.reps,
                 match t.source {
                     crate::report::TimingSource::GpuTimestamp => "GPU timestamps",

@@ -21,12 +21,12 @@ pub(super) fn message(
 ) -> String {
     let line = site.line;
     let head = format!(
-        "{}:{line}: the loop here ran {loop_cap} iterations in one invocation and hit the loop \
-         cap",
+        "{}:{line}: an invocation hit the loop cap in the loop here, after {loop_cap} loop \
+         iterations in all (the cap counts every loop of one invocation together)",
         request.file
     );
     let tail = "The profile below is of the cut-short run; raise the cap with --loop-cap if the \
-                loop is meant to run longer";
+                loops are meant to run longer";
     let Some((module, bound)) = bound_of(request, site) else {
         return format!("{head}; the kernel may never end on this input. {tail}");
     };
@@ -248,7 +248,7 @@ impl<'a> Inputs<'a> {
         let below = match (computed, value.parse::<f64>()) {
             (None, Ok(v)) if v <= f64::from(loop_cap) => {
                 ", which is below the cap: the loop's counter may not be stepping toward it, or \
-                 loops around it run it many times"
+                 the invocation's other loops, or the loops around this one, spent the rest"
             }
             _ => "",
         };

@@ -33,7 +33,9 @@ use self::bind::{dispatch, pipeline, resources};
 pub use self::prepare::{Prepared, prepare};
 use self::timing::{lane_capture, timing};
 
-/// The default loop cap: iterations one invocation may run of one entry into a loop.
+/// The default loop cap: the loop iterations one invocation may run, of all its loops together
+/// (nested ones, later ones and those of the functions it calls), before every loop of it
+/// breaks out.
 pub const DEFAULT_LOOP_CAP: u32 = 1_000_000;
 
 /// The default `--reps`: the most timed repetitions.
@@ -143,6 +145,12 @@ impl Request {
             overrides: (self.overrides.iter())
                 .map(|(name, v)| format!("{name}={v}"))
                 .collect(),
+            textures: (self.textures.iter().map(|t| format!("--texture {t}")))
+                .chain(self.sizes.iter().map(|t| format!("--size {t}")))
+                .chain(self.formats.iter().map(|t| format!("--format {t}")))
+                .chain(self.samplers.iter().map(|t| format!("--sampler {t}")))
+                .chain(self.saves.iter().map(|t| format!("--save {t}")))
+                .collect(),
             reps: self.reps,
             time_budget_s: self.time_budget.as_secs_f64(),
             loop_cap: self.loop_cap,
@@ -161,6 +169,9 @@ pub struct Finished {
     pub cap_hit: Option<String>,
     /// The instrumented kernel's WGSL, as it ran.
     pub instrumented_wgsl: String,
+    /// The width of the pipeline's subgroups, the `subgroup_size` builtin as the instrumented
+    /// kernel saw it ([`instrument::Counters::subgroup_width`]); `None` without subgroups.
+    pub subgroup_width: Option<u32>,
 }
 
 /// Profiles `request` on the lab's device.
@@ -281,6 +292,7 @@ pub fn profile_with_progress(
             profile,
             cap_hit: Some(message),
             instrumented_wgsl: instrumented.wgsl,
+            subgroup_width: counts.subgroup_width,
         });
     }
     // The kernel ends on this input: time it alone and instrumented, interleaved.
@@ -293,5 +305,6 @@ pub fn profile_with_progress(
         profile,
         cap_hit: None,
         instrumented_wgsl: instrumented.wgsl,
+        subgroup_width: counts.subgroup_width,
     })
 }
