@@ -6,9 +6,12 @@
 //! [`instrument`] takes the module naga parsed from the user's source (after
 //! [`crate::shaders::prepare_for_naga`], which keeps line numbers) and returns the instrumented
 //! module, its WGSL, and the sites ([`BlockSite`], [`BranchSite`], [`LoopSite`]) in counter order.
-//! The host binds one `array<atomic<u32>>` of [`Instrumented::counter_words`] zeroed words at
+//! The host binds one `array<atomic<u32>>` of [`Instrumented::buffer_words`] zeroed words at
 //! `@group(counters_group) @binding(0)`, runs the kernel, reads the words back and decodes them
-//! with [`Instrumented::read_counters`] (or by hand with [`CounterLayout`]).
+//! with [`Instrumented::read_counters`] (or by hand with [`CounterLayout::fold`] and
+//! [`CounterLayout::read`]). The buffer holds [`STRIPES`] copies of the counters; each
+//! subgroup counts into the copy its workgroup id hashes to (`divlab_stripe`, set at the
+//! kernel's entry), and the host folds them into one.
 //!
 //! # What the instrumented kernel does
 //!
@@ -137,7 +140,8 @@ use self::globals::Globals;
 pub use self::layout::{
     BLOCK_WORDS, BRANCH_WORDS, BlockCounts, BranchCounts, CAP_HIT_WORD, CounterLayout, Counters,
     HEADER_WORDS, LANE_RECORD_WORDS, LANE_RECORD_WORDS_MULTI, LANE_RECORDS, LANES_COMPLETE,
-    LANES_CONTIGUOUS, LOOP_WORDS, LaneRecordRaw, MAX_LANES_WORD, SUBGROUP_WIDTH_WORD, read_lanes,
+    LANES_CONTIGUOUS, LOOP_WORDS, LaneRecordRaw, MAX_LANES_WORD, STRIPE_ALIGN_WORDS, STRIPES,
+    SUBGROUP_WIDTH_WORD, read_lanes,
 };
 use self::sites::Sites;
 pub use self::sites::{BlockKind, BlockSite, BranchKind, BranchSite, LoopSite, Opener};
@@ -201,18 +205,22 @@ pub struct Instrumented {
     pub derived: Vec<(usize, Vec<usize>)>,
     /// Where each counter lives in the counters buffer.
     pub layout: CounterLayout,
-    /// The size of the counters buffer in `u32` words (`layout.words()`); bind it zeroed.
+    /// The words of one copy of the counters (`layout.words()`), as [`Self::read_counters`]
+    /// folds them.
     pub counter_words: u32,
+    /// The size of the counters buffer in `u32` words (`layout.buffer_words()`: [`STRIPES`]
+    /// copies); bind it zeroed.
+    pub buffer_words: u32,
     /// The options it was built with.
     pub options: InstrumentOptions,
 }
 
 impl Instrumented {
-    /// Decodes the counters buffer read back after the dispatch, and fills in the
-    /// [`Self::derived`] blocks (callers are numbered before their callees, so a block's
-    /// sources are complete when it is reached).
+    /// Decodes the counters buffer read back after the dispatch (its stripes folded into
+    /// one), and fills in the [`Self::derived`] blocks (callers are numbered before their
+    /// callees, so a block's sources are complete when it is reached).
     pub fn read_counters(&self, words: &[u32]) -> Result<Counters> {
-        let mut counters = self.layout.read(words)?;
+        let mut counters = self.layout.read(&self.layout.fold(words)?)?;
         for (block, sources) in &self.derived {
             let sum = sources.iter().fold(BlockCounts::default(), |sum, &b| {
                 let c = counters.blocks[b];
@@ -297,6 +305,7 @@ pub fn instrument(
         derived: pass.sites.derived,
         layout,
         counter_words: layout.words(),
+        buffer_words: layout.buffer_words(),
         options: *opts,
     })
 }
