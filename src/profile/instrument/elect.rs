@@ -47,9 +47,9 @@ impl Pass<'_> {
     /// `divlab_stripe = ((wg.x + wg.y * 0x9E37u + wg.z * 0x85EBu) & (STRIPES - 1u)) * stride`:
     /// the first word of the copy of the counters this invocation's subgroup counts into (the
     /// stride is patched once the layout is known). Hashed from `workgroup_id`, which every
-    /// lane of a subgroup shares, so the counts of a subgroup stay in one copy; workgroups that
-    /// run at once (neighbours in x, the odd multipliers step y and z rows apart) land in
-    /// different copies.
+    /// lane of a subgroup shares (only the elected lane's stripe matters, but one per subgroup
+    /// keeps it simple): workgroups start in x order, so those that run at once take
+    /// consecutive copies, and the odd multipliers shift each row's and layer's.
     fn keep_stripe(&self, fx: &mut Emitter<'_>, out: &mut Block) {
         let counters = self.g.counters;
         let workgroup = entry_arg(fx, self.g.workgroup_arg, out);
