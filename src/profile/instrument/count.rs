@@ -11,6 +11,7 @@ use naga::{
 
 use super::Pass;
 use super::emit::Emitter;
+use super::globals::CounterBuffer;
 use super::layout::Word;
 
 /// What one count adds to its counter, and which lanes add it.
@@ -173,24 +174,28 @@ impl Pass<'_> {
     }
 }
 
-/// `&divlab_counters[word]`, its index patched once the layout is known.
+/// `&divlab_counters[divlab_stripe + word]`: the word in the invocation's stripe, `word`'s
+/// index (a literal) patched once the layout is known.
 pub(super) fn counter(
     fx: &mut Emitter<'_>,
-    counters: Handle<GlobalVariable>,
+    counters: CounterBuffer,
     word: Word,
     out: &mut Block,
 ) -> Handle<Expression> {
-    let base = fx.global(counters, out);
-    let pointer = fx.member(base, 0);
-    fx.patches.push((pointer, word));
-    pointer
+    let base = fx.global(counters.buffer, out);
+    let stripe_pointer = fx.global(counters.stripe, out);
+    let offset = fx.literal(Literal::U32(0), out);
+    fx.patches.push((offset, word));
+    let stripe = fx.load(stripe_pointer);
+    let index = fx.binary(BinaryOperator::Add, stripe, offset);
+    fx.emitted(Expression::Access { base, index })
 }
 
 /// 64-bit add of `value` (a `u32`) to the pair whose low word is `word` (the high word
 /// follows): `old = atomicAdd(&lo, v); if old + v < v { atomicAdd(&hi, 1u); }`.
 pub(super) fn add64(
     fx: &mut Emitter<'_>,
-    counters: Handle<GlobalVariable>,
+    counters: CounterBuffer,
     word: Word,
     value: Handle<Expression>,
     out: &mut Block,

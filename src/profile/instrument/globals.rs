@@ -18,8 +18,11 @@ pub(super) struct Globals {
     pub(super) u32_ty: Handle<Type>,
     pub(super) i32_ty: Handle<Type>,
     pub(super) bool_ty: Handle<Type>,
-    /// `divlab_counters`, the buffer the host decodes.
-    pub(super) counters: Handle<GlobalVariable>,
+    /// `divlab_counters`, the buffer the host decodes, and the private stripe base that picks
+    /// the invocation's copy of it.
+    pub(super) counters: CounterBuffer,
+    /// The entry argument (and struct member) holding `workgroup_id`, which the stripe hashes.
+    pub(super) workgroup_arg: EntryArg,
     /// `var<private> divlab_local: array<u32, K>`: each invocation's own counts of the blocks
     /// and branches in loops, added into `counters` once, when it leaves the kernel. Its
     /// length is set once every site is numbered ([`Globals::size_local`]).
@@ -69,14 +72,24 @@ impl Globals {
             },
             Span::UNDEFINED,
         );
-        let counters = buffer_global(
+        let counters = CounterBuffer {
+            buffer: buffer_global(
+                module,
+                "divlab_counters",
+                opts.counters_group,
+                0,
+                "its profile counters",
+                array_ty,
+            )?,
+            stripe: private_global(module, "divlab_stripe", u32_ty),
+        };
+        let vec3_ty = vector_type(module, naga::VectorSize::Tri);
+        let workgroup_arg = entry_builtin(
             module,
-            "divlab_counters",
-            opts.counters_group,
-            0,
-            "its profile counters",
-            array_ty,
-        )?;
+            naga::BuiltIn::WorkGroupId,
+            vec3_ty,
+            "divlab_workgroup_id",
+        );
 
         // The private counts' length is known once every site is numbered; the type is set then,
         // and so is the body of the function that flushes them.
@@ -128,6 +141,7 @@ impl Globals {
             i32_ty,
             bool_ty,
             counters,
+            workgroup_arg,
             local,
             flush_fn,
             lanes,
@@ -155,6 +169,29 @@ impl Globals {
         );
         module.global_variables.get_mut(self.local).ty = local_ty;
     }
+}
+
+/// The counters buffer as the kernel addresses it: word `w` of the invocation's stripe is
+/// `buffer[stripe + w]`.
+#[derive(Clone, Copy)]
+pub(super) struct CounterBuffer {
+    pub buffer: Handle<GlobalVariable>,
+    /// `var<private> divlab_stripe: u32`: the first word of the copy this invocation counts
+    /// into, set at the kernel's entry (`Pass::keep_stripe`).
+    pub stripe: Handle<GlobalVariable>,
+}
+
+fn vector_type(module: &mut Module, size: naga::VectorSize) -> Handle<Type> {
+    module.types.insert(
+        Type {
+            name: None,
+            inner: TypeInner::Vector {
+                size,
+                scalar: Scalar::U32,
+            },
+        },
+        Span::UNDEFINED,
+    )
 }
 
 fn scalar_type(module: &mut Module, scalar: Scalar) -> Handle<Type> {
@@ -274,20 +311,8 @@ fn lane_globals(
     array_ty: Handle<Type>,
     u32_ty: Handle<Type>,
 ) -> Result<LaneGlobals> {
-    let vector = |module: &mut Module, size| {
-        module.types.insert(
-            Type {
-                name: None,
-                inner: TypeInner::Vector {
-                    size,
-                    scalar: Scalar::U32,
-                },
-            },
-            Span::UNDEFINED,
-        )
-    };
-    let vec3_ty = vector(module, naga::VectorSize::Tri);
-    let vec4_ty = vector(module, naga::VectorSize::Quad);
+    let vec3_ty = vector_type(module, naga::VectorSize::Tri);
+    let vec4_ty = vector_type(module, naga::VectorSize::Quad);
     let buffer = buffer_global(
         module,
         "divlab_lanes",

@@ -1,6 +1,7 @@
-//! The counters buffer as the host decodes it: where each counter lives, the decoded counts,
-//! and the lanes buffer of `--lanes`. The kernel side writes these words through [`Word`]s,
-//! resolved to indices once every site is numbered (`patch.rs`).
+//! The counters buffer as the host decodes it: where each counter lives, how the buffer's
+//! [`STRIPES`] copies of it fold into one, the decoded counts, and the lanes buffer of
+//! `--lanes`. The kernel side writes these words through [`Word`]s, resolved to indices once
+//! every site is numbered (`patch.rs`).
 
 use super::super::error::Error as ProfileError;
 use crate::Result;
@@ -22,6 +23,13 @@ pub const BLOCK_WORDS: u32 = 4;
 pub const BRANCH_WORDS: u32 = 4;
 /// Words per loop: invocations that hit the cap (one word).
 pub const LOOP_WORDS: u32 = 1;
+/// Copies of the counters in the buffer: a subgroup counts into the copy its workgroup hashes
+/// to, so the dispatch's subgroups spread their atomics over this many addresses per counter
+/// instead of contending for one. A power of two (the kernel masks the hash with it).
+pub const STRIPES: u32 = 64;
+/// Each copy starts on a line of its own: [`CounterLayout::stripe_stride`] is a multiple of
+/// this many words (128 bytes, the L2 line of NVIDIA GPUs and a multiple of most others').
+pub const STRIPE_ALIGN_WORDS: u32 = 32;
 
 /// Words per record of the lanes buffer: the ballot (4), the workgroup id (3), and the local
 /// invocation index of the lowest active lane (1). Word 0 of the buffer counts executions.
@@ -88,7 +96,9 @@ pub fn read_lanes(words: &[u32], record_words: u32) -> (u64, Vec<LaneRecordRaw>)
 /// | `3 + 4B + 4r ..` | branch `r`: evaluations lo, hi; divergent lo, hi |
 /// | `3 + 4B + 4R + l` | loop `l`: cap hits |
 ///
-/// (`B` blocks, `R` branches.) Each 64-bit counter is `lo + (hi << 32)`.
+/// (`B` blocks, `R` branches.) Each 64-bit counter is `lo + (hi << 32)`. The buffer holds
+/// [`STRIPES`] copies of these words, copy `s` at word `s * stripe_stride()`
+/// ([`Self::fold`] sums them, or takes their max for the header words).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct CounterLayout {
     /// Number of block records.
@@ -136,8 +146,61 @@ impl CounterLayout {
             + LOOP_WORDS * self.loops
     }
 
+    /// Words from one stripe's copy of the counters to the next: [`Self::words`] rounded up to
+    /// [`STRIPE_ALIGN_WORDS`].
+    pub fn stripe_stride(&self) -> u32 {
+        self.words().div_ceil(STRIPE_ALIGN_WORDS) * STRIPE_ALIGN_WORDS
+    }
+
+    /// The size of the buffer the kernel counts into, in words: [`STRIPES`] copies.
+    pub fn buffer_words(&self) -> u32 {
+        STRIPES * self.stripe_stride()
+    }
+
+    /// Folds a buffer of [`Self::buffer_words`] words into one copy of [`Self::words`] words,
+    /// as if every subgroup had counted into one: the 64-bit counters summed (each copy's pair
+    /// joined first, so a carry in any copy is kept), the cap-hit counts summed, and the header
+    /// words (each an `atomicMax`) the largest of the copies.
+    pub fn fold(&self, words: &[u32]) -> Result<Vec<u32>> {
+        if words.len() != self.buffer_words() as usize {
+            return Err(ProfileError::Internal {
+                entry: "?".to_owned(),
+                what: "the counters buffer does not match its layout".to_owned(),
+                detail: format!(
+                    "{} words read back, {} laid out ({STRIPES} stripes of {})",
+                    words.len(),
+                    self.buffer_words(),
+                    self.stripe_stride()
+                ),
+            }
+            .into());
+        }
+        let copies: Vec<&[u32]> = words
+            .chunks_exact(self.stripe_stride() as usize)
+            .map(|copy| &copy[..self.words() as usize])
+            .collect();
+        let (header, loops) = (HEADER_WORDS as usize, self.loop_cap_hits(0));
+        let mut one = vec![0; self.words() as usize];
+        for (at, word) in one.iter_mut().enumerate() {
+            let each = copies.iter().map(|copy| copy[at]);
+            *word = if at < header {
+                each.max().unwrap_or(0)
+            } else {
+                each.fold(0, u32::wrapping_add)
+            };
+        }
+        for low in (header..loops).step_by(2) {
+            let sum = copies.iter().fold(0u64, |sum, copy| {
+                sum.wrapping_add(u64::from(copy[low]) | (u64::from(copy[low + 1]) << 32))
+            });
+            (one[low], one[low + 1]) = (sum as u32, (sum >> 32) as u32);
+        }
+        Ok(one)
+    }
+
     pub(super) fn word(&self, word: Word) -> u32 {
         let index = match word {
+            Word::StripeStride => return self.stripe_stride(),
             Word::CapHit => CAP_HIT_WORD as usize,
             Word::MaxLanes => MAX_LANES_WORD as usize,
             Word::SubgroupWidth => SUBGROUP_WIDTH_WORD as usize,
@@ -240,6 +303,8 @@ pub struct BranchCounts {
 /// A counter word, resolved to an index once every site is known.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Word {
+    /// Not a counter: the kernel's stripe base multiplies it ([`CounterLayout::stripe_stride`]).
+    StripeStride,
     CapHit,
     MaxLanes,
     SubgroupWidth,

@@ -6,9 +6,12 @@
 //! [`instrument`] takes the module naga parsed from the user's source (after
 //! [`crate::shaders::prepare_for_naga`], which keeps line numbers) and returns the instrumented
 //! module, its WGSL, and the sites ([`BlockSite`], [`BranchSite`], [`LoopSite`]) in counter order.
-//! The host binds one `array<atomic<u32>>` of [`Instrumented::counter_words`] zeroed words at
+//! The host binds one `array<atomic<u32>>` of [`Instrumented::buffer_words`] zeroed words at
 //! `@group(counters_group) @binding(0)`, runs the kernel, reads the words back and decodes them
-//! with [`Instrumented::read_counters`] (or by hand with [`CounterLayout`]).
+//! with [`Instrumented::read_counters`] (or by hand with [`CounterLayout::fold`] and
+//! [`CounterLayout::read`]). The buffer holds [`STRIPES`] copies of the counters; each
+//! subgroup counts into the copy its workgroup id hashes to (`divlab_stripe`, set at the
+//! kernel's entry), and the host folds them into one.
 //!
 //! # What the instrumented kernel does
 //!
@@ -46,8 +49,8 @@
 //!
 //! Without `subgroups`, no subgroup builtin appears at all (an adapter without the feature
 //! rejects any): every invocation counts 1 per entry into its block's *executions* (so they count
-//! invocations, not subgroups) in its private counts and adds them at exit; *active lanes* and
-//! branch counters stay 0.
+//! invocations, not subgroups) in its private counts and adds them at exit, into its
+//! workgroup's stripe as with subgroups; *active lanes* and branch counters stay 0.
 //!
 //! Either way every loop gets an iteration cap, the safety net that keeps a user kernel from
 //! hanging the GPU: one private trip counter per invocation (`divlab_trips`), incremented at
@@ -79,13 +82,27 @@
 //!   (local memory) for every subgroup, about 15 ms of the 1M-invocation dispatch.
 //! - Counts outside loops straight to the counters, and only in-loop counts private, flushed by
 //!   constant indices: 1.49x / 1.13x / 1.15x.
+//! - But on a big dispatch of a short kernel every subgroup still added into the *same* few
+//!   words, and same-address atomics serialise: `assets/kernels/edges.wgsl` over 1280×800
+//!   (32,000 subgroups of 32) took 15.2 µs alone and 333 µs instrumented (21.9x). So the buffer
+//!   holds [`STRIPES`] (64) copies of the counters, and a subgroup counts into the copy its
+//!   `workgroup_id` hashes to (`divlab_stripe`, the copy's first word, set once at the
+//!   entry): 64 addresses per counter instead of one, for one private load and add per
+//!   counter. The copies are copy-major, each padded to a 128-byte line
+//!   ([`STRIPE_ALIGN_WORDS`]), so two stripes never share a line (interleaving them, word ×
+//!   64 + stripe, would put a word's 64 copies on two lines, which the L2 may still serialise);
+//!   the host folds them ([`CounterLayout::fold`]). The widest ballot's `atomicMax` is made by
+//!   the elected lane only (every lane made it, with the same value). The H200 figure for this
+//!   step is pending a measurement.
 //!
 //! # Overflow
 //!
 //! Every executions/lanes/evaluations/divergent counter in the buffer is 64-bit: two words, low
 //! then high. The elected lane adds to the low word with `atomicAdd`, and when the returned old
 //! value plus the addend wraps (`old + n < n`), it adds 1 to the high word. After the dispatch
-//! completes the pair is exact (up to 2^64); [`CounterLayout::read`] joins them. The private
+//! completes each stripe's pair is exact; [`CounterLayout::fold`] joins each stripe's pair
+//! before summing the stripes (a carry of one stripe is never lost in another's low word), so
+//! the total is exact up to 2^64, and [`CounterLayout::read`] decodes the folded copy. The private
 //! counts are 32-bit: one invocation would need over 4 billion entries into one block, more
 //! than any cap lets its loops run. Cap-hit counts are one word each (at most one hit per
 //! invocation).
@@ -103,7 +120,8 @@
 //! Like naga's own passes (`compact/`, `back/spv/`), one concern per file, most of them an
 //! `impl Pass` block:
 //! - `sites.rs`: the site tables ([`BlockSite`], [`BranchSite`], [`LoopSite`]) and their lines;
-//! - `layout.rs`: the counter layout the host decodes ([`CounterLayout`], [`read_lanes`]);
+//! - `layout.rs`: the counter layout the host decodes, its stripes and their fold
+//!   ([`CounterLayout`], [`read_lanes`]);
 //! - `control.rs`: the pure control-flow checks (which statements let lanes leave, which loops
 //!   are hoisted, where an exit test ends, which functions are reached);
 //! - `globals.rs`: the globals the pass adds;
@@ -112,8 +130,9 @@
 //! - `count.rs`: the votes and the counts, through one sink (the counters or the private
 //!   counts);
 //! - `cap.rs`, `flush.rs`, `hoist.rs`, `elect.rs`, `lanes.rs`: the loop cap, the exit flush,
-//!   hoisted loops, the election and `--lanes`;
-//! - `patch.rs`: the counter indices, patched once every site is numbered.
+//!   hoisted loops, the election (and the stripe, set beside it at the entry) and `--lanes`;
+//! - `patch.rs`: the counter indices (and the stripes' stride), patched once every site is
+//!   numbered.
 
 mod cap;
 mod control;
@@ -128,6 +147,8 @@ mod layout;
 mod patch;
 mod sites;
 #[cfg(test)]
+mod stripe_tests;
+#[cfg(test)]
 mod tests;
 mod walk;
 
@@ -137,7 +158,8 @@ use self::globals::Globals;
 pub use self::layout::{
     BLOCK_WORDS, BRANCH_WORDS, BlockCounts, BranchCounts, CAP_HIT_WORD, CounterLayout, Counters,
     HEADER_WORDS, LANE_RECORD_WORDS, LANE_RECORD_WORDS_MULTI, LANE_RECORDS, LANES_COMPLETE,
-    LANES_CONTIGUOUS, LOOP_WORDS, LaneRecordRaw, MAX_LANES_WORD, SUBGROUP_WIDTH_WORD, read_lanes,
+    LANES_CONTIGUOUS, LOOP_WORDS, LaneRecordRaw, MAX_LANES_WORD, STRIPE_ALIGN_WORDS, STRIPES,
+    SUBGROUP_WIDTH_WORD, read_lanes,
 };
 use self::sites::Sites;
 pub use self::sites::{BlockKind, BlockSite, BranchKind, BranchSite, LoopSite, Opener};
@@ -201,18 +223,22 @@ pub struct Instrumented {
     pub derived: Vec<(usize, Vec<usize>)>,
     /// Where each counter lives in the counters buffer.
     pub layout: CounterLayout,
-    /// The size of the counters buffer in `u32` words (`layout.words()`); bind it zeroed.
+    /// The words of one copy of the counters (`layout.words()`), as [`Self::read_counters`]
+    /// folds them.
     pub counter_words: u32,
+    /// The size of the counters buffer in `u32` words (`layout.buffer_words()`: [`STRIPES`]
+    /// copies); bind it zeroed.
+    pub buffer_words: u32,
     /// The options it was built with.
     pub options: InstrumentOptions,
 }
 
 impl Instrumented {
-    /// Decodes the counters buffer read back after the dispatch, and fills in the
-    /// [`Self::derived`] blocks (callers are numbered before their callees, so a block's
-    /// sources are complete when it is reached).
+    /// Decodes the counters buffer read back after the dispatch (its stripes folded into
+    /// one), and fills in the [`Self::derived`] blocks (callers are numbered before their
+    /// callees, so a block's sources are complete when it is reached).
     pub fn read_counters(&self, words: &[u32]) -> Result<Counters> {
-        let mut counters = self.layout.read(words)?;
+        let mut counters = self.layout.read(&self.layout.fold(words)?)?;
         for (block, sources) in &self.derived {
             let sum = sources.iter().fold(BlockCounts::default(), |sum, &b| {
                 let c = counters.blocks[b];
@@ -297,6 +323,7 @@ pub fn instrument(
         derived: pass.sites.derived,
         layout,
         counter_words: layout.words(),
+        buffer_words: layout.buffer_words(),
         options: *opts,
     })
 }

@@ -1,7 +1,9 @@
 //! Index patching: counter pointers are written with index 0 while the walk numbers the sites,
-//! and pointed at their words once every site, and so the layout, is known.
+//! and pointed at their words once every site, and so the layout, is known. A pointer into the
+//! counters is patched in its word's literal (it adds the stripe base); one into the private
+//! counts in its `AccessIndex`.
 
-use naga::{Expression, Function, Handle, Module};
+use naga::{Expression, Function, Handle, Literal, Module};
 
 use super::layout::{CounterLayout, Word};
 use super::walk::Patched;
@@ -17,8 +19,9 @@ pub(super) fn private_slots(patches: &[(Option<Handle<Function>>, Patched)]) -> 
     slots
 }
 
-/// Points every patched `AccessIndex` at its word: of the counters by `layout`, of the private
-/// counts by `slots`. `None` is the entry point (the module's only one).
+/// Points every patched `AccessIndex` or word literal at its word: of the counters by `layout`
+/// (the stripe stride too), of the private counts by `slots`. `None` is the entry point (the
+/// module's only one).
 pub(super) fn apply(
     module: &mut Module,
     patches: Vec<(Option<Handle<Function>>, Patched)>,
@@ -47,10 +50,10 @@ pub(super) fn apply(
                     .map(|(expr, word)| (expr, local_index(word))),
             );
         for (expr, at) in indices {
-            if let Expression::AccessIndex { ref mut index, .. } =
-                *function.expressions.get_mut(expr)
-            {
-                *index = at;
+            match *function.expressions.get_mut(expr) {
+                Expression::AccessIndex { ref mut index, .. } => *index = at,
+                Expression::Literal(Literal::U32(ref mut index)) => *index = at,
+                ref other => unreachable!("a patched {other:?}"),
             }
         }
     }

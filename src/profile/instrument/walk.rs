@@ -189,8 +189,9 @@ impl Pass<'_> {
         // them would add an election to every trip of the loop for nothing a reader sees.
         let header_continuing = kind == BlockKind::LoopContinuing
             && self.sites.blocks[index].lines == (parent_line..=parent_line);
-        if index == 0 && self.opts.subgroups {
-            // Before anything elects: the election compares the private lane id.
+        if index == 0 {
+            // Before anything counts: the counts go to the stripe, and the election compares the
+            // private lane id.
             self.keep_entry_builtins(fx, &mut out);
         }
         if !self.sites.blocks[index].empty && !header_continuing {

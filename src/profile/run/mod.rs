@@ -288,7 +288,7 @@ fn counted_run(
     let counters = crate::gpu::storage_buffer(
         gpu,
         "divlab.profile.counters",
-        u64::from(instrumented.counter_words) * 4,
+        u64::from(instrumented.buffer_words) * 4,
     );
     let lane_buffer = instrumented.options.lanes_block.map(|_| {
         crate::gpu::storage_buffer(
