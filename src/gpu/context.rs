@@ -30,7 +30,9 @@ impl Capabilities {
         // User kernels' push constants and the storage formats the adapter has beyond
         // WebGPU's (`divlab profile`).
         .union(wgpu::Features::IMMEDIATES)
-        .union(wgpu::Features::TEXTURE_ADAPTER_SPECIFIC_FORMAT_FEATURES);
+        .union(wgpu::Features::TEXTURE_ADAPTER_SPECIFIC_FORMAT_FEATURES)
+        .union(wgpu::Features::TEXTURE_FORMAT_16BIT_NORM)
+        .union(wgpu::Features::BGRA8UNORM_STORAGE);
 
     /// Reads the capabilities off a device's enabled features.
     pub fn from_features(features: wgpu::Features) -> Self {

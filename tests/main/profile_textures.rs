@@ -136,7 +136,7 @@ fn image_filter_branches_where_the_texture_is_bright_and_saves_its_output() {
     // 2×2 workgroups of 8×8: the texture defaults to the dispatch's 16×16.
     let bright = |x: u32, y: u32| (x / 4 + y / 4) % 2 == 1;
     let want = tally([16, 16], [8, 8], sg, bright);
-    assert_line(&p, line_of(name, "// bright"), want, "bright");
+    assert_line(&p, line_of(name, "// a bright pixel"), want, "bright");
     let b = branch(&p, line_of(name, "if (c.r > 0.5)"));
     assert_eq!(b.executions, want[3], "every subgroup reaches the branch");
     assert_eq!(b.divergent, want[2]);
@@ -227,6 +227,16 @@ fn bad_texture_input_is_a_clear_error() {
     let _gpu = util::gpu_shared();
     let dir = temp_dir();
     std::fs::write(path_in(&dir, "not-an-image.png"), "plain text, not a PNG").unwrap();
+    // wgpu makes 64-bit texels only with a feature divlab does not ask for.
+    std::fs::write(
+        path_in(&dir, "r64.wgsl"),
+        "@group(0) @binding(0) var dst: texture_storage_2d<r64uint, write>;\n\
+         @compute @workgroup_size(16)\n\
+         fn main(@builtin(global_invocation_id) gid: vec3<u32>) {\n\
+         \x20   textureStore(dst, gid.xy, vec4<u64>(1lu));\n}\n",
+    )
+    .unwrap();
+    let r64 = path_in(&dir, "r64.wgsl");
     let filter = kernel("image_filter.wgsl");
     let life = kernel("life.wgsl");
     let cases: &[(&Path, &[&str], &str)] = &[
@@ -263,6 +273,7 @@ fn bad_texture_input_is_a_clear_error() {
         ),
         (&filter, &["--save", "src=x.png"], "cannot write"),
         (&filter, &["--texture", "src=checker:0"], "cell size"),
+        (&r64, &[], "cannot make `dst`"),
         (&life, &["--texture", "current=values:1.5"], "cannot"),
         (
             &kernel("immediates.wgsl"),

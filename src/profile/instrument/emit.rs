@@ -249,6 +249,24 @@ impl<'f> Emitter<'f> {
         })
     }
 
+    /// `subgroupShuffle(argument, lane)`, of type `ty`.
+    pub fn shuffle(&mut self, argument: Expr, lane: Expr, ty: Ty, out: &mut Block) -> Expr {
+        self.subgroup_op(ty, out, |result| Statement::SubgroupGather {
+            mode: GatherMode::Shuffle(lane),
+            argument,
+            result,
+        })
+    }
+
+    /// `select(reject, accept, condition)`.
+    pub fn select(&mut self, condition: Expr, accept: Expr, reject: Expr) -> Expr {
+        self.emitted(Expression::Select {
+            condition,
+            accept,
+            reject,
+        })
+    }
+
     /// `op` (`subgroupAdd`, `subgroupAll`, ...) over the active lanes of `arg`, of type `ty`.
     pub fn reduce(&mut self, op: SubgroupOperation, arg: Expr, ty: Ty, out: &mut Block) -> Expr {
         self.subgroup_op(ty, out, |result| Statement::SubgroupCollectiveOperation {

@@ -28,15 +28,26 @@ pub(super) struct Globals {
     pub(super) flush_fn: Handle<Function>,
     /// With `--lanes`: the buffer and the private copies of the entry's builtins.
     pub(super) lanes: Option<LaneGlobals>,
-    /// With subgroups: the private copy of `subgroup_invocation_id` the election compares, and
-    /// the entry argument (and struct member) it is copied from.
+    /// With subgroups: the private copy of the id the election compares, and the entry
+    /// argument (and struct member) it is copied from: `subgroup_invocation_id` in a 1-D
+    /// workgroup, `local_invocation_index` in a 2-D or 3-D one, where naga forbids the former.
     pub(super) lane_id: Option<(Handle<GlobalVariable>, EntryArg)>,
+    /// With subgroups: the entry argument holding `subgroup_size` (allowed in every shape).
+    pub(super) subgroup_size: Option<EntryArg>,
+    /// `var<private> divlab_trips: u32`: the trips the invocation ran of all its loops
+    /// together, which the loop cap bounds.
+    pub(super) trips: Handle<GlobalVariable>,
+    /// The workgroup is 2-D or 3-D (`@workgroup_size` y or z above 1).
+    pub(super) multi_dim: bool,
 }
 
 impl Globals {
     /// Adds divlab's globals to `module`, whose only entry point is the kernel's. Fails when
     /// the kernel already uses a binding divlab needs.
     pub fn add(module: &mut Module, opts: &InstrumentOptions) -> Result<Self> {
+        let multi_dim = module.entry_points[0].workgroup_size[1..]
+            .iter()
+            .any(|&n| n > 1);
         let u32_ty = scalar_type(module, Scalar::U32);
         let i32_ty = scalar_type(module, Scalar::I32);
         let bool_ty = scalar_type(module, Scalar::BOOL);
@@ -98,8 +109,19 @@ impl Globals {
                     "its lane records",
                     array_ty,
                 )?;
+                let vec4_ty = module.types.insert(
+                    Type {
+                        name: None,
+                        inner: TypeInner::Vector {
+                            size: naga::VectorSize::Quad,
+                            scalar: Scalar::U32,
+                        },
+                    },
+                    Span::UNDEFINED,
+                );
                 Some(LaneGlobals {
                     buffer,
+                    vec4_ty,
                     workgroup: private_global(module, "divlab_workgroup", vec3_ty),
                     local_index: private_global(module, "divlab_local_index", u32_ty),
                     workgroup_arg: entry_builtin(
@@ -121,14 +143,33 @@ impl Globals {
 
         let lane_id = opts.subgroups.then(|| {
             let global = private_global(module, "divlab_lane", u32_ty);
-            let arg = entry_builtin(
-                module,
-                naga::BuiltIn::SubgroupInvocationId,
-                u32_ty,
-                "divlab_subgroup_invocation_id",
-            );
+            // Any id unique in the subgroup elects its lowest active lane the same way.
+            let arg = if multi_dim {
+                entry_builtin(
+                    module,
+                    naga::BuiltIn::LocalInvocationIndex,
+                    u32_ty,
+                    "divlab_local_invocation_index",
+                )
+            } else {
+                entry_builtin(
+                    module,
+                    naga::BuiltIn::SubgroupInvocationId,
+                    u32_ty,
+                    "divlab_subgroup_invocation_id",
+                )
+            };
             (global, arg)
         });
+        let subgroup_size = opts.subgroups.then(|| {
+            entry_builtin(
+                module,
+                naga::BuiltIn::SubgroupSize,
+                u32_ty,
+                "divlab_subgroup_size",
+            )
+        });
+        let trips = private_global(module, "divlab_trips", u32_ty);
         Ok(Self {
             u32_ty,
             i32_ty,
@@ -138,6 +179,9 @@ impl Globals {
             flush_fn,
             lanes,
             lane_id,
+            subgroup_size,
+            trips,
+            multi_dim,
         })
     }
 
@@ -177,6 +221,8 @@ pub(super) type EntryArg = (u32, Option<u32>);
 /// them), and where the entry point gets them.
 pub(super) struct LaneGlobals {
     pub buffer: Handle<GlobalVariable>,
+    /// `vec4<u32>`, a ballot's type.
+    pub vec4_ty: Handle<Type>,
     pub workgroup: Handle<GlobalVariable>,
     pub local_index: Handle<GlobalVariable>,
     /// The entry argument (and struct member) holding `workgroup_id`.

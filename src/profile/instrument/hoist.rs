@@ -13,7 +13,7 @@ use super::layout::Word;
 
 impl Pass<'_> {
     /// After a hoisted loop (`control::hoistable`), every count its trips would have made, from each
-    /// lane's exit-test evaluations `t` (its cap counter): the body (and a counted `continuing`)
+    /// lane's exit-test evaluations `t` (its own trip counter): the body (and a counted `continuing`)
     /// ran `t - 1` times in the lane and `max(t) - 1` times in the subgroup; the test was
     /// evaluated `max(t)` times, divergent on all but the last of the distinct `t`s; the `break`
     /// ran once per distinct `t`. Exact when the lanes that enter together run their trips

@@ -5,14 +5,17 @@
 use super::super::error::Error as ProfileError;
 use crate::Result;
 
-/// Word 0 of the counters buffer: the index + 1 of the highest-indexed loop that hit its cap
-/// (`atomicMax`), 0 when none did.
+/// Word 0 of the counters buffer: the index + 1 of the highest-indexed loop in which an
+/// invocation's trips crossed the loop cap (`atomicMax`), 0 when none did.
 pub const CAP_HIT_WORD: u32 = 0;
 /// Words before the first block record.
-pub const HEADER_WORDS: u32 = 2;
+pub const HEADER_WORDS: u32 = 3;
 /// The largest active-lane count any subgroup showed at the entry point's entry: the subgroup
 /// size this pipeline runs with (0 without subgroups).
 pub const MAX_LANES_WORD: u32 = 1;
+/// The `subgroup_size` builtin the kernel saw at its entry (`atomicMax`): the width of the
+/// pipeline's subgroups, however few of their lanes a workgroup fills (0 without subgroups).
+pub const SUBGROUP_WIDTH_WORD: u32 = 2;
 /// Words per block: executions (low, high), active lanes (low, high).
 pub const BLOCK_WORDS: u32 = 4;
 /// Words per branch: evaluations (low, high), divergent evaluations (low, high).
@@ -23,6 +26,18 @@ pub const LOOP_WORDS: u32 = 1;
 /// Words per record of the lanes buffer: the ballot (4), the workgroup id (3), and the local
 /// invocation index of the lowest active lane (1). Word 0 of the buffer counts executions.
 pub const LANE_RECORD_WORDS: u32 = 8;
+/// Words per record in a 2-D or 3-D workgroup, where the ballot's lane numbers cannot be read
+/// as local indices: the 1-D record, then which invocations were the active lanes (4: bit i for
+/// local index `first_local_index + i`) and what the kernel checked about them (1:
+/// [`LANES_COMPLETE`], [`LANES_CONTIGUOUS`]).
+pub const LANE_RECORD_WORDS_MULTI: u32 = 13;
+/// Flag of a 2-D/3-D record: every active lane's local index is within 128 of the first, so the
+/// invocations mask names them all.
+pub const LANES_COMPLETE: u32 = 1;
+/// Flag of a 2-D/3-D record: checked in every active lane (by a shuffle of its local index from
+/// the lane it should be), lane `lowest + i` of the ballot ran local index
+/// `first_local_index + i`.
+pub const LANES_CONTIGUOUS: u32 = 2;
 /// Records the lanes buffer holds; later executions are counted but not recorded.
 pub const LANE_RECORDS: u32 = 1 << 16;
 
@@ -33,23 +48,30 @@ pub struct LaneRecordRaw {
     pub ballot: [u32; 4],
     /// `workgroup_id`.
     pub workgroup: [u32; 3],
-    /// `local_invocation_index` of the lowest active lane.
+    /// `local_invocation_index` of the smallest-indexed active lane.
     pub first_local_index: u32,
+    /// 2-D and 3-D workgroups: bit i set when local index `first_local_index + i` was an
+    /// active lane, and the [`LANES_COMPLETE`] / [`LANES_CONTIGUOUS`] flags.
+    pub invocations: Option<([u32; 4], u32)>,
 }
 
-/// Decodes the lanes buffer: every execution's count, and the records kept.
-pub fn read_lanes(words: &[u32]) -> (u64, Vec<LaneRecordRaw>) {
+/// Decodes the lanes buffer of records of `record_words` words ([`LANE_RECORD_WORDS`], or
+/// [`LANE_RECORD_WORDS_MULTI`] in a 2-D or 3-D workgroup): every execution's count, and the
+/// records kept.
+pub fn read_lanes(words: &[u32], record_words: u32) -> (u64, Vec<LaneRecordRaw>) {
     let executions = u64::from(words.first().copied().unwrap_or(0));
     let kept = executions.min(u64::from(LANE_RECORDS)) as usize;
     let records = words
         .get(1..)
         .unwrap_or_default()
-        .chunks_exact(LANE_RECORD_WORDS as usize)
+        .chunks_exact(record_words as usize)
         .take(kept)
         .map(|r| LaneRecordRaw {
             ballot: [r[0], r[1], r[2], r[3]],
             workgroup: [r[4], r[5], r[6]],
             first_local_index: r[7],
+            invocations: (r.len() >= LANE_RECORD_WORDS_MULTI as usize)
+                .then(|| ([r[8], r[9], r[10], r[11]], r[12])),
         })
         .collect();
     (executions, records)
@@ -61,9 +83,10 @@ pub fn read_lanes(words: &[u32]) -> (u64, Vec<LaneRecordRaw>) {
 /// |---|---|
 /// | `0` | [`CAP_HIT_WORD`] |
 /// | `1` | [`MAX_LANES_WORD`] |
-/// | `2 + 4b ..= 2 + 4b + 3` | block `b`: executions lo, hi; active lanes lo, hi |
-/// | `2 + 4B + 4r ..` | branch `r`: evaluations lo, hi; divergent lo, hi |
-/// | `2 + 4B + 4R + l` | loop `l`: cap hits |
+/// | `2` | [`SUBGROUP_WIDTH_WORD`] |
+/// | `3 + 4b ..= 3 + 4b + 3` | block `b`: executions lo, hi; active lanes lo, hi |
+/// | `3 + 4B + 4r ..` | branch `r`: evaluations lo, hi; divergent lo, hi |
+/// | `3 + 4B + 4R + l` | loop `l`: cap hits |
 ///
 /// (`B` blocks, `R` branches.) Each 64-bit counter is `lo + (hi << 32)`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -117,6 +140,7 @@ impl CounterLayout {
         let index = match word {
             Word::CapHit => CAP_HIT_WORD as usize,
             Word::MaxLanes => MAX_LANES_WORD as usize,
+            Word::SubgroupWidth => SUBGROUP_WIDTH_WORD as usize,
             Word::Block(b, offset) => self.block_executions(b) + offset as usize,
             Word::Branch(r, offset) => self.branch_evaluations(r) + offset as usize,
             Word::Loop(l) => self.loop_cap_hits(l),
@@ -140,6 +164,7 @@ impl CounterLayout {
                 .checked_sub(1)
                 .map(|l| l as usize),
             max_active_lanes: Some(words[MAX_LANES_WORD as usize]).filter(|&n| n > 0),
+            subgroup_width: Some(words[SUBGROUP_WIDTH_WORD as usize]).filter(|&n| n > 0),
             blocks: (0..self.blocks as usize)
                 .map(|b| BlockCounts {
                     executions: wide(self.block_executions(b)),
@@ -165,13 +190,19 @@ pub struct Counters {
     /// The largest ballot any subgroup showed at the kernel's entry (see [`MAX_LANES_WORD`]);
     /// `None` without subgroups.
     pub max_active_lanes: Option<u32>,
-    /// The highest-indexed loop that hit its cap, if any did (see `loop_cap_hits` for all).
+    /// The width of the pipeline's subgroups, the `subgroup_size` builtin (see
+    /// [`SUBGROUP_WIDTH_WORD`]): above `max_active_lanes` when a workgroup has fewer
+    /// invocations than a subgroup has lanes. `None` without subgroups.
+    pub subgroup_width: Option<u32>,
+    /// The loop whose trip crossed the loop cap, if an invocation's did (the highest-indexed
+    /// one when several invocations' did; see `loop_cap_hits` for all).
     pub cap_hit: Option<usize>,
     /// Per block, in site order.
     pub blocks: Vec<BlockCounts>,
     /// Per branch, in site order (all zero without subgroups).
     pub branches: Vec<BranchCounts>,
-    /// Per loop: how many times an invocation hit the cap and broke out.
+    /// Per loop: how many invocations' trips crossed the cap in it (each at most once: then
+    /// every loop of the invocation breaks out).
     pub loop_cap_hits: Vec<u32>,
 }
 
@@ -211,6 +242,7 @@ pub struct BranchCounts {
 pub(super) enum Word {
     CapHit,
     MaxLanes,
+    SubgroupWidth,
     /// Block, offset within its record.
     Block(usize, u32),
     /// Branch, offset within its record.

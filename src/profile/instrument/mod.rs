@@ -125,8 +125,8 @@ use naga::{Module, ShaderStage};
 use self::globals::Globals;
 pub use self::layout::{
     BLOCK_WORDS, BRANCH_WORDS, BlockCounts, BranchCounts, CAP_HIT_WORD, CounterLayout, Counters,
-    HEADER_WORDS, LANE_RECORD_WORDS, LANE_RECORDS, LOOP_WORDS, LaneRecordRaw, MAX_LANES_WORD,
-    read_lanes,
+    HEADER_WORDS, LANE_RECORD_WORDS, LANE_RECORD_WORDS_MULTI, LANE_RECORDS, LANES_COMPLETE,
+    LANES_CONTIGUOUS, LOOP_WORDS, LaneRecordRaw, MAX_LANES_WORD, SUBGROUP_WIDTH_WORD, read_lanes,
 };
 use self::sites::Sites;
 pub use self::sites::{BlockKind, BlockSite, BranchKind, BranchSite, LoopSite, Opener};
@@ -141,8 +141,9 @@ pub struct InstrumentOptions {
     /// Use subgroup operations (per-subgroup executions, active lanes, branch uniformity). Off:
     /// per-invocation executions only, and no subgroup builtin in the output.
     pub subgroups: bool,
-    /// The most iterations one invocation may run of one entry into any loop; the next one
-    /// records a cap hit and breaks out.
+    /// The most loop iterations one invocation may run, of all its loops together (those of
+    /// the functions it calls too); the trip that would be one more records a cap hit in its
+    /// loop and breaks out, and so does every later trip of the invocation.
     pub loop_cap: u32,
     /// The bind group of the counters buffer (at binding 0). The user's kernel must not use
     /// `@group(counters_group) @binding(0)` itself.
@@ -171,6 +172,12 @@ pub struct Instrumented {
     pub module: naga::Module,
     /// naga's WGSL for `module`, as `crate::gpu::compile_wgsl` takes it.
     pub wgsl: String,
+    /// The entry point's name in `wgsl`, which the pipeline names: naga's writer renames one
+    /// that is a WGSL keyword or builtin (`step` becomes `step_`, `read` becomes `read_`).
+    pub entry: String,
+    /// Words per record of the lanes buffer (`--lanes`): [`LANE_RECORD_WORDS`], or
+    /// [`LANE_RECORD_WORDS_MULTI`] in a 2-D or 3-D workgroup.
+    pub lane_record_words: u32,
     /// One per instrumented block, in counter order (index = block slot of the layout).
     pub blocks: Vec<BlockSite>,
     /// One per `if`/`switch`, in counter order.
@@ -262,10 +269,17 @@ pub fn instrument(
     };
     patch::apply(&mut module, patches, &layout, &slots);
     pass.g.size_local(&mut module, slots.len() as u32);
-    let wgsl = validated_wgsl(&module, entry)?;
+    let (wgsl, written_entry) = validated_wgsl(&module, entry)?;
+    let lane_record_words = if pass.g.multi_dim {
+        LANE_RECORD_WORDS_MULTI
+    } else {
+        LANE_RECORD_WORDS
+    };
     Ok(Instrumented {
         module,
         wgsl,
+        entry: written_entry,
+        lane_record_words,
         blocks: pass.sites.blocks,
         branches: pass.sites.branches,
         loops: pass.sites.loops,
@@ -276,8 +290,9 @@ pub fn instrument(
     })
 }
 
-/// naga's WGSL of the instrumented module, once it validates.
-fn validated_wgsl(module: &Module, entry: &str) -> Result<String> {
+/// naga's WGSL of the instrumented module, once it validates, and the name it gives the entry
+/// point (its namer escapes keywords and builtins, so it is read back from the text).
+fn validated_wgsl(module: &Module, entry: &str) -> Result<(String, String)> {
     let info = naga::valid::Validator::new(
         naga::valid::ValidationFlags::all(),
         naga::valid::Capabilities::all(),
@@ -289,5 +304,19 @@ fn validated_wgsl(module: &Module, entry: &str) -> Result<String> {
             .map_err(|e| {
                 ProfileError::internal(entry, "naga cannot write the instrumented module", &e)
             })?;
-    Ok(wgsl)
+    let written = naga::front::wgsl::parse_str(&wgsl).map_err(|e| {
+        ProfileError::internal(entry, "naga cannot read the instrumented module back", &e)
+    })?;
+    let name = match written.entry_points.as_slice() {
+        [ep] => ep.name.clone(),
+        _ => {
+            return Err(ProfileError::Internal {
+                entry: entry.to_owned(),
+                what: "the instrumented module does not have one entry point".to_owned(),
+                detail: format!("{} entry points", written.entry_points.len()),
+            }
+            .into());
+        }
+    };
+    Ok((wgsl, name))
 }

@@ -142,7 +142,7 @@ fn sites_lines_and_round_trip() {
             function: "main".to_owned()
         }]
     );
-    assert_eq!(out.counter_words, 2 + 4 * 17 + 4 * 5 + 1);
+    assert_eq!(out.counter_words, HEADER_WORDS + 4 * 17 + 4 * 5 + 1);
     assert_eq!(out.layout.words(), out.counter_words);
     // Only the profiled entry point is left; the counters are bound where asked.
     assert_eq!(out.module.entry_points.len(), 1);
@@ -300,13 +300,14 @@ fn layout_reads_wide_counters() {
         branches: 1,
         loops: 2,
     };
-    assert_eq!(layout.words(), 2 + 8 + 4 + 2);
-    assert_eq!(layout.block_active_lanes(1), 8);
-    assert_eq!(layout.branch_divergent(0), 12);
-    assert_eq!(layout.loop_cap_hits(1), 15);
-    let mut words = vec![0u32; 16];
-    words[0] = 2;
-    words[1] = 32;
+    assert_eq!(layout.words(), 3 + 8 + 4 + 2);
+    assert_eq!(layout.block_active_lanes(1), 9);
+    assert_eq!(layout.branch_divergent(0), 13);
+    assert_eq!(layout.loop_cap_hits(1), 16);
+    let mut words = vec![0u32; 17];
+    words[CAP_HIT_WORD as usize] = 2;
+    words[MAX_LANES_WORD as usize] = 8;
+    words[SUBGROUP_WIDTH_WORD as usize] = 32;
     words[layout.block_executions(1)] = 5;
     words[layout.block_active_lanes(1)] = 7;
     words[layout.block_active_lanes(1) + 1] = 1;
@@ -315,7 +316,8 @@ fn layout_reads_wide_counters() {
     words[layout.loop_cap_hits(1)] = 9;
     let c = layout.read(&words).unwrap();
     assert_eq!(c.cap_hit, Some(1));
-    assert_eq!(c.max_active_lanes, Some(32));
+    assert_eq!(c.max_active_lanes, Some(8));
+    assert_eq!(c.subgroup_width, Some(32));
     assert_eq!(c.blocks[0], BlockCounts::default());
     assert_eq!(c.blocks[1].executions, 5);
     assert_eq!(c.blocks[1].active_lanes, (1 << 32) + 7);

@@ -369,7 +369,7 @@ impl Pass<'_> {
         fx.statement(Statement::Switch { selector, cases }, out);
     }
 
-    /// A loop: its trip counter (the cap's), its body and `continuing` as block sites (in the
+    /// A loop: its cap check (and, when hoisted, its own trip counter), its body and `continuing` as block sites (in the
     /// private counts: they run per trip), and, when it is hoisted, its counts after it.
     fn walk_loop(
         &mut self,
@@ -379,9 +379,9 @@ impl Pass<'_> {
         out: &mut Block,
     ) {
         let lp = self.sites.new_loop(line, &self.at.name);
-        let check = self.new_cap_check(fx, lp, out);
         let hoisted =
             self.opts.subgroups && hoistable(&body, &continuing, break_if, &self.lines, line);
+        let check = self.new_cap_check(fx, lp, hoisted, out);
         let opener = Opener::Loop(lp);
         let outer_hot = std::mem::replace(&mut self.at.hot, true);
         let entry = |cap_check| Entry {
@@ -405,7 +405,8 @@ impl Pass<'_> {
             let site = &self.sites.blocks[continuing_site];
             let counted = !site.empty && site.lines != (line..=line);
             let blocks = [Some(body_site), counted.then_some(continuing_site)];
-            self.count_hoisted(fx, lp, check.trips, blocks, out);
+            let trips = check.trips.expect("a hoisted loop counts its own trips");
+            self.count_hoisted(fx, lp, trips, blocks, out);
         }
     }
 }

@@ -62,14 +62,34 @@ pub struct LaneCapture {
 }
 
 /// One subgroup execution at the `--lanes` line.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LaneExecution {
     /// The active lanes, bit i for `subgroup_invocation_id` i (four words, low first).
     pub ballot: [u32; 4],
     /// The subgroup's `workgroup_id`.
     pub workgroup: [u32; 3],
-    /// `local_invocation_index` of the lowest active lane.
+    /// `local_invocation_index` of the lowest active lane (in a 2-D or 3-D workgroup: the
+    /// smallest local index among the active lanes).
     pub first_local_index: u32,
+    /// 2-D and 3-D workgroups: the invocations that were the active lanes, by local index.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub invocations: Option<Vec<LaneInvocation>>,
+    /// 2-D and 3-D workgroups: `false` when some active lane's local index was 128 or more
+    /// past `first_local_index`, so `invocations` lists only those before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub invocations_complete: Option<bool>,
+}
+
+/// One active lane of a 2-D or 3-D workgroup's subgroup execution.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LaneInvocation {
+    /// Its `local_invocation_id`.
+    pub local_id: [u32; 3],
+    /// Its lane (`subgroup_invocation_id`, the ballot's bit), where every active lane of the
+    /// execution checked, by a shuffle, that it is lane `lowest + (local index −
+    /// first_local_index)`; `None` where that check failed (the lanes are not contiguous in
+    /// local index) and only the set of invocations is known.
+    pub lane: Option<u32>,
 }
 
 /// The profiled kernel.

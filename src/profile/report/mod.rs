@@ -9,7 +9,7 @@ mod render;
 
 pub use attribution::{Inputs, control_flow_efficiency, line_owner, lines_and_branches};
 pub use document::{
-    BranchProfile, KernelRecord, LaneCapture, LaneExecution, LineProfile, OBSERVER_NOTE,
+    BranchProfile, KernelRecord, LaneCapture, LaneExecution, LaneInvocation, LineProfile, OBSERVER_NOTE,
     PROFILE_SCHEMA_VERSION, Profile, TimingRecord,
 };
 pub use render::render_text;

@@ -121,7 +121,8 @@ fn render_summary(profile: &Profile, out: &mut String) {
         }
     }
     if let Some(lanes) = &profile.lanes {
-        render_lanes(out, lanes, profile.subgroup_size.unwrap_or(32));
+        let shape = profile.kernel.workgroup_size;
+        render_lanes(out, lanes, profile.subgroup_size.unwrap_or(32), shape);
     }
     for note in &profile.notes {
         let _ = writeln!(out, "note: {note}");
@@ -129,8 +130,9 @@ fn render_summary(profile: &Profile, out: &mut String) {
 }
 
 /// `--lanes`: how many subgroup executions reached the line, and the first of them as lane
-/// strings (`#` active, `.` not).
-fn render_lanes(out: &mut String, lanes: &LaneCapture, subgroup_size: u32) {
+/// strings (`#` active, `.` not); in a 2-D or 3-D workgroup, each active lane's
+/// `local_invocation_id` after it (`lane:(x,y)`, `?:` where the lane is not known).
+fn render_lanes(out: &mut String, lanes: &LaneCapture, subgroup_size: u32, shape: [u32; 3]) {
     const SHOWN: usize = 16;
     let _ = writeln!(
         out,
@@ -159,5 +161,25 @@ fn render_lanes(out: &mut String, lanes: &LaneCapture, subgroup_size: u32) {
             "  workgroup {:?}, first lane local index {:>5}: {bits}",
             r.workgroup, r.first_local_index
         );
+        if let Some(invocations) = &r.invocations {
+            let ids: Vec<String> = invocations
+                .iter()
+                .map(|i| {
+                    let lane = i.lane.map_or_else(|| "?".to_owned(), |l| l.to_string());
+                    let [x, y, z] = i.local_id;
+                    if shape[2] > 1 {
+                        format!("{lane}:({x},{y},{z})")
+                    } else {
+                        format!("{lane}:({x},{y})")
+                    }
+                })
+                .collect();
+            let more = if r.invocations_complete == Some(false) {
+                " and lanes further on"
+            } else {
+                ""
+            };
+            let _ = writeln!(out, "    lane:local id {}{more}", ids.join(" "));
+        }
     }
 }

@@ -117,10 +117,13 @@ pub fn profile(lab: &Lab, request: &Request) -> Result<Finished> {
         loop_cap,
         mut notes,
     } = prepared;
-    let label = format!("{} (instrumented)", request.file);
-    let instrumented_pipeline = pipeline(gpu, &label, &instrumented.wgsl, &interface.entry, &[])?;
+    // The resources first: a texture format the adapter lacks is then named as such, not as
+    // the pipeline's failure to compile.
     let resources = resources(gpu, &interface, request)?;
     notes.extend(textures::describe(&interface, request, &resources.textures));
+    let label = format!("{} (instrumented)", request.file);
+    let instrumented_pipeline =
+        pipeline(gpu, &label, &instrumented.wgsl, &instrumented.entry, &[])?;
     let counters = crate::gpu::storage_buffer(
         gpu,
         "divlab.profile.counters",
@@ -130,7 +133,7 @@ pub fn profile(lab: &Lab, request: &Request) -> Result<Finished> {
         crate::gpu::storage_buffer(
             gpu,
             "divlab.profile.lanes",
-            u64::from(1 + instrument::LANE_RECORDS * instrument::LANE_RECORD_WORDS) * 4,
+            u64::from(1 + instrument::LANE_RECORDS * instrumented.lane_record_words) * 4,
         )
     });
     let ours: Vec<&wgpu::Buffer> = std::iter::once(&counters).chain(&lane_buffer).collect();
@@ -152,7 +155,13 @@ pub fn profile(lab: &Lab, request: &Request) -> Result<Finished> {
         &crate::report::write_atomic,
     )?;
     let words: Vec<u32> = read_buffer(gpu, &label, &counters)?;
-    let lanes = lane_capture(gpu, &label, lane_buffer.as_ref(), request.lanes_line)?;
+    let lanes = lane_capture(
+        gpu,
+        &label,
+        lane_buffer.as_ref(),
+        request.lanes_line,
+        (instrumented.lane_record_words, interface.workgroup_size),
+    )?;
     let counts = instrumented.read_counters(&words)?;
     let subgroup_size = counts.max_active_lanes.filter(|_| gpu.caps.subgroups);
     let analysis = crate::uniformity::analyze_source(&request.file, &request.source).ok();

@@ -36,6 +36,16 @@ pub(super) struct Texture {
     pub view: wgpu::TextureView,
 }
 
+fn unfillable(t: &TextureBinding, format: wgpu::TextureFormat, what: &str) -> Error {
+    ProfileError::BadTexture(format!(
+        "{} is {}, a packed format divlab cannot have {what}; use `zeros` (a texture the kernel \
+         only writes), or profile a kernel whose texture has a plain format",
+        t.label(),
+        format_name(format)
+    ))
+    .into()
+}
+
 /// Makes every texture of `interface` as `request` asks, filled.
 pub(super) fn make_textures(
     gpu: &GpuContext,
@@ -70,18 +80,16 @@ pub(super) fn make_textures(
         });
         let extent = extent_of(t, size.map(|s| s.dims.as_slice()), picture.as_ref(), global)?;
         check_limits(t, extent, &limits)?;
-        let layout = TexelLayout::of(format).ok_or_else(|| {
-            ProfileError::BadTexture(format!(
-                "{} is {}, which divlab cannot fill texel by texel; profile a kernel whose \
-                 texture has a plain format",
-                t.label(),
-                format_name(format)
-            ))
-        })?;
+        if TexelLayout::of(format).is_none() && request.saves.iter().any(|s| mine(&s.target)) {
+            return Err(unfillable(t, format, "saved as PNG"));
+        }
         let texture = create(gpu, t, format, extent)?;
+        // A new texture holds zeros: only other fills need the format's texel layout.
+        let layout = TexelLayout::of(format).filter(|_| fill != Fill::Zeros);
         if t.is_multisampled() {
             clear(gpu, t, &texture, &fill)?;
-        } else {
+        } else if fill != Fill::Zeros {
+            let layout = layout.ok_or_else(|| unfillable(t, format, "filled texel by texel"))?;
             let slot = u64::from(t.group) << 32 | u64::from(t.binding);
             let data = fill::texels(layout, extent, &fill, picture.as_ref(), slot, &t.label())?;
             upload(gpu, &texture, layout, extent, &data);
@@ -438,8 +446,9 @@ fn create(
     });
     if let Some(e) = pollster::block_on(scope.pop()) {
         return Err(ProfileError::BadTexture(format!(
-            "this adapter cannot make {} as a {} {} texture of format {}: {e}; pick another \
-             format (`--format`, or the storage format in the kernel) or another adapter",
+            "this adapter cannot make {} ({} {}) in format {}: pick another format \
+             (`--format`, or the storage format in the kernel) or another adapter. wgpu says: \
+             {e}",
             t.label(),
             t.dim,
             t.class,
@@ -540,7 +549,9 @@ pub(super) fn save_textures(
                 save.target.names(&t.name, t.group, t.binding)
             })
             .expect("--save names were checked");
-        let layout = TexelLayout::of(made.format).expect("made textures have a layout");
+        let t = &interface.textures[made.index];
+        let layout = TexelLayout::of(made.format)
+            .ok_or_else(|| unfillable(t, made.format, "saved as PNG"))?;
         let [w, h, _] = made.extent;
         let texel = layout.texel_bytes() as u32;
         let row = (w * texel).next_multiple_of(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT);

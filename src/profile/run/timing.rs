@@ -9,24 +9,35 @@ use crate::profile::report::{self, TimingRecord};
 use super::Request;
 use super::bind::{Resources, dispatch, pipeline};
 
-/// What the lanes buffer recorded at `--lanes LINE`, in workgroup and lane order.
+/// What the lanes buffer recorded at `--lanes LINE`, in workgroup and lane order; records of
+/// `record_words` words, of a workgroup of `workgroup_size`.
 pub(super) fn lane_capture(
     gpu: &GpuContext,
     label: &str,
     buffer: Option<&wgpu::Buffer>,
     line: Option<u32>,
+    (record_words, workgroup_size): (u32, [u32; 3]),
 ) -> Result<Option<report::LaneCapture>> {
     let (Some(buffer), Some(line)) = (buffer, line) else {
         return Ok(None);
     };
     let lane_words: Vec<u32> = read_buffer(gpu, label, buffer)?;
-    let (executions, records) = instrument::read_lanes(&lane_words);
+    let (executions, records) = instrument::read_lanes(&lane_words, record_words);
     let mut records: Vec<report::LaneExecution> = records
         .into_iter()
-        .map(|r| report::LaneExecution {
-            ballot: r.ballot,
-            workgroup: r.workgroup,
-            first_local_index: r.first_local_index,
+        .map(|r| {
+            let invocations = r
+                .invocations
+                .map(|(mask, flags)| lane_invocations(&r, mask, flags, workgroup_size));
+            report::LaneExecution {
+                ballot: r.ballot,
+                workgroup: r.workgroup,
+                first_local_index: r.first_local_index,
+                invocations_complete: r
+                    .invocations
+                    .map(|(_, flags)| flags & instrument::LANES_COMPLETE != 0),
+                invocations,
+            }
         })
         .collect();
     // Subgroups arrive in any order; one subgroup's executions (loop trips) keep theirs.
@@ -39,6 +50,30 @@ pub(super) fn lane_capture(
         executions,
         records,
     }))
+}
+
+/// A 2-D or 3-D record's active lanes: local index `first + i` for each bit `i` of `mask`, as
+/// its `local_invocation_id`, with its lane where the kernel checked that lanes and local
+/// indices run together ([`instrument::LANES_CONTIGUOUS`]).
+fn lane_invocations(
+    r: &instrument::LaneRecordRaw,
+    mask: [u32; 4],
+    flags: u32,
+    [wx, wy, _]: [u32; 3],
+) -> Vec<report::LaneInvocation> {
+    let lowest = (0..128u32).find(|&i| r.ballot[(i / 32) as usize] & (1 << (i % 32)) != 0);
+    let contiguous = flags & instrument::LANES_CONTIGUOUS != 0;
+    (0..128u32)
+        .filter(|&i| mask[(i / 32) as usize] & (1 << (i % 32)) != 0)
+        .map(|i| {
+            let index = r.first_local_index + i;
+            let (wx, wy) = (wx.max(1), wy.max(1));
+            report::LaneInvocation {
+                local_id: [index % wx, index / wx % wy, index / (wx * wy)],
+                lane: lowest.filter(|_| contiguous).map(|l| l + i),
+            }
+        })
+        .collect()
 }
 
 /// The kernel alone (the user's own source, with their overrides as pipeline constants) and
