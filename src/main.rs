@@ -17,7 +17,7 @@ use divlab::report::{csv_bytes, json_bytes, markdown_key_table, read_json, summa
 #[path = "cli/args.rs"]
 mod args;
 
-use args::{BenchArgs, Cli, Command, CompareArgs, Output};
+use args::{BenchArgs, Cli, Command, CompareArgs, Output, ProfileArgs};
 
 /// An error that has already decided its exit code.
 struct Failure {
@@ -104,12 +104,7 @@ fn run(cli: Cli) -> Result<u8, Failure> {
                 .context("writing the man page")?;
             Ok(0)
         }
-        Some(Command::Profile(args)) => run_profile(
-            &selector,
-            &args.request()?,
-            args.profile_json.as_ref(),
-            args.emit_instrumented.as_ref(),
-        ),
+        Some(Command::Profile(args)) => run_profile(&selector, &args),
         Some(Command::Uniformity(args)) => Ok(divlab::uniformity::lint::run(
             &args,
             divlab::report::write_atomic,
@@ -442,49 +437,38 @@ fn bench(args: &BenchArgs, selector: &AdapterSelector) -> Result<u8, Failure> {
 
 /// `divlab profile`: 0 when the kernel ran to its end, 1 when a loop hit the cap (the profile
 /// of the cut-short run is still printed and written), 2 for bad input, 3 when the GPU hung or
-/// was lost.
-fn run_profile(
-    selector: &AdapterSelector,
-    request: &profile::run::Request,
-    json: Option<&Output>,
-    emit: Option<&Output>,
-) -> Result<u8, Failure> {
-    let (json, emit) = (json.cloned(), emit.cloned());
+/// was lost. With `--import`, the document's report again: 0, 1 when its run hit the loop cap,
+/// or 2 for a file that is not one.
+fn run_profile(selector: &AdapterSelector, args: &ProfileArgs) -> Result<u8, Failure> {
+    let inputs: Vec<PathBuf> = args.file.iter().chain(&args.import).cloned().collect();
     check_outputs(
-        &[("--json", &json), ("--emit-instrumented", &emit)],
-        &[PathBuf::from(&request.file)],
+        &[
+            ("--json", &args.profile_json),
+            ("--csv", &args.csv),
+            ("--emit-instrumented", &args.emit_instrumented),
+        ],
+        &inputs,
     )?;
-    let lab = Lab::new(GpuContext::new(selector)?);
-    let finished = match profile::run::profile(&lab, request) {
-        Ok(finished) => finished,
-        Err(e) if e.kind().is_gpu_failure() => {
-            return Err(Failure {
-                code: 3,
-                error: e.into(),
-            });
-        }
-        Err(e) => return Err(e.into()),
+    let Some(request) = args.request() else {
+        let path = args
+            .import
+            .as_ref()
+            .expect("clap requires a file or --import");
+        let profile = profile::report::read_profile(path)?;
+        let capped = profile.loop_cap_hit;
+        write_profile(args, profile)?;
+        return Ok(u8::from(capped));
     };
-    if let Some(out) = &emit {
+    let request = request?;
+    let finished = profile_with_progress(selector, &request)?;
+    if let Some(out) = &args.emit_instrumented {
         write_output(
             out,
             finished.instrumented_wgsl.as_bytes(),
             "--emit-instrumented",
         )?;
     }
-    let text = profile::report::render_text(&finished.profile, &request.source);
-    // A document on stdout keeps stdout parseable: the report goes to stderr.
-    if Output::count_stdout(&[&json, &emit]) > 0 {
-        eprint!("{text}");
-    } else {
-        print!("{text}");
-    }
-    if let Some(out) = &json {
-        let mut text =
-            serde_json::to_string_pretty(&finished.profile).expect("a profile serializes");
-        text.push('\n');
-        write_output(out, text.as_bytes(), "--json")?;
-    }
+    write_profile(args, finished.profile)?;
     match finished.cap_hit {
         Some(message) => {
             eprintln!("error: {message}");
@@ -492,4 +476,79 @@ fn run_profile(
         }
         None => Ok(0),
     }
+}
+
+/// Profiles `request`, showing on stderr what it is doing once it has taken two seconds
+/// (indicatif draws nothing where stderr is not a terminal).
+fn profile_with_progress(
+    selector: &AdapterSelector,
+    request: &profile::run::Request,
+) -> Result<profile::run::Finished, Failure> {
+    use profile::run::Stage;
+    let bar = indicatif::ProgressBar::hidden();
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{spinner} {elapsed} {msg}")
+            .expect("template is valid"),
+    );
+    bar.set_message(format!("profiling {}: opening the adapter", request.file));
+    let (done, finished) = std::sync::mpsc::channel::<()>();
+    let shower = {
+        let bar = bar.clone();
+        std::thread::spawn(move || {
+            if finished.recv_timeout(std::time::Duration::from_secs(2))
+                == Err(std::sync::mpsc::RecvTimeoutError::Timeout)
+            {
+                bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+                bar.enable_steady_tick(std::time::Duration::from_millis(120));
+            }
+        })
+    };
+    let mut on_stage = |stage: Stage| {
+        let doing = match stage {
+            Stage::Preparing => "instrumenting and compiling".to_owned(),
+            Stage::Counting => "running the instrumented kernel".to_owned(),
+            Stage::Timing { done, of } => format!(
+                "timing: {done} runs (at most {of}, within {} s)",
+                request.time_budget.as_secs_f64()
+            ),
+        };
+        bar.set_message(format!("profiling {}: {doing}", request.file));
+    };
+    let result = GpuContext::new(selector).and_then(|gpu| {
+        profile::run::profile_with_progress(&Lab::new(gpu), request, &mut on_stage)
+    });
+    drop(done);
+    let _ = shower.join();
+    bar.finish_and_clear();
+    match result {
+        Ok(finished) => Ok(finished),
+        Err(e) if e.kind().is_gpu_failure() => Err(Failure {
+            code: 3,
+            error: e.into(),
+        }),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Prints a profile's report (to stderr when a document goes to stdout) and writes its
+/// documents; `--no-source` leaves the source out of the documents, not the report.
+fn write_profile(args: &ProfileArgs, mut profile: profile::report::Profile) -> Result<(), Failure> {
+    let text = profile::report::render_text(&profile);
+    let documents = [&args.profile_json, &args.csv, &args.emit_instrumented];
+    // A document on stdout keeps stdout parseable: the report goes to stderr.
+    if Output::count_stdout(&documents) > 0 {
+        eprint!("{text}");
+    } else {
+        print!("{text}");
+    }
+    if args.no_source {
+        profile.source = None;
+    }
+    if let Some(out) = &args.profile_json {
+        write_output(out, &profile::report::json_bytes(&profile), "--json")?;
+    }
+    if let Some(out) = &args.csv {
+        write_output(out, &profile::report::csv_bytes(&profile), "--csv")?;
+    }
+    Ok(())
 }

@@ -28,6 +28,8 @@ mod lint;
 mod profile;
 #[path = "main/profile_textures.rs"]
 mod profile_textures;
+#[path = "main/profile_documents.rs"]
+mod profile_documents;
 #[path = "main/readme.rs"]
 mod readme;
 #[path = "main/report.rs"]

@@ -151,7 +151,7 @@ pub(crate) enum Command {
     /// many lanes, which branches diverged, and the static uniformity verdict beside it. The
     /// kernel is instrumented on naga's IR; every loop gets a cap, so no kernel can hang the GPU.
     /// Exit code 1 when a loop hit the cap.
-    Profile(ProfileArgs),
+    Profile(Box<ProfileArgs>),
     /// Static uniformity analysis of WGSL by the WGSL spec's rules, as a linter: diagnostics
     /// with reasons, for files, directories and stdin, as text, JSON, rustc's JSON, SARIF or
     /// GitHub annotations.
@@ -216,11 +216,31 @@ pub(crate) struct CompareArgs {
     pub(crate) fail_on_difference: bool,
 }
 
+/// The options of `divlab profile` that only a run takes: `--import` refuses them.
+const RUN_OPTIONS: [&str; 15] = [
+    "file",
+    "entry",
+    "dispatch",
+    "buffers",
+    "lens",
+    "overrides",
+    "textures",
+    "sizes",
+    "formats",
+    "samplers",
+    "saves",
+    "loop_cap",
+    "profile_reps",
+    "time_budget",
+    "lanes",
+];
+
 /// `divlab profile`'s options.
 #[derive(clap::Args, Debug)]
 pub(crate) struct ProfileArgs {
-    /// The WGSL file.
-    pub(crate) file: PathBuf,
+    /// The WGSL file (not with --import).
+    #[arg(required_unless_present = "import")]
+    pub(crate) file: Option<PathBuf>,
     /// The compute entry point (default: the only one).
     #[arg(long, value_name = "NAME")]
     pub(crate) entry: Option<String>,
@@ -257,15 +277,26 @@ pub(crate) struct ProfileArgs {
     /// After the run, write what the kernel left in a storage texture (layer 0) as PNG.
     #[arg(long = "save", value_name = "NAME=FILE.png", value_parser = |s: &str| s.parse::<profile::fill::SaveSpec>())]
     pub(crate) saves: Vec<profile::fill::SaveSpec>,
-    /// The most iterations one invocation may run of one entry into a loop.
-    #[arg(long, value_name = "N", default_value_t = profile::run::DEFAULT_LOOP_CAP)]
+    /// The most iterations one invocation may run of one entry into a loop (≥ 1).
+    #[arg(long, value_name = "N", default_value_t = profile::run::DEFAULT_LOOP_CAP, value_parser = clap::value_parser!(u32).range(1..))]
     pub(crate) loop_cap: u32,
-    /// Timed runs of the kernel alone and instrumented (medians).
-    #[arg(long = "reps", value_name = "N", default_value_t = 15)]
+    /// The most timed runs of the kernel alone and instrumented (medians; ≥ 1).
+    #[arg(long = "reps", value_name = "N", default_value_t = profile::run::DEFAULT_REPS, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     pub(crate) profile_reps: usize,
+    /// Seconds the timed runs may take: at least 3 run (or --reps, if fewer), and no more
+    /// start once the budget is spent.
+    #[arg(long, value_name = "SECONDS", default_value = "5", value_parser = parse_time_budget, allow_negative_numbers = true)]
+    pub(crate) time_budget: std::time::Duration,
     /// Write the profile as JSON to FILE (`-`: stdout; docs/profile.md).
     #[arg(long = "json", value_name = "FILE", value_parser = Output::parse)]
     pub(crate) profile_json: Option<Output>,
+    /// Write the profile as CSV to FILE (`-`: stdout): a kernel row, one row per line and one
+    /// per branch (docs/profile.md).
+    #[arg(long, value_name = "FILE", value_parser = Output::parse)]
+    pub(crate) csv: Option<Output>,
+    /// Leave the kernel's source text out of the --json and --csv documents.
+    #[arg(long)]
+    pub(crate) no_source: bool,
     /// Write the instrumented WGSL that ran to FILE (`-`: stdout).
     #[arg(long, value_name = "FILE", value_parser = Output::parse)]
     pub(crate) emit_instrumented: Option<Output>,
@@ -273,12 +304,22 @@ pub(crate) struct ProfileArgs {
     /// together), into the output and the JSON.
     #[arg(long, value_name = "LINE")]
     pub(crate) lanes: Option<u32>,
+    /// Print the report of a profile document (`--json`'s) again, without a GPU; --json and
+    /// --csv write it again.
+    #[arg(long, value_name = "FILE", conflicts_with_all = RUN_OPTIONS, conflicts_with = "emit_instrumented")]
+    pub(crate) import: Option<PathBuf>,
 }
 
 impl ProfileArgs {
-    /// The request these options make, with the kernel read from its file.
-    pub(crate) fn request(&self) -> divlab::Result<profile::run::Request> {
-        let mut request = profile::run::Request::from_file(&self.file)?;
+    /// The request these options make, with the kernel read from its file (`None` with
+    /// --import, which needs none).
+    pub(crate) fn request(&self) -> Option<divlab::Result<profile::run::Request>> {
+        let file = self.file.as_ref()?;
+        Some(self.request_for(file))
+    }
+
+    fn request_for(&self, file: &std::path::Path) -> divlab::Result<profile::run::Request> {
+        let mut request = profile::run::Request::from_file(file)?;
         request.entry = self.entry.clone();
         request.dispatch = self.dispatch;
         request.buffers = self.buffers.clone();
@@ -291,7 +332,18 @@ impl ProfileArgs {
         request.saves = self.saves.clone();
         request.loop_cap = self.loop_cap;
         request.reps = self.profile_reps;
+        request.time_budget = self.time_budget;
         request.lanes_line = self.lanes;
         Ok(request)
     }
+}
+
+/// Parses `--time-budget SECONDS`: a finite number of seconds above zero.
+fn parse_time_budget(s: &str) -> Result<std::time::Duration, String> {
+    let bad = || format!("`{s}` is not a time budget: give seconds above zero (e.g. `5` or `0.5`)");
+    let seconds: f64 = s.trim().parse().map_err(|_| bad())?;
+    if seconds.is_nan() || seconds <= 0.0 {
+        return Err(bad());
+    }
+    std::time::Duration::try_from_secs_f64(seconds).map_err(|_| bad())
 }

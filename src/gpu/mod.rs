@@ -14,4 +14,4 @@ pub use readback::{map_and_read, read_buffer, read_only_buffer, storage_buffer};
 pub use shader::{
     Kernel, RuntimeChecks, check_wgsl, compile_wgsl, create_pipeline, prepare_for_naga,
 };
-pub use timer::{GpuTimer, RoundOrder, Rounds, TimingSource};
+pub use timer::{Budget, GpuTimer, RoundOrder, Rounds, TimingSource};

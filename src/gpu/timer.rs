@@ -1,7 +1,7 @@
 //! Timing compute passes: GPU timestamps where the device has them, CPU wall time otherwise.
 
 use std::ops::Range;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use crate::Result;
 use crate::gpu::{Dispatch, GpuContext};
@@ -99,16 +99,57 @@ impl GpuTimer {
         reps: usize,
         on_round: &mut dyn FnMut(usize),
     ) -> Result<Vec<Vec<f64>>> {
+        let budget = Budget {
+            min_rounds: reps,
+            max_rounds: reps,
+            time: Duration::MAX,
+        };
+        self.interleave_within(gpu, what, dispatches, budget, on_round)
+    }
+
+    /// [`Self::interleave`] for as many rounds as `budget` allows: the samples of each dispatch
+    /// are as many as the rounds that ran.
+    pub fn interleave_within(
+        &self,
+        gpu: &GpuContext,
+        what: &str,
+        dispatches: &[Dispatch],
+        budget: Budget,
+        on_round: &mut dyn FnMut(usize),
+    ) -> Result<Vec<Vec<f64>>> {
+        let start = Instant::now();
         self.warm_up(gpu, what, dispatches)?;
         let alone: Vec<Range<usize>> = (0..dispatches.len()).map(|i| i..i + 1).collect();
-        let mut rounds = Rounds::new(self, (what, dispatches), &alone, reps);
+        let mut rounds = Rounds::new(self, (what, dispatches), &alone, budget.max_rounds);
         // Each round shuffles the previous round's order.
         let mut order: Vec<usize> = (0..dispatches.len()).collect();
-        for round in 1..=reps {
+        let mut round = 0;
+        while budget.goes_on(round, start.elapsed()) {
             rounds.round(gpu, &mut order)?;
+            round += 1;
             on_round(round);
         }
         Ok(rounds.samples)
+    }
+}
+
+/// How many timing rounds run, as criterion's measurement time bounds its samples: at least
+/// `min_rounds` (fewer only where `max_rounds` is), at most `max_rounds`, and none started once
+/// `time` has passed since the timing began, its warm-up included.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Budget {
+    /// Rounds that run whatever the time.
+    pub min_rounds: usize,
+    /// The most rounds.
+    pub max_rounds: usize,
+    /// The time after which no round starts (past the minimum).
+    pub time: Duration,
+}
+
+impl Budget {
+    /// Whether a round starts after `done` rounds and `elapsed` time.
+    pub fn goes_on(&self, done: usize, elapsed: Duration) -> bool {
+        done < self.max_rounds && (done < self.min_rounds || elapsed < self.time)
     }
 }
 
@@ -218,6 +259,28 @@ mod tests {
             }
         }
         visits
+    }
+
+    #[test]
+    fn a_budget_runs_the_minimum_then_stops_when_spent_or_at_the_maximum() {
+        let budget = Budget {
+            min_rounds: 3,
+            max_rounds: 10,
+            time: Duration::from_secs(5),
+        };
+        let late = Duration::from_secs(6);
+        let early = Duration::from_secs(1);
+        // The minimum runs whatever the time; past it, only while time is left.
+        assert!(budget.goes_on(2, late));
+        assert!(!budget.goes_on(3, late));
+        assert!(budget.goes_on(9, early));
+        assert!(!budget.goes_on(10, early));
+        // A maximum below the minimum wins.
+        let few = Budget {
+            max_rounds: 1,
+            ..budget
+        };
+        assert!(few.goes_on(0, late) && !few.goes_on(1, early));
     }
 
     #[test]

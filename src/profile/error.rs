@@ -138,6 +138,15 @@ pub enum Error {
         max: u32,
     },
 
+    /// `--import FILE` is not a profile document this divlab reads.
+    #[error("--import {}: {problem}", path.display())]
+    BadDocument {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it, and what to do.
+        problem: String,
+    },
+
     /// divlab's own bug: the instrumented module does not validate, or its counters do not
     /// decode.
     #[error(

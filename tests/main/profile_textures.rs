@@ -157,6 +157,15 @@ fn image_filter_branches_where_the_texture_is_bright_and_saves_its_output() {
         "{text}"
     );
     assert!(text.contains("sampler `smp`"), "{text}");
+    // The document records the texture options as given.
+    assert_eq!(
+        p.request.textures,
+        [
+            "--texture src=checker:4",
+            "--sampler smp=linear,clamp",
+            "--save dst=out.png"
+        ]
+    );
 }
 
 /// One generation of life on a 16×16 torus that starts as a checker board of 3×3 cells (cut at

@@ -194,7 +194,32 @@ impl FromStr for SamplerSpec {
 
 impl fmt::Display for SamplerSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", sampler_mode(self.filter, self.address))
+        write!(f, "{}={}", self.target, sampler_mode(self.filter, self.address))
+    }
+}
+
+impl fmt::Display for TextureSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}={}", self.target, self.fill)
+    }
+}
+
+impl fmt::Display for SizeSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let dims: Vec<String> = self.dims.iter().map(u32::to_string).collect();
+        write!(f, "{}={}", self.target, dims.join("x"))
+    }
+}
+
+impl fmt::Display for FormatSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}={}", self.target, format_name(self.format))
+    }
+}
+
+impl fmt::Display for SaveSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}={}", self.target, self.path.display())
     }
 }
 

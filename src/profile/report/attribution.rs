@@ -19,8 +19,13 @@ pub struct Inputs<'a> {
     pub instrumented: &'a Instrumented,
     /// The counters after the run.
     pub counters: &'a Counters,
-    /// The largest ballot seen, where there are subgroups.
+    /// The pipeline's subgroup width W, where there are subgroups: efficiency is taken
+    /// against it.
     pub subgroup_size: Option<u32>,
+    /// The most lanes any ballot showed at the kernel's entry, where there are subgroups.
+    pub widest_ballot: Option<u32>,
+    /// `@workgroup_size`.
+    pub workgroup_size: [u32; 3],
     /// The static analysis of the user's source, where it succeeded.
     pub analysis: Option<&'a Analysis>,
 }
@@ -35,6 +40,7 @@ pub fn lines_and_branches(
         counters,
         subgroup_size,
         analysis,
+        ..
     } = *inputs;
     let subgroups = instrumented.options.subgroups;
     let static_of = |line: u32| {
@@ -211,6 +217,32 @@ fn line_owners(instrumented: &Instrumented, analysis: Option<&Analysis>) -> BTre
     owner
 }
 
+/// The kernel-level figures of a profile.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Headline {
+    /// The subgroup width W.
+    pub subgroup_size: Option<u32>,
+    /// The widest ballot seen.
+    pub widest_ballot: Option<u32>,
+    /// [`control_flow_efficiency`].
+    pub control_flow_efficiency: Option<f64>,
+    /// [`branch_efficiency`].
+    pub branch_efficiency: Option<f64>,
+    /// [`width_note`].
+    pub width_note: Option<String>,
+}
+
+/// The kernel-level figures from the run's inputs and its branches.
+pub fn headline(inputs: &Inputs<'_>, branches: &[BranchProfile]) -> Headline {
+    Headline {
+        subgroup_size: inputs.subgroup_size,
+        widest_ballot: inputs.widest_ballot,
+        control_flow_efficiency: control_flow_efficiency(inputs.counters, inputs.subgroup_size),
+        branch_efficiency: branch_efficiency(branches),
+        width_note: width_note(inputs.workgroup_size, inputs.subgroup_size),
+    }
+}
+
 /// Σ active lanes / (Σ executions × SG) over every executed block.
 pub fn control_flow_efficiency(counters: &Counters, subgroup_size: Option<u32>) -> Option<f64> {
     let sg = f64::from(subgroup_size?);
@@ -218,6 +250,36 @@ pub fn control_flow_efficiency(counters: &Counters, subgroup_size: Option<u32>) 
         (l + c.active_lanes as f64, e + c.executions as f64)
     });
     (executions > 0.0).then(|| lanes / (executions * sg))
+}
+
+/// 1 − Σ divergent / Σ evaluations over the branches whose evaluations were measured (those
+/// with a `divergent_fraction`: not a bare `loop`, whose count is of body executions), as
+/// Nsight Compute and nvprof define `branch_efficiency`. `None` without evaluations.
+pub fn branch_efficiency(branches: &[BranchProfile]) -> Option<f64> {
+    let (divergent, evaluations) = branches
+        .iter()
+        .filter(|b| b.divergent_fraction.is_some())
+        .fold((0u64, 0u64), |(d, e), b| {
+            (d + b.divergent, e + b.executions)
+        });
+    (evaluations > 0).then(|| 1.0 - divergent as f64 / evaluations as f64)
+}
+
+/// Where a workgroup has fewer invocations than the subgroup width, the lanes it can never
+/// fill: what caps every line's efficiency.
+pub fn width_note(workgroup_size: [u32; 3], subgroup_size: Option<u32>) -> Option<String> {
+    let width = subgroup_size?;
+    let invocations: u64 = workgroup_size.iter().map(|&n| u64::from(n)).product();
+    (invocations < u64::from(width)).then(|| {
+        let cap = invocations as f64 / f64::from(width) * 100.0;
+        let cap = format!("{cap:.1}");
+        let cap = cap.strip_suffix(".0").unwrap_or(&cap);
+        format!(
+            "workgroups of {invocations} invocation{} fill {invocations} of {width} lanes; lane \
+             efficiency cannot exceed {cap}%",
+            if invocations == 1 { "" } else { "s" }
+        )
+    })
 }
 
 fn verdict_name(v: Verdict) -> &'static str {

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use crate::report::AdapterRecord;
 
 /// The profile document's format version.
-pub const PROFILE_SCHEMA_VERSION: u32 = 1;
+pub const PROFILE_SCHEMA_VERSION: u32 = 2;
 
 /// The counters are subgroup operations themselves: said once in every profile.
 pub const OBSERVER_NOTE: &str = "the counters are subgroup operations (ballots, votes, \
@@ -19,16 +19,30 @@ pub const OBSERVER_NOTE: &str = "the counters are subgroup operations (ballots, 
 pub struct Profile {
     /// Format version, [`PROFILE_SCHEMA_VERSION`].
     pub schema_version: u32,
+    /// The divlab that wrote it, as result documents record it: version, commit, wgpu, naga.
+    pub divlab_version: String,
+    /// When the profile ran: UTC, RFC 3339, to the second.
+    pub created: String,
     /// The adapter, as `--bench` records it.
     pub adapter: AdapterRecord,
     /// What ran.
     pub kernel: KernelRecord,
-    /// The subgroup size this pipeline ran with: the largest ballot seen. `None` without
+    /// What was asked, in the command line's own forms.
+    pub request: RequestRecord,
+    /// The kernel's WGSL as it was profiled; `None` with `--no-source`.
+    pub source: Option<String>,
+    /// The pipeline's subgroup width W, against which efficiency is taken. `None` without
     /// subgroup operations.
     pub subgroup_size: Option<u32>,
-    /// Σ active lanes / (Σ executions × subgroup size) over every executed block; `None`
-    /// without subgroup operations.
+    /// The most lanes any ballot showed at the kernel's entry (at most W). `None` without
+    /// subgroup operations.
+    pub widest_ballot: Option<u32>,
+    /// Σ active lanes / (Σ executions × W) over every executed block; `None` without subgroup
+    /// operations.
     pub control_flow_efficiency: Option<f64>,
+    /// 1 − Σ divergent / Σ evaluations over the branches with measured evaluations (Nsight's
+    /// and nvprof's `branch_efficiency`); `None` when there are none.
+    pub branch_efficiency: Option<f64>,
     /// One entry per source line that belongs to an instrumented block, in line order.
     pub lines: Vec<LineProfile>,
     /// One entry per `if`, `switch` and loop, in line order.
@@ -37,7 +51,8 @@ pub struct Profile {
     pub loop_cap_hit: bool,
     /// The line of the first loop that hit the cap.
     pub loop_cap_line: Option<u32>,
-    /// The loop cap: the most iterations one invocation runs of one entry into a loop.
+    /// The loop cap in force: the most iterations one invocation runs of one entry into a loop
+    /// (the request's, lowered where the driver's own limit is lower).
     pub loop_cap: u32,
     /// The kernel's time alone and with its counters; absent when the run hit the loop cap.
     pub timing: Option<TimingRecord>,
@@ -92,6 +107,34 @@ pub struct LaneInvocation {
     pub lane: Option<u32>,
 }
 
+/// What the profile was asked to do, each option in the form the command line takes, so that
+/// a reader can run it again.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RequestRecord {
+    /// `--entry`, as given (`kernel.entry` is the one that ran).
+    pub entry: Option<String>,
+    /// `--dispatch`: workgroups in x, y, z.
+    pub dispatch: [u32; 3],
+    /// Every `--buffer`, as `BINDING=FILL`; a binding not named here was filled with `random`.
+    pub buffers: Vec<String>,
+    /// Every `--len`, as `BINDING=N`.
+    pub lens: Vec<String>,
+    /// Every `--override`, as `NAME=VALUE`.
+    pub overrides: Vec<String>,
+    /// Every `--texture`, `--size`, `--format`, `--sampler` and `--save`, as written (the
+    /// notes say what each texture and sampler was made as).
+    #[serde(default)]
+    pub textures: Vec<String>,
+    /// `--reps`: the most timed repetitions.
+    pub reps: usize,
+    /// `--time-budget`, in seconds.
+    pub time_budget_s: f64,
+    /// `--loop-cap`, as asked.
+    pub loop_cap: u32,
+    /// `--lanes LINE`.
+    pub lanes: Option<u32>,
+}
+
 /// The profiled kernel.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct KernelRecord {
@@ -142,17 +185,41 @@ pub struct BranchProfile {
     pub wasted_lane_slots: Option<u64>,
 }
 
-/// Timings, medians of `reps` interleaved runs.
+/// Timings, medians of `reps` interleaved runs: at least 3 (or `--reps`, if fewer) and at most
+/// `--reps`, as many as fitted the time budget.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TimingRecord {
     /// The uninstrumented kernel.
+    #[serde(deserialize_with = "f64_or_nan")]
     pub kernel_ns: f64,
     /// The instrumented kernel.
+    #[serde(deserialize_with = "f64_or_nan")]
     pub instrumented_ns: f64,
     /// instrumented / kernel.
+    #[serde(deserialize_with = "f64_or_nan")]
     pub overhead: f64,
-    /// Repetitions behind each median.
+    /// Repetitions behind each median: those that ran.
     pub reps: usize,
+    /// The time budget the repetitions had, in seconds (warm-up included).
+    pub time_budget_s: f64,
     /// `gpu_timestamp` or `cpu_wall_clock`.
     pub source: crate::report::TimingSource,
+}
+
+/// Now, as `created` records it: UTC, RFC 3339, to the second.
+pub fn created_now() -> String {
+    humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
+}
+
+/// The document as `--json` writes it: pretty JSON with a trailing newline.
+pub fn json_bytes(profile: &Profile) -> Vec<u8> {
+    let mut bytes = serde_json::to_vec_pretty(profile).expect("a profile serializes");
+    bytes.push(b'\n');
+    bytes
+}
+
+/// serde_json writes a NaN or infinite time (a pass too short for the timestamps) as `null`;
+/// reading it back gives NaN, so that such a document still imports.
+fn f64_or_nan<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::NAN))
 }

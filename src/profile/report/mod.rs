@@ -1,15 +1,23 @@
 //! What `divlab profile` found, per line and per branch, from the counters of one instrumented
 //! run: the profile document (`--json`, described in docs/profile.md) in `document.rs`, the
-//! attribution of counters to lines and branches in `attribution.rs`, and the annotated source
-//! in `render.rs`.
+//! attribution of counters to lines and branches in `attribution.rs`, the annotated source in
+//! `render.rs`, the CSV in `csv.rs`, and reading a document back (`--import`) in `import.rs`.
 
 mod attribution;
+mod csv;
 mod document;
+mod import;
 mod render;
 
-pub use attribution::{Inputs, control_flow_efficiency, line_owner, lines_and_branches};
-pub use document::{
-    BranchProfile, KernelRecord, LaneCapture, LaneExecution, LaneInvocation, LineProfile, OBSERVER_NOTE,
-    PROFILE_SCHEMA_VERSION, Profile, TimingRecord,
+pub use attribution::{
+    Headline, Inputs, branch_efficiency, control_flow_efficiency, headline, line_owner,
+    lines_and_branches, width_note,
 };
+pub use csv::{CSV_COLUMNS, csv_bytes};
+pub use document::{
+    BranchProfile, KernelRecord, LaneCapture, LaneExecution, LaneInvocation, LineProfile,
+    OBSERVER_NOTE, PROFILE_SCHEMA_VERSION, Profile, RequestRecord, TimingRecord, created_now,
+    json_bytes,
+};
+pub use import::{parse_profile, read_profile};
 pub use render::render_text;

@@ -6,8 +6,9 @@ use std::fmt::Write as _;
 use super::{BranchProfile, LaneCapture, LineProfile, Profile};
 use crate::report::units::format_ns;
 
-/// The annotated source and summary `divlab profile` prints.
-pub fn render_text(profile: &Profile, source: &str) -> String {
+/// The annotated source and summary `divlab profile` prints. A document written with
+/// `--no-source` shows its profiled lines without their text.
+pub fn render_text(profile: &Profile) -> String {
     let mut out = String::new();
     let k = &profile.kernel;
     let _ = writeln!(
@@ -28,8 +29,12 @@ pub fn render_text(profile: &Profile, source: &str) -> String {
         "\n{:>10} {:>6} {:>6} {:>6} {:<12} | {:>4}  source",
         "execs", "lanes", "eff%", "div%", "static", "line"
     );
-    for (i, text) in source.lines().enumerate() {
-        let n = i as u32 + 1;
+    // Every line of the source, or without it every line with figures.
+    let rows: Vec<(u32, &str)> = match &profile.source {
+        Some(source) => (1..).zip(source.lines()).collect(),
+        None => by_line.keys().map(|&n| (n, "")).collect(),
+    };
+    for (n, text) in rows {
         let gutter = match by_line.get(&n) {
             Some(l) => {
                 let lanes = match (l.active_lanes, l.executions) {
@@ -53,6 +58,12 @@ pub fn render_text(profile: &Profile, source: &str) -> String {
         };
         let _ = writeln!(out, "{gutter} | {n:>4}  {text}");
     }
+    if profile.source.is_none() {
+        let _ = writeln!(
+            out,
+            "(the document has no source text: it was written with --no-source)"
+        );
+    }
     render_summary(profile, &mut out);
     out
 }
@@ -61,7 +72,11 @@ fn render_summary(profile: &Profile, out: &mut String) {
     let _ = writeln!(out);
     match profile.subgroup_size {
         Some(sg) => {
-            let _ = writeln!(out, "subgroup size (largest ballot seen): {sg}");
+            let widest = profile
+                .widest_ballot
+                .map_or_else(String::new, |b| format!(" (widest ballot seen: {b})"));
+            let lanes = if sg == 1 { "lane" } else { "lanes" };
+            let _ = writeln!(out, "subgroup size: {sg} {lanes}{widest}");
         }
         None => {
             let _ = writeln!(
@@ -75,6 +90,13 @@ fn render_summary(profile: &Profile, out: &mut String) {
         let _ = writeln!(
             out,
             "control-flow efficiency: {:.1}% (Σ active lanes / (Σ executions × subgroup size))",
+            e * 100.0
+        );
+    }
+    if let Some(e) = profile.branch_efficiency {
+        let _ = writeln!(
+            out,
+            "branch efficiency: {:.1}% (1 − Σ divergent / Σ evaluations over the branches)",
             e * 100.0
         );
     }
@@ -105,15 +127,22 @@ fn render_summary(profile: &Profile, out: &mut String) {
         Some(t) => {
             let _ = writeln!(
                 out,
-                "time: {} alone, {} instrumented ({:.2}x), medians of {} runs ({})",
+                "time: {} alone, {} instrumented ({}), medians of {} runs ({}; --reps {}, \
+                 --time-budget {} s)",
                 format_ns(t.kernel_ns),
                 format_ns(t.instrumented_ns),
-                t.overhead,
+                if t.overhead.is_finite() {
+                    format!("{:.2}x", t.overhead)
+                } else {
+                    "overhead not measured".to_owned()
+                },
                 t.reps,
                 match t.source {
                     crate::report::TimingSource::GpuTimestamp => "GPU timestamps",
                     crate::report::TimingSource::CpuWallClock => "CPU wall clock",
-                }
+                },
+                profile.request.reps,
+                t.time_budget_s,
             );
         }
         None => {

@@ -9,6 +9,7 @@ mod textures;
 mod timing;
 
 use std::path::Path;
+use std::time::Duration;
 
 use crate::Result;
 use crate::bench::adapter_record;
@@ -19,7 +20,9 @@ use crate::profile::fill::{
     BindingRef, BufferSpec, FormatSpec, SamplerSpec, SaveSpec, SizeSpec, TextureSpec,
 };
 use crate::profile::instrument;
-use crate::profile::report::{self, Inputs, KernelRecord, PROFILE_SCHEMA_VERSION, Profile};
+use crate::profile::report::{
+    self, Inputs, KernelRecord, PROFILE_SCHEMA_VERSION, Profile, RequestRecord,
+};
 
 use self::bind::{dispatch, pipeline, resources};
 pub use self::prepare::{Prepared, prepare};
@@ -27,6 +30,31 @@ use self::timing::{lane_capture, timing};
 
 /// The default loop cap: iterations one invocation may run of one entry into a loop.
 pub const DEFAULT_LOOP_CAP: u32 = 1_000_000;
+
+/// The default `--reps`: the most timed repetitions.
+pub const DEFAULT_REPS: usize = 15;
+
+/// Timed repetitions that run whatever the time budget (fewer only where `--reps` asks fewer).
+pub const MIN_REPS: usize = 3;
+
+/// The default `--time-budget`: how long the timed repetitions may take past the minimum.
+pub const DEFAULT_TIME_BUDGET: Duration = Duration::from_secs(5);
+
+/// What a profile is doing, for a progress display.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stage {
+    /// Parsing, instrumenting, making the resources and the pipelines.
+    Preparing,
+    /// The instrumented kernel runs once, counting.
+    Counting,
+    /// Timed repetition `done` (0 before the first) of at most `of`.
+    Timing {
+        /// Repetitions finished.
+        done: usize,
+        /// The most there will be.
+        of: usize,
+    },
+}
 
 /// What to profile and how.
 #[derive(Clone, Debug)]
@@ -57,8 +85,10 @@ pub struct Request {
     pub saves: Vec<SaveSpec>,
     /// `--loop-cap`.
     pub loop_cap: u32,
-    /// `--reps`: timed repetitions of each kernel.
+    /// `--reps`: the most timed repetitions of each kernel.
     pub reps: usize,
+    /// `--time-budget`: timed repetitions stop once it is spent (after [`MIN_REPS`]).
+    pub time_budget: Duration,
     /// `--lanes LINE`: record the ballot of every subgroup execution at this line.
     pub lanes_line: Option<u32>,
 }
@@ -80,7 +110,8 @@ impl Request {
             samplers: Vec::new(),
             saves: Vec::new(),
             loop_cap: DEFAULT_LOOP_CAP,
-            reps: 15,
+            reps: DEFAULT_REPS,
+            time_budget: DEFAULT_TIME_BUDGET,
             lanes_line: None,
         }
     }
@@ -92,6 +123,32 @@ impl Request {
             reason: e.to_string(),
         })?;
         Ok(Self::new(path.display().to_string(), source))
+    }
+
+    /// What the profile document records of the request, each option in the form the command
+    /// line takes (`out=random:7`), so that the document says how to run it again.
+    pub fn record(&self) -> RequestRecord {
+        RequestRecord {
+            entry: self.entry.clone(),
+            dispatch: self.dispatch,
+            buffers: (self.buffers.iter())
+                .map(|b| format!("{}={}", b.target, b.fill))
+                .collect(),
+            lens: self.lens.iter().map(|(b, n)| format!("{b}={n}")).collect(),
+            overrides: (self.overrides.iter())
+                .map(|(name, v)| format!("{name}={v}"))
+                .collect(),
+            textures: (self.textures.iter().map(|t| format!("--texture {t}")))
+                .chain(self.sizes.iter().map(|t| format!("--size {t}")))
+                .chain(self.formats.iter().map(|t| format!("--format {t}")))
+                .chain(self.samplers.iter().map(|t| format!("--sampler {t}")))
+                .chain(self.saves.iter().map(|t| format!("--save {t}")))
+                .collect(),
+            reps: self.reps,
+            time_budget_s: self.time_budget.as_secs_f64(),
+            loop_cap: self.loop_cap,
+            lanes: self.lanes_line,
+        }
     }
 }
 
@@ -109,7 +166,17 @@ pub struct Finished {
 
 /// Profiles `request` on the lab's device.
 pub fn profile(lab: &Lab, request: &Request) -> Result<Finished> {
+    profile_with_progress(lab, request, &mut |_| {})
+}
+
+/// [`profile`], telling `on_stage` what it is doing.
+pub fn profile_with_progress(
+    lab: &Lab,
+    request: &Request,
+    on_stage: &mut dyn FnMut(Stage),
+) -> Result<Finished> {
     let gpu = &lab.gpu;
+    on_stage(Stage::Preparing);
     let prepared = prepare(gpu, request)?;
     let Prepared {
         interface,
@@ -145,6 +212,7 @@ pub fn profile(lab: &Lab, request: &Request) -> Result<Finished> {
         Some((instrumented.options.counters_group, &ours)),
         request.dispatch,
     );
+    on_stage(Stage::Counting);
     gpu.run_batch(&label, std::slice::from_ref(&counted))?;
     // Before the timed runs write to them again.
     textures::save_textures(
@@ -163,17 +231,27 @@ pub fn profile(lab: &Lab, request: &Request) -> Result<Finished> {
         (instrumented.lane_record_words, interface.workgroup_size),
     )?;
     let counts = instrumented.read_counters(&words)?;
-    let subgroup_size = counts.max_active_lanes.filter(|_| gpu.caps.subgroups);
+    let widest_ballot = counts.max_active_lanes.filter(|_| gpu.caps.subgroups);
+    // Efficiency is against the width the pipeline runs with (the `subgroup_size` builtin), so
+    // a workgroup smaller than a subgroup shows the lanes it leaves empty.
+    let subgroup_size = counts.subgroup_width.filter(|_| gpu.caps.subgroups);
     let analysis = crate::uniformity::analyze_source(&request.file, &request.source).ok();
-    let (lines, branches, cross_checks) = report::lines_and_branches(&Inputs {
+    let inputs = Inputs {
         instrumented: &instrumented,
         counters: &counts,
         subgroup_size,
+        widest_ballot,
+        workgroup_size: interface.workgroup_size,
         analysis: analysis.as_ref(),
-    });
+    };
+    let (lines, branches, cross_checks) = report::lines_and_branches(&inputs);
+    let headline = report::headline(&inputs, &branches);
+    notes.extend(headline.width_note);
     let cap_line = counts.cap_hit.map(|l| instrumented.loops[l].line);
     let mut profile = Profile {
         schema_version: PROFILE_SCHEMA_VERSION,
+        divlab_version: crate::report::build::version_record(),
+        created: report::created_now(),
         adapter: adapter_record(lab),
         kernel: KernelRecord {
             file: request.file.clone(),
@@ -181,8 +259,12 @@ pub fn profile(lab: &Lab, request: &Request) -> Result<Finished> {
             workgroup_size: interface.workgroup_size,
             dispatch: request.dispatch,
         },
-        subgroup_size,
-        control_flow_efficiency: report::control_flow_efficiency(&counts, subgroup_size),
+        request: request.record(),
+        source: Some(request.source.clone()),
+        subgroup_size: headline.subgroup_size,
+        widest_ballot: headline.widest_ballot,
+        control_flow_efficiency: headline.control_flow_efficiency,
+        branch_efficiency: headline.branch_efficiency,
         lines,
         branches,
         loop_cap_hit: cap_line.is_some(),
@@ -208,7 +290,7 @@ pub fn profile(lab: &Lab, request: &Request) -> Result<Finished> {
     }
     // The kernel ends on this input: time it alone and instrumented, interleaved.
     profile.timing = Some(timing(
-        gpu, request, &interface, &resources, counted, &label,
+        gpu, request, &interface, &resources, counted, &label, on_stage,
     )?);
     notes.extend(cross_checks);
     profile.notes = notes;

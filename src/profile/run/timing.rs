@@ -1,13 +1,13 @@
 //! The kernel timed alone and instrumented, and the lane records read back.
 
 use crate::Result;
-use crate::gpu::{Dispatch, GpuContext, GpuTimer, read_buffer};
+use crate::gpu::{Budget, Dispatch, GpuContext, GpuTimer, read_buffer};
 use crate::profile::instrument;
 use crate::profile::kernel::KernelInterface;
 use crate::profile::report::{self, TimingRecord};
 
-use super::Request;
 use super::bind::{Resources, dispatch, pipeline};
+use super::{MIN_REPS, Request, Stage};
 
 /// What the lanes buffer recorded at `--lanes LINE`, in workgroup and lane order; records of
 /// `record_words` words, of a workgroup of `workgroup_size`.
@@ -77,7 +77,8 @@ fn lane_invocations(
 }
 
 /// The kernel alone (the user's own source, with their overrides as pipeline constants) and
-/// instrumented (`counted`), timed interleaved.
+/// instrumented (`counted`), timed interleaved for as many rounds as the request's budget
+/// allows.
 pub(super) fn timing(
     gpu: &GpuContext,
     request: &Request,
@@ -85,6 +86,7 @@ pub(super) fn timing(
     resources: &Resources,
     counted: Dispatch,
     label: &str,
+    on_stage: &mut dyn FnMut(Stage),
 ) -> Result<TimingRecord> {
     let constants: Vec<(&str, f64)> = request
         .overrides
@@ -107,15 +109,31 @@ pub(super) fn timing(
         request.dispatch,
     );
     let timer = GpuTimer::new(gpu);
-    let reps = request.reps.max(1);
-    let samples = timer.interleave(gpu, label, &[plain, counted], reps, &mut |_| {})?;
+    let max_rounds = request.reps.max(1);
+    let budget = Budget {
+        min_rounds: MIN_REPS,
+        max_rounds,
+        time: request.time_budget,
+    };
+    on_stage(Stage::Timing {
+        done: 0,
+        of: max_rounds,
+    });
+    let mut on_round = |done| {
+        on_stage(Stage::Timing {
+            done,
+            of: max_rounds,
+        });
+    };
+    let samples = timer.interleave_within(gpu, label, &[plain, counted], budget, &mut on_round)?;
     let [kernel_ns, instrumented_ns] =
         [0, 1].map(|i| crate::stats::summarize(&samples[i]).map_or(f64::NAN, |s| s.median));
     Ok(TimingRecord {
         kernel_ns,
         instrumented_ns,
         overhead: instrumented_ns / kernel_ns,
-        reps,
+        reps: samples[0].len(),
+        time_budget_s: request.time_budget.as_secs_f64(),
         source: timer.source(),
     })
 }

@@ -1,0 +1,126 @@
+//! `--csv FILE`: the profile as one table, in the spirit of `ncu --page source --csv`: one row
+//! for the kernel, then one per source line and one per branch (docs/profile.md lists the
+//! columns). Numbers are written in full, exactly as the JSON has them; an absent figure is an
+//! empty cell.
+
+use super::{BranchProfile, LineProfile, Profile};
+
+/// The header row.
+pub const CSV_COLUMNS: [&str; 15] = [
+    "kind",
+    "file",
+    "line",
+    "source",
+    "static",
+    "executions",
+    "active_lanes",
+    "efficiency",
+    "branch",
+    "evaluations",
+    "divergent",
+    "divergent_fraction",
+    "branch_efficiency",
+    "wasted_lane_slots",
+    "subgroup_size",
+];
+
+/// The document as CSV, with a header row.
+pub fn csv_bytes(profile: &Profile) -> Vec<u8> {
+    let mut writer = ::csv::Writer::from_writer(Vec::new());
+    let mut write = |row: [String; CSV_COLUMNS.len()]| {
+        writer
+            .write_record(&row)
+            .expect("writing to memory cannot fail");
+    };
+    write(CSV_COLUMNS.map(str::to_owned));
+    write(kernel_row(profile));
+    for l in &profile.lines {
+        write(line_row(profile, l));
+    }
+    for b in &profile.branches {
+        write(branch_row(profile, b));
+    }
+    writer.into_inner().expect("writing to memory cannot fail")
+}
+
+fn cell<T: ToString>(value: Option<T>) -> String {
+    value.map_or_else(String::new, |v| v.to_string())
+}
+
+/// The source text of 1-based `line`, where the document has the source.
+fn source_line(profile: &Profile, line: u32) -> String {
+    let index = (line as usize).checked_sub(1);
+    profile
+        .source
+        .as_deref()
+        .zip(index)
+        .and_then(|(s, i)| s.lines().nth(i))
+        .map_or_else(String::new, str::to_owned)
+}
+
+/// The kernel's totals: its control-flow efficiency, and Σ evaluations and Σ divergent over
+/// the branches its branch efficiency is taken over.
+fn kernel_row(p: &Profile) -> [String; CSV_COLUMNS.len()] {
+    let measured = p.branches.iter().filter(|b| b.divergent_fraction.is_some());
+    let (evaluations, divergent) = measured.fold((0u64, 0u64), |(e, d), b| {
+        (e + b.executions, d + b.divergent)
+    });
+    let measured = p.branch_efficiency.is_some();
+    [
+        "kernel".to_owned(),
+        p.kernel.file.clone(),
+        String::new(),
+        String::new(),
+        String::new(),
+        String::new(),
+        String::new(),
+        cell(p.control_flow_efficiency),
+        String::new(),
+        cell(measured.then_some(evaluations)),
+        cell(measured.then_some(divergent)),
+        String::new(),
+        cell(p.branch_efficiency),
+        String::new(),
+        cell(p.subgroup_size),
+    ]
+}
+
+fn line_row(p: &Profile, l: &LineProfile) -> [String; CSV_COLUMNS.len()] {
+    [
+        "line".to_owned(),
+        p.kernel.file.clone(),
+        l.line.to_string(),
+        source_line(p, l.line),
+        l.static_verdict.clone().unwrap_or_default(),
+        l.executions.to_string(),
+        cell(l.active_lanes),
+        cell(l.efficiency),
+        String::new(),
+        String::new(),
+        String::new(),
+        String::new(),
+        String::new(),
+        String::new(),
+        cell(p.subgroup_size),
+    ]
+}
+
+fn branch_row(p: &Profile, b: &BranchProfile) -> [String; CSV_COLUMNS.len()] {
+    [
+        "branch".to_owned(),
+        p.kernel.file.clone(),
+        b.line.to_string(),
+        source_line(p, b.line),
+        String::new(),
+        String::new(),
+        String::new(),
+        String::new(),
+        b.kind.clone(),
+        b.executions.to_string(),
+        b.divergent.to_string(),
+        cell(b.divergent_fraction),
+        cell(b.divergent_fraction.map(|d| 1.0 - d)),
+        cell(b.wasted_lane_slots),
+        cell(p.subgroup_size),
+    ]
+}
