@@ -1,3 +1,5 @@
+// divlab-profile: --entry clear --dispatch 2 --len forces=128
+// divlab-profile: --entry springs --dispatch 2 --len points=128 --len forces=128
 // divlab-profile: --entry integrate --dispatch 2 --len points=128 --len forces=128
 // A mass-spring step in three passes of one module, each its own entry point: clear the forces,
 // accumulate spring forces from neighbours, integrate. Each uses a different subset of bindings.

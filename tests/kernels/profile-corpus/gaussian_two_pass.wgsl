@@ -1,4 +1,5 @@
-// divlab-profile: --entry blur_v --dispatch 1,64 --buffer weights=values:0.4,0.2,0.1,0.05,0.025
+// divlab-profile: --entry blur_h --dispatch 1,64 --buffer weights=values:0.4,0.2,0.1,0.05,0.025
+// divlab-profile: --entry blur_v --dispatch 64,1 --buffer weights=values:0.4,0.2,0.1,0.05,0.025
 // A Gaussian blur in two entry points (horizontal, vertical) with the kernel radius as an
 // override with a default and the weights in a storage buffer of a second bind group. The
 // horizontal pass uses 256-wide rows, the vertical pass 256-tall columns.

@@ -1,4 +1,5 @@
 // divlab-profile: --entry radix_count --dispatch 4 --buffer params=values:256,0
+// divlab-profile: --entry radix_scatter --dispatch 4 --buffer params=values:256,0 --buffer counts=values:130,126
 // One bit of a radix sort in two entry points that share bindings: radix_count ranks each key
 // among those with the same bit (atomics), radix_scatter moves it to its place.
 struct Params {

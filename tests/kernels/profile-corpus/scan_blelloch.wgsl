@@ -1,4 +1,5 @@
 // divlab-profile: --entry scan_blocks --dispatch 2
+// divlab-profile: --entry add_offsets --dispatch 4 --len data=256 --len block_sums=2
 // A work-efficient exclusive scan (Blelloch) in two entry points: scan_blocks scans each block
 // of 2*WG elements and writes its total; add_offsets adds the scanned block totals back.
 const WG: u32 = 64u;
