@@ -26,10 +26,16 @@ mod gpu;
 mod lint;
 #[path = "main/profile.rs"]
 mod profile;
-#[path = "main/profile_textures.rs"]
-mod profile_textures;
 #[path = "main/profile_documents.rs"]
 mod profile_documents;
+#[path = "main/profile_inputs.rs"]
+mod profile_inputs;
+#[path = "main/profile_invariant.rs"]
+mod profile_invariant;
+#[path = "main/profile_textures.rs"]
+mod profile_textures;
+#[path = "main/profile_workgroups.rs"]
+mod profile_workgroups;
 #[path = "main/readme.rs"]
 mod readme;
 #[path = "main/report.rs"]

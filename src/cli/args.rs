@@ -248,7 +248,8 @@ pub(crate) struct ProfileArgs {
     #[arg(long, value_name = "X[,Y[,Z]]", default_value = "1", value_parser = profile::fill::parse_dispatch)]
     pub(crate) dispatch: [u32; 3],
     /// A binding's contents: BINDING (name or GROUP:BINDING) = zeros, iota,
-    /// random[:SEED] (the default), values:V1,V2,... or file:PATH.
+    /// random[:SEED], values:V1,V2,... (in layout order) or file:PATH. Default: random, except
+    /// that a uniform buffer's integer fields hold the dispatch's invocations.
     #[arg(long = "buffer", value_name = "BINDING=FILL", value_parser = |s: &str| s.parse::<profile::fill::BufferSpec>())]
     pub(crate) buffers: Vec<profile::fill::BufferSpec>,
     /// Elements of a runtime-sized array (default: one per invocation of the dispatch).
@@ -277,7 +278,7 @@ pub(crate) struct ProfileArgs {
     /// After the run, write what the kernel left in a storage texture (layer 0) as PNG.
     #[arg(long = "save", value_name = "NAME=FILE.png", value_parser = |s: &str| s.parse::<profile::fill::SaveSpec>())]
     pub(crate) saves: Vec<profile::fill::SaveSpec>,
-    /// The most iterations one invocation may run of one entry into a loop (≥ 1).
+    /// The most loop iterations one invocation may run, of all its loops together.
     #[arg(long, value_name = "N", default_value_t = profile::run::DEFAULT_LOOP_CAP, value_parser = clap::value_parser!(u32).range(1..))]
     pub(crate) loop_cap: u32,
     /// The most timed runs of the kernel alone and instrumented (medians; ≥ 1).

@@ -138,6 +138,25 @@ pub enum Error {
         max: u32,
     },
 
+    /// A buffer larger than one of the adapter's limits: checked before anything is made.
+    #[error(
+        "{buffer} would take {asked} bytes{why}, and this adapter's `{limit}` is {max} bytes; {hint}"
+    )]
+    BufferLimit {
+        /// The buffer, labelled.
+        buffer: String,
+        /// Its size in bytes.
+        asked: u64,
+        /// Where the size comes from (" (--len a=N)"), or nothing.
+        why: String,
+        /// The limit's name in `wgpu::Limits`.
+        limit: &'static str,
+        /// The limit.
+        max: u64,
+        /// What to pass instead.
+        hint: String,
+    },
+
     /// `--import FILE` is not a profile document this divlab reads.
     #[error("--import {}: {problem}", path.display())]
     BadDocument {

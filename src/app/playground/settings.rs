@@ -109,7 +109,7 @@ impl RunSettings {
         }
         ui.label("loop cap");
         ui.add(egui::DragValue::new(&mut self.loop_cap).range(1..=u32::MAX))
-            .on_hover_text("Iterations one invocation may run of one entry into a loop; a kernel that never ends stops here");
+            .on_hover_text("Loop iterations one invocation may run, all its loops together; a kernel that never ends stops here");
         ui.end_row();
         ui.label("timed repetitions");
         ui.add(egui::DragValue::new(&mut self.reps).range(1..=1000));

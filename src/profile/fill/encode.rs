@@ -5,9 +5,53 @@ use std::ops::ControlFlow;
 
 use naga::{Scalar, ScalarKind};
 
-use super::Fill;
+use super::{Fill, Resolved};
 use crate::profile::error::{Error, Result};
-use crate::profile::kernel::{Binding, BufferSize, scalar_name};
+use crate::profile::kernel::{Access, Binding, BufferSize, Shape, scalar_name};
+
+/// The bytes `binding` holds before the kernel runs, as `resolved` says, with a runtime-sized
+/// array of `invocations` elements unless `--len` gave another length. A uniform buffer left
+/// to the default fill holds `invocations` in each of its integer scalars (see
+/// [`count_scalars`]) and the random fill elsewhere.
+pub fn initial(binding: &Binding, resolved: &Resolved, invocations: u64) -> Result<Vec<u8>> {
+    let bytes = binding.size.bytes(resolved.len.unwrap_or(invocations));
+    let mut buf = contents(binding, bytes, &resolved.fill)?;
+    if !resolved.given && binding.access == Access::Uniform {
+        for (offset, scalar) in count_scalars(&binding.shape) {
+            let bits = match scalar.kind {
+                ScalarKind::Sint => {
+                    let max = (1u64 << (u32::from(scalar.width) * 8 - 1)) - 1;
+                    invocations.min(max)
+                }
+                _ => invocations.min(u64::MAX >> (64 - u32::from(scalar.width) * 8)),
+            };
+            put(&mut buf, offset, scalar.width, bits);
+        }
+    }
+    Ok(buf)
+}
+
+/// The integer scalars of a uniform buffer that the default fill sets to the dispatch's
+/// invocations: a bare integer, and the integer members of its structs (nested ones too), but
+/// nothing inside an array, vector or matrix. Offsets from the buffer's start.
+pub fn count_scalars(shape: &Shape) -> Vec<(u64, Scalar)> {
+    fn walk(shape: &Shape, offset: u64, out: &mut Vec<(u64, Scalar)>) {
+        match shape {
+            Shape::Scalar(s) if matches!(s.kind, ScalarKind::Uint | ScalarKind::Sint) => {
+                out.push((offset, *s));
+            }
+            Shape::Struct(members) => {
+                for (at, m) in members {
+                    walk(m, offset + at, out);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    walk(shape, 0, &mut out);
+    out
+}
 
 /// The `bytes` bytes of `binding`'s buffer filled with `fill` (a runtime-sized array holds as
 /// many elements as fit). See [`Fill`] for each form.

@@ -10,12 +10,12 @@ mod tests;
 mod texels;
 mod texture;
 
-pub use encode::contents;
+pub use encode::{contents, count_scalars, initial};
 pub use grammar::{
     BindingRef, BufferSpec, DEFAULT_CHECKER_CELL, DEFAULT_SEED, Fill, parse_dispatch, parse_len,
     parse_override,
 };
-pub use resolve::{Resolved, invocations, resolve};
+pub use resolve::{Resolved, check_limits, invocations, resolve};
 pub use texels::{Picture, TexelLayout, texels, to_rgba8};
 pub use texture::{
     DEFAULT_ADDRESS, DEFAULT_FILTER, FORMATS, FormatSpec, SamplerSpec, SaveSpec, SizeSpec,

@@ -3,7 +3,11 @@
 
 use super::{BindingRef, BufferSpec, Fill};
 use crate::profile::error::{Error, Result};
-use crate::profile::kernel::{BufferSize, KernelInterface};
+use crate::profile::kernel::{Access, BufferSize, KernelInterface};
+
+#[cfg(test)]
+#[path = "inputs_tests.rs"]
+mod tests;
 
 /// Invocations of a dispatch: the default length of a runtime-sized array, one element per
 /// invocation.
@@ -24,6 +28,9 @@ pub struct Resolved {
     pub fill: Fill,
     /// Its runtime-sized array's length, where `--len` gave one (the host picks a default).
     pub len: Option<u64>,
+    /// Whether `--buffer` gave the fill. A uniform buffer left to the default holds the
+    /// dispatch's invocations in its integer scalars ([`super::initial`]).
+    pub given: bool,
 }
 
 /// Each binding of `interface`, in its order, with the `--buffer` and `--len` that name it.
@@ -39,6 +46,7 @@ pub fn resolve(
             index,
             fill: Fill::default(),
             len: None,
+            given: false,
         })
         .collect();
     let mut filled = vec![false; out.len()];
@@ -51,6 +59,7 @@ pub fn resolve(
             )));
         }
         out[i].fill = spec.fill.clone();
+        out[i].given = true;
     }
     for (target, len) in lens {
         let i = find(interface, target, "--len")?;
@@ -70,6 +79,76 @@ pub fn resolve(
         }
     }
     Ok(out)
+}
+
+/// Checks every buffer of `resolved` against the adapter's `limits` before anything is made or
+/// filled: a storage or uniform binding against its binding-size limit and `max_buffer_size`,
+/// whichever is smaller. The error names the limit, the size asked and what to pass instead.
+pub fn check_limits(
+    interface: &KernelInterface,
+    resolved: &[Resolved],
+    invocations: u64,
+    limits: &wgpu::Limits,
+) -> Result<()> {
+    for r in resolved {
+        let b = &interface.bindings[r.index];
+        let binding_limit = match b.access {
+            // Checked against `max_immediate_size` where the block is made.
+            Access::Immediate => continue,
+            Access::Uniform => (
+                "max_uniform_buffer_binding_size",
+                limits.max_uniform_buffer_binding_size,
+            ),
+            Access::StorageRead | Access::StorageReadWrite => (
+                "max_storage_buffer_binding_size",
+                limits.max_storage_buffer_binding_size,
+            ),
+        };
+        let (limit, max) = if limits.max_buffer_size < binding_limit.1 {
+            ("max_buffer_size", limits.max_buffer_size)
+        } else {
+            binding_limit
+        };
+        let len = r.len.unwrap_or(invocations);
+        let asked = b.size.bytes(len);
+        if asked <= max {
+            continue;
+        }
+        let (why, hint) = match b.size {
+            BufferSize::RuntimeArray { base, stride, .. } => {
+                let fits = max.saturating_sub(base) / stride.max(1);
+                match r.len {
+                    Some(n) => (
+                        format!(" (--len {}={n})", b.name),
+                        format!("pass --len {}=N with N at most {fits}", b.name),
+                    ),
+                    None => (
+                        format!(" ({len} elements, one per invocation of the dispatch)"),
+                        format!(
+                            "pass --len {}=N with N at most {fits}, or dispatch fewer \
+                             workgroups",
+                            b.name
+                        ),
+                    ),
+                }
+            }
+            BufferSize::Fixed(_) => (
+                String::new(),
+                "the kernel declares it at this size: declare a smaller type, or profile on an \
+                 adapter with larger limits (`divlab adapters`)"
+                    .to_owned(),
+            ),
+        };
+        return Err(Error::BufferLimit {
+            buffer: b.label(),
+            asked,
+            why,
+            limit,
+            max,
+            hint,
+        });
+    }
+    Ok(())
 }
 
 fn find(interface: &KernelInterface, target: &BindingRef, flag: &str) -> Result<usize> {

@@ -194,7 +194,12 @@ impl FromStr for SamplerSpec {
 
 impl fmt::Display for SamplerSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}={}", self.target, sampler_mode(self.filter, self.address))
+        write!(
+            f,
+            "{}={}",
+            self.target,
+            sampler_mode(self.filter, self.address)
+        )
     }
 }
 

@@ -59,7 +59,8 @@ impl Pass<'_> {
 
     /// How many distinct values `value` has over the subgroup's active lanes: one round per
     /// value, each taking out the lanes that hold the smallest one left. Bounded by the largest
-    /// subgroup size (128) plus the round that finds none left.
+    /// subgroup size (128) plus the round that finds none left; each round adds 1 to the
+    /// invocation's loop trips (`cap.rs`) but never breaks at the cap.
     fn distinct(
         &self,
         fx: &mut Emitter<'_>,
@@ -77,7 +78,12 @@ impl Pass<'_> {
         let left = var(fx, "divlab_left", bool_ty, Literal::Bool(true), out);
         let count = var(fx, "divlab_distinct", u32_ty, Literal::U32(0), out);
         let round = var(fx, "divlab_round", u32_ty, Literal::U32(0), out);
+        let trips = self.g.trips;
         let body = fx.nested(out, |fx, b| {
+            // Each round is a loop iteration too: counted with the kernel's toward the cap, as
+            // llvmpipe counts every loop of an invocation toward its silent limit.
+            let all_trips = fx.global(trips, b);
+            fx.increment(all_trips, b);
             let rounds = fx.increment(round, b);
             let bound = fx.literal(Literal::U32(129), b);
             let over = fx.binary(BinaryOperator::Greater, rounds, bound);

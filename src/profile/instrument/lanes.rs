@@ -86,7 +86,10 @@ impl Pass<'_> {
         // `1u << (n & 31u)` in word `n >> 5u` of a vec4<u32>, where `n < 128u`.
         let bit_of = |fx: &mut Emitter<'_>, n: Expr| {
             let shift = fx.binary(And, n, low_bits);
-            (fx.binary(ShiftLeft, one, shift), fx.binary(ShiftRight, n, five))
+            (
+                fx.binary(ShiftLeft, one, shift),
+                fx.binary(ShiftRight, n, five),
+            )
         };
 
         let offset = fx.binary(Subtract, local_index, first);

@@ -14,7 +14,9 @@
 //!
 //! With `subgroups` (the adapter supports subgroup operations), counts are made by one elected
 //! lane (the lowest active one: its `subgroup_invocation_id`, kept in a private copy from the
-//! entry's arguments, equals `subgroupBroadcastFirst` of it; naga 30 has no `subgroupElect`):
+//! entry's arguments, equals `subgroupBroadcastFirst` of it; naga 30 has no `subgroupElect`.
+//! In a 2-D or 3-D workgroup, where naga forbids `subgroup_invocation_id`, the copy is of
+//! `local_invocation_index`, unique in the subgroup too):
 //! - at the entry of every block (function bodies, both sides of each `if`, each `switch` case,
 //!   each loop body and `continuing`, and the statements after one that can take lanes out, a
 //!   [`BlockKind::Continuation`]): 1 *execution* and the subgroup's *active lanes* (the bits of
@@ -24,8 +26,10 @@
 //!   `subgroupAny(cond) && !subgroupAll(cond)`; for a `switch`, divergent iff
 //!   `!subgroupAll(selector == subgroupBroadcastFirst(selector))`: 1 *evaluation*, and 1
 //!   *divergent* one when they disagree;
-//! - at the kernel's entry, `atomicMax` of the active lanes into [`MAX_LANES_WORD`]: the
-//!   subgroup size the pipeline runs with.
+//! - at the kernel's entry, `atomicMax` of the active lanes into [`MAX_LANES_WORD`] (the widest
+//!   ballot), and by the elected lane of the `subgroup_size` builtin into
+//!   [`SUBGROUP_WIDTH_WORD`]: the width the pipeline runs with, which a workgroup smaller than
+//!   a subgroup does not fill.
 //!
 //! Where those counts go depends on how often they run:
 //! - outside every loop (at most once per invocation): straight into the 64-bit counters;
@@ -46,14 +50,21 @@
 //! branch counters stay 0.
 //!
 //! Either way every loop gets an iteration cap, the safety net that keeps a user kernel from
-//! hanging the GPU: a function-local counter, reset just before the loop and incremented at the
-//! top of its body; when it exceeds `loop_cap` the invocation records the hit (`atomicMax` of the
-//! loop's index + 1 into [`CAP_HIT_WORD`], `atomicAdd` of 1 to the loop's cap-hit count) and
-//! `break`s, so each invocation runs at most `loop_cap` iterations of each loop entry.
+//! hanging the GPU: one private trip counter per invocation (`divlab_trips`), incremented at
+//! the top of every loop body, those of called functions too. The trip that takes it past
+//! `loop_cap` records the hit in its loop (`atomicMax` of the loop's index + 1 into
+//! [`CAP_HIT_WORD`], `atomicAdd` of 1 to the loop's cap-hit count) and `break`s; every later
+//! trip of the invocation, in that loop's enclosing loops or any other, breaks at once. So an
+//! invocation runs at most `loop_cap` loop iterations in all: nested loops bounded by inputs
+//! end after `loop_cap` trips, not `loop_cap` to the power of their depth. (A per-entry cap
+//! let two nested loops run 10^12 trips per invocation.)
 //!
 //! Functions the entry point calls (directly or not) are instrumented once; their counters
 //! aggregate all calls. Other entry points are dropped from the instrumented module (their
-//! functions stay), so the module holds exactly the kernel being profiled.
+//! functions stay, uninstrumented unless the kernel calls them too), so the module holds
+//! exactly the kernel being profiled. naga's WGSL writer renames an entry point named like a
+//! WGSL builtin or enumerant (`step`, `read`) or ending in a digit; [`Instrumented::entry`] is
+//! the name it wrote, which the pipeline must use.
 //!
 //! # Why this layout (measured on an H200, the study's switch kernel at k = 32 / 8 / 2)
 //!
@@ -75,9 +86,9 @@
 //! then high. The elected lane adds to the low word with `atomicAdd`, and when the returned old
 //! value plus the addend wraps (`old + n < n`), it adds 1 to the high word. After the dispatch
 //! completes the pair is exact (up to 2^64); [`CounterLayout::read`] joins them. The private
-//! counts are 32-bit: one invocation would need over 4 billion entries into one block (a cap of
-//! a million trips on each of two nested loops) to wrap one. Cap-hit counts are one word each
-//! (at most one hit per invocation per loop entry).
+//! counts are 32-bit: one invocation would need over 4 billion entries into one block, more
+//! than any cap lets its loops run. Cap-hit counts are one word each (at most one hit per
+//! invocation).
 //!
 //! # The naga WGSL writer
 //!

@@ -337,3 +337,134 @@ fn layout_reads_wide_counters() {
     assert_eq!(b.mean_active_lanes(), Some(16.0));
     assert_eq!(b.efficiency(32), Some(0.5));
 }
+
+/// Instruments `entry` of `source` with `opts`, checking the WGSL as `run` does.
+fn run_with(source: &str, entry: &str, opts: &InstrumentOptions) -> Instrumented {
+    let prepared = prepare_for_naga(source);
+    let module = check_wgsl("test.wgsl", &prepared).expect("test kernel");
+    let out = instrument(&module, &prepared, entry, opts).unwrap_or_else(|e| panic!("{e}"));
+    check_wgsl("instrumented.wgsl", &out.wgsl)
+        .unwrap_or_else(|e| panic!("{e}\n--- emitted WGSL ---\n{}", out.wgsl));
+    out
+}
+
+const TILE_2D: &str = "\
+@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+
+@compute @workgroup_size(8, 8)
+fn main(@builtin(local_invocation_id) lid: vec3<u32>) {
+    if lid.x < 3u {
+        out[lid.y] = subgroupAdd(lid.x);
+    }
+}
+";
+
+/// naga forbids `subgroup_invocation_id` in a 2-D or 3-D workgroup: the election there reads
+/// `local_invocation_index`, and `--lanes` records which invocations the lanes were (a
+/// `subgroupOr` of their bits, and a shuffle that checks each lane's place). A 1-D kernel keeps
+/// `subgroup_invocation_id` and the 8-word record.
+#[test]
+fn a_2d_workgroup_elects_by_local_invocation_index() {
+    for lanes_block in [None, Some(1)] {
+        let opts = InstrumentOptions {
+            counters_group: 1,
+            lanes_block,
+            ..InstrumentOptions::default()
+        };
+        let out = run_with(TILE_2D, "main", &opts);
+        assert!(!out.wgsl.contains("subgroup_invocation_id"), "{}", out.wgsl);
+        assert!(out.wgsl.contains("local_invocation_index"), "{}", out.wgsl);
+        assert!(out.wgsl.contains("subgroup_size"), "{}", out.wgsl);
+        assert_eq!(out.lane_record_words, LANE_RECORD_WORDS_MULTI);
+        let records_invocations = ["subgroupOr(", "subgroupShuffle("];
+        for op in records_invocations {
+            assert_eq!(out.wgsl.contains(op), lanes_block.is_some(), "{op}");
+        }
+    }
+    let out = run(KERNEL, true, 1000);
+    assert!(out.wgsl.contains("subgroup_invocation_id"));
+    assert_eq!(out.lane_record_words, LANE_RECORD_WORDS);
+}
+
+/// naga's WGSL writer renames an entry point named like a builtin function (`step`), an
+/// enumerant (`read`) or ending in a digit: the pipeline must name the entry as written. The
+/// other entry points are left out, their shared helper stays.
+#[test]
+fn an_entry_point_is_named_as_naga_writes_it() {
+    let src = "\
+@group(0) @binding(0) var<storage, read_write> cells: array<u32>;
+
+fn wrap(i: u32) -> u32 { return i % arrayLength(&cells); }
+
+@compute @workgroup_size(64)
+fn step(@builtin(global_invocation_id) gid: vec3<u32>) { cells[wrap(gid.x)] += 1u; }
+
+@compute @workgroup_size(64)
+fn read(@builtin(global_invocation_id) gid: vec3<u32>) { cells[wrap(gid.x)] = 0u; }
+
+@compute @workgroup_size(64)
+fn pass2(@builtin(global_invocation_id) gid: vec3<u32>) { cells[gid.x] = 2u; }
+";
+    let opts = InstrumentOptions {
+        counters_group: 1,
+        ..InstrumentOptions::default()
+    };
+    for entry in ["step", "read", "pass2"] {
+        let out = run_with(src, entry, &opts);
+        let written = naga::front::wgsl::parse_str(&out.wgsl).unwrap();
+        assert_eq!(written.entry_points.len(), 1);
+        assert_eq!(written.entry_points[0].name, out.entry, "{entry}");
+        assert_ne!(
+            out.entry, entry,
+            "naga keeps `{entry}` now: the field may go"
+        );
+        assert!(out.wgsl.contains(&format!("fn {}(", out.entry)));
+    }
+}
+
+/// One private trip counter for every loop of the invocation, those of a callee too: each
+/// loop's check compares it with the cap, and records the hit only on the trip that crosses
+/// it (`cap + 1`). Only the hoisted `for` keeps a counter of its own, for its counts.
+#[test]
+fn one_trip_counter_caps_all_loops_together() {
+    let src = "\
+@group(0) @binding(0) var<storage, read_write> data: array<u32>;
+
+fn spin(n: u32) -> u32 {
+    var k = 0u;
+    loop {
+        if k >= n { break; }
+        k += data[k];
+    }
+    return k;
+}
+
+@compute @workgroup_size(64)
+fn main(@builtin(local_invocation_index) li: u32) {
+    var acc = 0u;
+    for (var r = 0u; r < data[0]; r++) {
+        for (var c = 0u; c < data[1]; c++) {
+            acc += spin(r ^ c);
+        }
+    }
+    data[li] = acc;
+}
+";
+    for subgroups in [true, false] {
+        let out = run(src, subgroups, 777);
+        assert_eq!(out.loops.len(), 3);
+        assert_eq!(
+            out.wgsl.matches("var<private> divlab_trips: u32;").count(),
+            1
+        );
+        assert_eq!(out.wgsl.matches("> 777u").count(), 3, "{}", out.wgsl);
+        assert_eq!(out.wgsl.matches("== 778u").count(), 3, "{}", out.wgsl);
+        let own =
+            out.wgsl.matches("divlab_trips0").count() + out.wgsl.matches("divlab_trips1").count();
+        assert_eq!(
+            own > 0,
+            subgroups,
+            "only hoisted loops count their own trips"
+        );
+    }
+}

@@ -24,7 +24,7 @@ pub use self::resources::{
     format_name,
 };
 pub use self::shape::scalar_name;
-use self::shape::{handle_kind, shape_of, size_of, space_name};
+use self::shape::{shape_of, size_of, space_name};
 use super::error::Error as ProfileError;
 use crate::source_map::SourceMap;
 use crate::{Error, Result};
@@ -318,57 +318,29 @@ pub fn interface(
                 let Some(ref slot) = var.binding else {
                     return Err(unsupported("a resource without @group/@binding"));
                 };
-                let inner = &module.types[var.ty].inner;
-                if let naga::TypeInner::Sampler { comparison } = *inner {
-                    samplers.push(SamplerBinding {
-                        group: slot.group,
-                        binding: slot.binding,
-                        name,
-                        line,
-                        comparison,
-                    });
-                    continue;
+                let filtered = uses.sampling_set.iter().any(|key| key.image == handle);
+                let made = resources::handle_binding(module, var.ty, slot, &name, line, filtered);
+                match made.map_err(unsupported)? {
+                    resources::Handle::Texture(t) => textures.push(t),
+                    resources::Handle::Sampler(s) => samplers.push(s),
                 }
-                if !matches!(inner, naga::TypeInner::Image { .. }) {
-                    return Err(unsupported(handle_kind(inner)));
-                }
-                let (dim, class) = resources::texture_of(inner).map_err(unsupported)?;
-                textures.push(TextureBinding {
-                    group: slot.group,
-                    binding: slot.binding,
-                    name,
-                    line,
-                    dim,
-                    class,
-                    filtered: uses.sampling_set.iter().any(|key| key.image == handle),
-                });
                 continue;
             }
-            AddressSpace::Immediate => {
-                let shape = shape_of(module, var.ty).map_err(|what| unsupported(&what))?;
-                bindings.push(Binding {
-                    // After every slot: an immediates block has none.
-                    group: u32::MAX,
-                    binding: 0,
-                    name,
-                    line,
-                    access: Access::Immediate,
-                    size: size_of(module, &layouter, var.ty),
-                    shape,
-                });
-                continue;
-            }
+            AddressSpace::Immediate => Access::Immediate,
             AddressSpace::TaskPayload
             | AddressSpace::RayPayload
             | AddressSpace::IncomingRayPayload => return Err(unsupported("a payload variable")),
         };
-        let Some(ref slot) = var.binding else {
-            return Err(unsupported("a buffer without @group/@binding"));
+        let (group, binding) = match (access, &var.binding) {
+            // After every slot: an immediates block has none.
+            (Access::Immediate, _) => (u32::MAX, 0),
+            (_, Some(slot)) => (slot.group, slot.binding),
+            (_, None) => return Err(unsupported("a buffer without @group/@binding")),
         };
         let shape = shape_of(module, var.ty).map_err(|what| unsupported(&what))?;
         bindings.push(Binding {
-            group: slot.group,
-            binding: slot.binding,
+            group,
+            binding,
             name,
             line,
             access,

@@ -204,11 +204,51 @@ pub struct SamplerBinding {
     pub comparison: bool,
 }
 
+/// A texture or a sampler.
+pub(super) enum Handle {
+    Texture(TextureBinding),
+    Sampler(SamplerBinding),
+}
+
+/// The texture or sampler of type `ty` bound at `slot`, or what makes it unsupported.
+/// `filtered`: whether the entry point samples it through a sampler.
+pub(super) fn handle_binding(
+    module: &naga::Module,
+    ty: naga::Handle<naga::Type>,
+    slot: &naga::ResourceBinding,
+    name: &str,
+    line: u32,
+    filtered: bool,
+) -> std::result::Result<Handle, &'static str> {
+    let inner = &module.types[ty].inner;
+    let (group, binding, name) = (slot.group, slot.binding, name.to_owned());
+    if let TypeInner::Sampler { comparison } = *inner {
+        return Ok(Handle::Sampler(SamplerBinding {
+            group,
+            binding,
+            name,
+            line,
+            comparison,
+        }));
+    }
+    if !matches!(inner, TypeInner::Image { .. }) {
+        return Err(super::shape::handle_kind(inner));
+    }
+    let (dim, class) = texture_of(inner)?;
+    Ok(Handle::Texture(TextureBinding {
+        group,
+        binding,
+        name,
+        line,
+        dim,
+        class,
+        filtered,
+    }))
+}
+
 /// The texture type `inner` (a `TypeInner::Image`) as divlab binds it, or what makes it
 /// unsupported.
-pub(super) fn texture_of(
-    inner: &TypeInner,
-) -> std::result::Result<(TextureDim, TextureClass), &'static str> {
+fn texture_of(inner: &TypeInner) -> std::result::Result<(TextureDim, TextureClass), &'static str> {
     let TypeInner::Image {
         dim,
         arrayed,

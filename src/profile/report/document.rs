@@ -51,8 +51,7 @@ pub struct Profile {
     pub loop_cap_hit: bool,
     /// The line of the first loop that hit the cap.
     pub loop_cap_line: Option<u32>,
-    /// The loop cap in force: the most iterations one invocation runs of one entry into a loop
-    /// (the request's, lowered where the driver's own limit is lower).
+    /// The loop cap: the most loop iterations one invocation runs, of all its loops together.
     pub loop_cap: u32,
     /// The kernel's time alone and with its counters; absent when the run hit the loop cap.
     pub timing: Option<TimingRecord>,
@@ -115,7 +114,8 @@ pub struct RequestRecord {
     pub entry: Option<String>,
     /// `--dispatch`: workgroups in x, y, z.
     pub dispatch: [u32; 3],
-    /// Every `--buffer`, as `BINDING=FILL`; a binding not named here was filled with `random`.
+    /// Every `--buffer`, as `BINDING=FILL`; a binding not named here got the default fill
+    /// (`random`, but the dispatch's invocations in a uniform buffer's integer fields).
     pub buffers: Vec<String>,
     /// Every `--len`, as `BINDING=N`.
     pub lens: Vec<String>,

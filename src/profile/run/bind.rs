@@ -30,12 +30,12 @@ pub(super) fn resources(
     use wgpu::util::DeviceExt as _;
     let resolved = fill::resolve(interface, &request.buffers, &request.lens)?;
     let invocations = fill::invocations(interface.workgroup_size, request.dispatch);
+    fill::check_limits(interface, &resolved, invocations, &gpu.device.limits())?;
     let mut immediates = Vec::new();
     let mut buffers = Vec::with_capacity(resolved.len());
     for r in &resolved {
         let binding = &interface.bindings[r.index];
-        let bytes = binding.size.bytes(r.len.unwrap_or(invocations));
-        let contents = fill::contents(binding, bytes, &r.fill)?;
+        let contents = fill::initial(binding, r, invocations)?;
         let usage = match binding.access {
             kernel::Access::Immediate => {
                 immediates = immediate_bytes(gpu, binding, contents)?;

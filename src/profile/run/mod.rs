@@ -1,9 +1,14 @@
 //! Running a profile: the user's buffers, the instrumented dispatch (within the loop cap and the
 //! device's timeout), the counters read back, then the kernel timed alone and instrumented.
 //! `prepare.rs` checks everything it can before the device runs anything, `bind.rs` makes the
-//! resources and dispatches, `timing.rs` times the kernel and reads the lane records.
+//! resources and dispatches, `timing.rs` times the kernel and reads the lane records. `cap.rs`
+//! words what the user learns about the inputs (where a capped loop's bound comes from, which
+//! uniform fields the default fill set), from the trace in `bound.rs` (with `ir.rs`).
 
 mod bind;
+mod bound;
+mod cap;
+mod ir;
 mod prepare;
 mod textures;
 mod timing;
@@ -28,7 +33,9 @@ use self::bind::{dispatch, pipeline, resources};
 pub use self::prepare::{Prepared, prepare};
 use self::timing::{lane_capture, timing};
 
-/// The default loop cap: iterations one invocation may run of one entry into a loop.
+/// The default loop cap: the loop iterations one invocation may run, of all its loops together
+/// (nested ones, later ones and those of the functions it calls), before every loop of it
+/// breaks out.
 pub const DEFAULT_LOOP_CAP: u32 = 1_000_000;
 
 /// The default `--reps`: the most timed repetitions.
@@ -162,6 +169,9 @@ pub struct Finished {
     pub cap_hit: Option<String>,
     /// The instrumented kernel's WGSL, as it ran.
     pub instrumented_wgsl: String,
+    /// The width of the pipeline's subgroups, the `subgroup_size` builtin as the instrumented
+    /// kernel saw it ([`instrument::Counters::subgroup_width`]); `None` without subgroups.
+    pub subgroup_width: Option<u32>,
 }
 
 /// Profiles `request` on the lab's device.
@@ -191,6 +201,7 @@ pub fn profile_with_progress(
     let label = format!("{} (instrumented)", request.file);
     let instrumented_pipeline =
         pipeline(gpu, &label, &instrumented.wgsl, &instrumented.entry, &[])?;
+    notes.extend(cap::default_notes(request, &interface));
     let counters = crate::gpu::storage_buffer(
         gpu,
         "divlab.profile.counters",
@@ -274,18 +285,14 @@ pub fn profile_with_progress(
         notes: Vec::new(),
         lanes,
     };
-    if let Some(line) = cap_line {
-        let message = format!(
-            "{}:{line}: the loop here ran {loop_cap} iterations in one invocation and hit the \
-             loop cap; the kernel may never end on this input. The profile below is of the \
-             cut-short run; raise the cap with --loop-cap if the loop is meant to run longer",
-            request.file
-        );
+    if let Some(lp) = counts.cap_hit {
+        let message = cap::message(request, &interface, &instrumented.loops[lp], loop_cap);
         profile.notes = notes;
         return Ok(Finished {
             profile,
             cap_hit: Some(message),
             instrumented_wgsl: instrumented.wgsl,
+            subgroup_width: counts.subgroup_width,
         });
     }
     // The kernel ends on this input: time it alone and instrumented, interleaved.
@@ -298,5 +305,6 @@ pub fn profile_with_progress(
         profile,
         cap_hit: None,
         instrumented_wgsl: instrumented.wgsl,
+        subgroup_width: counts.subgroup_width,
     })
 }

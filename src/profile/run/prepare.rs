@@ -11,14 +11,18 @@ use crate::{Error, Result};
 
 use super::Request;
 
+/// Loop iterations kept free under llvmpipe's limit for those an invocation still runs after
+/// crossing the cap: divlab's own rounds after each enclosing loop it counts after its end.
+const LLVMPIPE_CAP_ROOM: u32 = 1024;
+
 /// A kernel prepared for profiling: its interface, its instrumented form and its buffers.
 pub struct Prepared {
     /// The entry point, workgroup size and bindings.
     pub interface: KernelInterface,
     /// The instrumented kernel.
     pub instrumented: Instrumented,
-    /// The loop cap in force (lowered on llvmpipe, where a cap above
-    /// [`LLVMPIPE_LOOP_ITERATIONS`] would never fire).
+    /// The loop cap in force (lowered on llvmpipe, where a cap near
+    /// [`LLVMPIPE_LOOP_ITERATIONS`] would not fire before llvmpipe's own silent limit).
     pub loop_cap: u32,
     /// Remarks for the report.
     pub notes: Vec<String>,
@@ -61,8 +65,12 @@ pub fn prepare(gpu: &GpuContext, request: &Request) -> Result<Prepared> {
             .to_owned()
     }];
     let mut loop_cap = request.loop_cap.max(1);
-    if gpu.is_llvmpipe() && loop_cap > LLVMPIPE_LOOP_ITERATIONS - 1 {
-        loop_cap = LLVMPIPE_LOOP_ITERATIONS - 1;
+    // The cap counts every loop iteration of an invocation, divlab's own after a loop included,
+    // as llvmpipe does; once it is crossed, each enclosing counted loop still runs its own
+    // rounds (at most 130) on the way out: leave room for them under llvmpipe's limit.
+    let llvmpipe_cap = LLVMPIPE_LOOP_ITERATIONS - 1 - LLVMPIPE_CAP_ROOM;
+    if gpu.is_llvmpipe() && loop_cap > llvmpipe_cap {
+        loop_cap = llvmpipe_cap;
         notes.push(format!(
             "llvmpipe ends every loop of an invocation after {LLVMPIPE_LOOP_ITERATIONS} iterations in \
              total, silently, so the loop cap is lowered to {loop_cap} here"

@@ -1,0 +1,153 @@
+//! The default of a uniform buffer's integer fields and the size limits, on small kernels.
+
+use crate::profile::error::Error;
+use crate::profile::fill::*;
+use crate::profile::kernel::{KernelInterface, interface};
+use crate::shaders::check_wgsl;
+
+fn kernel(src: &str) -> KernelInterface {
+    let module = check_wgsl("k.wgsl", src).unwrap();
+    interface(&module, src, "k.wgsl", None).unwrap()
+}
+
+const PARAMS: &str = "\
+struct Inner { lo: i32, hi: u32 }
+struct Params {
+    count: u32,
+    scale: f32,
+    @align(16) inner: Inner,
+    @align(16) dims: vec2<u32>,
+    table: array<vec4<u32>, 2>,
+}
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<uniform> n: u32;
+@group(0) @binding(2) var<storage, read_write> data: array<u32>;
+@compute @workgroup_size(4) fn main() {
+    data[0] = params.count + u32(params.scale) + u32(params.inner.lo) + params.inner.hi
+        + params.dims.x + params.table[1].y + n;
+}
+";
+
+fn words(bytes: &[u8]) -> Vec<u32> {
+    bytes
+        .chunks(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
+/// Layout of Params: count 0, scale 4, inner 16 (lo 16, hi 20), dims 32..40, table 48..80.
+#[test]
+fn a_uniforms_integer_fields_default_to_the_invocations_and_the_rest_stays_random() {
+    let k = kernel(PARAMS);
+    let resolved = resolve(&k, &[], &[]).unwrap();
+    assert!(resolved.iter().all(|r| !r.given));
+    let params = &k.bindings[0];
+    assert_eq!(
+        count_scalars(&params.shape)
+            .iter()
+            .map(|(at, _)| *at)
+            .collect::<Vec<_>>(),
+        [0, 16, 20],
+        "count, inner.lo and inner.hi; not the vector or the array"
+    );
+    let got = words(&initial(params, &resolved[0], 256).unwrap());
+    let random = words(&contents(params, params.size.bytes(0), &Fill::default()).unwrap());
+    assert_eq!((got[0], got[4], got[5]), (256, 256, 256));
+    for i in [1usize, 8, 9, 12, 13, 19] {
+        assert_eq!(got[i], random[i], "word {i} keeps the random fill");
+    }
+    assert_eq!(
+        words(&initial(&k.bindings[1], &resolved[1], 256).unwrap()),
+        [256]
+    );
+    // A storage buffer keeps the random fill.
+    let data = &k.bindings[2];
+    assert_eq!(
+        initial(data, &resolved[2], 4).unwrap(),
+        contents(data, data.size.bytes(4), &Fill::default()).unwrap()
+    );
+    // Clamped to the type: an i32 holds at most 2^31 - 1.
+    let big = words(&initial(params, &resolved[0], 1 << 40).unwrap());
+    assert_eq!(
+        (big[0], big[4], big[5]),
+        (u32::MAX, i32::MAX as u32, u32::MAX)
+    );
+}
+
+#[test]
+fn a_given_fill_is_left_alone_even_random() {
+    let k = kernel(PARAMS);
+    let specs = ["params=random".parse().unwrap()];
+    let resolved = resolve(&k, &specs, &[]).unwrap();
+    assert!(resolved[0].given && !resolved[1].given);
+    let params = &k.bindings[0];
+    assert_eq!(
+        initial(params, &resolved[0], 256).unwrap(),
+        contents(params, params.size.bytes(0), &Fill::Random(DEFAULT_SEED)).unwrap()
+    );
+}
+
+#[test]
+fn limits_name_the_tighter_limit_and_the_longest_array_that_fits() {
+    let k = kernel(PARAMS);
+    let limits = wgpu::Limits {
+        max_storage_buffer_binding_size: 1 << 20,
+        max_uniform_buffer_binding_size: 48,
+        max_buffer_size: 1 << 30,
+        ..wgpu::Limits::default()
+    };
+    let check = |lens: &[(BindingRef, u64)], invocations, limits: &wgpu::Limits| {
+        let resolved = resolve(&k, &[], lens).unwrap();
+        check_limits(&k, &resolved, invocations, limits)
+    };
+    // Params takes 80 bytes, over the uniform limit of 48.
+    match check(&[], 4, &limits) {
+        Err(Error::BufferLimit {
+            buffer,
+            asked,
+            limit,
+            max,
+            ..
+        }) => {
+            assert_eq!(
+                (buffer.as_str(), asked, limit, max),
+                (
+                    "`params` (@group(0) @binding(0))",
+                    80,
+                    "max_uniform_buffer_binding_size",
+                    48
+                )
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    let limits = wgpu::Limits {
+        max_uniform_buffer_binding_size: 1 << 16,
+        ..limits
+    };
+    assert_eq!(check(&[], 4, &limits), Ok(()));
+    // 2^18 elements of 4 bytes fit exactly; one more does not.
+    let len = |n| [(BindingRef::Name("data".to_owned()), n)];
+    assert_eq!(check(&len(1 << 18), 4, &limits), Ok(()));
+    let e = check(&len((1 << 18) + 1), 4, &limits)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("would take 1048580 bytes (--len data=262145)")
+            && e.contains("`max_storage_buffer_binding_size` is 1048576 bytes")
+            && e.contains("pass --len data=N with N at most 262144"),
+        "{e}"
+    );
+    // The default length, one element per invocation, and a smaller max_buffer_size.
+    let limits = wgpu::Limits {
+        max_buffer_size: 1 << 12,
+        ..limits
+    };
+    let e = check(&[], 2048, &limits).unwrap_err().to_string();
+    assert!(
+        e.contains("(2048 elements, one per invocation of the dispatch)")
+            && e.contains("`max_buffer_size` is 4096 bytes")
+            && e.contains("N at most 1024, or dispatch fewer workgroups"),
+        "{e}"
+    );
+}

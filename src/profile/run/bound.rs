@@ -1,0 +1,480 @@
+//! Where a loop's bound comes from, read on naga's IR for the cap message (`cap.rs`): the loop's
+//! exit test, its counter told apart from its bound (the side that a store in the loop changes),
+//! and the bound followed back through `let`s, `var`s assigned once, conversions and arithmetic
+//! with constants to its source: a scalar of a buffer, an element at an index that varies, a
+//! runtime array's length, a built-in input or a constant. The uniformity analysis does not
+//! help here: it follows only what makes a value non-uniform, and a uniform buffer does not.
+
+use naga::{
+    AddressSpace, BinaryOperator, Block, Expression, Function, GlobalVariable, Handle, Module,
+    Scalar, Statement, TypeInner, UnaryOperator,
+};
+
+use super::ir::{Step, builtin_name, calls_in, operands, place_of, stored_locals, stores_to};
+use crate::source_map::SourceMap;
+
+/// A loop's bound and where it comes from.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) struct LoopBound {
+    /// The bound as the source writes it (`params.count`).
+    pub text: String,
+    /// The other side of the comparison, which the loop changes (`i`).
+    pub counter: String,
+    /// Where its value comes from.
+    pub source: Source,
+}
+
+/// Where a loop bound's value comes from.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) enum Source {
+    /// One scalar of a buffer, at a place the kernel names with constants.
+    Scalar {
+        /// The buffer's variable.
+        global: Handle<GlobalVariable>,
+        /// The place, as WGSL writes it (`params.count`, `info.blocks[2]`).
+        path: String,
+        /// Its byte offset in the buffer.
+        offset: u64,
+        /// Its type.
+        scalar: Scalar,
+        /// Whether the bound is computed from it (`params.n * 2u`) rather than the value itself.
+        computed: bool,
+    },
+    /// An element of a buffer at an index that is not a constant (`bounds[gid.x]`).
+    Element {
+        /// The buffer's variable.
+        global: Handle<GlobalVariable>,
+        /// The index, as the source writes it.
+        index: String,
+    },
+    /// The length of a buffer's runtime-sized array (`arrayLength(&data)`).
+    Length {
+        /// The buffer's variable.
+        global: Handle<GlobalVariable>,
+    },
+    /// A built-in input: `global_invocation_id.x`.
+    Builtin(String),
+    /// A constant.
+    Constant,
+    /// Something the trace does not follow: what it is.
+    Other(String),
+}
+
+#[cfg(test)]
+#[path = "bound_tests.rs"]
+mod tests;
+
+/// How deep the trace follows `var`s into `var`s before it gives up.
+const MAX_DEPTH: usize = 16;
+
+/// The bound of the loop at `line` of `function` (the one on that line that comes first), when
+/// its exit test is one comparison between a value the loop changes and one it does not.
+/// `source` is the text naga parsed; `entry` says whether `function` is an entry point.
+pub(super) fn loop_bound(
+    module: &Module,
+    function: &Function,
+    entry: bool,
+    source: &str,
+    line: u32,
+) -> Option<LoopBound> {
+    let lines = SourceMap::new(source);
+    let (body, continuing, break_if) = find_loop(&function.body, &lines, line)?;
+    let mut condition = exit_condition(body, break_if)?;
+    while let Expression::Unary {
+        op: UnaryOperator::LogicalNot,
+        expr,
+    } = function.expressions[condition]
+    {
+        condition = expr;
+    }
+    let Expression::Binary { op, left, right } = function.expressions[condition] else {
+        return None;
+    };
+    use BinaryOperator as B;
+    if !matches!(
+        op,
+        B::Less | B::LessEqual | B::Greater | B::GreaterEqual | B::Equal | B::NotEqual
+    ) {
+        return None;
+    }
+    let mut changed = Vec::new();
+    stored_locals(body, &function.expressions, &mut changed);
+    stored_locals(continuing, &function.expressions, &mut changed);
+    let trace = Trace {
+        module,
+        function,
+        entry,
+        source,
+    };
+    let (counter, bound) = match (trace.varies(left, &changed), trace.varies(right, &changed)) {
+        (true, false) => (left, right),
+        (false, true) => (right, left),
+        _ => return None,
+    };
+    Some(LoopBound {
+        text: trace.text(bound),
+        counter: trace.text(counter),
+        source: trace.source(bound, false, 0),
+    })
+}
+
+/// The body, `continuing` and `break if` of the first loop statement on `line`.
+fn find_loop<'a>(
+    block: &'a Block,
+    lines: &SourceMap<'_>,
+    line: u32,
+) -> Option<(&'a Block, &'a Block, Option<Handle<Expression>>)> {
+    block
+        .span_iter()
+        .find_map(|(statement, span)| match statement {
+            Statement::Loop {
+                body,
+                continuing,
+                break_if,
+            } if lines.span_line(*span) == Some(line) => Some((body, continuing, *break_if)),
+            Statement::Loop {
+                body, continuing, ..
+            } => find_loop(body, lines, line).or_else(|| find_loop(continuing, lines, line)),
+            Statement::Block(inner) => find_loop(inner, lines, line),
+            Statement::If { accept, reject, .. } => {
+                find_loop(accept, lines, line).or_else(|| find_loop(reject, lines, line))
+            }
+            Statement::Switch { cases, .. } => {
+                cases.iter().find_map(|c| find_loop(&c.body, lines, line))
+            }
+            _ => None,
+        })
+}
+
+/// The condition of a loop's leading exit test (`if c {} else { break; }`, as naga writes
+/// `for` and `while`, or `if c { break; }`), else its `break if`.
+fn exit_condition(
+    body: &Block,
+    break_if: Option<Handle<Expression>>,
+) -> Option<Handle<Expression>> {
+    let is_break = |b: &Block| matches!(b.iter().collect::<Vec<_>>()[..], [Statement::Break]);
+    let first = body.iter().find(|s| !matches!(s, Statement::Emit(_)));
+    match first {
+        Some(Statement::If {
+            condition,
+            accept,
+            reject,
+        }) if (accept.is_empty() && is_break(reject))
+            || (is_break(accept) && reject.is_empty()) =>
+        {
+            Some(*condition)
+        }
+        _ => break_if,
+    }
+}
+/// One function's expressions, read back to their sources.
+struct Trace<'a> {
+    module: &'a Module,
+    function: &'a Function,
+    entry: bool,
+    source: &'a str,
+}
+
+impl Trace<'_> {
+    fn text(&self, h: Handle<Expression>) -> String {
+        if let Some(name) = self.function.named_expressions.get(&h) {
+            return name.clone();
+        }
+        let Some(mut range) = self.function.expressions.get_span(h).to_range() else {
+            // naga gives a load of a local no span: the local's name is what the source wrote.
+            let local = match self.function.expressions[h] {
+                Expression::Load { pointer } => match self.function.expressions[pointer] {
+                    Expression::LocalVariable(v) => Some(v),
+                    _ => None,
+                },
+                _ => None,
+            };
+            return local
+                .and_then(|v| self.function.local_variables[v].name.clone())
+                .unwrap_or_else(|| "the value".to_owned());
+        };
+        // naga's span of a builtin call covers its name only: take the arguments too.
+        if self
+            .source
+            .get(range.end..)
+            .is_some_and(|r| r.starts_with('('))
+        {
+            let mut depth = 0usize;
+            for (i, c) in self.source[range.end..].char_indices() {
+                depth = match c {
+                    '(' => depth + 1,
+                    ')' => depth - 1,
+                    _ => depth,
+                };
+                if depth == 0 {
+                    range.end += i + 1;
+                    break;
+                }
+            }
+        }
+        self.source
+            .get(range)
+            .map_or_else(|| "the value".to_owned(), |t| t.trim().to_owned())
+    }
+
+    /// Whether `h` reads a local that the loop changes, or calls something.
+    fn varies(&self, h: Handle<Expression>, changed: &[Handle<naga::LocalVariable>]) -> bool {
+        let mut varies = false;
+        self.visit(h, &mut |e| match *e {
+            Expression::LocalVariable(v) => varies |= changed.contains(&v),
+            Expression::CallResult(_)
+            | Expression::AtomicResult { .. }
+            | Expression::SubgroupBallotResult
+            | Expression::SubgroupOperationResult { .. }
+            | Expression::WorkGroupUniformLoadResult { .. } => varies = true,
+            _ => {}
+        });
+        varies
+    }
+
+    /// Calls `f` on `h` and every expression it is computed from.
+    fn visit(&self, h: Handle<Expression>, f: &mut dyn FnMut(&Expression)) {
+        let e = &self.function.expressions[h];
+        f(e);
+        let mut ops = Vec::new();
+        operands(e, &mut ops);
+        for op in ops {
+            self.visit(op, f);
+        }
+    }
+
+    fn source(&self, h: Handle<Expression>, computed: bool, depth: usize) -> Source {
+        use Expression as E;
+        if depth > MAX_DEPTH {
+            return Source::Other(format!("`{}`, through too many variables", self.text(h)));
+        }
+        match self.function.expressions[h] {
+            E::Literal(_) | E::Constant(_) | E::Override(_) | E::ZeroValue(_) => Source::Constant,
+            E::As { expr, .. } => self.source(expr, computed, depth),
+            E::Binary { left, right, .. } if self.is_constant(left) => {
+                self.source(right, true, depth)
+            }
+            E::Binary { left, right, .. } if self.is_constant(right) => {
+                self.source(left, true, depth)
+            }
+            E::Load { pointer } => self.place(pointer, Vec::new(), computed, depth),
+            E::AccessIndex { base, index } => match self.function.expressions[base] {
+                E::Load { pointer } => self.place(pointer, vec![Step::At(index)], computed, depth),
+                E::FunctionArgument(arg) => self.argument(arg, Some(index), computed, depth),
+                _ => self.other(h),
+            },
+            E::FunctionArgument(arg) => self.argument(arg, None, computed, depth),
+            E::ArrayLength(pointer) => match self.root(pointer) {
+                (&E::GlobalVariable(global), _) => Source::Length { global },
+                _ => self.other(h),
+            },
+            _ => self.other(h),
+        }
+    }
+
+    fn other(&self, h: Handle<Expression>) -> Source {
+        Source::Other(format!(
+            "`{}`, which divlab does not follow to an input",
+            self.text(h)
+        ))
+    }
+
+    fn is_constant(&self, h: Handle<Expression>) -> bool {
+        matches!(
+            self.function.expressions[h],
+            Expression::Literal(_) | Expression::Constant(_) | Expression::ZeroValue(_)
+        )
+    }
+
+    /// The pointer's root expression and the steps from it, outermost last.
+    fn root(&self, mut pointer: Handle<Expression>) -> (&Expression, Vec<Step>) {
+        let mut steps = Vec::new();
+        loop {
+            match self.function.expressions[pointer] {
+                Expression::AccessIndex { base, index } => {
+                    steps.push(Step::At(index));
+                    pointer = base;
+                }
+                Expression::Access { base, index } => {
+                    steps.push(match self.constant_index(index) {
+                        Some(i) => Step::At(i),
+                        None => Step::Dynamic(index),
+                    });
+                    pointer = base;
+                }
+                ref root => {
+                    steps.reverse();
+                    return (root, steps);
+                }
+            }
+        }
+    }
+
+    fn constant_index(&self, h: Handle<Expression>) -> Option<u32> {
+        match self.function.expressions[h] {
+            Expression::Literal(l) => match l {
+                naga::Literal::U32(v) => Some(v),
+                naga::Literal::I32(v) => u32::try_from(v).ok(),
+                naga::Literal::AbstractInt(v) => u32::try_from(v).ok(),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// What a load through `pointer` (then `after`) reads.
+    fn place(
+        &self,
+        pointer: Handle<Expression>,
+        after: Vec<Step>,
+        computed: bool,
+        depth: usize,
+    ) -> Source {
+        let (root, mut steps) = self.root(pointer);
+        steps.extend(after);
+        match *root {
+            Expression::GlobalVariable(global) => self.global(global, &steps, computed),
+            Expression::LocalVariable(local) if steps.is_empty() => {
+                self.local(local, computed, depth)
+            }
+            Expression::LocalVariable(local) => Source::Other(format!(
+                "part of the variable `{}`, which divlab does not follow to an input",
+                self.function.local_variables[local]
+                    .name
+                    .as_deref()
+                    .unwrap_or("?")
+            )),
+            _ => Source::Other("a value behind a pointer parameter".to_owned()),
+        }
+    }
+
+    fn global(&self, global: Handle<GlobalVariable>, steps: &[Step], computed: bool) -> Source {
+        let var = &self.module.global_variables[global];
+        let name = var.name.clone().unwrap_or_else(|| "?".to_owned());
+        let buffer = matches!(
+            var.space,
+            AddressSpace::Uniform | AddressSpace::Storage { .. } | AddressSpace::Immediate
+        );
+        if !buffer {
+            let space = match var.space {
+                AddressSpace::WorkGroup => "workgroup",
+                AddressSpace::Private => "private",
+                _ => "module-scope",
+            };
+            return Source::Other(format!(
+                "the {space} variable `{name}`, which the kernel computes itself"
+            ));
+        }
+        if let Some(index) = steps.iter().find_map(|s| match *s {
+            Step::Dynamic(i) => Some(i),
+            Step::At(_) => None,
+        }) {
+            return Source::Element {
+                global,
+                index: self.text(index),
+            };
+        }
+        match place_of(self.module, var.ty, steps) {
+            Some((path, offset, scalar)) => Source::Scalar {
+                global,
+                path: format!("{name}{path}"),
+                offset,
+                scalar,
+                computed,
+            },
+            None => Source::Other(format!("a part of `{name}` divlab cannot lay out")),
+        }
+    }
+
+    /// A local's value: its initializer or its one store, when it has exactly one of them.
+    fn local(&self, local: Handle<naga::LocalVariable>, computed: bool, depth: usize) -> Source {
+        let var = &self.function.local_variables[local];
+        let mut values = Vec::new();
+        let mut other_writes = false;
+        stores_to(
+            &self.function.body,
+            &self.function.expressions,
+            local,
+            &mut values,
+            &mut other_writes,
+        );
+        values.extend(var.init);
+        let name = var.name.as_deref().unwrap_or("?");
+        match values[..] {
+            [value] if !other_writes => self.source(value, computed, depth + 1),
+            _ => Source::Other(format!(
+                "the variable `{name}`, which the kernel assigns in several places"
+            )),
+        }
+    }
+
+    /// Every call of this function in the module: the caller, whether it is an entry point,
+    /// and the arguments passed.
+    fn calls_of_this(&self) -> Vec<(&Function, bool, Vec<Handle<Expression>>)> {
+        let Some(this) = self
+            .module
+            .functions
+            .iter()
+            .find(|(_, f)| std::ptr::eq(*f, self.function))
+            .map(|(h, _)| h)
+        else {
+            return Vec::new();
+        };
+        let callers = self.module.functions.iter().map(|(_, f)| (f, false));
+        let entries = self
+            .module
+            .entry_points
+            .iter()
+            .map(|ep| (&ep.function, true));
+        let mut calls = Vec::new();
+        for (caller, entry) in callers.chain(entries) {
+            let mut found = Vec::new();
+            calls_in(&caller.body, this, &mut found);
+            calls.extend(found.into_iter().map(|args| (caller, entry, args)));
+        }
+        calls
+    }
+
+    fn argument(&self, arg: u32, member: Option<u32>, computed: bool, depth: usize) -> Source {
+        let argument = &self.function.arguments[arg as usize];
+        let name = argument.name.as_deref().unwrap_or("?");
+        if !self.entry {
+            // A helper called from one place: the argument that call passes.
+            let calls = self.calls_of_this();
+            if let ([(caller, entry, arguments)], None) = (&calls[..], member) {
+                let trace = Trace {
+                    function: caller,
+                    entry: *entry,
+                    ..*self
+                };
+                return trace.source(arguments[arg as usize], computed, depth + 1);
+            }
+            return Source::Other(format!(
+                "the parameter `{name}` of `fn {}`, which {} pass",
+                self.function.name.as_deref().unwrap_or("?"),
+                if calls.is_empty() {
+                    "its callers"
+                } else {
+                    "several calls"
+                }
+            ));
+        }
+        let builtin = |b: &Option<naga::Binding>| match b {
+            Some(naga::Binding::BuiltIn(b)) => Some(builtin_name(*b)),
+            _ => None,
+        };
+        let found = match (&self.module.types[argument.ty].inner, member) {
+            (TypeInner::Struct { members, .. }, Some(m)) => {
+                members.get(m as usize).and_then(|m| builtin(&m.binding))
+            }
+            (TypeInner::Vector { .. }, Some(c)) => builtin(&argument.binding)
+                .map(|b| format!("{b}.{}", ["x", "y", "z", "w"][c as usize % 4])),
+            (_, None) => builtin(&argument.binding),
+            _ => None,
+        };
+        match found {
+            Some(b) => Source::Builtin(b),
+            None => Source::Other(format!("the entry point's input `{name}`")),
+        }
+    }
+}

@@ -1,0 +1,137 @@
+//! The bound trace on small kernels: each source a loop's bound can come from.
+
+use super::{Source, loop_bound};
+use crate::shaders::check_wgsl;
+
+const HEAD: &str = "\
+struct Block { first: u32, n: u32, pad0: u32, pad1: u32 }
+struct Info { scale: f32, @align(16) blocks: array<Block, 4>, dims: vec2<u32> }
+@group(0) @binding(0) var<uniform> info: Info;
+@group(0) @binding(1) var<storage, read_write> data: array<u32>;
+const LIMIT: u32 = 5000000u;
+";
+
+/// The bound of the loop on the line marked `// loop` in `body` (the entry point's body).
+fn bound_in(body: &str) -> Option<(String, Source)> {
+    let src = format!(
+        "{HEAD}@compute @workgroup_size(64)\n\
+         fn main(@builtin(global_invocation_id) gid: vec3<u32>) {{\n{body}\n}}\n"
+    );
+    let module = check_wgsl("k.wgsl", &src).unwrap_or_else(|e| panic!("{e}\n{src}"));
+    let line = (1..)
+        .zip(src.lines())
+        .find(|(_, l)| l.contains("// loop"))
+        .map(|(n, _)| n)
+        .expect("a `// loop` line");
+    let ep = &module.entry_points[0];
+    loop_bound(&module, &ep.function, true, &src, line).map(|b| (b.text, b.source))
+}
+
+fn scalar(source: &Source) -> (&str, u64, bool) {
+    match source {
+        Source::Scalar {
+            path,
+            offset,
+            computed,
+            ..
+        } => (path.as_str(), *offset, *computed),
+        other => panic!("not a buffer scalar: {other:?}"),
+    }
+}
+
+#[test]
+fn a_member_inside_an_array_of_structs_has_its_path_and_offset() {
+    // Block takes 16 bytes; `blocks` is aligned to 16, after `scale` at 0; `dims` follows at
+    // 16 + 4 * 16 = 80.
+    let (text, source) =
+        bound_in("for (var i = 0u; i < info.blocks[2].n; i++) { // loop\n data[i] = i;\n}")
+            .expect("a bound");
+    assert_eq!(text, "info.blocks[2].n");
+    assert_eq!(
+        scalar(&source),
+        ("info.blocks[2].n", 16 + 2 * 16 + 4, false)
+    );
+}
+
+#[test]
+fn a_var_assigned_once_and_arithmetic_are_followed() {
+    let (text, source) = bound_in(
+        "var n = info.dims.y;\n let m = n * 2u;\n var i = 0u;\n\
+         while (m > i) { // loop\n i += 1u;\n}\n data[0] = i;",
+    )
+    .expect("a bound");
+    assert_eq!(text, "m");
+    assert_eq!(scalar(&source), ("info.dims.y", 80 + 4, true));
+}
+
+#[test]
+fn a_var_assigned_twice_is_not_followed() {
+    let (_, source) = bound_in(
+        "var n = info.blocks[0].first;\n if (gid.x > 3u) { n = 7u; }\n\
+         for (var i = 0u; i < n; i++) { // loop\n data[i] = i;\n}",
+    )
+    .expect("a bound");
+    assert!(
+        matches!(&source, Source::Other(what) if what.contains("`n`, which the kernel assigns in several places")),
+        "{source:?}"
+    );
+}
+
+#[test]
+fn constants_lengths_and_elements_are_named() {
+    let (text, source) =
+        bound_in("for (var i = 0u; i < LIMIT; i++) { // loop\n data[i % 8u] += i;\n}").unwrap();
+    assert_eq!((text.as_str(), source), ("LIMIT", Source::Constant));
+    let (text, source) =
+        bound_in("for (var i = 0u; i < arrayLength(&data); i++) { // loop\n data[i] = i;\n}")
+            .unwrap();
+    assert_eq!(text, "arrayLength(&data)");
+    assert!(matches!(source, Source::Length { .. }), "{source:?}");
+    let (_, source) = bound_in(
+        "var i = 0u;\n loop { // loop\n if (i >= data[gid.x + 1u]) { break; }\n i += 1u;\n}",
+    )
+    .unwrap();
+    assert!(
+        matches!(&source, Source::Element { index, .. } if index == "gid.x + 1u"),
+        "{source:?}"
+    );
+}
+
+#[test]
+fn a_test_on_two_changing_values_or_a_call_has_no_bound() {
+    assert_eq!(
+        bound_in(
+            "var i = 0u;\n var j = 9u;\n while (i < j) { // loop\n i += 1u;\n j -= 1u;\n}\n \
+             data[0] = i;"
+        ),
+        None
+    );
+    assert_eq!(
+        bound_in("var i = 0u;\n loop { // loop\n i += 1u;\n if (i > 4u) { break; }\n}"),
+        None,
+        "the exit test is not the body's first statement"
+    );
+}
+
+#[test]
+fn a_helper_called_once_is_followed_to_the_argument_its_caller_passes() {
+    let src = format!(
+        "{HEAD}fn walk(n: u32) -> u32 {{\n var acc = 0u;\n\
+         for (var i = 0u; i < n; i++) {{ // loop\n acc += i;\n }}\n return acc;\n}}\n\
+         @compute @workgroup_size(64)\n\
+         fn main(@builtin(global_invocation_id) gid: vec3<u32>) {{ data[gid.x] = walk(info.blocks[1].first); }}\n"
+    );
+    let module = check_wgsl("k.wgsl", &src).unwrap();
+    let line = (1..)
+        .zip(src.lines())
+        .find(|(_, l)| l.contains("// loop"))
+        .unwrap()
+        .0;
+    let walk = module.functions.iter().next().unwrap().1;
+    let bound = loop_bound(&module, walk, false, &src, line).expect("a bound");
+    assert_eq!(bound.text, "n");
+    assert_eq!(
+        scalar(&bound.source),
+        ("info.blocks[1].first", 16 + 16, false)
+    );
+}

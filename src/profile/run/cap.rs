@@ -1,0 +1,359 @@
+//! What the user is told about the kernel's inputs: which input a loop that hit the cap reads
+//! its bound from, with the value the run used and what to pass instead; and which integer
+//! fields of a uniform buffer the default fill set to the dispatch's invocations.
+
+use naga::{Module, Scalar, ScalarKind};
+
+use super::Request;
+use super::bound::{LoopBound, Source, loop_bound};
+use super::ir::count_fields;
+use crate::profile::fill::{self, Fill, Resolved};
+use crate::profile::instrument::LoopSite;
+use crate::profile::kernel::{self, Access, Binding, KernelInterface};
+
+/// The message for a run whose loop `site` hit the cap of `loop_cap` iterations: where the
+/// loop is, and where its bound comes from when divlab can tell.
+pub(super) fn message(
+    request: &Request,
+    interface: &KernelInterface,
+    site: &LoopSite,
+    loop_cap: u32,
+) -> String {
+    let line = site.line;
+    let head = format!(
+        "{}:{line}: an invocation hit the loop cap in the loop here, after {loop_cap} loop \
+         iterations in all (the cap counts every loop of one invocation together)",
+        request.file
+    );
+    let tail = "The profile below is of the cut-short run; raise the cap with --loop-cap if the \
+                loops are meant to run longer";
+    let Some((module, bound)) = bound_of(request, site) else {
+        return format!("{head}; the kernel may never end on this input. {tail}");
+    };
+    let why = Inputs::new(request, interface, &module).explain(&bound, loop_cap);
+    format!("{head}. It {why}. {tail}")
+}
+
+/// Notes for the report: each uniform buffer the default fill left with the dispatch's
+/// invocations in its integer fields, naming them.
+pub(super) fn default_notes(request: &Request, interface: &KernelInterface) -> Vec<String> {
+    let Some(module) = module_of(request) else {
+        return Vec::new();
+    };
+    let Ok(resolved) = fill::resolve(interface, &request.buffers, &request.lens) else {
+        return Vec::new();
+    };
+    let invocations = fill::invocations(interface.workgroup_size, request.dispatch);
+    resolved
+        .iter()
+        .filter(|r| !r.given)
+        .filter_map(|r| {
+            let binding = &interface.bindings[r.index];
+            if binding.access != Access::Uniform || fill::count_scalars(&binding.shape).is_empty() {
+                return None;
+            }
+            let (_, var) = global_of(&module, binding)?;
+            let fields = count_fields(&module, var.ty, &binding.name);
+            let rest = if fill::count_scalars(&binding.shape).len() as u64
+                == binding.shape.scalar_count(0)
+            {
+                ""
+            } else {
+                ", and its other scalars the random fill"
+            };
+            let what = match &fields[..] {
+                [one] if *one == binding.name => format!("it holds {invocations}"),
+                [one] => format!("its integer field `{one}` holds {invocations}"),
+                _ => format!("its integer fields {} hold {invocations}", quoted(&fields)),
+            };
+            Some(format!(
+                "`{name}` (uniform) has no --buffer: {what}, the dispatch's invocations (also \
+                 the default length of a runtime-sized array, so a count or bound read from it \
+                 agrees with the buffers){rest}; pass --buffer {name}=... to choose",
+                name = binding.name
+            ))
+        })
+        .collect()
+}
+
+/// The module the run instrumented (parsed, overrides applied) and the loop's bound.
+fn bound_of(request: &Request, site: &LoopSite) -> Option<(Module, LoopBound)> {
+    let module = module_of(request)?;
+    let prepared = crate::shaders::prepare_for_naga(&request.source);
+    let (function, entry) = match module
+        .entry_points
+        .iter()
+        .find(|ep| ep.name == site.function)
+    {
+        Some(ep) => (&ep.function, true),
+        None => (
+            module
+                .functions
+                .iter()
+                .map(|(_, f)| f)
+                .find(|f| f.name.as_deref() == Some(&site.function))?,
+            false,
+        ),
+    };
+    let bound = loop_bound(&module, function, entry, &prepared, site.line)?;
+    Some((module, bound))
+}
+
+fn module_of(request: &Request) -> Option<Module> {
+    let module = crate::shaders::check_wgsl(&request.file, &request.source).ok()?;
+    kernel::apply_overrides(&module, &request.overrides).ok()
+}
+
+/// The naga variable of `binding`.
+fn global_of<'m>(
+    module: &'m Module,
+    binding: &Binding,
+) -> Option<(naga::Handle<naga::GlobalVariable>, &'m naga::GlobalVariable)> {
+    module
+        .global_variables
+        .iter()
+        .find(|(_, var)| is_var(var, binding))
+}
+
+/// Whether `binding` is the variable `var`: by its slot, or an immediates block by its name.
+fn is_var(var: &naga::GlobalVariable, binding: &Binding) -> bool {
+    match var.binding {
+        Some(ref slot) => slot.group == binding.group && slot.binding == binding.binding,
+        None => binding.access == Access::Immediate && var.name.as_deref() == Some(&binding.name),
+    }
+}
+
+/// The most scalars a `values:` example in the cap message lists.
+const EXAMPLE_SCALARS: usize = 16;
+
+/// The kernel's inputs as the run filled them.
+struct Inputs<'a> {
+    interface: &'a KernelInterface,
+    module: &'a Module,
+    resolved: Vec<Resolved>,
+    invocations: u64,
+}
+
+impl<'a> Inputs<'a> {
+    fn new(request: &'a Request, interface: &'a KernelInterface, module: &'a Module) -> Self {
+        Self {
+            interface,
+            module,
+            resolved: fill::resolve(interface, &request.buffers, &request.lens).unwrap_or_default(),
+            invocations: fill::invocations(interface.workgroup_size, request.dispatch),
+        }
+    }
+
+    /// The binding of a buffer variable and its resolved fill.
+    fn binding(&self, global: naga::Handle<naga::GlobalVariable>) -> Option<(&Binding, &Resolved)> {
+        let var = &self.module.global_variables[global];
+        self.resolved.iter().find_map(|r| {
+            let b = &self.interface.bindings[r.index];
+            is_var(var, b).then_some((b, r))
+        })
+    }
+
+    /// "reads its bound from ...; pass ...": the sentence after "It".
+    fn explain(&self, bound: &LoopBound, loop_cap: u32) -> String {
+        let text = &bound.text;
+        match bound.source {
+            Source::Scalar {
+                global,
+                ref path,
+                offset,
+                scalar,
+                computed,
+            } => {
+                let Some((binding, r)) = self.binding(global) else {
+                    return format!("reads its bound from `{path}`");
+                };
+                self.scalar(
+                    binding,
+                    r,
+                    (path, offset, scalar),
+                    computed.then_some(text),
+                    loop_cap,
+                )
+            }
+            Source::Element { global, ref index } => {
+                let Some((binding, r)) = self.binding(global) else {
+                    return format!("reads its bound from `{text}`, an element of a buffer");
+                };
+                format!(
+                    "reads its bound from `{text}`, an element of `{name}` loaded at the index \
+                     `{index}`, which is not a constant, so each invocation may get another \
+                     ({fill}); pass `--buffer {name}=values:...` (or `iota`) with smaller \
+                     elements there",
+                    name = binding.name,
+                    fill = fill_kind(binding, r),
+                )
+            }
+            Source::Length { global } => {
+                let Some((binding, r)) = self.binding(global) else {
+                    return format!("reads its bound from `{text}`, the length of a buffer");
+                };
+                let bytes = binding.size.bytes(r.len.unwrap_or(self.invocations));
+                let len = binding.size.len_for(bytes);
+                format!(
+                    "reads its bound from `{text}`, the length of `{name}` ({len} elements here, \
+                     {from}); pass a smaller `--len {name}=N`",
+                    name = binding.name,
+                    from = if r.len.is_some() {
+                        "from --len"
+                    } else {
+                        "one per invocation of the dispatch"
+                    },
+                )
+            }
+            Source::Builtin(ref builtin) => {
+                let what = if builtin.starts_with("num_workgroups") {
+                    "the dispatch's size"
+                } else if builtin.starts_with("subgroup_size") {
+                    "the subgroup size"
+                } else {
+                    "an invocation id"
+                };
+                format!(
+                    "reads its bound from `{text}`, {what} (`{builtin}`), not from a buffer: \
+                     the dispatch has {} invocations; dispatch fewer workgroups if the bound \
+                     grows with them",
+                    self.invocations
+                )
+            }
+            Source::Constant => format!(
+                "compares `{counter}`, which the loop changes, with `{text}`, a constant: if \
+                 the loop is meant to run that long, raise --loop-cap; else `{counter}` does not \
+                 reach it on this input (look at where `{counter}` starts, and how it steps)",
+                counter = bound.counter
+            ),
+            Source::Other(ref what) => format!("reads its bound `{text}` from {what}"),
+        }
+    }
+
+    /// The sentence for a bound read from one scalar of a buffer.
+    fn scalar(
+        &self,
+        binding: &Binding,
+        r: &Resolved,
+        (path, offset, scalar): (&str, u64, Scalar),
+        computed: Option<&String>,
+        loop_cap: u32,
+    ) -> String {
+        let name = &binding.name;
+        let bytes = fill::initial(binding, r, self.invocations).unwrap_or_default();
+        let Some(value) = read_scalar(&bytes, offset, scalar) else {
+            return format!("reads its bound from `{path}`");
+        };
+        let through = computed.map_or_else(String::new, |t| format!(" through `{t}`"));
+        let below = match (computed, value.parse::<f64>()) {
+            (None, Ok(v)) if v <= f64::from(loop_cap) => {
+                ", which is below the cap: the loop's counter may not be stepping toward it, or \
+                 the invocation's other loops, or the loops around this one, spent the rest"
+            }
+            _ => "",
+        };
+        // The position of the scalar among those a `values:` fill writes, in layout order, and
+        // the scalars before it (the first few only: a buffer may hold millions).
+        let len = binding.size.len_for(bytes.len() as u64);
+        let total = binding.shape.scalar_count(len);
+        let mut before = Vec::new();
+        let mut seen = 0usize;
+        let mut position = None;
+        let _ = binding.shape.for_each_scalar(0, len, &mut |at, s| {
+            if at == offset {
+                position = Some(seen);
+                return std::ops::ControlFlow::Break(());
+            }
+            if seen < EXAMPLE_SCALARS {
+                before.push(read_scalar(&bytes, at, s).unwrap_or_else(|| "0".to_owned()));
+            }
+            seen += 1;
+            std::ops::ControlFlow::Continue(())
+        });
+        let Some(k) = position else {
+            return format!(
+                "reads its bound from `{path}`{through} ({}: {value})",
+                fill_kind(binding, r)
+            );
+        };
+        let example = if k < EXAMPLE_SCALARS {
+            let mut values = before;
+            values.push(self.invocations.to_string());
+            let rest = if (k as u64) + 1 < total {
+                ", which sets the scalars after it to 0"
+            } else {
+                ""
+            };
+            format!(
+                " (e.g. `--buffer {name}=values:{}`: the dispatch's {} invocations{rest})",
+                values.join(","),
+                self.invocations
+            )
+        } else {
+            String::new()
+        };
+        // A buffer the kernel writes may have changed under the loop: the value is the fill's.
+        let when = if binding.access == Access::StorageReadWrite {
+            " before the run"
+        } else {
+            ""
+        };
+        format!(
+            "reads its bound from `{path}`{through} ({}: {value}{when}){below}; pass \
+             `--buffer {name}=values:...` with `{path}` as value {} of {} in layout \
+             order{example}",
+            fill_kind(binding, r),
+            k + 1,
+            total,
+        )
+    }
+}
+
+/// The scalar of type `scalar` at `offset` of `bytes`, little-endian, as text.
+fn read_scalar(bytes: &[u8], offset: u64, scalar: Scalar) -> Option<String> {
+    let at = usize::try_from(offset).ok()?;
+    let width = usize::from(scalar.width);
+    let raw = bytes.get(at..at + width)?;
+    let mut word = [0u8; 8];
+    word[..width].copy_from_slice(raw);
+    let bits = u64::from_le_bytes(word);
+    let bits_wide = u32::from(scalar.width) * 8;
+    Some(match (scalar.kind, scalar.width) {
+        (ScalarKind::Uint, _) => bits.to_string(),
+        (ScalarKind::Sint, _) => {
+            let shift = 64 - bits_wide;
+            (((bits << shift) as i64) >> shift).to_string()
+        }
+        (ScalarKind::Float, 4) => f32::from_bits(bits as u32).to_string(),
+        (ScalarKind::Float, 8) => f64::from_bits(bits).to_string(),
+        (ScalarKind::Float, _) => format!("0x{bits:04x} (f16 bits)"),
+        _ => return None,
+    })
+}
+
+/// "random fill", "default fill", ...: how the binding was filled, for the message.
+fn fill_kind(binding: &Binding, r: &Resolved) -> String {
+    match (r.given, binding.access) {
+        (false, Access::Uniform) => return "default fill".to_owned(),
+        (false, _) => return "default random fill".to_owned(),
+        (true, _) => {}
+    }
+    match &r.fill {
+        Fill::Random(seed) if *seed == fill::DEFAULT_SEED => "random fill".to_owned(),
+        Fill::Random(seed) => format!("random fill, seed {seed}"),
+        Fill::Values(_) => "values fill".to_owned(),
+        Fill::Iota => "iota fill".to_owned(),
+        Fill::Zeros => "zeros fill".to_owned(),
+        other => format!("{other} fill"),
+    }
+}
+
+/// `` `a`, `b` and `c` ``.
+fn quoted(names: &[String]) -> String {
+    let q: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+    match q.split_last() {
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+        None => String::new(),
+    }
+}

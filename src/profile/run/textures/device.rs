@@ -1,0 +1,141 @@
+//! Textures on the device: created under an error scope (a format or usage the adapter lacks is
+//! named), filled by a copy, or cleared by a render pass where no copy reaches (multisampled).
+
+use crate::Result;
+use crate::gpu::GpuContext;
+use crate::profile::Error as ProfileError;
+use crate::profile::fill::{Fill, TexelLayout};
+use crate::profile::kernel::{TextureBinding, TextureClass, TextureDim, format_name};
+
+/// Samples of a multisampled texture.
+const SAMPLES: u32 = 4;
+
+/// Creates the texture, turning wgpu's validation error (a format or usage the adapter lacks)
+/// into a message that names it.
+pub(super) fn create(
+    gpu: &GpuContext,
+    t: &TextureBinding,
+    format: wgpu::TextureFormat,
+    extent: [u32; 3],
+) -> Result<wgpu::Texture> {
+    let multisampled = t.is_multisampled();
+    let mut usage = wgpu::TextureUsages::COPY_DST | wgpu::TextureUsages::COPY_SRC;
+    usage |= match t.class {
+        TextureClass::Storage { .. } => wgpu::TextureUsages::STORAGE_BINDING,
+        _ => wgpu::TextureUsages::TEXTURE_BINDING,
+    };
+    if multisampled {
+        usage = wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::RENDER_ATTACHMENT;
+    }
+    let scope = gpu.device.push_error_scope(wgpu::ErrorFilter::Validation);
+    let texture = gpu.device.create_texture(&wgpu::TextureDescriptor {
+        label: Some(&t.name),
+        size: wgpu::Extent3d {
+            width: extent[0],
+            height: extent[1],
+            depth_or_array_layers: extent[2],
+        },
+        mip_level_count: 1,
+        sample_count: if multisampled { SAMPLES } else { 1 },
+        dimension: match t.dim {
+            TextureDim::D1 => wgpu::TextureDimension::D1,
+            TextureDim::D3 => wgpu::TextureDimension::D3,
+            _ => wgpu::TextureDimension::D2,
+        },
+        format,
+        usage,
+        view_formats: &[],
+    });
+    if let Some(e) = pollster::block_on(scope.pop()) {
+        return Err(ProfileError::BadTexture(format!(
+            "this adapter cannot make {} ({} {}) in format {}: pick another format \
+             (`--format`, or the storage format in the kernel) or another adapter. wgpu says: \
+             {e}",
+            t.label(),
+            t.dim,
+            t.class,
+            format_name(format)
+        ))
+        .into());
+    }
+    Ok(texture)
+}
+
+pub(super) fn upload(
+    gpu: &GpuContext,
+    texture: &wgpu::Texture,
+    layout: TexelLayout,
+    extent: [u32; 3],
+    data: &[u8],
+) {
+    let row = extent[0] * layout.texel_bytes() as u32;
+    gpu.queue.write_texture(
+        texture.as_image_copy(),
+        data,
+        wgpu::TexelCopyBufferLayout {
+            offset: 0,
+            bytes_per_row: Some(row),
+            rows_per_image: Some(extent[1]),
+        },
+        texture.size(),
+    );
+}
+
+/// Fills a multisampled texture, which no copy can reach, by clearing it in a render pass: it
+/// holds one value, so only `zeros` and `values:` (one texel's channels) make sense.
+pub(super) fn clear(
+    gpu: &GpuContext,
+    t: &TextureBinding,
+    texture: &wgpu::Texture,
+    fill: &Fill,
+) -> Result<()> {
+    let v = match fill {
+        Fill::Zeros => [0.0; 4],
+        Fill::Values(vs) if vs.len() <= 4 => {
+            let mut v = [0.0; 4];
+            v[..vs.len()].copy_from_slice(vs);
+            v
+        }
+        other => {
+            return Err(ProfileError::BadTexture(format!(
+                "--texture {}={other}: {} is multisampled, so divlab fills it by clearing it to \
+                 one value; use zeros or values:R,G,B,A",
+                t.name,
+                t.label()
+            ))
+            .into());
+        }
+    };
+    let view = texture.create_view(&Default::default());
+    let mut encoder = gpu.device.create_command_encoder(&Default::default());
+    let depth = matches!(t.class, TextureClass::Depth { .. });
+    let color = (!depth).then(|| wgpu::RenderPassColorAttachment {
+        view: &view,
+        depth_slice: None,
+        resolve_target: None,
+        ops: wgpu::Operations {
+            load: wgpu::LoadOp::Clear(wgpu::Color {
+                r: v[0],
+                g: v[1],
+                b: v[2],
+                a: v[3],
+            }),
+            store: wgpu::StoreOp::Store,
+        },
+    });
+    let depth_attachment = depth.then(|| wgpu::RenderPassDepthStencilAttachment {
+        view: &view,
+        depth_ops: Some(wgpu::Operations {
+            load: wgpu::LoadOp::Clear(v[0] as f32),
+            store: wgpu::StoreOp::Store,
+        }),
+        stencil_ops: None,
+    });
+    drop(encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+        label: Some("divlab.profile.clear"),
+        color_attachments: &[color],
+        depth_stencil_attachment: depth_attachment,
+        ..Default::default()
+    }));
+    gpu.submit_and_wait(&t.name, encoder)
+}

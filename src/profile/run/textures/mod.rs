@@ -1,0 +1,270 @@
+//! The kernel's textures and samplers on the device: each texture's format, size and contents
+//! from `--format`, `--size` and `--texture` (or their defaults), checked against the adapter
+//! before anything is made; the samplers from `--sampler`; and, after the run, the storage
+//! textures `--save` asks for, written as PNG. `checks.rs` holds what is checked before a
+//! texture is made, `device.rs` how it is made and filled.
+
+use std::path::Path;
+
+use crate::gpu::{GpuContext, read_buffer};
+use crate::profile::Error as ProfileError;
+use crate::profile::fill::{
+    self, BindingRef, DEFAULT_ADDRESS, DEFAULT_FILTER, Fill, Picture, TexelLayout,
+};
+use crate::profile::kernel::{
+    KernelInterface, TextureBinding, TextureClass, TextureDim, format_name,
+};
+use crate::{Error, Result};
+
+mod checks;
+mod device;
+
+use self::checks::{check_limits, check_names, extent_of, format_of};
+use self::device::{clear, create, upload};
+use super::Request;
+
+/// One texture as made: what the report says of it and what the dispatch binds.
+pub(super) struct Texture {
+    /// Index into [`KernelInterface::textures`].
+    pub index: usize,
+    /// Its format.
+    pub format: wgpu::TextureFormat,
+    /// Width, height, depth or layers.
+    pub extent: [u32; 3],
+    /// Its fill.
+    pub fill: Fill,
+    /// The texture.
+    pub texture: wgpu::Texture,
+    /// The view the kernel binds.
+    pub view: wgpu::TextureView,
+}
+
+fn unfillable(t: &TextureBinding, format: wgpu::TextureFormat, what: &str) -> Error {
+    ProfileError::BadTexture(format!(
+        "{} is {}, a packed format divlab cannot have {what}; use `zeros` (a texture the kernel \
+         only writes), or profile a kernel whose texture has a plain format",
+        t.label(),
+        format_name(format)
+    ))
+    .into()
+}
+
+/// Makes every texture of `interface` as `request` asks, filled.
+pub(super) fn make_textures(
+    gpu: &GpuContext,
+    interface: &KernelInterface,
+    request: &Request,
+) -> Result<Vec<Texture>> {
+    check_names(interface, request)?;
+    let limits = gpu.device.limits();
+    let mut out = Vec::with_capacity(interface.textures.len());
+    for (index, t) in interface.textures.iter().enumerate() {
+        let mine = |target: &BindingRef| target.names(&t.name, t.group, t.binding);
+        let fill = request
+            .textures
+            .iter()
+            .rev()
+            .find(|s| mine(&s.target))
+            .map_or_else(|| default_fill(t), |s| s.fill.clone());
+        let picture = match &fill {
+            Fill::File(path) => Some(Picture::open(path).map_err(|why| {
+                ProfileError::BadTexture(format!(
+                    "--texture {}=file:{}: {why}; give a PNG image, or another fill",
+                    t.name,
+                    path.display()
+                ))
+            })?),
+            _ => None,
+        };
+        let format = format_of(gpu, t, request)?;
+        let size = request.sizes.iter().rev().find(|s| mine(&s.target));
+        let global = std::array::from_fn(|i| {
+            interface.workgroup_size[i].saturating_mul(request.dispatch[i])
+        });
+        let extent = extent_of(t, size.map(|s| s.dims.as_slice()), picture.as_ref(), global)?;
+        check_limits(t, extent, &limits)?;
+        if TexelLayout::of(format).is_none() && request.saves.iter().any(|s| mine(&s.target)) {
+            return Err(unfillable(t, format, "saved as PNG"));
+        }
+        let texture = create(gpu, t, format, extent)?;
+        // A new texture holds zeros: only other fills need the format's texel layout.
+        let layout = TexelLayout::of(format).filter(|_| fill != Fill::Zeros);
+        if t.is_multisampled() {
+            clear(gpu, t, &texture, &fill)?;
+        } else if fill != Fill::Zeros {
+            let layout = layout.ok_or_else(|| unfillable(t, format, "filled texel by texel"))?;
+            let slot = u64::from(t.group) << 32 | u64::from(t.binding);
+            let data = fill::texels(layout, extent, &fill, picture.as_ref(), slot, &t.label())?;
+            upload(gpu, &texture, layout, extent, &data);
+        }
+        let view = texture.create_view(&wgpu::TextureViewDescriptor {
+            dimension: Some(t.dim.view_dimension()),
+            ..Default::default()
+        });
+        out.push(Texture {
+            index,
+            format,
+            extent,
+            fill,
+            texture,
+            view,
+        });
+    }
+    Ok(out)
+}
+
+/// Every sampler of `interface`, as `--sampler` asks or linear and clamped.
+pub(super) fn make_samplers(
+    gpu: &GpuContext,
+    interface: &KernelInterface,
+    request: &Request,
+) -> Vec<wgpu::Sampler> {
+    interface
+        .samplers
+        .iter()
+        .map(|s| {
+            let spec = request
+                .samplers
+                .iter()
+                .rev()
+                .find(|spec| spec.target.names(&s.name, s.group, s.binding));
+            let filter = spec.map_or(DEFAULT_FILTER, |spec| spec.filter);
+            let address = spec.map_or(DEFAULT_ADDRESS, |spec| spec.address);
+            gpu.device.create_sampler(&wgpu::SamplerDescriptor {
+                label: Some(&s.name),
+                address_mode_u: address,
+                address_mode_v: address,
+                address_mode_w: address,
+                mag_filter: filter,
+                min_filter: filter,
+                compare: s.comparison.then_some(wgpu::CompareFunction::LessEqual),
+                ..Default::default()
+            })
+        })
+        .collect()
+}
+
+/// A texture's fill without `--texture`: random like a buffer's, but nothing for a texture the
+/// kernel only writes.
+fn default_fill(t: &TextureBinding) -> Fill {
+    match t.class {
+        TextureClass::Storage {
+            access: crate::profile::kernel::TextureAccess::Write,
+            ..
+        } => Fill::Zeros,
+        _ if t.is_multisampled() => Fill::Zeros,
+        _ => Fill::default(),
+    }
+}
+
+/// Writes layer 0 of each texture `--save` names to its PNG file, read back now.
+pub(super) fn save_textures(
+    gpu: &GpuContext,
+    interface: &KernelInterface,
+    request: &Request,
+    textures: &[Texture],
+    write: &dyn Fn(&Path, &[u8]) -> Result<()>,
+) -> Result<()> {
+    for save in &request.saves {
+        let made = textures
+            .iter()
+            .find(|m| {
+                let t = &interface.textures[m.index];
+                save.target.names(&t.name, t.group, t.binding)
+            })
+            .expect("--save names were checked");
+        let t = &interface.textures[made.index];
+        let layout = TexelLayout::of(made.format)
+            .ok_or_else(|| unfillable(t, made.format, "saved as PNG"))?;
+        let [w, h, _] = made.extent;
+        let texel = layout.texel_bytes() as u32;
+        let row = (w * texel).next_multiple_of(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT);
+        let buffer = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("divlab.profile.save"),
+            size: u64::from(row * h),
+            usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        });
+        let mut encoder = gpu.device.create_command_encoder(&Default::default());
+        encoder.copy_texture_to_buffer(
+            made.texture.as_image_copy(),
+            wgpu::TexelCopyBufferInfo {
+                buffer: &buffer,
+                layout: wgpu::TexelCopyBufferLayout {
+                    offset: 0,
+                    bytes_per_row: Some(row),
+                    rows_per_image: Some(h),
+                },
+            },
+            wgpu::Extent3d {
+                width: w,
+                height: h,
+                depth_or_array_layers: 1,
+            },
+        );
+        gpu.submit_and_wait("--save", encoder)?;
+        let padded: Vec<u8> = read_buffer(gpu, "--save", &buffer)?;
+        let tight: Vec<u8> = padded
+            .chunks(row as usize)
+            .flat_map(|r| &r[..(w * texel) as usize])
+            .copied()
+            .collect();
+        let rgba = fill::to_rgba8(layout, [w, h, 1], &tight);
+        let mut png = Vec::new();
+        image::RgbaImage::from_raw(w, h, rgba)
+            .expect("w × h RGBA texels")
+            .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+            .expect("PNG encodes into memory");
+        write(&save.path, &png)?;
+    }
+    Ok(())
+}
+
+/// One line per texture and sampler: what the kernel ran on.
+pub(super) fn describe(
+    interface: &KernelInterface,
+    request: &Request,
+    textures: &[Texture],
+) -> Vec<String> {
+    let textures = textures.iter().map(|made| {
+        let t = &interface.textures[made.index];
+        let [w, h, d] = made.extent;
+        let size = match t.dim {
+            TextureDim::D1 => format!("{w}"),
+            TextureDim::D2 => format!("{w}×{h}"),
+            TextureDim::Cube => format!("{w}×{h}, 6 faces"),
+            TextureDim::CubeArray => format!("{w}×{h}, {} cubes", d / 6),
+            TextureDim::D2Array => format!("{w}×{h}, {d} layers"),
+            TextureDim::D3 => format!("{w}×{h}×{d}"),
+        };
+        format!(
+            "texture {}: {} {} as {}, {size}, filled {}",
+            t.label(),
+            t.dim,
+            t.class,
+            format_name(made.format),
+            made.fill
+        )
+    });
+    let samplers = interface.samplers.iter().map(|s| {
+        let spec = request
+            .samplers
+            .iter()
+            .rev()
+            .find(|spec| spec.target.names(&s.name, s.group, s.binding));
+        let mode = fill::sampler_mode(
+            spec.map_or(DEFAULT_FILTER, |spec| spec.filter),
+            spec.map_or(DEFAULT_ADDRESS, |spec| spec.address),
+        );
+        let compare = if s.comparison {
+            ", compares less-equal"
+        } else {
+            ""
+        };
+        format!(
+            "sampler `{}` (@group({}) @binding({})): {mode}{compare}",
+            s.name, s.group, s.binding
+        )
+    });
+    textures.chain(samplers).collect()
+}

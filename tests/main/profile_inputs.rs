@@ -1,0 +1,381 @@
+//! `divlab profile`'s inputs: the default a uniform buffer's integer fields get (the dispatch's
+//! invocations), the message that names the input a capped loop's bound came from, and buffers
+//! over the adapter's limits. Expected figures are derived here from the kernels and the
+//! default, for any subgroup size of at least 3.
+
+use std::time::{Duration, Instant};
+
+use divlab::experiments::Lab;
+use divlab::profile::fill::{self, BufferSpec, DEFAULT_SEED, Fill};
+use divlab::profile::report::{LineProfile, Profile};
+use divlab::profile::run::{Finished, Request, profile};
+
+use crate::util;
+use crate::util::{divlab, path_in, run, temp_dir};
+
+const UNIFORM_BOUND: &str = include_str!("../kernels/profile/uniform_bound.wgsl");
+const ELEMENT_BOUND: &str = include_str!("../kernels/profile/element_bound.wgsl");
+const COUNTED_ROWS: &str = include_str!("../kernels/profile/counted_rows.wgsl");
+
+/// Profiles `source` (named `file`) on the default adapter with the request `configure` sets.
+fn profiled(file: &str, source: &str, configure: impl FnOnce(&mut Request)) -> Finished {
+    let _gpu = util::gpu_shared();
+    let lab = Lab::new(util::gpu());
+    let mut request = Request::new(file, source);
+    request.reps = 1;
+    configure(&mut request);
+    profile(&lab, &request).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The 1-based line of the only line of `source` containing `marker`.
+fn line_of(source: &str, marker: &str) -> u32 {
+    let lines: Vec<u32> = (1..)
+        .zip(source.lines())
+        .filter(|(_, l)| l.contains(marker))
+        .map(|(n, _)| n)
+        .collect();
+    assert_eq!(lines.len(), 1, "`{marker}` must mark exactly one line");
+    lines[0]
+}
+
+fn line<'a>(p: &'a Profile, source: &str, marker: &str) -> &'a LineProfile {
+    let n = line_of(source, marker);
+    p.lines
+        .iter()
+        .find(|l| l.line == n)
+        .unwrap_or_else(|| panic!("no profile for line {n}: {:#?}", p.lines))
+}
+
+/// The profile's subgroup size, checked against the device's.
+fn subgroup_size(p: &Profile) -> u64 {
+    let sg = p.subgroup_size.expect("lavapipe has subgroups");
+    assert_eq!(sg, util::expected_subgroup_size());
+    assert!(
+        sg >= 3 && 64 % sg == 0,
+        "the derivations need SG ≥ 3 dividing 64"
+    );
+    u64::from(sg)
+}
+
+/// `(executions, active lanes)` of a line.
+fn counts(l: &LineProfile) -> (u64, Option<u64>) {
+    (l.executions, l.active_lanes)
+}
+
+/// With no --buffer, `params.count` holds the dispatch's 128 invocations: no invocation leaves
+/// at the guard, and each runs the loop 128 trips (the same for every lane, so each subgroup's
+/// trips run with all its lanes). `add` runs for the pairs (i, j) in 0..128 with
+/// (i + j) % 3 == 0: the residues of 0..128 mod 3 are 0, 1, 2 for 43, 43, 42 numbers, so
+/// 43·43 + 43·42 + 42·43 = 5461 pairs; every subgroup of 3 or more consecutive lanes has one
+/// such lane at every trip, so `add` runs once per subgroup and trip.
+#[test]
+fn a_loop_bounded_by_a_uniform_field_runs_to_its_end_with_the_default() {
+    let finished = profiled("uniform_bound.wgsl", UNIFORM_BOUND, |r| {
+        r.dispatch = [2, 1, 1];
+    });
+    assert!(finished.cap_hit.is_none(), "{:?}", finished.cap_hit);
+    let p = &finished.profile;
+    let sg = subgroup_size(p);
+    let n = 128u64;
+    let subgroups = n / sg;
+    let pairs = (0..n)
+        .flat_map(|i| (0..n).map(move |j| (i + j) % 3 == 0))
+        .filter(|&hit| hit)
+        .count() as u64;
+    assert_eq!(pairs, 43 * 43 + 43 * 42 + 42 * 43);
+    let src = UNIFORM_BOUND;
+    assert_eq!(counts(line(p, src, "// guard")), (subgroups, Some(n)));
+    assert_eq!(line(p, src, "// out of range").executions, 0);
+    assert_eq!(
+        counts(line(p, src, "// every third")),
+        (subgroups * n, Some(n * n))
+    );
+    assert_eq!(counts(line(p, src, "// add")), (subgroups * n, Some(pairs)));
+    assert_eq!(counts(line(p, src, "// store")), (subgroups, Some(n)));
+    assert!(!p.loop_cap_hit && p.timing.is_some());
+    let note = p
+        .notes
+        .iter()
+        .find(|note| note.contains("`params` (uniform) has no --buffer"))
+        .unwrap_or_else(|| panic!("no note on the default: {:#?}", p.notes));
+    assert!(
+        note.contains("its integer field `params.count` holds 128, the dispatch's invocations")
+            && note.contains("and its other scalars the random fill"),
+        "{note}"
+    );
+}
+
+/// A bare `var<uniform> n: u32` gets the default too (128 invocations, all pass the guard), and
+/// a loop bounded by `arrayLength` runs the `--len` rows: 8 rows of 4 columns, the odd columns
+/// of the 4 odd rows skipped, so `add` runs 8·4 − 4·2 = 24 times per invocation, with all
+/// lanes (the skip depends on the row and column only).
+#[test]
+fn a_bare_uniform_count_gets_the_default_too() {
+    let finished = profiled("counted_rows.wgsl", COUNTED_ROWS, |r| {
+        r.dispatch = [4, 1, 1];
+        r.lens = vec![fill::parse_len("rows=8").unwrap()];
+    });
+    let p = &finished.profile;
+    let sg = subgroup_size(p);
+    let n = 128u64;
+    let subgroups = n / sg;
+    let src = COUNTED_ROWS;
+    assert_eq!(counts(line(p, src, "// guard")), (subgroups, Some(n)));
+    assert_eq!(
+        counts(line(p, src, "// add")),
+        (24 * subgroups, Some(24 * n))
+    );
+    assert!(
+        p.notes
+            .iter()
+            .any(|note| note.contains("`n` (uniform) has no --buffer: it holds 128")),
+        "{:#?}",
+        p.notes
+    );
+}
+
+/// `--buffer params=values:4000000000`: the loop runs into the cap, and the message names
+/// `params.count`, its value, where it sits among the scalars, and what to pass.
+#[test]
+fn a_capped_loop_names_the_uniform_field_it_reads_its_bound_from() {
+    let finished = profiled("uniform_bound.wgsl", UNIFORM_BOUND, |r| {
+        r.dispatch = [2, 1, 1];
+        r.buffers = vec!["params=values:4000000000".parse::<BufferSpec>().unwrap()];
+    });
+    let message = finished.cap_hit.expect("the loop hits the cap");
+    let lp = line_of(UNIFORM_BOUND, "// loop");
+    for part in [
+        format!("uniform_bound.wgsl:{lp}: an invocation hit the loop cap in the loop here"),
+        "It reads its bound from `params.count` (values fill: 4000000000)".to_owned(),
+        "pass `--buffer params=values:...` with `params.count` as value 1 of 2".to_owned(),
+        "`--buffer params=values:128`".to_owned(),
+    ] {
+        assert!(message.contains(&part), "no `{part}` in: {message}");
+    }
+    assert_eq!(finished.profile.loop_cap_line, Some(lp));
+}
+
+/// `--buffer params=random`: the message gives the value the random fill put there, the one
+/// the library's fill writes for the binding.
+#[test]
+fn a_capped_loop_gives_the_random_value_it_read() {
+    let finished = profiled("uniform_bound.wgsl", UNIFORM_BOUND, |r| {
+        r.dispatch = [2, 1, 1];
+        r.buffers = vec!["params=random".parse::<BufferSpec>().unwrap()];
+    });
+    let module = divlab::shaders::check_wgsl("uniform_bound.wgsl", UNIFORM_BOUND).unwrap();
+    let interface =
+        divlab::profile::kernel::interface(&module, UNIFORM_BOUND, "uniform_bound.wgsl", None)
+            .unwrap();
+    let params = &interface.bindings[0];
+    assert_eq!(params.name, "params");
+    let bytes = fill::contents(params, params.size.bytes(0), &Fill::Random(DEFAULT_SEED)).unwrap();
+    let count = u32::from_le_bytes(bytes[..4].try_into().unwrap());
+    assert!(
+        count > 65_535,
+        "the seed gives a count of {count}, below the cap: pick another seed"
+    );
+    let message = finished.cap_hit.expect("the loop hits the cap");
+    let part = format!("It reads its bound from `params.count` (random fill: {count})");
+    assert!(message.contains(&part), "no `{part}` in: {message}");
+}
+
+/// With the default (random) fill of an array, a loop bounded by an element loaded at the
+/// invocation's index runs into the cap, and the message says the bound is such an element.
+#[test]
+fn a_capped_loop_bounded_by_a_loaded_element_says_so() {
+    let finished = profiled("element_bound.wgsl", ELEMENT_BOUND, |_| {});
+    let message = finished.cap_hit.expect("random trips hit the cap");
+    let part = "It reads its bound from `n`, an element of `trips` loaded at the index `gid.x`, \
+                which is not a constant";
+    assert!(message.contains(part), "no `{part}` in: {message}");
+    assert!(
+        message.contains("(default random fill)")
+            && message.contains("pass `--buffer trips=values:...` (or `iota`)"),
+        "{message}"
+    );
+}
+
+/// A bound read from an invocation id or a constant gets its own sentence; a test the trace
+/// cannot follow (a short-circuit `||`) gets the plain message.
+#[test]
+fn a_capped_loop_on_an_invocation_id_or_a_constant_says_so_and_a_compound_test_keeps_the_plain_message()
+ {
+    const ON_ID: &str = "\
+@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    var acc = 0u;
+    for (var i = 0u; i < gid.x * 100000u; i++) { // loop
+        acc += i;
+    }
+    out[gid.x] = acc;
+}
+";
+    let message = profiled("on_id.wgsl", ON_ID, |_| {})
+        .cap_hit
+        .expect("100000·gid.x trips hit the cap");
+    assert!(
+        message.contains(
+            "It reads its bound from `gid.x * 100000u`, an invocation id \
+             (`global_invocation_id.x`), not from a buffer: the dispatch has 64 invocations"
+        ),
+        "{message}"
+    );
+    const TO_ZERO: &str = "\
+@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    var n = gid.x + 1u;
+    while (n != 0u) { // loop
+        n += 2u;
+    }
+    out[gid.x] = n;
+}
+";
+    let message = profiled("to_zero.wgsl", TO_ZERO, |r| r.loop_cap = 1000)
+        .cap_hit
+        .expect("n reaches 0 only after wrapping");
+    assert!(
+        message.contains("It compares `n`, which the loop changes, with `0u`, a constant"),
+        "{message}"
+    );
+    const COMPOUND: &str = "\
+@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    var x = gid.x;
+    while (x != 7u || x == 7u) { // loop
+        x += 1u;
+    }
+    out[gid.x] = x;
+}
+";
+    let message = profiled("compound.wgsl", COMPOUND, |r| r.loop_cap = 1000)
+        .cap_hit
+        .expect("an endless loop hits the cap");
+    let lp = line_of(COMPOUND, "// loop");
+    assert!(
+        message.starts_with(&format!(
+            "compound.wgsl:{lp}: an invocation hit the loop cap in the loop here, after 1000 \
+             loop iterations in all (the cap counts every loop of one invocation together); the \
+             kernel may never end on this input. The profile below is of the cut-short run"
+        )),
+        "{message}"
+    );
+}
+
+/// The limit a binding of `bytes` bytes runs into on the default adapter, as the error names it.
+fn limit_for(storage: bool) -> (&'static str, u64) {
+    let limits = util::gpu().device.limits();
+    let binding = if storage {
+        (
+            "max_storage_buffer_binding_size",
+            limits.max_storage_buffer_binding_size,
+        )
+    } else {
+        (
+            "max_uniform_buffer_binding_size",
+            limits.max_uniform_buffer_binding_size,
+        )
+    };
+    if limits.max_buffer_size < binding.1 {
+        ("max_buffer_size", limits.max_buffer_size)
+    } else {
+        binding
+    }
+}
+
+/// `--len a=4000000000` asks for 16 GB: exit 2 at once, naming the limit, the size and the
+/// longest array that fits, before anything is allocated or filled.
+#[test]
+fn a_buffer_over_the_limits_exits_2_quickly_naming_the_limit() {
+    let _gpu = util::gpu_shared();
+    let (limit, max) = limit_for(true);
+    let dir = temp_dir();
+    std::fs::write(
+        path_in(&dir, "big.wgsl"),
+        "@group(0) @binding(0) var<storage, read_write> a: array<u32>;\n\
+         @compute @workgroup_size(64)\n\
+         fn main(@builtin(global_invocation_id) gid: vec3<u32>) { a[gid.x] = gid.x; }\n",
+    )
+    .unwrap();
+    let start = Instant::now();
+    let mut cmd = divlab(dir.path());
+    cmd.args(["profile", "big.wgsl", "--len", "a=4000000000"]);
+    let out = run(cmd);
+    out.assert_code(2);
+    assert!(start.elapsed() < Duration::from_secs(20), "{out}");
+    for part in [
+        "`a` (@group(0) @binding(0)) would take 16000000000 bytes (--len a=4000000000)".to_owned(),
+        format!("this adapter's `{limit}` is {max} bytes"),
+        format!("pass --len a=N with N at most {}", max / 4),
+    ] {
+        assert!(out.stderr.contains(&part), "no `{part}`\n{out}");
+    }
+}
+
+/// A uniform buffer whose declared type is over the uniform binding limit: named, with the
+/// limit and no --len to suggest.
+#[test]
+fn a_uniform_over_its_limit_names_max_uniform_buffer_binding_size() {
+    let _gpu = util::gpu_shared();
+    let (limit, max) = limit_for(false);
+    let elements = max / 16 + 1;
+    let dir = temp_dir();
+    std::fs::write(
+        path_in(&dir, "wide.wgsl"),
+        format!(
+            "@group(0) @binding(0) var<uniform> u: array<vec4<u32>, {elements}>;\n\
+             @group(0) @binding(1) var<storage, read_write> out: array<u32>;\n\
+             @compute @workgroup_size(64)\n\
+             fn main(@builtin(global_invocation_id) gid: vec3<u32>) {{ out[gid.x] = u[gid.x].x; }}\n"
+        ),
+    )
+    .unwrap();
+    let mut cmd = divlab(dir.path());
+    cmd.args(["profile", "wide.wgsl"]);
+    let out = run(cmd);
+    out.assert_code(2);
+    let part = format!(
+        "`u` (@group(0) @binding(0)) would take {} bytes, and this adapter's `{limit}` is {max} \
+         bytes; the kernel declares it at this size",
+        elements * 16
+    );
+    assert!(out.stderr.contains(&part), "no `{part}`\n{out}");
+}
+
+/// A bound that is not the first scalar: the example keeps the scalars before it as the run had
+/// them, so only the bound changes.
+#[test]
+fn the_suggested_values_keep_the_scalars_before_the_bound() {
+    const SECOND: &str = "\
+struct P { scale: f32, count: u32 }
+@group(0) @binding(0) var<uniform> p: P;
+@group(0) @binding(1) var<storage, read_write> out: array<f32>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    var acc = 0.0;
+    for (var i = 0u; i < p.count; i++) { // loop
+        acc += p.scale;
+    }
+    out[gid.x] = acc;
+}
+";
+    let message = profiled("second.wgsl", SECOND, |r| {
+        r.buffers = vec!["p=values:0.5,4000000000".parse::<BufferSpec>().unwrap()];
+    })
+    .cap_hit
+    .expect("4e9 trips hit the cap");
+    for part in [
+        "It reads its bound from `p.count` (values fill: 4000000000)",
+        "with `p.count` as value 2 of 2 in layout order (e.g. `--buffer p=values:0.5,64`: the \
+         dispatch's 64 invocations)",
+    ] {
+        assert!(message.contains(part), "no `{part}` in: {message}");
+    }
+}

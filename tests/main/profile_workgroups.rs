@@ -1,0 +1,479 @@
+//! `divlab profile` on the kernel shapes issue 24 found failing: 2-D workgroups that use
+//! subgroup operations themselves (with `--lanes`), modules with several entry points, loop
+//! nests bounded by inputs, and workgroups smaller than a subgroup. Every expected figure is
+//! derived here from the kernel, for any subgroup size SG that divides 64; SG itself is read
+//! from the profile and checked against the device.
+
+use std::collections::BTreeSet;
+
+use divlab::experiments::Lab;
+use divlab::profile::fill::{BindingRef, BufferSpec};
+use divlab::profile::report::{BranchProfile, LineProfile, Profile, render_text};
+use divlab::profile::run::{Finished, Request, profile};
+
+use crate::util;
+
+const TILE: &str = include_str!("../kernels/profile/tile_sum_8x8.wgsl");
+const THREE: &str = include_str!("../kernels/profile/three_entries.wgsl");
+const NESTED: &str = include_str!("../kernels/profile/nested_input_loops.wgsl");
+const ONE: &str = include_str!("../kernels/profile/one_invocation_workgroups.wgsl");
+
+/// Profiles `source` on the default adapter with the request `configure` sets up.
+fn profiled(source: &str, configure: impl FnOnce(&mut Request)) -> Finished {
+    let _gpu = util::gpu_shared();
+    let lab = Lab::new(util::gpu());
+    let mut request = Request::new("test.wgsl", source);
+    request.reps = 3;
+    configure(&mut request);
+    profile(&lab, &request).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The 1-based line of the only line of `source` containing `marker`.
+fn line_of(source: &str, marker: &str) -> u32 {
+    let lines: Vec<u32> = (1..)
+        .zip(source.lines())
+        .filter(|(_, l)| l.contains(marker))
+        .map(|(n, _)| n)
+        .collect();
+    assert_eq!(lines.len(), 1, "`{marker}` must mark exactly one line");
+    lines[0]
+}
+
+/// The profile of the line marked `marker`.
+fn at<'a>(p: &'a Profile, source: &str, marker: &str) -> &'a LineProfile {
+    let n = line_of(source, marker);
+    p.lines
+        .iter()
+        .find(|l| l.line == n)
+        .unwrap_or_else(|| panic!("no profile for line {n} ({marker}): {:#?}", p.lines))
+}
+
+/// (executions, active lanes) of the line marked `marker`.
+fn counts(p: &Profile, source: &str, marker: &str) -> (u64, Option<u64>) {
+    let l = at(p, source, marker);
+    (l.executions, l.active_lanes)
+}
+
+/// The branch of `kind` on the line marked `marker`: (executions, divergent).
+fn branch(p: &Profile, source: &str, marker: &str, kind: &str) -> (u64, u64) {
+    let n = line_of(source, marker);
+    let b: &BranchProfile = p
+        .branches
+        .iter()
+        .find(|b| b.line == n && b.kind == kind)
+        .unwrap_or_else(|| panic!("no {kind} at line {n} ({marker}): {:#?}", p.branches));
+    (b.executions, b.divergent)
+}
+
+/// The profile's subgroup size, checked against the device's.
+fn subgroup_size(p: &Profile) -> u64 {
+    let sg = p.subgroup_size.expect("lavapipe has subgroups");
+    assert_eq!(sg, util::expected_subgroup_size());
+    assert!(sg >= 4 && 64 % sg == 0, "SG = {sg}");
+    u64::from(sg)
+}
+
+fn assert_clean(p: &Profile) {
+    assert!(
+        !p.notes.iter().any(|n| n.contains("divlab bug")),
+        "{:#?}",
+        p.notes
+    );
+}
+
+/// What a branch on a per-invocation condition does in one subgroup of a workgroup's
+/// invocations taken `sg` at a time in local index order (the order the lane records show):
+/// (executions of the taken side, its active lanes, evaluations, divergent evaluations), summed
+/// over the workgroup's 64 invocations.
+fn branch_by_subgroup(sg: u64, taken: impl Fn(u64) -> bool) -> (u64, u64, u64, u64) {
+    let mut sums = (0, 0, 0, 0);
+    for k in 0..64 / sg {
+        let active = (k * sg..(k + 1) * sg).filter(|&i| taken(i)).count() as u64;
+        sums.0 += u64::from(active > 0);
+        sums.1 += active;
+        sums.2 += 1;
+        sums.3 += u64::from(active > 0 && active < sg);
+    }
+    sums
+}
+
+/// An 8x8 tile reduction with subgroupAdd and a branch on `local_invocation_id.x < 3`, over 2x2
+/// workgroups, with `--lanes` at the branch's body. Subgroup k of a workgroup holds local
+/// indices k·SG .. k·SG + SG - 1 (the lane records below check it, lane by lane), so for SG ≥ 8
+/// every subgroup has 3 of each 8 lanes in the branch (divergent), and for SG = 4 the subgroups
+/// of x = 0..3 have 3 of 4 (divergent) and those of x = 4..7 none (uniform). The leader branch
+/// takes one lane per subgroup, the first-invocation branch one lane of subgroup 0, and its loop
+/// runs 64/SG trips in that lane.
+#[test]
+fn a_2d_tile_reduction_with_subgroup_ops_profiles_with_lane_ids() {
+    let weight = line_of(TILE, "// tile: weight");
+    let finished = profiled(TILE, |r| {
+        r.dispatch = [2, 2, 1];
+        r.lanes_line = Some(weight);
+    });
+    assert!(TILE.starts_with(&format!(
+        "// divlab-profile: --dispatch 2,2 --lanes {weight}\n"
+    )));
+    let p = &finished.profile;
+    assert_clean(p);
+    assert!(!p.loop_cap_hit);
+    assert_eq!(p.kernel.workgroup_size, [8, 8, 1]);
+    let sg = subgroup_size(p);
+    let (g, wgs) = (64 / sg, 4);
+
+    assert_eq!(counts(p, TILE, "let tile ="), (wgs * g, Some(wgs * 64)));
+    let (runs, lanes, evals, divergent) = branch_by_subgroup(sg, |i| i % 8 < 3);
+    assert_eq!(
+        branch(p, TILE, "// tile: left", "if"),
+        (wgs * evals, wgs * divergent)
+    );
+    assert_eq!(
+        counts(p, TILE, "// tile: weight"),
+        (wgs * runs, Some(wgs * lanes))
+    );
+    assert_eq!(lanes, 24, "three columns of eight rows");
+    // The statements after the branch run with every lane again.
+    assert_eq!(counts(p, TILE, "subgroupAdd(v)"), (wgs * g, Some(wgs * 64)));
+    assert_eq!(branch(p, TILE, "// tile: leader", "if"), (wgs * g, wgs * g));
+    assert_eq!(
+        counts(p, TILE, "// tile: partial"),
+        (wgs * g, Some(wgs * g))
+    );
+    assert_eq!(branch(p, TILE, "// tile: first", "if"), (wgs * g, wgs));
+    assert_eq!(counts(p, TILE, "sums[tile] = total"), (wgs, Some(wgs)));
+    assert_eq!(counts(p, TILE, "// tile: add"), (wgs * g, Some(wgs * g)));
+    assert_eq!(
+        branch(p, TILE, "// tile: gather", "loop"),
+        (wgs * (g + 1), 0)
+    );
+
+    // One lane record per execution of the branch's body, each naming its invocations.
+    let capture = p.lanes.as_ref().expect("lanes recorded");
+    assert_eq!(capture.line, weight);
+    assert_eq!(capture.executions, wgs * runs);
+    assert_eq!(capture.records.len() as u64, wgs * runs);
+    let mut seen = BTreeSet::new();
+    for r in &capture.records {
+        let invocations = r
+            .invocations
+            .as_ref()
+            .expect("a 2-D record names its lanes");
+        assert_eq!(r.invocations_complete, Some(true), "{r:?}");
+        let ballot: u32 = r.ballot.iter().map(|w| w.count_ones()).sum();
+        assert_eq!(invocations.len() as u32, ballot, "{r:?}");
+        let base = u64::from(r.first_local_index) / sg * sg;
+        for lane in invocations {
+            let [x, y, z] = lane.local_id;
+            assert!(x < 3 && y < 8 && z == 0, "{r:?}");
+            let index = u64::from(x + 8 * y);
+            assert!((base..base + sg).contains(&index), "{r:?}");
+            // The kernel checked that lane and local index run together; the lane is the
+            // invocation's place in its subgroup, and its bit is in the ballot.
+            let l = lane.lane.expect("lanes verified contiguous");
+            assert_eq!(u64::from(l), index - base, "{r:?}");
+            assert_ne!(r.ballot[(l / 32) as usize] & (1 << (l % 32)), 0, "{r:?}");
+            assert!(seen.insert((r.workgroup, lane.local_id)), "{r:?} twice");
+        }
+    }
+    assert_eq!(
+        seen.len() as u64,
+        wgs * 24,
+        "every invocation of x < 3, once"
+    );
+
+    // The text output shows each lane's local id: lane 0 of the first record is (0, y).
+    let text = render_text(p);
+    assert!(text.contains("lane:local id 0:(0,"), "{text}");
+    assert!(text.contains(" 2:(2,"), "{text}");
+    let json = serde_json::to_value(p).unwrap();
+    assert_eq!(json["lanes"]["records"][0]["invocations"][0]["lane"], 0);
+}
+
+/// A 1-D kernel's lane records carry no invocation list: its JSON is as it was.
+#[test]
+fn a_1d_lane_record_has_no_invocation_list() {
+    let src = "@group(0) @binding(0) var<storage, read_write> out: array<u32>;\n\
+               @compute @workgroup_size(64)\n\
+               fn main(@builtin(global_invocation_id) gid: vec3<u32>) {\n\
+               \x20   if (gid.x % 2u == 0u) {\n\
+               \x20       out[gid.x] = 1u;\n\
+               \x20   }\n\
+               }\n";
+    let p = profiled(src, |r| r.lanes_line = Some(5)).profile;
+    let capture = p.lanes.as_ref().expect("lanes recorded");
+    assert_eq!(capture.executions, 64 / subgroup_size(&p));
+    for r in &capture.records {
+        assert_eq!(
+            (r.invocations.as_ref(), r.invocations_complete),
+            (None, None)
+        );
+    }
+    let json = serde_json::to_value(&p).unwrap();
+    let record = json["lanes"]["records"][0].as_object().unwrap();
+    let keys: BTreeSet<&str> = record.keys().map(String::as_str).collect();
+    assert_eq!(
+        keys,
+        BTreeSet::from(["ballot", "first_local_index", "workgroup"])
+    );
+}
+
+/// Each of the three entry points of one module, profiled on its own, over two workgroups of
+/// 64 with `cells` = 0, 1, 2, ...:
+/// - `clear`: every lane stores; invocation 0 alone resets the total (1 divergent subgroup);
+/// - `step`: lanes with gid % 4 < 2 (half of every subgroup) call `bump`, where gid % 4 = 0
+///   (a quarter) is even and halves and gid % 4 = 1 is odd: both branches diverge in every
+///   subgroup;
+/// - `reduce`: local index 0 of each workgroup sums 64 cells in a loop, one lane.
+#[test]
+fn each_entry_point_of_a_three_entry_module_profiles() {
+    let entry = |name: &str| {
+        profiled(THREE, |r| {
+            r.entry = Some(name.to_owned());
+            r.dispatch = [2, 1, 1];
+            r.buffers = vec!["cells=iota".parse::<BufferSpec>().unwrap()];
+        })
+        .profile
+    };
+    assert!(
+        THREE.starts_with("// divlab-profile: --entry step --dispatch 2 --buffer cells=iota\n")
+    );
+
+    let p = entry("clear");
+    assert_clean(&p);
+    let sg = subgroup_size(&p);
+    let subgroups = 128 / sg;
+    assert_eq!(p.kernel.entry, "clear");
+    assert_eq!(counts(&p, THREE, "// clear: store"), (subgroups, Some(128)));
+    assert_eq!(branch(&p, THREE, "// clear: first", "if"), (subgroups, 1));
+    assert_eq!(counts(&p, THREE, "// clear: reset"), (1, Some(1)));
+    assert!(p.timing.is_some(), "the plain kernel ran too");
+
+    let p = entry("step");
+    assert_clean(&p);
+    assert_eq!(p.kernel.entry, "step");
+    assert_eq!(counts(&p, THREE, "// step: index"), (subgroups, Some(128)));
+    assert_eq!(
+        branch(&p, THREE, "// step: branch", "if"),
+        (subgroups, subgroups)
+    );
+    assert_eq!(counts(&p, THREE, "// step: then"), (subgroups, Some(64)));
+    // `bump` runs from the branch's body: its body's counts are that block's.
+    assert_eq!(counts(&p, THREE, "// bump: even"), (subgroups, Some(64)));
+    assert_eq!(
+        branch(&p, THREE, "// bump: even", "if"),
+        (subgroups, subgroups)
+    );
+    assert_eq!(counts(&p, THREE, "// bump: half"), (subgroups, Some(32)));
+    assert_eq!(counts(&p, THREE, "// bump: odd"), (subgroups, Some(32)));
+    assert!(p.timing.is_some(), "the plain kernel ran too");
+
+    let p = entry("reduce");
+    assert_clean(&p);
+    assert_eq!(p.kernel.entry, "reduce");
+    assert_eq!(branch(&p, THREE, "// reduce: leader", "if"), (subgroups, 2));
+    assert_eq!(counts(&p, THREE, "atomicAdd(&total, s)"), (2, Some(2)));
+    assert_eq!(counts(&p, THREE, "// reduce: add"), (128, Some(128)));
+    assert_eq!(branch(&p, THREE, "// reduce: sum", "loop"), (2 * 65, 0));
+    // `clear` and `step` are not run: their lines have no counts.
+    assert!(
+        p.lines
+            .iter()
+            .all(|l| l.line != line_of(THREE, "// clear: store"))
+    );
+    assert!(p.timing.is_some(), "the plain kernel ran too");
+}
+
+/// Two nested loops bounded by a uniform's fields (4e9 each) end at the cap, which bounds all
+/// the loop trips of an invocation together: the outer loop's first trip (1), then 999 trips of
+/// the inner loop's body; the inner loop's 1000th trip is the 1001st of the invocation and
+/// crosses the cap of 1000, so the cap is reported there, and the outer loop's next trip breaks
+/// out too. Each subgroup ran the body 999 times with every lane, and the statement after the
+/// nest once.
+#[test]
+fn nested_input_bound_loops_end_at_one_cap_for_all_loops() {
+    let finished = profiled(NESTED, |r| {
+        r.loop_cap = 1000;
+        r.buffers = vec![
+            "params=values:4000000000,4000000000"
+                .parse::<BufferSpec>()
+                .unwrap(),
+        ];
+        r.lens = vec![(BindingRef::Name("out".to_owned()), 64)];
+    });
+    assert!(NESTED.starts_with(
+        "// divlab-profile: --buffer params=values:4000000000,4000000000 --loop-cap 1000\n"
+    ));
+    let p = &finished.profile;
+    let subgroups = 64 / subgroup_size(p);
+    assert!(p.loop_cap_hit);
+    assert_eq!(p.loop_cap, 1000);
+    assert_eq!(p.loop_cap_line, Some(line_of(NESTED, "// nest: cols")));
+    assert!(p.timing.is_none());
+    let message = finished.cap_hit.expect("the cap was hit");
+    assert!(
+        message.contains(&format!("test.wgsl:{}", line_of(NESTED, "// nest: cols")))
+            && message.contains("1000 loop iterations in all"),
+        "{message}"
+    );
+    assert_eq!(
+        counts(p, NESTED, "// nest: body"),
+        (999 * subgroups, Some(999 * 64))
+    );
+    assert_eq!(counts(p, NESTED, "// nest: after"), (subgroups, Some(64)));
+}
+
+/// `@workgroup_size(1)` over 8 workgroups: every subgroup has one active lane, so the widest
+/// ballot is 1, but the `subgroup_size` builtin the kernel sees is the pipeline's width. The
+/// Collatz steps of 1..8 are 0, 1, 7, 2, 5, 8, 16, 3: 42 trips, one lane each.
+#[test]
+fn one_invocation_workgroups_report_the_real_subgroup_width() {
+    let finished = profiled(ONE, |r| r.dispatch = [8, 1, 1]);
+    assert!(ONE.starts_with("// divlab-profile: --dispatch 8\n"));
+    let p = &finished.profile;
+    assert_clean(p);
+    assert_eq!(p.widest_ballot, Some(1), "the widest ballot");
+    assert_eq!(
+        p.subgroup_size, finished.subgroup_width,
+        "efficiency's width"
+    );
+    assert_eq!(
+        finished.subgroup_width,
+        Some(util::expected_subgroup_size()),
+        "the subgroup_size builtin"
+    );
+    assert_eq!(counts(p, ONE, "// collatz: step"), (42, Some(42)));
+    assert_eq!(counts(p, ONE, "var n ="), (8, Some(8)));
+}
+
+/// A 64-invocation kernel sees the same width as its widest ballot.
+#[test]
+fn a_full_subgroup_reports_its_width_as_its_widest_ballot() {
+    let finished = profiled(THREE, |r| {
+        r.entry = Some("clear".to_owned());
+        r.dispatch = [2, 1, 1];
+    });
+    assert_eq!(finished.subgroup_width, finished.profile.subgroup_size);
+    assert_eq!(
+        finished.subgroup_width,
+        Some(util::expected_subgroup_size())
+    );
+}
+
+/// A nest of 20,000 outer trips with one inner trip each: 60,000 trips of the kernel's own
+/// loops, and 40,000 more rounds of divlab's after each inner loop. llvmpipe ends the loops of
+/// an invocation after 65,535 iterations in all, silently; the profile must then report the
+/// cap, never counts cut short without a word. Elsewhere every trip is counted.
+#[test]
+fn a_loop_nest_is_never_cut_short_silently() {
+    let finished = profiled(NESTED, |r| {
+        r.buffers = vec!["params=values:20000,1".parse::<BufferSpec>().unwrap()];
+        r.lens = vec![(BindingRef::Name("out".to_owned()), 64)];
+    });
+    let p = &finished.profile;
+    let subgroups = 64 / subgroup_size(p);
+    if p.adapter.name.contains("llvmpipe") {
+        assert!(p.loop_cap_hit, "{:#?}", p.lines);
+        assert!(finished.cap_hit.is_some());
+    }
+    if !p.loop_cap_hit {
+        assert_eq!(
+            counts(p, NESTED, "// nest: body"),
+            (20_000 * subgroups, Some(20_000 * 64))
+        );
+    }
+}
+
+const LAYERS: &str = include_str!("../kernels/profile/layers_3d.wgsl");
+
+/// A 3-D workgroup of 8x2x4 over 2 workgroups, a branch on `lid.z == 1` (local indices 16 to
+/// 31), with `--lanes` at its body: each record names its lanes' (x, y, 1), and the text shows
+/// all three coordinates.
+#[test]
+fn a_3d_workgroup_profiles_with_lane_ids() {
+    let write = line_of(LAYERS, "// layers: write");
+    let finished = profiled(LAYERS, |r| {
+        r.dispatch = [2, 1, 1];
+        r.lanes_line = Some(write);
+    });
+    assert!(LAYERS.starts_with(&format!(
+        "// divlab-profile: --dispatch 2 --lanes {write}\n"
+    )));
+    let p = &finished.profile;
+    assert_clean(p);
+    assert_eq!(p.kernel.workgroup_size, [8, 2, 4]);
+    let sg = subgroup_size(p);
+    let (runs, lanes, evals, divergent) = branch_by_subgroup(sg, |i| i / 16 == 1);
+    assert_eq!(
+        counts(p, LAYERS, "// layers: top"),
+        (2 * 64 / sg, Some(128))
+    );
+    assert_eq!(
+        branch(p, LAYERS, "// layers: branch", "if"),
+        (2 * evals, 2 * divergent)
+    );
+    assert_eq!(
+        counts(p, LAYERS, "// layers: write"),
+        (2 * runs, Some(2 * lanes))
+    );
+    let capture = p.lanes.as_ref().expect("lanes recorded");
+    assert_eq!(capture.records.len() as u64, 2 * runs);
+    let mut seen = BTreeSet::new();
+    for r in &capture.records {
+        let base = u64::from(r.first_local_index) / sg * sg;
+        for lane in r
+            .invocations
+            .as_ref()
+            .expect("a 3-D record names its lanes")
+        {
+            let [x, y, z] = lane.local_id;
+            assert!(x < 8 && y < 2 && z == 1, "{r:?}");
+            let index = u64::from(x + 8 * y + 16 * z);
+            assert_eq!(lane.lane.map(u64::from), Some(index - base), "{r:?}");
+            assert!(seen.insert((r.workgroup, lane.local_id)), "{r:?} twice");
+        }
+    }
+    assert_eq!(seen.len(), 2 * 16, "every invocation of layer 1, once");
+    let text = render_text(p);
+    assert!(text.contains(":(0,0,1)"), "{text}");
+}
+
+/// The same kernel 4 invocations wide (4x2x4, 32 per workgroup): a device may give each row a
+/// subgroup of its own, half empty (lavapipe does, at width 8), so the widest ballot can be
+/// below the subgroup width. Whatever the layout, the `subgroup_size` builtin is the device's
+/// width, the lanes at each line add up to the invocations that ran it (64 at the top, 2 x 8 in
+/// layer 1), and the lane records name each invocation of layer 1 once, with as many
+/// invocations as ballot bits.
+#[test]
+fn a_workgroup_narrower_than_a_subgroup_keeps_its_real_width() {
+    let write = line_of(LAYERS, "// layers: write");
+    let finished = profiled(LAYERS, |r| {
+        r.dispatch = [2, 1, 1];
+        r.lanes_line = Some(write);
+        r.overrides = vec![("WIDTH".to_owned(), 4.0)];
+    });
+    let p = &finished.profile;
+    assert_clean(p);
+    assert_eq!(p.kernel.workgroup_size, [4, 2, 4]);
+    let width = finished.subgroup_width.expect("subgroups");
+    assert_eq!(width, util::expected_subgroup_size());
+    let widest = p.subgroup_size.expect("subgroups");
+    assert!(widest <= width, "widest ballot {widest}, width {width}");
+    assert_eq!(counts(p, LAYERS, "// layers: top").1, Some(64));
+    assert_eq!(counts(p, LAYERS, "// layers: write").1, Some(16));
+    let capture = p.lanes.as_ref().expect("lanes recorded");
+    let mut seen = BTreeSet::new();
+    for r in &capture.records {
+        let invocations = r
+            .invocations
+            .as_ref()
+            .expect("a 3-D record names its lanes");
+        let ballot: u32 = r.ballot.iter().map(|w| w.count_ones()).sum();
+        assert_eq!(invocations.len() as u32, ballot, "{r:?}");
+        for lane in invocations {
+            let [x, y, z] = lane.local_id;
+            assert!(x < 4 && y < 2 && z == 1, "{r:?}");
+            assert!(seen.insert((r.workgroup, lane.local_id)), "{r:?} twice");
+        }
+    }
+    assert_eq!(seen.len(), 2 * 8, "every invocation of layer 1, once");
+}
