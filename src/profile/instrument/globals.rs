@@ -90,54 +90,7 @@ impl Globals {
         );
 
         let lanes = match opts.lanes_block {
-            Some(_) if opts.subgroups => {
-                let vec3_ty = module.types.insert(
-                    Type {
-                        name: None,
-                        inner: TypeInner::Vector {
-                            size: naga::VectorSize::Tri,
-                            scalar: Scalar::U32,
-                        },
-                    },
-                    Span::UNDEFINED,
-                );
-                let buffer = buffer_global(
-                    module,
-                    "divlab_lanes",
-                    opts.counters_group,
-                    1,
-                    "its lane records",
-                    array_ty,
-                )?;
-                let vec4_ty = module.types.insert(
-                    Type {
-                        name: None,
-                        inner: TypeInner::Vector {
-                            size: naga::VectorSize::Quad,
-                            scalar: Scalar::U32,
-                        },
-                    },
-                    Span::UNDEFINED,
-                );
-                Some(LaneGlobals {
-                    buffer,
-                    vec4_ty,
-                    workgroup: private_global(module, "divlab_workgroup", vec3_ty),
-                    local_index: private_global(module, "divlab_local_index", u32_ty),
-                    workgroup_arg: entry_builtin(
-                        module,
-                        naga::BuiltIn::WorkGroupId,
-                        vec3_ty,
-                        "divlab_workgroup_id",
-                    ),
-                    local_index_arg: entry_builtin(
-                        module,
-                        naga::BuiltIn::LocalInvocationIndex,
-                        u32_ty,
-                        "divlab_local_invocation_index",
-                    ),
-                })
-            }
+            Some(_) if opts.subgroups => Some(lane_globals(module, opts, array_ty, u32_ty)?),
             _ => None,
         };
 
@@ -312,4 +265,53 @@ fn entry_builtin(
         binding: wanted,
     });
     (function.arguments.len() as u32 - 1, None)
+}
+
+/// The `--lanes` records' buffer and the entry builtins they read.
+fn lane_globals(
+    module: &mut Module,
+    opts: &InstrumentOptions,
+    array_ty: Handle<Type>,
+    u32_ty: Handle<Type>,
+) -> Result<LaneGlobals> {
+    let vector = |module: &mut Module, size| {
+        module.types.insert(
+            Type {
+                name: None,
+                inner: TypeInner::Vector {
+                    size,
+                    scalar: Scalar::U32,
+                },
+            },
+            Span::UNDEFINED,
+        )
+    };
+    let vec3_ty = vector(module, naga::VectorSize::Tri);
+    let vec4_ty = vector(module, naga::VectorSize::Quad);
+    let buffer = buffer_global(
+        module,
+        "divlab_lanes",
+        opts.counters_group,
+        1,
+        "its lane records",
+        array_ty,
+    )?;
+    Ok(LaneGlobals {
+        buffer,
+        vec4_ty,
+        workgroup: private_global(module, "divlab_workgroup", vec3_ty),
+        local_index: private_global(module, "divlab_local_index", u32_ty),
+        workgroup_arg: entry_builtin(
+            module,
+            naga::BuiltIn::WorkGroupId,
+            vec3_ty,
+            "divlab_workgroup_id",
+        ),
+        local_index_arg: entry_builtin(
+            module,
+            naga::BuiltIn::LocalInvocationIndex,
+            u32_ty,
+            "divlab_local_invocation_index",
+        ),
+    })
 }

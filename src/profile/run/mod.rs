@@ -198,50 +198,11 @@ pub fn profile_with_progress(
     // the pipeline's failure to compile.
     let resources = resources(gpu, &interface, request)?;
     notes.extend(textures::describe(&interface, request, &resources.textures));
-    let label = format!("{} (instrumented)", request.file);
-    let instrumented_pipeline =
-        pipeline(gpu, &label, &instrumented.wgsl, &instrumented.entry, &[])?;
     notes.extend(cap::default_notes(request, &interface));
-    let counters = crate::gpu::storage_buffer(
-        gpu,
-        "divlab.profile.counters",
-        u64::from(instrumented.counter_words) * 4,
-    );
-    let lane_buffer = instrumented.options.lanes_block.map(|_| {
-        crate::gpu::storage_buffer(
-            gpu,
-            "divlab.profile.lanes",
-            u64::from(1 + instrument::LANE_RECORDS * instrumented.lane_record_words) * 4,
-        )
-    });
-    let ours: Vec<&wgpu::Buffer> = std::iter::once(&counters).chain(&lane_buffer).collect();
-    let counted = dispatch(
-        gpu,
-        &instrumented_pipeline,
-        &interface,
-        &resources,
-        Some((instrumented.options.counters_group, &ours)),
-        request.dispatch,
-    );
+    let label = format!("{} (instrumented)", request.file);
     on_stage(Stage::Counting);
-    gpu.run_batch(&label, std::slice::from_ref(&counted))?;
-    // Before the timed runs write to them again.
-    textures::save_textures(
-        gpu,
-        &interface,
-        request,
-        &resources.textures,
-        &crate::report::write_atomic,
-    )?;
-    let words: Vec<u32> = read_buffer(gpu, &label, &counters)?;
-    let lanes = lane_capture(
-        gpu,
-        &label,
-        lane_buffer.as_ref(),
-        request.lanes_line,
-        (instrumented.lane_record_words, interface.workgroup_size),
-    )?;
-    let counts = instrumented.read_counters(&words)?;
+    let (counted, counts, lanes) =
+        counted_run(gpu, request, &interface, &instrumented, &resources, &label)?;
     let widest_ballot = counts.max_active_lanes.filter(|_| gpu.caps.subgroups);
     // Efficiency is against the width the pipeline runs with (the `subgroup_size` builtin), so
     // a workgroup smaller than a subgroup shows the lanes it leaves empty.
@@ -307,4 +268,61 @@ pub fn profile_with_progress(
         instrumented_wgsl: instrumented.wgsl,
         subgroup_width: counts.subgroup_width,
     })
+}
+
+/// The instrumented dispatch, run once: its counters and lane records read back, and the
+/// storage textures `--save` names written before the timed runs change them again.
+fn counted_run(
+    gpu: &crate::gpu::GpuContext,
+    request: &Request,
+    interface: &crate::profile::kernel::KernelInterface,
+    instrumented: &instrument::Instrumented,
+    resources: &bind::Resources,
+    label: &str,
+) -> Result<(
+    crate::gpu::Dispatch,
+    instrument::Counters,
+    Option<report::LaneCapture>,
+)> {
+    let instrumented_pipeline = pipeline(gpu, label, &instrumented.wgsl, &instrumented.entry, &[])?;
+    let counters = crate::gpu::storage_buffer(
+        gpu,
+        "divlab.profile.counters",
+        u64::from(instrumented.counter_words) * 4,
+    );
+    let lane_buffer = instrumented.options.lanes_block.map(|_| {
+        crate::gpu::storage_buffer(
+            gpu,
+            "divlab.profile.lanes",
+            u64::from(1 + instrument::LANE_RECORDS * instrumented.lane_record_words) * 4,
+        )
+    });
+    let ours: Vec<&wgpu::Buffer> = std::iter::once(&counters).chain(&lane_buffer).collect();
+    let counted = dispatch(
+        gpu,
+        &instrumented_pipeline,
+        interface,
+        resources,
+        Some((instrumented.options.counters_group, &ours)),
+        request.dispatch,
+    );
+    gpu.run_batch(label, std::slice::from_ref(&counted))?;
+    // Before the timed runs write to them again.
+    textures::save_textures(
+        gpu,
+        interface,
+        request,
+        &resources.textures,
+        &crate::report::write_atomic,
+    )?;
+    let words: Vec<u32> = read_buffer(gpu, label, &counters)?;
+    let lanes = lane_capture(
+        gpu,
+        label,
+        lane_buffer.as_ref(),
+        request.lanes_line,
+        (instrumented.lane_record_words, interface.workgroup_size),
+    )?;
+    let counts = instrumented.read_counters(&words)?;
+    Ok((counted, counts, lanes))
 }

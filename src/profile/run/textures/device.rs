@@ -63,22 +63,42 @@ pub(super) fn create(
 
 pub(super) fn upload(
     gpu: &GpuContext,
+    t: &TextureBinding,
     texture: &wgpu::Texture,
     layout: TexelLayout,
-    extent: [u32; 3],
     data: &[u8],
-) {
-    let row = extent[0] * layout.texel_bytes() as u32;
+) -> Result<()> {
+    let size = texture.size();
+    let scope = gpu.device.push_error_scope(wgpu::ErrorFilter::Validation);
     gpu.queue.write_texture(
         texture.as_image_copy(),
         data,
         wgpu::TexelCopyBufferLayout {
             offset: 0,
-            bytes_per_row: Some(row),
-            rows_per_image: Some(extent[1]),
+            bytes_per_row: Some(size.width * layout.texel_bytes() as u32),
+            rows_per_image: Some(size.height),
         },
-        texture.size(),
+        size,
     );
+    let Some(e) = pollster::block_on(scope.pop()) else {
+        return Ok(());
+    };
+    if matches!(t.class, TextureClass::Depth { .. }) {
+        // wgpu's GL backend cannot copy into depth textures (DEPTH_TEXTURE_AND_BUFFER_COPIES).
+        return Err(crate::Error::Unsupported {
+            what: format!("filling the depth texture {}", t.label()),
+            feature: "copies into depth textures (wgpu's DEPTH_TEXTURE_AND_BUFFER_COPIES; \
+                      wgpu's GL backend lacks it): profile the kernel on Vulkan, Metal or DX12"
+                .to_owned(),
+        });
+    }
+    Err(ProfileError::BadTexture(format!(
+        "this adapter cannot fill {} ({} {}): wgpu says: {e}",
+        t.label(),
+        t.dim,
+        t.class
+    ))
+    .into())
 }
 
 /// Fills a multisampled texture, which no copy can reach, by clearing it in a render pass: it

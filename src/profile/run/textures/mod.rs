@@ -95,7 +95,7 @@ pub(super) fn make_textures(
             let layout = layout.ok_or_else(|| unfillable(t, format, "filled texel by texel"))?;
             let slot = u64::from(t.group) << 32 | u64::from(t.binding);
             let data = fill::texels(layout, extent, &fill, picture.as_ref(), slot, &t.label())?;
-            upload(gpu, &texture, layout, extent, &data);
+            upload(gpu, t, &texture, layout, &data)?;
         }
         let view = texture.create_view(&wgpu::TextureViewDescriptor {
             dimension: Some(t.dim.view_dimension()),
