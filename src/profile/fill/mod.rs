@@ -18,6 +18,6 @@ pub use grammar::{
 pub use resolve::{Resolved, check_limits, invocations, resolve};
 pub use texels::{Picture, TexelLayout, texels, to_rgba8};
 pub use texture::{
-    DEFAULT_ADDRESS, DEFAULT_FILTER, FORMATS, FormatSpec, SamplerSpec, SaveSpec, SizeSpec,
-    TextureSpec, sampler_mode,
+    DEFAULT_ADDRESS, DEFAULT_FILTER, FORMATS, Format, FormatSpec, Named, OptionValue, SamplerMode,
+    SamplerSpec, SavePath, SaveSpec, Size, SizeSpec, TextureSpec,
 };

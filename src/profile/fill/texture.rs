@@ -1,6 +1,7 @@
 //! The command-line forms for textures and samplers: `--texture NAME=FILL`, `--size
 //! NAME=W[xH[xD]]`, `--format NAME=FORMAT`, `--sampler NAME=FILTER[,ADDRESS]` and `--save
-//! NAME=FILE.png`. Like `grammar.rs`, the parsers are clap `value_parser`s.
+//! NAME=FILE.png`, each a [`Named`] value. Like `grammar.rs`, the parsers are clap
+//! `value_parser`s.
 
 use std::fmt;
 use std::path::PathBuf;
@@ -10,43 +11,66 @@ use super::grammar::parse_u64;
 use super::{BindingRef, Fill};
 use crate::profile::kernel::format_name;
 
-/// `--texture NAME=FILL`: a texture's contents.
+/// `NAME=VALUE`: an option that sets something of one texture or sampler of the kernel.
 #[derive(Clone, Debug, PartialEq)]
-pub struct TextureSpec {
-    /// Which texture.
+pub struct Named<T> {
+    /// Which texture or sampler.
     pub target: BindingRef,
-    /// What it holds.
-    pub fill: Fill,
+    /// What it sets.
+    pub value: T,
 }
 
-impl FromStr for TextureSpec {
+/// A value of a `NAME=VALUE` option: parsed from the text after `=`, written back the same.
+pub trait OptionValue: Sized + fmt::Display {
+    /// The option's form, for messages: `NAME=FILL (e.g. ...)`.
+    const FORM: &'static str;
+    /// Parses the text after `=`, or says what is wrong with it (`whole` is the option).
+    fn parse_value(value: &str, whole: &str) -> Result<Self, String>;
+}
+
+impl<T: OptionValue> FromStr for Named<T> {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Self, String> {
-        let (target, fill) = split(s, "NAME=FILL (e.g. `input=checker`, `src=file:photo.png`)")?;
+        let (target, value) = s
+            .split_once('=')
+            .ok_or_else(|| format!("`{s}` is not {}", T::FORM))?;
         Ok(Self {
             target: target.parse()?,
-            fill: fill.parse()?,
+            value: T::parse_value(value, s)?,
         })
     }
 }
 
-/// `--size NAME=W[xH[xD]]`: a texture's width, height and depth or layers (missing ones 1).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SizeSpec {
-    /// Which texture.
-    pub target: BindingRef,
-    /// The numbers given, in order.
-    pub dims: Vec<u32>,
+impl<T: OptionValue> fmt::Display for Named<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}={}", self.target, self.value)
+    }
 }
 
-impl FromStr for SizeSpec {
-    type Err = String;
+/// `--texture NAME=FILL`: a texture's contents.
+pub type TextureSpec = Named<Fill>;
 
-    fn from_str(s: &str) -> Result<Self, String> {
-        let form = "NAME=W[xH[xD]], each ≥ 1 (e.g. `input=256x256`, `volume=32x32x32`)";
-        let (target, size) = split(s, form)?;
-        let dims: Option<Vec<u32>> = size
+impl OptionValue for Fill {
+    const FORM: &'static str = "NAME=FILL (e.g. `input=checker`, `src=file:photo.png`)";
+
+    fn parse_value(value: &str, _: &str) -> Result<Self, String> {
+        value.parse()
+    }
+}
+
+/// `--size NAME=W[xH[xD]]`: a texture's width, height and depth or layers.
+pub type SizeSpec = Named<Size>;
+
+/// The numbers of a `--size`, in order (missing ones 1).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Size(pub Vec<u32>);
+
+impl OptionValue for Size {
+    const FORM: &'static str = "NAME=W[xH[xD]], each ≥ 1 (e.g. `input=256x256`, `volume=32x32x32`)";
+
+    fn parse_value(value: &str, whole: &str) -> Result<Self, String> {
+        let dims: Option<Vec<u32>> = value
             .split(['x', 'X', '×'])
             .map(|n| {
                 parse_u64(n)
@@ -55,24 +79,29 @@ impl FromStr for SizeSpec {
             })
             .collect();
         match dims {
-            Some(dims) if (1..=3).contains(&dims.len()) => Ok(Self {
-                target: target.parse()?,
-                dims,
-            }),
-            _ => Err(format!("`{s}`: `{size}` is not a size; use {form}")),
+            Some(dims) if (1..=3).contains(&dims.len()) => Ok(Self(dims)),
+            _ => Err(format!(
+                "`{whole}`: `{value}` is not a size; use {}",
+                Self::FORM
+            )),
         }
+    }
+}
+
+impl fmt::Display for Size {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let dims: Vec<String> = self.0.iter().map(u32::to_string).collect();
+        f.write_str(&dims.join("x"))
     }
 }
 
 /// `--format NAME=FORMAT`: the texel format of a sampled texture (a storage texture's format
 /// is in its type).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct FormatSpec {
-    /// Which texture.
-    pub target: BindingRef,
-    /// The format.
-    pub format: wgpu::TextureFormat,
-}
+pub type FormatSpec = Named<Format>;
+
+/// A texture format named as WGSL names it (`rgba8unorm`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Format(pub wgpu::TextureFormat);
 
 /// The formats `--format` takes: every one divlab fills texel by texel.
 pub const FORMATS: &[wgpu::TextureFormat] = {
@@ -120,34 +149,37 @@ pub const FORMATS: &[wgpu::TextureFormat] = {
     ]
 };
 
-impl FromStr for FormatSpec {
-    type Err = String;
+impl OptionValue for Format {
+    const FORM: &'static str = "NAME=FORMAT (e.g. `input=rgba16float`)";
 
-    fn from_str(s: &str) -> Result<Self, String> {
-        let (target, name) = split(s, "NAME=FORMAT (e.g. `input=rgba16float`)")?;
-        let format = FORMATS
+    fn parse_value(value: &str, whole: &str) -> Result<Self, String> {
+        FORMATS
             .iter()
             .copied()
-            .find(|&f| format_name(f) == name.trim().to_ascii_lowercase())
+            .find(|&f| format_name(f) == value.trim().to_ascii_lowercase())
+            .map(Self)
             .ok_or_else(|| {
                 let names: Vec<String> = FORMATS.iter().map(|&f| format_name(f)).collect();
                 format!(
-                    "`{s}`: `{name}` is not a texture format divlab fills; use one of {}",
+                    "`{whole}`: `{value}` is not a texture format divlab fills; use one of {}",
                     names.join(", ")
                 )
-            })?;
-        Ok(Self {
-            target: target.parse()?,
-            format,
-        })
+            })
+    }
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&format_name(self.0))
     }
 }
 
 /// `--sampler NAME=FILTER[,ADDRESS]`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SamplerSpec {
-    /// Which sampler.
-    pub target: BindingRef,
+pub type SamplerSpec = Named<SamplerMode>;
+
+/// How a sampler reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SamplerMode {
     /// `linear` or `nearest`.
     pub filter: wgpu::FilterMode,
     /// `clamp`, `repeat` or `mirror`.
@@ -159,17 +191,30 @@ pub const DEFAULT_FILTER: wgpu::FilterMode = wgpu::FilterMode::Linear;
 /// See [`DEFAULT_FILTER`].
 pub const DEFAULT_ADDRESS: wgpu::AddressMode = wgpu::AddressMode::ClampToEdge;
 
-impl FromStr for SamplerSpec {
-    type Err = String;
+impl Default for SamplerMode {
+    fn default() -> Self {
+        Self {
+            filter: DEFAULT_FILTER,
+            address: DEFAULT_ADDRESS,
+        }
+    }
+}
 
-    fn from_str(s: &str) -> Result<Self, String> {
-        let form = "NAME=linear|nearest[,clamp|repeat|mirror] (e.g. `smp=nearest,repeat`)";
-        let (target, mode) = split(s, form)?;
+impl OptionValue for SamplerMode {
+    const FORM: &'static str =
+        "NAME=linear|nearest[,clamp|repeat|mirror] (e.g. `smp=nearest,repeat`)";
+
+    fn parse_value(mode: &str, whole: &str) -> Result<Self, String> {
+        let form = Self::FORM;
         let mut parts = mode.split(',').map(str::trim);
         let filter = match parts.next() {
             Some("linear") => wgpu::FilterMode::Linear,
             Some("nearest") => wgpu::FilterMode::Nearest,
-            _ => return Err(format!("`{s}`: `{mode}` is not a sampler mode; use {form}")),
+            _ => {
+                return Err(format!(
+                    "`{whole}`: `{mode}` is not a sampler mode; use {form}"
+                ));
+            }
         };
         let address = match parts.next() {
             None | Some("clamp") => wgpu::AddressMode::ClampToEdge,
@@ -177,96 +222,52 @@ impl FromStr for SamplerSpec {
             Some("mirror") => wgpu::AddressMode::MirrorRepeat,
             Some(other) => {
                 return Err(format!(
-                    "`{s}`: `{other}` is not an address mode; use {form}"
+                    "`{whole}`: `{other}` is not an address mode; use {form}"
                 ));
             }
         };
         if parts.next().is_some() {
-            return Err(format!("`{s}`: too many parts; use {form}"));
+            return Err(format!("`{whole}`: too many parts; use {form}"));
         }
-        Ok(Self {
-            target: target.parse()?,
-            filter,
-            address,
-        })
+        Ok(Self { filter, address })
     }
 }
 
-impl fmt::Display for SamplerSpec {
+impl fmt::Display for SamplerMode {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{}={}",
-            self.target,
-            sampler_mode(self.filter, self.address)
-        )
+        let filter = match self.filter {
+            wgpu::FilterMode::Linear => "linear",
+            wgpu::FilterMode::Nearest => "nearest",
+        };
+        let address = match self.address {
+            wgpu::AddressMode::Repeat => "repeat",
+            wgpu::AddressMode::MirrorRepeat => "mirror",
+            _ => "clamp",
+        };
+        write!(f, "{filter},{address}")
     }
-}
-
-impl fmt::Display for TextureSpec {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}={}", self.target, self.fill)
-    }
-}
-
-impl fmt::Display for SizeSpec {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let dims: Vec<String> = self.dims.iter().map(u32::to_string).collect();
-        write!(f, "{}={}", self.target, dims.join("x"))
-    }
-}
-
-impl fmt::Display for FormatSpec {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}={}", self.target, format_name(self.format))
-    }
-}
-
-impl fmt::Display for SaveSpec {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}={}", self.target, self.path.display())
-    }
-}
-
-/// `linear,clamp` and so on: how a sampler reads.
-pub fn sampler_mode(filter: wgpu::FilterMode, address: wgpu::AddressMode) -> String {
-    let filter = match filter {
-        wgpu::FilterMode::Linear => "linear",
-        wgpu::FilterMode::Nearest => "nearest",
-    };
-    let address = match address {
-        wgpu::AddressMode::Repeat => "repeat",
-        wgpu::AddressMode::MirrorRepeat => "mirror",
-        _ => "clamp",
-    };
-    format!("{filter},{address}")
 }
 
 /// `--save NAME=FILE.png`: where to write a storage texture after the run.
+pub type SaveSpec = Named<SavePath>;
+
+/// The PNG file of a `--save`.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SaveSpec {
-    /// Which texture.
-    pub target: BindingRef,
-    /// The PNG file.
-    pub path: PathBuf,
-}
+pub struct SavePath(pub PathBuf);
 
-impl FromStr for SaveSpec {
-    type Err = String;
+impl OptionValue for SavePath {
+    const FORM: &'static str = "NAME=FILE.png (e.g. `output=out.png`)";
 
-    fn from_str(s: &str) -> Result<Self, String> {
-        let (target, path) = split(s, "NAME=FILE.png (e.g. `output=out.png`)")?;
+    fn parse_value(path: &str, whole: &str) -> Result<Self, String> {
         if path.is_empty() {
-            return Err(format!("`{s}`: no file; use NAME=FILE.png"));
+            return Err(format!("`{whole}`: no file; use {}", Self::FORM));
         }
-        Ok(Self {
-            target: target.parse()?,
-            path: PathBuf::from(path),
-        })
+        Ok(Self(PathBuf::from(path)))
     }
 }
 
-fn split<'a>(s: &'a str, form: &str) -> Result<(&'a str, &'a str), String> {
-    s.split_once('=')
-        .ok_or_else(|| format!("`{s}` is not {form}"))
+impl fmt::Display for SavePath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0.display())
+    }
 }

@@ -69,9 +69,10 @@ pub fn prepare(gpu: &GpuContext, request: &Request) -> Result<Prepared> {
     // as llvmpipe does; once it is crossed, each enclosing counted loop still runs its own
     // rounds (at most 130) on the way out: leave room for them under llvmpipe's limit.
     let llvmpipe_cap = LLVMPIPE_LOOP_ITERATIONS - 1 - LLVMPIPE_CAP_ROOM;
+    let mut llvmpipe_note = None;
     if gpu.is_llvmpipe() && loop_cap > llvmpipe_cap {
         loop_cap = llvmpipe_cap;
-        notes.push(format!(
+        llvmpipe_note = Some(format!(
             "llvmpipe ends every loop of an invocation after {LLVMPIPE_LOOP_ITERATIONS} iterations in \
              total, silently, so the loop cap is lowered to {loop_cap} here"
         ));
@@ -114,6 +115,8 @@ pub fn prepare(gpu: &GpuContext, request: &Request) -> Result<Prepared> {
         options.lanes_block = Some(block);
         instrumented = instrument::instrument(&module, &prepared, &interface.entry, &options)?;
     }
+    // Said only where it matters: a kernel without loops never meets llvmpipe's limit.
+    notes.extend(llvmpipe_note.filter(|_| !instrumented.loops.is_empty()));
     if !gpu.caps.subgroups {
         notes.push(
             "this adapter has no subgroup operations: executions count invocations, and \

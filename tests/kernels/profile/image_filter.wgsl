@@ -15,7 +15,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     let c = textureSampleLevel(src, smp, uv, 0.0);
     var out = c;
     if (c.r > 0.5) {
-        out = vec4<f32>(c.r * 0.5, 0.25, 0.0, 1.0); // a bright pixel
+        out = vec4<f32>(c.r * 0.4, 0.2, 0.0, 1.0); // a bright pixel
     }
     textureStore(dst, gid.xy, out);
 }

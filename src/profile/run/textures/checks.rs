@@ -99,7 +99,7 @@ pub(super) fn format_of(
         .iter()
         .rev()
         .find(|s| s.target.names(&t.name, t.group, t.binding))
-        .map(|s| s.format);
+        .map(|s| s.value.0);
     let bad = |why: String| -> Error { ProfileError::BadTexture(why).into() };
     let format = match (t.class, asked) {
         (TextureClass::Storage { format, .. }, None) => format,

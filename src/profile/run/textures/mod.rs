@@ -8,9 +8,7 @@ use std::path::Path;
 
 use crate::gpu::{GpuContext, read_buffer};
 use crate::profile::Error as ProfileError;
-use crate::profile::fill::{
-    self, BindingRef, DEFAULT_ADDRESS, DEFAULT_FILTER, Fill, Picture, TexelLayout,
-};
+use crate::profile::fill::{self, BindingRef, Fill, Picture, TexelLayout};
 use crate::profile::kernel::{
     KernelInterface, TextureBinding, TextureClass, TextureDim, format_name,
 };
@@ -65,7 +63,7 @@ pub(super) fn make_textures(
             .iter()
             .rev()
             .find(|s| mine(&s.target))
-            .map_or_else(|| default_fill(t), |s| s.fill.clone());
+            .map_or_else(|| default_fill(t), |s| s.value.clone());
         let picture = match &fill {
             Fill::File(path) => Some(Picture::open(path).map_err(|why| {
                 ProfileError::BadTexture(format!(
@@ -81,7 +79,12 @@ pub(super) fn make_textures(
         let global = std::array::from_fn(|i| {
             interface.workgroup_size[i].saturating_mul(request.dispatch[i])
         });
-        let extent = extent_of(t, size.map(|s| s.dims.as_slice()), picture.as_ref(), global)?;
+        let extent = extent_of(
+            t,
+            size.map(|s| s.value.0.as_slice()),
+            picture.as_ref(),
+            global,
+        )?;
         check_limits(t, extent, &limits)?;
         if TexelLayout::of(format).is_none() && request.saves.iter().any(|s| mine(&s.target)) {
             return Err(unfillable(t, format, "saved as PNG"));
@@ -128,8 +131,8 @@ pub(super) fn make_samplers(
                 .iter()
                 .rev()
                 .find(|spec| spec.target.names(&s.name, s.group, s.binding));
-            let filter = spec.map_or(DEFAULT_FILTER, |spec| spec.filter);
-            let address = spec.map_or(DEFAULT_ADDRESS, |spec| spec.address);
+            let fill::SamplerMode { filter, address } =
+                spec.map_or_else(Default::default, |spec| spec.value);
             gpu.device.create_sampler(&wgpu::SamplerDescriptor {
                 label: Some(&s.name),
                 address_mode_u: address,
@@ -215,7 +218,7 @@ pub(super) fn save_textures(
             .expect("w × h RGBA texels")
             .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
             .expect("PNG encodes into memory");
-        write(&save.path, &png)?;
+        write(&save.value.0, &png)?;
     }
     Ok(())
 }
@@ -252,10 +255,7 @@ pub(super) fn describe(
             .iter()
             .rev()
             .find(|spec| spec.target.names(&s.name, s.group, s.binding));
-        let mode = fill::sampler_mode(
-            spec.map_or(DEFAULT_FILTER, |spec| spec.filter),
-            spec.map_or(DEFAULT_ADDRESS, |spec| spec.address),
-        );
+        let mode = spec.map_or_else(fill::SamplerMode::default, |spec| spec.value);
         let compare = if s.comparison {
             ", compares less-equal"
         } else {
