@@ -26,6 +26,8 @@ mod gpu;
 mod lint;
 #[path = "main/profile.rs"]
 mod profile;
+#[path = "main/profile_corpus.rs"]
+mod profile_corpus;
 #[path = "main/profile_documents.rs"]
 mod profile_documents;
 #[path = "main/profile_inputs.rs"]

@@ -32,7 +32,9 @@ impl Capabilities {
         .union(wgpu::Features::IMMEDIATES)
         .union(wgpu::Features::TEXTURE_ADAPTER_SPECIFIC_FORMAT_FEATURES)
         .union(wgpu::Features::TEXTURE_FORMAT_16BIT_NORM)
-        .union(wgpu::Features::BGRA8UNORM_STORAGE);
+        .union(wgpu::Features::BGRA8UNORM_STORAGE)
+        // `enable f16;` kernels (ML code).
+        .union(wgpu::Features::SHADER_F16);
 
     /// Reads the capabilities off a device's enabled features.
     pub fn from_features(features: wgpu::Features) -> Self {

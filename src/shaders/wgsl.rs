@@ -175,10 +175,35 @@ pub fn check_wgsl(file: &str, source: &str) -> Result<naga::Module> {
         naga::valid::Capabilities::all(),
     );
     validator.validate(&module).map_err(|e| {
-        let loc = e.location(&prepared);
+        // naga gives some entry-point errors (a builtin the workgroup shape forbids) no span:
+        // point at the entry point's `fn` then.
+        let loc = e.location(&prepared).or_else(|| match e.as_inner() {
+            naga::valid::ValidationError::EntryPoint { name, .. } => fn_location(&prepared, name),
+            _ => None,
+        });
         invalid(file, loc, e.emit_to_string_with_path(&prepared, file))
     })?;
     Ok(module)
+}
+
+/// Where `fn NAME` is declared in `source` (1-based line and column of `fn`).
+fn fn_location(source: &str, name: &str) -> Option<naga::SourceLocation> {
+    let mut offset = 0;
+    for (i, line) in source.lines().enumerate() {
+        if let Some(at) = line.find(&format!("fn {name}")).filter(|&at| {
+            let after = line[at + 3 + name.len()..].chars().next();
+            !after.is_some_and(|c| c.is_alphanumeric() || c == '_')
+        }) {
+            return Some(naga::SourceLocation {
+                line_number: i as u32 + 1,
+                line_position: at as u32 + 1,
+                offset: (offset + at) as u32,
+                length: 2,
+            });
+        }
+        offset += line.len() + 1;
+    }
+    None
 }
 
 fn invalid(file: &str, loc: Option<naga::SourceLocation>, message: String) -> Error {

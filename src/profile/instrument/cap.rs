@@ -46,9 +46,9 @@ impl Pass<'_> {
     }
 
     /// The top of a loop body: `trips{lp} += 1u;` (a hoisted loop's own count), then
-    /// `divlab_trips += 1u; if divlab_trips > cap { if divlab_trips == cap + 1u {
-    /// atomicMax(&cap_hit, lp + 1u); atomicAdd(&cap_hits[lp], 1u); } break; }`: the hit is
-    /// recorded once per invocation, in the loop whose trip crossed the cap.
+    /// `divlab_trips += 1u; if divlab_trips > cap { if !divlab_capped { atomicMax(&cap_hit,
+    /// lp + 1u); atomicAdd(&cap_hits[lp], 1u); divlab_capped = true; } break; }`: the hit is
+    /// recorded once per invocation, in the loop whose trip first found the cap passed.
     pub(super) fn cap_check(&self, fx: &mut Emitter<'_>, check: CapCheck, out: &mut Block) {
         let CapCheck { trips, cap, lp } = check;
         if let Some(trips) = trips {
@@ -56,13 +56,18 @@ impl Pass<'_> {
             fx.increment(pointer, out);
         }
         let counters = self.g.counters;
+        let capped = self.g.capped;
         let pointer = fx.global(self.g.trips, out);
         let after = fx.increment(pointer, out);
         let cap_literal = fx.literal(Literal::U32(cap), out);
         let over = fx.binary(BinaryOperator::Greater, after, cap_literal);
         let hit = fx.nested(out, |fx, b| {
-            let crossing = fx.literal(Literal::U32(cap + 1), b);
-            let first = fx.binary(BinaryOperator::Equal, after, crossing);
+            let flag = fx.global(capped, b);
+            let recorded = fx.load(flag);
+            let first = fx.emitted(naga::Expression::Unary {
+                op: naga::UnaryOperator::LogicalNot,
+                expr: recorded,
+            });
             let record = fx.nested(b, |fx, b| {
                 let word = counter(fx, counters, Word::CapHit, b);
                 let id = fx.literal(Literal::U32(lp as u32 + 1), b);
@@ -70,6 +75,9 @@ impl Pass<'_> {
                 let hits = counter(fx, counters, Word::Loop(lp), b);
                 let one = fx.literal(Literal::U32(1), b);
                 fx.atomic(hits, AtomicFunction::Add, one, b);
+                let flag = fx.global(capped, b);
+                let yes = fx.literal(Literal::Bool(true), b);
+                fx.store(flag, yes, b);
             });
             fx.if_then(first, record, b);
             fx.statement(Statement::Break, b);

@@ -40,6 +40,10 @@ pub(super) struct Globals {
     /// `var<private> divlab_trips: u32`: the trips the invocation ran of all its loops
     /// together, which the loop cap bounds.
     pub(super) trips: Handle<GlobalVariable>,
+    /// `var<private> divlab_capped: bool`: the invocation has recorded its cap hit. (Testing
+    /// `trips == cap + 1` instead missed it where divlab's own rounds after a hoisted loop
+    /// stepped `trips` past that value.)
+    pub(super) capped: Handle<GlobalVariable>,
     /// The workgroup is 2-D or 3-D (`@workgroup_size` y or z above 1).
     pub(super) multi_dim: bool,
 }
@@ -136,6 +140,7 @@ impl Globals {
             )
         });
         let trips = private_global(module, "divlab_trips", u32_ty);
+        let capped = private_global(module, "divlab_capped", bool_ty);
         Ok(Self {
             u32_ty,
             i32_ty,
@@ -148,6 +153,7 @@ impl Globals {
             lane_id,
             subgroup_size,
             trips,
+            capped,
             multi_dim,
         })
     }

@@ -58,6 +58,7 @@ pub fn apply_overrides(
         ProfileError::BadOverride(format!("{what}. {}", list_overrides(module)))
     })?;
     let mut resolved = resolved.into_owned();
+    fix_array_sizes(&mut resolved);
     // naga keeps the (now unreferenced) overrides, with their chosen values as defaults, for
     // override-sized arrays. Where no type needs them, drop them so that written WGSL declares
     // each value once, as a `const`.
@@ -81,6 +82,50 @@ pub fn apply_overrides(
         }
     }
     Ok(resolved)
+}
+
+/// Gives each override-sized array (`array<u32, THREADS>`, as workgroup tiles are declared)
+/// its resolved size: naga 30's WGSL writer drops the element type of an array whose size is
+/// still an override, so the instrumented module would not parse back. An array whose resolved
+/// type the module already has keeps its pending size.
+fn fix_array_sizes(module: &mut Module) {
+    let value = |o: naga::Handle<naga::Override>| {
+        let init = module.overrides[o].init?;
+        match module.global_expressions[init] {
+            naga::Expression::Literal(naga::Literal::U32(n)) => Some(n),
+            naga::Expression::Literal(naga::Literal::I32(n)) => u32::try_from(n).ok(),
+            naga::Expression::Literal(naga::Literal::AbstractInt(n)) => u32::try_from(n).ok(),
+            _ => None,
+        }
+        .and_then(std::num::NonZeroU32::new)
+    };
+    let fixes: Vec<(naga::Handle<naga::Type>, naga::Type)> = module
+        .types
+        .iter()
+        .filter_map(|(handle, ty)| match ty.inner {
+            TypeInner::Array {
+                base,
+                size: ArraySize::Pending(o),
+                stride,
+            } => Some((
+                handle,
+                naga::Type {
+                    name: ty.name.clone(),
+                    inner: TypeInner::Array {
+                        base,
+                        size: ArraySize::Constant(value(o)?),
+                        stride,
+                    },
+                },
+            )),
+            _ => None,
+        })
+        .collect();
+    for (handle, ty) in fixes {
+        if module.types.get(&ty).is_none() {
+            module.types.replace(handle, ty);
+        }
+    }
 }
 
 /// "Overridable constants: `a` (u32, default 4), ..." for messages.
