@@ -355,3 +355,23 @@ fn every_texture_type_binds_with_its_fill() {
         assert!(text.contains(kind), "`{kind}` missing:\n{text}");
     }
 }
+
+/// A texture made larger than the dispatch covers (by `--size` or an image) gets a note with
+/// the dispatch that covers it: a newcomer who forgot `--dispatch` would profile one corner.
+#[test]
+fn a_texture_larger_than_the_dispatch_says_which_dispatch_covers_it() {
+    let dir = temp_dir();
+    let (p, text) = profile_in(dir.path(), "image_filter.wgsl", &["--size", "src=40x24"]);
+    assert!(
+        text.contains("the dispatch covers 16×16 invocations and `src` (@group(0) @binding(0)) is 40×24: to cover it, pass --dispatch 5,3"),
+        "{text}"
+    );
+    assert!(p.notes.iter().any(|n| n.contains("--dispatch 5,3")));
+    // The header's own dispatch covers its texture: no such note.
+    let (p, _) = profile_in(dir.path(), "image_filter.wgsl", &[]);
+    assert!(
+        !p.notes.iter().any(|n| n.contains("to cover it")),
+        "{:#?}",
+        p.notes
+    );
+}

@@ -229,6 +229,7 @@ pub(super) fn describe(
     request: &Request,
     textures: &[Texture],
 ) -> Vec<String> {
+    let note = uncovered(interface, request, textures);
     let textures = textures.iter().map(|made| {
         let t = &interface.textures[made.index];
         let [w, h, d] = made.extent;
@@ -266,5 +267,41 @@ pub(super) fn describe(
             s.name, s.group, s.binding
         )
     });
-    textures.chain(samplers).collect()
+    textures.chain(samplers).chain(note).collect()
+}
+
+/// A note for the largest 2-D texture that an image file or `--size` made larger than the
+/// dispatch covers: a newcomer who forgot `--dispatch` profiles a corner of the picture.
+fn uncovered(
+    interface: &KernelInterface,
+    request: &Request,
+    textures: &[Texture],
+) -> Option<String> {
+    let [wx, wy, _] = interface.workgroup_size.map(|n| n.max(1));
+    let [dx, dy, dz] = request.dispatch;
+    let (covered_x, covered_y) = (wx.saturating_mul(dx), wy.saturating_mul(dy));
+    let made = textures
+        .iter()
+        .filter(|m| {
+            matches!(
+                interface.textures[m.index].dim,
+                TextureDim::D2 | TextureDim::D2Array
+            )
+        })
+        .filter(|m| m.extent[0] > covered_x || m.extent[1] > covered_y)
+        .max_by_key(|m| u64::from(m.extent[0]) * u64::from(m.extent[1]))?;
+    let t = &interface.textures[made.index];
+    let [w, h, _] = made.extent;
+    let z = if dz > 1 {
+        format!(",{dz}")
+    } else {
+        String::new()
+    };
+    Some(format!(
+        "the dispatch covers {covered_x}×{covered_y} invocations and {} is {w}×{h}: to cover \
+         it, pass --dispatch {},{}{z}",
+        t.label(),
+        w.div_ceil(wx),
+        h.div_ceil(wy)
+    ))
 }
