@@ -289,11 +289,14 @@ impl LaneMap {
 pub fn summary(ui: &mut egui::Ui, profile: &Profile) {
     let mut parts = Vec::new();
     match profile.subgroup_size {
-        Some(size) => parts.push(format!("subgroup size {size} (largest ballot seen)")),
+        Some(size) => parts.push(format!("subgroup size {size}")),
         None => parts.push("no subgroup operations: counts are invocations".to_owned()),
     }
     if let Some(e) = profile.control_flow_efficiency {
         parts.push(format!("control-flow efficiency {:.1}%", e * 100.0));
+    }
+    if let Some(e) = profile.branch_efficiency {
+        parts.push(format!("branch efficiency {:.1}%", e * 100.0));
     }
     match &profile.timing {
         Some(t) => parts.push(format!(
