@@ -440,15 +440,26 @@ fn bench(args: &BenchArgs, selector: &AdapterSelector) -> Result<u8, Failure> {
 /// was lost. With `--import`, the document's report again: 0, 1 when its run hit the loop cap,
 /// or 2 for a file that is not one.
 fn run_profile(selector: &AdapterSelector, args: &ProfileArgs) -> Result<u8, Failure> {
-    let inputs: Vec<PathBuf> = args.file.iter().chain(&args.import).cloned().collect();
-    check_outputs(
-        &[
-            ("--json", &args.profile_json),
-            ("--csv", &args.csv),
-            ("--emit-instrumented", &args.emit_instrumented),
-        ],
-        &inputs,
-    )?;
+    // The files the run reads: the kernel, a document to import, and every `file:` fill, so
+    // that no output (a `--save` PNG included) overwrites one of them.
+    let fills =
+        (args.buffers.iter().map(|b| &b.fill)).chain(args.textures.iter().map(|t| &t.value));
+    let inputs: Vec<PathBuf> = (args.file.iter().chain(&args.import).cloned())
+        .chain(fills.filter_map(|f| match f {
+            profile::fill::Fill::File(path) => Some(path.clone()),
+            _ => None,
+        }))
+        .collect();
+    let saves: Vec<Option<Output>> = (args.saves.iter())
+        .map(|s| Some(Output::File(s.value.0.clone())))
+        .collect();
+    let mut outputs = vec![
+        ("--json", &args.profile_json),
+        ("--csv", &args.csv),
+        ("--emit-instrumented", &args.emit_instrumented),
+    ];
+    outputs.extend(saves.iter().map(|s| ("--save", s)));
+    check_outputs(&outputs, &inputs)?;
     let Some(request) = args.request() else {
         let path = args
             .import

@@ -237,6 +237,10 @@ fn bad_texture_input_is_a_clear_error() {
     let _gpu = util::gpu_shared();
     let dir = temp_dir();
     std::fs::write(path_in(&dir, "not-an-image.png"), "plain text, not a PNG").unwrap();
+    image::RgbaImage::new(16, 16)
+        .save(path_in(&dir, "in.png"))
+        .unwrap();
+    let picture = std::fs::read(path_in(&dir, "in.png")).unwrap();
     // wgpu makes 64-bit texels only with a feature divlab does not ask for.
     std::fs::write(
         path_in(&dir, "r64.wgsl"),
@@ -284,6 +288,11 @@ fn bad_texture_input_is_a_clear_error() {
         (&filter, &["--save", "src=x.png"], "cannot write"),
         (&filter, &["--texture", "src=checker:0"], "cell size"),
         (&r64, &[], "cannot make `dst`"),
+        (
+            &filter,
+            &["--texture", "src=file:in.png", "--save", "dst=in.png"],
+            "--save in.png would overwrite an input file",
+        ),
         (&life, &["--texture", "current=values:1.5"], "cannot"),
         (
             &kernel("immediates.wgsl"),
@@ -306,6 +315,11 @@ fn bad_texture_input_is_a_clear_error() {
         assert!(!out.stderr.contains("panicked"), "{out}");
     }
     assert!(!path_in(&dir, "x.png").exists());
+    assert_eq!(
+        std::fs::read(path_in(&dir, "in.png")).unwrap(),
+        picture,
+        "the input is kept"
+    );
 }
 
 /// Every texture type a compute entry point can bind, each branched on once: the checker
