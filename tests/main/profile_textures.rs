@@ -389,3 +389,26 @@ fn a_texture_larger_than_the_dispatch_says_which_dispatch_covers_it() {
         p.notes
     );
 }
+
+/// wgpu's GL backend binds one slice of a 3-D storage texture, so the profile would count a
+/// kernel that sees a texture one slice deep: divlab refuses it there, with what to do.
+#[test]
+fn a_3d_storage_texture_on_gl_is_refused_with_what_to_do() {
+    let _gpu = util::gpu_shared();
+    let dir = temp_dir();
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/kernels/profile-corpus/advect_3d.wgsl");
+    let mut cmd = divlab(dir.path());
+    cmd.args(["--backend", "gl", "profile"])
+        .arg(&path)
+        .args(["--dispatch", "2,2,2"]);
+    let out = run(cmd);
+    out.assert_code(2);
+    assert!(
+        out.stderr.contains("3-D storage texture `density_out`")
+            && out
+                .stderr
+                .contains("profile the kernel on Vulkan, Metal or DX12"),
+        "{out}"
+    );
+}

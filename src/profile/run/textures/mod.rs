@@ -57,6 +57,19 @@ pub(super) fn make_textures(
     let limits = gpu.device.limits();
     let mut out = Vec::with_capacity(interface.textures.len());
     for (index, t) in interface.textures.iter().enumerate() {
+        // wgpu-hal 30's GL backend binds a 3-D storage texture's view as one slice, so the
+        // kernel would see (and the profile count) a texture one slice deep.
+        if gpu.info.backend == wgpu::Backend::Gl
+            && t.dim == TextureDim::D3
+            && matches!(t.class, TextureClass::Storage { .. })
+        {
+            return Err(Error::Unsupported {
+                what: format!("the 3-D storage texture {} (line {})", t.label(), t.line),
+                feature: "binding every slice of a 3-D storage texture (wgpu's GL backend binds \
+                          one): profile the kernel on Vulkan, Metal or DX12"
+                    .to_owned(),
+            });
+        }
         let mine = |target: &BindingRef| target.names(&t.name, t.group, t.binding);
         let fill = request
             .textures
