@@ -7,46 +7,16 @@ use std::time::{Duration, Instant};
 
 use divlab::experiments::Lab;
 use divlab::profile::fill::{BindingRef, BufferSpec};
-use divlab::profile::report::{BranchProfile, LineProfile, Profile};
+use divlab::profile::report::{LineProfile, Profile};
 use divlab::profile::run::{Finished, Request, profile};
 use divlab::shaders::divergence::{Form, Selection};
 
 use crate::util;
-use crate::util::{divlab, path_in, run, temp_dir};
+use crate::util::{branch, divlab, line, line_of, path_in, run, temp_dir};
 
 /// Profiles `source` on the default adapter with the request `configure` sets up.
 fn profiled(source: &str, configure: impl FnOnce(&mut Request)) -> Finished {
-    let _gpu = util::gpu_shared();
-    let lab = Lab::new(util::gpu());
-    let mut request = Request::new("test.wgsl", source);
-    request.reps = 3;
-    configure(&mut request);
-    profile(&lab, &request).unwrap_or_else(|e| panic!("{e}"))
-}
-
-/// The 1-based line of the only line of `source` containing `marker`.
-fn line_of(source: &str, marker: &str) -> u32 {
-    let lines: Vec<u32> = (1..)
-        .zip(source.lines())
-        .filter(|(_, l)| l.contains(marker))
-        .map(|(n, _)| n)
-        .collect();
-    assert_eq!(lines.len(), 1, "`{marker}` must mark exactly one line");
-    lines[0]
-}
-
-fn line(p: &Profile, n: u32) -> &LineProfile {
-    p.lines
-        .iter()
-        .find(|l| l.line == n)
-        .unwrap_or_else(|| panic!("no profile for line {n}: {:#?}", p.lines))
-}
-
-fn branch<'a>(p: &'a Profile, n: u32, kind: &str) -> &'a BranchProfile {
-    p.branches
-        .iter()
-        .find(|b| b.line == n && b.kind == kind)
-        .unwrap_or_else(|| panic!("no {kind} at line {n}: {:#?}", p.branches))
+    util::profiled_as("test.wgsl", source, 3, configure)
 }
 
 /// The profile's subgroup size, checked against the device's, and the subgroup count of a

@@ -7,47 +7,19 @@
 
 use std::time::{Duration, SystemTime};
 
-use divlab::experiments::Lab;
-use divlab::profile::report::{self, BranchProfile, CSV_COLUMNS, Profile};
-use divlab::profile::run::{Request, profile};
+use divlab::profile::report::{self, CSV_COLUMNS, Profile};
+use divlab::profile::run::Request;
 use serde_json::{Value, json};
 
-use crate::util::{self, Run, divlab, path_in, run, temp_dir};
+use crate::util::{self, Run, branch, divlab, line_of, path_in, run, temp_dir};
 
 const THREE_BRANCHES: &str = include_str!("../kernels/profile/three_branches.wgsl");
 const REQUEST_ECHO: &str = include_str!("../kernels/profile/request_echo.wgsl");
 const ONE_INVOCATION: &str = include_str!("../kernels/profile/one_invocation.wgsl");
 
-/// The `divlab profile` arguments on a kernel file's first line (`// divlab-profile: ARGS`).
-fn kernel_args(source: &str) -> Vec<String> {
-    let first = source.lines().next().unwrap_or_default();
-    let args = first
-        .strip_prefix("// divlab-profile:")
-        .unwrap_or_else(|| panic!("the kernel's first line gives no arguments: {first}"));
-    args.split_whitespace().map(str::to_owned).collect()
-}
-
-/// The 1-based line of the only line of `source` containing `marker`.
-fn line_of(source: &str, marker: &str) -> u32 {
-    let lines: Vec<u32> = (1..)
-        .zip(source.lines())
-        .filter(|(_, l)| l.contains(marker))
-        .map(|(n, _)| n)
-        .collect();
-    assert_eq!(lines.len(), 1, "`{marker}` must mark exactly one line");
-    lines[0]
-}
-
 /// Profiles `source` through the library, on the default adapter.
 fn profiled(source: &str, configure: impl FnOnce(&mut Request)) -> Profile {
-    let _gpu = util::gpu_shared();
-    let lab = Lab::new(util::gpu());
-    let mut request = Request::new("test.wgsl", source);
-    request.reps = 3;
-    configure(&mut request);
-    profile(&lab, &request)
-        .unwrap_or_else(|e| panic!("{e}"))
-        .profile
+    util::profiled_as("test.wgsl", source, 3, configure).profile
 }
 
 /// `divlab profile` in `dir` with `args`.
@@ -62,7 +34,7 @@ fn cli(dir: &tempfile::TempDir, args: &[&str]) -> Run {
 /// arguments of the kernel's first line.
 fn cli_kernel(dir: &tempfile::TempDir, name: &str, source: &str, extra: &[&str]) -> Run {
     std::fs::write(path_in(dir, name), source).unwrap();
-    let args = kernel_args(source);
+    let args = util::header_args(source).expect("the kernel's first line gives its arguments");
     let mut all: Vec<&str> = vec![name];
     all.extend(args.iter().map(String::as_str));
     all.extend(extra);
@@ -80,13 +52,6 @@ fn without_times(text: &str) -> String {
         .filter(|l| !l.starts_with("time: "))
         .collect::<Vec<_>>()
         .join("\n")
-}
-
-fn branch<'a>(p: &'a Profile, n: u32, kind: &str) -> &'a BranchProfile {
-    p.branches
-        .iter()
-        .find(|b| b.line == n && b.kind == kind)
-        .unwrap_or_else(|| panic!("no {kind} at line {n}: {:#?}", p.branches))
 }
 
 /// The profile's subgroup width, checked against the device's.

@@ -5,13 +5,12 @@
 
 use std::time::{Duration, Instant};
 
-use divlab::experiments::Lab;
 use divlab::profile::fill::{self, BufferSpec, DEFAULT_SEED, Fill};
 use divlab::profile::report::{LineProfile, Profile};
-use divlab::profile::run::{Finished, Request, profile};
+use divlab::profile::run::{Finished, Request};
 
 use crate::util;
-use crate::util::{divlab, path_in, run, temp_dir};
+use crate::util::{divlab, line_of, path_in, run, temp_dir};
 
 const UNIFORM_BOUND: &str = include_str!("../kernels/profile/uniform_bound.wgsl");
 const ELEMENT_BOUND: &str = include_str!("../kernels/profile/element_bound.wgsl");
@@ -19,31 +18,11 @@ const COUNTED_ROWS: &str = include_str!("../kernels/profile/counted_rows.wgsl");
 
 /// Profiles `source` (named `file`) on the default adapter with the request `configure` sets.
 fn profiled(file: &str, source: &str, configure: impl FnOnce(&mut Request)) -> Finished {
-    let _gpu = util::gpu_shared();
-    let lab = Lab::new(util::gpu());
-    let mut request = Request::new(file, source);
-    request.reps = 1;
-    configure(&mut request);
-    profile(&lab, &request).unwrap_or_else(|e| panic!("{e}"))
-}
-
-/// The 1-based line of the only line of `source` containing `marker`.
-fn line_of(source: &str, marker: &str) -> u32 {
-    let lines: Vec<u32> = (1..)
-        .zip(source.lines())
-        .filter(|(_, l)| l.contains(marker))
-        .map(|(n, _)| n)
-        .collect();
-    assert_eq!(lines.len(), 1, "`{marker}` must mark exactly one line");
-    lines[0]
+    util::profiled_as(file, source, 1, configure)
 }
 
 fn line<'a>(p: &'a Profile, source: &str, marker: &str) -> &'a LineProfile {
-    let n = line_of(source, marker);
-    p.lines
-        .iter()
-        .find(|l| l.line == n)
-        .unwrap_or_else(|| panic!("no profile for line {n}: {:#?}", p.lines))
+    util::line(p, line_of(source, marker))
 }
 
 /// The profile's subgroup size, checked against the device's.

@@ -24,15 +24,14 @@ struct Case {
 
 /// The arguments of a profile test kernel's first line.
 fn header_args(path: &Path, source: &str) -> Vec<String> {
-    let first = source.lines().next().unwrap_or_default();
-    let args = first.strip_prefix(HEADER).unwrap_or_else(|| {
+    util::header_args(source).unwrap_or_else(|| {
         panic!(
             "{} must start with `{HEADER} ARGS` (tests/kernels/profile/README.md); it starts \
-             with `{first}`",
-            path.display()
+             with `{}`",
+            path.display(),
+            source.lines().next().unwrap_or_default()
         )
-    });
-    args.split_whitespace().map(str::to_owned).collect()
+    })
 }
 
 /// Every kernel in tests/kernels/profile, read now.

@@ -8,26 +8,16 @@
 
 use std::path::{Path, PathBuf};
 
-use divlab::profile::report::{BranchProfile, LineProfile, Profile};
+use divlab::profile::report::{BranchProfile, Profile};
 
 use crate::util;
-use crate::util::{divlab, path_in, run, temp_dir};
+use crate::util::{divlab, line, path_in, run, temp_dir};
 
 /// The kernel file `name` of tests/kernels/profile.
 fn kernel(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/kernels/profile")
         .join(name)
-}
-
-/// The arguments of the kernel's `// divlab-profile:` header.
-fn header_args(path: &Path) -> Vec<String> {
-    let text = std::fs::read_to_string(path).unwrap();
-    let first = text.lines().next().unwrap_or_default();
-    let args = first
-        .strip_prefix("// divlab-profile:")
-        .unwrap_or_else(|| panic!("{} has no `// divlab-profile:` header", path.display()));
-    args.split_whitespace().map(str::to_owned).collect()
 }
 
 /// Profiles kernel `name` with its header's arguments and `extra`, in `dir`; returns the
@@ -38,7 +28,10 @@ fn profile_in(dir: &Path, name: &str, extra: &[&str]) -> (Profile, String) {
     let mut cmd = divlab(dir);
     cmd.arg("profile")
         .arg(&path)
-        .args(header_args(&path))
+        .args(
+            util::header_args(&std::fs::read_to_string(&path).unwrap())
+                .unwrap_or_else(|| panic!("{} has no `// divlab-profile:` header", path.display())),
+        )
         .args(extra)
         .args(["--reps", "3", "--json", "-"]);
     let out = run(cmd);
@@ -50,32 +43,12 @@ fn profile_in(dir: &Path, name: &str, extra: &[&str]) -> (Profile, String) {
 
 /// The 1-based line of `marker` in kernel `name` (it must mark one line).
 fn line_of(name: &str, marker: &str) -> u32 {
-    let text = std::fs::read_to_string(kernel(name)).unwrap();
-    let lines: Vec<u32> = (1..)
-        .zip(text.lines())
-        .filter(|(_, l)| l.contains(marker))
-        .map(|(n, _)| n)
-        .collect();
-    assert_eq!(
-        lines.len(),
-        1,
-        "`{marker}` must mark exactly one line of {name}"
-    );
-    lines[0]
+    util::line_of(&std::fs::read_to_string(kernel(name)).unwrap(), marker)
 }
 
-fn line(p: &Profile, n: u32) -> &LineProfile {
-    p.lines
-        .iter()
-        .find(|l| l.line == n)
-        .unwrap_or_else(|| panic!("no profile for line {n}: {:#?}", p.lines))
-}
-
+/// The `if` at line `n`.
 fn branch(p: &Profile, n: u32) -> &BranchProfile {
-    p.branches
-        .iter()
-        .find(|b| b.line == n && b.kind == "if")
-        .unwrap_or_else(|| panic!("no branch at line {n}: {:#?}", p.branches))
+    util::branch(p, n, "if")
 }
 
 /// The device's subgroup size, as the profile saw it.

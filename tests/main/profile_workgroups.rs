@@ -6,12 +6,12 @@
 
 use std::collections::BTreeSet;
 
-use divlab::experiments::Lab;
 use divlab::profile::fill::{BindingRef, BufferSpec};
 use divlab::profile::report::{BranchProfile, LineProfile, Profile, render_text};
-use divlab::profile::run::{Finished, Request, profile};
+use divlab::profile::run::{Finished, Request};
 
 use crate::util;
+use crate::util::line_of;
 
 const TILE: &str = include_str!("../kernels/profile/tile_sum_8x8.wgsl");
 const THREE: &str = include_str!("../kernels/profile/three_entries.wgsl");
@@ -20,23 +20,7 @@ const ONE: &str = include_str!("../kernels/profile/one_invocation_workgroups.wgs
 
 /// Profiles `source` on the default adapter with the request `configure` sets up.
 fn profiled(source: &str, configure: impl FnOnce(&mut Request)) -> Finished {
-    let _gpu = util::gpu_shared();
-    let lab = Lab::new(util::gpu());
-    let mut request = Request::new("test.wgsl", source);
-    request.reps = 3;
-    configure(&mut request);
-    profile(&lab, &request).unwrap_or_else(|e| panic!("{e}"))
-}
-
-/// The 1-based line of the only line of `source` containing `marker`.
-fn line_of(source: &str, marker: &str) -> u32 {
-    let lines: Vec<u32> = (1..)
-        .zip(source.lines())
-        .filter(|(_, l)| l.contains(marker))
-        .map(|(n, _)| n)
-        .collect();
-    assert_eq!(lines.len(), 1, "`{marker}` must mark exactly one line");
-    lines[0]
+    util::profiled_as("test.wgsl", source, 3, configure)
 }
 
 /// The profile of the line marked `marker`.

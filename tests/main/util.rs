@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use divlab::bench::{BenchConfig, run_bench};
 use divlab::experiments::{Lab, RunConfig};
 use divlab::gpu::{AdapterSelector, GpuContext};
+use divlab::profile::report::{BranchProfile, LineProfile, Profile};
 use divlab::report::{ExperimentStatus, ResultDocument};
 
 /// How to get an adapter, for every failure that comes from not having one.
@@ -183,4 +184,55 @@ pub fn gpu_shared() -> std::sync::RwLockReadGuard<'static, ()> {
 /// Sole access to the device, for tests whose assertions are timing ratios.
 pub fn gpu_exclusive() -> std::sync::RwLockWriteGuard<'static, ()> {
     GPU_LOCK.write().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Profiles `source`, named `file`, on the default adapter with at most `reps` timed runs and
+/// the request `configure` sets up.
+pub fn profiled_as(
+    file: &str,
+    source: &str,
+    reps: usize,
+    configure: impl FnOnce(&mut divlab::profile::run::Request),
+) -> divlab::profile::run::Finished {
+    let _gpu = gpu_shared();
+    let lab = Lab::new(gpu());
+    let mut request = divlab::profile::run::Request::new(file, source);
+    request.reps = reps;
+    configure(&mut request);
+    divlab::profile::run::profile(&lab, &request).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The 1-based line of the only line of `source` containing `marker`.
+pub fn line_of(source: &str, marker: &str) -> u32 {
+    let lines: Vec<u32> = (1..)
+        .zip(source.lines())
+        .filter(|(_, l)| l.contains(marker))
+        .map(|(n, _)| n)
+        .collect();
+    assert_eq!(lines.len(), 1, "`{marker}` must mark exactly one line");
+    lines[0]
+}
+
+/// The profile of line `n`.
+pub fn line(p: &Profile, n: u32) -> &LineProfile {
+    p.lines
+        .iter()
+        .find(|l| l.line == n)
+        .unwrap_or_else(|| panic!("no profile for line {n}: {:#?}", p.lines))
+}
+
+/// The `kind` branch (`if`, `switch`, `loop`) at line `n`.
+pub fn branch<'a>(p: &'a Profile, n: u32, kind: &str) -> &'a BranchProfile {
+    p.branches
+        .iter()
+        .find(|b| b.line == n && b.kind == kind)
+        .unwrap_or_else(|| panic!("no {kind} at line {n}: {:#?}", p.branches))
+}
+
+/// The `divlab profile` arguments of a test kernel's first line, `// divlab-profile: ARGS`
+/// (tests/kernels/profile/README.md), or `None` when it has no such line.
+pub fn header_args(source: &str) -> Option<Vec<String>> {
+    let first = source.lines().next().unwrap_or_default();
+    let args = first.strip_prefix("// divlab-profile:")?;
+    Some(args.split_whitespace().map(str::to_owned).collect())
 }
