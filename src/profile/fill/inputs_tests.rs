@@ -1,14 +1,8 @@
 //! The default of a uniform buffer's integer fields and the size limits, on small kernels.
 
 use crate::profile::error::Error;
+use crate::profile::fill::tests::{kernel, words};
 use crate::profile::fill::*;
-use crate::profile::kernel::{KernelInterface, interface};
-use crate::shaders::check_wgsl;
-
-fn kernel(src: &str) -> KernelInterface {
-    let module = check_wgsl("k.wgsl", src).unwrap();
-    interface(&module, src, "k.wgsl", None).unwrap()
-}
 
 const PARAMS: &str = "\
 struct Inner { lo: i32, hi: u32 }
@@ -27,13 +21,6 @@ struct Params {
         + params.dims.x + params.table[1].y + n;
 }
 ";
-
-fn words(bytes: &[u8]) -> Vec<u32> {
-    bytes
-        .chunks(4)
-        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
-        .collect()
-}
 
 /// Layout of Params: count 0, scale 4, inner 16 (lo 16, hi 20), dims 32..40, table 48..80.
 #[test]

@@ -8,7 +8,7 @@ use crate::profile::error::{Error, Result};
 use crate::profile::kernel::{BufferSize, KernelInterface, interface};
 use crate::shaders::check_wgsl;
 
-fn kernel(src: &str) -> KernelInterface {
+pub(super) fn kernel(src: &str) -> KernelInterface {
     let module = check_wgsl("k.wgsl", src).unwrap();
     interface(&module, src, "k.wgsl", None).unwrap()
 }
@@ -136,7 +136,8 @@ const PADDED: &str = "struct P { a: u32, b: vec3<f32>, c: f32 }
 @compute @workgroup_size(4) fn main() { p.c = ps[0].b.x + f32(u.x); }
 ";
 
-fn words(bytes: &[u8]) -> Vec<u32> {
+/// The little-endian `u32` words of `bytes`.
+pub(super) fn words(bytes: &[u8]) -> Vec<u32> {
     bytes
         .chunks(4)
         .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
