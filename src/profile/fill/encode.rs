@@ -220,35 +220,7 @@ fn value_bits(v: f64, scalar: Scalar) -> Option<u64> {
     }
 }
 
-/// IEEE binary16 bits of `x`, rounded to nearest even.
+/// IEEE binary16 bits of `x`, rounded to nearest even (the `half` crate, as the texels use).
 pub(super) fn f16_bits(x: f32) -> u16 {
-    let b = x.to_bits();
-    let sign = ((b >> 16) & 0x8000) as u16;
-    let exp = ((b >> 23) & 0xff) as i32;
-    let man = b & 0x7f_ffff;
-    if exp == 0xff {
-        return sign | 0x7c00 | if man != 0 { 0x200 } else { 0 };
-    }
-    let e = exp - 127 + 15;
-    if e >= 0x1f {
-        return sign | 0x7c00;
-    }
-    let (m, shift) = if e <= 0 {
-        // Subnormal: the implicit bit joins the mantissa, shifted further right.
-        if e < -10 {
-            return sign;
-        }
-        (man | 0x80_0000, (14 - e) as u32)
-    } else {
-        (man, 13)
-    };
-    let half = 1u32 << (shift - 1);
-    let rest = m & ((1 << shift) - 1);
-    let mut h = m >> shift;
-    if rest > half || (rest == half && h & 1 == 1) {
-        h += 1;
-    }
-    // A carry out of the mantissa rounds into the exponent, as it should.
-    let high = if e <= 0 { 0 } else { (e as u32) << 10 };
-    sign | (high + h) as u16
+    half::f16::from_f32(x).to_bits()
 }
