@@ -28,6 +28,23 @@ pub trait OptionValue: Sized + fmt::Display {
     fn parse_value(value: &str, whole: &str) -> Result<Self, String>;
 }
 
+impl<T> Named<T> {
+    /// The value the last of `options` gives the resource `name` at `@group(group)
+    /// @binding(binding)` (a later option overrides an earlier one, as on a command line).
+    pub fn last_for<'a>(
+        options: &'a [Self],
+        name: &str,
+        group: u32,
+        binding: u32,
+    ) -> Option<&'a T> {
+        options
+            .iter()
+            .rev()
+            .find(|o| o.target.names(name, group, binding))
+            .map(|o| &o.value)
+    }
+}
+
 impl<T: OptionValue> FromStr for Named<T> {
     type Err = String;
 

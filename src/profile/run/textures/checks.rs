@@ -4,7 +4,7 @@
 
 use crate::gpu::GpuContext;
 use crate::profile::Error as ProfileError;
-use crate::profile::fill::BindingRef;
+use crate::profile::fill::{BindingRef, Named};
 use crate::profile::kernel::{
     KernelInterface, SampleKind, TextureBinding, TextureClass, TextureDim, format_name,
 };
@@ -94,12 +94,7 @@ pub(super) fn format_of(
     t: &TextureBinding,
     request: &Request,
 ) -> Result<wgpu::TextureFormat> {
-    let asked = request
-        .formats
-        .iter()
-        .rev()
-        .find(|s| s.target.names(&t.name, t.group, t.binding))
-        .map(|s| s.value.0);
+    let asked = Named::last_for(&request.formats, &t.name, t.group, t.binding).map(|f| f.0);
     let bad = |why: String| -> Error { ProfileError::BadTexture(why).into() };
     let format = match (t.class, asked) {
         (TextureClass::Storage { format, .. }, None) => format,

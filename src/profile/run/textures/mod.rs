@@ -8,9 +8,9 @@ use std::path::Path;
 
 use crate::gpu::{GpuContext, read_buffer};
 use crate::profile::Error as ProfileError;
-use crate::profile::fill::{self, BindingRef, Fill, Picture, TexelLayout};
+use crate::profile::fill::{self, BindingRef, Fill, Named, Picture, TexelLayout};
 use crate::profile::kernel::{
-    KernelInterface, TextureBinding, TextureClass, TextureDim, format_name,
+    KernelInterface, SamplerBinding, TextureBinding, TextureClass, TextureDim, format_name,
 };
 use crate::{Error, Result};
 
@@ -71,12 +71,8 @@ pub(super) fn make_textures(
             });
         }
         let mine = |target: &BindingRef| target.names(&t.name, t.group, t.binding);
-        let fill = request
-            .textures
-            .iter()
-            .rev()
-            .find(|s| mine(&s.target))
-            .map_or_else(|| default_fill(t), |s| s.value.clone());
+        let fill = Named::last_for(&request.textures, &t.name, t.group, t.binding)
+            .map_or_else(|| default_fill(t), Clone::clone);
         let picture = match &fill {
             Fill::File(path) => Some(Picture::open(path).map_err(|why| {
                 ProfileError::BadTexture(format!(
@@ -88,16 +84,11 @@ pub(super) fn make_textures(
             _ => None,
         };
         let format = format_of(gpu, t, request)?;
-        let size = request.sizes.iter().rev().find(|s| mine(&s.target));
+        let size = Named::last_for(&request.sizes, &t.name, t.group, t.binding);
         let global = std::array::from_fn(|i| {
             interface.workgroup_size[i].saturating_mul(request.dispatch[i])
         });
-        let extent = extent_of(
-            t,
-            size.map(|s| s.value.0.as_slice()),
-            picture.as_ref(),
-            global,
-        )?;
+        let extent = extent_of(t, size.map(|s| s.0.as_slice()), picture.as_ref(), global)?;
         check_limits(t, extent, &limits)?;
         if TexelLayout::of(format).is_none() && request.saves.iter().any(|s| mine(&s.target)) {
             return Err(unfillable(t, format, "saved as PNG"));
@@ -139,13 +130,7 @@ pub(super) fn make_samplers(
         .samplers
         .iter()
         .map(|s| {
-            let spec = request
-                .samplers
-                .iter()
-                .rev()
-                .find(|spec| spec.target.names(&s.name, s.group, s.binding));
-            let fill::SamplerMode { filter, address } =
-                spec.map_or_else(Default::default, |spec| spec.value);
+            let fill::SamplerMode { filter, address } = sampler_mode(request, s);
             gpu.device.create_sampler(&wgpu::SamplerDescriptor {
                 label: Some(&s.name),
                 address_mode_u: address,
@@ -158,6 +143,13 @@ pub(super) fn make_samplers(
             })
         })
         .collect()
+}
+
+/// How sampler `s` reads: as its last `--sampler` says, or linear and clamped.
+fn sampler_mode(request: &Request, s: &SamplerBinding) -> fill::SamplerMode {
+    Named::last_for(&request.samplers, &s.name, s.group, s.binding)
+        .copied()
+        .unwrap_or_default()
 }
 
 /// A texture's fill without `--texture`: random like a buffer's, but nothing for a texture the
@@ -264,12 +256,7 @@ pub(super) fn describe(
         )
     });
     let samplers = interface.samplers.iter().map(|s| {
-        let spec = request
-            .samplers
-            .iter()
-            .rev()
-            .find(|spec| spec.target.names(&s.name, s.group, s.binding));
-        let mode = spec.map_or_else(fill::SamplerMode::default, |spec| spec.value);
+        let mode = sampler_mode(request, s);
         let compare = if s.comparison {
             ", compares less-equal"
         } else {
