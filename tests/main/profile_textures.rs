@@ -350,7 +350,7 @@ fn a_texture_larger_than_the_dispatch_says_which_dispatch_covers_it() {
     let dir = temp_dir();
     let (p, text) = profile_in(dir.path(), "image_filter.wgsl", &["--size", "src=40x24"]);
     assert!(
-        text.contains("the dispatch covers 16×16 invocations and `src` (@group(0) @binding(0)) is 40×24: to cover it, pass --dispatch 5,3"),
+        text.contains("the dispatch runs 16×16 invocations and `src` (@group(0) @binding(0)) is 40×24: if each invocation handles one texel, --dispatch 5,3 covers it"),
         "{text}"
     );
     assert!(p.notes.iter().any(|n| n.contains("--dispatch 5,3")));

@@ -271,7 +271,8 @@ pub(super) fn describe(
 }
 
 /// A note for the largest 2-D texture that an image file or `--size` made larger than the
-/// dispatch covers: a newcomer who forgot `--dispatch` profiles a corner of the picture.
+/// dispatch's invocations: a newcomer who forgot `--dispatch` profiles a corner of the picture.
+/// Hedged: a kernel may handle several texels per invocation (tiled blurs).
 fn uncovered(
     interface: &KernelInterface,
     request: &Request,
@@ -298,8 +299,8 @@ fn uncovered(
         String::new()
     };
     Some(format!(
-        "the dispatch covers {covered_x}×{covered_y} invocations and {} is {w}×{h}: to cover \
-         it, pass --dispatch {},{}{z}",
+        "the dispatch runs {covered_x}×{covered_y} invocations and {} is {w}×{h}: if each \
+         invocation handles one texel, --dispatch {},{}{z} covers it",
         t.label(),
         w.div_ceil(wx),
         h.div_ceil(wy)
