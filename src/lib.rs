@@ -11,6 +11,7 @@ pub mod experiments;
 pub mod fuzz;
 pub mod gpu;
 pub mod model;
+mod naga_walk;
 pub mod profile;
 pub mod report;
 pub mod shaders;

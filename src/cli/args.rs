@@ -326,11 +326,13 @@ impl ProfileArgs {
         request.buffers = self.buffers.clone();
         request.lens = self.lens.clone();
         request.overrides = self.overrides.clone();
-        request.textures = self.textures.clone();
-        request.sizes = self.sizes.clone();
-        request.formats = self.formats.clone();
-        request.samplers = self.samplers.clone();
-        request.saves = self.saves.clone();
+        request.textures = profile::fill::TextureOptions {
+            fills: self.textures.clone(),
+            sizes: self.sizes.clone(),
+            formats: self.formats.clone(),
+            samplers: self.samplers.clone(),
+            saves: self.saves.clone(),
+        };
         request.loop_cap = self.loop_cap;
         request.reps = self.profile_reps;
         request.time_budget = self.time_budget;

@@ -1,6 +1,6 @@
 //! `convergence.*`: which invocations each GPU actually runs together at record points in if,
 //! switch, loop, early-return, call and elect scenarios, labelled against the rules (seed 003,
-//! WGSL) through the model in `src/model/convergence.rs`.
+//! WGSL) through the model in `src/model/convergence/mod.rs`.
 
 use std::collections::BTreeMap;
 
@@ -8,7 +8,8 @@ use crate::Result;
 use crate::experiments::{Experiment, RunContext};
 use crate::gpu::{Kernel, RuntimeChecks, read_buffer, storage_buffer};
 use crate::model::convergence::{
-    Assessment, LaneObservation, Observed, Place, PointTally, Scenario, SubgroupObservation, assess,
+    Assessment, Guarantee, LaneObservation, Observed, Place, PointTally, Scenario,
+    SubgroupObservation, assess,
 };
 use crate::report::{ExperimentInfo, ExperimentResult, LaneRecord, VerdictStatus};
 use crate::shaders;
@@ -236,30 +237,9 @@ fn add_verdicts(
     statics: &[String],
     result: &mut ExperimentResult,
 ) {
-    let guaranteed = [
-        (
-            "control_flow",
-            "control flow reaches exactly the modelled record points",
-            &a.control_flow,
-        ),
-        (
-            "own_path",
-            "a ballot holds only invocations on the caller's own path (mutually convergent set)",
-            &a.foreign_lanes,
-        ),
-        (
-            "op_values",
-            "each subgroup op's result is the op over the invocations its ballot shows",
-            &a.wrong_values,
-        ),
-        (
-            "full_at_entry",
-            "at entry (uniform control flow) the whole subgroup is active",
-            &a.entry_incomplete,
-        ),
-    ];
     let checked = format!("{} invocations in {} subgroups", a.invocations, a.subgroups);
-    for (key, check, failures) in guaranteed {
+    for guarantee in Guarantee::ALL {
+        let failures = a.failed(guarantee);
         let detail = if failures.is_empty() {
             format!("all {checked}")
         } else {
@@ -271,13 +251,13 @@ fn add_verdicts(
             )
         };
         result.verdict(
-            key,
-            check,
+            guarantee.key(),
+            guarantee.check(),
             VerdictStatus::held_if(failures.is_empty()),
             detail,
         );
     }
-    let violations: usize = guaranteed.iter().map(|(_, _, f)| f.len()).sum();
+    let violations: usize = a.failures.iter().map(Vec::len).sum();
     result.metric("violations", violations as f64);
     result.metric("subgroups", a.subgroups as f64);
 

@@ -5,7 +5,9 @@ use std::collections::BTreeMap;
 
 use crate::experiments::fma_chain::FmaChain;
 use crate::experiments::{Progress, RunConfig, RunContext};
-use crate::gpu::{GpuContext, GpuTimer, Kernel, RuntimeChecks, read_buffer, storage_buffer};
+use crate::gpu::{
+    Budget, GpuContext, GpuTimer, Kernel, RuntimeChecks, read_buffer, storage_buffer,
+};
 use crate::report::{
     ExperimentInfo, ExperimentResult, Figure, LaneRecord, Point, Series, VerdictStatus,
 };
@@ -204,7 +206,7 @@ fn time_fma_chain(
         gpu,
         "divlab.fma_chain",
         &kernels.each_ref().map(|k| k.dispatch().clone()),
-        reps,
+        Budget::rounds(reps),
         &mut |round| progress(0.2 + 0.8 * round as f64 / reps as f64),
     )?;
     let [small, large] =

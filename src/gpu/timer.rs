@@ -86,30 +86,13 @@ impl GpuTimer {
         Ok(())
     }
 
-    /// Times each dispatch alone in its own pass, `reps` times, after one warm-up each. Each
-    /// round visits the dispatches in a fresh random order ([`Rounds`]), so that compared
-    /// dispatches stay close in time and none always follows the same neighbour. Returns the
-    /// samples per dispatch, in `dispatches` order; `on_round` sees each finished round's number
-    /// from 1.
+    /// Times each dispatch alone in its own pass, for as many rounds as `budget` allows
+    /// ([`Budget::rounds`] for a fixed count), after one warm-up each. Each round visits the
+    /// dispatches in a fresh random order ([`Rounds`]), so that compared dispatches stay close
+    /// in time and none always follows the same neighbour. Returns the samples per dispatch, in
+    /// `dispatches` order, as many as the rounds that ran; `on_round` sees each finished
+    /// round's number from 1.
     pub fn interleave(
-        &self,
-        gpu: &GpuContext,
-        what: &str,
-        dispatches: &[Dispatch],
-        reps: usize,
-        on_round: &mut dyn FnMut(usize),
-    ) -> Result<Vec<Vec<f64>>> {
-        let budget = Budget {
-            min_rounds: reps,
-            max_rounds: reps,
-            time: Duration::MAX,
-        };
-        self.interleave_within(gpu, what, dispatches, budget, on_round)
-    }
-
-    /// [`Self::interleave`] for as many rounds as `budget` allows: the samples of each dispatch
-    /// are as many as the rounds that ran.
-    pub fn interleave_within(
         &self,
         gpu: &GpuContext,
         what: &str,
@@ -147,6 +130,15 @@ pub struct Budget {
 }
 
 impl Budget {
+    /// Exactly `rounds` rounds, whatever the time.
+    pub fn rounds(rounds: usize) -> Self {
+        Self {
+            min_rounds: rounds,
+            max_rounds: rounds,
+            time: Duration::MAX,
+        }
+    }
+
     /// Whether a round starts after `done` rounds and `elapsed` time.
     pub fn goes_on(&self, done: usize, elapsed: Duration) -> bool {
         done < self.max_rounds && (done < self.min_rounds || elapsed < self.time)

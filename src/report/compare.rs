@@ -200,13 +200,22 @@ impl Comparison {
     }
 }
 
-fn adapter_rows(docs: &[(String, ResultDocument)]) -> Vec<Row> {
-    let row = |label: &str, f: &dyn Fn(&ResultDocument) -> String| Row {
+/// An adapter row: `label`, and `f` of each document as text.
+pub(crate) fn adapter_row(
+    docs: &[(String, ResultDocument)],
+    label: &str,
+    f: &dyn Fn(&ResultDocument) -> String,
+) -> Row {
+    Row {
         label: label.to_owned(),
         kind: RowKind::Adapter,
         cells: docs.iter().map(|(_, d)| Cell::Text(f(d))).collect(),
         mark: Mark::None,
-    };
+    }
+}
+
+fn adapter_rows(docs: &[(String, ResultDocument)]) -> Vec<Row> {
+    let row = |label: &str, f: &dyn Fn(&ResultDocument) -> String| adapter_row(docs, label, f);
     vec![
         row("adapter", &|d| d.adapter.name.clone()),
         row("backend", &|d| d.adapter.backend.clone()),

@@ -8,7 +8,7 @@
 use maud::{DOCTYPE, Markup, PreEscaped, html};
 
 use crate::report::charts::{self, Chart, Curve};
-use crate::report::compare::status_name;
+use crate::report::compare::{adapter_row, status_name};
 use crate::report::compare_render::{MISSING, OBSERVATIONS_HEADING};
 use crate::report::{
     Catalog, Cell, Comparison, ExperimentTable, Mark, ResultDocument, Row, RowKind, Series,
@@ -127,12 +127,7 @@ fn swatches(files: &[usize], labels: &[&str]) -> Markup {
 
 /// What the comparison's adapter rows leave out, for a bug report: PCI ids and features.
 fn extra_adapter_rows(docs: &[(String, ResultDocument)]) -> Vec<Row> {
-    let row = |label: &str, f: &dyn Fn(&ResultDocument) -> String| Row {
-        label: label.to_owned(),
-        kind: RowKind::Adapter,
-        cells: docs.iter().map(|(_, d)| Cell::Text(f(d))).collect(),
-        mark: Mark::None,
-    };
+    let row = |label: &str, f: &dyn Fn(&ResultDocument) -> String| adapter_row(docs, label, f);
     let yes = |b: bool| if b { "yes" } else { "no" }.to_owned();
     vec![
         row("PCI vendor:device", &|d| {

@@ -39,11 +39,16 @@ mod tests {
 
     #[test]
     fn durations() {
-        assert_eq!(format_ns(250_000.0), "250 µs");
-        assert_eq!(format_ns(18_152_389.0), "18.2 ms");
-        assert_eq!(format_ns(1.5e9), "1.5 s");
-        assert_eq!(format_ns(999.0), "999 ns");
-        assert_eq!(format_ns(1_000.0), "1 µs");
-        assert_eq!(format_ns(0.0), "0 ns");
+        let cases = [
+            (250_000.0, "250 µs"),
+            (18_152_389.0, "18.2 ms"),
+            (1.5e9, "1.5 s"),
+            (999.0, "999 ns"),
+            (1_000.0, "1 µs"),
+            (0.0, "0 ns"),
+        ];
+        for (ns, text) in cases {
+            assert_eq!(format_ns(ns), text, "{ns} ns");
+        }
     }
 }

@@ -5,7 +5,7 @@ use divlab::Error;
 use divlab::experiments::fma_chain::FmaChain;
 use divlab::experiments::subgroup_size;
 use divlab::gpu::adapters::{create_instance, list_adapters};
-use divlab::gpu::{GpuTimer, RuntimeChecks, TimingSource, check_wgsl, compile_wgsl};
+use divlab::gpu::{Budget, GpuTimer, RuntimeChecks, TimingSource, check_wgsl, compile_wgsl};
 
 use crate::util;
 use crate::util::{expected_subgroup_size, gpu};
@@ -117,7 +117,13 @@ fn median_times(gpu: &divlab::gpu::GpuContext, kernels: &[&FmaChain], reps: usiz
     );
     let dispatches: Vec<_> = kernels.iter().map(|k| k.dispatch().clone()).collect();
     timer
-        .interleave(gpu, "fma_chain", &dispatches, reps, &mut |_| {})
+        .interleave(
+            gpu,
+            "fma_chain",
+            &dispatches,
+            Budget::rounds(reps),
+            &mut |_| {},
+        )
         .unwrap_or_else(|e| panic!("timing failed: {e}"))
         .into_iter()
         .map(|mut s| {

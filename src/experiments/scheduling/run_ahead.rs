@@ -16,7 +16,7 @@ use wgpu::util::DeviceExt as _;
 use crate::experiments::scheduling::Grouping;
 use crate::experiments::{Progress, RunContext};
 use crate::gpu::{
-    Dispatch, GpuContext, GpuTimer, Kernel, RuntimeChecks, read_only_buffer, storage_buffer,
+    Budget, Dispatch, GpuContext, GpuTimer, Kernel, RuntimeChecks, read_only_buffer, storage_buffer,
 };
 use crate::report::{ExperimentInfo, ExperimentResult, Figure, Point, Series, VerdictStatus};
 use crate::shaders;
@@ -304,7 +304,7 @@ fn time_rounds(
         gpu,
         "divlab.scheduling_run_ahead",
         &dispatches,
-        reps,
+        Budget::rounds(reps),
         &mut |round| progress(round as f64 / reps as f64),
     )?;
     Ok((0..reps)

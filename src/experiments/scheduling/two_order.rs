@@ -132,6 +132,15 @@ pub struct Runs<P: TwoOrder> {
     pub grouping: Grouping,
 }
 
+impl<P: TwoOrder> Runs<P> {
+    /// Each order with its runs folded by `tally`, in [`ProbeOrder::ALL`] order.
+    pub fn tallied<T>(&self, tally: impl Fn(&[Run<P>]) -> T) -> [(P::Order, T); 2] {
+        let [first, second] = P::Order::ALL;
+        let [a, b] = &self.by_order;
+        [(first, tally(a)), (second, tally(b))]
+    }
+}
+
 /// The compiled probe: one pipeline per order.
 pub struct Probe<P> {
     kernel: SpinKernel,

@@ -19,5 +19,5 @@ pub use resolve::{Resolved, check_limits, invocations, resolve};
 pub use texels::{Picture, TexelLayout, texels, to_rgba8};
 pub use texture::{
     DEFAULT_ADDRESS, DEFAULT_FILTER, FORMATS, Format, FormatSpec, Named, OptionValue, SamplerMode,
-    SamplerSpec, SavePath, SaveSpec, Size, SizeSpec, TextureSpec,
+    SamplerSpec, SavePath, SaveSpec, Size, SizeSpec, TextureOptions, TextureSpec,
 };

@@ -68,6 +68,22 @@ impl<T: OptionValue> fmt::Display for Named<T> {
 /// `--texture NAME=FILL`: a texture's contents.
 pub type TextureSpec = Named<Fill>;
 
+/// A request's texture and sampler options, each list in command-line order (the last one
+/// for a resource wins).
+#[derive(Clone, Debug, Default)]
+pub struct TextureOptions {
+    /// `--texture NAME=FILL`.
+    pub fills: Vec<TextureSpec>,
+    /// `--size NAME=W[xH[xD]]`.
+    pub sizes: Vec<SizeSpec>,
+    /// `--format NAME=FORMAT`.
+    pub formats: Vec<FormatSpec>,
+    /// `--sampler NAME=FILTER[,ADDRESS]`.
+    pub samplers: Vec<SamplerSpec>,
+    /// `--save NAME=FILE.png`.
+    pub saves: Vec<SaveSpec>,
+}
+
 impl OptionValue for Fill {
     const FORM: &'static str = "NAME=FILL (e.g. `input=checker`, `src=file:photo.png`)";
 

@@ -4,6 +4,7 @@
 
 use naga::{Block, Expression, Function, Handle, Module, Span, Statement};
 
+use crate::naga_walk::each_statement;
 use crate::source_map::SourceMap;
 
 /// Whether `statement` can take some lanes out of the block it is in while others go on: a
@@ -131,34 +132,11 @@ pub(super) fn reachable_functions(module: &Module) -> Vec<Handle<Function>> {
 }
 
 fn calls(block: &Block, out: &mut Vec<Handle<Function>>) {
-    for statement in block.iter() {
-        match *statement {
-            Statement::Call { function, .. } => out.push(function),
-            Statement::Block(ref b) => calls(b, out),
-            Statement::If {
-                ref accept,
-                ref reject,
-                ..
-            } => {
-                calls(accept, out);
-                calls(reject, out);
-            }
-            Statement::Switch { ref cases, .. } => {
-                for case in cases {
-                    calls(&case.body, out);
-                }
-            }
-            Statement::Loop {
-                ref body,
-                ref continuing,
-                ..
-            } => {
-                calls(body, out);
-                calls(continuing, out);
-            }
-            _ => {}
+    each_statement(block, &mut |statement| {
+        if let Statement::Call { function, .. } = *statement {
+            out.push(function);
         }
-    }
+    });
 }
 
 #[cfg(test)]

@@ -217,32 +217,6 @@ fn line_owners(instrumented: &Instrumented, analysis: Option<&Analysis>) -> BTre
     owner
 }
 
-/// The kernel-level figures of a profile.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Headline {
-    /// The subgroup width W.
-    pub subgroup_size: Option<u32>,
-    /// The widest ballot seen.
-    pub widest_ballot: Option<u32>,
-    /// [`control_flow_efficiency`].
-    pub control_flow_efficiency: Option<f64>,
-    /// [`branch_efficiency`].
-    pub branch_efficiency: Option<f64>,
-    /// [`width_note`].
-    pub width_note: Option<String>,
-}
-
-/// The kernel-level figures from the run's inputs and its branches.
-pub fn headline(inputs: &Inputs<'_>, branches: &[BranchProfile]) -> Headline {
-    Headline {
-        subgroup_size: inputs.subgroup_size,
-        widest_ballot: inputs.widest_ballot,
-        control_flow_efficiency: control_flow_efficiency(inputs.counters, inputs.subgroup_size),
-        branch_efficiency: branch_efficiency(branches),
-        width_note: width_note(inputs.workgroup_size, inputs.subgroup_size),
-    }
-}
-
 /// Σ active lanes / (Σ executions × SG) over every executed block.
 pub fn control_flow_efficiency(counters: &Counters, subgroup_size: Option<u32>) -> Option<f64> {
     let sg = f64::from(subgroup_size?);

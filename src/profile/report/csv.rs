@@ -58,6 +58,32 @@ fn source_line(profile: &Profile, line: u32) -> String {
         .map_or_else(String::new, str::to_owned)
 }
 
+/// A row of the table: its kind, the file, the line and its source (for a line or a branch),
+/// the subgroup size, and the cells `cells` names by column; every other cell is empty.
+fn row(
+    p: &Profile,
+    kind: &str,
+    line: Option<u32>,
+    cells: &[(&str, String)],
+) -> [String; CSV_COLUMNS.len()] {
+    let mut out = CSV_COLUMNS.map(|_| String::new());
+    let head = [
+        ("kind", kind.to_owned()),
+        ("file", p.kernel.file.clone()),
+        ("line", cell(line)),
+        (
+            "source",
+            line.map_or_else(String::new, |l| source_line(p, l)),
+        ),
+        ("subgroup_size", cell(p.subgroup_size)),
+    ];
+    for (column, value) in head.iter().chain(cells) {
+        let at = CSV_COLUMNS.iter().position(|c| c == column);
+        out[at.expect("a column of CSV_COLUMNS")] = value.clone();
+    }
+    out
+}
+
 /// The kernel's totals: its control-flow efficiency, and Σ evaluations and Σ divergent over
 /// the branches its branch efficiency is taken over.
 fn kernel_row(p: &Profile) -> [String; CSV_COLUMNS.len()] {
@@ -66,61 +92,48 @@ fn kernel_row(p: &Profile) -> [String; CSV_COLUMNS.len()] {
         (e + b.executions, d + b.divergent)
     });
     let measured = p.branch_efficiency.is_some();
-    [
-        "kernel".to_owned(),
-        p.kernel.file.clone(),
-        String::new(),
-        String::new(),
-        String::new(),
-        String::new(),
-        String::new(),
-        cell(p.control_flow_efficiency),
-        String::new(),
-        cell(measured.then_some(evaluations)),
-        cell(measured.then_some(divergent)),
-        String::new(),
-        cell(p.branch_efficiency),
-        String::new(),
-        cell(p.subgroup_size),
-    ]
+    row(
+        p,
+        "kernel",
+        None,
+        &[
+            ("efficiency", cell(p.control_flow_efficiency)),
+            ("evaluations", cell(measured.then_some(evaluations))),
+            ("divergent", cell(measured.then_some(divergent))),
+            ("branch_efficiency", cell(p.branch_efficiency)),
+        ],
+    )
 }
 
 fn line_row(p: &Profile, l: &LineProfile) -> [String; CSV_COLUMNS.len()] {
-    [
-        "line".to_owned(),
-        p.kernel.file.clone(),
-        l.line.to_string(),
-        source_line(p, l.line),
-        l.static_verdict.clone().unwrap_or_default(),
-        l.executions.to_string(),
-        cell(l.active_lanes),
-        cell(l.efficiency),
-        String::new(),
-        String::new(),
-        String::new(),
-        String::new(),
-        String::new(),
-        String::new(),
-        cell(p.subgroup_size),
-    ]
+    row(
+        p,
+        "line",
+        Some(l.line),
+        &[
+            ("static", l.static_verdict.clone().unwrap_or_default()),
+            ("executions", l.executions.to_string()),
+            ("active_lanes", cell(l.active_lanes)),
+            ("efficiency", cell(l.efficiency)),
+        ],
+    )
 }
 
 fn branch_row(p: &Profile, b: &BranchProfile) -> [String; CSV_COLUMNS.len()] {
-    [
-        "branch".to_owned(),
-        p.kernel.file.clone(),
-        b.line.to_string(),
-        source_line(p, b.line),
-        String::new(),
-        String::new(),
-        String::new(),
-        String::new(),
-        b.kind.clone(),
-        b.executions.to_string(),
-        b.divergent.to_string(),
-        cell(b.divergent_fraction),
-        cell(b.divergent_fraction.map(|d| 1.0 - d)),
-        cell(b.wasted_lane_slots),
-        cell(p.subgroup_size),
-    ]
+    row(
+        p,
+        "branch",
+        Some(b.line),
+        &[
+            ("branch", b.kind.clone()),
+            ("evaluations", b.executions.to_string()),
+            ("divergent", b.divergent.to_string()),
+            ("divergent_fraction", cell(b.divergent_fraction)),
+            (
+                "branch_efficiency",
+                cell(b.divergent_fraction.map(|d| 1.0 - d)),
+            ),
+            ("wasted_lane_slots", cell(b.wasted_lane_slots)),
+        ],
+    )
 }

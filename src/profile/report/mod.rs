@@ -10,8 +10,7 @@ mod import;
 mod render;
 
 pub use attribution::{
-    Headline, Inputs, branch_efficiency, control_flow_efficiency, headline, line_owner,
-    lines_and_branches, width_note,
+    Inputs, branch_efficiency, control_flow_efficiency, line_owner, lines_and_branches, width_note,
 };
 pub use csv::{CSV_COLUMNS, csv_bytes};
 pub use document::{

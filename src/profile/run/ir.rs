@@ -4,37 +4,21 @@
 
 use naga::{Block, Expression, Handle, Module, Scalar, Statement, TypeInner};
 
+use crate::naga_walk::each_statement;
+
 /// Every local variable a statement of `block` stores to or passes a pointer to.
 pub(super) fn stored_locals(
     block: &Block,
     expressions: &naga::Arena<Expression>,
     out: &mut Vec<Handle<naga::LocalVariable>>,
 ) {
-    for statement in block.iter() {
-        match statement {
-            Statement::Store { pointer, .. } => out.extend(local_root(expressions, *pointer)),
-            Statement::Call { arguments, .. } => {
-                out.extend(arguments.iter().filter_map(|&a| local_root(expressions, a)))
-            }
-            Statement::Block(inner) => stored_locals(inner, expressions, out),
-            Statement::If { accept, reject, .. } => {
-                stored_locals(accept, expressions, out);
-                stored_locals(reject, expressions, out);
-            }
-            Statement::Switch { cases, .. } => {
-                for case in cases {
-                    stored_locals(&case.body, expressions, out);
-                }
-            }
-            Statement::Loop {
-                body, continuing, ..
-            } => {
-                stored_locals(body, expressions, out);
-                stored_locals(continuing, expressions, out);
-            }
-            _ => {}
+    each_statement(block, &mut |statement| match statement {
+        Statement::Store { pointer, .. } => out.extend(local_root(expressions, *pointer)),
+        Statement::Call { arguments, .. } => {
+            out.extend(arguments.iter().filter_map(|&a| local_root(expressions, a)))
         }
-    }
+        _ => {}
+    });
 }
 
 /// The local variable a pointer points into, if it is one.
@@ -159,37 +143,19 @@ pub(super) fn stores_to(
     other: &mut bool,
 ) {
     let roots_at = |p: Handle<Expression>| local_root(expressions, p);
-    for statement in block.iter() {
-        match statement {
-            Statement::Store { pointer, value } => match expressions[*pointer] {
-                Expression::LocalVariable(v) if v == local => values.push(*value),
-                _ if roots_at(*pointer) == Some(local) => *other = true,
-                _ => {}
-            },
-            Statement::Call { arguments, .. }
-                if arguments.iter().any(|&a| roots_at(a) == Some(local)) =>
-            {
-                *other = true;
-            }
-            Statement::Block(inner) => stores_to(inner, expressions, local, values, other),
-            Statement::If { accept, reject, .. } => {
-                stores_to(accept, expressions, local, values, other);
-                stores_to(reject, expressions, local, values, other);
-            }
-            Statement::Switch { cases, .. } => {
-                for case in cases {
-                    stores_to(&case.body, expressions, local, values, other);
-                }
-            }
-            Statement::Loop {
-                body, continuing, ..
-            } => {
-                stores_to(body, expressions, local, values, other);
-                stores_to(continuing, expressions, local, values, other);
-            }
+    each_statement(block, &mut |statement| match statement {
+        Statement::Store { pointer, value } => match expressions[*pointer] {
+            Expression::LocalVariable(v) if v == local => values.push(*value),
+            _ if roots_at(*pointer) == Some(local) => *other = true,
             _ => {}
+        },
+        Statement::Call { arguments, .. }
+            if arguments.iter().any(|&a| roots_at(a) == Some(local)) =>
+        {
+            *other = true;
         }
-    }
+        _ => {}
+    });
 }
 
 /// The expressions `e` is computed from.
@@ -247,30 +213,15 @@ pub(super) fn calls_in(
     function: Handle<naga::Function>,
     out: &mut Vec<Vec<Handle<Expression>>>,
 ) {
-    for statement in block.iter() {
-        match statement {
-            Statement::Call {
-                function: f,
-                arguments,
-                ..
-            } if *f == function => out.push(arguments.clone()),
-            Statement::Block(inner) => calls_in(inner, function, out),
-            Statement::If { accept, reject, .. } => {
-                calls_in(accept, function, out);
-                calls_in(reject, function, out);
-            }
-            Statement::Switch { cases, .. } => {
-                for case in cases {
-                    calls_in(&case.body, function, out);
-                }
-            }
-            Statement::Loop {
-                body, continuing, ..
-            } => {
-                calls_in(body, function, out);
-                calls_in(continuing, function, out);
-            }
-            _ => {}
+    each_statement(block, &mut |statement| {
+        if let Statement::Call {
+            function: f,
+            arguments,
+            ..
+        } = statement
+            && *f == function
+        {
+            out.push(arguments.clone());
         }
-    }
+    });
 }

@@ -21,9 +21,7 @@ use crate::bench::adapter_record;
 use crate::experiments::Lab;
 use crate::gpu::read_buffer;
 use crate::profile::Error as ProfileError;
-use crate::profile::fill::{
-    BindingRef, BufferSpec, FormatSpec, SamplerSpec, SaveSpec, SizeSpec, TextureSpec,
-};
+use crate::profile::fill::{BindingRef, BufferSpec, TextureOptions};
 use crate::profile::instrument;
 use crate::profile::report::{
     self, Inputs, KernelRecord, PROFILE_SCHEMA_VERSION, Profile, RequestRecord,
@@ -80,16 +78,8 @@ pub struct Request {
     pub lens: Vec<(BindingRef, u64)>,
     /// `--override NAME=VALUE`.
     pub overrides: Vec<(String, f64)>,
-    /// `--texture NAME=FILL`.
-    pub textures: Vec<TextureSpec>,
-    /// `--size NAME=W[xH[xD]]`.
-    pub sizes: Vec<SizeSpec>,
-    /// `--format NAME=FORMAT`.
-    pub formats: Vec<FormatSpec>,
-    /// `--sampler NAME=FILTER[,ADDRESS]`.
-    pub samplers: Vec<SamplerSpec>,
-    /// `--save NAME=FILE.png`.
-    pub saves: Vec<SaveSpec>,
+    /// `--texture`, `--size`, `--format`, `--sampler` and `--save`.
+    pub textures: TextureOptions,
     /// `--loop-cap`.
     pub loop_cap: u32,
     /// `--reps`: the most timed repetitions of each kernel.
@@ -111,11 +101,7 @@ impl Request {
             buffers: Vec::new(),
             lens: Vec::new(),
             overrides: Vec::new(),
-            textures: Vec::new(),
-            sizes: Vec::new(),
-            formats: Vec::new(),
-            samplers: Vec::new(),
-            saves: Vec::new(),
+            textures: TextureOptions::default(),
             loop_cap: DEFAULT_LOOP_CAP,
             reps: DEFAULT_REPS,
             time_budget: DEFAULT_TIME_BUDGET,
@@ -145,11 +131,21 @@ impl Request {
             overrides: (self.overrides.iter())
                 .map(|(name, v)| format!("{name}={v}"))
                 .collect(),
-            textures: (self.textures.iter().map(|t| format!("--texture {t}")))
-                .chain(self.sizes.iter().map(|t| format!("--size {t}")))
-                .chain(self.formats.iter().map(|t| format!("--format {t}")))
-                .chain(self.samplers.iter().map(|t| format!("--sampler {t}")))
-                .chain(self.saves.iter().map(|t| format!("--save {t}")))
+            textures: (self.textures.fills.iter().map(|t| format!("--texture {t}")))
+                .chain(self.textures.sizes.iter().map(|t| format!("--size {t}")))
+                .chain(
+                    self.textures
+                        .formats
+                        .iter()
+                        .map(|t| format!("--format {t}")),
+                )
+                .chain(
+                    self.textures
+                        .samplers
+                        .iter()
+                        .map(|t| format!("--sampler {t}")),
+                )
+                .chain(self.textures.saves.iter().map(|t| format!("--save {t}")))
                 .collect(),
             reps: self.reps,
             time_budget_s: self.time_budget.as_secs_f64(),
@@ -217,8 +213,9 @@ pub fn profile_with_progress(
         analysis: analysis.as_ref(),
     };
     let (lines, branches, cross_checks) = report::lines_and_branches(&inputs);
-    let headline = report::headline(&inputs, &branches);
-    notes.extend(headline.width_note);
+    notes.extend(report::width_note(interface.workgroup_size, subgroup_size));
+    let control_flow_efficiency = report::control_flow_efficiency(&counts, subgroup_size);
+    let branch_efficiency = report::branch_efficiency(&branches);
     let cap_line = counts.cap_hit.map(|l| instrumented.loops[l].line);
     let mut profile = Profile {
         schema_version: PROFILE_SCHEMA_VERSION,
@@ -233,10 +230,10 @@ pub fn profile_with_progress(
         },
         request: request.record(),
         source: Some(request.source.clone()),
-        subgroup_size: headline.subgroup_size,
-        widest_ballot: headline.widest_ballot,
-        control_flow_efficiency: headline.control_flow_efficiency,
-        branch_efficiency: headline.branch_efficiency,
+        subgroup_size,
+        widest_ballot,
+        control_flow_efficiency,
+        branch_efficiency,
         lines,
         branches,
         loop_cap_hit: cap_line.is_some(),

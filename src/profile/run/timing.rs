@@ -125,7 +125,7 @@ pub(super) fn timing(
             of: max_rounds,
         });
     };
-    let samples = timer.interleave_within(gpu, label, &[plain, counted], budget, &mut on_round)?;
+    let samples = timer.interleave(gpu, label, &[plain, counted], budget, &mut on_round)?;
     let [kernel_ns, instrumented_ns] =
         [0, 1].map(|i| crate::stats::summarize(&samples[i]).map_or(f64::NAN, |s| s.median));
     Ok(TimingRecord {

@@ -39,14 +39,10 @@ fn tally(runs: &[SpinRun]) -> OrderTally {
 }
 
 pub(super) fn report(runs: &Runs<ForwardProgress>, result: &mut ExperimentResult) {
-    let &Runs {
-        ref by_order,
-        cap,
-        grouping,
-    } = runs;
-    let tallies = by_order.each_ref().map(|runs| tally(runs));
+    let (cap, grouping) = (runs.cap, runs.grouping);
+    let tallies = runs.tallied(tally);
     let (units, note) = (grouping.units(), grouping.note());
-    for (order, t) in SpinOrder::ALL.iter().zip(&tallies) {
+    for (order, t) in &tallies {
         let name = order.entry();
         let later = t.progressed - t.at_first_check;
         let checks = stats::summarize(&t.seen_at).map_or_else(
@@ -71,13 +67,18 @@ pub(super) fn report(runs: &Runs<ForwardProgress>, result: &mut ExperimentResult
                 t.progressed, t.tests, t.at_first_check
             ),
         );
-        result.metric(&format!("{name}_{units}"), t.tests as f64);
-        result.metric(&format!("{name}_progressed"), t.progressed as f64);
+        let counts = [
+            (units, t.tests),
+            ("progressed", t.progressed),
+            ("at_first_check", t.at_first_check),
+        ];
+        for (key, count) in counts {
+            result.metric(&format!("{name}_{key}"), count as f64);
+        }
         result.metric(
             &format!("{name}_progress_fraction"),
             fraction(t.progressed, t.tests),
         );
-        result.metric(&format!("{name}_at_first_check"), t.at_first_check as f64);
         if let Some(s) = stats::summarize(&t.seen_at) {
             result.metric(&format!("{name}_checks_median"), s.median);
             result.metric(&format!("{name}_checks_max"), s.max);
@@ -95,12 +96,12 @@ pub(super) fn report(runs: &Runs<ForwardProgress>, result: &mut ExperimentResult
 }
 
 /// What the two orders together say about the scheduler.
-fn pattern(t: &[OrderTally; 2], grouping: Grouping) -> String {
+fn pattern(t: &[(SpinOrder, OrderTally); 2], grouping: Grouping) -> String {
     let (unit, units) = (grouping.unit(), grouping.units());
     let all = |t: &OrderTally| t.tests > 0 && t.progressed == t.tests;
     let none = |t: &OrderTally| t.progressed == 0;
     let first = |t: &OrderTally| all(t) && t.at_first_check == t.tests;
-    let [then, els] = t;
+    let [(_, then), (_, els)] = t;
     let counts = format!(
         "progress in {}/{} {units} with the spinners in the then-branch ({} at the first \
          check), {}/{} with them in the else-branch ({} at the first check)",

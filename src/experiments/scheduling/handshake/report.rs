@@ -52,14 +52,9 @@ fn tally(runs: &[HandshakeRun]) -> OrderTally {
 }
 
 pub(super) fn report(runs: &Runs<Handshake>, result: &mut ExperimentResult) {
-    let &Runs {
-        ref by_order,
-        cap,
-        grouping,
-    } = runs;
-    let tallies = by_order.each_ref().map(|runs| tally(runs));
+    let (cap, grouping) = (runs.cap, runs.grouping);
     let (units, note) = (grouping.units(), grouping.note());
-    for (order, t) in HandshakeOrder::ALL.iter().zip(&tallies) {
+    for (order, t) in &runs.tallied(tally) {
         let name = order.entry();
         let (a_branch, b_branch) = order.branches();
         let median_max = |v: &[f64]| {
@@ -88,19 +83,24 @@ pub(super) fn report(runs: &Runs<Handshake>, result: &mut ExperimentResult) {
                 reading(*order, t, grouping)
             ),
         );
-        result.metric(&format!("{units}_{name}"), t.subgroups as f64);
-        result.metric(&format!("both_completed_{name}"), t.both as f64);
+        let counts = [
+            (units, t.subgroups),
+            ("both_completed", t.both),
+            ("a_completed", t.a_completed),
+            ("a_capped", t.a_capped),
+            ("b_completed", t.b_completed),
+            ("b_capped", t.b_capped),
+            ("a_ran_first", t.a_first),
+            ("b_ran_first", t.b_first),
+            ("mixed", t.mixed()),
+        ];
+        for (key, count) in counts {
+            result.metric(&format!("{key}_{name}"), count as f64);
+        }
         result.metric(
             &format!("both_completed_fraction_{name}"),
             fraction(t.both, t.subgroups),
         );
-        result.metric(&format!("a_completed_{name}"), t.a_completed as f64);
-        result.metric(&format!("a_capped_{name}"), t.a_capped as f64);
-        result.metric(&format!("b_completed_{name}"), t.b_completed as f64);
-        result.metric(&format!("b_capped_{name}"), t.b_capped as f64);
-        result.metric(&format!("a_ran_first_{name}"), t.a_first as f64);
-        result.metric(&format!("b_ran_first_{name}"), t.b_first as f64);
-        result.metric(&format!("mixed_{name}"), t.mixed() as f64);
         for (side, checks) in [("a", &t.a_checks), ("b", &t.b_checks)] {
             if let Some(s) = stats::summarize(checks) {
                 result.metric(&format!("{side}_checks_median_{name}"), s.median);

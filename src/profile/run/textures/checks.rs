@@ -20,11 +20,18 @@ pub(super) fn check_names(interface: &KernelInterface, request: &Request) -> Res
     let samplers: Vec<String> = interface.samplers.iter().map(|s| s.name.clone()).collect();
     let texture_refs = request
         .textures
+        .fills
         .iter()
         .map(|s| ("--texture", &s.target))
-        .chain(request.sizes.iter().map(|s| ("--size", &s.target)))
-        .chain(request.formats.iter().map(|s| ("--format", &s.target)))
-        .chain(request.saves.iter().map(|s| ("--save", &s.target)));
+        .chain(request.textures.sizes.iter().map(|s| ("--size", &s.target)))
+        .chain(
+            request
+                .textures
+                .formats
+                .iter()
+                .map(|s| ("--format", &s.target)),
+        )
+        .chain(request.textures.saves.iter().map(|s| ("--save", &s.target)));
     for (flag, target) in texture_refs {
         if !interface
             .textures
@@ -40,7 +47,7 @@ pub(super) fn check_names(interface: &KernelInterface, request: &Request) -> Res
             ));
         }
     }
-    for spec in &request.samplers {
+    for spec in &request.textures.samplers {
         if !interface
             .samplers
             .iter()
@@ -55,7 +62,7 @@ pub(super) fn check_names(interface: &KernelInterface, request: &Request) -> Res
             ));
         }
     }
-    for save in &request.saves {
+    for save in &request.textures.saves {
         let t = interface
             .textures
             .iter()
@@ -94,7 +101,8 @@ pub(super) fn format_of(
     t: &TextureBinding,
     request: &Request,
 ) -> Result<wgpu::TextureFormat> {
-    let asked = Named::last_for(&request.formats, &t.name, t.group, t.binding).map(|f| f.0);
+    let asked =
+        Named::last_for(&request.textures.formats, &t.name, t.group, t.binding).map(|f| f.0);
     let bad = |why: String| -> Error { ProfileError::BadTexture(why).into() };
     let format = match (t.class, asked) {
         (TextureClass::Storage { format, .. }, None) => format,

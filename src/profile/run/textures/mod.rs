@@ -71,7 +71,7 @@ pub(super) fn make_textures(
             });
         }
         let mine = |target: &BindingRef| target.names(&t.name, t.group, t.binding);
-        let fill = Named::last_for(&request.textures, &t.name, t.group, t.binding)
+        let fill = Named::last_for(&request.textures.fills, &t.name, t.group, t.binding)
             .map_or_else(|| default_fill(t), Clone::clone);
         let picture = match &fill {
             Fill::File(path) => Some(Picture::open(path).map_err(|why| {
@@ -84,13 +84,15 @@ pub(super) fn make_textures(
             _ => None,
         };
         let format = format_of(gpu, t, request)?;
-        let size = Named::last_for(&request.sizes, &t.name, t.group, t.binding);
+        let size = Named::last_for(&request.textures.sizes, &t.name, t.group, t.binding);
         let global = std::array::from_fn(|i| {
             interface.workgroup_size[i].saturating_mul(request.dispatch[i])
         });
         let extent = extent_of(t, size.map(|s| s.0.as_slice()), picture.as_ref(), global)?;
         check_limits(t, extent, &limits)?;
-        if TexelLayout::of(format).is_none() && request.saves.iter().any(|s| mine(&s.target)) {
+        if TexelLayout::of(format).is_none()
+            && request.textures.saves.iter().any(|s| mine(&s.target))
+        {
             return Err(unfillable(t, format, "saved as PNG"));
         }
         let texture = create(gpu, t, format, extent)?;
@@ -147,7 +149,7 @@ pub(super) fn make_samplers(
 
 /// How sampler `s` reads: as its last `--sampler` says, or linear and clamped.
 fn sampler_mode(request: &Request, s: &SamplerBinding) -> fill::SamplerMode {
-    Named::last_for(&request.samplers, &s.name, s.group, s.binding)
+    Named::last_for(&request.textures.samplers, &s.name, s.group, s.binding)
         .copied()
         .unwrap_or_default()
 }
@@ -173,7 +175,7 @@ pub(super) fn save_textures(
     textures: &[Texture],
     write: &dyn Fn(&Path, &[u8]) -> Result<()>,
 ) -> Result<()> {
-    for save in &request.saves {
+    for save in &request.textures.saves {
         let made = textures
             .iter()
             .find(|m| {

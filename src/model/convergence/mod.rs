@@ -431,22 +431,81 @@ pub struct PointTally {
     pub structured_values: usize,
 }
 
-/// The checks of one scenario over every subgroup. Each list holds one line per failure.
+/// A guarantee of structured control flow that [`assess`] checks on every lane.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Guarantee {
+    /// An invocation reaches exactly the points the model says it does.
+    ControlFlow,
+    /// A ballot holds its own lane and no lane on another path.
+    OwnPath,
+    /// A value is the operation over the ballot's set.
+    OpValues,
+    /// An entry ballot holds the whole subgroup.
+    FullAtEntry,
+}
+
+impl Guarantee {
+    /// Every guarantee, in report order (the index of [`Assessment::failures`]).
+    pub const ALL: [Guarantee; 4] = [
+        Guarantee::ControlFlow,
+        Guarantee::OwnPath,
+        Guarantee::OpValues,
+        Guarantee::FullAtEntry,
+    ];
+
+    /// The verdict's stable key.
+    pub fn key(self) -> &'static str {
+        match self {
+            Guarantee::ControlFlow => "control_flow",
+            Guarantee::OwnPath => "own_path",
+            Guarantee::OpValues => "op_values",
+            Guarantee::FullAtEntry => "full_at_entry",
+        }
+    }
+
+    /// The verdict's check, in one sentence.
+    pub fn check(self) -> &'static str {
+        match self {
+            Guarantee::ControlFlow => "control flow reaches exactly the modelled record points",
+            Guarantee::OwnPath => {
+                "a ballot holds only invocations on the caller's own path (mutually convergent set)"
+            }
+            Guarantee::OpValues => {
+                "each subgroup op's result is the op over the invocations its ballot shows"
+            }
+            Guarantee::FullAtEntry => {
+                "at entry (uniform control flow) the whole subgroup is active"
+            }
+        }
+    }
+}
+
+/// The checks of one scenario over every subgroup.
 #[derive(Clone, Debug, Default)]
 pub struct Assessment {
-    /// An invocation reached a point the model says it does not, or missed one it reaches.
-    pub control_flow: Vec<String>,
-    /// A ballot without its own lane, or with a lane on another path.
-    pub foreign_lanes: Vec<String>,
-    /// A value that is not the operation over the ballot's set.
-    pub wrong_values: Vec<String>,
-    /// An entry ballot without the whole subgroup.
-    pub entry_incomplete: Vec<String>,
+    /// Per [`Guarantee`], in [`Guarantee::ALL`] order: one line per failure.
+    pub failures: [Vec<String>; 4],
     /// Per point, in point order.
     pub points: Vec<PointTally>,
     /// Subgroups and invocations checked.
     pub subgroups: usize,
     pub invocations: usize,
+}
+
+impl Assessment {
+    /// The failures of one guarantee.
+    pub fn failed(&self, guarantee: Guarantee) -> &[String] {
+        &self.failures[guarantee as usize]
+    }
+
+    /// Whether every guarantee held.
+    pub fn holds(&self) -> bool {
+        self.failures.iter().all(Vec::is_empty)
+    }
+
+    fn fail(&mut self, guarantee: Guarantee, line: String) {
+        self.failures[guarantee as usize].push(line);
+    }
 }
 
 /// Checks one scenario's observations, subgroup by subgroup.
@@ -461,10 +520,13 @@ pub fn assess(scenario: Scenario, subgroups: &[SubgroupObservation]) -> Assessme
         let size = *size;
         out.invocations += lanes.len();
         if lanes.len() != size as usize {
-            out.entry_incomplete.push(format!(
-                "subgroup {s}: {} invocations, but subgroup_size is {size}",
-                lanes.len()
-            ));
+            out.fail(
+                Guarantee::FullAtEntry,
+                format!(
+                    "subgroup {s}: {} invocations, but subgroup_size is {size}",
+                    lanes.len()
+                ),
+            );
         }
         let visits: Vec<Vec<Visit>> = lanes
             .iter()
@@ -484,14 +546,18 @@ pub fn assess(scenario: Scenario, subgroups: &[SubgroupObservation]) -> Assessme
                 let here = format!("subgroup {s}, lane {} (id {}), point {p}", l.lane, l.id);
                 let Some(path) = path_of(i) else {
                     if observed.is_some() {
-                        out.control_flow
-                            .push(format!("{here}: reached, but the model says it does not"));
+                        out.fail(
+                            Guarantee::ControlFlow,
+                            format!("{here}: reached, but the model says it does not"),
+                        );
                     }
                     continue;
                 };
                 let Some(obs) = observed else {
-                    out.control_flow
-                        .push(format!("{here}: not reached, but the model says it is"));
+                    out.fail(
+                        Guarantee::ControlFlow,
+                        format!("{here}: not reached, but the model says it is"),
+                    );
                     continue;
                 };
                 // The structured set: lanes of this subgroup on the same path here.
@@ -506,10 +572,13 @@ pub fn assess(scenario: Scenario, subgroups: &[SubgroupObservation]) -> Assessme
                     tally.structured_values += 1;
                 }
                 if obs.ballot & lane_bit(l.lane) == 0 || obs.ballot & !structured_mask != 0 {
-                    out.foreign_lanes.push(format!(
-                        "{here}: ballot {:#x}, but only {structured_mask:#x} are on its path",
-                        obs.ballot
-                    ));
+                    out.fail(
+                        Guarantee::OwnPath,
+                        format!(
+                            "{here}: ballot {:#x}, but only {structured_mask:#x} are on its path",
+                            obs.ballot
+                        ),
+                    );
                     continue;
                 }
                 let active: Vec<(u32, u32)> = structured
@@ -519,20 +588,26 @@ pub fn assess(scenario: Scenario, subgroups: &[SubgroupObservation]) -> Assessme
                     .collect();
                 let expected = expected_value(spec.op, &active, (l.lane, l.id));
                 if expected != Some(obs.value) {
-                    out.wrong_values.push(format!(
-                        "{here}: value {}, but {:?} over its ballot {:#x} is {}",
-                        obs.value,
-                        spec.op,
-                        obs.ballot,
-                        expected.map_or_else(|| "undefined".to_owned(), |v| v.to_string())
-                    ));
+                    out.fail(
+                        Guarantee::OpValues,
+                        format!(
+                            "{here}: value {}, but {:?} over its ballot {:#x} is {}",
+                            obs.value,
+                            spec.op,
+                            obs.ballot,
+                            expected.map_or_else(|| "undefined".to_owned(), |v| v.to_string())
+                        ),
+                    );
                 }
                 if spec.place == Place::Entry && obs.ballot != mask_of(lanes.iter().map(|l| l.lane))
                 {
-                    out.entry_incomplete.push(format!(
-                        "{here}: entry ballot {:#x} lacks part of the subgroup",
-                        obs.ballot
-                    ));
+                    out.fail(
+                        Guarantee::FullAtEntry,
+                        format!(
+                            "{here}: entry ballot {:#x} lacks part of the subgroup",
+                            obs.ballot
+                        ),
+                    );
                 }
             }
             // Each structured set counts once, as together when all its members saw exactly it.
@@ -564,123 +639,4 @@ fn mask_of(lanes: impl Iterator<Item = u32>) -> u128 {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// What a structured-reconvergence device records: every set exactly as the model says.
-    fn structured_device(scenario: Scenario, size: u32) -> SubgroupObservation {
-        let invs: Vec<Invocation> = (0..size)
-            .map(|lane| Invocation {
-                id: 100 + lane,
-                lane,
-                size,
-            })
-            .collect();
-        let visits: Vec<Vec<Visit>> = invs.iter().map(|&i| scenario.visits(i)).collect();
-        let specs = scenario.points();
-        let lanes = invs
-            .iter()
-            .enumerate()
-            .map(|(i, inv)| LaneObservation {
-                id: inv.id,
-                lane: inv.lane,
-                points: (0..specs.len() as u32)
-                    .map(|p| {
-                        let path = visits[i].iter().find(|v| v.point == p)?.path;
-                        let set: Vec<(u32, u32)> = invs
-                            .iter()
-                            .zip(&visits)
-                            .filter(|(_, v)| v.contains(&visit(p, path)))
-                            .map(|(inv, _)| (inv.lane, inv.id))
-                            .collect();
-                        Some(Observed {
-                            ballot: mask_of(set.iter().map(|&(lane, _)| lane)),
-                            value: expected_value(specs[p as usize].op, &set, (inv.lane, inv.id))?,
-                        })
-                    })
-                    .collect(),
-            })
-            .collect();
-        SubgroupObservation { size, lanes }
-    }
-
-    #[test]
-    fn a_structured_device_passes_every_scenario_at_every_size() {
-        for size in [4, 8, 32, 64, 128] {
-            for scenario in Scenario::ALL {
-                let a = assess(scenario, &[structured_device(scenario, size)]);
-                assert!(
-                    a.control_flow.is_empty()
-                        && a.foreign_lanes.is_empty()
-                        && a.wrong_values.is_empty()
-                        && a.entry_incomplete.is_empty(),
-                    "{scenario:?} at {size}: {a:#?}"
-                );
-                for (p, t) in a.points.iter().enumerate() {
-                    assert_eq!(t.together, t.sets, "{scenario:?} point {p}");
-                    assert_eq!(t.structured_values, t.lanes, "{scenario:?} point {p}");
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn a_ballot_with_the_other_branch_is_a_violation() {
-        let mut sg = structured_device(Scenario::IfElse, 8);
-        let lanes = &mut sg.lanes;
-        // Lane 0 (then-branch) sees lane 1 (else-branch) active with it, and a min to match.
-        let obs = lanes[0].points[1].as_mut().unwrap();
-        obs.ballot |= 0b10;
-        obs.value = 100;
-        let a = assess(Scenario::IfElse, &[sg]);
-        assert_eq!(a.foreign_lanes.len(), 1, "{a:#?}");
-    }
-
-    #[test]
-    fn a_wrong_min_and_a_missed_point_are_reported() {
-        let mut sg = structured_device(Scenario::IfElse, 8);
-        let lanes = &mut sg.lanes;
-        lanes[2].points[1].as_mut().unwrap().value = 0;
-        lanes[3].points[5] = None;
-        let a = assess(Scenario::IfElse, &[sg]);
-        assert_eq!(a.wrong_values.len(), 1, "{a:#?}");
-        assert_eq!(a.control_flow.len(), 1, "{a:#?}");
-    }
-
-    #[test]
-    fn a_split_branch_is_not_together_but_not_a_violation() {
-        // Even lanes of the then-branch run as two sets: allowed, but not structured.
-        let mut sg = structured_device(Scenario::IfElse, 8);
-        let lanes = &mut sg.lanes;
-        for lane in [0usize, 2] {
-            let obs = lanes[lane].points[1].as_mut().unwrap();
-            obs.ballot = 0b101;
-            obs.value = 100;
-        }
-        for lane in [4usize, 6] {
-            let obs = lanes[lane].points[1].as_mut().unwrap();
-            obs.ballot = 0b101_0000;
-            obs.value = 104;
-        }
-        let a = assess(Scenario::IfElse, &[sg]);
-        assert!(
-            a.foreign_lanes.is_empty() && a.wrong_values.is_empty(),
-            "{a:#?}"
-        );
-        assert_eq!((a.points[1].together, a.points[1].sets), (0, 1));
-        assert_eq!(
-            a.points[1].structured_values, 2,
-            "lanes 0 and 2 saw the branch minimum"
-        );
-    }
-
-    #[test]
-    fn loop_and_break_paths_follow_the_shader() {
-        let inv = |id, lane| Invocation { id, lane, size: 8 };
-        let points = |s: Scenario, i| s.visits(i).iter().map(|v| v.point).collect::<Vec<_>>();
-        assert_eq!(points(Scenario::LoopTripCount, inv(2, 2)), [0, 1, 2, 4]);
-        assert_eq!(points(Scenario::LoopTripCount, inv(3, 3)), [0, 1, 2, 3, 4]);
-        // Lane 1 skips iteration 1 and breaks after iteration 3.
-        assert_eq!(points(Scenario::BreakContinue, inv(1, 1)), [0, 1, 3, 4, 7]);
-    }
-}
+mod tests;
