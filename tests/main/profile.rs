@@ -134,6 +134,54 @@ fn a_loop_with_per_lane_trips_has_the_efficiency_its_trips_imply() {
     assert_no_divlab_bug(&p);
 }
 
+const TWO_LOOPS: &str = "\
+@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+    var acc = 0u;
+    for (var i = 0u; i < lid % 4u + 1u; i++) { // hoisted
+        acc += i; // hoisted body
+    }
+    var j = 0u;
+    loop { // counted
+        if (j >= lid % 8u) { break; } // exit
+        if (j % 2u == 0u) { // even trip
+            acc += 1u; // even body
+        }
+        j++;
+    }
+    out[gid.x] = acc;
+}
+";
+
+/// The counts of a loop can pass 2^32 only over enough invocations times the loop cap, and
+/// only then do its counters take the 64-bit carry (kept after each add, taken after the last:
+/// `divlab_old`). Every workgroup of this kernel does the same, so 1100 workgroups, past that
+/// bound on lavapipe and the H200, count 550 times what 2 workgroups count, line by line.
+#[test]
+fn loop_counts_that_may_wrap_take_the_carry_and_still_add_up() {
+    let small = profiled(TWO_LOOPS, |r| r.dispatch = [2, 1, 1]);
+    let large = profiled(TWO_LOOPS, |r| r.dispatch = [1100, 1, 1]);
+    assert!(!small.instrumented_wgsl.contains("divlab_old"));
+    assert!(large.instrumented_wgsl.contains("divlab_old"));
+    let (p, q) = (&small.profile, &large.profile);
+    assert_eq!(p.lines.len(), q.lines.len());
+    for (a, b) in p.lines.iter().zip(&q.lines) {
+        assert_eq!(b.executions, 550 * a.executions, "line {}", a.line);
+        assert_eq!(b.active_lanes, a.active_lanes.map(|n| 550 * n), "line {}", a.line);
+    }
+    for (a, b) in p.branches.iter().zip(&q.branches) {
+        assert_eq!(b.executions, 550 * a.executions, "{} at {}", a.kind, a.line);
+        assert_eq!(b.divergent, 550 * a.divergent, "{} at {}", a.kind, a.line);
+    }
+    // Lane l runs l % 8 trips of the counted loop, ⌈(l % 8) / 2⌉ of them even.
+    let even = line(p, line_of(TWO_LOOPS, "// even body"));
+    let even_lanes: u64 = (0..64u64).map(|l| (l % 8).div_ceil(2)).sum();
+    assert_eq!(even.active_lanes, Some(2 * even_lanes));
+}
+
 const NESTED_TRIPS: &str = "\
 @group(0) @binding(0) var<storage, read_write> out: array<u32>;
 

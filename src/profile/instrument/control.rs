@@ -131,6 +131,28 @@ pub(super) fn reachable_functions(module: &Module) -> Vec<Handle<Function>> {
         .collect()
 }
 
+/// The most times one invocation can enter a function of the module by calls, counted per call
+/// statement, not per trip of a loop around it (a callee of a loop counts into private counts,
+/// which [`super::Pass`] bounds by the loop cap): the number of call paths from the entry point
+/// to it, saturating. WGSL has no recursion, and naga's arena holds a callee before its
+/// callers, so one walk from the last function back sees every caller before its callees.
+pub(super) fn call_paths(module: &Module) -> u64 {
+    let mut paths = vec![0u64; module.functions.len()];
+    let mut out = Vec::new();
+    calls(&module.entry_points[0].function.body, &mut out);
+    for callee in out.drain(..) {
+        paths[callee.index()] = paths[callee.index()].saturating_add(1);
+    }
+    for (handle, function) in module.functions.iter().rev() {
+        calls(&function.body, &mut out);
+        let mine = paths[handle.index()];
+        for callee in out.drain(..) {
+            paths[callee.index()] = paths[callee.index()].saturating_add(mine);
+        }
+    }
+    paths.into_iter().fold(1, u64::max)
+}
+
 fn calls(block: &Block, out: &mut Vec<Handle<Function>>) {
     each_statement(block, &mut |statement| {
         if let Statement::Call { function, .. } = *statement {
@@ -239,6 +261,22 @@ fn main(@builtin(local_invocation_index) lid: u32) {
         let (test, rest) = split_exit_test(body.clone(), &map, 13);
         assert!(test.is_empty());
         assert_eq!(rest.len(), body.len());
+    }
+
+    #[test]
+    fn call_paths_multiply_along_the_call_graph() {
+        // `leaf` is called twice from `mid`, which main calls three times: six paths.
+        let module = naga::front::wgsl::parse_str(
+            "fn leaf() {}
+             fn mid() { leaf(); leaf(); }
+             fn other() {}
+             @compute @workgroup_size(1) fn main() { mid(); mid(); mid(); other(); }",
+        )
+        .unwrap();
+        assert_eq!(call_paths(&module), 6);
+        let alone =
+            naga::front::wgsl::parse_str("@compute @workgroup_size(1) fn main() {}").unwrap();
+        assert_eq!(call_paths(&alone), 1);
     }
 
     #[test]

@@ -43,6 +43,18 @@ impl Pass<'_> {
     /// every invocation is its own subgroup of one: it adds its [`Share::Elected`] counts to its
     /// private counts, and active lanes and branch counts are not measured.
     pub(super) fn count(&self, fx: &mut Emitter<'_>, counts: &[(Word, Share)], out: &mut Block) {
+        self.count_bounded(fx, counts, self.wide.direct, out);
+    }
+
+    /// [`Self::count`], with `wide` saying whether a count made straight to the counters may
+    /// wrap their low word (a hoisted loop's counts are trips, bounded by the loop cap, not 1).
+    pub(super) fn count_bounded(
+        &self,
+        fx: &mut Emitter<'_>,
+        counts: &[(Word, Share)],
+        wide: bool,
+        out: &mut Block,
+    ) {
         let local = self.g.local;
         if !self.opts.subgroups {
             for &(word, share) in counts {
@@ -83,9 +95,10 @@ impl Pass<'_> {
         let add = fx.nested(out, |fx, b| {
             for &(word, share) in counts {
                 match share {
-                    Share::Elected(value) => add64(fx, counters, word, value, b),
+                    Share::Elected(value) => add_count(fx, counters, wide, word, value, b),
                     Share::ElectedIf(condition, value) => {
-                        let add = fx.nested(b, |fx, b| add64(fx, counters, word, value, b));
+                        let add =
+                            fx.nested(b, |fx, b| add_count(fx, counters, wide, word, value, b));
                         fx.if_then(condition, add, b);
                     }
                     Share::EachLane(value, how) => {
@@ -93,7 +106,7 @@ impl Pass<'_> {
                             .iter()
                             .find(|&&(key, _)| key == (value, how))
                             .expect("every total is made above");
-                        add64(fx, counters, word, total, b);
+                        add_count(fx, counters, wide, word, total, b);
                     }
                 }
             }
@@ -189,6 +202,24 @@ pub(super) fn counter(
     let stripe = fx.load(stripe_pointer);
     let index = fx.binary(BinaryOperator::Add, stripe, offset);
     fx.emitted(Expression::Access { base, index })
+}
+
+/// Adds `value` to the counter pair at `word`: with [`add64`] where the count may wrap its low
+/// word (`wide`), else with a plain `atomicAdd` whose result nothing waits for.
+pub(super) fn add_count(
+    fx: &mut Emitter<'_>,
+    counters: CounterBuffer,
+    wide: bool,
+    word: Word,
+    value: Handle<Expression>,
+    out: &mut Block,
+) {
+    if wide {
+        add64(fx, counters, word, value, out);
+    } else {
+        let pointer = counter(fx, counters, word, out);
+        fx.atomic(pointer, AtomicFunction::Add, value, out);
+    }
 }
 
 /// 64-bit add of `value` (a `u32`) to the pair whose low word is `word` (the high word

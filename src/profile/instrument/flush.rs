@@ -1,10 +1,13 @@
 //! The exit flush: where an invocation leaves the kernel, its private counts (the sites in
 //! loops) go into the counters, summed over the subgroup.
 
-use naga::{BinaryOperator, Block, Literal, Module, Statement, SubgroupOperation};
+use naga::{
+    AtomicFunction, BinaryOperator, Block, Expression, Handle, Literal, Module, Statement,
+    SubgroupOperation,
+};
 
 use super::Pass;
-use super::count::add64;
+use super::count::{add_count, counter};
 use super::emit::Emitter;
 use super::layout::Word;
 use super::walk::Patched;
@@ -37,32 +40,84 @@ impl Pass<'_> {
     }
 
     /// `divlab_flush`: each private count, summed over the subgroup's active lanes, added by
-    /// the elected lane to its 64-bit counter (without subgroups each invocation adds its own).
-    /// A vote skips a count that is 0 in every lane, as most are (blocks this subgroup never
-    /// ran). The slots are spelled out, not looped over: indexed by constants only, the private
-    /// counts can live in registers.
+    /// the elected lane to its counter (without subgroups each invocation adds its own). A vote
+    /// skips a count that is 0 in every lane, as most are (blocks this subgroup never ran). The
+    /// slots are spelled out, not looped over: indexed by constants only, the private counts can
+    /// live in registers. Where the counts may wrap a low word ([`super::Wide`]), every add
+    /// keeps the value `atomicAdd` returned, and the carries are taken after the last add: the
+    /// invocation waits for the atomics once, not once per counter.
     fn flush_body(&self, fx: &mut Emitter<'_>, words: &[Word], out: &mut Block) {
-        let (local, counters) = (self.g.local, self.g.counters);
         let elected = self.opts.subgroups.then(|| self.elect(fx, out));
+        let mut pending = Vec::new();
         for (slot, &word) in words.iter().enumerate() {
-            let base = fx.global(local, out);
+            let base = fx.global(self.g.local, out);
             let pointer = fx.member(base, slot as u32);
             let mine = fx.load(pointer);
             let zero = fx.literal(Literal::U32(0), out);
             let some = fx.binary(BinaryOperator::NotEqual, mine, zero);
+            let kept = self.wide.flushed.then(|| {
+                let [old, added] = ["old", "added"].map(|what| {
+                    let variable = fx.new_local(format!("divlab_{what}{slot}"), fx.u32_ty);
+                    let pointer = fx.local(variable, out);
+                    fx.store(pointer, zero, out);
+                    pointer
+                });
+                pending.push((word, old, added));
+                (old, added)
+            });
             let Some(elected) = elected else {
-                let add = fx.nested(out, |fx, b| add64(fx, counters, word, mine, b));
+                let add = fx.nested(out, |fx, b| self.flush_add(fx, word, mine, kept, b));
                 fx.if_then(some, add, out);
                 continue;
             };
             let any = fx.vote(SubgroupOperation::Any, some, out);
             let accept = fx.nested(out, |fx, b| {
                 let total = fx.reduce(SubgroupOperation::Add, mine, fx.u32_ty, b);
-                let add = fx.nested(b, |fx, b| add64(fx, counters, word, total, b));
+                let add = fx.nested(b, |fx, b| self.flush_add(fx, word, total, kept, b));
                 fx.if_then(elected, add, b);
             });
             fx.if_then(any, accept, out);
         }
+        if !pending.is_empty() {
+            let counters = self.g.counters;
+            let carries = fx.nested(out, |fx, b| {
+                for (word, old, added) in pending {
+                    let (old, added) = (fx.load(old), fx.load(added));
+                    let sum = fx.binary(BinaryOperator::Add, old, added);
+                    let wrapped = fx.binary(BinaryOperator::Less, sum, added);
+                    let carry = fx.nested(b, |fx, b| {
+                        let one = fx.literal(Literal::U32(1), b);
+                        let pointer = counter(fx, counters, word.high(), b);
+                        fx.atomic(pointer, AtomicFunction::Add, one, b);
+                    });
+                    fx.if_then(wrapped, carry, b);
+                }
+            });
+            match elected {
+                Some(elected) => fx.if_then(elected, carries, out),
+                None => fx.statement(Statement::Block(carries), out),
+            }
+        }
         fx.flush(out);
+    }
+
+    /// One flushed add of `value` to the counter at `word`; with `kept` (the counts may wrap),
+    /// its old value and `value` are stored there for the carry.
+    fn flush_add(
+        &self,
+        fx: &mut Emitter<'_>,
+        word: Word,
+        value: Handle<Expression>,
+        kept: Option<(Handle<Expression>, Handle<Expression>)>,
+        out: &mut Block,
+    ) {
+        let counters = self.g.counters;
+        let Some((old_pointer, added_pointer)) = kept else {
+            return add_count(fx, counters, false, word, value, out);
+        };
+        let pointer = counter(fx, counters, word, out);
+        let old = fx.atomic_add(pointer, value, out);
+        fx.store(old_pointer, old, out);
+        fx.store(added_pointer, value, out);
     }
 }

@@ -54,7 +54,7 @@ impl Pass<'_> {
                 Share::EachLane(one, Total::ActiveLanes),
             ),
         ]);
-        self.count(fx, &counts, out);
+        self.count_bounded(fx, &counts, self.wide.flushed, out);
     }
 
     /// How many distinct values `value` has over the subgroup's active lanes: one round per

@@ -54,6 +54,7 @@ fn run(source: &str, subgroups: bool, loop_cap: u32) -> Instrumented {
         loop_cap,
         counters_group: 1,
         lanes_block: None,
+        invocations: u64::MAX,
     };
     let out = instrument(&module, &prepared, "main", &opts).expect("instrument");
     // The emitted WGSL goes back through divlab's own naga path, as the GPU will take it.

@@ -82,6 +82,12 @@ pub fn prepare(gpu: &GpuContext, request: &Request) -> Result<Prepared> {
         loop_cap,
         counters_group,
         lanes_block: None,
+        invocations: request
+            .dispatch
+            .iter()
+            .chain(&interface.workgroup_size)
+            .map(|&n| u64::from(n))
+            .product(),
     };
     let mut instrumented = instrument::instrument(&module, &prepared, &interface.entry, &options)?;
     if let Some(line) = request.lanes_line {
