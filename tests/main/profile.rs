@@ -170,7 +170,12 @@ fn loop_counts_that_may_wrap_take_the_carry_and_still_add_up() {
     assert_eq!(p.lines.len(), q.lines.len());
     for (a, b) in p.lines.iter().zip(&q.lines) {
         assert_eq!(b.executions, 550 * a.executions, "line {}", a.line);
-        assert_eq!(b.active_lanes, a.active_lanes.map(|n| 550 * n), "line {}", a.line);
+        assert_eq!(
+            b.active_lanes,
+            a.active_lanes.map(|n| 550 * n),
+            "line {}",
+            a.line
+        );
     }
     for (a, b) in p.branches.iter().zip(&q.branches) {
         assert_eq!(b.executions, 550 * a.executions, "{} at {}", a.kind, a.line);

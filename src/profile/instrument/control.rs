@@ -20,6 +20,38 @@ pub(super) fn may_leave(statement: &Statement, in_loop: bool, in_switch: bool) -
     }
 }
 
+/// How an `if`'s sides let lanes out of the block it is in ([`may_leave`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Sides {
+    /// Neither side lets a lane out: the lanes that reach the `if` run on after it.
+    Stay,
+    /// Every lane that takes the accept side (`true`) or the reject side (`false`) leaves (the
+    /// side ends in a `break`, `continue` or `return`), and none of the other side does.
+    Leave(bool),
+    /// Anything else: some lanes of a side may leave.
+    Other,
+}
+
+/// How the sides of `if c { accept } else { reject }` let lanes out.
+pub(super) fn sides(accept: &Block, reject: &Block) -> Sides {
+    let may = |b: &Block| b.iter().any(|s| escapes(s, false, false, true));
+    let ends = |b: &Block| {
+        let last = b.iter().rfind(|s| !matches!(s, Statement::Emit(_)));
+        matches!(
+            last,
+            Some(
+                Statement::Break | Statement::Continue | Statement::Return { .. } | Statement::Kill
+            )
+        )
+    };
+    match (may(accept), may(reject)) {
+        (false, false) => Sides::Stay,
+        (true, false) if ends(accept) => Sides::Leave(true),
+        (false, true) if ends(reject) => Sides::Leave(false),
+        _ => Sides::Other,
+    }
+}
+
 /// Whether `statement` leaves the block it is in: a `return` or `kill` anywhere in it, a
 /// `break` that is not of a loop or `switch` nested in it, and (when `continues`) a `continue`
 /// that is not of a nested loop.
@@ -261,6 +293,45 @@ fn main(@builtin(local_invocation_index) lid: u32) {
         let (test, rest) = split_exit_test(body.clone(), &map, 13);
         assert!(test.is_empty());
         assert_eq!(rest.len(), body.len());
+    }
+
+    #[test]
+    fn sides_say_which_lanes_leave() {
+        let module = naga::front::wgsl::parse_str(
+            "@compute @workgroup_size(64) fn main(@builtin(local_invocation_index) i: u32) {
+                 var n = i;
+                 loop {
+                     if n > 3u { n -= 1u; } else { n += 2u; }
+                     if n < 9u {} else { break; }
+                     if n == 5u { n += 1u; continue; }
+                     if n == 6u { if n > 2u { break; } }
+                     n += 1u;
+                 }
+             }",
+        )
+        .unwrap();
+        let body = &module.entry_points[0].function.body;
+        let Some(Statement::Loop { body, .. }) =
+            body.iter().find(|s| matches!(s, Statement::Loop { .. }))
+        else {
+            panic!("a loop");
+        };
+        let found: Vec<Sides> = body
+            .iter()
+            .filter_map(|s| match s {
+                Statement::If { accept, reject, .. } => Some(sides(accept, reject)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            found,
+            [
+                Sides::Stay,
+                Sides::Leave(false),
+                Sides::Leave(true),
+                Sides::Other
+            ]
+        );
     }
 
     #[test]

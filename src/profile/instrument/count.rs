@@ -10,6 +10,7 @@ use naga::{
 };
 
 use super::Pass;
+use super::elect::Election;
 use super::emit::Emitter;
 use super::globals::CounterBuffer;
 use super::layout::Word;
@@ -64,7 +65,7 @@ impl Pass<'_> {
             }
             return;
         }
-        let elected = self.elect(fx, out);
+        let Election { elected, active } = self.election(fx, out);
         if self.at.hot {
             for &(word, share) in counts {
                 match share {
@@ -84,9 +85,10 @@ impl Pass<'_> {
             if let Share::EachLane(value, how) = share
                 && !totals.iter().any(|&(key, _)| key == (value, how))
             {
-                let total = match how {
-                    Total::ActiveLanes => fx.active_lanes(out),
-                    Total::Sum => fx.reduce(SubgroupOperation::Add, value, self.g.u32_ty, out),
+                let total = match (how, active) {
+                    (Total::ActiveLanes, Some(active)) => fx.lanes_of(active),
+                    (Total::ActiveLanes, None) => fx.active_lanes(out),
+                    (Total::Sum, _) => fx.reduce(SubgroupOperation::Add, value, self.g.u32_ty, out),
                 };
                 totals.push(((value, how), total));
             }
@@ -135,14 +137,90 @@ impl Pass<'_> {
         condition: Handle<Expression>,
         out: &mut Block,
     ) {
+        let (any, not_all, _) = self.vote_if(fx, condition, out);
+        let divergent = fx.binary(BinaryOperator::LogicalAnd, any, not_all);
+        self.count_branch(fx, branch, divergent, out);
+    }
+
+    /// Before an `if` in a loop: its vote, and its sides' counts derived from it. A side ran in
+    /// the subgroup when some lane took it (`subgroupAny(c)` for the accept side,
+    /// `!subgroupAll(c)` for the reject side), and each lane that took it adds its 1 to the
+    /// active lanes. The same figures as a count at each side's entry where the lanes that take
+    /// a side run it together, for one election instead of three. `sides` are the accept and
+    /// reject blocks that are counted (a side with no code is not).
+    pub(super) fn count_if_and_sides(
+        &self,
+        fx: &mut Emitter<'_>,
+        (branch, condition): (usize, Handle<Expression>),
+        sides: [Option<usize>; 2],
+        out: &mut Block,
+    ) -> (Election, Option<Handle<Expression>>) {
+        let (any, not_all, taken) = self.vote_if(fx, condition, out);
+        let not_taken = fx.emitted(Expression::Unary {
+            op: UnaryOperator::LogicalNot,
+            expr: condition,
+        });
+        let divergent = fx.binary(BinaryOperator::LogicalAnd, any, not_all);
+        let (zero, one) = (
+            fx.literal(Literal::U32(0), out),
+            fx.literal(Literal::U32(1), out),
+        );
+        let mut counts = vec![
+            (Word::Branch(branch, 0), Share::Elected(one)),
+            (Word::Branch(branch, 2), Share::ElectedIf(divergent, one)),
+        ];
+        for (site, (ran, took)) in sides
+            .into_iter()
+            .zip([(any, condition), (not_all, not_taken)])
+        {
+            if let Some(block) = site {
+                let mine = fx.select(took, one, zero);
+                counts.push((Word::Block(block, 0), Share::ElectedIf(ran, one)));
+                counts.push((Word::Block(block, 2), Share::EachLane(mine, Total::Sum)));
+            }
+        }
+        self.count(fx, &counts, out);
+        (self.election(fx, out), taken)
+    }
+
+    /// The vote on an `if`'s condition among the lanes that reach it: whether some lane takes
+    /// the accept side, and whether some lane takes the reject side. From one ballot of the
+    /// condition where the election in force has the active lanes' ballot, else
+    /// `subgroupAny(c)` and `!subgroupAll(c)`. The ballot of the condition, where there is one,
+    /// comes with them.
+    fn vote_if(
+        &self,
+        fx: &mut Emitter<'_>,
+        condition: Handle<Expression>,
+        out: &mut Block,
+    ) -> (
+        Handle<Expression>,
+        Handle<Expression>,
+        Option<Handle<Expression>>,
+    ) {
+        if let Election {
+            active: Some(active),
+            ..
+        } = self.election(fx, out)
+        {
+            let taken = fx.ballot_of(condition, out);
+            let none = fx.ballots_equal(taken, None, out);
+            let all = fx.ballots_equal(taken, Some(active), out);
+            let not = |fx: &mut Emitter<'_>, expr| {
+                fx.emitted(Expression::Unary {
+                    op: UnaryOperator::LogicalNot,
+                    expr,
+                })
+            };
+            return (not(fx, none), not(fx, all), Some(taken));
+        }
         let all = fx.vote(SubgroupOperation::All, condition, out);
         let any = fx.vote(SubgroupOperation::Any, condition, out);
         let not_all = fx.emitted(Expression::Unary {
             op: UnaryOperator::LogicalNot,
             expr: all,
         });
-        let divergent = fx.binary(BinaryOperator::LogicalAnd, any, not_all);
-        self.count_branch(fx, branch, divergent, out);
+        (any, not_all, None)
     }
 
     /// Before a `switch`: divergent iff `!subgroupAll(s == subgroupBroadcastFirst(s))`. A switch
@@ -233,8 +311,20 @@ pub(super) fn add64(
 ) {
     let pointer = counter(fx, counters, word, out);
     let old = fx.atomic_add(pointer, value, out);
-    let sum = fx.binary(BinaryOperator::Add, old, value);
-    let wrapped = fx.binary(BinaryOperator::Less, sum, value);
+    carry(fx, counters, word, (old, value), out);
+}
+
+/// `if old + added < added { atomicAdd(&hi, 1u); }`: the carry into the high word of the pair
+/// at `word`, after an add of `added` found `old` in its low word.
+pub(super) fn carry(
+    fx: &mut Emitter<'_>,
+    counters: CounterBuffer,
+    word: Word,
+    (old, added): (Handle<Expression>, Handle<Expression>),
+    out: &mut Block,
+) {
+    let sum = fx.binary(BinaryOperator::Add, old, added);
+    let wrapped = fx.binary(BinaryOperator::Less, sum, added);
     let carry = fx.nested(out, |fx, b| {
         let one = fx.literal(Literal::U32(1), b);
         let pointer = counter(fx, counters, word.high(), b);

@@ -10,7 +10,48 @@ use super::emit::Emitter;
 use super::globals::EntryArg;
 use super::layout::{STRIPES, Word};
 
+/// An election: true in one lane of the lanes that run together where it was made.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Election {
+    pub elected: Handle<Expression>,
+    /// `subgroupBallot(true)` of those lanes, where the election was made from it (in a 1-D
+    /// workgroup): votes and active-lane counts then need no subgroup operation of their own.
+    pub active: Option<Handle<Expression>>,
+}
+
 impl Pass<'_> {
+    /// The lowest lane of the active lanes, elected by `subgroupBallot(true)` where the lane id
+    /// is `subgroup_invocation_id` (the ballot's bit); else [`Self::elect`].
+    pub(super) fn elect_lanes(&self, fx: &mut Emitter<'_>, out: &mut Block) -> Election {
+        if self.g.multi_dim {
+            let elected = self.elect(fx, out);
+            return Election {
+                elected,
+                active: None,
+            };
+        }
+        let active = fx.ballot(out);
+        self.elect_among(fx, active, out)
+    }
+
+    /// The election among the lanes of `active` (a ballot of the lanes that run on, in a 1-D
+    /// workgroup): the lane whose id is its lowest bit.
+    pub(super) fn elect_among(
+        &self,
+        fx: &mut Emitter<'_>,
+        active: Handle<Expression>,
+        out: &mut Block,
+    ) -> Election {
+        let (global, _) = self.g.lane_id.expect("elections need subgroups");
+        let pointer = fx.global(global, out);
+        let lane = fx.load(pointer);
+        let lowest = fx.lowest_lane(active, out);
+        Election {
+            elected: fx.binary(BinaryOperator::Equal, lane, lowest),
+            active: Some(active),
+        }
+    }
+
     /// `lane == subgroupBroadcastFirst(lane)`: true in the lowest active lane only (`lane` is
     /// `subgroup_invocation_id`, or in a 2-D or 3-D workgroup, where naga forbids that builtin,
     /// `local_invocation_index`: unique in the subgroup too, so the same lane wins). One ballot
@@ -24,6 +65,16 @@ impl Pass<'_> {
         let lane = fx.load(pointer);
         let first = fx.broadcast_first(lane, self.g.u32_ty, out);
         fx.binary(BinaryOperator::Equal, lane, first)
+    }
+
+    /// The election in force where the walk is ([`super::walk::Walk::election`]), or a new one,
+    /// kept for the counts after it.
+    pub(super) fn election(&self, fx: &mut Emitter<'_>, out: &mut Block) -> Election {
+        self.at.election.get().unwrap_or_else(|| {
+            let election = self.elect_lanes(fx, out);
+            self.at.election.set(Some(election));
+            election
+        })
     }
 
     /// At the kernel's entry: the stripe base ([`Self::keep_stripe`]), the private copy of the
@@ -74,9 +125,12 @@ impl Pass<'_> {
     /// `subgroup_size` builtin, the width of the pipeline's subgroups (a workgroup of 1
     /// invocation fills 1 of them).
     pub(super) fn record_max_lanes(&self, fx: &mut Emitter<'_>, out: &mut Block) {
-        let lanes = fx.active_lanes(out);
+        let Election { elected, active } = self.election(fx, out);
+        let lanes = match active {
+            Some(active) => fx.lanes_of(active),
+            None => fx.active_lanes(out),
+        };
         let width = entry_arg(fx, self.g.subgroup_size.expect("subgroups"), out);
-        let elected = self.elect(fx, out);
         let counters = self.g.counters;
         let record = fx.nested(out, |fx, b| {
             let pointer = counter(fx, counters, Word::MaxLanes, b);

@@ -34,6 +34,9 @@ pub(super) struct Emitter<'f> {
     pub patches: Patches,
     /// `&divlab_local[word]` pointers, likewise.
     pub local_patches: Patches,
+    /// The words of a ballot that can hold lanes ([`super::InstrumentOptions::ballot_words`]):
+    /// the others are zero, and the ballot arithmetic leaves them out.
+    pub ballot_words: u32,
 }
 
 impl<'f> Emitter<'f> {
@@ -46,6 +49,7 @@ impl<'f> Emitter<'f> {
             bool_ty,
             patches: Vec::new(),
             local_patches: Vec::new(),
+            ballot_words: 4,
         }
     }
 
@@ -213,18 +217,72 @@ impl<'f> Emitter<'f> {
     /// `subgroupBallot(true)`: the active lanes, as a `vec4<u32>` of bits.
     pub fn ballot(&mut self, out: &mut Block) -> Handle<Expression> {
         let yes = self.literal(Literal::Bool(true), out);
+        self.ballot_of(yes, out)
+    }
+
+    /// `subgroupBallot(predicate)`: the active lanes where it holds.
+    pub fn ballot_of(&mut self, predicate: Expr, out: &mut Block) -> Expr {
         let ballot = self.unemitted(Expression::SubgroupBallotResult, out);
         let statement = Statement::SubgroupBallot {
             result: ballot,
-            predicate: Some(yes),
+            predicate: Some(predicate),
         };
         self.statement(statement, out);
         ballot
     }
 
-    /// The subgroup's active lanes: the bits of [`Self::ballot`], counted.
-    pub fn active_lanes(&mut self, out: &mut Block) -> Handle<Expression> {
-        let ballot = self.ballot(out);
+    /// The lowest lane set in `ballot` (a `vec4<u32>`, not all zero): the first trailing bit of
+    /// its first non-zero word, plus the word's first lane.
+    pub fn lowest_lane(&mut self, ballot: Expr, out: &mut Block) -> Expr {
+        let zero = self.literal(Literal::U32(0), out);
+        let mut lowest = None;
+        for index in (0..self.ballot_words).rev() {
+            let word = self.member(ballot, index);
+            let bit = self.emitted(Expression::Math {
+                fun: MathFunction::FirstTrailingBit,
+                arg: word,
+                arg1: None,
+                arg2: None,
+                arg3: None,
+            });
+            let offset = self.literal(Literal::U32(32 * index), out);
+            let lane = self.binary(BinaryOperator::Add, bit, offset);
+            lowest = Some(match lowest {
+                None => lane,
+                Some(higher) => {
+                    let set = self.binary(BinaryOperator::NotEqual, word, zero);
+                    self.select(set, lane, higher)
+                }
+            });
+        }
+        lowest.expect("a ballot has a word")
+    }
+
+    /// Whether two ballots hold the same lanes, or (`other` absent) `ballot` holds none:
+    /// `(a.x ^ b.x) | … | (a.w ^ b.w) == 0`, word by word.
+    pub fn ballots_equal(&mut self, ballot: Expr, other: Option<Expr>, out: &mut Block) -> Expr {
+        let mut bits = None;
+        for index in 0..self.ballot_words {
+            let mut word = self.member(ballot, index);
+            if let Some(other) = other {
+                let theirs = self.member(other, index);
+                word = self.binary(BinaryOperator::ExclusiveOr, word, theirs);
+            }
+            bits = Some(match bits {
+                None => word,
+                Some(before) => self.binary(BinaryOperator::InclusiveOr, before, word),
+            });
+        }
+        let zero = self.literal(Literal::U32(0), out);
+        self.binary(
+            BinaryOperator::Equal,
+            bits.expect("a ballot has a word"),
+            zero,
+        )
+    }
+
+    /// The lanes of `ballot` counted.
+    pub fn lanes_of(&mut self, ballot: Expr) -> Expr {
         let bits = self.emitted(Expression::Math {
             fun: MathFunction::CountOneBits,
             arg: ballot,
@@ -233,11 +291,17 @@ impl<'f> Emitter<'f> {
             arg3: None,
         });
         let mut lanes = self.member(bits, 0);
-        for index in 1..4 {
+        for index in 1..self.ballot_words {
             let word = self.member(bits, index);
             lanes = self.binary(BinaryOperator::Add, lanes, word);
         }
         lanes
+    }
+
+    /// The subgroup's active lanes: the bits of [`Self::ballot`], counted.
+    pub fn active_lanes(&mut self, out: &mut Block) -> Handle<Expression> {
+        let ballot = self.ballot(out);
+        self.lanes_of(ballot)
     }
 
     /// `subgroupBroadcastFirst(argument)`, of type `ty`.

@@ -2,12 +2,11 @@
 //! loops) go into the counters, summed over the subgroup.
 
 use naga::{
-    AtomicFunction, BinaryOperator, Block, Expression, Handle, Literal, Module, Statement,
-    SubgroupOperation,
+    BinaryOperator, Block, Expression, Handle, Literal, Module, Statement, SubgroupOperation,
 };
 
 use super::Pass;
-use super::count::{add_count, counter};
+use super::count::{add_count, carry, counter};
 use super::emit::Emitter;
 use super::layout::Word;
 use super::walk::Patched;
@@ -30,6 +29,7 @@ impl Pass<'_> {
     pub(super) fn write_flush(&self, module: &mut Module, slots: &[Word]) -> Patched {
         let function = &mut module.functions[self.g.flush_fn];
         let mut fx = Emitter::new(function, self.g.u32_ty, self.g.bool_ty);
+        fx.ballot_words = self.opts.ballot_words;
         let mut body = Block::new();
         self.flush_body(&mut fx, slots, &mut body);
         fx.function.body = body;
@@ -82,15 +82,8 @@ impl Pass<'_> {
             let counters = self.g.counters;
             let carries = fx.nested(out, |fx, b| {
                 for (word, old, added) in pending {
-                    let (old, added) = (fx.load(old), fx.load(added));
-                    let sum = fx.binary(BinaryOperator::Add, old, added);
-                    let wrapped = fx.binary(BinaryOperator::Less, sum, added);
-                    let carry = fx.nested(b, |fx, b| {
-                        let one = fx.literal(Literal::U32(1), b);
-                        let pointer = counter(fx, counters, word.high(), b);
-                        fx.atomic(pointer, AtomicFunction::Add, one, b);
-                    });
-                    fx.if_then(wrapped, carry, b);
+                    let added_then = (fx.load(old), fx.load(added));
+                    carry(fx, counters, word, added_then, b);
                 }
             });
             match elected {

@@ -55,6 +55,7 @@ fn run(source: &str, subgroups: bool, loop_cap: u32) -> Instrumented {
         counters_group: 1,
         lanes_block: None,
         invocations: u64::MAX,
+        ballot_words: 4,
     };
     let out = instrument(&module, &prepared, "main", &opts).expect("instrument");
     // The emitted WGSL goes back through divlab's own naga path, as the GPU will take it.
@@ -480,4 +481,37 @@ fn main(@builtin(local_invocation_index) li: u32) {
             "only hoisted loops count their own trips"
         );
     }
+}
+
+/// A loop with a short-circuit test, a `break` and an `if` in its body (Collatz's shape): each
+/// trip costs one ballot for the body's lanes and one per `if` (the `&&` is one), and nothing
+/// else. The sides are counted from the votes, the lanes after the `if` that breaks from its
+/// ballot, and no election is a `subgroupBroadcastFirst` in a 1-D workgroup.
+#[test]
+fn a_loop_trip_costs_a_ballot_per_if_and_one_for_its_lanes() {
+    let source = "\
+@group(0) @binding(0) var<storage, read_write> steps: array<u32>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    var n = gid.x + 1u;
+    var count = 0u;
+    while (n != 1u && count < 1000u) {
+        if ((n & 1u) == 0u) {
+            n = n / 2u;
+        } else {
+            n = 3u * n + 1u;
+        }
+        count += 1u;
+    }
+    steps[gid.x] = count;
+}
+";
+    let out = run(source, true, 1000);
+    let trip = &out.wgsl[out.wgsl.find("loop {").expect("a loop")..];
+    let trip = &trip[..trip.find("\n    }\n").expect("the loop's end")];
+    let count = |op: &str| trip.matches(op).count();
+    assert_eq!(count("subgroupBallot("), 4, "{trip}");
+    assert_eq!(count("subgroupBroadcastFirst("), 0, "{trip}");
+    assert_eq!(count("subgroupAll(") + count("subgroupAny("), 0, "{trip}");
 }

@@ -1,11 +1,17 @@
 //! The statement walk: every function the entry point reaches, block by block, numbering the
 //! sites and asking the counting, cap and `--lanes` code for what each site adds.
 
-use naga::{Block, Expression, Function, Handle, Module, Span, Statement, SwitchCase, SwitchValue};
+use std::cell::Cell;
+
+use naga::{
+    BinaryOperator, Block, Expression, Function, Handle, Module, Span, Statement, SwitchCase,
+    SwitchValue, UnaryOperator,
+};
 
 use super::Pass;
 use super::cap::CapCheck;
-use super::control::{hoistable, may_leave, reachable_functions, split_exit_test};
+use super::control::{self, Sides, hoistable, may_leave, reachable_functions, split_exit_test};
+use super::elect::Election;
 use super::emit::{Emitter, Patches};
 use super::sites::{BlockKind, BlockSite, BranchKind, Opener, decl_line, own_lines};
 
@@ -26,6 +32,11 @@ pub(super) struct Walk {
     /// Inside a loop (or a function called from one): counts go to the private counts, as a
     /// global atomic per trip would have every subgroup contend for the same words.
     pub hot: bool,
+    /// The election made at this point of the block being walked, while nothing since could
+    /// have changed the lanes that run it (only straight-line statements): the next count
+    /// takes it instead of a subgroup operation of its own. Cleared at a block's entry and
+    /// after every statement that branches, loops or calls.
+    pub election: Cell<Option<Election>>,
 }
 
 impl Walk {
@@ -37,6 +48,7 @@ impl Walk {
             in_force: None,
             quiet: false,
             hot: false,
+            election: Cell::new(None),
         }
     }
 }
@@ -105,6 +117,7 @@ impl Pass<'_> {
             .flatten();
         let body = std::mem::take(&mut function.body);
         let mut fx = Emitter::new(function, self.g.u32_ty, self.g.bool_ty);
+        fx.ballot_words = self.opts.ballot_words;
         self.at = Walk::new(name, is_entry);
         self.at.hot = calls.iter().any(|&(_, hot)| hot);
         let first = own_lines(&self.lines, &body).map_or(1, |(l, _)| l);
@@ -162,6 +175,7 @@ impl Pass<'_> {
             fx.span = *span;
         }
         let mut out = Block::with_capacity(block.len() + 8);
+        let parent_election = self.at.election.take();
         if let Some(check) = entry.cap_check {
             self.cap_check(fx, check, &mut out);
         }
@@ -210,6 +224,7 @@ impl Pass<'_> {
         self.statements(fx, block, &mut out);
         self.at.opener = saved_opener;
         self.at.in_force = saved_in_force;
+        self.at.election.set(parent_election);
         out
     }
 
@@ -249,6 +264,8 @@ impl Pass<'_> {
             parent_line: self.lines.span_lines(after).map_or(first, |(l, _)| l),
             opener: self.at.opener,
         });
+        // The election in force is the one the statement before it left: for the lanes that
+        // run on, or none.
         self.count_block(fx, index, out);
         self.at.in_force = Some(index);
         if self.opts.lanes_block == Some(index) {
@@ -268,16 +285,37 @@ impl Pass<'_> {
         let saved = fx.span;
         fx.span = span;
         let line = self.lines.span_lines(span).map_or(0, |(l, _)| l);
+        // The election in force after a statement that is not straight-line.
+        let mut after = None;
+        // After these the lanes that run on are those that ran before.
+        let straight_line = matches!(
+            statement,
+            Statement::Emit(_)
+                | Statement::Block(_)
+                | Statement::Store { .. }
+                | Statement::ImageStore { .. }
+                | Statement::Atomic { .. }
+                | Statement::ImageAtomic { .. }
+                | Statement::WorkGroupUniformLoad { .. }
+                | Statement::SubgroupBallot { .. }
+                | Statement::SubgroupGather { .. }
+                | Statement::SubgroupCollectiveOperation { .. }
+        );
         match statement {
             Statement::Block(inner) => {
+                // An election made inside is out of scope after it.
+                let before = self.at.election.get();
                 let inner = fx.nested(out, |fx, b| self.statements(fx, inner, b));
                 fx.statement(Statement::Block(inner), out);
+                if self.at.election.get() != before {
+                    self.at.election.set(None);
+                }
             }
             Statement::If {
                 condition,
                 accept,
                 reject,
-            } => self.walk_if(fx, (condition, accept, reject), line, out),
+            } => after = self.walk_if(fx, (condition, accept, reject), line, out),
             Statement::Switch { selector, cases } => {
                 self.walk_switch(fx, selector, cases, line, out);
             }
@@ -285,7 +323,11 @@ impl Pass<'_> {
                 body,
                 continuing,
                 break_if,
-            } => self.walk_loop(fx, (body, continuing, break_if), line, out),
+            } => {
+                // Counts after a hoisted loop elect anew.
+                self.at.election.set(None);
+                self.walk_loop(fx, (body, continuing, break_if), line, out);
+            }
             Statement::Call {
                 function,
                 arguments,
@@ -306,32 +348,71 @@ impl Pass<'_> {
             }
             other => fx.statement(other, out),
         }
+        if !straight_line {
+            self.at.election.set(after);
+        }
         fx.span = saved;
     }
 
-    /// An `if`: its vote in the enclosing block, then each side as a block site.
+    /// An `if`: its vote in the enclosing block, then each side as a block site. In a loop,
+    /// returns the election for the lanes that run on after it, where the vote tells them
+    /// (as if the lanes that take a side run it together and meet again after it).
     fn walk_if(
         &mut self,
         fx: &mut Emitter<'_>,
         (condition, accept, reject): (Handle<Expression>, Block, Block),
         line: u32,
         out: &mut Block,
-    ) {
+    ) -> Option<Election> {
         let branch = self.sites.new_branch(BranchKind::If, line, &self.at.name);
-        if self.opts.subgroups && !self.at.quiet {
+        let how = control::sides(&accept, &reject);
+        let voted = self.opts.subgroups && !self.at.quiet;
+        // In a loop the sides are counted from the vote, with its election, not each at its
+        // entry with one of its own: an election is a subgroup operation at every trip.
+        let from_vote = voted && self.at.hot;
+        if voted && !from_vote {
             self.count_if(fx, branch, condition, out);
         }
         fx.flush(out);
         let opener = Opener::Branch(branch);
-        let entry = Entry::default();
+        let entry = Entry {
+            counted_elsewhere: from_vote,
+            ..Entry::default()
+        };
+        let accept_site = self.sites.blocks.len();
         let accept = self.block(fx, accept, (BlockKind::IfAccept, opener, line), entry);
+        let reject_site = self.sites.blocks.len();
         let reject = self.block(fx, reject, (BlockKind::IfReject, opener, line), entry);
+        // After the `if`, the election for the lanes that run on, where the vote tells them.
+        let mut after = None;
+        if from_vote {
+            let counted = |site: usize| !self.sites.blocks[site].empty;
+            let sides = [accept_site, reject_site].map(|site| counted(site).then_some(site));
+            let (election, taken) = self.count_if_and_sides(fx, (branch, condition), sides, out);
+            after = match (how, election.active, taken) {
+                (Sides::Stay, ..) => Some(election),
+                (Sides::Leave(accept_leaves), Some(active), Some(taken)) => {
+                    let stay = if accept_leaves {
+                        let not_taken = fx.emitted(Expression::Unary {
+                            op: UnaryOperator::BitwiseNot,
+                            expr: taken,
+                        });
+                        fx.binary(BinaryOperator::And, active, not_taken)
+                    } else {
+                        taken
+                    };
+                    Some(self.elect_among(fx, stay, out))
+                }
+                _ => None,
+            };
+        }
         let statement = Statement::If {
             condition,
             accept,
             reject,
         };
         fx.statement(statement, out);
+        after
     }
 
     /// A `switch`: its vote in the enclosing block, then each case as a block site.

@@ -11,8 +11,9 @@ pub const PROFILE_SCHEMA_VERSION: u32 = 2;
 /// The counters are subgroup operations themselves: said once in every profile.
 pub const OBSERVER_NOTE: &str = "the counters are subgroup operations (ballots, votes, \
      reductions), so a compiler may reconverge differently around them than around the kernel \
-     alone: the profile is of the instrumented kernel. A loop that leaves only by its test is \
-     counted from each lane's trips, as if the lanes that entered together ran them together";
+     alone: the profile is of the instrumented kernel. In a loop, the sides of an `if` are \
+     counted from the vote before it, and a loop that leaves only by its test from each lane's \
+     trips: as if the lanes that take a path together run it together";
 
 /// One profile of one kernel on one adapter.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

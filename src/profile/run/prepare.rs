@@ -88,6 +88,10 @@ pub fn prepare(gpu: &GpuContext, request: &Request) -> Result<Prepared> {
             .chain(&interface.workgroup_size)
             .map(|&n| u64::from(n))
             .product(),
+        ballot_words: match gpu.info.subgroup_max_size {
+            1..=128 => gpu.info.subgroup_max_size.div_ceil(32),
+            _ => 4,
+        },
     };
     let mut instrumented = instrument::instrument(&module, &prepared, &interface.entry, &options)?;
     if let Some(line) = request.lanes_line {
