@@ -2,7 +2,7 @@
 //! counters it counts into, and the entry builtins they (and `--lanes`) read, kept where a
 //! callee can see them.
 
-use naga::{AtomicFunction, BinaryOperator, Block, Expression, Handle, Literal};
+use naga::{AtomicFunction, BinaryOperator, Block, Expression, Handle, Literal, SubgroupOperation};
 
 use super::Pass;
 use super::count::counter;
@@ -20,30 +20,24 @@ pub(super) struct Election {
 }
 
 impl Pass<'_> {
-    /// The lowest lane of the active lanes, elected by `subgroupBallot(true)` where the lane id
-    /// is `subgroup_invocation_id` (the ballot's bit); else [`Self::elect`].
+    /// The lowest lane of the active lanes, elected by `subgroupBallot(true)`: the lane whose
+    /// bit in the ballot (`subgroup_invocation_id`, or its rank at the entry in a 2-D or 3-D
+    /// workgroup) is the lowest set.
     pub(super) fn elect_lanes(&self, fx: &mut Emitter<'_>, out: &mut Block) -> Election {
-        if self.g.multi_dim {
-            let elected = self.elect(fx, out);
-            return Election {
-                elected,
-                active: None,
-            };
-        }
         let active = fx.ballot(out);
         self.elect_among(fx, active, out)
     }
 
-    /// The election among the lanes of `active` (a ballot of the lanes that run on, in a 1-D
-    /// workgroup): the lane whose id is its lowest bit.
+    /// The election among the lanes of `active` (a ballot of the lanes that run on): the lane
+    /// whose bit is its lowest.
     pub(super) fn elect_among(
         &self,
         fx: &mut Emitter<'_>,
         active: Handle<Expression>,
         out: &mut Block,
     ) -> Election {
-        let (global, _) = self.g.lane_id.expect("elections need subgroups");
-        let pointer = fx.global(global, out);
+        let (lane_id, _) = self.g.lane_id.expect("elections need subgroups");
+        let pointer = fx.global(self.g.rank.unwrap_or(lane_id), out);
         let lane = fx.load(pointer);
         let lowest = fx.lowest_lane(active, out);
         Election {
@@ -52,7 +46,8 @@ impl Pass<'_> {
         }
     }
 
-    /// `lane == subgroupBroadcastFirst(lane)`: true in the lowest active lane only (`lane` is
+    /// The exit flush's election, `lane == subgroupBroadcastFirst(lane)`: true in the lowest
+    /// active lane only (`lane` is
     /// `subgroup_invocation_id`, or in a 2-D or 3-D workgroup, where naga forbids that builtin,
     /// `local_invocation_index`: unique in the subgroup too, so the same lane wins). One ballot
     /// and one shuffle; the `subgroupExclusiveAdd(1u) == 0u` it replaced was a scan of five
@@ -91,6 +86,12 @@ impl Pass<'_> {
         for (global, arg) in self.g.lane_id.into_iter().chain(lanes) {
             let value = entry_arg(fx, arg, out);
             let pointer = fx.global(global, out);
+            fx.store(pointer, value, out);
+        }
+        if let Some(rank) = self.g.rank {
+            let one = fx.literal(Literal::U32(1), out);
+            let value = fx.scan(SubgroupOperation::Add, one, fx.u32_ty, out);
+            let pointer = fx.global(rank, out);
             fx.store(pointer, value, out);
         }
     }

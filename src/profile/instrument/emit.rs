@@ -341,6 +341,16 @@ impl<'f> Emitter<'f> {
         })
     }
 
+    /// `op`'s exclusive scan (`subgroupExclusiveAdd`, ...) over the active lanes of `arg`.
+    pub fn scan(&mut self, op: SubgroupOperation, arg: Expr, ty: Ty, out: &mut Block) -> Expr {
+        self.subgroup_op(ty, out, |result| Statement::SubgroupCollectiveOperation {
+            op,
+            collective_op: CollectiveOperation::ExclusiveScan,
+            argument: arg,
+            result,
+        })
+    }
+
     /// The statement `operation` makes of its result, of type `ty`: a subgroup operation.
     fn subgroup_op(
         &mut self,

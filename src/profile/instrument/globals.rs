@@ -35,6 +35,10 @@ pub(super) struct Globals {
     /// argument (and struct member) it is copied from: `subgroup_invocation_id` in a 1-D
     /// workgroup, `local_invocation_index` in a 2-D or 3-D one, where naga forbids the former.
     pub(super) lane_id: Option<(Handle<GlobalVariable>, EntryArg)>,
+    /// With subgroups in a 2-D or 3-D workgroup: `var<private> divlab_rank: u32`, the lane's
+    /// bit in a ballot, `subgroupExclusiveAdd(1u)` at the entry (where every lane of the
+    /// subgroup is active, so a lane's rank is its `subgroup_invocation_id`).
+    pub(super) rank: Option<Handle<GlobalVariable>>,
     /// With subgroups: the entry argument holding `subgroup_size` (allowed in every shape).
     pub(super) subgroup_size: Option<EntryArg>,
     /// `var<private> divlab_trips: u32`: the trips the invocation ran of all its loops
@@ -131,6 +135,8 @@ impl Globals {
             };
             (global, arg)
         });
+        let rank =
+            (opts.subgroups && multi_dim).then(|| private_global(module, "divlab_rank", u32_ty));
         let subgroup_size = opts.subgroups.then(|| {
             entry_builtin(
                 module,
@@ -151,6 +157,7 @@ impl Globals {
             flush_fn,
             lanes,
             lane_id,
+            rank,
             subgroup_size,
             trips,
             capped,

@@ -16,10 +16,8 @@
 //! # What the instrumented kernel does
 //!
 //! With `subgroups` (the adapter supports subgroup operations), counts are made by one elected
-//! lane (the lowest active one: its `subgroup_invocation_id`, kept in a private copy from the
-//! entry's arguments, equals `subgroupBroadcastFirst` of it; naga 30 has no `subgroupElect`.
-//! In a 2-D or 3-D workgroup, where naga forbids `subgroup_invocation_id`, the copy is of
-//! `local_invocation_index`, unique in the subgroup too):
+//! lane, the lowest active one (naga 30 has no `subgroupElect`; see below for how it is
+//! found):
 //! - at the entry of every block (function bodies, both sides of each `if`, each `switch` case,
 //!   each loop body and `continuing`, and the statements after one that can take lanes out, a
 //!   [`BlockKind::Continuation`]): 1 *execution* and the subgroup's *active lanes* (the bits of
@@ -55,10 +53,12 @@
 //! calls (`Walk::election`): a block's count and the vote of the `if` after it share one. In a
 //! loop it also serves after an `if`, whose sides rejoin (the lanes that reached it run on), and
 //! after an `if` whose one side always leaves the election follows from the vote: the lanes of
-//! the other side run on. In a 1-D workgroup an election is a ballot, `subgroupBallot(true)`,
-//! whose lowest lane is elected, and the vote on an `if` is `subgroupBallot(c)` compared with
-//! it; both read only the words of a ballot that the adapter's largest subgroup can fill
-//! ([`InstrumentOptions::ballot_words`]).
+//! the other side run on. An election is a ballot, `subgroupBallot(true)`, whose lowest lane
+//! is elected (in a 2-D or 3-D workgroup a lane's bit is its rank at the entry,
+//! `subgroupExclusiveAdd(1u)`, as every lane is active there), and the vote on an `if` is
+//! `subgroupBallot(c)` compared with it; both read only the words of a ballot that the
+//! adapter's largest subgroup can fill ([`InstrumentOptions::ballot_words`]). The exit flush
+//! elects as below.
 //!
 //! Without `subgroups`, no subgroup builtin appears at all (an adapter without the feature
 //! rejects any): every invocation counts 1 per entry into its block's *executions* (so they count
@@ -114,7 +114,7 @@
 //! - Collatz's loop ran 15 subgroup operations a trip (an election per counted side, a vote of
 //!   two and an election per `if`): 13.8x. Sides counted from the vote and one election per
 //!   block: 9 a trip, 8.4x. Elections and votes from ballots, and the election after an `if`
-//!   from its vote: 4 ballots a trip, 5.5x (82.5 µs, the kernel alone 14.9 µs).
+//!   from its vote: 4 ballots a trip, 5.5x (82.1 µs, the kernel alone 15 µs).
 //!
 //! # Overflow
 //!
