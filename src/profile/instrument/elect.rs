@@ -47,9 +47,9 @@ impl Pass<'_> {
     }
 
     /// The exit flush's election, `lane == subgroupBroadcastFirst(lane)`: true in the lowest
-    /// active lane only (`lane` is
-    /// `subgroup_invocation_id`, or in a 2-D or 3-D workgroup, where naga forbids that builtin,
-    /// `local_invocation_index`: unique in the subgroup too, so the same lane wins). One ballot
+    /// active lane only (`lane` is `subgroup_invocation_id`, or in a 2-D or 3-D workgroup,
+    /// where naga forbids that builtin, `local_invocation_index`: unique in the subgroup too, so
+    /// the same lane wins). One ballot
     /// and one shuffle; the `subgroupExclusiveAdd(1u) == 0u` it replaced was a scan of five
     /// shuffles, and on the H200 it was three quarters of the instrumented switch kernel's time
     /// (the kernel alone 10.6 ms at k = 32: 210 ms with the scan, 52 ms with no election).
