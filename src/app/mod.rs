@@ -181,6 +181,10 @@ impl DivlabApp {
             }
             return;
         }
+        if is_profile_document(path) {
+            self.open_profile(path);
+            return;
+        }
         match read_json(path) {
             Ok(doc) => {
                 self.message = Some((false, format!("opened {}", path.display())));
@@ -189,6 +193,31 @@ impl DivlabApp {
             }
             Err(e) => self.message = Some((true, e.to_string())),
         }
+    }
+
+    /// Opens a profile document in the Playground, saying what ran where.
+    fn open_profile(&mut self, path: &Path) {
+        let shown = crate::profile::report::read_profile(path)
+            .map_err(|e| e.to_string())
+            .and_then(|profile| {
+                let opened = format!(
+                    "opened {}: the profile of {} `{}` on {} ({})",
+                    path.display(),
+                    profile.kernel.file,
+                    profile.kernel.entry,
+                    profile.adapter.name,
+                    profile.adapter.backend
+                );
+                self.state.playground.show_profile(profile)?;
+                Ok(opened)
+            });
+        self.message = Some(match shown {
+            Ok(opened) => {
+                self.state.tab = Tab::Playground;
+                (false, opened)
+            }
+            Err(e) => (true, format!("{}: {e}", path.display())),
+        });
     }
 
     /// Carries out what a panel asked for.
@@ -465,7 +494,10 @@ impl DivlabApp {
             .horizontal(|ui| {
                 let open = ui
                     .button("Open…")
-                    .on_hover_text("A result file (.json) or a kernel (.wgsl); Ctrl+O")
+                    .on_hover_text(
+                        "A result file or a profile (`divlab profile --json`, .json), or a kernel \
+                         (.wgsl); Ctrl+O",
+                    )
                     .clicked()
                     .then_some(Command::Open);
                 let save = ui
@@ -520,4 +552,14 @@ impl eframe::App for DivlabApp {
     fn save(&mut self, storage: &mut dyn eframe::Storage) {
         eframe::set_value(storage, eframe::APP_KEY, &self.state);
     }
+}
+
+/// Whether the JSON file at `path` is a profile document (`divlab profile --json`) rather than
+/// a result document: its top level has a `kernel`. Read errors are left to the reader.
+fn is_profile_document(path: &Path) -> bool {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return false;
+    };
+    serde_json::from_str::<serde_json::Value>(&text)
+        .is_ok_and(|v| v.get("kernel").is_some() && v.get("lines").is_some())
 }

@@ -1004,3 +1004,59 @@ fn playground_lists_only_the_branches_that_ran() {
     // The source is annotated below the table: its first line is on screen.
     harness.get_by_role_and_label(Role::Group, "line 1");
 }
+
+/// A profile document the CLI saved opens in the Playground without running anything: the
+/// kernel in the editor, each line's executions and efficiency in the gutter as the CLI printed
+/// them, and the adapter it ran on in the message.
+#[test]
+fn a_cli_profile_document_opens_with_the_clis_figures() {
+    let dir = crate::util::temp_dir();
+    let kernel =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/kernels/profile/three_branches.wgsl");
+    let json = crate::util::path_in(&dir, "three.json");
+    let mut cmd = crate::util::divlab(dir.path());
+    cmd.arg("profile")
+        .arg(&kernel)
+        .args(["--dispatch", "2", "--reps", "3", "--json"])
+        .arg(&json);
+    let cli = crate::util::run(cmd);
+    cli.assert_code(0);
+    // The CLI's gutter rows: `EXECS LANES EFF% [DIV%] STATIC | LINE SOURCE`.
+    let rows: Vec<(u32, String, String)> = cli
+        .stdout
+        .lines()
+        .filter_map(|row| {
+            let (figures, source) = row.split_once('|')?;
+            let figures: Vec<&str> = figures.split_whitespace().collect();
+            let line = source.split_whitespace().next()?.parse().ok()?;
+            let executions = figures.first()?.parse::<u64>().ok()?;
+            Some((
+                line,
+                executions.to_string(),
+                format!("{}%", figures.get(2)?),
+            ))
+        })
+        .collect();
+    assert!(rows.len() >= 5, "the CLI printed its gutter\n{cli}");
+
+    let mut harness = harness(DivlabApp::new(State {
+        tab: Tab::Compare,
+        ..State::default()
+    }));
+    harness.run();
+    harness.state_mut().open_path(&json);
+    harness.run();
+    let app = harness.state();
+    assert_eq!(app.state.tab, Tab::Playground);
+    let (is_error, message) = app.message.clone().expect("a message");
+    assert!(!is_error && message.contains("llvmpipe"), "{message}");
+    let source = std::fs::read_to_string(&kernel).unwrap();
+    assert_eq!(app.playground().source, source);
+    assert!(!app.playground().running(), "nothing ran");
+    for (line, executions, efficiency) in rows {
+        let name = format!("line {line}");
+        let group = harness.get_by_role_and_label(Role::Group, &name);
+        group.get_by_label(&executions);
+        group.get_by_label(&efficiency);
+    }
+}

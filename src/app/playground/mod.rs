@@ -12,6 +12,7 @@ use super::profile_view;
 use super::source_view::source_view;
 use super::worker::ProfileRun;
 use crate::gpu::AdapterSelector;
+use crate::profile::report::Profile;
 use crate::profile::run::Finished;
 use crate::uniformity::{Analysis, analyze_source};
 use examples::EXAMPLES;
@@ -140,6 +141,38 @@ impl Playground {
         self.settings = example.settings();
         self.last = None;
         true
+    }
+
+    /// Shows a profile document (`divlab profile --json`) as if it had just run here: its
+    /// source in the editor, and its gutter, branches and lane records, without running
+    /// anything. A document written with `--no-source` cannot be shown.
+    pub fn show_profile(&mut self, profile: Profile) -> Result<(), String> {
+        let source = profile.source.clone().ok_or_else(|| {
+            "it was written with --no-source, so it has no kernel to show; write it again \
+             without --no-source"
+                .to_owned()
+        })?;
+        let cap_hit = profile.loop_cap_line.map(|line| {
+            format!(
+                "an invocation hit the loop cap ({}) in the loop at line {line}: the profile is \
+                 of the cut-short run",
+                profile.loop_cap
+            )
+        });
+        self.lane_map = profile_view::LaneMap::of(&profile);
+        let finished = Finished {
+            subgroup_width: profile.subgroup_size,
+            cap_hit,
+            instrumented_wgsl: String::new(),
+            profile,
+        };
+        self.source = source.clone();
+        self.last = Some(LastRun {
+            source,
+            outcome: Ok(finished),
+        });
+        self.jump = None;
+        Ok(())
     }
 
     /// Checks the source with naga (located errors), then analyses its uniformity.
