@@ -201,6 +201,27 @@ pub struct LineVerdict {
     pub subgroup_reason: Option<String>,
 }
 
+/// The built-in values that differ between the invocations of a subgroup by construction (the
+/// ids), as the reasons name them ([`builtins::builtin_name`]).
+const INVOCATION_IDS: [&str; 4] = [
+    "global_invocation_id",
+    "local_invocation_id",
+    "local_invocation_index",
+    "subgroup_invocation_id",
+];
+
+impl LineVerdict {
+    /// Whether the line is non-uniform at subgroup scope because of an invocation id (its
+    /// reason ends at one), rather than because of a value the invocations loaded.
+    pub fn because_of_invocation_id(&self) -> bool {
+        self.subgroup_reason.as_deref().is_some_and(|reason| {
+            INVOCATION_IDS.iter().any(|id| {
+                reason.contains(&format!("(`{id}`)")) || reason.ends_with(&format!("`{id}`"))
+            })
+        })
+    }
+}
+
 /// The verdict on a named value (a `let`): uniform or not, at both scopes.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ValueVerdict {

@@ -690,3 +690,45 @@ fn every_playground_example_runs_to_its_end() {
         );
     }
 }
+
+const NEVER_DIVERGE: &str = "\
+@group(0) @binding(0) var<storage, read_write> data: array<f32>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let v = data[0];
+    if (v > 2.0) { // data branch
+        data[gid.x] = 1.0;
+    }
+    if (gid.x > 1000000u) { // id branch
+        data[gid.x] = 2.0;
+    }
+}
+";
+
+/// Two branches the analysis calls non-uniform that never diverge here: one on loaded data
+/// (every lane reads `data[0]`), one on `global_invocation_id`. Only the second is told to use
+/// `workgroup_id`; the first is told where uniform data can come from.
+#[test]
+fn the_uniformity_hint_follows_what_the_condition_depends_on() {
+    let p = profiled(NEVER_DIVERGE, |r| {
+        r.buffers = vec!["data=zeros".parse().unwrap()]
+    })
+    .profile;
+    let note_at = |marker: &str| {
+        let line = line_of(NEVER_DIVERGE, marker);
+        p.notes
+            .iter()
+            .find(|n| n.starts_with(&format!("line {line}:")))
+            .unwrap_or_else(|| panic!("no note at line {line}: {:#?}", p.notes))
+            .clone()
+    };
+    let data = note_at("// data branch");
+    assert!(!data.contains("workgroup_id"), "{data}");
+    assert!(data.contains("var<uniform>"), "{data}");
+    let id = note_at("// id branch");
+    assert!(
+        id.contains("`workgroup_id` instead of `global_invocation_id`"),
+        "{id}"
+    );
+}

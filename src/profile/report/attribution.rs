@@ -100,8 +100,14 @@ pub fn lines_and_branches(
                 .filter(|(_, b)| arms.contains(b))
                 .map(|(&l, _)| (l, static_of(l)))
                 .collect();
+            let from_ids = arm_lines.iter().any(|&(l, _)| {
+                analysis
+                    .and_then(|a| a.line(l))
+                    .is_some_and(|v| v.because_of_invocation_id())
+            });
             let own = static_of(line);
-            notes.extend(cross_check(kind, (line, own.as_deref()), &arm_lines, c));
+            let branch = (line, own.as_deref(), from_ids);
+            notes.extend(cross_check(kind, branch, &arm_lines, c));
         }
     };
     for (r, site) in instrumented.branches.iter().enumerate() {
@@ -168,7 +174,7 @@ fn branch_kind(kind: BranchKind) -> &'static str {
 /// diverged on this input are a hint that the code could let the compiler prove uniformity.
 fn cross_check(
     kind: &str,
-    (line, own): (u32, Option<&str>),
+    (line, own, from_ids): (u32, Option<&str>, bool),
     arm_lines: &[(u32, Option<String>)],
     (executions, divergent): (u64, u64),
 ) -> Option<String> {
@@ -183,12 +189,19 @@ fn cross_check(
     // Only where the branch itself is reached uniformly: inside divergent code every arm is
     // non-uniform whatever its condition.
     let condition_makes_it = own == Some("uniform") && verdicts.contains(&"non-uniform");
+    // The advice follows what the condition depends on: an invocation id, or loaded data.
+    let how = if from_ids {
+        "if its condition is uniform by design, computing it from a value the analysis can prove \
+         uniform (e.g. `workgroup_id` instead of `global_invocation_id`) lets the compiler know"
+    } else {
+        "the data its condition reads was the same across each subgroup; where it always is, \
+         reading it from a `var<uniform>` or a read-only `var<storage>`, which the analysis \
+         treats as uniform, lets the compiler know"
+    };
     (executions > 0 && divergent == 0 && condition_makes_it).then(|| {
         format!(
             "line {line}: the code this {kind} guards is statically non-uniform, but the {kind} \
-             never diverged on this input ({executions} subgroup executions): if its condition \
-             is uniform by design, computing it from a value the analysis can prove uniform \
-             (e.g. `workgroup_id` instead of `global_invocation_id`) lets the compiler know"
+             never diverged on this input ({executions} subgroup executions): {how}"
         )
     })
 }
