@@ -95,19 +95,12 @@ pub fn lines_and_branches(
     let mut notes = Vec::new();
     let mut check = |kind: &str, line: u32, arms: &[usize], c: (u64, u64)| {
         if subgroups {
-            let arm_lines: Vec<(u32, Option<String>)> = owners
+            let arm_lines: Vec<u32> = owners
                 .iter()
                 .filter(|(_, b)| arms.contains(b))
-                .map(|(&l, _)| (l, static_of(l)))
+                .map(|(&l, _)| l)
                 .collect();
-            let from_ids = arm_lines.iter().any(|&(l, _)| {
-                analysis
-                    .and_then(|a| a.line(l))
-                    .is_some_and(|v| v.because_of_invocation_id())
-            });
-            let own = static_of(line);
-            let branch = (line, own.as_deref(), from_ids);
-            notes.extend(cross_check(kind, branch, &arm_lines, c));
+            notes.extend(cross_check(analysis, kind, (line, &arm_lines), c));
         }
     };
     for (r, site) in instrumented.branches.iter().enumerate() {
@@ -173,12 +166,20 @@ fn branch_kind(kind: BranchKind) -> &'static str {
 /// analysis calls subgroup-uniform is a divlab bug; arms it calls non-uniform that never
 /// diverged on this input are a hint that the code could let the compiler prove uniformity.
 fn cross_check(
+    analysis: Option<&Analysis>,
     kind: &str,
-    (line, own, from_ids): (u32, Option<&str>, bool),
-    arm_lines: &[(u32, Option<String>)],
+    (line, arm_lines): (u32, &[u32]),
     (executions, divergent): (u64, u64),
 ) -> Option<String> {
-    let verdicts: Vec<&str> = arm_lines.iter().filter_map(|(_, v)| v.as_deref()).collect();
+    let verdict_at = |l: u32| analysis?.line(l);
+    let own = verdict_at(line).map(|v| verdict_name(v.subgroup));
+    let verdicts: Vec<&str> = arm_lines
+        .iter()
+        .filter_map(|&l| verdict_at(l).map(|v| verdict_name(v.subgroup)))
+        .collect();
+    let from_ids = arm_lines
+        .iter()
+        .any(|&l| verdict_at(l).is_some_and(|v| v.because_of_invocation_id()));
     if divergent > 0 && !verdicts.is_empty() && verdicts.iter().all(|v| *v == "uniform") {
         return Some(format!(
             "line {line}: the {kind} diverged in {divergent} of {executions} subgroup executions, \
