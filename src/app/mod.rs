@@ -174,7 +174,7 @@ impl DivlabApp {
         if path.extension().is_some_and(|e| e == "wgsl") {
             match std::fs::read_to_string(path) {
                 Ok(text) => {
-                    self.state.playground.source = text;
+                    self.state.playground.open_kernel(path, text);
                     self.state.tab = Tab::Playground;
                 }
                 Err(e) => self.message = Some((true, format!("{}: {e}", path.display()))),

@@ -1060,3 +1060,42 @@ fn a_cli_profile_document_opens_with_the_clis_figures() {
         group.get_by_label(&efficiency);
     }
 }
+
+/// A kernel opened from a file goes by its file's name, and its run settings are its own: a
+/// second kernel starts from the defaults, not from the first one's, and the first gets its own
+/// back when it is opened again.
+#[test]
+fn an_opened_kernel_keeps_its_name_and_its_own_settings() {
+    let dir = crate::util::temp_dir();
+    let first = crate::util::path_in(&dir, "first.wgsl");
+    let second = crate::util::path_in(&dir, "broken.wgsl");
+    std::fs::write(&first, EXAMPLE).unwrap();
+    std::fs::write(
+        &second,
+        "@compute @workgroup_size(1)\nfn main() { let x = ; }\n",
+    )
+    .unwrap();
+    let mut harness = playground_harness();
+    harness.run();
+    harness.state_mut().open_path(&first);
+    harness.state_mut().state.playground.settings.workgroups = [7, 1, 1];
+    harness.state_mut().open_path(&second);
+    harness.run();
+    let playground = harness.state().playground();
+    assert_eq!(
+        playground.settings,
+        divlab::app::playground::RunSettings::default()
+    );
+    assert_eq!(playground.file_name(), "broken.wgsl");
+    // The compile error names the file it came from.
+    assert!(
+        harness
+            .query_all_by_label_contains("broken.wgsl:2:")
+            .next()
+            .is_some()
+    );
+    harness.state_mut().open_path(&first);
+    harness.run();
+    assert_eq!(harness.state().playground().settings.workgroups, [7, 1, 1]);
+    assert_eq!(harness.state().playground().source, EXAMPLE);
+}

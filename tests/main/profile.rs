@@ -668,7 +668,7 @@ fn every_playground_example_runs_to_its_end() {
         let source = example.source();
         let mut request = example
             .settings()
-            .request(&source)
+            .request(divlab::app::playground::FILE, &source)
             .unwrap_or_else(|e| panic!("{}: {e}", example.name));
         request.reps = 1;
         let finished = profile(&lab, &request).unwrap_or_else(|e| panic!("{}: {e}", example.name));

@@ -5,6 +5,9 @@
 pub mod examples;
 mod settings;
 
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
 use eframe::egui::{self, Color32, RichText};
 use serde::{Deserialize, Serialize};
 
@@ -68,6 +71,11 @@ pub struct Playground {
     pub source: String,
     /// How Run runs it.
     pub settings: RunSettings,
+    /// The file the source was opened from, if any: its name is the kernel's in messages.
+    pub path: Option<PathBuf>,
+    /// The run settings each opened file had when another kernel took its place, by path: a
+    /// kernel opened again starts from its own settings, a new one from the defaults.
+    pub settings_by_file: BTreeMap<PathBuf, RunSettings>,
     #[serde(skip)]
     checked: Option<String>,
     #[serde(skip)]
@@ -115,6 +123,8 @@ impl Playground {
             checked: None,
             outcome: Outcome::None,
             settings: RunSettings::default(),
+            path: None,
+            settings_by_file: BTreeMap::new(),
             run: None,
             last: None,
             jump: None,
@@ -137,10 +147,41 @@ impl Playground {
         let Some(example) = EXAMPLES.iter().find(|e| e.name == name) else {
             return false;
         };
+        self.keep_settings();
+        self.path = None;
         self.source = example.source();
         self.settings = example.settings();
         self.last = None;
+        self.lane_map = None;
         true
+    }
+
+    /// Loads the kernel of the file at `path`: its source, and the run settings it had when it
+    /// was last open here, or the defaults; nothing of the kernel before it carries over.
+    pub fn open_kernel(&mut self, path: &Path, source: String) {
+        self.keep_settings();
+        self.settings = self.settings_by_file.get(path).cloned().unwrap_or_default();
+        self.path = Some(path.to_owned());
+        self.source = source;
+        self.last = None;
+        self.lane_map = None;
+        self.jump = None;
+    }
+
+    /// The name of the kernel in messages: its file's, or [`FILE`].
+    pub fn file_name(&self) -> String {
+        self.path
+            .as_deref()
+            .and_then(Path::file_name)
+            .map_or_else(|| FILE.to_owned(), |n| n.to_string_lossy().into_owned())
+    }
+
+    /// Files the current settings under the current file, if it came from one.
+    fn keep_settings(&mut self) {
+        if let Some(path) = &self.path {
+            self.settings_by_file
+                .insert(path.clone(), self.settings.clone());
+        }
     }
 
     /// Shows a profile document (`divlab profile --json`) as if it had just run here: its
@@ -166,6 +207,8 @@ impl Playground {
             instrumented_wgsl: String::new(),
             profile,
         };
+        self.keep_settings();
+        self.path = None;
         self.source = source.clone();
         self.last = Some(LastRun {
             source,
@@ -177,8 +220,9 @@ impl Playground {
 
     /// Checks the source with naga (located errors), then analyses its uniformity.
     pub fn check(&mut self) {
-        self.outcome = match crate::gpu::check_wgsl(FILE, &self.source)
-            .and_then(|_| analyze_source(FILE, &self.source))
+        let file = self.file_name();
+        self.outcome = match crate::gpu::check_wgsl(&file, &self.source)
+            .and_then(|_| analyze_source(&file, &self.source))
         {
             Ok(analysis) => Outcome::Analysed(Box::new(analysis)),
             Err(crate::Error::InvalidWgsl {
@@ -215,7 +259,7 @@ impl Playground {
         if self.run.is_some() {
             return;
         }
-        match self.settings.request(&self.source) {
+        match self.settings.request(&self.file_name(), &self.source) {
             Ok(mut request) => {
                 request.lanes_line = lanes_line;
                 let selector = AdapterSelector {
@@ -253,7 +297,7 @@ impl Playground {
                 ..
             } => RunError {
                 line,
-                message: format!("{FILE}:{line}:{column}: {message}"),
+                message: format!("{}:{line}:{column}: {message}", self.file_name()),
             },
             e => RunError {
                 line: 0,
@@ -353,9 +397,12 @@ impl Playground {
             } => {
                 ui.add(
                     egui::Label::new(
-                        RichText::new(format!("{FILE}:{line}:{column}: compile error"))
-                            .color(Color32::from_rgb(220, 60, 60))
-                            .strong(),
+                        RichText::new(format!(
+                            "{}:{line}:{column}: compile error",
+                            self.file_name()
+                        ))
+                        .color(Color32::from_rgb(220, 60, 60))
+                        .strong(),
                     )
                     .wrap(),
                 );

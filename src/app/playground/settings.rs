@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use crate::profile::fill::{BufferSpec, parse_len, parse_override};
 use crate::profile::run::{DEFAULT_LOOP_CAP, Request};
 
-/// The name the playground's source goes by in messages.
+/// The name the playground's source goes by in messages when it comes from no file.
 pub const FILE: &str = "playground.wgsl";
 
 /// How Run runs the kernel: `divlab profile`'s options, with its defaults.
@@ -45,9 +45,9 @@ impl Default for RunSettings {
 }
 
 impl RunSettings {
-    /// The request for `source`, or what is wrong with a setting.
-    pub fn request(&self, source: &str) -> Result<Request, String> {
-        let mut request = Request::new(FILE, source);
+    /// The request for `source`, named `file` in messages, or what is wrong with a setting.
+    pub fn request(&self, file: &str, source: &str) -> Result<Request, String> {
+        let mut request = Request::new(file, source);
         request.entry = Some(self.entry.trim().to_owned()).filter(|e| !e.is_empty());
         request.dispatch = self.workgroups.map(|n| n.max(1));
         request.buffers = parse_lines(&self.buffers, "buffers", |l| l.parse::<BufferSpec>())?;
