@@ -1099,3 +1099,49 @@ fn an_opened_kernel_keeps_its_name_and_its_own_settings() {
     assert_eq!(harness.state().playground().settings.workgroups, [7, 1, 1]);
     assert_eq!(harness.state().playground().source, EXAMPLE);
 }
+
+/// A module with two compute entry points offers both in the run settings, starts from the
+/// first, and runs the one picked.
+#[test]
+fn a_two_entry_module_offers_both_entry_points() {
+    let dir = crate::util::temp_dir();
+    let path = crate::util::path_in(&dir, "two.wgsl");
+    let source = "\
+@group(0) @binding(0) var<storage, read_write> cells: array<u32>;
+
+@compute @workgroup_size(64)
+fn clear(@builtin(global_invocation_id) gid: vec3<u32>) { cells[gid.x] = 0u; }
+
+@compute @workgroup_size(64)
+fn bump(@builtin(global_invocation_id) gid: vec3<u32>) {
+    if (gid.x % 2u == 0u) { cells[gid.x] += 1u; }
+}
+";
+    std::fs::write(&path, source).unwrap();
+    let mut harness = playground_harness();
+    harness.run();
+    harness.state_mut().open_path(&path);
+    harness.run();
+    assert_eq!(harness.state().playground().entries(), ["clear", "bump"]);
+    assert_eq!(harness.state().playground().settings.entry, "clear");
+    harness
+        .get_by_label("Run settings (as `divlab profile` takes them)")
+        .click();
+    harness.run();
+    harness
+        .get_by_role_and_label(Role::ComboBox, "entry point")
+        .click();
+    harness.run();
+    // The list holds both entry points.
+    harness.get_by_label("clear");
+    harness.get_by_label("bump").click();
+    harness.run();
+    assert_eq!(harness.state().playground().settings.entry, "bump");
+    run_playground(&mut harness);
+    let last = harness.state().playground().last.as_ref().expect("a run");
+    let finished = last
+        .outcome
+        .as_ref()
+        .unwrap_or_else(|e| panic!("{}", e.message));
+    assert_eq!(finished.profile.kernel.entry, "bump");
+}

@@ -78,6 +78,9 @@ pub struct Playground {
     pub settings_by_file: BTreeMap<PathBuf, RunSettings>,
     #[serde(skip)]
     checked: Option<String>,
+    /// The checked module's compute entry points, in source order, for the settings' list.
+    #[serde(skip)]
+    entries: Vec<String>,
     #[serde(skip)]
     outcome: Outcome,
     #[serde(skip)]
@@ -121,6 +124,7 @@ impl Playground {
         Self {
             source,
             checked: None,
+            entries: Vec::new(),
             outcome: Outcome::None,
             settings: RunSettings::default(),
             path: None,
@@ -130,6 +134,11 @@ impl Playground {
             jump: None,
             lane_map: None,
         }
+    }
+
+    /// The compute entry points of the source as last checked, in source order.
+    pub fn entries(&self) -> &[String] {
+        &self.entries
     }
 
     /// The last check's outcome.
@@ -221,9 +230,16 @@ impl Playground {
     /// Checks the source with naga (located errors), then analyses its uniformity.
     pub fn check(&mut self) {
         let file = self.file_name();
-        self.outcome = match crate::gpu::check_wgsl(&file, &self.source)
-            .and_then(|_| analyze_source(&file, &self.source))
-        {
+        let module = crate::gpu::check_wgsl(&file, &self.source);
+        if let Ok(module) = &module {
+            self.entries = module
+                .entry_points
+                .iter()
+                .filter(|e| e.stage == naga::ShaderStage::Compute)
+                .map(|e| e.name.clone())
+                .collect();
+        }
+        self.outcome = match module.and_then(|_| analyze_source(&file, &self.source)) {
             Ok(analysis) => Outcome::Analysed(Box::new(analysis)),
             Err(crate::Error::InvalidWgsl {
                 line,
@@ -318,10 +334,11 @@ impl Playground {
         if self.checked.as_deref() != Some(self.source.as_str()) {
             self.check();
         }
+        self.settings.pick_entry(&self.entries);
         // Before the editor sees the key.
         let run_key = ui.input_mut(|i| i.consume_key(egui::Modifiers::COMMAND, egui::Key::Enter));
         self.toolbar(ui, adapter, run_key);
-        self.settings.ui(ui);
+        self.settings.ui(ui, &self.entries);
         ui.separator();
         ui.columns(2, |columns| {
             let label = columns[0].strong("WGSL (edit here; checked as you type)");

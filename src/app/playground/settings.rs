@@ -58,29 +58,53 @@ impl RunSettings {
         Ok(request)
     }
 
-    /// The form, folded away until opened.
-    pub fn ui(&mut self, ui: &mut egui::Ui) {
+    /// With several compute entry points, the entry point is one of them: the first until
+    /// another is picked.
+    pub fn pick_entry(&mut self, entries: &[String]) {
+        if entries.len() > 1 && !entries.contains(&self.entry) {
+            self.entry = entries[0].clone();
+        }
+    }
+
+    /// The form, folded away until opened; `entries` are the kernel's compute entry points.
+    pub fn ui(&mut self, ui: &mut egui::Ui, entries: &[String]) {
         egui::CollapsingHeader::new("Run settings (as `divlab profile` takes them)")
             .default_open(false)
             .show(ui, |ui| {
                 egui::Grid::new("run_settings")
                     .num_columns(2)
-                    .show(ui, |ui| self.rows(ui));
+                    .show(ui, |ui| self.rows(ui, entries));
             });
     }
 
-    fn rows(&mut self, ui: &mut egui::Ui) {
-        ui.label("entry point");
-        ui.add(
-            egui::TextEdit::singleline(&mut self.entry)
-                .hint_text("the only (or first) @compute function")
-                .desired_width(240.0),
-        );
+    /// One row per option; each field is labelled by its row's name (for screen readers and
+    /// tests).
+    fn rows(&mut self, ui: &mut egui::Ui, entries: &[String]) {
+        let label = ui.label("entry point").id;
+        if entries.len() > 1 {
+            egui::ComboBox::from_id_salt("entry_point")
+                .selected_text(&self.entry)
+                .show_ui(ui, |ui| {
+                    for name in entries {
+                        ui.selectable_value(&mut self.entry, name.clone(), name);
+                    }
+                })
+                .response
+                .labelled_by(label);
+        } else {
+            ui.add(
+                egui::TextEdit::singleline(&mut self.entry)
+                    .hint_text("the only @compute function")
+                    .desired_width(240.0),
+            )
+            .labelled_by(label);
+        }
         ui.end_row();
-        ui.label("workgroups");
+        let label = ui.label("workgroups").id;
         ui.horizontal(|ui| {
             for n in &mut self.workgroups {
-                ui.add(egui::DragValue::new(n).range(1..=65_535));
+                ui.add(egui::DragValue::new(n).range(1..=65_535))
+                    .labelled_by(label);
             }
         });
         ui.end_row();
@@ -97,22 +121,25 @@ impl RunSettings {
             ),
             ("overrides", &mut self.overrides, "NAME=VALUE per line"),
         ] {
-            ui.label(name);
+            let label = ui.label(name).id;
             ui.add(
                 egui::TextEdit::multiline(text)
                     .hint_text(hint)
                     .desired_rows(1)
                     .desired_width(420.0)
                     .code_editor(),
-            );
+            )
+            .labelled_by(label);
             ui.end_row();
         }
-        ui.label("loop cap");
+        let label = ui.label("loop cap").id;
         ui.add(egui::DragValue::new(&mut self.loop_cap).range(1..=u32::MAX))
+            .labelled_by(label)
             .on_hover_text("Loop iterations one invocation may run, all its loops together; a kernel that never ends stops here");
         ui.end_row();
-        ui.label("timed repetitions");
-        ui.add(egui::DragValue::new(&mut self.reps).range(1..=1000));
+        let label = ui.label("timed repetitions").id;
+        ui.add(egui::DragValue::new(&mut self.reps).range(1..=1000))
+            .labelled_by(label);
         ui.end_row();
     }
 }
