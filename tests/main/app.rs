@@ -1053,6 +1053,9 @@ fn a_cli_profile_document_opens_with_the_clis_figures() {
     let source = std::fs::read_to_string(&kernel).unwrap();
     assert_eq!(app.playground().source, source);
     assert!(!app.playground().running(), "nothing ran");
+    // Run would run it again as the CLI did.
+    assert_eq!(app.playground().settings.workgroups, [2, 1, 1]);
+    assert_eq!(app.playground().settings.reps, 3);
     for (line, executions, efficiency) in rows {
         let name = format!("line {line}");
         let group = harness.get_by_role_and_label(Role::Group, &name);

@@ -194,8 +194,9 @@ impl Playground {
     }
 
     /// Shows a profile document (`divlab profile --json`) as if it had just run here: its
-    /// source in the editor, and its gutter, branches and lane records, without running
-    /// anything. A document written with `--no-source` cannot be shown.
+    /// source in the editor, its run settings in the form (so Run runs it again), and its
+    /// gutter, branches and lane records, without running anything. A document written with
+    /// `--no-source` cannot be shown.
     pub fn show_profile(&mut self, profile: Profile) -> Result<(), String> {
         let source = profile.source.clone().ok_or_else(|| {
             "it was written with --no-source, so it has no kernel to show; write it again \
@@ -218,6 +219,7 @@ impl Playground {
         };
         self.keep_settings();
         self.path = None;
+        self.settings = RunSettings::of_request(&finished.profile.request);
         self.source = source.clone();
         self.last = Some(LastRun {
             source,

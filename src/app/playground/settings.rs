@@ -5,6 +5,7 @@ use eframe::egui;
 use serde::{Deserialize, Serialize};
 
 use crate::profile::fill::{BufferSpec, parse_len, parse_override};
+use crate::profile::report::RequestRecord;
 use crate::profile::run::{DEFAULT_LOOP_CAP, Request};
 
 /// The name the playground's source goes by in messages when it comes from no file.
@@ -45,6 +46,20 @@ impl Default for RunSettings {
 }
 
 impl RunSettings {
+    /// The settings a profile document records it ran with (textures aside, which the form
+    /// does not take yet).
+    pub fn of_request(request: &RequestRecord) -> Self {
+        Self {
+            entry: request.entry.clone().unwrap_or_default(),
+            workgroups: request.dispatch,
+            buffers: request.buffers.join("\n"),
+            lens: request.lens.join("\n"),
+            overrides: request.overrides.join("\n"),
+            loop_cap: request.loop_cap,
+            reps: request.reps,
+        }
+    }
+
     /// The request for `source`, named `file` in messages, or what is wrong with a setting.
     pub fn request(&self, file: &str, source: &str) -> Result<Request, String> {
         let mut request = Request::new(file, source);
