@@ -85,10 +85,9 @@ impl Pass<'_> {
             if let Share::EachLane(value, how) = share
                 && !totals.iter().any(|&(key, _)| key == (value, how))
             {
-                let total = match (how, active) {
-                    (Total::ActiveLanes, Some(active)) => fx.lanes_of(active),
-                    (Total::ActiveLanes, None) => fx.active_lanes(out),
-                    (Total::Sum, _) => fx.reduce(SubgroupOperation::Add, value, self.g.u32_ty, out),
+                let total = match how {
+                    Total::ActiveLanes => fx.lanes_of(active),
+                    Total::Sum => fx.reduce(SubgroupOperation::Add, value, self.g.u32_ty, out),
                 };
                 totals.push(((value, how), total));
             }
@@ -129,32 +128,19 @@ impl Pass<'_> {
         self.count(fx, &counts, out);
     }
 
-    /// Before an `if`: divergent iff `subgroupAny(c) && !subgroupAll(c)`.
-    pub(super) fn count_if(
-        &self,
-        fx: &mut Emitter<'_>,
-        branch: usize,
-        condition: Handle<Expression>,
-        out: &mut Block,
-    ) {
-        let (any, not_all, _) = self.vote_if(fx, condition, out);
-        let divergent = fx.binary(BinaryOperator::LogicalAnd, any, not_all);
-        self.count_branch(fx, branch, divergent, out);
-    }
-
-    /// Before an `if` in a loop: its vote, and its sides' counts derived from it. A side ran in
-    /// the subgroup when some lane took it (`subgroupAny(c)` for the accept side,
-    /// `!subgroupAll(c)` for the reject side), and each lane that took it adds its 1 to the
-    /// active lanes. The same figures as a count at each side's entry where the lanes that take
-    /// a side run it together, for one election instead of three. `sides` are the accept and
-    /// reject blocks that are counted (a side with no code is not).
+    /// Before an `if`: its vote, 1 evaluation and 1 divergent one when some lanes take each
+    /// side; and in a loop (`sides`: the accept and reject blocks it counts, each where it has
+    /// code) the sides' counts derived from it. A side ran in the subgroup when some lane took
+    /// it, and each lane that took it adds its 1 to the active lanes: the same figures as a
+    /// count at each side's entry where the lanes that take a side run it together, for one
+    /// election instead of three. Returns the election and the ballot of the condition.
     pub(super) fn count_if_and_sides(
         &self,
         fx: &mut Emitter<'_>,
         (branch, condition): (usize, Handle<Expression>),
         sides: [Option<usize>; 2],
         out: &mut Block,
-    ) -> (Election, Option<Handle<Expression>>) {
+    ) -> (Election, Handle<Expression>) {
         let (any, not_all, taken) = self.vote_if(fx, condition, out);
         let not_taken = fx.emitted(Expression::Unary {
             op: UnaryOperator::LogicalNot,
@@ -183,44 +169,25 @@ impl Pass<'_> {
         (self.election(fx, out), taken)
     }
 
-    /// The vote on an `if`'s condition among the lanes that reach it: whether some lane takes
-    /// the accept side, and whether some lane takes the reject side. From one ballot of the
-    /// condition where the election in force has the active lanes' ballot, else
-    /// `subgroupAny(c)` and `!subgroupAll(c)`. The ballot of the condition, where there is one,
-    /// comes with them.
+    /// The vote on an `if`'s condition among the lanes that reach it, from one ballot of it
+    /// compared with the election's: whether some lane takes the accept side, whether some lane
+    /// takes the reject side, and the ballot.
     fn vote_if(
         &self,
         fx: &mut Emitter<'_>,
         condition: Handle<Expression>,
         out: &mut Block,
-    ) -> (
-        Handle<Expression>,
-        Handle<Expression>,
-        Option<Handle<Expression>>,
-    ) {
-        if let Election {
-            active: Some(active),
-            ..
-        } = self.election(fx, out)
-        {
-            let taken = fx.ballot_of(condition, out);
-            let none = fx.ballots_equal(taken, None, out);
-            let all = fx.ballots_equal(taken, Some(active), out);
-            let not = |fx: &mut Emitter<'_>, expr| {
-                fx.emitted(Expression::Unary {
-                    op: UnaryOperator::LogicalNot,
-                    expr,
-                })
-            };
-            return (not(fx, none), not(fx, all), Some(taken));
-        }
-        let all = fx.vote(SubgroupOperation::All, condition, out);
-        let any = fx.vote(SubgroupOperation::Any, condition, out);
-        let not_all = fx.emitted(Expression::Unary {
-            op: UnaryOperator::LogicalNot,
-            expr: all,
+    ) -> (Handle<Expression>, Handle<Expression>, Handle<Expression>) {
+        let Election { active, .. } = self.election(fx, out);
+        let taken = fx.ballot_of(condition, out);
+        let [none, all] = [None, Some(active)].map(|other| fx.ballots_equal(taken, other, out));
+        let [any, not_all] = [none, all].map(|expr| {
+            fx.emitted(Expression::Unary {
+                op: UnaryOperator::LogicalNot,
+                expr,
+            })
         });
-        (any, not_all, None)
+        (any, not_all, taken)
     }
 
     /// Before a `switch`: divergent iff `!subgroupAll(s == subgroupBroadcastFirst(s))`. A switch

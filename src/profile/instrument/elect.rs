@@ -14,9 +14,9 @@ use super::layout::{STRIPES, Word};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Election {
     pub elected: Handle<Expression>,
-    /// `subgroupBallot(true)` of those lanes, where the election was made from it (in a 1-D
-    /// workgroup): votes and active-lane counts then need no subgroup operation of their own.
-    pub active: Option<Handle<Expression>>,
+    /// The ballot of those lanes, which it was made from: votes and active-lane counts need no
+    /// subgroup operation of their own.
+    pub active: Handle<Expression>,
 }
 
 impl Pass<'_> {
@@ -42,24 +42,8 @@ impl Pass<'_> {
         let lowest = fx.lowest_lane(active, out);
         Election {
             elected: fx.binary(BinaryOperator::Equal, lane, lowest),
-            active: Some(active),
+            active,
         }
-    }
-
-    /// The exit flush's election, `lane == subgroupBroadcastFirst(lane)`: true in the lowest
-    /// active lane only (`lane` is `subgroup_invocation_id`, or in a 2-D or 3-D workgroup,
-    /// where naga forbids that builtin, `local_invocation_index`: unique in the subgroup too, so
-    /// the same lane wins). One ballot
-    /// and one shuffle; the `subgroupExclusiveAdd(1u) == 0u` it replaced was a scan of five
-    /// shuffles, and on the H200 it was three quarters of the instrumented switch kernel's time
-    /// (the kernel alone 10.6 ms at k = 32: 210 ms with the scan, 52 ms with no election).
-    /// (naga 30 has no `subgroupElect`.)
-    pub(super) fn elect(&self, fx: &mut Emitter<'_>, out: &mut Block) -> Handle<Expression> {
-        let (global, _) = self.g.lane_id.expect("elections need subgroups");
-        let pointer = fx.global(global, out);
-        let lane = fx.load(pointer);
-        let first = fx.broadcast_first(lane, self.g.u32_ty, out);
-        fx.binary(BinaryOperator::Equal, lane, first)
     }
 
     /// The election in force where the walk is ([`super::walk::Walk::election`]), or a new one,
@@ -127,10 +111,7 @@ impl Pass<'_> {
     /// invocation fills 1 of them).
     pub(super) fn record_max_lanes(&self, fx: &mut Emitter<'_>, out: &mut Block) {
         let Election { elected, active } = self.election(fx, out);
-        let lanes = match active {
-            Some(active) => fx.lanes_of(active),
-            None => fx.active_lanes(out),
-        };
+        let lanes = fx.lanes_of(active);
         let width = entry_arg(fx, self.g.subgroup_size.expect("subgroups"), out);
         let counters = self.g.counters;
         let record = fx.nested(out, |fx, b| {

@@ -298,12 +298,6 @@ impl<'f> Emitter<'f> {
         lanes
     }
 
-    /// The subgroup's active lanes: the bits of [`Self::ballot`], counted.
-    pub fn active_lanes(&mut self, out: &mut Block) -> Handle<Expression> {
-        let ballot = self.ballot(out);
-        self.lanes_of(ballot)
-    }
-
     /// `subgroupBroadcastFirst(argument)`, of type `ty`.
     pub fn broadcast_first(&mut self, argument: Expr, ty: Ty, out: &mut Block) -> Expr {
         self.subgroup_op(ty, out, |result| Statement::SubgroupGather {

@@ -47,7 +47,10 @@ impl Pass<'_> {
     /// keeps the value `atomicAdd` returned, and the carries are taken after the last add: the
     /// invocation waits for the atomics once, not once per counter.
     fn flush_body(&self, fx: &mut Emitter<'_>, words: &[Word], out: &mut Block) {
-        let elected = self.opts.subgroups.then(|| self.elect(fx, out));
+        let elected = self
+            .opts
+            .subgroups
+            .then(|| self.elect_lanes(fx, out).elected);
         let mut pending = Vec::new();
         for (slot, &word) in words.iter().enumerate() {
             let base = fx.global(self.g.local, out);

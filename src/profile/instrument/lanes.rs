@@ -32,7 +32,7 @@ impl Pass<'_> {
         } else {
             (LANE_RECORD_WORDS, Vec::new())
         };
-        let elected = self.elect(fx, out);
+        let elected = self.elect_among(fx, ballot, out).elected;
         let (buffer, workgroup) = (lanes.buffer, lanes.workgroup);
         let accept = fx.nested(out, |fx, b| {
             let base = fx.global(buffer, b);

@@ -57,8 +57,8 @@
 //! is elected (in a 2-D or 3-D workgroup a lane's bit is its rank at the entry,
 //! `subgroupExclusiveAdd(1u)`, as every lane is active there), and the vote on an `if` is
 //! `subgroupBallot(c)` compared with it; both read only the words of a ballot that the
-//! adapter's largest subgroup can fill ([`InstrumentOptions::ballot_words`]). The exit flush
-//! elects as below.
+//! adapter's largest subgroup can fill ([`InstrumentOptions::ballot_words`]). The exit flush and
+//! `--lanes` elect the same way.
 //!
 //! Without `subgroups`, no subgroup builtin appears at all (an adapter without the feature
 //! rejects any): every invocation counts 1 per entry into its block's *executions* (so they count

@@ -370,9 +370,6 @@ impl Pass<'_> {
         // In a loop the sides are counted from the vote, with its election, not each at its
         // entry with one of its own: an election is a subgroup operation at every trip.
         let from_vote = voted && self.at.hot;
-        if voted && !from_vote {
-            self.count_if(fx, branch, condition, out);
-        }
         fx.flush(out);
         let opener = Opener::Branch(branch);
         let entry = Entry {
@@ -383,27 +380,32 @@ impl Pass<'_> {
         let accept = self.block(fx, accept, (BlockKind::IfAccept, opener, line), entry);
         let reject_site = self.sites.blocks.len();
         let reject = self.block(fx, reject, (BlockKind::IfReject, opener, line), entry);
-        // After the `if`, the election for the lanes that run on, where the vote tells them.
+        // The vote goes before the `if` in the enclosing block, where every lane that reaches
+        // it is active (the sides' blocks restore that block's election).
         let mut after = None;
-        if from_vote {
-            let counted = |site: usize| !self.sites.blocks[site].empty;
-            let sides = [accept_site, reject_site].map(|site| counted(site).then_some(site));
+        if voted {
+            let counted =
+                |site: usize| (from_vote && !self.sites.blocks[site].empty).then_some(site);
+            let sides = [counted(accept_site), counted(reject_site)];
             let (election, taken) = self.count_if_and_sides(fx, (branch, condition), sides, out);
-            after = match (how, election.active, taken) {
-                (Sides::Stay, ..) => Some(election),
-                (Sides::Leave(accept_leaves), Some(active), Some(taken)) => {
+            // In a loop, the election for the lanes that run on after the `if`, where the vote
+            // tells them.
+            after = match how {
+                _ if !from_vote => None,
+                Sides::Stay => Some(election),
+                Sides::Leave(accept_leaves) => {
                     let stay = if accept_leaves {
                         let not_taken = fx.emitted(Expression::Unary {
                             op: UnaryOperator::BitwiseNot,
                             expr: taken,
                         });
-                        fx.binary(BinaryOperator::And, active, not_taken)
+                        fx.binary(BinaryOperator::And, election.active, not_taken)
                     } else {
                         taken
                     };
                     Some(self.elect_among(fx, stay, out))
                 }
-                _ => None,
+                Sides::Other => None,
             };
         }
         let statement = Statement::If {
