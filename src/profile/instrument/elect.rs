@@ -37,7 +37,7 @@ impl Pass<'_> {
         out: &mut Block,
     ) -> Election {
         let (lane_id, _) = self.g.lane_id.expect("elections need subgroups");
-        let pointer = fx.global(self.g.rank.unwrap_or(lane_id), out);
+        let pointer = fx.global(lane_id, out);
         let lane = fx.load(pointer);
         let lowest = fx.lowest_lane(active, out);
         Election {
@@ -67,15 +67,20 @@ impl Pass<'_> {
                 (lanes.local_index, lanes.local_index_arg),
             ]
         });
-        for (global, arg) in self.g.lane_id.into_iter().chain(lanes) {
+        for (global, arg) in lanes {
             let value = entry_arg(fx, arg, out);
             let pointer = fx.global(global, out);
             fx.store(pointer, value, out);
         }
-        if let Some(rank) = self.g.rank {
-            let one = fx.literal(Literal::U32(1), out);
-            let value = fx.scan(SubgroupOperation::Add, one, fx.u32_ty, out);
-            let pointer = fx.global(rank, out);
+        if let Some((global, arg)) = self.g.lane_id {
+            let value = match arg {
+                Some(arg) => entry_arg(fx, arg, out),
+                None => {
+                    let one = fx.literal(Literal::U32(1), out);
+                    fx.scan(SubgroupOperation::Add, one, fx.u32_ty, out)
+                }
+            };
+            let pointer = fx.global(global, out);
             fx.store(pointer, value, out);
         }
     }

@@ -31,14 +31,12 @@ pub(super) struct Globals {
     pub(super) flush_fn: Handle<Function>,
     /// With `--lanes`: the buffer and the private copies of the entry's builtins.
     pub(super) lanes: Option<LaneGlobals>,
-    /// With subgroups: the private copy of the id the election compares, and the entry
-    /// argument (and struct member) it is copied from: `subgroup_invocation_id` in a 1-D
-    /// workgroup, `local_invocation_index` in a 2-D or 3-D one, where naga forbids the former.
-    pub(super) lane_id: Option<(Handle<GlobalVariable>, EntryArg)>,
-    /// With subgroups in a 2-D or 3-D workgroup: `var<private> divlab_rank: u32`, the lane's
-    /// bit in a ballot, `subgroupExclusiveAdd(1u)` at the entry (where every lane of the
-    /// subgroup is active, so a lane's rank is its `subgroup_invocation_id`).
-    pub(super) rank: Option<Handle<GlobalVariable>>,
+    /// With subgroups: `var<private> divlab_lane: u32`, the lane's bit in a ballot, which the
+    /// elections compare, and the entry argument (and struct member) it is copied from,
+    /// `subgroup_invocation_id`. There is none in a 2-D or 3-D workgroup, where naga forbids
+    /// that builtin: there the lane's bit is its rank, `subgroupExclusiveAdd(1u)` at the entry (where
+    /// every lane of the subgroup is active, so a lane's rank is its `subgroup_invocation_id`).
+    pub(super) lane_id: Option<(Handle<GlobalVariable>, Option<EntryArg>)>,
     /// With subgroups: the entry argument holding `subgroup_size` (allowed in every shape).
     pub(super) subgroup_size: Option<EntryArg>,
     /// `var<private> divlab_trips: u32`: the trips the invocation ran of all its loops
@@ -117,26 +115,16 @@ impl Globals {
 
         let lane_id = opts.subgroups.then(|| {
             let global = private_global(module, "divlab_lane", u32_ty);
-            // Any id unique in the subgroup elects its lowest active lane the same way.
-            let arg = if multi_dim {
-                entry_builtin(
-                    module,
-                    naga::BuiltIn::LocalInvocationIndex,
-                    u32_ty,
-                    "divlab_local_invocation_index",
-                )
-            } else {
+            let arg = (!multi_dim).then(|| {
                 entry_builtin(
                     module,
                     naga::BuiltIn::SubgroupInvocationId,
                     u32_ty,
                     "divlab_subgroup_invocation_id",
                 )
-            };
+            });
             (global, arg)
         });
-        let rank =
-            (opts.subgroups && multi_dim).then(|| private_global(module, "divlab_rank", u32_ty));
         let subgroup_size = opts.subgroups.then(|| {
             entry_builtin(
                 module,
@@ -157,7 +145,6 @@ impl Globals {
             flush_fn,
             lanes,
             lane_id,
-            rank,
             subgroup_size,
             trips,
             capped,

@@ -362,11 +362,12 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>) {
 ";
 
 /// naga forbids `subgroup_invocation_id` in a 2-D or 3-D workgroup: the election there reads
-/// `local_invocation_index`, and `--lanes` records which invocations the lanes were (a
+/// each lane's rank at the entry (`subgroupExclusiveAdd(1u)`, its bit in a ballot), and
+/// `--lanes` records which invocations the lanes were by `local_invocation_index` (a
 /// `subgroupOr` of their bits, and a shuffle that checks each lane's place). A 1-D kernel keeps
 /// `subgroup_invocation_id` and the 8-word record.
 #[test]
-fn a_2d_workgroup_elects_by_local_invocation_index() {
+fn a_2d_workgroup_elects_by_each_lanes_rank() {
     for lanes_block in [None, Some(1)] {
         let opts = InstrumentOptions {
             counters_group: 1,
@@ -375,7 +376,13 @@ fn a_2d_workgroup_elects_by_local_invocation_index() {
         };
         let out = run_with(TILE_2D, "main", &opts);
         assert!(!out.wgsl.contains("subgroup_invocation_id"), "{}", out.wgsl);
-        assert!(out.wgsl.contains("local_invocation_index"), "{}", out.wgsl);
+        assert!(
+            out.wgsl.contains("subgroupExclusiveAdd(1u)"),
+            "{}",
+            out.wgsl
+        );
+        let by_index = out.wgsl.contains("local_invocation_index");
+        assert_eq!(by_index, lanes_block.is_some(), "{}", out.wgsl);
         assert!(out.wgsl.contains("subgroup_size"), "{}", out.wgsl);
         assert_eq!(out.lane_record_words, LANE_RECORD_WORDS_MULTI);
         let records_invocations = ["subgroupOr(", "subgroupShuffle("];
