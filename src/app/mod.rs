@@ -555,11 +555,13 @@ impl eframe::App for DivlabApp {
 }
 
 /// Whether the JSON file at `path` is a profile document (`divlab profile --json`) rather than
-/// a result document: its top level has a `kernel`. Read errors are left to the reader.
+/// a result document ([`crate::profile::report::is_profile`]). A file too large to be one, or
+/// unreadable, is left to the result reader and its messages.
 fn is_profile_document(path: &Path) -> bool {
-    let Ok(text) = std::fs::read_to_string(path) else {
-        return false;
-    };
-    serde_json::from_str::<serde_json::Value>(&text)
-        .is_ok_and(|v| v.get("kernel").is_some() && v.get("lines").is_some())
+    use crate::profile::report::{MAX_PROFILE_BYTES, is_profile};
+    let fits = std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() <= MAX_PROFILE_BYTES);
+    fits && std::fs::read_to_string(path)
+        .ok()
+        .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+        .is_some_and(|value| is_profile(&value))
 }

@@ -76,7 +76,7 @@ fn check_kind(value: &Value) -> Result<(), String> {
                 .to_owned(),
         );
     }
-    if !(object.contains_key("kernel") && object.contains_key("lines")) {
+    if !is_profile(value) {
         return Err(format!(
             "not a profile document (it has no `kernel` and `lines`); {REWRITE}"
         ));
@@ -96,6 +96,12 @@ fn check_kind(value: &Value) -> Result<(), String> {
             "no numeric `schema_version`, so not a profile document divlab wrote; {REWRITE}"
         )),
     }
+}
+
+/// Whether a JSON value has the shape of a profile document (a `kernel` and its `lines`), as
+/// opposed to a result document or anything else.
+pub fn is_profile(value: &Value) -> bool {
+    value.get("kernel").is_some() && value.get("lines").is_some()
 }
 
 /// The file as UTF-8 text, refusing files over [`MAX_PROFILE_BYTES`] before reading them.

@@ -18,5 +18,5 @@ pub use document::{
     OBSERVER_NOTE, PROFILE_SCHEMA_VERSION, Profile, RequestRecord, TimingRecord, created_now,
     json_bytes,
 };
-pub use import::{parse_profile, read_profile};
+pub use import::{MAX_PROFILE_BYTES, is_profile, parse_profile, read_profile};
 pub use render::render_text;
