@@ -10,6 +10,9 @@
 #[cfg(feature = "app")]
 #[path = "main/app.rs"]
 mod app;
+#[cfg(feature = "app")]
+#[path = "main/app_kernels.rs"]
+mod app_kernels;
 #[path = "main/cli.rs"]
 mod cli;
 #[path = "main/compare.rs"]

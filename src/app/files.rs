@@ -57,15 +57,43 @@ fn linux_has_dialog() -> bool {
 pub enum FileAction {
     /// A result file or a `.wgsl` kernel to open.
     Open,
-    /// Where to save the shown document.
-    SaveAs,
+    /// Where to save something.
+    SaveAs(SaveTarget),
+}
+
+/// What a save writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SaveTarget {
+    /// The shown result document.
+    Results,
+    /// The Playground's kernel, as WGSL.
+    Kernel,
+    /// The Playground's last profile, as a profile document.
+    Profile,
+    /// A picture of the Playground's last run, by index, as PNG.
+    Picture(usize),
+}
+
+impl SaveTarget {
+    /// The file filter's name and extension.
+    fn filter(self) -> (&'static str, &'static str) {
+        match self {
+            Self::Results => ("divlab results", "json"),
+            Self::Kernel => ("WGSL kernel", "wgsl"),
+            Self::Profile => ("divlab profile", "json"),
+            Self::Picture(_) => ("PNG image", "png"),
+        }
+    }
 }
 
 impl FileAction {
     fn title(self) -> &'static str {
         match self {
             Self::Open => "Open a result file (.json) or a kernel (.wgsl)",
-            Self::SaveAs => "Save the shown document as",
+            Self::SaveAs(SaveTarget::Results) => "Save the shown document as",
+            Self::SaveAs(SaveTarget::Kernel) => "Save the kernel as",
+            Self::SaveAs(SaveTarget::Profile) => "Save the profile as",
+            Self::SaveAs(SaveTarget::Picture(_)) => "Save the picture as",
         }
     }
 }
@@ -101,12 +129,16 @@ pub fn ask(kind: DialogKind, action: FileAction, suggested: Option<PathBuf>) -> 
             path: suggested.map_or_else(String::new, |p| p.display().to_string()),
         },
         DialogKind::Native => {
-            let mut dialog = rfd::AsyncFileDialog::new()
-                .set_title(action.title())
-                .add_filter("divlab results", &["json"]);
-            if action == FileAction::Open {
-                dialog = dialog.add_filter("WGSL kernel", &["wgsl"]);
-            }
+            let mut dialog = rfd::AsyncFileDialog::new().set_title(action.title());
+            dialog = match action {
+                FileAction::Open => dialog
+                    .add_filter("divlab results or profile", &["json"])
+                    .add_filter("WGSL kernel", &["wgsl"]),
+                FileAction::SaveAs(target) => {
+                    let (name, extension) = target.filter();
+                    dialog.add_filter(name, &[extension])
+                }
+            };
             if let Some(path) = &suggested {
                 if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
                     dialog = dialog.set_directory(dir);
@@ -119,7 +151,7 @@ pub fn ask(kind: DialogKind, action: FileAction, suggested: Option<PathBuf>) -> 
             let future = async move {
                 let handle = match action {
                     FileAction::Open => dialog.pick_file().await,
-                    FileAction::SaveAs => dialog.save_file().await,
+                    FileAction::SaveAs(_) => dialog.save_file().await,
                 };
                 let _ = tx.send(handle.map(|h| h.path().to_owned()));
             };
@@ -154,7 +186,7 @@ fn decide(action: FileAction, path: PathBuf) -> Decision {
     match action {
         FileAction::Open => Decision::Open(path),
         // A native save dialog asks about an existing file itself.
-        FileAction::SaveAs => Decision::Save {
+        FileAction::SaveAs(_) => Decision::Save {
             path,
             confirmed: true,
         },
@@ -180,7 +212,7 @@ fn prompt(ctx: &egui::Context, action: FileAction, path: &mut String) -> (Option
                 outcome = (
                     Some(match action {
                         FileAction::Open => Decision::Open(chosen),
-                        FileAction::SaveAs => Decision::Save {
+                        FileAction::SaveAs(_) => Decision::Save {
                             path: chosen,
                             confirmed: false,
                         },
@@ -204,8 +236,7 @@ fn overwrite(ctx: &egui::Context, path: &std::path::Path) -> (Option<Decision>, 
         ui.heading("Replace the file?");
         ui.add(
             egui::Label::new(format!(
-                "{} already exists, and divlab did not write it. Saving replaces its contents \
-                 with the shown document.",
+                "{} already exists, and divlab did not write it. Saving replaces its contents.",
                 path.display()
             ))
             .wrap(),

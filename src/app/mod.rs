@@ -13,11 +13,13 @@
 mod adapters;
 pub mod charts;
 pub mod compare;
+pub mod dispatch_map;
 pub mod documents;
 mod experiment_view;
 pub mod files;
 pub mod frame_stats;
 pub mod lane_grid;
+pub mod pictures;
 pub mod playground;
 pub mod profile_view;
 mod runner;
@@ -38,8 +40,8 @@ use adapters::Adapters;
 use compare::CompareView;
 use documents::{Document, Documents};
 use experiment_view::{ExperimentView, Shown};
-use files::{Decision, DialogKind, FileAction, Pending};
-use playground::Playground;
+use files::{Decision, DialogKind, FileAction, Pending, SaveTarget};
+use playground::{Playground, PlaygroundAction};
 use runner::Runner;
 pub use state::{State, Tab};
 use tree::LeftPanel;
@@ -80,6 +82,10 @@ pub struct DivlabApp {
     pub dialogs: DialogKind,
     /// A file question in progress.
     pending: Option<Pending>,
+    /// What the save being asked about writes.
+    saving: SaveTarget,
+    /// Kernel files this app wrote: saved again without asking.
+    written_kernels: Vec<PathBuf>,
     /// Where run documents are autosaved; `None` keeps them in memory only.
     pub results_folder: Option<PathBuf>,
     /// The last message: `(is_error, text)`.
@@ -105,6 +111,8 @@ impl DivlabApp {
             runner: Runner::default(),
             dialogs: DialogKind::detect(),
             pending: None,
+            saving: SaveTarget::Results,
+            written_kernels: Vec::new(),
             results_folder: None,
             message: None,
             compare: CompareView::default(),
@@ -249,9 +257,22 @@ impl DivlabApp {
             .add(document.label.clone(), document.doc.clone());
     }
 
-    /// Save: writes the shown document to its file. A file the app did not write itself (one it
-    /// opened) is replaced only after the user confirms; a document without a file asks where.
+    /// Save: writes the shown document to its file (in the Playground, the kernel to its
+    /// `.wgsl`). A file the app did not write itself (one it opened) is replaced only after the
+    /// user confirms; a document without a file asks where.
     fn save(&mut self) {
+        if self.state.tab == Tab::Playground {
+            self.saving = SaveTarget::Kernel;
+            match self.state.playground.path.clone() {
+                Some(path) if path.exists() && !self.written_kernels.contains(&path) => {
+                    self.pending = Some(Pending::Overwrite { path });
+                }
+                Some(path) => self.save_kernel(&path),
+                None => self.ask_save(SaveTarget::Kernel),
+            }
+            return;
+        }
+        self.saving = SaveTarget::Results;
         let Some(document) = self.documents.shown() else {
             return;
         };
@@ -267,8 +288,81 @@ impl DivlabApp {
         }
     }
 
-    /// Save As: asks where to write the shown document.
+    /// Asks where to write `target`, suggesting a name beside the last file used.
+    fn ask_save(&mut self, target: SaveTarget) {
+        let dir = Path::new(&self.state.path)
+            .parent()
+            .unwrap_or(Path::new(""))
+            .to_owned();
+        let playground = &self.state.playground;
+        let stem = playground.file_name().trim_end_matches(".wgsl").to_owned();
+        let suggested = match target {
+            SaveTarget::Results => return self.save_as(),
+            SaveTarget::Kernel => playground
+                .path
+                .clone()
+                .unwrap_or_else(|| dir.join(playground.file_name())),
+            SaveTarget::Profile => dir.join(format!("{stem}.profile.json")),
+            SaveTarget::Picture(i) => {
+                let name = playground
+                    .pictures()
+                    .images()
+                    .get(i)
+                    .map_or("texture", |p| p.name.as_str());
+                dir.join(format!("{stem}.{name}.png"))
+            }
+        };
+        self.saving = target;
+        self.pending = Some(files::ask(
+            self.dialogs,
+            FileAction::SaveAs(target),
+            Some(suggested),
+        ));
+    }
+
+    /// Writes the Playground's kernel to `path`; it is the kernel's file from then on.
+    fn save_kernel(&mut self, path: &Path) {
+        let source = self.state.playground.source().to_owned();
+        self.message = Some(match crate::report::write_atomic(path, source.as_bytes()) {
+            Ok(()) => {
+                self.state.playground.saved_to(path);
+                if !self.written_kernels.iter().any(|p| p == path) {
+                    self.written_kernels.push(path.to_owned());
+                }
+                (false, format!("saved {}", path.display()))
+            }
+            Err(e) => (true, e.to_string()),
+        });
+    }
+
+    /// Writes what the Playground's last run made to `path`: its profile document, or a
+    /// picture as PNG.
+    fn save_run(&mut self, path: &Path, target: SaveTarget) {
+        let playground = &self.state.playground;
+        let bytes = match target {
+            SaveTarget::Profile => playground.profile().map(crate::profile::report::json_bytes),
+            SaveTarget::Picture(i) => playground.pictures().png(i),
+            SaveTarget::Results | SaveTarget::Kernel => None,
+        };
+        let Some(bytes) = bytes else {
+            self.message = Some((
+                true,
+                "the run it came from is gone: run it again".to_owned(),
+            ));
+            return;
+        };
+        self.message = Some(match crate::report::write_atomic(path, &bytes) {
+            Ok(()) => (false, format!("saved {}", path.display())),
+            Err(e) => (true, e.to_string()),
+        });
+    }
+
+    /// Save As: asks where to write the shown document (in the Playground, the kernel).
     fn save_as(&mut self) {
+        if self.state.tab == Tab::Playground {
+            return self.ask_save(SaveTarget::Kernel);
+        }
+        self.saving = SaveTarget::Results;
         let Some(document) = self.documents.shown() else {
             return;
         };
@@ -285,7 +379,7 @@ impl DivlabApp {
         });
         self.pending = Some(files::ask(
             self.dialogs,
-            FileAction::SaveAs,
+            FileAction::SaveAs(SaveTarget::Results),
             Some(suggested),
         ));
     }
@@ -315,6 +409,16 @@ impl DivlabApp {
     fn decided(&mut self, decision: Decision) {
         match decision {
             Decision::Open(path) => self.open_path(&path),
+            Decision::Save { path, confirmed } if self.saving != SaveTarget::Results => {
+                let own = self.saving == SaveTarget::Kernel && self.written_kernels.contains(&path);
+                if path.exists() && !confirmed && !own {
+                    self.pending = Some(Pending::Overwrite { path });
+                } else if self.saving == SaveTarget::Kernel {
+                    self.save_kernel(&path);
+                } else {
+                    self.save_run(&path, self.saving);
+                }
+            }
             Decision::Save { path, confirmed } => {
                 let own = self
                     .documents
@@ -481,10 +585,17 @@ impl DivlabApp {
                     .show(ui, |ui| self.compare.ui(ui, &mut self.state.selected));
                 None
             }
-            Tab::Playground => {
-                self.state.playground.ui(ui, self.state.adapter);
-                None
-            }
+            Tab::Playground => match self.state.playground.ui(ui, self.state.adapter) {
+                Some(PlaygroundAction::SaveProfile) => {
+                    self.ask_save(SaveTarget::Profile);
+                    None
+                }
+                Some(PlaygroundAction::SavePicture(i)) => {
+                    self.ask_save(SaveTarget::Picture(i));
+                    None
+                }
+                None => None,
+            },
         }
     }
 
@@ -500,9 +611,14 @@ impl DivlabApp {
                     )
                     .clicked()
                     .then_some(Command::Open);
-                let save = ui
-                    .add_enabled(shown.is_some(), egui::Button::new("Save"))
-                    .on_hover_text(match shown {
+                let playground = self.state.tab == Tab::Playground;
+                let hover = if playground {
+                    match &self.state.playground.path {
+                        Some(path) => format!("Write the kernel to {}; Ctrl+S", path.display()),
+                        None => "Choose where to write the kernel (.wgsl); Ctrl+S".to_owned(),
+                    }
+                } else {
+                    match shown {
                         Some(d) => match &d.file {
                             Some(path) => {
                                 format!("Write the shown document to {}; Ctrl+S", path.display())
@@ -510,11 +626,16 @@ impl DivlabApp {
                             None => "Choose where to write the shown document; Ctrl+S".to_owned(),
                         },
                         None => "Nothing to save yet".to_owned(),
-                    })
+                    }
+                };
+                let can_save = playground || shown.is_some();
+                let save = ui
+                    .add_enabled(can_save, egui::Button::new("Save"))
+                    .on_hover_text(hover)
                     .clicked()
                     .then_some(Command::Save);
                 let save_as = ui
-                    .add_enabled(shown.is_some(), egui::Button::new("Save As…"))
+                    .add_enabled(can_save, egui::Button::new("Save As…"))
                     .clicked()
                     .then_some(Command::SaveAs);
                 match shown {

@@ -7,6 +7,8 @@ use std::collections::BTreeMap;
 
 use eframe::egui::{self, Color32, RichText, Sense, accesskit::Role, vec2};
 
+use super::dispatch_map::DispatchMap;
+use super::pictures::Pictures;
 use crate::profile::report::{BranchProfile, LineProfile, Profile};
 use crate::profile::run::Finished;
 use crate::report::units::format_ns;
@@ -75,16 +77,40 @@ pub struct ProfilePane<'a> {
     pub analysis: Option<&'a Analysis>,
 }
 
+/// What the pane shows beside the profile, and keeps between frames.
+pub struct PaneParts<'a> {
+    /// A line to bring into view (set by a branch row).
+    pub jump: &'a mut Option<u32>,
+    /// The lanes recorded at a line, as a lane grid.
+    pub lanes: Option<&'a mut LaneMap>,
+    /// The same lanes over the whole dispatch.
+    pub dispatch_map: Option<&'a mut DispatchMap>,
+    /// The run's textures.
+    pub pictures: &'a mut Pictures,
+    /// A profile kept to show side by side with this one, and its name.
+    pub pinned: Option<(&'a str, &'a Profile)>,
+}
+
+/// What the user asked of the pane.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PaneAction {
+    /// Run again, recording which lanes run this line.
+    RecordLanes(u32),
+    /// Save this picture as PNG.
+    SavePicture(usize),
+    /// Save the profile document.
+    SaveProfile,
+    /// Keep this profile to show beside the next.
+    Pin,
+    /// Stop showing the kept profile.
+    Unpin,
+}
+
 impl ProfilePane<'_> {
-    /// The whole pane: the cap message or the summary, the branch table, the lanes recorded
-    /// at a line, and the source with its gutter. `jump` brings a line into view (set by a
-    /// branch row). Returns a line the user clicked to record lanes at.
-    pub fn ui(
-        self,
-        ui: &mut egui::Ui,
-        jump: &mut Option<u32>,
-        lanes: Option<&mut LaneMap>,
-    ) -> Option<u32> {
+    /// The whole pane: the cap message or the summary, the textures, the branch table, the
+    /// lanes recorded at a line beside their dispatch map, a kept profile side by side, and
+    /// the source with its gutter.
+    pub fn ui(self, ui: &mut egui::Ui, parts: PaneParts<'_>) -> Option<PaneAction> {
         let profile = &self.finished.profile;
         if let Some(message) = &self.finished.cap_hit {
             ui.add(
@@ -92,20 +118,93 @@ impl ProfilePane<'_> {
                     .wrap(),
             );
         }
-        summary(ui, profile);
-        egui::CollapsingHeader::new("Branches, by wasted lane slots")
-            .default_open(true)
-            .show(ui, |ui| branch_table(ui, profile, jump));
-        match lanes {
-            Some(map) => map.ui(ui),
-            None => {
-                ui.weak(
-                    "Click a line to record, at that line, which lanes ran each subgroup \
-                     execution.",
-                );
+        let mut action = None;
+        let PaneParts {
+            jump,
+            lanes,
+            dispatch_map,
+            pictures,
+            pinned,
+        } = parts;
+        // Above the source, scrolled within at most half the pane, so the annotated source
+        // keeps the rest in view.
+        let top = (ui.available_height() * 0.45).max(160.0);
+        egui::ScrollArea::vertical()
+            .id_salt("profile_pane_top")
+            .max_height(top)
+            .auto_shrink([false, true])
+            .show(ui, |ui| {
+                ui.horizontal(|ui| {
+                    if ui
+                        .button("Save profile…")
+                        .on_hover_text(
+                            "Write this profile as a document `divlab profile --json` would write",
+                        )
+                        .clicked()
+                    {
+                        action = Some(PaneAction::SaveProfile);
+                    }
+                    match pinned {
+                Some((name, _)) => {
+                    if ui
+                        .button("Unpin")
+                        .on_hover_text(format!("Stop showing {name} side by side"))
+                        .clicked()
+                    {
+                        action = Some(PaneAction::Unpin);
+                    }
+                }
+                None => {
+                    if ui
+                        .button("Pin for side by side")
+                        .on_hover_text(
+                            "Keep this profile, and show it line by line beside the next one you \
+                             run or open (edit the kernel, Run, and see what the change did)",
+                        )
+                        .clicked()
+                    {
+                        action = Some(PaneAction::Pin);
+                    }
+                }
             }
-        }
+                });
+                summary(ui, profile);
+                if let Some(index) = pictures.ui(ui) {
+                    action = Some(PaneAction::SavePicture(index));
+                }
+                egui::CollapsingHeader::new("Branches and loops, by wasted lane slots")
+                    .default_open(true)
+                    .show(ui, |ui| branch_table(ui, profile, jump));
+                if let Some((name, pinned)) = pinned {
+                    egui::CollapsingHeader::new(format!("Side by side: {name} | this run"))
+                        .id_salt("side_by_side")
+                        .default_open(true)
+                        .show(ui, |ui| side_by_side(ui, (name, pinned), profile));
+                }
+                let shown: Vec<(&str, [u32; 2], &[u8])> = pictures
+                    .images()
+                    .iter()
+                    .map(|i| (i.name.as_str(), i.size, i.rgba.as_slice()))
+                    .collect();
+                match (lanes, dispatch_map) {
+                    (Some(lanes), Some(map)) => {
+                        ui.columns(2, |columns| {
+                            lanes.ui(&mut columns[0]);
+                            map.ui(&mut columns[1], &shown);
+                        });
+                    }
+                    (Some(lanes), None) => lanes.ui(ui),
+                    (None, _) => {
+                        ui.weak(
+                            "Click a line to record, at that line, which lanes ran each subgroup \
+                     execution, and where on the dispatch they ran.",
+                        );
+                    }
+                }
+            });
         self.gutter_source(ui, jump)
+            .map(PaneAction::RecordLanes)
+            .or(action)
     }
 
     /// The source with a gutter: executions, efficiency (colour and %), a branch's divergent
@@ -139,6 +238,7 @@ impl ProfilePane<'_> {
                     line: by_line.get(&n).copied(),
                     branch: branch_at.get(&n).copied(),
                     cap: profile.loop_cap_line == Some(n),
+                    subgroup_size: profile.subgroup_size,
                 };
                 if row.ui(ui, self.analysis) {
                     clicked = Some(n);
@@ -158,6 +258,8 @@ struct SourceRow<'a> {
     branch: Option<&'a BranchProfile>,
     /// Whether a loop here hit the loop cap.
     cap: bool,
+    /// The profile's subgroup size.
+    subgroup_size: Option<u32>,
 }
 
 impl SourceRow<'_> {
@@ -173,7 +275,7 @@ impl SourceRow<'_> {
             .scope_builder(group, |ui| {
                 ui.horizontal(|ui| {
                     ui.spacing_mut().item_spacing.x = 4.0;
-                    gutter(ui, self.line, self.branch);
+                    gutter(ui, self.line, self.branch, self.subgroup_size);
                     let mut text = RichText::new(format!("{n:>3} {}", self.text)).monospace();
                     if self.cap {
                         text =
@@ -287,29 +389,68 @@ impl LaneMap {
 
 /// Subgroup size, control-flow efficiency and the two times.
 pub fn summary(ui: &mut egui::Ui, profile: &Profile) {
-    let mut parts = Vec::new();
+    let mut parts: Vec<(String, &str)> = Vec::new();
     match profile.subgroup_size {
-        Some(size) => parts.push(format!("subgroup size {size}")),
-        None => parts.push("no subgroup operations: counts are invocations".to_owned()),
+        Some(size) => parts.push((
+            format!("subgroup size {size}"),
+            "The `subgroup_size` builtin as the pipeline ran: efficiency is taken against it",
+        )),
+        None => parts.push((
+            "no subgroup operations: counts are invocations".to_owned(),
+            "This adapter has no subgroups: each line counts invocations, and efficiency is not \
+             measured",
+        )),
     }
     if let Some(e) = profile.control_flow_efficiency {
-        parts.push(format!("control-flow efficiency {:.1}%", e * 100.0));
+        parts.push((
+            format!("control-flow efficiency {:.1}%", e * 100.0),
+            "Σ active lanes / (Σ executions × subgroup size), summed over the kernel's blocks \
+             (each straight run of statements once), not over the lines below: a block of \
+             several lines counts once here and once per line there",
+        ));
     }
     if let Some(e) = profile.branch_efficiency {
-        parts.push(format!("branch efficiency {:.1}%", e * 100.0));
+        parts.push((
+            format!("branch efficiency {:.1}%", e * 100.0),
+            "1 − Σ divergent / Σ evaluations over the branches and loops in the table below",
+        ));
     }
     match &profile.timing {
-        Some(t) => parts.push(format!(
-            "{} alone, {} instrumented ({:.2}×)",
-            format_ns(t.kernel_ns),
-            format_ns(t.instrumented_ns),
-            t.overhead
+        Some(t) => parts.push((
+            format!(
+                "{} alone, {} instrumented ({:.2}×)",
+                format_ns(t.kernel_ns),
+                format_ns(t.instrumented_ns),
+                t.overhead
+            ),
+            "Medians of the timed repetitions, the kernel alone and with divlab's counters, \
+             interleaved",
         )),
-        None => parts.push("not timed".to_owned()),
+        None => parts.push((
+            "not timed".to_owned(),
+            "The run hit the loop cap, or was opened from a document without times",
+        )),
     }
-    ui.add(egui::Label::new(RichText::new(parts.join(" · ")).strong()).wrap());
-    for note in &profile.notes {
-        ui.add(egui::Label::new(RichText::new(note).weak().small()).wrap());
+    ui.horizontal_wrapped(|ui| {
+        for (i, (text, about)) in parts.iter().enumerate() {
+            if i > 0 {
+                ui.strong("·");
+            }
+            ui.strong(text).on_hover_text(*about);
+        }
+    });
+    if !profile.notes.is_empty() {
+        egui::CollapsingHeader::new(format!(
+            "Notes ({}): how the counts were taken, and what the kernel ran on",
+            profile.notes.len()
+        ))
+        .id_salt("profile_notes")
+        .default_open(false)
+        .show(ui, |ui| {
+            for note in &profile.notes {
+                ui.add(egui::Label::new(format!("• {note}")).wrap());
+            }
+        });
     }
 }
 
@@ -339,22 +480,42 @@ pub fn branch_table(ui: &mut egui::Ui, profile: &Profile, jump: &mut Option<u32>
     egui::ScrollArea::vertical()
         .id_salt("branch_table_scroll")
         .max_height(11.0 * row)
-        .show(ui, |ui| branch_grid(ui, branches, jump));
+        .show(ui, |ui| {
+            branch_grid(ui, branches, profile.subgroup_size, jump)
+        });
 }
 
-fn branch_grid(ui: &mut egui::Ui, branches: Vec<&BranchProfile>, jump: &mut Option<u32>) {
+fn branch_grid(
+    ui: &mut egui::Ui,
+    branches: Vec<&BranchProfile>,
+    subgroup_size: Option<u32>,
+    jump: &mut Option<u32>,
+) {
     egui::Grid::new("branch_table")
         .striped(true)
         .num_columns(5)
         .show(ui, |ui| {
-            for heading in [
-                "line",
-                "kind",
-                "executions",
-                "divergent",
-                "wasted lane slots",
+            for (heading, about) in [
+                ("line", "Click a line number to bring it into view"),
+                ("kind", "if, switch or loop"),
+                (
+                    "executions",
+                    "Subgroup executions that evaluated the branch; for a loop, its trips \
+                     (subgroup executions of its body)",
+                ),
+                (
+                    "divergent",
+                    "Executions in which the subgroup's lanes disagreed; for a loop, the tests \
+                     at which some lanes left while others went on",
+                ),
+                (
+                    "wasted lane slots",
+                    "Lane slots the subgroups paid for inside it but left idle: Σ (executions × \
+                     subgroup size − active lanes) over the blocks it opens; for a loop, the \
+                     slots of lanes that had already left",
+                ),
             ] {
-                ui.strong(heading);
+                ui.strong(heading).on_hover_text(about);
             }
             ui.end_row();
             for b in branches {
@@ -366,11 +527,21 @@ fn branch_grid(ui: &mut egui::Ui, branches: Vec<&BranchProfile>, jump: &mut Opti
                     *jump = Some(b.line);
                 }
                 ui.label(&b.kind);
-                ui.label(b.executions.to_string());
-                ui.label(match b.divergent_fraction {
-                    Some(f) => format!("{:.0}% ({})", f * 100.0, b.divergent),
-                    None => b.divergent.to_string(),
-                });
+                match b.loop_figures(subgroup_size) {
+                    Some(figures) => {
+                        ui.label(format!("{} trips", b.trips.unwrap_or(0)))
+                            .on_hover_text(&figures);
+                        ui.label(format!("lanes left on {} tests", b.divergent))
+                            .on_hover_text(&figures);
+                    }
+                    None => {
+                        ui.label(b.executions.to_string());
+                        ui.label(match b.divergent_fraction {
+                            Some(f) => format!("{:.0}% ({})", f * 100.0, b.divergent),
+                            None => b.divergent.to_string(),
+                        });
+                    }
+                }
                 ui.label(
                     b.wasted_lane_slots
                         .map_or_else(|| "—".to_owned(), |w| w.to_string()),
@@ -383,8 +554,11 @@ fn branch_grid(ui: &mut egui::Ui, branches: Vec<&BranchProfile>, jump: &mut Opti
 /// The key to the gutter's columns.
 fn legend(ui: &mut egui::Ui) {
     ui.horizontal_wrapped(|ui| {
-        ui.weak("gutter: executions · efficiency (colour, % of lanes active) · divergent share of a branch (bar) ·");
-        for (e, name) in [(0.25, "25%"), (0.5, "50%"), (1.0, "100%")] {
+        ui.weak(
+            "gutter: subgroup executions · efficiency (colour, % of lanes active) · bar: a \
+             branch's divergent share, a loop's idle share of its trips ·",
+        );
+        for (e, name) in [(0.0, "0%"), (0.25, "25%"), (0.5, "50%"), (1.0, "100%")] {
             ui.label(
                 RichText::new(format!(" {name} "))
                     .monospace()
@@ -398,7 +572,12 @@ fn legend(ui: &mut egui::Ui) {
 }
 
 /// The gutter cells of one line: fixed widths, so the source lines up.
-fn gutter(ui: &mut egui::Ui, line: Option<&LineProfile>, branch: Option<&BranchProfile>) {
+fn gutter(
+    ui: &mut egui::Ui,
+    line: Option<&LineProfile>,
+    branch: Option<&BranchProfile>,
+    subgroup_size: Option<u32>,
+) {
     let mono = |text: String| RichText::new(text).monospace();
     let executions = line.map_or_else(String::new, |l| l.executions.to_string());
     let efficiency = line
@@ -421,26 +600,30 @@ fn gutter(ui: &mut egui::Ui, line: Option<&LineProfile>, branch: Option<&BranchP
             ui.label(text);
         });
     });
-    // The divergent share of the branch on this line, as a bar.
+    // The divergent share of the branch on this line, as a bar; for a loop, the share of its
+    // trips' lane slots left idle by lanes that had left.
     let (rect, bar) = ui.allocate_exact_size(vec2(30.0, 10.0), Sense::hover());
     if let Some(b) = branch {
+        let (share, name) = match (b.trips, b.lane_trips, subgroup_size) {
+            (Some(t), Some(ran), Some(sg)) if t > 0 => {
+                let slots = t as f64 * f64::from(sg);
+                (Some(1.0 - ran as f64 / slots), "idle in its trips")
+            }
+            _ => (b.divergent_fraction, "divergent"),
+        };
         let painter = ui.painter();
         painter.rect_filled(rect, 1.0, ui.visuals().extreme_bg_color);
-        if let Some(f) = b.divergent_fraction {
+        if let Some(f) = share {
             let mut filled = rect;
             filled.set_width(rect.width() * f as f32);
             painter.rect_filled(filled, 1.0, Color32::from_rgb(220, 120, 60));
         }
-        bar.widget_info(|| {
-            egui::WidgetInfo::labeled(
-                egui::Role::ProgressIndicator,
-                true,
-                match b.divergent_fraction {
-                    Some(f) => format!("divergent {:.0}%", f * 100.0),
-                    None => "divergent —".to_owned(),
-                },
-            )
-        });
+        let text = match share {
+            Some(f) => format!("{name} {:.0}%", f * 100.0),
+            None => format!("{name} —"),
+        };
+        bar.on_hover_text(&text)
+            .widget_info(|| egui::WidgetInfo::labeled(egui::Role::ProgressIndicator, true, &text));
     }
     let mark = line.and_then(|l| Mismatch::of(l, branch));
     fixed(ui, 12.0, |ui| {
@@ -488,7 +671,11 @@ fn line_tooltip(ui: &mut egui::Ui, row: &SourceRow<'_>, analysis: Option<&Analys
             ui.label(format!("efficiency: {:.1}%", e * 100.0));
         }
     }
-    if let Some(b) = branch {
+    if let Some(figures) = branch.and_then(|b| b.loop_figures(row.subgroup_size)) {
+        ui.label(format!(
+            "the line's own figures are of the loop's entries; its trips: {figures}"
+        ));
+    } else if let Some(b) = branch {
         ui.label(format!(
             "{}: divergent in {} of {} executions{}",
             b.kind,
@@ -512,4 +699,78 @@ fn line_tooltip(ui: &mut egui::Ui, row: &SourceRow<'_>, analysis: Option<&Analys
     if let Some(m) = line.and_then(|l| Mismatch::of(l, branch)) {
         ui.label(RichText::new(m.explain()).color(MISMATCH));
     }
+}
+
+/// Two profiles line by line: each line's executions and efficiency in `a` and in `b`, with
+/// each one's own source text (lines pair by number).
+pub fn side_by_side(ui: &mut egui::Ui, (name, a): (&str, &Profile), b: &Profile) {
+    let figures = |p: &Profile| -> BTreeMap<u32, (u64, Option<f64>)> {
+        p.lines
+            .iter()
+            .map(|l| (l.line, (l.executions, l.efficiency)))
+            .collect()
+    };
+    let (fa, fb) = (figures(a), figures(b));
+    let text = |p: &Profile, n: u32| {
+        p.source
+            .as_deref()
+            .and_then(|s| s.lines().nth(n as usize - 1))
+            .unwrap_or("")
+            .trim()
+            .to_owned()
+    };
+    let cell = |ui: &mut egui::Ui, f: Option<&(u64, Option<f64>)>| match f {
+        Some((executions, efficiency)) => {
+            ui.monospace(executions.to_string());
+            match efficiency {
+                Some(e) => ui.label(
+                    RichText::new(format!("{:.0}%", e * 100.0))
+                        .monospace()
+                        .color(Color32::BLACK)
+                        .background_color(efficiency_colour(*e)),
+                ),
+                None => ui.label(""),
+            };
+        }
+        None => {
+            ui.label("");
+            ui.label("");
+        }
+    };
+    let headline = |p: &Profile| {
+        p.control_flow_efficiency
+            .map_or_else(|| "—".to_owned(), |e| format!("{:.1}%", e * 100.0))
+    };
+    ui.label(format!(
+        "control-flow efficiency: {} (pinned), {} (this run)",
+        headline(a),
+        headline(b)
+    ));
+    let lines: std::collections::BTreeSet<u32> = fa.keys().chain(fb.keys()).copied().collect();
+    egui::ScrollArea::both()
+        .id_salt("side_by_side_scroll")
+        .max_height(260.0)
+        .show(ui, |ui| {
+            egui::Grid::new("side_by_side_grid")
+                .striped(true)
+                .num_columns(7)
+                .show(ui, |ui| {
+                    ui.strong("line");
+                    ui.strong("executions").on_hover_text(name);
+                    ui.strong("efficiency").on_hover_text(name);
+                    ui.strong("pinned");
+                    ui.strong("executions").on_hover_text("this run");
+                    ui.strong("efficiency").on_hover_text("this run");
+                    ui.strong("this run");
+                    ui.end_row();
+                    for n in lines {
+                        ui.monospace(n.to_string());
+                        cell(ui, fa.get(&n));
+                        ui.monospace(text(a, n));
+                        cell(ui, fb.get(&n));
+                        ui.monospace(text(b, n));
+                        ui.end_row();
+                    }
+                });
+        });
 }

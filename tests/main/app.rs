@@ -20,7 +20,7 @@ fn snapshot_options() -> SnapshotOptions {
     SnapshotOptions::new().threshold(1.0).max_failed_pixels(8)
 }
 
-fn harness(app: DivlabApp) -> Harness<'static, DivlabApp> {
+pub(crate) fn harness(app: DivlabApp) -> Harness<'static, DivlabApp> {
     Harness::builder()
         .with_size([1280.0, 900.0])
         .wgpu()
@@ -390,7 +390,7 @@ fn playground_shows_a_compile_error_at_its_line_and_static_verdicts() {
 }
 
 /// Runs frames until `done` holds, or fails after `limit`; returns the time it took.
-fn step_until(
+pub(crate) fn step_until(
     harness: &mut Harness<'_, DivlabApp>,
     limit: Duration,
     what: &str,
@@ -414,7 +414,10 @@ fn type_path(harness: &mut Harness<'_, DivlabApp>, path: &str) {
     harness.run();
 }
 
-fn button<'a>(harness: &'a Harness<'_, DivlabApp>, label: &'a str) -> egui_kittest::Node<'a> {
+pub(crate) fn button<'a>(
+    harness: &'a Harness<'_, DivlabApp>,
+    label: &'a str,
+) -> egui_kittest::Node<'a> {
     harness.get_by_role_and_label(Role::Button, label)
 }
 
@@ -706,7 +709,7 @@ fn compare_table_has_one_row_per_check_key_with_whole_labels() {
 }
 
 /// The 1-based line of `source` that contains `needle`.
-fn line_of(source: &str, needle: &str) -> u32 {
+pub(crate) fn line_of(source: &str, needle: &str) -> u32 {
     source
         .lines()
         .position(|l| l.contains(needle))
@@ -714,7 +717,7 @@ fn line_of(source: &str, needle: &str) -> u32 {
         + 1
 }
 
-fn playground_harness() -> Harness<'static, DivlabApp> {
+pub(crate) fn playground_harness() -> Harness<'static, DivlabApp> {
     harness(DivlabApp::new(State {
         tab: Tab::Playground,
         ..State::default()
@@ -722,7 +725,7 @@ fn playground_harness() -> Harness<'static, DivlabApp> {
 }
 
 /// Loads the example the Examples menu names `label`.
-fn pick_example(harness: &mut Harness<'static, DivlabApp>, label: &str) {
+pub(crate) fn pick_example(harness: &mut Harness<'static, DivlabApp>, label: &str) {
     harness.run();
     harness.get_by_label("Examples").click();
     harness.run();
@@ -731,7 +734,7 @@ fn pick_example(harness: &mut Harness<'static, DivlabApp>, label: &str) {
 }
 
 /// Clicks Run and waits for the profile to finish.
-fn run_playground(harness: &mut Harness<'static, DivlabApp>) {
+pub(crate) fn run_playground(harness: &mut Harness<'static, DivlabApp>) {
     button(harness, "Run").click();
     harness.step();
     step_until(harness, Duration::from_secs(120), "the run", |app| {

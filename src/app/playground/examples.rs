@@ -1,5 +1,5 @@
 //! Kernels to start from in the Playground, each with the run settings that make it show
-//! something: a bounds check, distance tests, a Collatz loop, a switch on lane bits (the files
+//! something: a bounds check, distance tests, a Collatz loop, an image threshold and edge detection on textures, a switch on lane bits (the files
 //! in `assets/kernels`, which `divlab profile` takes too), and the divergence study's forms as
 //! divlab generates them.
 
@@ -30,6 +30,8 @@ enum Kernel {
 enum Run {
     /// This many workgroups, with these `--len` lines.
     Dispatch(u32, &'static str),
+    /// This many workgroups in x and y, with these texture lines (`texture src=gradient`).
+    Image([u32; 2], &'static str),
     /// The study's parameters, path j running `trips(j)` trips.
     Study(fn(u32) -> u32),
 }
@@ -49,6 +51,11 @@ impl Example {
             Run::Dispatch(workgroups, lens) => RunSettings {
                 workgroups: [workgroups, 1, 1],
                 lens: lens.to_owned(),
+                ..RunSettings::default()
+            },
+            Run::Image([x, y], textures) => RunSettings {
+                workgroups: [x, y, 1],
+                textures: textures.to_owned(),
                 ..RunSettings::default()
             },
             Run::Study(trips) => study_settings(trips),
@@ -75,6 +82,18 @@ pub const EXAMPLES: &[Example] = &[
         about: "every lane loops as long as its own number needs: a divergent loop",
         kernel: Kernel::File(include_str!("../../../assets/kernels/collatz.wgsl")),
         run: Run::Dispatch(16, ""),
+    },
+    Example {
+        name: "Image threshold (texture in, texture out)",
+        about: "each pixel's value picks the branch: on a gradient, only subgroups the diagonal cuts diverge",
+        kernel: Kernel::File(include_str!("../../../assets/kernels/threshold.wgsl")),
+        run: Run::Image([8, 8], "texture src=gradient"),
+    },
+    Example {
+        name: "Edge detection (Sobel on a checkerboard)",
+        about: "only pixels on an edge take the branch: subgroups that meet an edge pay for it",
+        kernel: Kernel::File(include_str!("../../../assets/kernels/edges.wgsl")),
+        run: Run::Image([8, 8], "texture src=checker:16"),
     },
     Example {
         name: "Switch on lane bits",

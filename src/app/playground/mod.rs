@@ -11,7 +11,9 @@ use std::path::{Path, PathBuf};
 use eframe::egui::{self, Color32, RichText};
 use serde::{Deserialize, Serialize};
 
-use super::profile_view;
+use super::dispatch_map::DispatchMap;
+use super::pictures::Pictures;
+use super::profile_view::{self, PaneAction, PaneParts};
 use super::source_view::source_view;
 use super::worker::ProfileRun;
 use crate::gpu::AdapterSelector;
@@ -94,6 +96,24 @@ pub struct Playground {
     /// The lanes the last run recorded at a line, as a lane map.
     #[serde(skip)]
     lane_map: Option<profile_view::LaneMap>,
+    /// The same lanes over the whole dispatch.
+    #[serde(skip)]
+    dispatch_map: Option<DispatchMap>,
+    /// The last run's textures.
+    #[serde(skip)]
+    pictures: Pictures,
+    /// A profile kept to show beside the next one, with the name it goes by.
+    #[serde(skip)]
+    pinned: Option<(String, Box<Profile>)>,
+}
+
+/// What the Playground asks the app to do: things that need a file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PlaygroundAction {
+    /// Ask where to write the last run's profile document.
+    SaveProfile,
+    /// Ask where to write this picture of the last run as PNG.
+    SavePicture(usize),
 }
 
 impl Default for Playground {
@@ -133,7 +153,63 @@ impl Playground {
             last: None,
             jump: None,
             lane_map: None,
+            dispatch_map: None,
+            pictures: Pictures::default(),
+            pinned: None,
         }
+    }
+
+    /// The last run's dispatch map, once a line's lanes were recorded.
+    pub fn dispatch_map(&self) -> Option<&DispatchMap> {
+        self.dispatch_map.as_ref()
+    }
+
+    /// The last run's textures.
+    pub fn pictures(&self) -> &Pictures {
+        &self.pictures
+    }
+
+    /// The profile kept for the side-by-side view, if any.
+    pub fn pinned(&self) -> Option<&Profile> {
+        self.pinned.as_ref().map(|(_, p)| &**p)
+    }
+
+    /// The last run's profile, if it ran.
+    pub fn profile(&self) -> Option<&Profile> {
+        self.last
+            .as_ref()
+            .and_then(|l| l.outcome.as_ref().ok())
+            .map(|f| &f.profile)
+    }
+
+    /// Keeps the last run's profile to show beside the next one.
+    pub fn pin(&mut self) {
+        if let Some(profile) = self.profile() {
+            let name = format!("{} on {}", profile.kernel.file, profile.adapter.name);
+            self.pinned = Some((name, Box::new(profile.clone())));
+        }
+    }
+
+    /// The source as it is now, for Save.
+    pub fn source(&self) -> &str {
+        &self.source
+    }
+
+    /// After the source was written to `path`: it is the kernel's file from now on.
+    pub fn saved_to(&mut self, path: &Path) {
+        if self.path.as_deref() != Some(path) {
+            self.keep_settings();
+            self.path = Some(path.to_owned());
+        }
+    }
+
+    /// Forgets what the last run showed.
+    fn clear_run(&mut self) {
+        self.last = None;
+        self.lane_map = None;
+        self.dispatch_map = None;
+        self.pictures = Pictures::default();
+        self.jump = None;
     }
 
     /// The compute entry points of the source as last checked, in source order.
@@ -160,8 +236,7 @@ impl Playground {
         self.path = None;
         self.source = example.source();
         self.settings = example.settings();
-        self.last = None;
-        self.lane_map = None;
+        self.clear_run();
         true
     }
 
@@ -172,9 +247,7 @@ impl Playground {
         self.settings = self.settings_by_file.get(path).cloned().unwrap_or_default();
         self.path = Some(path.to_owned());
         self.source = source;
-        self.last = None;
-        self.lane_map = None;
-        self.jump = None;
+        self.clear_run();
     }
 
     /// The name of the kernel in messages: its file's, or [`FILE`].
@@ -210,12 +283,15 @@ impl Playground {
                 profile.loop_cap
             )
         });
+        self.clear_run();
         self.lane_map = profile_view::LaneMap::of(&profile);
+        self.dispatch_map = DispatchMap::of(&profile);
         let finished = Finished {
             subgroup_width: profile.subgroup_size,
             cap_hit,
             instrumented_wgsl: String::new(),
             profile,
+            images: Vec::new(),
         };
         self.keep_settings();
         self.path = None;
@@ -225,7 +301,6 @@ impl Playground {
             source,
             outcome: Ok(finished),
         });
-        self.jump = None;
         Ok(())
     }
 
@@ -307,7 +382,7 @@ impl Playground {
         let Some((run, _)) = &self.run else { return };
         let Some(outcome) = run.poll() else { return };
         let (_, source) = self.run.take().expect("a run is in progress");
-        let outcome = outcome.map_err(|e| match e {
+        let mut outcome = outcome.map_err(|e| match e {
             crate::Error::InvalidWgsl {
                 line,
                 column,
@@ -322,16 +397,18 @@ impl Playground {
                 message: e.to_string(),
             },
         });
-        self.lane_map = outcome
-            .as_ref()
-            .ok()
-            .and_then(|f| profile_view::LaneMap::of(&f.profile));
+        self.clear_run();
+        if let Ok(finished) = &mut outcome {
+            self.lane_map = profile_view::LaneMap::of(&finished.profile);
+            self.dispatch_map = DispatchMap::of(&finished.profile);
+            self.pictures = Pictures::new(std::mem::take(&mut finished.images));
+        }
         self.last = Some(LastRun { source, outcome });
     }
 
     /// The view: examples, Run and its settings above; the editor beside the verdicts or, once
     /// it ran, the profile painted onto the source.
-    pub fn ui(&mut self, ui: &mut egui::Ui, adapter: Option<usize>) {
+    pub fn ui(&mut self, ui: &mut egui::Ui, adapter: Option<usize>) -> Option<PlaygroundAction> {
         self.poll_run();
         if self.checked.as_deref() != Some(self.source.as_str()) {
             self.check();
@@ -342,6 +419,7 @@ impl Playground {
         self.toolbar(ui, adapter, run_key);
         self.settings.ui(ui, &self.entries);
         ui.separator();
+        let mut action = None;
         ui.columns(2, |columns| {
             let label = columns[0].strong("WGSL (edit here; checked as you type)");
             egui::ScrollArea::vertical()
@@ -355,10 +433,20 @@ impl Playground {
                     )
                     .labelled_by(label.id);
                 });
-            if let Some(line) = self.result_pane(&mut columns[1]) {
-                self.start_run_at(columns[1].ctx(), adapter, Some(line));
+            match self.result_pane(&mut columns[1]) {
+                Some(PaneAction::RecordLanes(line)) => {
+                    self.start_run_at(columns[1].ctx(), adapter, Some(line));
+                }
+                Some(PaneAction::SavePicture(index)) => {
+                    action = Some(PlaygroundAction::SavePicture(index));
+                }
+                Some(PaneAction::SaveProfile) => action = Some(PlaygroundAction::SaveProfile),
+                Some(PaneAction::Pin) => self.pin(),
+                Some(PaneAction::Unpin) => self.pinned = None,
+                None => {}
             }
         });
+        action
     }
 
     fn toolbar(&mut self, ui: &mut egui::Ui, adapter: Option<usize>, run_key: bool) {
@@ -405,8 +493,8 @@ impl Playground {
         });
     }
 
-    /// The pane beside the editor; returns a line the user clicked to record lanes at.
-    fn result_pane(&mut self, ui: &mut egui::Ui) -> Option<u32> {
+    /// The pane beside the editor; returns what the user asked of it.
+    fn result_pane(&mut self, ui: &mut egui::Ui) -> Option<PaneAction> {
         let analysis = match &self.outcome {
             Outcome::None => return None,
             Outcome::Invalid {
@@ -441,7 +529,14 @@ impl Playground {
                     finished,
                     analysis: Some(analysis),
                 };
-                return pane.ui(ui, &mut self.jump, self.lane_map.as_mut());
+                let parts = PaneParts {
+                    jump: &mut self.jump,
+                    lanes: self.lane_map.as_mut(),
+                    dispatch_map: self.dispatch_map.as_mut(),
+                    pictures: &mut self.pictures,
+                    pinned: self.pinned.as_ref().map(|(name, p)| (name.as_str(), &**p)),
+                };
+                return pane.ui(ui, parts);
             }
             Some(Err(error)) => {
                 ui.add(

@@ -25,6 +25,9 @@ pub struct RunSettings {
     pub lens: String,
     /// `--override NAME=VALUE`, one per line.
     pub overrides: String,
+    /// `--texture`, `--size`, `--format` and `--sampler`, one per line, as `texture
+    /// input=checker`.
+    pub textures: String,
     /// `--loop-cap`.
     pub loop_cap: u32,
     /// `--reps`.
@@ -39,6 +42,7 @@ impl Default for RunSettings {
             buffers: String::new(),
             lens: String::new(),
             overrides: String::new(),
+            textures: String::new(),
             loop_cap: DEFAULT_LOOP_CAP,
             reps: 15,
         }
@@ -46,8 +50,8 @@ impl Default for RunSettings {
 }
 
 impl RunSettings {
-    /// The settings a profile document records it ran with (textures aside, which the form
-    /// does not take yet).
+    /// The settings a profile document records it ran with (but `--save`: the app saves a
+    /// texture from its picture).
     pub fn of_request(request: &RequestRecord) -> Self {
         Self {
             entry: request.entry.clone().unwrap_or_default(),
@@ -55,6 +59,11 @@ impl RunSettings {
             buffers: request.buffers.join("\n"),
             lens: request.lens.join("\n"),
             overrides: request.overrides.join("\n"),
+            textures: (request.textures.iter())
+                .map(|t| t.trim_start_matches('-'))
+                .filter(|t| !t.starts_with("save"))
+                .collect::<Vec<_>>()
+                .join("\n"),
             loop_cap: request.loop_cap,
             reps: request.reps,
         }
@@ -68,6 +77,13 @@ impl RunSettings {
         request.buffers = parse_lines(&self.buffers, "buffers", |l| l.parse::<BufferSpec>())?;
         request.lens = parse_lines(&self.lens, "lengths", parse_len)?;
         request.overrides = parse_lines(&self.overrides, "overrides", parse_override)?;
+        for line in self.textures.lines().filter(|l| !l.trim().is_empty()) {
+            request
+                .textures
+                .add(line)
+                .map_err(|e| format!("textures: {e}"))?;
+        }
+        request.keep_images = true;
         request.loop_cap = self.loop_cap.max(1);
         request.reps = self.reps.max(1);
         Ok(request)
@@ -135,6 +151,12 @@ impl RunSettings {
                 "BINDING=N per line: elements of a runtime-sized array",
             ),
             ("overrides", &mut self.overrides, "NAME=VALUE per line"),
+            (
+                "textures",
+                &mut self.textures,
+                "per line: texture NAME=FILL (gradient, checker[:N], file:IMAGE.png, …) · size \
+                 NAME=WxH · format NAME=FORMAT · sampler NAME=linear|nearest[,clamp|repeat|mirror]",
+            ),
         ] {
             let label = ui.label(name).id;
             ui.add(

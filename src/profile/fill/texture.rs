@@ -84,6 +84,36 @@ pub struct TextureOptions {
     pub saves: Vec<SaveSpec>,
 }
 
+impl TextureOptions {
+    /// The option names [`Self::add`] takes, as the command line spells them.
+    pub const OPTIONS: [&'static str; 5] = ["texture", "size", "format", "sampler", "save"];
+
+    /// Adds one option written as on the command line, `--texture input=checker` (the dashes
+    /// may be left out), or says what is wrong with it.
+    pub fn add(&mut self, written: &str) -> Result<(), String> {
+        let written = written.trim();
+        let (option, value) = written
+            .trim_start_matches('-')
+            .split_once(char::is_whitespace)
+            .map(|(o, v)| (o, v.trim()))
+            .unwrap_or((written.trim_start_matches('-'), ""));
+        match option {
+            "texture" => self.fills.push(value.parse()?),
+            "size" => self.sizes.push(value.parse()?),
+            "format" => self.formats.push(value.parse()?),
+            "sampler" => self.samplers.push(value.parse()?),
+            "save" => self.saves.push(value.parse()?),
+            _ => {
+                return Err(format!(
+                    "`{written}` is none of {}: write one per line, as `texture input=checker`",
+                    Self::OPTIONS.join(", ")
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
 impl OptionValue for Fill {
     const FORM: &'static str = "NAME=FILL (e.g. `input=checker`, `src=file:photo.png`)";
 

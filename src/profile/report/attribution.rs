@@ -121,23 +121,24 @@ pub fn lines_and_branches(
             divergent: c.divergent,
             divergent_fraction: fraction(c.divergent, c.evaluations),
             wasted_lane_slots: wasted(&opened_by(Opener::Branch(r))),
+            trips: None,
+            lane_trips: None,
         });
     }
     for (l, site) in instrumented.loops.iter().enumerate() {
         let blocks = opened_by(Opener::Loop(l));
         // With a `for`/`while` test, a loop's divergence is its test's: the trips on which the
         // lanes disagreed about going on. A bare `loop` shows its divergence at its `break`s.
+        let body = blocks
+            .iter()
+            .find(|&&b| instrumented.blocks[b].kind == BlockKind::LoopBody)
+            .map(|&b| counters.blocks[b]);
         let (executions, divergent) = match site.exit_test {
             Some(test) => {
                 let c = counters.branches[test];
                 (c.evaluations, c.divergent)
             }
-            None => {
-                let body = blocks
-                    .iter()
-                    .find(|&&b| instrumented.blocks[b].kind == BlockKind::LoopBody);
-                (body.map_or(0, |&b| counters.blocks[b].executions), 0)
-            }
+            None => (body.map_or(0, |b| b.executions), 0),
         };
         if site.exit_test.is_some() {
             check("loop", site.line, &blocks, (executions, divergent));
@@ -149,6 +150,8 @@ pub fn lines_and_branches(
             divergent,
             divergent_fraction: site.exit_test.and_then(|_| fraction(divergent, executions)),
             wasted_lane_slots: wasted(&blocks),
+            trips: body.map(|b| b.executions),
+            lane_trips: body.filter(|_| subgroups).map(|b| b.active_lanes),
         });
     }
     branches.sort_by_key(|b| b.line);

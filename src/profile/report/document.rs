@@ -184,6 +184,42 @@ pub struct BranchProfile {
     /// Lane slots the subgroup paid for but left idle inside it: Σ (executions × SG − active
     /// lanes) over the blocks it opens.
     pub wasted_lane_slots: Option<u64>,
+    /// A loop: subgroup executions of its body, its trips.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trips: Option<u64>,
+    /// A loop: Σ active lanes over its trips, the lane-trips that ran (with subgroups).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lane_trips: Option<u64>,
+}
+
+impl BranchProfile {
+    /// A loop's figures in words that add up: its trips, the lane-trips that ran of the lane
+    /// slots its trips paid for, the slots left idle by lanes that had already left, and the
+    /// tests at which lanes left. `None` for a branch, or a loop without trip counts.
+    pub fn loop_figures(&self, subgroup_size: Option<u32>) -> Option<String> {
+        let trips = self.trips.filter(|_| self.kind == "loop")?;
+        let mut parts = vec![format!("{trips} trips")];
+        if let (Some(ran), Some(sg)) = (self.lane_trips, subgroup_size) {
+            let slots = trips * u64::from(sg);
+            let share = if slots > 0 {
+                format!(" ({:.0}%)", ran as f64 * 100.0 / slots as f64)
+            } else {
+                String::new()
+            };
+            parts.push(format!("{ran} of {slots} lane slots ran{share}"));
+            parts.push(format!(
+                "{} left idle by lanes that had left the loop",
+                slots.saturating_sub(ran)
+            ));
+        }
+        if self.divergent_fraction.is_some() {
+            parts.push(format!(
+                "lanes left on {} of {} tests",
+                self.divergent, self.executions
+            ));
+        }
+        Some(parts.join(", "))
+    }
 }
 
 /// Timings, medians of `reps` interleaved runs: at least 3 (or `--reps`, if fewer) and at most

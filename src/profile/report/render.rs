@@ -112,6 +112,10 @@ fn render_summary(profile: &Profile, out: &mut String) {
             "top divergent branches (by idle lane slots inside them):"
         );
         for b in top.iter().take(5) {
+            if let Some(figures) = b.loop_figures(profile.subgroup_size) {
+                let _ = writeln!(out, "  line {:>4} {:<6} {figures}", b.line, b.kind);
+                continue;
+            }
             let _ = writeln!(
                 out,
                 "  line {:>4} {:<6} {} idle lane slots, divergent in {} of {} subgroup executions",

@@ -88,6 +88,9 @@ pub struct Request {
     pub time_budget: Duration,
     /// `--lanes LINE`: record the ballot of every subgroup execution at this line.
     pub lanes_line: Option<u32>,
+    /// Read every texture back after the counted run, for [`Finished::images`] (the app shows
+    /// them; the command line saves only what `--save` names).
+    pub keep_images: bool,
 }
 
 impl Request {
@@ -106,6 +109,7 @@ impl Request {
             reps: DEFAULT_REPS,
             time_budget: DEFAULT_TIME_BUDGET,
             lanes_line: None,
+            keep_images: false,
         }
     }
 
@@ -168,6 +172,26 @@ pub struct Finished {
     /// The width of the pipeline's subgroups, the `subgroup_size` builtin as the instrumented
     /// kernel saw it ([`instrument::Counters::subgroup_width`]); `None` without subgroups.
     pub subgroup_width: Option<u32>,
+    /// The textures after the counted run, where [`Request::keep_images`] asked for them.
+    pub images: Vec<TextureImage>,
+}
+
+/// Layer 0 of a texture after the counted run: what the kernel wrote, or its input where it
+/// only reads it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TextureImage {
+    /// The variable's name.
+    pub name: String,
+    /// `` `name` (@group(G) @binding(B)) ``.
+    pub label: String,
+    /// 1-based line of its declaration.
+    pub line: u32,
+    /// Whether the kernel can write it (a `write` or `read_write` storage texture).
+    pub written: bool,
+    /// Width and height.
+    pub size: [u32; 2],
+    /// 8-bit RGBA, rows top to bottom (other formats converted as `--save` converts them).
+    pub rgba: Vec<u8>,
 }
 
 /// Profiles `request` on the lab's device.
@@ -199,6 +223,11 @@ pub fn profile_with_progress(
     on_stage(Stage::Counting);
     let (counted, counts, lanes) =
         counted_run(gpu, request, &interface, &instrumented, &resources, &label)?;
+    let images = if request.keep_images {
+        textures::images(gpu, &interface, &resources.textures)?
+    } else {
+        Vec::new()
+    };
     let widest_ballot = counts.max_active_lanes.filter(|_| gpu.caps.subgroups);
     // Efficiency is against the width the pipeline runs with (the `subgroup_size` builtin), so
     // a workgroup smaller than a subgroup shows the lanes it leaves empty.
@@ -251,6 +280,7 @@ pub fn profile_with_progress(
             cap_hit: Some(message),
             instrumented_wgsl: instrumented.wgsl,
             subgroup_width: counts.subgroup_width,
+            images,
         });
     }
     // The kernel ends on this input: time it alone and instrumented, interleaved.
@@ -264,6 +294,7 @@ pub fn profile_with_progress(
         cap_hit: None,
         instrumented_wgsl: instrumented.wgsl,
         subgroup_width: counts.subgroup_width,
+        images,
     })
 }
 

@@ -19,7 +19,7 @@ mod device;
 
 use self::checks::{check_limits, check_names, extent_of, format_of};
 use self::device::{clear, create, upload};
-use super::Request;
+use super::{Request, TextureImage};
 
 /// One texture as made: what the report says of it and what the dispatch binds.
 pub(super) struct Texture {
@@ -184,42 +184,8 @@ pub(super) fn save_textures(
             })
             .expect("--save names were checked");
         let t = &interface.textures[made.index];
-        let layout = TexelLayout::of(made.format)
-            .ok_or_else(|| unfillable(t, made.format, "saved as PNG"))?;
-        let [w, h, _] = made.extent;
-        let texel = layout.texel_bytes() as u32;
-        let row = (w * texel).next_multiple_of(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT);
-        let buffer = gpu.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("divlab.profile.save"),
-            size: u64::from(row * h),
-            usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
-            mapped_at_creation: false,
-        });
-        let mut encoder = gpu.device.create_command_encoder(&Default::default());
-        encoder.copy_texture_to_buffer(
-            made.texture.as_image_copy(),
-            wgpu::TexelCopyBufferInfo {
-                buffer: &buffer,
-                layout: wgpu::TexelCopyBufferLayout {
-                    offset: 0,
-                    bytes_per_row: Some(row),
-                    rows_per_image: Some(h),
-                },
-            },
-            wgpu::Extent3d {
-                width: w,
-                height: h,
-                depth_or_array_layers: 1,
-            },
-        );
-        gpu.submit_and_wait("--save", encoder)?;
-        let padded: Vec<u8> = read_buffer(gpu, "--save", &buffer)?;
-        let tight: Vec<u8> = padded
-            .chunks(row as usize)
-            .flat_map(|r| &r[..(w * texel) as usize])
-            .copied()
-            .collect();
-        let rgba = fill::to_rgba8(layout, [w, h, 1], &tight);
+        let ([w, h], rgba) =
+            read_rgba8(gpu, made)?.ok_or_else(|| unfillable(t, made.format, "saved as PNG"))?;
         let mut png = Vec::new();
         image::RgbaImage::from_raw(w, h, rgba)
             .expect("w × h RGBA texels")
@@ -228,6 +194,83 @@ pub(super) fn save_textures(
         write(&save.value.0, &png)?;
     }
     Ok(())
+}
+
+/// The most texels of one texture [`images`] reads back (a 4096 × 4096 picture).
+const MAX_IMAGE_TEXELS: u64 = 1 << 24;
+
+/// Layer 0 of every texture a picture can show, as it is now (after the counted run: what the
+/// kernel wrote, or its input where it only reads). Multisampled textures, packed and depth
+/// formats, and textures over [`MAX_IMAGE_TEXELS`] are left out.
+pub(super) fn images(
+    gpu: &GpuContext,
+    interface: &KernelInterface,
+    textures: &[Texture],
+) -> Result<Vec<TextureImage>> {
+    let mut out = Vec::new();
+    for made in textures {
+        let t = &interface.textures[made.index];
+        let [w, h, _] = made.extent;
+        if t.is_multisampled()
+            || matches!(t.class, TextureClass::Depth { .. })
+            || u64::from(w) * u64::from(h) > MAX_IMAGE_TEXELS
+        {
+            continue;
+        }
+        if let Some((size, rgba)) = read_rgba8(gpu, made)? {
+            out.push(TextureImage {
+                name: t.name.clone(),
+                label: t.label(),
+                line: t.line,
+                written: t.is_written(),
+                size,
+                rgba,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// Layer 0 of `made`, read back now, as 8-bit RGBA rows top to bottom; `None` for a format
+/// without a texel layout.
+fn read_rgba8(gpu: &GpuContext, made: &Texture) -> Result<Option<([u32; 2], Vec<u8>)>> {
+    let Some(layout) = TexelLayout::of(made.format) else {
+        return Ok(None);
+    };
+    let [w, h, _] = made.extent;
+    let texel = layout.texel_bytes() as u32;
+    let row = (w * texel).next_multiple_of(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT);
+    let buffer = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("divlab.profile.read_texture"),
+        size: u64::from(row * h),
+        usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
+        mapped_at_creation: false,
+    });
+    let mut encoder = gpu.device.create_command_encoder(&Default::default());
+    encoder.copy_texture_to_buffer(
+        made.texture.as_image_copy(),
+        wgpu::TexelCopyBufferInfo {
+            buffer: &buffer,
+            layout: wgpu::TexelCopyBufferLayout {
+                offset: 0,
+                bytes_per_row: Some(row),
+                rows_per_image: Some(h),
+            },
+        },
+        wgpu::Extent3d {
+            width: w,
+            height: h,
+            depth_or_array_layers: 1,
+        },
+    );
+    gpu.submit_and_wait("reading a texture back", encoder)?;
+    let padded: Vec<u8> = read_buffer(gpu, "reading a texture back", &buffer)?;
+    let tight: Vec<u8> = padded
+        .chunks(row as usize)
+        .flat_map(|r| &r[..(w * texel) as usize])
+        .copied()
+        .collect();
+    Ok(Some(([w, h], fill::to_rgba8(layout, [w, h, 1], &tight))))
 }
 
 /// One line per texture and sampler: what the kernel ran on.

@@ -1,0 +1,456 @@
+//! The dispatch map: the lanes recorded at one line (`--lanes`), drawn over the whole dispatch,
+//! one cell per invocation laid out by `global_invocation_id` (x across, y down, one z slice at
+//! a time). A cell is green where the invocation ran the line, red where its subgroup ran the
+//! line without it, amber between (a loop's trips it sat out), and grey where its subgroup never
+//! reached the line. Thin outlines follow each subgroup's lanes as the records give them, so the
+//! subgroups' shape across a workgroup tile shows: an 8×8 tile cut into 8×4 strips by 32-lane
+//! subgroups, into rows by 8-lane ones.
+//!
+//! Where a lane sat in its subgroup comes from the records: in a 1-D workgroup lane `i` of a
+//! record is local index `first_local_index − lowest + i` (every device seen so far lays its
+//! lanes out so); in a 2-D or 3-D workgroup each active lane's invocation is recorded, and the
+//! idle lanes are placed the same way only where every active lane checked its place by a
+//! shuffle (otherwise only the active ones are known).
+//!
+//! The cells are one texture per slice (one texel per invocation, or a few per invocation with
+//! the outlines baked in), so a frame draws one rectangle: a 1024 × 1024 dispatch stays smooth.
+
+use std::collections::HashMap;
+
+use eframe::egui::{self, Color32, Sense, Stroke, vec2};
+
+use super::profile_view::efficiency_colour;
+use crate::profile::report::{LaneExecution, Profile};
+
+/// A cell whose subgroup never reached the line (or was not recorded).
+pub const NOT_REACHED: Color32 = Color32::from_gray(70);
+
+/// The outline between two subgroups.
+pub const OUTLINE: Color32 = Color32::from_gray(15);
+
+/// The largest edge, in texels, of a slice's texture: cells get as many texels as fit.
+const MAX_TEXELS: u32 = 1024;
+
+/// Texels per cell from which the subgroups' outlines are drawn.
+const MIN_OUTLINED_CELL: u32 = 4;
+
+/// No subgroup: the invocation's subgroup never reached the line.
+const NONE: u32 = u32::MAX;
+
+/// One subgroup, as the records give it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Subgroup {
+    /// Its `workgroup_id`.
+    pub workgroup: [u32; 3],
+    /// Its lanes' local indices start here (lane `i` is this + `i`), where that is known.
+    pub base: Option<u32>,
+    /// Its executions of the line.
+    pub executions: u32,
+    /// The ballot of its first execution.
+    pub first_ballot: [u32; 4],
+}
+
+/// One invocation of the dispatch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Cell {
+    /// Index into [`DispatchMap::subgroups`], or none where its subgroup never reached the line.
+    subgroup: u32,
+    /// Executions of its subgroup at the line in which this invocation was active.
+    ran: u32,
+}
+
+/// What a cell shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CellState {
+    /// It ran the line every time its subgroup did.
+    Ran,
+    /// It ran the line in some of its subgroup's executions (a loop's trips).
+    Sometimes,
+    /// Its subgroup ran the line without it.
+    Idle,
+    /// Its subgroup never reached the line (or its record was not kept).
+    NotReached,
+}
+
+/// The whole dispatch at one line.
+pub struct DispatchMap {
+    /// The line.
+    pub line: u32,
+    /// Invocations in x, y, z: the workgroup size times the dispatch.
+    pub size: [u32; 3],
+    workgroup_size: [u32; 3],
+    subgroup_size: u32,
+    cells: Vec<Cell>,
+    subgroups: Vec<Subgroup>,
+    /// Executions at the line were more than the records kept: some cells show as not reached
+    /// though their subgroup did reach it.
+    pub truncated: bool,
+    /// The slice shown.
+    pub z: u32,
+    /// The texture to draw under the cells, by its index in the pictures, if any.
+    pub overlay: Option<usize>,
+    texture: Option<(u32, Option<usize>, egui::TextureHandle)>,
+}
+
+impl DispatchMap {
+    /// The map of a profile's lane capture, if it has one and a dispatch to lay it over.
+    pub fn of(profile: &Profile) -> Option<Self> {
+        let capture = profile.lanes.as_ref()?;
+        let workgroup_size = profile.kernel.workgroup_size;
+        let dispatch = profile.kernel.dispatch;
+        let size: [u32; 3] = std::array::from_fn(|i| workgroup_size[i] * dispatch[i]);
+        let invocations = size.iter().map(|&n| n as usize).product::<usize>();
+        if invocations == 0 || invocations > 1 << 26 {
+            return None;
+        }
+        let subgroup_size = profile.subgroup_size.unwrap_or(32).max(1);
+        let mut map = Self {
+            line: capture.line,
+            size,
+            workgroup_size,
+            subgroup_size,
+            cells: vec![
+                Cell {
+                    subgroup: NONE,
+                    ran: 0
+                };
+                invocations
+            ],
+            subgroups: Vec::new(),
+            truncated: capture.executions > capture.records.len() as u64,
+            z: 0,
+            overlay: None,
+            texture: None,
+        };
+        let mut index: HashMap<([u32; 3], u32), u32> = HashMap::new();
+        for record in &capture.records {
+            map.add(record, &mut index);
+        }
+        Some(map)
+    }
+
+    /// Places one record's lanes: the active ones ran, the others of its subgroup (where
+    /// known) sat idle.
+    fn add(&mut self, record: &LaneExecution, index: &mut HashMap<([u32; 3], u32), u32>) {
+        let lowest = lowest_lane(record.ballot);
+        let active =
+            |lane: u32| lane < 128 && record.ballot[(lane / 32) as usize] >> (lane % 32) & 1 == 1;
+        let per_workgroup: u32 = self.workgroup_size.iter().product();
+        // The active lanes' local indices, and the subgroup's first local index where known.
+        let (ran, base): (Vec<u32>, Option<u32>) = match &record.invocations {
+            None => {
+                let base = record.first_local_index.checked_sub(lowest);
+                let ran = (0..self.subgroup_size.min(128))
+                    .filter(|&l| active(l))
+                    .filter_map(|l| base.map(|b| b + l))
+                    .collect();
+                (ran, base)
+            }
+            Some(lanes) => {
+                let [wx, wy, _] = self.workgroup_size;
+                let ran = lanes
+                    .iter()
+                    .map(|l| l.local_id[0] + wx * (l.local_id[1] + wy * l.local_id[2]))
+                    .collect();
+                let placed = lanes.iter().all(|l| l.lane.is_some())
+                    && record.invocations_complete != Some(false);
+                (
+                    ran,
+                    placed
+                        .then(|| record.first_local_index.checked_sub(lowest))
+                        .flatten(),
+                )
+            }
+        };
+        let key = (record.workgroup, base.unwrap_or(record.first_local_index));
+        let id = *index.entry(key).or_insert_with(|| {
+            self.subgroups.push(Subgroup {
+                workgroup: record.workgroup,
+                base,
+                executions: 0,
+                first_ballot: record.ballot,
+            });
+            (self.subgroups.len() - 1) as u32
+        });
+        self.subgroups[id as usize].executions += 1;
+        let members: Vec<u32> = match base {
+            Some(b) => (b..b + self.subgroup_size)
+                .filter(|&i| i < per_workgroup)
+                .collect(),
+            None => ran.clone(),
+        };
+        for local in members {
+            if let Some(cell) = self.cell_at(record.workgroup, local) {
+                cell.subgroup = id;
+            }
+        }
+        for local in ran {
+            if let Some(cell) = self.cell_at(record.workgroup, local) {
+                cell.subgroup = id;
+                cell.ran += 1;
+            }
+        }
+    }
+
+    fn cell_at(&mut self, workgroup: [u32; 3], local: u32) -> Option<&mut Cell> {
+        let [wx, wy, wz] = self.workgroup_size;
+        if local >= wx * wy * wz {
+            return None;
+        }
+        let local_id = [local % wx, local / wx % wy, local / (wx * wy)];
+        let global: [u32; 3] =
+            std::array::from_fn(|i| workgroup[i] * self.workgroup_size[i] + local_id[i]);
+        let i = self.index(global)?;
+        self.cells.get_mut(i)
+    }
+
+    fn index(&self, [x, y, z]: [u32; 3]) -> Option<usize> {
+        let [sx, sy, sz] = self.size;
+        (x < sx && y < sy && z < sz)
+            .then(|| x as usize + sx as usize * (y as usize + sy as usize * z as usize))
+    }
+
+    /// The subgroups the records name, in the order they first ran the line.
+    pub fn subgroups(&self) -> &[Subgroup] {
+        &self.subgroups
+    }
+
+    /// The invocation at global id `at`: what it shows, and its subgroup's index into
+    /// [`Self::subgroups`] (none where its subgroup never reached the line).
+    pub fn cell(&self, at: [u32; 3]) -> Option<(CellState, Option<usize>)> {
+        let cell = self.cells[self.index(at)?];
+        if cell.subgroup == NONE {
+            return Some((CellState::NotReached, None));
+        }
+        let executions = self.subgroups[cell.subgroup as usize].executions;
+        let state = match cell.ran {
+            0 => CellState::Idle,
+            n if n >= executions => CellState::Ran,
+            _ => CellState::Sometimes,
+        };
+        Some((state, Some(cell.subgroup as usize)))
+    }
+
+    /// The colour of the invocation at `at`: green where it ran the line each time its
+    /// subgroup did, red where never, amber between; grey where its subgroup never reached it.
+    fn colour(&self, at: [u32; 3]) -> Color32 {
+        let cell = self.cells[self.index(at).expect("inside the dispatch")];
+        if cell.subgroup == NONE {
+            return NOT_REACHED;
+        }
+        let executions = self.subgroups[cell.subgroup as usize].executions.max(1);
+        efficiency_colour(f64::from(cell.ran) / f64::from(executions))
+    }
+
+    /// Texels per cell in a slice's texture.
+    pub fn texels_per_cell(&self) -> u32 {
+        (MAX_TEXELS / self.size[0].max(self.size[1])).clamp(1, 16)
+    }
+
+    /// Slice `z` as an image: each cell a square of [`Self::texels_per_cell`] texels, outlined
+    /// where its neighbour belongs to another subgroup, blended over `under` (RGBA rows of
+    /// the dispatch's x × y, top to bottom) where given.
+    pub fn image(&self, z: u32, under: Option<&[u8]>) -> egui::ColorImage {
+        let [sx, sy, _] = self.size;
+        let k = self.texels_per_cell();
+        let (w, h) = ((sx * k) as usize, (sy * k) as usize);
+        let mut pixels = vec![Color32::TRANSPARENT; w * h];
+        let outlined = k >= MIN_OUTLINED_CELL;
+        let group = |x: i64, y: i64| -> u32 {
+            if x < 0 || y < 0 || x >= i64::from(sx) || y >= i64::from(sy) {
+                return NONE;
+            }
+            self.cells[self.index([x as u32, y as u32, z]).expect("inside")].subgroup
+        };
+        for y in 0..sy {
+            for x in 0..sx {
+                let mut colour = self.colour([x, y, z]);
+                if let Some(under) = under {
+                    let i = (y as usize * sx as usize + x as usize) * 4;
+                    if let Some(t) = under.get(i..i + 3) {
+                        colour = blend(Color32::from_rgb(t[0], t[1], t[2]), colour);
+                    }
+                }
+                let own = group(i64::from(x), i64::from(y));
+                let differs = |dx: i64, dy: i64| {
+                    outlined && own != NONE && group(i64::from(x) + dx, i64::from(y) + dy) != own
+                };
+                let (left, right, up, down) =
+                    (differs(-1, 0), differs(1, 0), differs(0, -1), differs(0, 1));
+                for ty in 0..k {
+                    for tx in 0..k {
+                        let edge = (left && tx == 0)
+                            || (right && tx == k - 1)
+                            || (up && ty == 0)
+                            || (down && ty == k - 1);
+                        let p = (y * k + ty) as usize * w + (x * k + tx) as usize;
+                        pixels[p] = if edge { OUTLINE } else { colour };
+                    }
+                }
+            }
+        }
+        egui::ColorImage::new([w, h], pixels)
+    }
+
+    /// What hovering the invocation at `at` says: its ids, its subgroup and the ballot.
+    pub fn describe(&self, at: [u32; 3]) -> String {
+        let [wx, wy, wz] = self.workgroup_size;
+        let workgroup = [at[0] / wx, at[1] / wy, at[2] / wz];
+        let local = [at[0] % wx, at[1] % wy, at[2] % wz];
+        let local_index = local[0] + wx * (local[1] + wy * local[2]);
+        let mut text = format!(
+            "global_invocation_id ({}, {}, {})\nworkgroup_id ({}, {}, {}) · local_invocation_id \
+             ({}, {}, {}) · local index {local_index}",
+            at[0],
+            at[1],
+            at[2],
+            workgroup[0],
+            workgroup[1],
+            workgroup[2],
+            local[0],
+            local[1],
+            local[2]
+        );
+        let Some(i) = self.index(at) else { return text };
+        let cell = self.cells[i];
+        if cell.subgroup == NONE {
+            text.push_str(if self.truncated {
+                "\nits subgroup never reached the line, or ran it after the records ran out"
+            } else {
+                "\nits subgroup never reached the line"
+            });
+            return text;
+        }
+        let s = &self.subgroups[cell.subgroup as usize];
+        let lanes = match s.base {
+            Some(b) => format!(
+                "subgroup {} of its workgroup (local indices {b}..{}), lane {}",
+                b / self.subgroup_size,
+                b + self.subgroup_size - 1,
+                local_index.wrapping_sub(b)
+            ),
+            None => "a subgroup whose idle lanes are not known".to_owned(),
+        };
+        let ballot = s.first_ballot;
+        text.push_str(&format!(
+            "\n{lanes}\nran the line in {} of its subgroup's {} executions\nfirst ballot \
+             {:08x} {:08x} {:08x} {:08x} (high word first)",
+            cell.ran, s.executions, ballot[3], ballot[2], ballot[1], ballot[0]
+        ));
+        text
+    }
+
+    /// The heading, the z slider, the overlay choice (`pictures`: the names and RGBA of the
+    /// textures of the dispatch's x × y size) and the map.
+    pub fn ui(&mut self, ui: &mut egui::Ui, pictures: &[(&str, [u32; 2], &[u8])]) {
+        let [sx, sy, sz] = self.size;
+        ui.strong(format!(
+            "Dispatch map of line {}: {sx} × {sy}{} invocations",
+            self.line,
+            if sz > 1 {
+                format!(" × {sz}")
+            } else {
+                String::new()
+            }
+        ));
+        ui.horizontal_wrapped(|ui| {
+            for (colour, name) in [
+                (efficiency_colour(1.0), "ran the line"),
+                (efficiency_colour(0.5), "in some trips"),
+                (efficiency_colour(0.0), "its subgroup ran it without it"),
+                (NOT_REACHED, "its subgroup never did"),
+            ] {
+                let (rect, _) = ui.allocate_exact_size(vec2(12.0, 12.0), Sense::hover());
+                ui.painter().rect_filled(rect, 2.0, colour);
+                ui.label(name);
+            }
+        });
+        if self.truncated {
+            ui.weak("The records ran out before the dispatch did: grey also marks subgroups not recorded.");
+        }
+        ui.horizontal(|ui| {
+            if sz > 1 {
+                ui.add(egui::Slider::new(&mut self.z, 0..=sz - 1).text("z"));
+            }
+            let fitting: Vec<(usize, &str)> = pictures
+                .iter()
+                .enumerate()
+                .filter(|(_, (_, size, _))| *size == [sx, sy])
+                .map(|(i, (name, _, _))| (i, *name))
+                .collect();
+            if !fitting.is_empty() {
+                let shown = self
+                    .overlay
+                    .and_then(|i| fitting.iter().find(|(j, _)| *j == i))
+                    .map_or("none", |(_, n)| n);
+                egui::ComboBox::from_label("over the texture")
+                    .selected_text(shown)
+                    .show_ui(ui, |ui| {
+                        ui.selectable_value(&mut self.overlay, None, "none");
+                        for (i, name) in &fitting {
+                            ui.selectable_value(&mut self.overlay, Some(*i), *name);
+                        }
+                    });
+            }
+        });
+        let under = self
+            .overlay
+            .and_then(|i| pictures.get(i))
+            .map(|(_, _, rgba)| *rgba);
+        let key = (self.z, self.overlay);
+        if self
+            .texture
+            .as_ref()
+            .is_none_or(|(z, o, _)| (*z, *o) != key)
+        {
+            let image = self.image(self.z, under);
+            let handle = ui.ctx().load_texture(
+                format!("dispatch map {}", self.line),
+                image,
+                egui::TextureOptions::NEAREST,
+            );
+            self.texture = Some((key.0, key.1, handle));
+        }
+        let texture = self.texture.as_ref().expect("made above").2.id();
+        let scale = (ui.available_width().min(640.0) / sx as f32)
+            .min(480.0 / sy as f32)
+            .max(0.05);
+        let size = vec2(sx as f32 * scale, sy as f32 * scale);
+        let (rect, response) = ui.allocate_exact_size(size, Sense::hover());
+        ui.painter().image(
+            texture,
+            rect,
+            egui::Rect::from_min_max(egui::pos2(0.0, 0.0), egui::pos2(1.0, 1.0)),
+            Color32::WHITE,
+        );
+        ui.painter().rect_stroke(
+            rect,
+            0.0,
+            Stroke::new(1.0, OUTLINE),
+            egui::StrokeKind::Outside,
+        );
+        if let Some(pointer) = response.hover_pos() {
+            let x = (((pointer.x - rect.min.x) / scale) as u32).min(sx - 1);
+            let y = (((pointer.y - rect.min.y) / scale) as u32).min(sy - 1);
+            let text = self.describe([x, y, self.z]);
+            response.on_hover_text_at_pointer(text);
+        }
+    }
+}
+
+/// `over` laid at half strength on `under`.
+fn blend(under: Color32, over: Color32) -> Color32 {
+    let mix = |a: u8, b: u8| ((u16::from(a) + u16::from(b)) / 2) as u8;
+    Color32::from_rgb(
+        mix(under.r(), over.r()),
+        mix(under.g(), over.g()),
+        mix(under.b(), over.b()),
+    )
+}
+
+/// The ballot's lowest set bit, or 0.
+fn lowest_lane(ballot: [u32; 4]) -> u32 {
+    (0..4)
+        .find(|&w| ballot[w] != 0)
+        .map_or(0, |w| w as u32 * 32 + ballot[w].trailing_zeros())
+}

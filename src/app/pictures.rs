@@ -1,0 +1,168 @@
+//! The textures of a run as pictures: a thumbnail of each input texture and of each storage
+//! texture the kernel wrote; a click opens it large, with the texel under the pointer, and
+//! Save PNG… writes it.
+
+use eframe::egui::{self, Color32, RichText, Sense, Stroke, vec2};
+
+use crate::profile::run::TextureImage;
+
+/// The thumbnails' height, in points.
+const THUMBNAIL: f32 = 96.0;
+
+/// A run's textures, uploaded once.
+#[derive(Default)]
+pub struct Pictures {
+    images: Vec<TextureImage>,
+    handles: Vec<Option<egui::TextureHandle>>,
+    /// The picture shown large, by index.
+    pub open: Option<usize>,
+}
+
+impl Pictures {
+    /// The pictures of `images`.
+    pub fn new(images: Vec<TextureImage>) -> Self {
+        let handles = images.iter().map(|_| None).collect();
+        Self {
+            images,
+            handles,
+            open: None,
+        }
+    }
+
+    /// The pictures, in binding order.
+    pub fn images(&self) -> &[TextureImage] {
+        &self.images
+    }
+
+    /// Picture `index` as a PNG file's bytes.
+    pub fn png(&self, index: usize) -> Option<Vec<u8>> {
+        let image = self.images.get(index)?;
+        let [w, h] = image.size;
+        let mut png = Vec::new();
+        image::RgbaImage::from_raw(w, h, image.rgba.clone())?
+            .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+            .ok()?;
+        Some(png)
+    }
+
+    fn texture(&mut self, ctx: &egui::Context, index: usize) -> egui::TextureId {
+        let image = &self.images[index];
+        self.handles[index]
+            .get_or_insert_with(|| {
+                let [w, h] = image.size.map(|n| n as usize);
+                let pixels = egui::ColorImage::from_rgba_unmultiplied([w, h], &image.rgba);
+                ctx.load_texture(
+                    format!("picture {}", image.label),
+                    pixels,
+                    egui::TextureOptions::NEAREST,
+                )
+            })
+            .id()
+    }
+
+    /// The row of thumbnails, and the picture opened large. Returns the index of a picture
+    /// whose Save PNG… was clicked.
+    pub fn ui(&mut self, ui: &mut egui::Ui) -> Option<usize> {
+        if self.images.is_empty() {
+            return None;
+        }
+        ui.horizontal_wrapped(|ui| {
+            for index in 0..self.images.len() {
+                let texture = self.texture(ui.ctx(), index);
+                let image = &self.images[index];
+                let [w, h] = image.size.map(|n| n as f32);
+                let scale = THUMBNAIL / h.max(w / 2.0).max(1.0);
+                ui.vertical(|ui| {
+                    ui.label(RichText::new(title(image)).small());
+                    let thumbnail = egui::Image::new((texture, vec2(w * scale, h * scale)))
+                        .sense(Sense::click());
+                    let response = ui
+                        .add(thumbnail)
+                        .on_hover_text("Click to see it large, with the texel under the pointer");
+                    if response.clicked() {
+                        self.open = Some(index);
+                    }
+                });
+            }
+        });
+        self.large(ui.ctx())
+    }
+
+    /// The picture opened large, in a window of its own.
+    fn large(&mut self, ctx: &egui::Context) -> Option<usize> {
+        let index = self.open?;
+        let texture = self.texture(ctx, index);
+        let image = &self.images[index];
+        let mut open = true;
+        let mut save = false;
+        egui::Window::new(title(image))
+            .id(egui::Id::unique("picture window"))
+            .open(&mut open)
+            .default_size(vec2(560.0, 600.0))
+            .show(ctx, |ui| {
+                ui.horizontal(|ui| {
+                    save = ui
+                        .button("Save PNG…")
+                        .on_hover_text("Write this picture as a PNG file")
+                        .clicked();
+                    ui.weak(if image.written {
+                        "as the kernel left it, after the counted run"
+                    } else {
+                        "as the kernel read it"
+                    });
+                });
+                let [w, h] = image.size.map(|n| n as f32);
+                let scale = ((ui.available_width() / w).min(512.0 / h)).max(0.01);
+                let (rect, response) =
+                    ui.allocate_exact_size(vec2(w * scale, h * scale), Sense::hover());
+                ui.painter().image(
+                    texture,
+                    rect,
+                    egui::Rect::from_min_max(egui::pos2(0.0, 0.0), egui::pos2(1.0, 1.0)),
+                    Color32::WHITE,
+                );
+                ui.painter().rect_stroke(
+                    rect,
+                    0.0,
+                    Stroke::new(1.0, ui.visuals().weak_text_color()),
+                    egui::StrokeKind::Outside,
+                );
+                let texel = response.hover_pos().map(|p| {
+                    let x = (((p.x - rect.min.x) / scale) as u32).min(image.size[0] - 1);
+                    let y = (((p.y - rect.min.y) / scale) as u32).min(image.size[1] - 1);
+                    texel_text(image, x, y)
+                });
+                ui.monospace(texel.unwrap_or_else(|| "point at a texel to read it".to_owned()));
+            });
+        if !open {
+            self.open = None;
+        }
+        save.then_some(index)
+    }
+}
+
+/// `` `dst` (@group(0) @binding(1)), written · 64 × 64 ``.
+fn title(image: &TextureImage) -> String {
+    let [w, h] = image.size;
+    format!(
+        "{} · {} · {w} × {h}",
+        image.label,
+        if image.written { "written" } else { "input" }
+    )
+}
+
+/// The texel at (x, y): its 8-bit RGBA, and as fractions of 255.
+pub fn texel_text(image: &TextureImage, x: u32, y: u32) -> String {
+    let i = (y as usize * image.size[0] as usize + x as usize) * 4;
+    let Some(&[r, g, b, a]) = image.rgba.get(i..i + 4) else {
+        return format!("texel ({x}, {y})");
+    };
+    let f = |v: u8| f32::from(v) / 255.0;
+    format!(
+        "texel ({x}, {y}): rgba8 {r} {g} {b} {a} = ({:.3}, {:.3}, {:.3}, {:.3})",
+        f(r),
+        f(g),
+        f(b),
+        f(a)
+    )
+}

@@ -1,0 +1,270 @@
+//! The app on image and grid kernels: textures as pictures, the dispatch map of a line's lanes,
+//! loops whose figures add up, and two profiles side by side. Every run is real, on the default
+//! adapter (lavapipe in CI), driven through the app as a user would.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use divlab::app::DivlabApp;
+use divlab::app::dispatch_map::{CellState, OUTLINE};
+use divlab::profile::report::Profile;
+use divlab::profile::run::TextureImage;
+use eframe::egui::{Color32, accesskit::Role};
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable as _;
+
+use crate::app::{line_of, pick_example, run_playground, step_until};
+
+/// The Playground, in a window tall enough for the pictures, the maps and the source at once.
+fn playground_harness() -> Harness<'static, DivlabApp> {
+    Harness::builder()
+        .with_size([1400.0, 1500.0])
+        .wgpu()
+        .build_ui_state(
+            |ui, app: &mut DivlabApp| app.show(ui),
+            DivlabApp::new(divlab::app::State {
+                tab: divlab::app::Tab::Playground,
+                ..divlab::app::State::default()
+            }),
+        )
+}
+
+const THRESHOLD: &str = "Image threshold (texture in, texture out)";
+
+/// Clicks the source text of `line` and waits for the run that records its lanes.
+fn record_lanes_at(harness: &mut Harness<'static, DivlabApp>, line: u32, text: &str) {
+    harness
+        .get_by_role_and_label(Role::Group, &format!("line {line}"))
+        .get_by_label_contains(text)
+        .click();
+    harness.step();
+    step_until(harness, Duration::from_secs(120), "the lanes run", |app| {
+        !app.playground().running()
+    });
+    harness.run();
+}
+
+fn picture<'a>(images: &'a [TextureImage], name: &str) -> &'a TextureImage {
+    images
+        .iter()
+        .find(|i| i.name == name)
+        .unwrap_or_else(|| panic!("no picture of `{name}`"))
+}
+
+fn texel(image: &TextureImage, x: u32, y: u32) -> [u8; 4] {
+    let i = (y * image.size[0] + x) as usize * 4;
+    image.rgba[i..i + 4].try_into().unwrap()
+}
+
+fn profile(harness: &Harness<'static, DivlabApp>) -> Profile {
+    harness
+        .state()
+        .playground()
+        .profile()
+        .expect("the run finished")
+        .clone()
+}
+
+/// The image example reads a texture and branches on each pixel's value. Both textures show as
+/// pictures, the written one holds what the branch wrote, and the dispatch map of the branch's
+/// line marks exactly the pixels that satisfy the condition, invocation by invocation.
+#[test]
+fn an_image_kernel_shows_its_textures_and_a_dispatch_map_of_the_pixels_that_branch() {
+    let mut harness = playground_harness();
+    pick_example(&mut harness, THRESHOLD);
+    let source = harness.state().playground().source.clone();
+    run_playground(&mut harness);
+    // Both pictures, by their titles.
+    harness.get_by_label_contains("`src` (@group(0) @binding(0)) · input · 64 × 64");
+    harness.get_by_label_contains("`dst` (@group(0) @binding(1)) · written · 64 × 64");
+    let images = harness.state().playground().pictures().images().to_vec();
+    let (src, dst) = (picture(&images, "src"), picture(&images, "dst"));
+    // `if (c.r > c.g)`: red and green are the same function of their bytes, so the bytes
+    // decide it exactly.
+    let takes = |x: u32, y: u32| {
+        let [r, g, _, _] = texel(src, x, y);
+        r > g
+    };
+    // The written picture: blue 0.1 where the branch ran, 0.3 where it did not.
+    for y in 0..64 {
+        for x in 0..64 {
+            let blue = texel(dst, x, y)[2];
+            assert_eq!(blue < 52, takes(x, y), "dst at ({x}, {y}) has blue {blue}");
+        }
+    }
+
+    let body = line_of(&source, "let l = dot");
+    record_lanes_at(&mut harness, body, "let l = dot");
+    harness.get_by_label_contains(&format!("Dispatch map of line {body}: 64 × 64 invocations"));
+    let app = harness.state();
+    let map = app.playground().dispatch_map().expect("a dispatch map");
+    assert_eq!(map.size, [64, 64, 1]);
+    assert!(!map.truncated, "every execution was recorded");
+    let mut idle = 0;
+    for y in 0..64 {
+        for x in 0..64 {
+            let (state, _) = map.cell([x, y, 0]).unwrap();
+            if takes(x, y) {
+                assert_eq!(state, CellState::Ran, "({x}, {y}) took the branch");
+            } else {
+                assert!(
+                    matches!(state, CellState::Idle | CellState::NotReached),
+                    "({x}, {y}) did not take the branch, yet shows {state:?}"
+                );
+                idle += u32::from(state == CellState::Idle);
+            }
+        }
+    }
+    // The diagonal cuts subgroups: some lanes sat idle beside ones that ran.
+    assert!(idle > 0, "no subgroup straddles the diagonal");
+}
+
+/// In an 8×8 workgroup the map's subgroups are the lane records' own: the invocations of one
+/// record share a subgroup, two records of different subgroups never do, and an outline runs
+/// between two neighbouring cells exactly where their subgroups differ.
+#[test]
+fn an_8x8_workgroup_map_outlines_subgroups_as_the_lane_records_give_them() {
+    let mut harness = playground_harness();
+    pick_example(&mut harness, THRESHOLD);
+    let source = harness.state().playground().source.clone();
+    run_playground(&mut harness);
+    let store = line_of(&source, "textureStore(dst");
+    record_lanes_at(&mut harness, store, "textureStore(dst");
+    let profile = profile(&harness);
+    let capture = profile.lanes.as_ref().expect("lanes recorded");
+    // Each invocation's subgroup by the records: (workgroup, the record's first local index).
+    let mut by_records: HashMap<[u32; 2], ([u32; 3], u32)> = HashMap::new();
+    for record in &capture.records {
+        let lanes = record
+            .invocations
+            .as_ref()
+            .expect("a 2-D workgroup's invocations");
+        assert_eq!(
+            lanes.len() as u32,
+            profile.subgroup_size.unwrap(),
+            "every lane stores"
+        );
+        for lane in lanes {
+            let global = [
+                record.workgroup[0] * 8 + lane.local_id[0],
+                record.workgroup[1] * 8 + lane.local_id[1],
+            ];
+            let previous = by_records.insert(global, (record.workgroup, record.first_local_index));
+            assert!(previous.is_none(), "{global:?} is in one record only");
+        }
+    }
+    assert_eq!(by_records.len(), 64 * 64);
+    let app = harness.state();
+    let map = app.playground().dispatch_map().expect("a dispatch map");
+    let subgroup = |x: u32, y: u32| map.cell([x, y, 0]).unwrap().1.expect("reached");
+    let mut map_of_records: HashMap<([u32; 3], u32), usize> = HashMap::new();
+    for (&[x, y], key) in &by_records {
+        let id = *map_of_records.entry(*key).or_insert(subgroup(x, y));
+        assert_eq!(id, subgroup(x, y), "({x}, {y}) is in its record's subgroup");
+    }
+    let distinct: std::collections::HashSet<usize> = map_of_records.values().copied().collect();
+    assert_eq!(
+        distinct.len(),
+        map_of_records.len(),
+        "one map subgroup per record"
+    );
+
+    let image = map.image(0, None);
+    let k = map.texels_per_cell() as usize;
+    assert!(k >= 4, "cells large enough to outline ({k} texels)");
+    let at = |px: usize, py: usize| image.pixels[py * image.size[0] + px];
+    for y in 0..64u32 {
+        for x in 0..63u32 {
+            let differs = by_records[&[x, y]] != by_records[&[x + 1, y]];
+            // The last texel column of cell (x, y), halfway down.
+            let edge = at(x as usize * k + k - 1, y as usize * k + k / 2);
+            assert_eq!(
+                edge == OUTLINE,
+                differs,
+                "between ({x}, {y}) and ({}, {y})",
+                x + 1
+            );
+        }
+    }
+    for y in 0..63u32 {
+        for x in 0..64u32 {
+            let differs = by_records[&[x, y]] != by_records[&[x, y + 1]];
+            let edge = at(x as usize * k + k / 2, y as usize * k + k - 1);
+            assert_eq!(
+                edge == OUTLINE,
+                differs,
+                "between ({x}, {y}) and ({x}, {})",
+                y + 1
+            );
+        }
+    }
+    // The middle of a cell is its colour, never an outline.
+    assert_ne!(at(k / 2, k / 2), OUTLINE);
+    assert_ne!(at(k / 2, k / 2), Color32::TRANSPARENT);
+}
+
+/// Collatz's loop row and its line agree: the row's trips are the executions of the body's
+/// first line, and the lane slots it calls idle are exactly those trips' slots less the lanes
+/// that ran them.
+#[test]
+fn collatzs_loop_row_shows_figures_that_agree_with_its_gutter() {
+    let mut harness = playground_harness();
+    pick_example(&mut harness, "Collatz loop");
+    let source = harness.state().playground().source.clone();
+    run_playground(&mut harness);
+    let profile = profile(&harness);
+    let sg = u64::from(profile.subgroup_size.expect("subgroups"));
+    let loop_line = line_of(&source, "while (");
+    let body_line = line_of(&source, "if ((n & 1u) == 0u)");
+    let body = profile.lines.iter().find(|l| l.line == body_line).unwrap();
+    let row = profile
+        .branches
+        .iter()
+        .find(|b| b.line == loop_line)
+        .unwrap();
+    assert_eq!(row.trips, Some(body.executions));
+    assert_eq!(row.lane_trips, body.active_lanes);
+    let idle = body.executions * sg - body.active_lanes.unwrap();
+    assert_eq!(row.wasted_lane_slots, Some(idle));
+    // What the row and the gutter say on screen.
+    harness.get_by_label(&format!("{} trips", body.executions));
+    harness.get_by_label(&format!("lanes left on {} tests", row.divergent));
+    let name = format!("line {body_line}");
+    let gutter = harness.get_by_role_and_label(Role::Group, &name);
+    gutter.get_by_label(&body.executions.to_string());
+    let share = 100.0 * idle as f64 / (body.executions * sg) as f64;
+    harness
+        .get_by_role_and_label(Role::Group, &format!("line {loop_line}"))
+        .get_by_label(&format!("idle in its trips {share:.0}%"));
+}
+
+/// Pin one profile, run an edited kernel, and both show side by side, line by line.
+#[test]
+fn two_profiles_of_a_kernel_show_side_by_side() {
+    let mut harness = playground_harness();
+    pick_example(&mut harness, "Collatz loop");
+    run_playground(&mut harness);
+    let before = profile(&harness);
+    crate::app::button(&harness, "Pin for side by side").click();
+    harness.run();
+    // The branch-free form of the loop's `if`.
+    let edited = harness.state().playground().source.replace(
+        "        if ((n & 1u) == 0u) {\n            n = n / 2u;\n        } else {\n            \
+             n = 3u * n + 1u;\n        }\n",
+        "        n = select(3u * n + 1u, n / 2u, (n & 1u) == 0u);\n",
+    );
+    assert!(!edited.contains("} else {"), "the edit applies");
+    harness.state_mut().state.playground.source = edited;
+    harness.run();
+    run_playground(&mut harness);
+    let after = profile(&harness);
+    harness.get_by_label_contains("Side by side: playground.wgsl on ");
+    let app = harness.state();
+    assert_eq!(app.playground().pinned(), Some(&before));
+    assert_ne!(before.lines, after.lines, "the edit changed the profile");
+    harness.get_by_label_contains(&format!(
+        "control-flow efficiency: {:.1}% (pinned), {:.1}% (this run)",
+        before.control_flow_efficiency.unwrap() * 100.0,
+        after.control_flow_efficiency.unwrap() * 100.0
+    ));
+}
