@@ -37,6 +37,17 @@ const MIN_OUTLINED_CELL: u32 = 4;
 /// No subgroup: the invocation's subgroup never reached the line.
 const NONE: u32 = u32::MAX;
 
+/// The dispatch a map is laid over.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shape {
+    /// `@workgroup_size`.
+    pub workgroup_size: [u32; 3],
+    /// Workgroups in x, y, z.
+    pub dispatch: [u32; 3],
+    /// Lanes per subgroup.
+    pub subgroup_size: u32,
+}
+
 /// One subgroup, as the records give it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Subgroup {
@@ -96,16 +107,34 @@ impl DispatchMap {
     /// The map of a profile's lane capture, if it has one and a dispatch to lay it over.
     pub fn of(profile: &Profile) -> Option<Self> {
         let capture = profile.lanes.as_ref()?;
-        let workgroup_size = profile.kernel.workgroup_size;
-        let dispatch = profile.kernel.dispatch;
+        let shape = Shape {
+            workgroup_size: profile.kernel.workgroup_size,
+            dispatch: profile.kernel.dispatch,
+            subgroup_size: profile.subgroup_size.unwrap_or(32).max(1),
+        };
+        Self::from_records(capture.line, shape, &capture.records, capture.executions)
+    }
+
+    /// The map of `records` of `line` (of `executions` in all) over a dispatch of `shape`;
+    /// `None` for an empty dispatch or one over 2^26 invocations.
+    pub fn from_records(
+        line: u32,
+        shape: Shape,
+        records: &[LaneExecution],
+        executions: u64,
+    ) -> Option<Self> {
+        let Shape {
+            workgroup_size,
+            dispatch,
+            subgroup_size,
+        } = shape;
         let size: [u32; 3] = std::array::from_fn(|i| workgroup_size[i] * dispatch[i]);
         let invocations = size.iter().map(|&n| n as usize).product::<usize>();
         if invocations == 0 || invocations > 1 << 26 {
             return None;
         }
-        let subgroup_size = profile.subgroup_size.unwrap_or(32).max(1);
         let mut map = Self {
-            line: capture.line,
+            line,
             size,
             workgroup_size,
             subgroup_size,
@@ -117,13 +146,13 @@ impl DispatchMap {
                 invocations
             ],
             subgroups: Vec::new(),
-            truncated: capture.executions > capture.records.len() as u64,
+            truncated: executions > records.len() as u64,
             z: 0,
             overlay: None,
             texture: None,
         };
         let mut index: HashMap<([u32; 3], u32), u32> = HashMap::new();
-        for record in &capture.records {
+        for record in records {
             map.add(record, &mut index);
         }
         Some(map)

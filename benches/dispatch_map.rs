@@ -1,0 +1,96 @@
+//! Frame time of the dispatch map, CPU side: egui's frame plus tessellation, what the app pays
+//! each frame before the GPU draws. A 1024 × 1024 dispatch (workgroups of 64 in x, subgroups of
+//! 32 lanes: 32,768 lane records, the lanes left of a diagonal active), with the pointer moving
+//! over it so each frame also words a hovered cell. Building the map and its texture happens
+//! once, on the first frame, and is printed apart. Run with `cargo bench --bench dispatch_map`.
+
+use std::time::{Duration, Instant};
+
+use divlab::app::dispatch_map::{DispatchMap, Shape};
+use divlab::profile::report::LaneExecution;
+use eframe::egui;
+
+const FRAMES: usize = 200;
+const SIDE: u32 = 1024;
+const LANES: u32 = 32;
+
+/// One record per subgroup: lanes with x + y < SIDE active.
+fn records() -> Vec<LaneExecution> {
+    let mut records = Vec::new();
+    for y in 0..SIDE {
+        for wx in 0..SIDE / 64 {
+            for half in 0..2 {
+                let first_x = wx * 64 + half * LANES;
+                let mask = (0..LANES)
+                    .filter(|l| first_x + l + y < SIDE)
+                    .fold(0u32, |m, l| m | 1 << l);
+                if mask == 0 {
+                    continue;
+                }
+                records.push(LaneExecution {
+                    ballot: [mask, 0, 0, 0],
+                    workgroup: [wx, y, 0],
+                    first_local_index: half * LANES + mask.trailing_zeros(),
+                    invocations: None,
+                    invocations_complete: None,
+                });
+            }
+        }
+    }
+    records
+}
+
+fn main() {
+    let records = records();
+    let shape = Shape {
+        workgroup_size: [64, 1, 1],
+        dispatch: [SIDE / 64, SIDE, 1],
+        subgroup_size: LANES,
+    };
+    let built = Instant::now();
+    let mut map = DispatchMap::from_records(7, shape, &records, records.len() as u64)
+        .expect("a dispatch to map");
+    let build = built.elapsed();
+    let ctx = egui::Context::default();
+    let screen = egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(1400.0, 1200.0));
+    let mut times = Vec::with_capacity(FRAMES);
+    let mut first = Duration::ZERO;
+    for frame in 0..FRAMES + 10 {
+        let input = egui::RawInput {
+            screen_rect: Some(screen),
+            events: vec![egui::Event::PointerMoved(egui::pos2(
+                100.0 + (frame % 200) as f32,
+                200.0 + (frame % 100) as f32,
+            ))],
+            ..Default::default()
+        };
+        let start = Instant::now();
+        let output = ctx.run_ui(input, |ui| {
+            egui::CentralPanel::default().show(ui, |ui| map.ui(ui, &[]));
+        });
+        // No renderer here: texture uploads are dropped on purpose.
+        let mut textures = output.textures_delta;
+        textures.clear();
+        let meshes = ctx.tessellate(output.shapes, output.pixels_per_point);
+        std::hint::black_box(meshes);
+        let elapsed = start.elapsed();
+        if frame == 0 {
+            first = elapsed;
+        } else if frame >= 10 {
+            times.push(elapsed);
+        }
+    }
+    times.sort();
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    println!(
+        "dispatch_map: {SIDE} × {SIDE} invocations, {} records, {FRAMES} frames: median {:.3} ms, \
+         p95 {:.3} ms, max {:.3} ms per frame; building the map {:.1} ms, first frame (builds \
+         the texture) {:.1} ms",
+        records.len(),
+        ms(times[times.len() / 2]),
+        ms(times[times.len() * 95 / 100]),
+        ms(times[times.len() - 1]),
+        ms(build),
+        ms(first),
+    );
+}
