@@ -138,6 +138,8 @@ pub struct LaneGrid<'a> {
     /// Kept colours and textures, or colours of all the records for this frame only.
     cache: Result<&'a mut LaneCache, BallotColours>,
     max_cell: f32,
+    /// Row labels in row order, in place of `sg N`.
+    labels: Option<&'a [String]>,
 }
 
 impl<'a> LaneGrid<'a> {
@@ -165,12 +167,20 @@ impl<'a> LaneGrid<'a> {
             point,
             cache,
             max_cell: 18.0,
+            labels: None,
         }
     }
 
     /// The largest cell edge in points (cells shrink to fit the width).
     pub fn max_cell(mut self, size: f32) -> Self {
         self.max_cell = size;
+        self
+    }
+
+    /// Labels for the rows, in the order the rows show (records sorted by subgroup, stably),
+    /// in place of `sg N`.
+    pub fn row_labels(mut self, labels: &'a [String]) -> Self {
+        self.labels = Some(labels);
         self
     }
 
@@ -236,7 +246,9 @@ impl<'a> LaneGrid<'a> {
     /// Paints the grid and shows the hovered lane's ids, ballot and value in a tooltip.
     pub fn show(mut self, ui: &mut egui::Ui) -> egui::Response {
         let lanes = self.lanes();
-        let label_w = 44.0;
+        let label_w = self.labels.map_or(44.0, |labels| {
+            8.0 + 7.0 * labels.iter().map(|l| l.chars().count()).max().unwrap_or(4) as f32
+        });
         let id = ui.scope_id().with("lane grid zoom");
         let zoom: f32 = ui.data(|d| d.get_temp(id)).unwrap_or(1.0);
         let fit = ((ui.available_width() - label_w) / lanes as f32).min(self.max_cell);
@@ -306,7 +318,10 @@ impl<'a> LaneGrid<'a> {
                 painter.text(
                     pos2(grid_left - 4.0, y + cell / 2.0),
                     egui::Align2::RIGHT_CENTER,
-                    format!("sg {}", self.rows[row].subgroup),
+                    match self.labels.and_then(|l| l.get(row)) {
+                        Some(label) => label.clone(),
+                        None => format!("sg {}", self.rows[row].subgroup),
+                    },
                     font.clone(),
                     text_colour,
                 );

@@ -311,6 +311,9 @@ pub struct LaneMap {
     /// Executions at it (more than the rows when the records ran out).
     pub executions: u64,
     records: Vec<crate::report::LaneRecord>,
+    /// Each row's workgroup, subgroup and (where its subgroup ran the line more than once)
+    /// trip, in row order.
+    labels: Vec<String>,
     cache: super::lane_grid::LaneCache,
 }
 
@@ -346,11 +349,18 @@ impl LaneMap {
                 }
             })
             .collect();
+        let mut labels = lane_labels(capture, &records, profile.kernel.dispatch);
+        // The grid shows rows by subgroup (a stable sort): the labels follow the same order.
+        let mut order: Vec<usize> = (0..records.len()).collect();
+        order.sort_by_key(|&i| records[i].subgroup);
+        let records: Vec<_> = order.iter().map(|&i| records[i].clone()).collect();
+        labels = order.iter().map(|&i| labels[i].clone()).collect();
         let cache = super::lane_grid::LaneCache::new(&records);
         Some(Self {
             line: capture.line,
             executions: capture.executions,
             records,
+            labels,
             cache,
         })
     }
@@ -369,8 +379,9 @@ impl LaneMap {
             }
         ));
         ui.weak(
-            "One row per subgroup execution (labelled by subgroup); one colour per set of lanes \
-             that ran the line together; grey: lanes not there. Hover a lane for its ids.",
+            "One row per subgroup execution, labelled by workgroup, subgroup within it and, \
+             where a subgroup ran the line again (a loop), its trip; one colour per set of \
+             lanes that ran the line together; grey: lanes not there. Hover a lane for its ids.",
         );
         // A row may repeat a subgroup (a loop's trips): the grid's sort is stable, so they
         // stay in the order they ran.
@@ -382,9 +393,51 @@ impl LaneMap {
             .show(ui, |ui| {
                 super::lane_grid::LaneGrid::cached(records, 0, cache)
                     .max_cell(14.0)
+                    .row_labels(&self.labels)
                     .show(ui);
             });
     }
+}
+
+/// A label per record: `wg X[,Y[,Z]] sg I` (as many workgroup ids as the dispatch has
+/// dimensions), and `trip T` where its subgroup ran the line more than once.
+fn lane_labels(
+    capture: &crate::profile::report::LaneCapture,
+    records: &[crate::report::LaneRecord],
+    dispatch: [u32; 3],
+) -> Vec<String> {
+    let mut runs: BTreeMap<u32, u32> = BTreeMap::new();
+    for record in records {
+        *runs.entry(record.subgroup).or_insert(0) += 1;
+    }
+    let dimensions = if dispatch[2] > 1 {
+        3
+    } else if dispatch[1] > 1 {
+        2
+    } else {
+        1
+    };
+    let mut trips: BTreeMap<u32, u32> = BTreeMap::new();
+    capture
+        .records
+        .iter()
+        .zip(records)
+        .map(|(execution, record)| {
+            let ids: Vec<String> = execution.workgroup[..dimensions]
+                .iter()
+                .map(u32::to_string)
+                .collect();
+            let size = record.local_index.len().max(1) as u32;
+            let index = record.local_index.first().copied().unwrap_or(0) / size;
+            let mut label = format!("wg {} sg {index}", ids.join(","));
+            if runs[&record.subgroup] > 1 {
+                let trip = trips.entry(record.subgroup).or_insert(0);
+                *trip += 1;
+                label.push_str(&format!(" trip {trip}"));
+            }
+            label
+        })
+        .collect()
 }
 
 /// Subgroup size, control-flow efficiency and the two times.
