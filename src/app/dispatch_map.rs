@@ -441,8 +441,9 @@ impl DispatchMap {
             self.texture = Some((key.0, key.1, handle));
         }
         let texture = self.texture.as_ref().expect("made above").2.id();
-        let scale = (ui.available_width().min(640.0) / sx as f32)
-            .min(480.0 / sy as f32)
+        let height = (ui.available_height() - 8.0).max(160.0);
+        let scale = (ui.available_width() / sx as f32)
+            .min(height / sy as f32)
             .max(0.05);
         let size = vec2(sx as f32 * scale, sy as f32 * scale);
         let (rect, response) = ui.allocate_exact_size(size, Sense::hover());

@@ -77,8 +77,22 @@ pub struct ProfilePane<'a> {
     pub analysis: Option<&'a Analysis>,
 }
 
+/// Which view of a profile the pane shows.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum PaneView {
+    /// The summary, pictures, branch table and the annotated source.
+    #[default]
+    Source,
+    /// The lanes recorded at a line: the lane map beside the dispatch map.
+    Lanes,
+    /// A pinned profile beside this one, line by line.
+    SideBySide,
+}
+
 /// What the pane shows beside the profile, and keeps between frames.
 pub struct PaneParts<'a> {
+    /// The view shown.
+    pub view: &'a mut PaneView,
     /// A line to bring into view (set by a branch row).
     pub jump: &'a mut Option<u32>,
     /// The lanes recorded at a line, as a lane grid.
@@ -118,14 +132,53 @@ impl ProfilePane<'_> {
                     .wrap(),
             );
         }
-        let mut action = None;
         let PaneParts {
+            view,
             jump,
             lanes,
             dispatch_map,
             pictures,
             pinned,
         } = parts;
+        let mut action = toolbar(ui, view, lanes.as_ref().map(|l| l.line), pinned);
+        match *view {
+            PaneView::Lanes if lanes.is_some() => {
+                let shown: Vec<(&str, [u32; 2], &[u8])> = pictures
+                    .images()
+                    .iter()
+                    .map(|i| (i.name.as_str(), i.size, i.rgba.as_slice()))
+                    .collect();
+                let lanes = lanes.expect("checked");
+                match dispatch_map {
+                    Some(map) => {
+                        // The lane map needs a few cells across; the dispatch map takes the
+                        // rest.
+                        let height = ui.available_height();
+                        let left = (ui.available_width() * 0.4).min(360.0);
+                        ui.horizontal_top(|ui| {
+                            ui.allocate_ui_with_layout(
+                                vec2(left, height),
+                                egui::Layout::top_down(egui::Align::Min),
+                                |ui| {
+                                    ui.set_width(left);
+                                    lanes.ui(ui);
+                                },
+                            );
+                            ui.separator();
+                            ui.vertical(|ui| map.ui(ui, &shown));
+                        });
+                    }
+                    None => lanes.ui(ui),
+                }
+                return action;
+            }
+            PaneView::SideBySide if pinned.is_some() => {
+                let (name, pinned) = pinned.expect("checked");
+                side_by_side(ui, (name, pinned), profile);
+                return action;
+            }
+            _ => *view = PaneView::Source,
+        }
         // Above the source, scrolled within at most half the pane, so the annotated source
         // keeps the rest in view.
         let top = (ui.available_height() * 0.45).max(160.0);
@@ -134,40 +187,6 @@ impl ProfilePane<'_> {
             .max_height(top)
             .auto_shrink([false, true])
             .show(ui, |ui| {
-                ui.horizontal(|ui| {
-                    if ui
-                        .button("Save profile…")
-                        .on_hover_text(
-                            "Write this profile as a document `divlab profile --json` would write",
-                        )
-                        .clicked()
-                    {
-                        action = Some(PaneAction::SaveProfile);
-                    }
-                    match pinned {
-                Some((name, _)) => {
-                    if ui
-                        .button("Unpin")
-                        .on_hover_text(format!("Stop showing {name} side by side"))
-                        .clicked()
-                    {
-                        action = Some(PaneAction::Unpin);
-                    }
-                }
-                None => {
-                    if ui
-                        .button("Pin for side by side")
-                        .on_hover_text(
-                            "Keep this profile, and show it line by line beside the next one you \
-                             run or open (edit the kernel, Run, and see what the change did)",
-                        )
-                        .clicked()
-                    {
-                        action = Some(PaneAction::Pin);
-                    }
-                }
-            }
-                });
                 summary(ui, profile);
                 if let Some(index) = pictures.ui(ui) {
                     action = Some(PaneAction::SavePicture(index));
@@ -175,33 +194,13 @@ impl ProfilePane<'_> {
                 egui::CollapsingHeader::new("Branches and loops, by wasted lane slots")
                     .default_open(true)
                     .show(ui, |ui| branch_table(ui, profile, jump));
-                if let Some((name, pinned)) = pinned {
-                    egui::CollapsingHeader::new(format!("Side by side: {name} | this run"))
-                        .id_salt("side_by_side")
-                        .default_open(true)
-                        .show(ui, |ui| side_by_side(ui, (name, pinned), profile));
-                }
-                let shown: Vec<(&str, [u32; 2], &[u8])> = pictures
-                    .images()
-                    .iter()
-                    .map(|i| (i.name.as_str(), i.size, i.rgba.as_slice()))
-                    .collect();
-                match (lanes, dispatch_map) {
-                    (Some(lanes), Some(map)) => {
-                        ui.columns(2, |columns| {
-                            lanes.ui(&mut columns[0]);
-                            map.ui(&mut columns[1], &shown);
-                        });
-                    }
-                    (Some(lanes), None) => lanes.ui(ui),
-                    (None, _) => {
-                        ui.weak(
-                            "Click a line to record, at that line, which lanes ran each subgroup \
-                     execution, and where on the dispatch they ran.",
-                        );
-                    }
-                }
             });
+        if lanes.is_none() {
+            ui.weak(
+                "Click a line to record, at that line, which lanes ran each subgroup execution, \
+                 and where on the dispatch they ran.",
+            );
+        }
         self.gutter_source(ui, jump)
             .map(PaneAction::RecordLanes)
             .or(action)
@@ -220,7 +219,9 @@ impl ProfilePane<'_> {
         legend(ui);
         let row_height = ui.text_style_height(&egui::TextStyle::Monospace) + 2.0;
         let lines: Vec<&str> = self.source.lines().collect();
-        let mut area = egui::ScrollArea::both()
+        // Vertical only: the gutter stays in view, and a long line is cut short (hover shows
+        // every figure of the line).
+        let mut area = egui::ScrollArea::vertical()
             .id_salt("profile_source")
             .auto_shrink([false, true])
             .max_height(ui.available_height().max(240.0));
@@ -287,7 +288,7 @@ impl SourceRow<'_> {
                     // The line's text is what a click hits: record its lanes.
                     let text = ui.add(
                         egui::Label::new(text)
-                            .extend()
+                            .truncate()
                             .selectable(false)
                             .sense(Sense::click()),
                     );
@@ -389,7 +390,7 @@ impl LaneMap {
         let cache = &mut self.cache;
         egui::ScrollArea::vertical()
             .id_salt("lane_map")
-            .max_height(200.0)
+            .max_height(ui.available_height().max(200.0))
             .show(ui, |ui| {
                 super::lane_grid::LaneGrid::cached(records, 0, cache)
                     .max_cell(14.0)
@@ -754,6 +755,59 @@ fn line_tooltip(ui: &mut egui::Ui, row: &SourceRow<'_>, analysis: Option<&Analys
     }
 }
 
+/// The views to pick from, Save profile… and Pin; returns what was clicked.
+fn toolbar(
+    ui: &mut egui::Ui,
+    view: &mut PaneView,
+    lanes_line: Option<u32>,
+    pinned: Option<(&str, &Profile)>,
+) -> Option<PaneAction> {
+    let mut action = None;
+    ui.horizontal(|ui| {
+        ui.selectable_value(view, PaneView::Source, "Source");
+        if let Some(line) = lanes_line {
+            ui.selectable_value(view, PaneView::Lanes, format!("Lanes at line {line}"))
+                .on_hover_text("The lane map and the dispatch map of the line you clicked");
+        }
+        if let Some((name, _)) = pinned {
+            ui.selectable_value(view, PaneView::SideBySide, "Side by side")
+                .on_hover_text(format!("{name}, line by line beside this run"));
+        }
+        ui.separator();
+        if ui
+            .button("Save profile…")
+            .on_hover_text("Write this profile as a document `divlab profile --json` would write")
+            .clicked()
+        {
+            action = Some(PaneAction::SaveProfile);
+        }
+        match pinned {
+            Some((name, _)) => {
+                if ui
+                    .button("Unpin")
+                    .on_hover_text(format!("Stop showing {name} side by side"))
+                    .clicked()
+                {
+                    action = Some(PaneAction::Unpin);
+                }
+            }
+            None => {
+                if ui
+                    .button("Pin for side by side")
+                    .on_hover_text(
+                        "Keep this profile, and show it line by line beside the next one you \
+                         run or open (edit the kernel, Run, and see what the change did)",
+                    )
+                    .clicked()
+                {
+                    action = Some(PaneAction::Pin);
+                }
+            }
+        }
+    });
+    action
+}
+
 /// Two profiles line by line: each line's executions and efficiency in `a` and in `b`, with
 /// each one's own source text (lines pair by number).
 pub fn side_by_side(ui: &mut egui::Ui, (name, a): (&str, &Profile), b: &Profile) {
@@ -794,6 +848,7 @@ pub fn side_by_side(ui: &mut egui::Ui, (name, a): (&str, &Profile), b: &Profile)
         p.control_flow_efficiency
             .map_or_else(|| "—".to_owned(), |e| format!("{:.1}%", e * 100.0))
     };
+    ui.strong(format!("Side by side: {name} (pinned) | this run"));
     ui.label(format!(
         "control-flow efficiency: {} (pinned), {} (this run)",
         headline(a),
@@ -802,7 +857,7 @@ pub fn side_by_side(ui: &mut egui::Ui, (name, a): (&str, &Profile), b: &Profile)
     let lines: std::collections::BTreeSet<u32> = fa.keys().chain(fb.keys()).copied().collect();
     egui::ScrollArea::both()
         .id_salt("side_by_side_scroll")
-        .max_height(260.0)
+        .auto_shrink([false, true])
         .show(ui, |ui| {
             egui::Grid::new("side_by_side_grid")
                 .striped(true)

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use super::dispatch_map::DispatchMap;
 use super::pictures::Pictures;
-use super::profile_view::{self, PaneAction, PaneParts};
+use super::profile_view::{self, PaneAction, PaneParts, PaneView};
 use super::source_view::source_view;
 use super::worker::ProfileRun;
 use crate::gpu::AdapterSelector;
@@ -105,6 +105,9 @@ pub struct Playground {
     /// A profile kept to show beside the next one, with the name it goes by.
     #[serde(skip)]
     pinned: Option<(String, Box<Profile>)>,
+    /// The view of the profile shown.
+    #[serde(skip)]
+    view: PaneView,
 }
 
 /// What the Playground asks the app to do: things that need a file.
@@ -156,6 +159,7 @@ impl Playground {
             dispatch_map: None,
             pictures: Pictures::default(),
             pinned: None,
+            view: PaneView::Source,
         }
     }
 
@@ -284,6 +288,7 @@ impl Playground {
             )
         });
         self.clear_run();
+        self.view = PaneView::Source;
         self.lane_map = profile_view::LaneMap::of(&profile);
         self.dispatch_map = DispatchMap::of(&profile);
         let finished = Finished {
@@ -399,6 +404,14 @@ impl Playground {
         });
         self.clear_run();
         if let Ok(finished) = &mut outcome {
+            // A run that recorded a line's lanes shows them; another shows the source.
+            self.view = if finished.profile.lanes.is_some() {
+                PaneView::Lanes
+            } else if self.pinned.is_some() {
+                PaneView::SideBySide
+            } else {
+                PaneView::Source
+            };
             self.lane_map = profile_view::LaneMap::of(&finished.profile);
             self.dispatch_map = DispatchMap::of(&finished.profile);
             self.pictures = Pictures::new(std::mem::take(&mut finished.images));
@@ -530,6 +543,7 @@ impl Playground {
                     analysis: Some(analysis),
                 };
                 let parts = PaneParts {
+                    view: &mut self.view,
                     jump: &mut self.jump,
                     lanes: self.lane_map.as_mut(),
                     dispatch_map: self.dispatch_map.as_mut(),
