@@ -188,6 +188,7 @@ impl ProfilePane<'_> {
             .auto_shrink([false, true])
             .show(ui, |ui| {
                 summary(ui, profile);
+                inputs(ui, self.finished);
                 if let Some(index) = pictures.ui(ui) {
                     action = Some(PaneAction::SavePicture(index));
                 }
@@ -753,6 +754,49 @@ fn line_tooltip(ui: &mut egui::Ui, row: &SourceRow<'_>, analysis: Option<&Analys
     if let Some(m) = line.and_then(|l| Mismatch::of(l, branch)) {
         ui.label(RichText::new(m.explain()).color(MISMATCH));
     }
+}
+
+/// What the kernel ran on: each buffer's fill and first values (from a run), or the fills a
+/// document records.
+fn inputs(ui: &mut egui::Ui, finished: &Finished) {
+    let request = &finished.profile.request;
+    let count = if finished.inputs.is_empty() {
+        request.buffers.len()
+    } else {
+        finished.inputs.len()
+    };
+    if count == 0 {
+        return;
+    }
+    egui::CollapsingHeader::new(format!("Inputs ({count}): what the kernel ran on"))
+        .id_salt("profile_inputs")
+        .default_open(true)
+        .show(ui, |ui| {
+            if finished.inputs.is_empty() {
+                ui.weak("As the document records them (bindings not named had the default fill):");
+                for buffer in &request.buffers {
+                    ui.monospace(format!("--buffer {buffer}"));
+                }
+                return;
+            }
+            egui::Grid::new("profile_inputs_grid")
+                .striped(true)
+                .num_columns(3)
+                .show(ui, |ui| {
+                    for input in &finished.inputs {
+                        ui.label(&input.label);
+                        ui.label(&input.fill)
+                            .on_hover_text(format!("{} bytes", input.bytes));
+                        let more = if input.first.len() == crate::profile::fill::PREVIEW_VALUES {
+                            ", …"
+                        } else {
+                            ""
+                        };
+                        ui.monospace(format!("{}{more}", input.first.join(", ")));
+                        ui.end_row();
+                    }
+                });
+        });
 }
 
 /// The views to pick from, Save profile… and Pin; returns what was clicked.

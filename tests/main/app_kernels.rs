@@ -268,3 +268,23 @@ fn two_profiles_of_a_kernel_show_side_by_side() {
         after.control_flow_efficiency.unwrap() * 100.0
     ));
 }
+
+/// The data a profile ran on shows beside it: each buffer's fill, said to be the default where
+/// it was, and its first values as the kernel read them.
+#[test]
+fn a_profile_shows_each_buffers_fill_and_first_values() {
+    let mut harness = playground_harness();
+    pick_example(&mut harness, "Bounds-checked element-wise");
+    harness.state_mut().state.playground.settings.buffers = "input=iota".to_owned();
+    harness.run();
+    run_playground(&mut harness);
+    harness.get_by_label("Inputs (2): what the kernel ran on");
+    harness.get_by_label("`input` (@group(0) @binding(0))");
+    harness.get_by_label("iota");
+    // `array<f32>` counted up from 0, eight values shown.
+    harness.get_by_label("0, 1, 2, 3, 4, 5, 6, 7, …");
+    harness.get_by_label("`output` (@group(0) @binding(1))");
+    let node = harness.get_by_label_contains("(default)");
+    let fill = node.value().unwrap_or_default();
+    assert!(fill.starts_with("random:"), "{fill}");
+}

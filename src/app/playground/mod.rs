@@ -297,6 +297,7 @@ impl Playground {
             instrumented_wgsl: String::new(),
             profile,
             images: Vec::new(),
+            inputs: Vec::new(),
         };
         self.keep_settings();
         self.path = None;

@@ -224,3 +224,39 @@ fn value_bits(v: f64, scalar: Scalar) -> Option<u64> {
 pub(super) fn f16_bits(x: f32) -> u16 {
     half::f16::from_f32(x).to_bits()
 }
+
+/// How many values [`first_values`] shows.
+pub const PREVIEW_VALUES: usize = 8;
+
+/// The first [`PREVIEW_VALUES`] scalars of `bytes` laid out as `binding`, in layout order,
+/// each as WGSL would print it (`7u`, `-3i`, `0.25`, `true`); a 16-bit float shows its bits.
+pub fn first_values(binding: &Binding, bytes: &[u8]) -> Vec<String> {
+    let len = binding.size.len_for(bytes.len() as u64);
+    let mut out = Vec::new();
+    let _ = binding
+        .shape
+        .for_each_scalar(0, len, &mut |offset, scalar| {
+            let at = offset as usize;
+            let Some(raw) = bytes.get(at..at + usize::from(scalar.width)) else {
+                return ControlFlow::Break(());
+            };
+            let mut word = [0u8; 8];
+            word[..raw.len()].copy_from_slice(raw);
+            let bits = u64::from_le_bytes(word);
+            out.push(match (scalar.kind, scalar.width) {
+                (ScalarKind::Uint, _) => format!("{bits}u"),
+                (ScalarKind::Sint, 4) => format!("{}i", bits as u32 as i32),
+                (ScalarKind::Sint, _) => format!("{}i", bits as i64),
+                (ScalarKind::Float, 4) => format!("{}", f32::from_bits(bits as u32)),
+                (ScalarKind::Float, 8) => format!("{}", f64::from_bits(bits)),
+                (ScalarKind::Bool, _) => (bits != 0).to_string(),
+                _ => format!("0x{bits:x}"),
+            });
+            if out.len() >= PREVIEW_VALUES {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        });
+    out
+}

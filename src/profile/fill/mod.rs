@@ -10,7 +10,7 @@ mod tests;
 mod texels;
 mod texture;
 
-pub use encode::{contents, count_scalars, initial};
+pub use encode::{PREVIEW_VALUES, contents, count_scalars, first_values, initial};
 pub use grammar::{
     BindingRef, BufferSpec, DEFAULT_CHECKER_CELL, DEFAULT_SEED, Fill, parse_dispatch, parse_len,
     parse_override,

@@ -19,6 +19,8 @@ pub(super) struct Resources {
     pub textures: Vec<Texture>,
     /// One per sampler of the interface, in its order.
     pub samplers: Vec<wgpu::Sampler>,
+    /// What each buffer and the immediates were filled with, for the app.
+    pub inputs: Vec<super::InputPreview>,
 }
 
 /// The kernel's buffers, immediates, textures and samplers, filled as asked.
@@ -33,9 +35,26 @@ pub(super) fn resources(
     fill::check_limits(interface, &resolved, invocations, &gpu.device.limits())?;
     let mut immediates = Vec::new();
     let mut buffers = Vec::with_capacity(resolved.len());
+    let mut inputs = Vec::with_capacity(resolved.len());
     for r in &resolved {
         let binding = &interface.bindings[r.index];
         let contents = fill::initial(binding, r, invocations)?;
+        let uniform_default = !r.given && binding.access == kernel::Access::Uniform;
+        inputs.push(super::InputPreview {
+            label: binding.label(),
+            fill: if r.given {
+                r.fill.to_string()
+            } else if uniform_default {
+                format!(
+                    "{} (default; integer fields: the dispatch's invocations)",
+                    r.fill
+                )
+            } else {
+                format!("{} (default)", r.fill)
+            },
+            bytes: contents.len() as u64,
+            first: fill::first_values(binding, &contents),
+        });
         let usage = match binding.access {
             kernel::Access::Immediate => {
                 immediates = immediate_bytes(gpu, binding, contents)?;
@@ -59,6 +78,7 @@ pub(super) fn resources(
         immediates,
         textures: make_textures(gpu, interface, request)?,
         samplers: make_samplers(gpu, interface, request),
+        inputs,
     })
 }
 

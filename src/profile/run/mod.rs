@@ -174,6 +174,21 @@ pub struct Finished {
     pub subgroup_width: Option<u32>,
     /// The textures after the counted run, where [`Request::keep_images`] asked for them.
     pub images: Vec<TextureImage>,
+    /// What each buffer (and the immediates) held when the kernel started.
+    pub inputs: Vec<InputPreview>,
+}
+
+/// A buffer's contents as the kernel started: its fill and its first values.
+#[derive(Clone, Debug, PartialEq)]
+pub struct InputPreview {
+    /// `` `name` (@group(G) @binding(B)) ``, or `` `name` (var<immediate>) ``.
+    pub label: String,
+    /// Its fill, as `--buffer` writes it, and whether it was the default.
+    pub fill: String,
+    /// Its size in bytes.
+    pub bytes: u64,
+    /// Its first scalars in layout order (at most [`crate::profile::fill::PREVIEW_VALUES`]).
+    pub first: Vec<String>,
 }
 
 /// Layer 0 of a texture after the counted run: what the kernel wrote, or its input where it
@@ -281,6 +296,7 @@ pub fn profile_with_progress(
             instrumented_wgsl: instrumented.wgsl,
             subgroup_width: counts.subgroup_width,
             images,
+            inputs: resources.inputs.clone(),
         });
     }
     // The kernel ends on this input: time it alone and instrumented, interleaved.
@@ -295,6 +311,7 @@ pub fn profile_with_progress(
         instrumented_wgsl: instrumented.wgsl,
         subgroup_width: counts.subgroup_width,
         images,
+        inputs: resources.inputs,
     })
 }
 
