@@ -288,3 +288,31 @@ fn a_profile_shows_each_buffers_fill_and_first_values() {
     let fill = node.value().unwrap_or_default();
     assert!(fill.starts_with("random:"), "{fill}");
 }
+
+/// What the engine cannot bind fails the run with the CLI's words, naming the binding and its
+/// line, and the Playground marks that line.
+#[test]
+fn a_binding_the_engine_cannot_make_is_named_with_its_line() {
+    let mut harness = playground_harness();
+    harness.run();
+    let source = "@group(0) @binding(0) var out: texture_storage_2d<rgba8unorm, write>;
+@group(0) @binding(1) var video: texture_external;
+
+@compute @workgroup_size(8, 8)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    textureStore(out, gid.xy, textureLoad(video, gid.xy));
+}
+";
+    harness.state_mut().state.playground.source = source.to_owned();
+    harness.run();
+    run_playground(&mut harness);
+    let last = harness.state().playground().last.as_ref().expect("a run");
+    let error = last
+        .outcome
+        .as_ref()
+        .expect_err("texture_external cannot be made");
+    assert_eq!(error.line, 2, "{}", error.message);
+    harness.get_by_label_contains(
+        "`video` (@group(0) @binding(1), line 2 of playground.wgsl) is a `texture_external`",
+    );
+}

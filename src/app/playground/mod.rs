@@ -398,10 +398,13 @@ impl Playground {
                 line,
                 message: format!("{}:{line}:{column}: {message}", self.file_name()),
             },
-            e => RunError {
-                line: 0,
-                message: e.to_string(),
-            },
+            e => {
+                let message = e.to_string();
+                RunError {
+                    line: line_named(&message),
+                    message,
+                }
+            }
         });
         self.clear_run();
         if let Ok(finished) = &mut outcome {
@@ -581,6 +584,27 @@ impl Playground {
     }
 }
 
+/// The first `line N` an engine message names (what it cannot bind, the loop that hit the
+/// cap), or 0: the line the Playground marks beside the message.
+fn line_named(message: &str) -> u32 {
+    message
+        .match_indices("line ")
+        .filter(|(at, _)| {
+            !message[..*at]
+                .chars()
+                .next_back()
+                .is_some_and(char::is_alphanumeric)
+        })
+        .find_map(|(at, word)| {
+            let digits: String = message[at + word.len()..]
+                .chars()
+                .take_while(char::is_ascii_digit)
+                .collect();
+            digits.parse().ok()
+        })
+        .unwrap_or(0)
+}
+
 /// Line `n` of the source, `text`, marked as where an error is.
 fn marked_line(ui: &mut egui::Ui, n: u32, text: &str) {
     ui.label(
@@ -598,4 +622,21 @@ fn static_view(ui: &mut egui::Ui, source: &str, analysis: &Analysis) {
         .show(ui, |ui| {
             source_view(ui, "playground_source", source, analysis, None)
         });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::line_named;
+
+    #[test]
+    fn an_engine_message_names_the_line_to_mark() {
+        assert_eq!(
+            line_named(
+                "`video` (@group(0) @binding(0), line 12 of k.wgsl) is a `texture_external`"
+            ),
+            12
+        );
+        assert_eq!(line_named("no line here; the outline is fine"), 0);
+        assert_eq!(line_named("a deadline 3 then line 7"), 7);
+    }
 }
