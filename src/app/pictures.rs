@@ -76,9 +76,13 @@ impl Pictures {
                     ui.label(RichText::new(title(image)).small());
                     let thumbnail = egui::Image::new((texture, vec2(w * scale, h * scale)))
                         .sense(Sense::click());
+                    let name = format!("open {}", title(image));
                     let response = ui
                         .add(thumbnail)
                         .on_hover_text("Click to see it large, with the texel under the pointer");
+                    response.widget_info(|| {
+                        egui::WidgetInfo::labeled(egui::Role::Button, true, &name)
+                    });
                     if response.clicked() {
                         self.open = Some(index);
                     }

@@ -406,7 +406,7 @@ pub(crate) fn step_until(
 }
 
 /// Replaces the text of the path prompt's field.
-fn type_path(harness: &mut Harness<'_, DivlabApp>, path: &str) {
+pub(crate) fn type_path(harness: &mut Harness<'_, DivlabApp>, path: &str) {
     harness.get_by_label("Path:").focus();
     harness.run();
     harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);

@@ -316,3 +316,62 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
         "`video` (@group(0) @binding(1), line 2 of playground.wgsl) is a `texture_external`",
     );
 }
+
+/// In the Playground, Save writes the kernel back to its file, asking first since divlab did
+/// not write it; Save profile… and a picture's Save PNG… write what the run made.
+#[test]
+fn the_playground_saves_its_kernel_its_profile_and_its_pictures() {
+    use crate::app::{button, type_path};
+    let dir = crate::util::temp_dir();
+    let kernel = dir.path().join("threshold.wgsl");
+    let original = include_str!("../../assets/kernels/threshold.wgsl");
+    std::fs::write(&kernel, original).unwrap();
+    let mut harness = playground_harness();
+    harness.state_mut().dialogs = divlab::app::files::DialogKind::Prompt;
+    harness.state_mut().open_path(&kernel);
+    harness.run();
+    harness.state_mut().state.playground.settings.textures = "texture src=gradient".to_owned();
+    harness.state_mut().state.playground.settings.workgroups = [8, 8, 1];
+    let edited = original.replace("0.1, 0.1, 0.3", "0.0, 0.0, 0.5");
+    harness.state_mut().state.playground.source = edited.clone();
+    harness.run();
+
+    button(&harness, "Save").click();
+    harness.run();
+    harness.get_by_label("Replace the file?");
+    assert_eq!(std::fs::read_to_string(&kernel).unwrap(), original);
+    button(&harness, "Replace").click();
+    harness.run();
+    assert_eq!(std::fs::read_to_string(&kernel).unwrap(), edited);
+    // divlab wrote it now: Save asks no more.
+    button(&harness, "Save").click();
+    harness.run();
+    assert!(!harness.state().asking());
+
+    run_playground(&mut harness);
+    button(&harness, "Save profile…").click();
+    harness.run();
+    let json = dir.path().join("threshold.profile.json");
+    type_path(&mut harness, &json.display().to_string());
+    button(&harness, "OK").click();
+    harness.run();
+    let saved = divlab::profile::report::read_profile(&json).expect("a profile document");
+    assert_eq!(Some(&saved), harness.state().playground().profile());
+    assert_eq!(saved.source.as_deref(), Some(edited.as_str()));
+
+    // The written picture, opened large, saved as PNG: the same pixels.
+    harness
+        .get_by_label_contains("open `dst` (@group(0) @binding(1)) · written")
+        .click();
+    harness.run();
+    button(&harness, "Save PNG…").click();
+    harness.run();
+    let png = dir.path().join("dst.png");
+    type_path(&mut harness, &png.display().to_string());
+    button(&harness, "OK").click();
+    harness.run();
+    let image = image::open(&png).expect("a PNG").to_rgba8();
+    let shown = picture(harness.state().playground().pictures().images(), "dst");
+    assert_eq!(image.dimensions(), (64, 64));
+    assert_eq!(image.into_raw(), shown.rgba);
+}
