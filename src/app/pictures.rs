@@ -80,9 +80,8 @@ impl Pictures {
                     let response = ui
                         .add(thumbnail)
                         .on_hover_text("Click to see it large, with the texel under the pointer");
-                    response.widget_info(|| {
-                        egui::WidgetInfo::labeled(egui::Role::Button, true, &name)
-                    });
+                    response
+                        .widget_info(|| egui::WidgetInfo::labeled(egui::Role::Button, true, &name));
                     if response.clicked() {
                         self.open = Some(index);
                     }

@@ -609,10 +609,7 @@ fn branch_grid(
 /// The key to the gutter's columns.
 fn legend(ui: &mut egui::Ui) {
     ui.horizontal_wrapped(|ui| {
-        ui.weak(
-            "gutter: subgroup executions · efficiency (colour, % of lanes active) · bar: a \
-             branch's divergent share, a loop's idle share of its trips ·",
-        );
+        ui.weak("efficiency:");
         for (e, name) in [(0.0, "0%"), (0.25, "25%"), (0.5, "50%"), (1.0, "100%")] {
             ui.label(
                 RichText::new(format!(" {name} "))
@@ -623,6 +620,47 @@ fn legend(ui: &mut egui::Ui) {
         ui.weak("·");
         super::charts::marker(ui, egui_plot::MarkerShape::Diamond, MISMATCH);
         ui.weak("static verdict and run disagree");
+    });
+    // The gutter's column headers, at the gutter's widths.
+    ui.horizontal(|ui| {
+        ui.spacing_mut().item_spacing.x = 4.0;
+        for (width, name, about) in [
+            (
+                44.0,
+                "execs",
+                "Subgroup executions of the line (invocations without subgroups); for a loop's \
+                 line, of the loop's entries",
+            ),
+            (
+                40.0,
+                "eff",
+                "Efficiency: the share of the subgroup's lanes active, Σ active lanes / \
+                 (executions × subgroup size)",
+            ),
+            (
+                30.0,
+                "div",
+                "A branch: the share of its executions whose lanes disagreed. A loop: the share \
+                 of its trips' lane slots left idle by lanes that had left",
+            ),
+            (12.0, "", ""),
+        ] {
+            fixed(ui, width, |ui| {
+                if !name.is_empty() {
+                    ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                        ui.label(RichText::new(name).small().strong())
+                            .on_hover_text(about);
+                    });
+                }
+            });
+        }
+        ui.label(
+            RichText::new(
+                "line · source (hover a line for every figure; click it to record its lanes)",
+            )
+            .small()
+            .strong(),
+        );
     });
 }
 

@@ -113,7 +113,9 @@ impl StartPage {
             "• Run all runs every experiment into a new document, autosaved after each one.",
             "• Open… a result file (yours, or assets/reference/*.json) to see another GPU, and \
              Compare to overlay several.",
-            "• Playground: edit a WGSL kernel and see which lines are uniform.",
+            "• Playground: open or drop your own kernel (.wgsl), Run it, and see each line's \
+             lanes; Examples → Image threshold, Run, then click a line inside the branch to \
+             see where on the image its lanes sat idle.",
         ] {
             ui.add(egui::Label::new(line).wrap());
         }

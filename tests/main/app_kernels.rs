@@ -75,8 +75,8 @@ fn an_image_kernel_shows_its_textures_and_a_dispatch_map_of_the_pixels_that_bran
     let source = harness.state().playground().source.clone();
     run_playground(&mut harness);
     // Both pictures, by their titles.
-    harness.get_by_label_contains("`src` (@group(0) @binding(0)) · input · 64 × 64");
-    harness.get_by_label_contains("`dst` (@group(0) @binding(1)) · written · 64 × 64");
+    harness.get_by_label("open `src` (@group(0) @binding(0)) · input · 64 × 64");
+    harness.get_by_label("open `dst` (@group(0) @binding(1)) · written · 64 × 64");
     let images = harness.state().playground().pictures().images().to_vec();
     let (src, dst) = (picture(&images, "src"), picture(&images, "dst"));
     // `if (c.r > c.g)`: red and green are the same function of their bytes, so the bytes
