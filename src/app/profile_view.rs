@@ -830,7 +830,13 @@ fn inputs(ui: &mut egui::Ui, finished: &Finished) {
                         } else {
                             ""
                         };
-                        ui.monospace(format!("{}{more}", input.first.join(", ")));
+                        ui.add(
+                            egui::Label::new(
+                                RichText::new(format!("{}{more}", input.first.join(", ")))
+                                    .monospace(),
+                            )
+                            .truncate(),
+                        );
                         ui.end_row();
                     }
                 });

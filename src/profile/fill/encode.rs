@@ -225,6 +225,15 @@ pub(super) fn f16_bits(x: f32) -> u16 {
     half::f16::from_f32(x).to_bits()
 }
 
+/// A float as a preview shows it: whole numbers as they are, others to four decimals.
+fn short(v: f64) -> String {
+    if v.fract() == 0.0 || !v.is_finite() {
+        format!("{v}")
+    } else {
+        format!("{v:.4}")
+    }
+}
+
 /// How many values [`first_values`] shows.
 pub const PREVIEW_VALUES: usize = 8;
 
@@ -247,8 +256,8 @@ pub fn first_values(binding: &Binding, bytes: &[u8]) -> Vec<String> {
                 (ScalarKind::Uint, _) => format!("{bits}u"),
                 (ScalarKind::Sint, 4) => format!("{}i", bits as u32 as i32),
                 (ScalarKind::Sint, _) => format!("{}i", bits as i64),
-                (ScalarKind::Float, 4) => format!("{}", f32::from_bits(bits as u32)),
-                (ScalarKind::Float, 8) => format!("{}", f64::from_bits(bits)),
+                (ScalarKind::Float, 4) => short(f64::from(f32::from_bits(bits as u32))),
+                (ScalarKind::Float, 8) => short(f64::from_bits(bits)),
                 (ScalarKind::Bool, _) => (bits != 0).to_string(),
                 _ => format!("0x{bits:x}"),
             });
