@@ -4,13 +4,16 @@
 //! over it so each frame also words a hovered cell. Building the map and its texture happens
 //! once, on the first frame, and is printed apart. Run with `cargo bench --bench dispatch_map`.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use divlab::app::dispatch_map::{DispatchMap, Shape};
 use divlab::profile::report::LaneExecution;
 use eframe::egui;
+use frames::time_frames;
 
-const FRAMES: usize = 200;
+#[path = "support/frames.rs"]
+mod frames;
+
 const SIDE: u32 = 1024;
 const LANES: u32 = 32;
 
@@ -51,46 +54,16 @@ fn main() {
     let mut map = DispatchMap::from_records(7, shape, &records, records.len() as u64)
         .expect("a dispatch to map");
     let build = built.elapsed();
-    let ctx = egui::Context::default();
-    let screen = egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(1400.0, 1200.0));
-    let mut times = Vec::with_capacity(FRAMES);
-    let mut first = Duration::ZERO;
-    for frame in 0..FRAMES + 10 {
-        let input = egui::RawInput {
-            screen_rect: Some(screen),
-            events: vec![egui::Event::PointerMoved(egui::pos2(
-                100.0 + (frame % 200) as f32,
-                200.0 + (frame % 100) as f32,
-            ))],
-            ..Default::default()
-        };
-        let start = Instant::now();
-        let output = ctx.run_ui(input, |ui| {
-            egui::CentralPanel::default().show(ui, |ui| map.ui(ui, &[]));
-        });
-        // No renderer here: texture uploads are dropped on purpose.
-        let mut textures = output.textures_delta;
-        textures.clear();
-        let meshes = ctx.tessellate(output.shapes, output.pixels_per_point);
-        std::hint::black_box(meshes);
-        let elapsed = start.elapsed();
-        if frame == 0 {
-            first = elapsed;
-        } else if frame >= 10 {
-            times.push(elapsed);
-        }
-    }
-    times.sort();
-    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    let frames = time_frames(
+        |frame| egui::pos2(100.0 + (frame % 200) as f32, 200.0 + (frame % 100) as f32),
+        |ui| map.ui(ui, &[]),
+    );
     println!(
-        "dispatch_map: {SIDE} × {SIDE} invocations, {} records, {FRAMES} frames: median {:.3} ms, \
-         p95 {:.3} ms, max {:.3} ms per frame; building the map {:.1} ms, first frame (builds \
-         the texture) {:.1} ms",
+        "dispatch_map: {SIDE} × {SIDE} invocations, {} records, {}; building the map {:.1} ms, \
+         first frame (builds the texture) {:.1} ms",
         records.len(),
-        ms(times[times.len() / 2]),
-        ms(times[times.len() * 95 / 100]),
-        ms(times[times.len() - 1]),
-        ms(build),
-        ms(first),
+        frames.summary(),
+        build.as_secs_f64() * 1e3,
+        frames.first.as_secs_f64() * 1e3,
     );
 }

@@ -5,14 +5,15 @@
 //! (2-point cells, every row on screen). The textures are uploaded once, as in the app, and that
 //! one-time cost is printed apart. Run with `cargo bench --bench lane_grid`.
 
-use std::time::{Duration, Instant};
-
 use divlab::app::lane_grid::{LaneCache, LaneGrid, synthetic_records};
 use divlab::report::LaneRecord;
 use eframe::egui;
+use frames::time_frames;
+
+#[path = "support/frames.rs"]
+mod frames;
 
 const LANES: u32 = 64;
-const FRAMES: usize = 200;
 
 fn main() {
     for subgroups in [512, 16_384] {
@@ -24,54 +25,23 @@ fn main() {
 }
 
 fn bench(records: &[LaneRecord], view: &str, max_cell: f32) {
-    let ctx = egui::Context::default();
-    let screen = egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(1400.0, 1200.0));
     let mut cache = LaneCache::new(records);
-    let mut times = Vec::with_capacity(FRAMES);
-    let mut first = Duration::ZERO;
     let mut cells = 0;
-    let mut primitives = 0;
-    for frame in 0..FRAMES + 10 {
-        let input = egui::RawInput {
-            screen_rect: Some(screen),
-            events: vec![egui::Event::PointerMoved(egui::pos2(
-                300.0 + (frame % 50) as f32,
-                400.0,
-            ))],
-            ..Default::default()
-        };
-        let start = Instant::now();
-        let output = ctx.run_ui(input, |ui| {
-            egui::CentralPanel::default().show(ui, |ui| {
-                egui::ScrollArea::vertical().show(ui, |ui| {
-                    let grid = LaneGrid::cached(records, 0, &mut cache).max_cell(max_cell);
-                    cells = grid.cell_count();
-                    grid.show(ui);
-                });
+    let frames = time_frames(
+        |frame| egui::pos2(300.0 + (frame % 50) as f32, 400.0),
+        |ui| {
+            egui::ScrollArea::vertical().show(ui, |ui| {
+                let grid = LaneGrid::cached(records, 0, &mut cache).max_cell(max_cell);
+                cells = grid.cell_count();
+                grid.show(ui);
             });
-        });
-        // No renderer here: texture uploads are dropped on purpose.
-        let mut textures = output.textures_delta;
-        textures.clear();
-        let meshes = ctx.tessellate(output.shapes, output.pixels_per_point);
-        primitives = meshes.len();
-        std::hint::black_box(meshes);
-        let elapsed = start.elapsed();
-        if frame == 0 {
-            first = elapsed;
-        } else if frame >= 10 {
-            times.push(elapsed);
-        }
-    }
-    times.sort();
-    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+        },
+    );
     println!(
-        "lane_grid {view}: {cells} cells, {primitives} clipped primitives, {FRAMES} frames: \
-         median {:.3} ms, p95 {:.3} ms, max {:.3} ms per frame; first frame (builds the \
+        "lane_grid {view}: {cells} cells, {} clipped primitives, {}; first frame (builds the \
          textures) {:.1} ms",
-        ms(times[times.len() / 2]),
-        ms(times[times.len() * 95 / 100]),
-        ms(times[times.len() - 1]),
-        ms(first),
+        frames.primitives,
+        frames.summary(),
+        frames.first.as_secs_f64() * 1e3,
     );
 }

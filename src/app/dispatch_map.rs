@@ -17,7 +17,7 @@
 
 use std::collections::HashMap;
 
-use eframe::egui::{self, Color32, Sense, Stroke, vec2};
+use eframe::egui::{self, Color32, Sense, vec2};
 
 use super::profile_view::efficiency_colour;
 use crate::profile::report::{LaneExecution, Profile};
@@ -445,20 +445,8 @@ impl DispatchMap {
         let scale = (ui.available_width() / sx as f32)
             .min(height / sy as f32)
             .max(0.05);
-        let size = vec2(sx as f32 * scale, sy as f32 * scale);
-        let (rect, response) = ui.allocate_exact_size(size, Sense::hover());
-        ui.painter().image(
-            texture,
-            rect,
-            egui::Rect::from_min_max(egui::pos2(0.0, 0.0), egui::pos2(1.0, 1.0)),
-            Color32::WHITE,
-        );
-        ui.painter().rect_stroke(
-            rect,
-            0.0,
-            Stroke::new(1.0, OUTLINE),
-            egui::StrokeKind::Outside,
-        );
+        let (rect, response) =
+            super::pictures::paint_picture(ui, texture, [sx, sy], scale, OUTLINE);
         if let Some(pointer) = response.hover_pos() {
             let x = (((pointer.x - rect.min.x) / scale) as u32).min(sx - 1);
             let y = (((pointer.y - rect.min.y) / scale) as u32).min(sy - 1);

@@ -116,20 +116,8 @@ impl Pictures {
                 });
                 let [w, h] = image.size.map(|n| n as f32);
                 let scale = ((ui.available_width() / w).min(512.0 / h)).max(0.01);
-                let (rect, response) =
-                    ui.allocate_exact_size(vec2(w * scale, h * scale), Sense::hover());
-                ui.painter().image(
-                    texture,
-                    rect,
-                    egui::Rect::from_min_max(egui::pos2(0.0, 0.0), egui::pos2(1.0, 1.0)),
-                    Color32::WHITE,
-                );
-                ui.painter().rect_stroke(
-                    rect,
-                    0.0,
-                    Stroke::new(1.0, ui.visuals().weak_text_color()),
-                    egui::StrokeKind::Outside,
-                );
+                let outline = ui.visuals().weak_text_color();
+                let (rect, response) = paint_picture(ui, texture, image.size, scale, outline);
                 let texel = response.hover_pos().map(|p| {
                     let x = (((p.x - rect.min.x) / scale) as u32).min(image.size[0] - 1);
                     let y = (((p.y - rect.min.y) / scale) as u32).min(image.size[1] - 1);
@@ -142,6 +130,28 @@ impl Pictures {
         }
         save.then_some(index)
     }
+}
+
+/// Paints `texture` (`size` texels, `scale` points each) outlined in `outline`, sensing hover;
+/// returns where it went.
+pub fn paint_picture(
+    ui: &mut egui::Ui,
+    texture: egui::TextureId,
+    size: [u32; 2],
+    scale: f32,
+    outline: Color32,
+) -> (egui::Rect, egui::Response) {
+    let [w, h] = size.map(|n| n as f32 * scale);
+    let (rect, response) = ui.allocate_exact_size(vec2(w, h), Sense::hover());
+    let uv = egui::Rect::from_min_max(egui::pos2(0.0, 0.0), egui::pos2(1.0, 1.0));
+    ui.painter().image(texture, rect, uv, Color32::WHITE);
+    ui.painter().rect_stroke(
+        rect,
+        0.0,
+        Stroke::new(1.0, outline),
+        egui::StrokeKind::Outside,
+    );
+    (rect, response)
 }
 
 /// `` `dst` (@group(0) @binding(1)), written · 64 × 64 ``.
