@@ -87,8 +87,12 @@ pub enum CellState {
 pub struct DispatchMap {
     /// The line.
     pub line: u32,
-    /// Invocations in x, y, z: the workgroup size times the dispatch.
+    /// Cells in x, y, z: the workgroup size times the dispatch, or, in [`Self::rows`], the
+    /// workgroup size by the workgroups.
     pub size: [u32; 3],
+    /// A line of 1-D workgroups, drawn one row per workgroup (x: the local index) rather than
+    /// as a strip one cell high.
+    pub rows: bool,
     workgroup_size: [u32; 3],
     subgroup_size: u32,
     cells: Vec<Cell>,
@@ -128,7 +132,12 @@ impl DispatchMap {
             dispatch,
             subgroup_size,
         } = shape;
-        let size: [u32; 3] = std::array::from_fn(|i| workgroup_size[i] * dispatch[i]);
+        let rows = workgroup_size[1..] == [1, 1] && dispatch[1..] == [1, 1] && dispatch[0] > 1;
+        let size: [u32; 3] = if rows {
+            [workgroup_size[0], dispatch[0], 1]
+        } else {
+            std::array::from_fn(|i| workgroup_size[i] * dispatch[i])
+        };
         let invocations = size.iter().map(|&n| n as usize).product::<usize>();
         if invocations == 0 || invocations > 1 << 26 {
             return None;
@@ -136,6 +145,7 @@ impl DispatchMap {
         let mut map = Self {
             line,
             size,
+            rows,
             workgroup_size,
             subgroup_size,
             cells: vec![
@@ -227,9 +237,12 @@ impl DispatchMap {
             return None;
         }
         let local_id = [local % wx, local / wx % wy, local / (wx * wy)];
-        let global: [u32; 3] =
-            std::array::from_fn(|i| workgroup[i] * self.workgroup_size[i] + local_id[i]);
-        let i = self.index(global)?;
+        let cell = if self.rows {
+            [local, workgroup[0], 0]
+        } else {
+            std::array::from_fn(|i| workgroup[i] * self.workgroup_size[i] + local_id[i])
+        };
+        let i = self.index(cell)?;
         self.cells.get_mut(i)
     }
 
@@ -244,8 +257,9 @@ impl DispatchMap {
         &self.subgroups
     }
 
-    /// The invocation at global id `at`: what it shows, and its subgroup's index into
-    /// [`Self::subgroups`] (none where its subgroup never reached the line).
+    /// The cell at `at` (a global id; in [`Self::rows`], the local index, the workgroup and 0):
+    /// what it shows, and its subgroup's index into [`Self::subgroups`] (none where its
+    /// subgroup never reached the line).
     pub fn cell(&self, at: [u32; 3]) -> Option<(CellState, Option<usize>)> {
         let cell = self.cells[self.index(at)?];
         if cell.subgroup == NONE {
@@ -322,8 +336,13 @@ impl DispatchMap {
     }
 
     /// What hovering the invocation at `at` says: its ids, its subgroup and the ballot.
-    pub fn describe(&self, at: [u32; 3]) -> String {
+    pub fn describe(&self, cell: [u32; 3]) -> String {
         let [wx, wy, wz] = self.workgroup_size;
+        let at = if self.rows {
+            [cell[1] * wx + cell[0], 0, 0]
+        } else {
+            cell
+        };
         let workgroup = [at[0] / wx, at[1] / wy, at[2] / wz];
         let local = [at[0] % wx, at[1] % wy, at[2] % wz];
         let local_index = local[0] + wx * (local[1] + wy * local[2]);
@@ -340,7 +359,9 @@ impl DispatchMap {
             local[1],
             local[2]
         );
-        let Some(i) = self.index(at) else { return text };
+        let Some(i) = self.index(cell) else {
+            return text;
+        };
         let cell = self.cells[i];
         if cell.subgroup == NONE {
             text.push_str(if self.truncated {
@@ -373,15 +394,22 @@ impl DispatchMap {
     /// textures of the dispatch's x × y size) and the map.
     pub fn ui(&mut self, ui: &mut egui::Ui, pictures: &[(&str, [u32; 2], &[u8])]) {
         let [sx, sy, sz] = self.size;
-        ui.strong(format!(
-            "Dispatch map of line {}: {sx} × {sy}{} invocations",
-            self.line,
-            if sz > 1 {
-                format!(" × {sz}")
-            } else {
-                String::new()
-            }
-        ));
+        ui.strong(if self.rows {
+            format!(
+                "Dispatch map of line {}: {sy} workgroups of {sx} invocations, a row each",
+                self.line
+            )
+        } else {
+            format!(
+                "Dispatch map of line {}: {sx} × {sy}{} invocations",
+                self.line,
+                if sz > 1 {
+                    format!(" × {sz}")
+                } else {
+                    String::new()
+                }
+            )
+        });
         ui.horizontal_wrapped(|ui| {
             for (colour, name) in [
                 (efficiency_colour(1.0), "ran the line"),
@@ -471,4 +499,53 @@ fn lowest_lane(ballot: [u32; 4]) -> u32 {
     (0..4)
         .find(|&w| ballot[w] != 0)
         .map_or(0, |w| w as u32 * 32 + ballot[w].trailing_zeros())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(workgroup: u32, first: u32, ballot: u32) -> LaneExecution {
+        LaneExecution {
+            ballot: [ballot, 0, 0, 0],
+            workgroup: [workgroup, 0, 0],
+            first_local_index: first,
+            invocations: None,
+            invocations_complete: None,
+        }
+    }
+
+    /// Two workgroups of 16 in a line, subgroups of 8: a row per workgroup. Workgroup 0's first
+    /// subgroup ran the line with lanes 2..8 twice and lane 1 once; its second never reached it;
+    /// workgroup 1's first ran it with every lane.
+    #[test]
+    fn a_line_of_1d_workgroups_is_a_row_each_with_ran_idle_and_unreached_lanes() {
+        let shape = Shape {
+            workgroup_size: [16, 1, 1],
+            dispatch: [2, 1, 1],
+            subgroup_size: 8,
+        };
+        let records = [record(0, 1, 0xfe), record(0, 2, 0xfc), record(1, 0, 0xff)];
+        let map = DispatchMap::from_records(3, shape, &records, 3).unwrap();
+        assert!(map.rows);
+        assert_eq!(map.size, [16, 2, 1]);
+        let state = |x, y| map.cell([x, y, 0]).unwrap().0;
+        assert_eq!(state(0, 0), CellState::Idle);
+        assert_eq!(state(1, 0), CellState::Sometimes);
+        assert_eq!(state(2, 0), CellState::Ran);
+        assert_eq!(state(8, 0), CellState::NotReached);
+        assert_eq!(state(7, 1), CellState::Ran);
+        assert_eq!(state(8, 1), CellState::NotReached);
+        assert_eq!(map.subgroups().len(), 2);
+        assert!(
+            map.describe([9, 1, 0])
+                .starts_with("global_invocation_id (25, 0, 0)")
+        );
+        // The outline between lane 7 and lane 8 of workgroup 1: another subgroup (none).
+        let image = map.image(0, None);
+        let k = map.texels_per_cell() as usize;
+        let px = |x: usize, y: usize| image.pixels[y * image.size[0] + x];
+        assert_eq!(px(7 * k + k - 1, k + k / 2), OUTLINE);
+        assert_ne!(px(6 * k + k - 1, k + k / 2), OUTLINE);
+    }
 }
