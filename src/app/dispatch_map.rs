@@ -548,4 +548,53 @@ mod tests {
         assert_eq!(px(7 * k + k - 1, k + k / 2), OUTLINE);
         assert_ne!(px(6 * k + k - 1, k + k / 2), OUTLINE);
     }
+
+    /// A 4×4×2 workgroup, two of them in z, subgroups of 16: each record's invocations are
+    /// placed by their local ids, slice by slice, and hovering names the global id.
+    #[test]
+    fn a_3d_workgroup_places_each_recorded_invocation_in_its_slice() {
+        use crate::profile::report::LaneInvocation;
+        let shape = Shape {
+            workgroup_size: [4, 4, 2],
+            dispatch: [1, 1, 2],
+            subgroup_size: 16,
+        };
+        // Workgroup (0, 0, 1), its second subgroup (local z = 1): lanes 0..8 active, the
+        // invocations with local y < 2.
+        let invocations: Vec<LaneInvocation> = (0..8)
+            .map(|lane| LaneInvocation {
+                local_id: [lane % 4, lane / 4, 1],
+                lane: Some(lane),
+            })
+            .collect();
+        let records = [LaneExecution {
+            ballot: [0xff, 0, 0, 0],
+            workgroup: [0, 0, 1],
+            first_local_index: 16,
+            invocations: Some(invocations),
+            invocations_complete: Some(true),
+        }];
+        let map = DispatchMap::from_records(5, shape, &records, 1).unwrap();
+        assert!(!map.rows);
+        assert_eq!(map.size, [4, 4, 4]);
+        let state = |at| map.cell(at).unwrap().0;
+        // Global z = 1 × 2 + 1 = 3.
+        assert_eq!(state([3, 1, 3]), CellState::Ran);
+        assert_eq!(
+            state([3, 2, 3]),
+            CellState::Idle,
+            "lane 11 of the same subgroup"
+        );
+        assert_eq!(
+            state([0, 0, 2]),
+            CellState::NotReached,
+            "the first subgroup"
+        );
+        assert_eq!(
+            state([0, 0, 1]),
+            CellState::NotReached,
+            "the other workgroup"
+        );
+        assert!(map.describe([3, 2, 3]).contains("lane 11"));
+    }
 }
