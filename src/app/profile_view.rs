@@ -101,8 +101,8 @@ pub struct PaneParts<'a> {
     pub dispatch_map: Option<&'a mut DispatchMap>,
     /// The run's textures.
     pub pictures: &'a mut Pictures,
-    /// A profile kept to show side by side with this one, and its name.
-    pub pinned: Option<(&'a str, &'a Profile)>,
+    /// A profile kept to show side by side with this one.
+    pub pinned: Option<&'a Profile>,
 }
 
 /// What the user asked of the pane.
@@ -173,8 +173,7 @@ impl ProfilePane<'_> {
                 return action;
             }
             PaneView::SideBySide if pinned.is_some() => {
-                let (name, pinned) = pinned.expect("checked");
-                side_by_side(ui, (name, pinned), profile);
+                side_by_side(ui, pinned.expect("checked"), profile);
                 return action;
             }
             _ => *view = PaneView::Source,
@@ -848,7 +847,7 @@ fn toolbar(
     ui: &mut egui::Ui,
     view: &mut PaneView,
     lanes_line: Option<u32>,
-    pinned: Option<(&str, &Profile)>,
+    pinned: Option<&Profile>,
 ) -> Option<PaneAction> {
     let mut action = None;
     ui.horizontal(|ui| {
@@ -857,7 +856,7 @@ fn toolbar(
             ui.selectable_value(view, PaneView::Lanes, format!("Lanes at line {line}"))
                 .on_hover_text("The lane map and the dispatch map of the line you clicked");
         }
-        if let Some((name, _)) = pinned {
+        if let Some(name) = pinned.map(profile_name) {
             ui.selectable_value(view, PaneView::SideBySide, "Side by side")
                 .on_hover_text(format!("{name}, line by line beside this run"));
         }
@@ -869,8 +868,8 @@ fn toolbar(
         {
             action = Some(PaneAction::SaveProfile);
         }
-        match pinned {
-            Some((name, _)) => {
+        match pinned.map(profile_name) {
+            Some(name) => {
                 if ui
                     .button("Unpin")
                     .on_hover_text(format!("Stop showing {name} side by side"))
@@ -896,9 +895,15 @@ fn toolbar(
     action
 }
 
+/// What a profile goes by in the side-by-side view: `file on adapter`.
+fn profile_name(profile: &Profile) -> String {
+    format!("{} on {}", profile.kernel.file, profile.adapter.name)
+}
+
 /// Two profiles line by line: each line's executions and efficiency in `a` and in `b`, with
 /// each one's own source text (lines pair by number).
-pub fn side_by_side(ui: &mut egui::Ui, (name, a): (&str, &Profile), b: &Profile) {
+pub fn side_by_side(ui: &mut egui::Ui, a: &Profile, b: &Profile) {
+    let name = profile_name(a);
     let figures = |p: &Profile| -> BTreeMap<u32, (u64, Option<f64>)> {
         p.lines
             .iter()
@@ -952,8 +957,8 @@ pub fn side_by_side(ui: &mut egui::Ui, (name, a): (&str, &Profile), b: &Profile)
                 .num_columns(7)
                 .show(ui, |ui| {
                     ui.strong("line");
-                    ui.strong("executions").on_hover_text(name);
-                    ui.strong("efficiency").on_hover_text(name);
+                    ui.strong("executions").on_hover_text(&name);
+                    ui.strong("efficiency").on_hover_text(&name);
                     ui.strong("pinned");
                     ui.strong("executions").on_hover_text("this run");
                     ui.strong("efficiency").on_hover_text("this run");

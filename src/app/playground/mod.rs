@@ -102,9 +102,9 @@ pub struct Playground {
     /// The last run's textures.
     #[serde(skip)]
     pictures: Pictures,
-    /// A profile kept to show beside the next one, with the name it goes by.
+    /// A profile kept to show beside the next one.
     #[serde(skip)]
-    pinned: Option<(String, Box<Profile>)>,
+    pinned: Option<Box<Profile>>,
     /// The view of the profile shown.
     #[serde(skip)]
     view: PaneView,
@@ -175,7 +175,7 @@ impl Playground {
 
     /// The profile kept for the side-by-side view, if any.
     pub fn pinned(&self) -> Option<&Profile> {
-        self.pinned.as_ref().map(|(_, p)| &**p)
+        self.pinned.as_deref()
     }
 
     /// The last run's profile, if it ran.
@@ -189,8 +189,7 @@ impl Playground {
     /// Keeps the last run's profile to show beside the next one.
     pub fn pin(&mut self) {
         if let Some(profile) = self.profile() {
-            let name = format!("{} on {}", profile.kernel.file, profile.adapter.name);
-            self.pinned = Some((name, Box::new(profile.clone())));
+            self.pinned = Some(Box::new(profile.clone()));
         }
     }
 
@@ -552,7 +551,7 @@ impl Playground {
                     lanes: self.lane_map.as_mut(),
                     dispatch_map: self.dispatch_map.as_mut(),
                     pictures: &mut self.pictures,
-                    pinned: self.pinned.as_ref().map(|(name, p)| (name.as_str(), &**p)),
+                    pinned: self.pinned.as_deref(),
                 };
                 return pane.ui(ui, parts);
             }

@@ -199,8 +199,6 @@ pub struct TextureImage {
     pub name: String,
     /// `` `name` (@group(G) @binding(B)) ``.
     pub label: String,
-    /// 1-based line of its declaration.
-    pub line: u32,
     /// Whether the kernel can write it (a `write` or `read_write` storage texture).
     pub written: bool,
     /// Width and height.
@@ -296,7 +294,7 @@ pub fn profile_with_progress(
             instrumented_wgsl: instrumented.wgsl,
             subgroup_width: counts.subgroup_width,
             images,
-            inputs: resources.inputs.clone(),
+            inputs: resources.inputs,
         });
     }
     // The kernel ends on this input: time it alone and instrumented, interleaved.

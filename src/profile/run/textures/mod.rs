@@ -221,7 +221,6 @@ pub(super) fn images(
             out.push(TextureImage {
                 name: t.name.clone(),
                 label: t.label(),
-                line: t.line,
                 written: t.is_written(),
                 size,
                 rgba,
