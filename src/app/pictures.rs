@@ -36,13 +36,7 @@ impl Pictures {
 
     /// Picture `index` as a PNG file's bytes.
     pub fn png(&self, index: usize) -> Option<Vec<u8>> {
-        let image = self.images.get(index)?;
-        let [w, h] = image.size;
-        let mut png = Vec::new();
-        image::RgbaImage::from_raw(w, h, image.rgba.clone())?
-            .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
-            .ok()?;
-        Some(png)
+        self.images.get(index).map(TextureImage::png)
     }
 
     fn texture(&mut self, ctx: &egui::Context, index: usize) -> egui::TextureId {

@@ -207,6 +207,13 @@ pub struct TextureImage {
     pub rgba: Vec<u8>,
 }
 
+impl TextureImage {
+    /// The picture as a PNG file's bytes, as `--save` writes it.
+    pub fn png(&self) -> Vec<u8> {
+        textures::png(self.size, &self.rgba)
+    }
+}
+
 /// Profiles `request` on the lab's device.
 pub fn profile(lab: &Lab, request: &Request) -> Result<Finished> {
     profile_with_progress(lab, request, &mut |_| {})

@@ -184,16 +184,21 @@ pub(super) fn save_textures(
             })
             .expect("--save names were checked");
         let t = &interface.textures[made.index];
-        let ([w, h], rgba) =
+        let (size, rgba) =
             read_rgba8(gpu, made)?.ok_or_else(|| unfillable(t, made.format, "saved as PNG"))?;
-        let mut png = Vec::new();
-        image::RgbaImage::from_raw(w, h, rgba)
-            .expect("w × h RGBA texels")
-            .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
-            .expect("PNG encodes into memory");
-        write(&save.value.0, &png)?;
+        write(&save.value.0, &png(size, &rgba))?;
     }
     Ok(())
+}
+
+/// `size` texels of 8-bit RGBA, rows top to bottom, as a PNG file's bytes.
+pub(super) fn png([w, h]: [u32; 2], rgba: &[u8]) -> Vec<u8> {
+    let mut png = Vec::new();
+    image::RgbaImage::from_raw(w, h, rgba.to_vec())
+        .expect("w × h RGBA texels")
+        .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+        .expect("PNG encodes into memory");
+    png
 }
 
 /// The most texels of one texture [`images`] reads back (a 4096 × 4096 picture).
