@@ -288,7 +288,8 @@ impl DivlabApp {
         }
     }
 
-    /// Asks where to write `target`, suggesting a name beside the last file used.
+    /// Asks where to write `target`, suggesting the file it has or a name beside the last
+    /// file used.
     fn ask_save(&mut self, target: SaveTarget) {
         let dir = Path::new(&self.state.path)
             .parent()
@@ -297,7 +298,19 @@ impl DivlabApp {
         let playground = &self.state.playground;
         let stem = playground.file_name().trim_end_matches(".wgsl").to_owned();
         let suggested = match target {
-            SaveTarget::Results => return self.save_as(),
+            SaveTarget::Results => {
+                let Some(document) = self.documents.shown() else {
+                    return;
+                };
+                document.file.clone().unwrap_or_else(|| {
+                    let name = document
+                        .autosaved
+                        .as_ref()
+                        .and_then(|p| p.file_name())
+                        .map_or_else(|| "results.json".into(), |n| n.to_owned());
+                    dir.join(name)
+                })
+            }
             SaveTarget::Kernel => playground
                 .path
                 .clone()
@@ -359,29 +372,11 @@ impl DivlabApp {
 
     /// Save As: asks where to write the shown document (in the Playground, the kernel).
     fn save_as(&mut self) {
-        if self.state.tab == Tab::Playground {
-            return self.ask_save(SaveTarget::Kernel);
-        }
-        self.saving = SaveTarget::Results;
-        let Some(document) = self.documents.shown() else {
-            return;
-        };
-        let suggested = document.file.clone().unwrap_or_else(|| {
-            let dir = Path::new(&self.state.path)
-                .parent()
-                .unwrap_or(Path::new(""));
-            let name = document
-                .autosaved
-                .as_ref()
-                .and_then(|p| p.file_name())
-                .map_or_else(|| "results.json".into(), |n| n.to_owned());
-            dir.join(name)
+        self.ask_save(if self.state.tab == Tab::Playground {
+            SaveTarget::Kernel
+        } else {
+            SaveTarget::Results
         });
-        self.pending = Some(files::ask(
-            self.dialogs,
-            FileAction::SaveAs(SaveTarget::Results),
-            Some(suggested),
-        ));
     }
 
     /// Open: asks for a result file or kernel.
