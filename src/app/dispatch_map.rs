@@ -21,6 +21,7 @@ use eframe::egui::{self, Color32, Sense, vec2};
 
 use super::profile_view::efficiency_colour;
 use crate::profile::report::{LaneExecution, Profile};
+use crate::profile::run::TextureImage;
 
 /// A cell whose subgroup never reached the line (or was not recorded).
 pub const NOT_REACHED: Color32 = Color32::from_gray(70);
@@ -390,9 +391,9 @@ impl DispatchMap {
         text
     }
 
-    /// The heading, the z slider, the overlay choice (`pictures`: the names and RGBA of the
-    /// textures of the dispatch's x × y size) and the map.
-    pub fn ui(&mut self, ui: &mut egui::Ui, pictures: &[(&str, [u32; 2], &[u8])]) {
+    /// The heading, the z slider, the overlay choice (those of the run's `pictures` of the
+    /// dispatch's x × y size) and the map.
+    pub fn ui(&mut self, ui: &mut egui::Ui, pictures: &[TextureImage]) {
         let [sx, sy, sz] = self.size;
         ui.strong(if self.rows {
             format!(
@@ -432,8 +433,8 @@ impl DispatchMap {
             let fitting: Vec<(usize, &str)> = pictures
                 .iter()
                 .enumerate()
-                .filter(|(_, (_, size, _))| *size == [sx, sy])
-                .map(|(i, (name, _, _))| (i, *name))
+                .filter(|(_, p)| p.size == [sx, sy])
+                .map(|(i, p)| (i, p.name.as_str()))
                 .collect();
             if !fitting.is_empty() {
                 let shown = self
@@ -453,7 +454,7 @@ impl DispatchMap {
         let under = self
             .overlay
             .and_then(|i| pictures.get(i))
-            .map(|(_, _, rgba)| *rgba);
+            .map(|p| p.rgba.as_slice());
         let key = (self.z, self.overlay);
         if self
             .texture

@@ -143,11 +143,6 @@ impl ProfilePane<'_> {
         let mut action = toolbar(ui, view, lanes.as_ref().map(|l| l.line), pinned);
         match *view {
             PaneView::Lanes if lanes.is_some() => {
-                let shown: Vec<(&str, [u32; 2], &[u8])> = pictures
-                    .images()
-                    .iter()
-                    .map(|i| (i.name.as_str(), i.size, i.rgba.as_slice()))
-                    .collect();
                 let lanes = lanes.expect("checked");
                 match dispatch_map {
                     Some(map) => {
@@ -165,7 +160,7 @@ impl ProfilePane<'_> {
                                 },
                             );
                             ui.separator();
-                            ui.vertical(|ui| map.ui(ui, &shown));
+                            ui.vertical(|ui| map.ui(ui, pictures.images()));
                         });
                     }
                     None => lanes.ui(ui),
@@ -696,10 +691,9 @@ fn gutter(
     // trips' lane slots left idle by lanes that had left.
     let (rect, bar) = ui.allocate_exact_size(vec2(30.0, 10.0), Sense::hover());
     if let Some(b) = branch {
-        let (share, name) = match (b.trips, b.lane_trips, subgroup_size) {
-            (Some(t), Some(ran), Some(sg)) if t > 0 => {
-                let slots = t as f64 * f64::from(sg);
-                (Some(1.0 - ran as f64 / slots), "idle in its trips")
+        let (share, name) = match b.trip_slots(subgroup_size) {
+            Some((ran, slots)) if slots > 0 => {
+                (Some(1.0 - ran as f64 / slots as f64), "idle in its trips")
             }
             _ => (b.divergent_fraction, "divergent"),
         };

@@ -193,14 +193,20 @@ pub struct BranchProfile {
 }
 
 impl BranchProfile {
+    /// A loop's lane slots over its trips: the lane-trips that ran, and the trips × the
+    /// subgroup size they paid for. `None` for a branch, or without subgroups.
+    pub fn trip_slots(&self, subgroup_size: Option<u32>) -> Option<(u64, u64)> {
+        let trips = self.trips.filter(|_| self.kind == "loop")?;
+        Some((self.lane_trips?, trips * u64::from(subgroup_size?)))
+    }
+
     /// A loop's figures in words that add up: its trips, the lane-trips that ran of the lane
     /// slots its trips paid for, the slots left idle by lanes that had already left, and the
     /// tests at which lanes left. `None` for a branch, or a loop without trip counts.
     pub fn loop_figures(&self, subgroup_size: Option<u32>) -> Option<String> {
         let trips = self.trips.filter(|_| self.kind == "loop")?;
         let mut parts = vec![format!("{trips} trips")];
-        if let (Some(ran), Some(sg)) = (self.lane_trips, subgroup_size) {
-            let slots = trips * u64::from(sg);
+        if let Some((ran, slots)) = self.trip_slots(subgroup_size) {
             let share = if slots > 0 {
                 format!(" ({:.0}%)", ran as f64 * 100.0 / slots as f64)
             } else {
