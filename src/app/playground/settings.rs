@@ -193,3 +193,39 @@ fn parse_lines<T, E: std::fmt::Display>(
         .map(|l| parse(l).map_err(|e| format!("{name}: {e}")))
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::RunSettings;
+
+    fn request_with(textures: &str) -> Result<crate::profile::run::Request, String> {
+        let settings = RunSettings {
+            textures: textures.to_owned(),
+            ..RunSettings::default()
+        };
+        settings.request("k.wgsl", "")
+    }
+
+    /// The textures field takes the command line's options with or without their dashes, and
+    /// a line it cannot read says which field and what it takes.
+    #[test]
+    fn texture_lines_read_as_the_command_line_writes_them_and_bad_ones_say_why() {
+        let request = request_with("texture src=gradient\n--size src=32x16\n\nsampler s=nearest")
+            .expect("three options");
+        let t = &request.textures;
+        assert_eq!((t.fills.len(), t.sizes.len(), t.samplers.len()), (1, 1, 1));
+        assert_eq!(t.sizes[0].value.0, vec![32, 16]);
+        assert!(request.keep_images, "the app shows the textures");
+
+        let unknown = request_with("textur src=gradient").unwrap_err();
+        assert!(
+            unknown.starts_with("textures: `textur src=gradient` is none of texture, size"),
+            "{unknown}"
+        );
+        let fill = request_with("texture src=gradnt").unwrap_err();
+        assert!(
+            fill.starts_with("textures: ") && fill.contains("gradnt"),
+            "{fill}"
+        );
+    }
+}
