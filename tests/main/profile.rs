@@ -227,6 +227,149 @@ fn nested_loops_are_counted_after_each_ends() {
     assert_no_divlab_bug(&p);
 }
 
+const AND_CHAIN: &str = "\
+@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(local_invocation_index) lid: u32) {
+    let stop = lid % 4u;
+    let why = (lid / 4u) % 3u;
+    var i = 0u;
+    while (i + select(0u, 99u, why != 0u) != stop && i + select(0u, 99u, why != 1u) != stop && i + select(0u, 99u, why != 2u) != stop) { // loop
+        i += 1u; // body
+    }
+    out[lid] = i;
+}
+";
+
+/// A `while` of three operands joined by `&&` is counted after it ends, as a loop that leaves
+/// only by its test: lane `l` leaves at its test `l % 4 + 1`, when operand `(l / 4) % 3` is
+/// false. Every count is the one a trip-by-trip walk of the lanes of each subgroup (lane `l`
+/// of the workgroup in subgroup `l / SG`) gives, with both `&&` links counted on their sides:
+/// evaluated by every lane at every test; the first link rejects where operand 0 fails, the
+/// second where operand 0 or 1 fails.
+#[test]
+fn a_test_of_ands_is_counted_after_its_loop_as_its_trips_imply() {
+    let finished = profiled(AND_CHAIN, |_| {});
+    assert!(
+        finished.instrumented_wgsl.contains("divlab_failed"),
+        "the loop is hoisted"
+    );
+    let p = &finished.profile;
+    let (sg, subgroups) = subgroups_of_64(p);
+    let sg = u64::from(sg);
+    // (executions, active lanes) of every block, summed over the workgroup's subgroups.
+    let mut blocks = [(0u64, 0u64); 7];
+    let (mut tests, mut splits, mut lane_trips) = (0u64, 0u64, 0u64);
+    let mut add = |block: usize, lanes: u64| {
+        if lanes > 0 {
+            blocks[block].0 += 1;
+            blocks[block].1 += lanes;
+        }
+    };
+    for group in 0..subgroups {
+        let lanes: Vec<(u64, u64)> = (group * sg..(group + 1) * sg)
+            .map(|l| (l % 4 + 1, (l / 4) % 3))
+            .collect();
+        add(0, sg); // the function body
+        let most = lanes.iter().map(|&(t, _)| t).max().unwrap();
+        for k in 1..=most {
+            let here: Vec<_> = lanes.iter().filter(|&&(t, _)| t >= k).collect();
+            // Operand `j` of lane (t, why) is false at its last test when `why == j`.
+            let holds = |j: u64, &&(t, why): &&(u64, u64)| !(k == t && why <= j);
+            for link in 0..2 {
+                let accept = here.iter().filter(|l| holds(link, l)).count() as u64;
+                add(1 + 2 * link as usize, accept);
+                add(2 + 2 * link as usize, here.len() as u64 - accept);
+            }
+            let stay = here.iter().filter(|&&&(t, _)| k < t).count() as u64;
+            add(5, stay); // the body
+            add(6, here.len() as u64 - stay); // the exit's `break`
+            tests += 1;
+            splits += u64::from(stay > 0 && stay < here.len() as u64);
+            lane_trips += stay;
+        }
+    }
+    let (lanes, executions) = blocks.iter().fold((0, 0), |(l, e), &(x, a)| (l + a, e + x));
+    assert_close(
+        p.control_flow_efficiency,
+        lanes as f64 / (executions * sg) as f64,
+        "control-flow efficiency",
+    );
+    let body = line(p, line_of(AND_CHAIN, "// body"));
+    assert_eq!(
+        (body.executions, body.active_lanes),
+        (blocks[5].0, Some(blocks[5].1))
+    );
+    let l = branch(p, line_of(AND_CHAIN, "// loop"), "loop");
+    assert_eq!((l.executions, l.divergent), (tests, splits));
+    assert_eq!(
+        (l.trips, l.lane_trips),
+        (Some(blocks[5].0), Some(lane_trips))
+    );
+    assert_no_divlab_bug(p);
+}
+
+const IF_IN_HOISTED_LOOP: &str = "\
+@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(local_invocation_index) lid: u32) {
+    var acc = 0u;
+    for (var i = 0u; i < lid % 4u + 1u; i++) { // loop
+        if ((i + lid / 2u) % 2u == 0u) { // parity
+            acc += 1u; // even
+        } else {
+            acc += 2u; // odd
+        }
+    }
+    out[lid] = acc;
+}
+";
+
+/// An `if` at the top of a loop counted after it ends is counted from its votes at each trip:
+/// its figures are those of a trip-by-trip walk of each subgroup's lanes (lane `l` runs trips
+/// `0..l % 4 + 1` and takes the accept side at trip `i` when `(i + l / 2) % 2 == 0`).
+#[test]
+fn an_if_in_a_hoisted_loop_has_the_counts_of_its_trips() {
+    let finished = profiled(IF_IN_HOISTED_LOOP, |_| {});
+    assert!(
+        finished.instrumented_wgsl.contains("divlab_trips0"),
+        "hoisted"
+    );
+    let p = &finished.profile;
+    let (sg, subgroups) = subgroups_of_64(p);
+    let sg = u64::from(sg);
+    let (mut evaluations, mut divergent) = (0, 0);
+    let mut sides = [(0u64, 0u64); 2];
+    for group in 0..subgroups {
+        for i in 0..4 {
+            let here: Vec<u64> = (group * sg..(group + 1) * sg)
+                .filter(|l| l % 4 + 1 > i)
+                .collect();
+            let even = here.iter().filter(|&&l| (i + l / 2) % 2 == 0).count() as u64;
+            let odd = here.len() as u64 - even;
+            evaluations += u64::from(!here.is_empty());
+            divergent += u64::from(even > 0 && odd > 0);
+            for (side, lanes) in sides.iter_mut().zip([even, odd]) {
+                side.0 += u64::from(lanes > 0);
+                side.1 += lanes;
+            }
+        }
+    }
+    let b = branch(p, line_of(IF_IN_HOISTED_LOOP, "// parity"), "if");
+    assert_eq!((b.executions, b.divergent), (evaluations, divergent));
+    for (marker, (executions, lanes)) in ["// even", "// odd"].into_iter().zip(sides) {
+        let side = line(p, line_of(IF_IN_HOISTED_LOOP, marker));
+        assert_eq!(
+            (side.executions, side.active_lanes),
+            (executions, Some(lanes)),
+            "{marker}"
+        );
+    }
+    assert_no_divlab_bug(p);
+}
+
 const BREAK_IN_BODY: &str = "\
 @group(0) @binding(0) var<storage, read_write> out: array<u32>;
 

@@ -2,7 +2,9 @@
 //! a block, which loops can be counted after they end, where a `for`/`while` body's exit test
 //! ends, and which functions the entry point reaches. They read the IR and change nothing.
 
-use naga::{Block, Expression, Function, Handle, Module, Span, Statement};
+use naga::{
+    Arena, Block, Expression, Function, Handle, Literal, LocalVariable, Module, Span, Statement,
+};
 
 use crate::naga_walk::each_statement;
 use crate::source_map::SourceMap;
@@ -77,30 +79,117 @@ fn escapes(statement: &Statement, in_loop: bool, in_switch: bool, continues: boo
     }
 }
 
-/// Whether a loop's counts can be hoisted out of it (`hoist.rs`): a
-/// `for`/`while` whose only way out is its exit test, a single `if c {} else { break; }`
-/// (no short-circuit `&&`/`||`, no call in the condition), with no `break if`, and no
-/// `return` or `break` of it anywhere in its body or `continuing`. Then a lane's trips are
-/// its exit-test evaluations less one, and every lane that entered leaves at the loop's end.
+/// Whether a loop's counts can be hoisted out of it (`hoist.rs`), and if so how many `&&` links
+/// its test has: a `for`/`while` whose only way out is its exit test, `if c {} else { break; }`
+/// after a chain of short-circuit `&&`s ([`and_links`]; no `||`, no call in the condition),
+/// with no `break if`, and no `return` or `break` of it anywhere in its body or `continuing`.
+/// Then a lane's trips are its exit-test evaluations less one, every lane that entered leaves
+/// at the loop's end, and at every test but its last each of its `&&`s took its accept side.
 pub(super) fn hoistable(
     body: &Block,
     continuing: &Block,
     break_if: Option<Handle<Expression>>,
-    lines: &SourceMap<'_>,
-    loop_line: u32,
-) -> bool {
-    let Some(test) = exit_test_len(body, lines, loop_line) else {
-        return false;
-    };
+    expressions: &Arena<Expression>,
+    (lines, loop_line): (&SourceMap<'_>, u32),
+) -> Option<usize> {
+    let test = exit_test_len(body, lines, loop_line)?;
     let statements: Vec<&Statement> = body.iter().collect();
     let (test, rest) = statements.split_at(test);
     let (last, before) = test.split_last().expect("an exit test ends in an `if`");
     let leaves = |s: &&Statement| escapes(s, false, false, false);
-    break_if.is_none()
-        && matches!(last, Statement::If { .. })
-        && before.iter().all(|s| matches!(s, Statement::Emit(_)))
+    let Statement::If {
+        condition, accept, ..
+    } = last
+    else {
+        return None;
+    };
+    let links = and_links(before, expressions)?;
+    let chained = match links.last() {
+        None => true,
+        Some(&local) => accept.is_empty() && loaded_local(*condition, expressions) == Some(local),
+    };
+    (break_if.is_none()
+        && chained
         && !rest.iter().any(leaves)
-        && !continuing.iter().any(|s| leaves(&s))
+        && !continuing.iter().any(|s| leaves(&s)))
+    .then_some(links.len())
+}
+
+/// The locals of a test's chain of `&&`s, in order, when the statements before its exit `if`
+/// are nothing else. naga makes `a && b` into `if a { l = b; } else { l = false; }` and reads
+/// `l` after it; `a && b && c` into a second such `if` whose condition is that read of `l`. So
+/// every link is evaluated at every test, and a lane that leaves took the reject side of each
+/// link from the first operand that was false on.
+fn and_links(
+    before: &[&Statement],
+    expressions: &Arena<Expression>,
+) -> Option<Vec<Handle<LocalVariable>>> {
+    let mut links: Vec<Handle<LocalVariable>> = Vec::new();
+    for statement in before {
+        match statement {
+            Statement::Emit(_) => {}
+            Statement::If {
+                condition,
+                accept,
+                reject,
+            } => {
+                let local = and_link(accept, reject, expressions)?;
+                if let Some(&previous) = links.last()
+                    && loaded_local(*condition, expressions) != Some(previous)
+                {
+                    return None;
+                }
+                links.push(local);
+            }
+            _ => return None,
+        }
+    }
+    Some(links)
+}
+
+/// The local `l` of `if a { l = b; } else { l = false; }` (the accept side: `Emit`s, then the
+/// store).
+fn and_link(
+    accept: &Block,
+    reject: &Block,
+    expressions: &Arena<Expression>,
+) -> Option<Handle<LocalVariable>> {
+    let local_of = |pointer: Handle<Expression>| match expressions[pointer] {
+        Expression::LocalVariable(local) => Some(local),
+        _ => None,
+    };
+    let [Statement::Store { pointer, value }] = reject.iter().collect::<Vec<_>>()[..] else {
+        return None;
+    };
+    if !matches!(
+        expressions[*value],
+        Expression::Literal(Literal::Bool(false))
+    ) {
+        return None;
+    }
+    let local = local_of(*pointer)?;
+    let (last, before) = accept
+        .iter()
+        .collect::<Vec<_>>()
+        .split_last()
+        .map(|(l, b)| (*l, b.to_vec()))?;
+    let stores_it =
+        matches!(last, Statement::Store { pointer, .. } if local_of(*pointer) == Some(local));
+    (stores_it && before.iter().all(|s| matches!(s, Statement::Emit(_)))).then_some(local)
+}
+
+/// The local `condition` reads, when it is a plain read of one.
+fn loaded_local(
+    condition: Handle<Expression>,
+    expressions: &Arena<Expression>,
+) -> Option<Handle<LocalVariable>> {
+    match expressions[condition] {
+        Expression::Load { pointer } => match expressions[pointer] {
+            Expression::LocalVariable(local) => Some(local),
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 /// How many statements of a loop body are its leading exit test (see [`split_exit_test`]).
@@ -215,6 +304,9 @@ fn main(@builtin(local_invocation_index) lid: u32) {
         if acc > 3u { break; }
         acc += 1u;
     }
+    while (acc < 90u && lid > 2u && acc != 7u) { acc += 2u; }
+    while (acc < 99u || lid > 2u) { acc += 3u; }
+    while (acc < 199u && (lid > 2u || acc == 9u)) { acc += 4u; }
     out[lid] = acc;
 }
 ";
@@ -259,13 +351,23 @@ fn main(@builtin(local_invocation_index) lid: u32) {
                 body,
                 continuing,
                 break_if,
-            } => hoistable(body, continuing, *break_if, &map, line),
+            } => {
+                let expressions = &module.entry_points[0].function.expressions;
+                hoistable(body, continuing, *break_if, expressions, (&map, line))
+            }
             other => panic!("line {line} is {other:?}"),
         };
-        assert!(hoisted(10), "a plain `for`");
-        assert!(!hoisted(11), "a `break` in the body");
-        assert!(!hoisted(12), "a short-circuit `&&` in the test");
-        assert!(!hoisted(13), "a `loop` has no leading test");
+        assert_eq!(hoisted(10), Some(0), "a plain `for`");
+        assert_eq!(hoisted(11), None, "a `break` in the body");
+        assert_eq!(hoisted(12), Some(1), "a short-circuit `&&` in the test");
+        assert_eq!(hoisted(13), None, "a `loop` has no leading test");
+        assert_eq!(hoisted(17), Some(2), "a chain of two `&&`s");
+        assert_eq!(
+            hoisted(18),
+            None,
+            "an `||`: a lane may go on after either side"
+        );
+        assert_eq!(hoisted(19), None, "an `&&` of an `||`");
     }
 
     #[test]

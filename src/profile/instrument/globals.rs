@@ -48,6 +48,8 @@ pub(super) struct Globals {
     pub(super) capped: Handle<GlobalVariable>,
     /// The workgroup is 2-D or 3-D (`@workgroup_size` y or z above 1).
     pub(super) multi_dim: bool,
+    /// `vec4<u32>`, a ballot's type.
+    pub(super) ballot_ty: Handle<Type>,
 }
 
 impl Globals {
@@ -149,6 +151,7 @@ impl Globals {
             trips,
             capped,
             multi_dim,
+            ballot_ty: vector_type(module, naga::VectorSize::Quad),
         })
     }
 

@@ -1,5 +1,6 @@
 //! Hoisted loops: a `for`/`while` that can leave only by its test counts nothing per trip;
-//! after it, each lane's trip counter gives its body's and test's counts.
+//! after it, each lane's trip counter (and, for a test of `&&`s, the first link its last test
+//! rejected) gives its body's and test's counts.
 
 use naga::{
     BinaryOperator, Block, Expression, Handle, Literal, LocalVariable, Statement,
@@ -10,35 +11,52 @@ use super::Pass;
 use super::count::{Share, Total};
 use super::emit::Emitter;
 use super::layout::Word;
+use super::sites::{BlockKind, Opener};
+use super::walk::TripIf;
 
 impl Pass<'_> {
     /// After a hoisted loop (`control::hoistable`), every count its trips would have made, from each
     /// lane's exit-test evaluations `t` (its own trip counter): the body (and a counted `continuing`)
     /// ran `t - 1` times in the lane and `max(t) - 1` times in the subgroup; the test was
     /// evaluated `max(t)` times, divergent on all but the last of the distinct `t`s; the `break`
-    /// ran once per distinct `t`. Exact when the lanes that enter together run their trips
-    /// together (they leave together here: the loop has no other exit), and free of any
-    /// subgroup operation inside the loop, where it cost the study's switch kernel most of its
-    /// instrumented time.
+    /// ran once per distinct `t`. The test's `&&` links ([`Self::count_links`]) from `t` and the
+    /// first link the lane's last test rejected. Exact when the lanes that enter together run
+    /// their trips together (they leave together here: the loop has no other exit), and free of
+    /// any subgroup operation inside the loop, where it cost the study's switch kernel most of
+    /// its instrumented time.
     pub(super) fn count_hoisted(
         &self,
         fx: &mut Emitter<'_>,
-        lp: usize,
-        trips: Handle<LocalVariable>,
+        (lp, trips, failed): (usize, Handle<LocalVariable>, Option<Handle<LocalVariable>>),
         blocks: [Option<usize>; 2],
+        trip_ifs: &[TripIf],
         out: &mut Block,
     ) {
-        let exit = self.sites.loops[lp]
-            .exit_test
-            .expect("a hoisted loop has an exit test");
+        let site = &self.sites.loops[lp];
+        let exit = site.exit_test.expect("a hoisted loop has an exit test");
+        let links = site.test_branches.start..exit;
         let leave = self.sites.exit_break(exit);
         let pointer = fx.local(trips, out);
         let tests = fx.load(pointer);
         let most = fx.reduce(SubgroupOperation::Max, tests, self.g.u32_ty, out);
-        let distinct = self.distinct(fx, tests, out);
         let one = fx.literal(Literal::U32(1), out);
         let ran = fx.binary(BinaryOperator::Subtract, tests, one);
         let most_ran = fx.binary(BinaryOperator::Subtract, most, one);
+        // Link `j` took its reject side at the lane's last test when `failed <= j`.
+        let rejected: Vec<Handle<Expression>> = match failed {
+            Some(failed) => {
+                let pointer = fx.local(failed, out);
+                let failed = fx.load(pointer);
+                (0..links.len())
+                    .map(|j| {
+                        let j = fx.literal(Literal::U32(j as u32), out);
+                        fx.binary(BinaryOperator::LessEqual, failed, j)
+                    })
+                    .collect()
+            }
+            None => Vec::new(),
+        };
+        let (distinct, distinct_rejected) = self.distinct(fx, (tests, most), &rejected, out);
         let splits = fx.binary(BinaryOperator::Subtract, distinct, one);
         let mut counts = Vec::new();
         for block in blocks.into_iter().flatten() {
@@ -54,66 +72,243 @@ impl Pass<'_> {
                 Share::EachLane(one, Total::ActiveLanes),
             ),
         ]);
+        let last = fx.binary(BinaryOperator::Equal, tests, most);
+        let figures = Trips {
+            most,
+            most_ran,
+            ran,
+            last,
+        };
+        for ((link, rejected), distinct) in links.zip(rejected).zip(distinct_rejected) {
+            self.count_link(fx, link, figures, (rejected, distinct), &mut counts, out);
+        }
+        for trip_if in trip_ifs {
+            self.count_after_trips(fx, trip_if, figures, &mut counts, out);
+        }
         self.count_bounded(fx, &counts, self.wide.flushed, out);
     }
 
-    /// How many distinct values `value` has over the subgroup's active lanes: one round per
-    /// value, each taking out the lanes that hold the smallest one left. Bounded by the largest
-    /// subgroup size (128) plus the round that finds none left; each round adds 1 to the
-    /// invocation's loop trips (`cap.rs`) but never breaks at the cap.
+    /// The counts of `&&` link `link` of a hoisted loop's test, where `rejected` says whether
+    /// the lane's last test took its reject side (every earlier test took the accept side) and
+    /// `distinct` is how many distinct `t` those lanes have: evaluated at every test; the
+    /// reject side ran once per such `t`, the accept side at every test but the last, and at
+    /// the last when a lane still there took it; divergent at a test where both ran, which is
+    /// every test where some lane rejected but the last, where it is when one also accepted.
+    fn count_link(
+        &self,
+        fx: &mut Emitter<'_>,
+        link: usize,
+        Trips {
+            most,
+            most_ran,
+            ran,
+            last,
+        }: Trips,
+        (rejected, distinct): (Handle<Expression>, Handle<Expression>),
+        counts: &mut Vec<(Word, Share)>,
+        out: &mut Block,
+    ) {
+        let (zero, one) = (
+            fx.literal(Literal::U32(0), out),
+            fx.literal(Literal::U32(1), out),
+        );
+        let accepted = fx.emitted(Expression::Unary {
+            op: UnaryOperator::LogicalNot,
+            expr: rejected,
+        });
+        let [rejected_last, accepted_last] = [rejected, accepted].map(|took| {
+            let here = fx.binary(BinaryOperator::LogicalAnd, last, took);
+            fx.vote(SubgroupOperation::Any, here, out)
+        });
+        let only_rejected = fx.emitted(Expression::Unary {
+            op: UnaryOperator::LogicalNot,
+            expr: accepted_last,
+        });
+        let alone = fx.binary(BinaryOperator::LogicalAnd, rejected_last, only_rejected);
+        let alone = fx.select(alone, one, zero);
+        let divergent = fx.binary(BinaryOperator::Subtract, distinct, alone);
+        counts.extend([
+            (Word::Branch(link, 0), Share::Elected(most)),
+            (Word::Branch(link, 2), Share::Elected(divergent)),
+        ]);
+        let side = |kind| {
+            (0..self.sites.blocks.len()).find(|&b| {
+                let block = &self.sites.blocks[b];
+                block.opener == Opener::Branch(link) && block.kind == kind && !block.empty
+            })
+        };
+        if let Some(accept) = side(BlockKind::IfAccept) {
+            let at_last = fx.select(accepted_last, one, zero);
+            let runs = fx.binary(BinaryOperator::Add, most_ran, at_last);
+            let mine = fx.select(accepted, one, zero);
+            let lane_runs = fx.binary(BinaryOperator::Add, ran, mine);
+            counts.push((Word::Block(accept, 0), Share::Elected(runs)));
+            counts.push((
+                Word::Block(accept, 2),
+                Share::EachLane(lane_runs, Total::Sum),
+            ));
+        }
+        if let Some(reject) = side(BlockKind::IfReject) {
+            let mine = fx.select(rejected, one, zero);
+            counts.push((Word::Block(reject, 0), Share::Elected(distinct)));
+            counts.push((Word::Block(reject, 2), Share::EachLane(mine, Total::Sum)));
+        }
+    }
+
+    /// At every trip, an `if` at the top level of a hoisted loop's body ([`TripIf`]): whether
+    /// some lane takes each side (two votes), and the lane's sums of them and of its own
+    /// condition, in variables [`Self::zero_trip_ifs`] sets to 0 before the loop.
+    pub(super) fn count_trip_if(
+        &self,
+        fx: &mut Emitter<'_>,
+        (branch, condition): (usize, Handle<Expression>),
+        sides: [Option<usize>; 2],
+        out: &mut Block,
+    ) -> TripIf {
+        let any = fx.vote(SubgroupOperation::Any, condition, out);
+        let all = fx.vote(SubgroupOperation::All, condition, out);
+        let not_all = fx.emitted(Expression::Unary {
+            op: UnaryOperator::LogicalNot,
+            expr: all,
+        });
+        let divergent = fx.binary(BinaryOperator::LogicalAnd, any, not_all);
+        let trip_if = TripIf {
+            branch,
+            sides,
+            divergent: fx.new_local(format!("divlab_divergent{branch}"), self.g.u32_ty),
+            accepted: fx.new_local(format!("divlab_accepted{branch}"), self.g.u32_ty),
+            lane_accepted: fx.new_local(format!("divlab_lane_accepted{branch}"), self.g.u32_ty),
+        };
+        let (zero, one) = (
+            fx.literal(Literal::U32(0), out),
+            fx.literal(Literal::U32(1), out),
+        );
+        for (sum, holds) in [
+            (trip_if.divergent, divergent),
+            (trip_if.accepted, any),
+            (trip_if.lane_accepted, condition),
+        ] {
+            let pointer = fx.local(sum, out);
+            let old = fx.load(pointer);
+            let add = fx.select(holds, one, zero);
+            let new = fx.binary(BinaryOperator::Add, old, add);
+            fx.store(pointer, new, out);
+        }
+        trip_if
+    }
+
+    /// Before a hoisted loop: its [`TripIf`]s' sums set to 0.
+    pub(super) fn zero_trip_ifs(&self, fx: &mut Emitter<'_>, trip_ifs: &[TripIf], out: &mut Block) {
+        for trip_if in trip_ifs {
+            for sum in [trip_if.divergent, trip_if.accepted, trip_if.lane_accepted] {
+                let pointer = fx.local(sum, out);
+                let zero = fx.literal(Literal::U32(0), out);
+                fx.store(pointer, zero, out);
+            }
+        }
+    }
+
+    /// After a hoisted loop, the counts of an `if` at the top of its body from its sums: it was
+    /// evaluated at every trip; the lane that ran every trip holds the subgroup's divergent
+    /// trips and accept-side trips (`subgroupMax`); the reject side ran at every trip that was
+    /// not all accept (`trips - accepted + divergent`), and each lane took it at its trips
+    /// less its accept sides.
+    fn count_after_trips(
+        &self,
+        fx: &mut Emitter<'_>,
+        trip_if: &TripIf,
+        Trips { most_ran, ran, .. }: Trips,
+        counts: &mut Vec<(Word, Share)>,
+        out: &mut Block,
+    ) {
+        let mut subgroup_sum = |fx: &mut Emitter<'_>, sum| {
+            let pointer = fx.local(sum, out);
+            let mine = fx.load(pointer);
+            fx.reduce(SubgroupOperation::Max, mine, self.g.u32_ty, out)
+        };
+        let divergent = subgroup_sum(fx, trip_if.divergent);
+        let accepted = subgroup_sum(fx, trip_if.accepted);
+        let pointer = fx.local(trip_if.lane_accepted, out);
+        let lane_accepted = fx.load(pointer);
+        counts.extend([
+            (Word::Branch(trip_if.branch, 0), Share::Elected(most_ran)),
+            (Word::Branch(trip_if.branch, 2), Share::Elected(divergent)),
+        ]);
+        let [accept, reject] = trip_if.sides;
+        if let Some(accept) = accept {
+            counts.push((Word::Block(accept, 0), Share::Elected(accepted)));
+            counts.push((
+                Word::Block(accept, 2),
+                Share::EachLane(lane_accepted, Total::Sum),
+            ));
+        }
+        if let Some(reject) = reject {
+            let not_all = fx.binary(BinaryOperator::Subtract, most_ran, accepted);
+            let runs = fx.binary(BinaryOperator::Add, not_all, divergent);
+            let lane_runs = fx.binary(BinaryOperator::Subtract, ran, lane_accepted);
+            counts.push((Word::Block(reject, 0), Share::Elected(runs)));
+            counts.push((
+                Word::Block(reject, 2),
+                Share::EachLane(lane_runs, Total::Sum),
+            ));
+        }
+    }
+
+    /// How many distinct values `value` has over the subgroup's active lanes, and over those
+    /// where each of `among` holds. Bit by bit, up to the highest bit of `most` (the largest
+    /// value), each lane keeps the ballot of the lanes whose value agrees with its own so far:
+    /// one ballot a bit, at most 32, where a round per distinct value (the minimum of those
+    /// left) took a reduction each. Then the lowest lane of each set of equal values counts
+    /// it. Each bit adds 1 to the invocation's loop trips (`cap.rs`) but never breaks at the
+    /// cap.
     fn distinct(
         &self,
         fx: &mut Emitter<'_>,
-        value: Handle<Expression>,
+        (value, most): (Handle<Expression>, Handle<Expression>),
+        among: &[Handle<Expression>],
         out: &mut Block,
-    ) -> Handle<Expression> {
-        let (u32_ty, bool_ty) = (self.g.u32_ty, self.g.bool_ty);
-        let var = |fx: &mut Emitter<'_>, name: &str, ty, init: Literal, out: &mut Block| {
-            let variable = fx.new_local(name.to_owned(), ty);
-            let pointer = fx.unemitted(Expression::LocalVariable(variable), out);
-            let value = fx.literal(init, out);
-            fx.statement(Statement::Store { pointer, value }, out);
-            pointer
-        };
-        let left = var(fx, "divlab_left", bool_ty, Literal::Bool(true), out);
-        let count = var(fx, "divlab_distinct", u32_ty, Literal::U32(0), out);
-        let round = var(fx, "divlab_round", u32_ty, Literal::U32(0), out);
+    ) -> (Handle<Expression>, Vec<Handle<Expression>>) {
+        let same = fx.new_local("divlab_same".to_owned(), self.g.ballot_ty);
+        let same = fx.local(same, out);
+        let active = fx.ballot(out);
+        fx.store(same, active, out);
+        let bit = fx.new_local("divlab_bit".to_owned(), self.g.u32_ty);
+        let bit = fx.local(bit, out);
+        let zero = fx.literal(Literal::U32(0), out);
+        fx.store(bit, zero, out);
         let trips = self.g.trips;
         let body = fx.nested(out, |fx, b| {
-            // Each round is a loop iteration too: counted with the kernel's toward the cap, as
+            // Each bit is a loop iteration too: counted with the kernel's toward the cap, as
             // llvmpipe counts every loop of an invocation toward its silent limit.
             let all_trips = fx.global(trips, b);
             fx.increment(all_trips, b);
-            let rounds = fx.increment(round, b);
-            let bound = fx.literal(Literal::U32(129), b);
-            let over = fx.binary(BinaryOperator::Greater, rounds, bound);
-            let stop = fx.nested(b, |fx, b| fx.statement(Statement::Break, b));
-            fx.if_then(over, stop, b);
-            let mine = fx.emitted(Expression::Load { pointer: left });
-            let any = fx.vote(SubgroupOperation::Any, mine, b);
-            let none = fx.emitted(Expression::Unary {
-                op: UnaryOperator::LogicalNot,
-                expr: any,
-            });
-            let stop = fx.nested(b, |fx, b| fx.statement(Statement::Break, b));
-            fx.if_then(none, stop, b);
-            let max = fx.literal(Literal::U32(u32::MAX), b);
-            let key = fx.emitted(Expression::Select {
-                condition: mine,
-                accept: value,
-                reject: max,
-            });
-            let least = fx.reduce(SubgroupOperation::Min, key, u32_ty, b);
-            fx.increment(count, b);
-            let other = fx.binary(BinaryOperator::NotEqual, value, least);
-            let still = fx.binary(BinaryOperator::LogicalAnd, mine, other);
-            fx.statement(
-                Statement::Store {
-                    pointer: left,
-                    value: still,
-                },
-                b,
+            let (zero, one, width) = (
+                fx.literal(Literal::U32(0), b),
+                fx.literal(Literal::U32(1), b),
+                fx.literal(Literal::U32(32), b),
             );
+            let index = fx.load(bit);
+            let past = fx.binary(BinaryOperator::GreaterEqual, index, width);
+            let stop = fx.nested(b, |fx, b| fx.statement(Statement::Break, b));
+            fx.if_then(past, stop, b);
+            let higher = fx.binary(BinaryOperator::ShiftRight, most, index);
+            let done = fx.binary(BinaryOperator::Equal, higher, zero);
+            let stop = fx.nested(b, |fx, b| fx.statement(Statement::Break, b));
+            fx.if_then(done, stop, b);
+            let shifted = fx.binary(BinaryOperator::ShiftRight, value, index);
+            let low = fx.binary(BinaryOperator::And, shifted, one);
+            let mine = fx.binary(BinaryOperator::NotEqual, low, zero);
+            let ones = fx.ballot_of(mine, b);
+            let zeros = fx.emitted(Expression::Unary {
+                op: UnaryOperator::BitwiseNot,
+                expr: ones,
+            });
+            let agree = fx.select(mine, ones, zeros);
+            let kept = fx.load(same);
+            let kept = fx.binary(BinaryOperator::And, kept, agree);
+            fx.store(same, kept, b);
+            let next = fx.binary(BinaryOperator::Add, index, one);
+            fx.store(bit, next, b);
         });
         fx.statement(
             Statement::Loop {
@@ -123,6 +318,41 @@ impl Pass<'_> {
             },
             out,
         );
-        fx.emitted(Expression::Load { pointer: count })
+        let (lane_id, _) = self.g.lane_id.expect("hoisted loops need subgroups");
+        let lane = fx.global(lane_id, out);
+        let lane = fx.load(lane);
+        let same = fx.load(same);
+        let count_firsts = |fx: &mut Emitter<'_>, lanes, holds, out: &mut Block| {
+            let lowest = fx.lowest_lane(lanes, out);
+            let mut first = fx.binary(BinaryOperator::Equal, lowest, lane);
+            if let Some(holds) = holds {
+                first = fx.binary(BinaryOperator::LogicalAnd, holds, first);
+            }
+            let firsts = fx.ballot_of(first, out);
+            fx.lanes_of(firsts)
+        };
+        let distinct = count_firsts(fx, same, None, out);
+        let mut among_counts = Vec::with_capacity(among.len());
+        for &holds in among {
+            // Where `holds`, the lane is in its own set: the set is not empty.
+            let where_holds = fx.ballot_of(holds, out);
+            let lanes = fx.binary(BinaryOperator::And, same, where_holds);
+            among_counts.push(count_firsts(fx, lanes, Some(holds), out));
+        }
+        let among = among_counts;
+        (distinct, among)
     }
+}
+
+/// A hoisted loop's figures that its `&&` links' counts are made of.
+#[derive(Clone, Copy)]
+struct Trips {
+    /// `max(t)`: the subgroup's tests.
+    most: Handle<Expression>,
+    /// `max(t) - 1`: the subgroup's trips.
+    most_ran: Handle<Expression>,
+    /// `t - 1`: the lane's trips.
+    ran: Handle<Expression>,
+    /// `t == max(t)`: the lane was there at the subgroup's last test.
+    last: Handle<Expression>,
 }

@@ -4,8 +4,8 @@
 use std::cell::Cell;
 
 use naga::{
-    BinaryOperator, Block, Expression, Function, Handle, Module, Span, Statement, SwitchCase,
-    SwitchValue, UnaryOperator,
+    BinaryOperator, Block, Expression, Function, Handle, Literal, LocalVariable, MathFunction,
+    Module, Span, Statement, SwitchCase, SwitchValue, UnaryOperator,
 };
 
 use super::Pass;
@@ -32,6 +32,10 @@ pub(super) struct Walk {
     /// Inside a loop (or a function called from one): counts go to the private counts, as a
     /// global atomic per trip would have every subgroup contend for the same words.
     pub hot: bool,
+    /// Walking the body of a hoisted loop: the `if`s at its top level, which every lane runs at
+    /// every trip, count per trip without an election and are counted after the loop
+    /// (`hoist.rs`).
+    pub trip_ifs: Option<TripIfs>,
     /// The election made at this point of the block being walked, while nothing since could
     /// have changed the lanes that run it (only straight-line statements): the next count
     /// takes it instead of a subgroup operation of its own. Cleared at a block's entry and
@@ -48,9 +52,28 @@ impl Walk {
             in_force: None,
             quiet: false,
             hot: false,
+            trip_ifs: None,
             election: Cell::new(None),
         }
     }
+}
+
+/// The `if`s at the top level of a hoisted loop's body (block site `body`).
+pub(super) struct TripIfs {
+    pub body: usize,
+    pub ifs: Vec<TripIf>,
+}
+
+/// An `if` at the top level of a hoisted loop's body: its branch, the sides it counts, and
+/// each lane's per-trip sums, made without an election: the trips at which it diverged and at
+/// which some lane took the accept side (the same in every lane that ran the trip, so the lane
+/// that ran every trip holds the subgroup's), and the lane's own accept sides.
+pub(super) struct TripIf {
+    pub branch: usize,
+    pub sides: [Option<usize>; 2],
+    pub divergent: Handle<LocalVariable>,
+    pub accepted: Handle<LocalVariable>,
+    pub lane_accepted: Handle<LocalVariable>,
 }
 
 /// What a block does at its entry besides its count.
@@ -61,6 +84,9 @@ pub(super) struct Entry {
     /// No count at entry: it is made after a hoisted loop (`hoist.rs`) or on the host from the
     /// calls ([`super::Instrumented::derived`]).
     pub counted_elsewhere: bool,
+    /// A hoisted loop body whose test has `&&` links: the variable their reject sides mark
+    /// with the first link a lane's last test rejected (`hoist.rs`).
+    pub failed_link: Option<Handle<LocalVariable>>,
 }
 
 /// What one function's instrumentation leaves to fill in once every site is numbered.
@@ -182,13 +208,16 @@ impl Pass<'_> {
         let saved_in_force = self.at.in_force.take();
         // A `for`/`while` body starts with its exit test, `if cond {} else { break; }`: the body
         // proper is counted after it, so its lines count the trips that ran it, not the test.
-        let (test, block) = if kind == BlockKind::LoopBody {
+        let (mut test, block) = if kind == BlockKind::LoopBody {
             split_exit_test(block, &self.lines, parent_line)
         } else {
             (Block::new(), block)
         };
         if !test.is_empty() {
             fx.span = saved;
+            if let Some(failed) = entry.failed_link {
+                mark_failed_links(fx, &mut test, failed, &mut out);
+            }
             let first = self.sites.branches.len();
             self.at.quiet = entry.counted_elsewhere;
             self.statements(fx, test, &mut out);
@@ -370,6 +399,13 @@ impl Pass<'_> {
         // In a loop the sides are counted from the vote, with its election, not each at its
         // entry with one of its own: an election is a subgroup operation at every trip.
         let from_vote = voted && self.at.hot;
+        // At the top of a hoisted loop's body, from two votes and no election at all.
+        let per_trip = from_vote
+            && self
+                .at
+                .trip_ifs
+                .as_ref()
+                .is_some_and(|t| self.at.in_force == Some(t.body));
         fx.flush(out);
         let opener = Opener::Branch(branch);
         let entry = Entry {
@@ -383,10 +419,13 @@ impl Pass<'_> {
         // The vote goes before the `if` in the enclosing block, where every lane that reaches
         // it is active (the sides' blocks restore that block's election).
         let mut after = None;
-        if voted {
-            let counted =
-                |site: usize| (from_vote && !self.sites.blocks[site].empty).then_some(site);
-            let sides = [counted(accept_site), counted(reject_site)];
+        let counted = |site: usize| (from_vote && !self.sites.blocks[site].empty).then_some(site);
+        let sides = [counted(accept_site), counted(reject_site)];
+        if per_trip {
+            let trip_if = self.count_trip_if(fx, (branch, condition), sides, out);
+            let trip_ifs = self.at.trip_ifs.as_mut().expect("checked above");
+            trip_ifs.ifs.push(trip_if);
+        } else if voted {
             let (election, taken) = self.count_if_and_sides(fx, (branch, condition), sides, out);
             // In a loop, the election for the lanes that run on after the `if`, where the vote
             // tells them.
@@ -463,21 +502,49 @@ impl Pass<'_> {
         out: &mut Block,
     ) {
         let lp = self.sites.new_loop(line, &self.at.name);
-        let hoisted =
-            self.opts.subgroups && hoistable(&body, &continuing, break_if, &self.lines, line);
+        let links = if self.opts.subgroups {
+            let expressions = &fx.function.expressions;
+            hoistable(
+                &body,
+                &continuing,
+                break_if,
+                expressions,
+                (&self.lines, line),
+            )
+        } else {
+            None
+        };
+        let hoisted = links.is_some();
         let check = self.new_cap_check(fx, lp, hoisted, out);
+        let failed_link = match links {
+            Some(links) if links > 0 => Some(self.new_failed_link(fx, lp, links, out)),
+            _ => None,
+        };
         let opener = Opener::Loop(lp);
         let outer_hot = std::mem::replace(&mut self.at.hot, true);
-        let entry = |cap_check| Entry {
-            cap_check,
-            counted_elsewhere: hoisted,
-        };
         let body_site = self.sites.blocks.len();
         let site = (BlockKind::LoopBody, opener, line);
-        let body = self.block(fx, body, site, entry(Some(check)));
+        let entry = Entry {
+            cap_check: Some(check),
+            counted_elsewhere: hoisted,
+            failed_link,
+        };
+        let trip_ifs = hoisted.then_some(TripIfs {
+            body: body_site,
+            ifs: Vec::new(),
+        });
+        let outer_ifs = std::mem::replace(&mut self.at.trip_ifs, trip_ifs);
+        let body = self.block(fx, body, site, entry);
+        let trip_ifs = std::mem::replace(&mut self.at.trip_ifs, outer_ifs);
+        let trip_ifs = trip_ifs.map_or_else(Vec::new, |t| t.ifs);
+        self.zero_trip_ifs(fx, &trip_ifs, out);
         let continuing_site = self.sites.blocks.len();
         let site = (BlockKind::LoopContinuing, opener, line);
-        let continuing = self.block(fx, continuing, site, entry(None));
+        let entry = Entry {
+            counted_elsewhere: hoisted,
+            ..Entry::default()
+        };
+        let continuing = self.block(fx, continuing, site, entry);
         self.at.hot = outer_hot;
         let statement = Statement::Loop {
             body,
@@ -490,7 +557,54 @@ impl Pass<'_> {
             let counted = !site.empty && site.lines != (line..=line);
             let blocks = [Some(body_site), counted.then_some(continuing_site)];
             let trips = check.trips.expect("a hoisted loop counts its own trips");
-            self.count_hoisted(fx, lp, trips, blocks, out);
+            self.count_hoisted(fx, (lp, trips, failed_link), blocks, &trip_ifs, out);
         }
+    }
+}
+
+/// In a hoisted loop's test, `failed = min(failed, j)` at the end of the reject side of its
+/// `j`th `&&` link (every `if` before the exit test's own): after the loop, `failed` is the
+/// first link the lane's last test rejected, or the number of links when every link took its
+/// accept side and the last operand was false (`hoist.rs`).
+fn mark_failed_links(
+    fx: &mut Emitter<'_>,
+    test: &mut Block,
+    failed: Handle<LocalVariable>,
+    out: &mut Block,
+) {
+    let links = test
+        .iter()
+        .filter(|s| matches!(s, Statement::If { .. }))
+        .count()
+        - 1;
+    let mut link = 0;
+    for statement in test.iter_mut() {
+        let Statement::If { reject, .. } = statement else {
+            continue;
+        };
+        if link == links {
+            break;
+        }
+        // On the line of the side's own `l = false`, which is the test's line.
+        let saved = fx.span;
+        if let Some((_, span)) = reject.span_iter().find(|(_, span)| span.is_defined()) {
+            fx.span = *span;
+        }
+        let mark = fx.nested(out, |fx, b| {
+            let pointer = fx.local(failed, b);
+            let index = fx.literal(Literal::U32(link as u32), b);
+            let old = fx.load(pointer);
+            let first = fx.emitted(Expression::Math {
+                fun: MathFunction::Min,
+                arg: old,
+                arg1: Some(index),
+                arg2: None,
+                arg3: None,
+            });
+            fx.store(pointer, first, b);
+        });
+        fx.span = saved;
+        reject.extend_block(mark);
+        link += 1;
     }
 }
