@@ -3,7 +3,7 @@
 //! rejected) gives its body's and test's counts.
 
 use naga::{
-    BinaryOperator, Block, Expression, Handle, Literal, LocalVariable, Statement,
+    BinaryOperator, Block, Expression, Handle, Literal, LocalVariable, MathFunction, Statement,
     SubgroupOperation, UnaryOperator,
 };
 
@@ -56,7 +56,7 @@ impl Pass<'_> {
             }
             None => Vec::new(),
         };
-        let (distinct, distinct_rejected) = self.distinct(fx, (tests, most), &rejected, out);
+        let (distinct, distinct_rejected) = self.distinct(fx, tests, &rejected, out);
         let splits = fx.binary(BinaryOperator::Subtract, distinct, one);
         let mut counts = Vec::new();
         for block in blocks.into_iter().flatten() {
@@ -255,46 +255,55 @@ impl Pass<'_> {
     }
 
     /// How many distinct values `value` has over the subgroup's active lanes, and over those
-    /// where each of `among` holds. Bit by bit, up to the highest bit of `most` (the largest
-    /// value), each lane keeps the ballot of the lanes whose value agrees with its own so far:
-    /// one ballot a bit, at most 32, where a round per distinct value (the minimum of those
-    /// left) took a reduction each. Then the lowest lane of each set of equal values counts
-    /// it. Each bit adds 1 to the invocation's loop trips (`cap.rs`) but never breaks at the
-    /// cap.
+    /// where each of `among` holds. Bit by bit, over the bits where the lanes' values differ
+    /// (`subgroupOr ^ subgroupAnd`: none when every lane ran as many trips), each lane keeps the
+    /// ballot of the lanes whose value agrees with its own so far: a ballot a bit, at most 32,
+    /// where a round per distinct value (the minimum of those left) took a reduction each. Then
+    /// the lowest lane of each set of equal values counts it. Each bit adds 1 to the
+    /// invocation's loop trips (`cap.rs`) but never breaks at the cap.
     fn distinct(
         &self,
         fx: &mut Emitter<'_>,
-        (value, most): (Handle<Expression>, Handle<Expression>),
+        value: Handle<Expression>,
         among: &[Handle<Expression>],
         out: &mut Block,
     ) -> (Handle<Expression>, Vec<Handle<Expression>>) {
+        let u32_ty = self.g.u32_ty;
         let same = fx.new_local("divlab_same".to_owned(), self.g.ballot_ty);
         let same = fx.local(same, out);
         let active = fx.ballot(out);
         fx.store(same, active, out);
-        let bit = fx.new_local("divlab_bit".to_owned(), self.g.u32_ty);
-        let bit = fx.local(bit, out);
-        let zero = fx.literal(Literal::U32(0), out);
-        fx.store(bit, zero, out);
+        let any_set = fx.reduce(SubgroupOperation::Or, value, u32_ty, out);
+        let all_set = fx.reduce(SubgroupOperation::And, value, u32_ty, out);
+        let differ = fx.binary(BinaryOperator::ExclusiveOr, any_set, all_set);
+        let bits = fx.new_local("divlab_differ".to_owned(), u32_ty);
+        let bits = fx.local(bits, out);
+        fx.store(bits, differ, out);
         let trips = self.g.trips;
         let body = fx.nested(out, |fx, b| {
             // Each bit is a loop iteration too: counted with the kernel's toward the cap, as
             // llvmpipe counts every loop of an invocation toward its silent limit.
             let all_trips = fx.global(trips, b);
             fx.increment(all_trips, b);
-            let (zero, one, width) = (
+            let (zero, one) = (
                 fx.literal(Literal::U32(0), b),
                 fx.literal(Literal::U32(1), b),
-                fx.literal(Literal::U32(32), b),
             );
-            let index = fx.load(bit);
-            let past = fx.binary(BinaryOperator::GreaterEqual, index, width);
-            let stop = fx.nested(b, |fx, b| fx.statement(Statement::Break, b));
-            fx.if_then(past, stop, b);
-            let higher = fx.binary(BinaryOperator::ShiftRight, most, index);
-            let done = fx.binary(BinaryOperator::Equal, higher, zero);
+            // Each trip clears the lowest bit left: at most 32 and the one that finds none.
+            let left = fx.load(bits);
+            let done = fx.binary(BinaryOperator::Equal, left, zero);
             let stop = fx.nested(b, |fx, b| fx.statement(Statement::Break, b));
             fx.if_then(done, stop, b);
+            let index = fx.emitted(Expression::Math {
+                fun: MathFunction::FirstTrailingBit,
+                arg: left,
+                arg1: None,
+                arg2: None,
+                arg3: None,
+            });
+            let below = fx.binary(BinaryOperator::Subtract, left, one);
+            let rest = fx.binary(BinaryOperator::And, left, below);
+            fx.store(bits, rest, b);
             let shifted = fx.binary(BinaryOperator::ShiftRight, value, index);
             let low = fx.binary(BinaryOperator::And, shifted, one);
             let mine = fx.binary(BinaryOperator::NotEqual, low, zero);
@@ -307,8 +316,6 @@ impl Pass<'_> {
             let kept = fx.load(same);
             let kept = fx.binary(BinaryOperator::And, kept, agree);
             fx.store(same, kept, b);
-            let next = fx.binary(BinaryOperator::Add, index, one);
-            fx.store(bit, next, b);
         });
         fx.statement(
             Statement::Loop {

@@ -399,8 +399,11 @@ impl Pass<'_> {
         // In a loop the sides are counted from the vote, with its election, not each at its
         // entry with one of its own: an election is a subgroup operation at every trip.
         let from_vote = voted && self.at.hot;
-        // At the top of a hoisted loop's body, from two votes and no election at all.
+        // At the top of a hoisted loop's body, from two votes and no election at all; but not
+        // an `if` that lets lanes out (a `continue`), whose vote's ballot elects the lanes
+        // after it without a subgroup operation of their own.
         let per_trip = from_vote
+            && how == Sides::Stay
             && self
                 .at
                 .trip_ifs
