@@ -43,12 +43,13 @@
 //!   it adds its 1 to the active lanes; a count at each side's entry would be an election, a
 //!   subgroup operation, at every trip;
 //! - a `for`/`while` loop that can only leave by its test (`control::hoistable`, a test of
-//!   `&&`s included) counts nothing per trip but the `if`s at the top level of its body, two
-//!   votes and three private sums each, no election: after it, each lane's trip counter (and
-//!   the first `&&` its last test rejected) gives its body's and test's counts, the bit-by-bit
-//!   ballots of the trip counters how many distinct trips lanes left at, and the sums of the
-//!   lane that ran every trip (`subgroupMax`) each `if`'s (`hoist.rs`). Every subgroup
-//!   operation inside a loop costs the H200 most of a kernel's time alone (docs/findings.md);
+//!   `&&`s included) counts nothing per trip but the `if`s at the top level of its body that
+//!   let no lane out, two votes and three private sums each, no election. After it, each
+//!   lane's trip counter (and the first `&&` its last test rejected) gives its body's and
+//!   test's counts, ballots of the trip counters' differing bits how many distinct trips lanes
+//!   left at, and the sums of the lane that ran every trip (`subgroupMax`) each `if`'s counts
+//!   (`hoist.rs`). On the H200 any subgroup operation in a loop costs most of a small kernel's
+//!   time alone (docs/findings.md);
 //! - a function whose every call sits in a counted block is not counted at its entry: its
 //!   executions and lanes are those of the calling blocks, summed on the host
 //!   ([`Instrumented::derived`]).
