@@ -1,6 +1,6 @@
-//! Hoisted loops: a `for`/`while` that can leave only by its test counts nothing per trip;
-//! after it, each lane's trip counter (and, for a test of `&&`s, the first link its last test
-//! rejected) gives its body's and test's counts.
+//! Hoisted loops: a `for`/`while` that can leave only by its test counts nothing per trip but
+//! two votes per `if` at the top of its body; after it, each lane's trip counter (and, for a
+//! test of `&&`s, the first link its last test rejected) gives its body's and test's counts.
 
 use naga::{
     BinaryOperator, Block, Expression, Handle, Literal, LocalVariable, MathFunction, Statement,
@@ -19,11 +19,12 @@ impl Pass<'_> {
     /// lane's exit-test evaluations `t` (its own trip counter): the body (and a counted `continuing`)
     /// ran `t - 1` times in the lane and `max(t) - 1` times in the subgroup; the test was
     /// evaluated `max(t)` times, divergent on all but the last of the distinct `t`s; the `break`
-    /// ran once per distinct `t`. The test's `&&` links ([`Self::count_links`]) from `t` and the
-    /// first link the lane's last test rejected. Exact when the lanes that enter together run
-    /// their trips together (they leave together here: the loop has no other exit), and free of
-    /// any subgroup operation inside the loop, where it cost the study's switch kernel most of
-    /// its instrumented time.
+    /// ran once per distinct `t`. The test's `&&` links ([`Self::count_link`]) from `t` and the
+    /// first link the lane's last test rejected; the `if`s at the top of the body
+    /// ([`Self::count_after_trips`]) from their per-trip sums. Exact when the lanes that enter
+    /// together run their trips together (they leave together here: the loop has no other
+    /// exit), and free of any subgroup operation inside the loop but those `if`s' two votes: on
+    /// the H200 any one there costs a small kernel more than its time alone.
     pub(super) fn count_hoisted(
         &self,
         fx: &mut Emitter<'_>,
