@@ -214,8 +214,6 @@ pub(super) type EntryArg = (u32, Option<u32>);
 /// them), and where the entry point gets them.
 pub(super) struct LaneGlobals {
     pub buffer: Handle<GlobalVariable>,
-    /// `vec4<u32>`, a ballot's type.
-    pub vec4_ty: Handle<Type>,
     pub workgroup: Handle<GlobalVariable>,
     pub local_index: Handle<GlobalVariable>,
     /// The entry argument (and struct member) holding `workgroup_id`.
@@ -315,7 +313,6 @@ fn lane_globals(
     u32_ty: Handle<Type>,
 ) -> Result<LaneGlobals> {
     let vec3_ty = vector_type(module, naga::VectorSize::Tri);
-    let vec4_ty = vector_type(module, naga::VectorSize::Quad);
     let buffer = buffer_global(
         module,
         "divlab_lanes",
@@ -326,7 +323,6 @@ fn lane_globals(
     )?;
     Ok(LaneGlobals {
         buffer,
-        vec4_ty,
         workgroup: private_global(module, "divlab_workgroup", vec3_ty),
         local_index: private_global(module, "divlab_local_index", u32_ty),
         workgroup_arg: entry_builtin(

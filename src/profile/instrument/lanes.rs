@@ -80,7 +80,7 @@ impl Pass<'_> {
             Add, And, Equal, Less, LogicalAnd, NotEqual, ShiftLeft, ShiftRight, Subtract,
         };
         let u32_ty = self.g.u32_ty;
-        let vec4_ty = self.g.lanes.as_ref().expect("--lanes").vec4_ty;
+        let vec4_ty = self.g.ballot_ty;
         let [zero, one, five, low_bits, window] =
             [0, 1, 5, 31, 128].map(|n| fx.literal(Literal::U32(n), out));
         // `1u << (n & 31u)` in word `n >> 5u` of a vec4<u32>, where `n < 128u`.
