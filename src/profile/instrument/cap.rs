@@ -45,22 +45,6 @@ impl Pass<'_> {
         }
     }
 
-    /// Before a hoisted loop whose test has `links` `&&`s: `divlab_failed{lp} = links`, the
-    /// variable the links' reject sides mark (`walk::mark_failed_links`).
-    pub(super) fn new_failed_link(
-        &self,
-        fx: &mut Emitter<'_>,
-        lp: usize,
-        links: usize,
-        out: &mut Block,
-    ) -> Handle<LocalVariable> {
-        let failed = fx.new_local(format!("divlab_failed{lp}"), self.g.u32_ty);
-        let pointer = fx.local(failed, out);
-        let none = fx.literal(Literal::U32(links as u32), out);
-        fx.store(pointer, none, out);
-        failed
-    }
-
     /// The top of a loop body: `trips{lp} += 1u;` (a hoisted loop's own count), then
     /// `divlab_trips += 1u; if divlab_trips > cap { if !divlab_capped { atomicMax(&cap_hit,
     /// lp + 1u); atomicAdd(&cap_hits[lp], 1u); divlab_capped = true; } break; }`: the hit is

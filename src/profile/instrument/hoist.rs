@@ -73,15 +73,17 @@ impl Pass<'_> {
                 Share::EachLane(one, Total::ActiveLanes),
             ),
         ]);
-        let last = fx.binary(BinaryOperator::Equal, tests, most);
         let figures = Trips {
             most,
             most_ran,
             ran,
-            last,
         };
-        for ((link, rejected), distinct) in links.zip(rejected).zip(distinct_rejected) {
-            self.count_link(fx, link, figures, (rejected, distinct), &mut counts, out);
+        if !links.is_empty() {
+            let last = fx.binary(BinaryOperator::Equal, tests, most);
+            for ((link, rejected), distinct) in links.zip(rejected).zip(distinct_rejected) {
+                let lane = (last, rejected, distinct);
+                self.count_link(fx, link, figures, lane, &mut counts, out);
+            }
         }
         for trip_if in trip_ifs {
             self.count_after_trips(fx, trip_if, figures, &mut counts, out);
@@ -89,8 +91,25 @@ impl Pass<'_> {
         self.count_bounded(fx, &counts, self.wide.flushed, out);
     }
 
-    /// The counts of `&&` link `link` of a hoisted loop's test, where `rejected` says whether
-    /// the lane's last test took its reject side (every earlier test took the accept side) and
+    /// Before a hoisted loop whose test has `links` `&&`s: `divlab_failed{lp} = links`, the
+    /// variable the links' reject sides mark ([`mark_failed_links`]).
+    pub(super) fn new_failed_link(
+        &self,
+        fx: &mut Emitter<'_>,
+        lp: usize,
+        links: usize,
+        out: &mut Block,
+    ) -> Handle<LocalVariable> {
+        let failed = fx.new_local(format!("divlab_failed{lp}"), self.g.u32_ty);
+        let pointer = fx.local(failed, out);
+        let none = fx.literal(Literal::U32(links as u32), out);
+        fx.store(pointer, none, out);
+        failed
+    }
+
+    /// The counts of `&&` link `link` of a hoisted loop's test, where `last` says whether the
+    /// lane was there at the subgroup's last test, `rejected` whether its last test took the
+    /// link's reject side (every earlier test took the accept side) and
     /// `distinct` is how many distinct `t` those lanes have: evaluated at every test; the
     /// reject side ran once per such `t`, the accept side at every test but the last, and at
     /// the last when a lane still there took it; divergent at a test where both ran, which is
@@ -103,9 +122,8 @@ impl Pass<'_> {
             most,
             most_ran,
             ran,
-            last,
         }: Trips,
-        (rejected, distinct): (Handle<Expression>, Handle<Expression>),
+        (last, rejected, distinct): (Handle<Expression>, Handle<Expression>, Handle<Expression>),
         counts: &mut Vec<(Word, Share)>,
         out: &mut Block,
     ) {
@@ -352,7 +370,7 @@ impl Pass<'_> {
     }
 }
 
-/// A hoisted loop's figures that its `&&` links' counts are made of.
+/// A hoisted loop's figures that its `&&` links' and top-level `if`s' counts are made of.
 #[derive(Clone, Copy)]
 struct Trips {
     /// `max(t)`: the subgroup's tests.
@@ -361,6 +379,51 @@ struct Trips {
     most_ran: Handle<Expression>,
     /// `t - 1`: the lane's trips.
     ran: Handle<Expression>,
-    /// `t == max(t)`: the lane was there at the subgroup's last test.
-    last: Handle<Expression>,
+}
+
+/// In a hoisted loop's test, `failed = min(failed, j)` at the end of the reject side of its
+/// `j`th `&&` link (every `if` before the exit test's own): after the loop, `failed` is the
+/// first link the lane's last test rejected, or the number of links when every link took its
+/// accept side and the last operand was false ([`Pass::count_link`]).
+pub(super) fn mark_failed_links(
+    fx: &mut Emitter<'_>,
+    test: &mut Block,
+    failed: Handle<LocalVariable>,
+    out: &mut Block,
+) {
+    let links = test
+        .iter()
+        .filter(|s| matches!(s, Statement::If { .. }))
+        .count()
+        - 1;
+    let mut link = 0;
+    for statement in test.iter_mut() {
+        let Statement::If { reject, .. } = statement else {
+            continue;
+        };
+        if link == links {
+            break;
+        }
+        // On the line of the side's own `l = false`, which is the test's line.
+        let saved = fx.span;
+        if let Some((_, span)) = reject.span_iter().find(|(_, span)| span.is_defined()) {
+            fx.span = *span;
+        }
+        let mark = fx.nested(out, |fx, b| {
+            let pointer = fx.local(failed, b);
+            let index = fx.literal(Literal::U32(link as u32), b);
+            let old = fx.load(pointer);
+            let first = fx.emitted(Expression::Math {
+                fun: MathFunction::Min,
+                arg: old,
+                arg1: Some(index),
+                arg2: None,
+                arg3: None,
+            });
+            fx.store(pointer, first, b);
+        });
+        fx.span = saved;
+        reject.extend_block(mark);
+        link += 1;
+    }
 }

@@ -4,8 +4,8 @@
 use std::cell::Cell;
 
 use naga::{
-    BinaryOperator, Block, Expression, Function, Handle, Literal, LocalVariable, MathFunction,
-    Module, Span, Statement, SwitchCase, SwitchValue, UnaryOperator,
+    BinaryOperator, Block, Expression, Function, Handle, LocalVariable, Module, Span, Statement,
+    SwitchCase, SwitchValue, UnaryOperator,
 };
 
 use super::Pass;
@@ -13,6 +13,7 @@ use super::cap::CapCheck;
 use super::control::{self, Sides, hoistable, may_leave, reachable_functions, split_exit_test};
 use super::elect::Election;
 use super::emit::{Emitter, Patches};
+use super::hoist::mark_failed_links;
 use super::sites::{BlockKind, BlockSite, BranchKind, Opener, decl_line, own_lines};
 
 /// Where the walk is in the function being instrumented.
@@ -562,52 +563,5 @@ impl Pass<'_> {
             let trips = check.trips.expect("a hoisted loop counts its own trips");
             self.count_hoisted(fx, (lp, trips, failed_link), blocks, &trip_ifs, out);
         }
-    }
-}
-
-/// In a hoisted loop's test, `failed = min(failed, j)` at the end of the reject side of its
-/// `j`th `&&` link (every `if` before the exit test's own): after the loop, `failed` is the
-/// first link the lane's last test rejected, or the number of links when every link took its
-/// accept side and the last operand was false (`hoist.rs`).
-fn mark_failed_links(
-    fx: &mut Emitter<'_>,
-    test: &mut Block,
-    failed: Handle<LocalVariable>,
-    out: &mut Block,
-) {
-    let links = test
-        .iter()
-        .filter(|s| matches!(s, Statement::If { .. }))
-        .count()
-        - 1;
-    let mut link = 0;
-    for statement in test.iter_mut() {
-        let Statement::If { reject, .. } = statement else {
-            continue;
-        };
-        if link == links {
-            break;
-        }
-        // On the line of the side's own `l = false`, which is the test's line.
-        let saved = fx.span;
-        if let Some((_, span)) = reject.span_iter().find(|(_, span)| span.is_defined()) {
-            fx.span = *span;
-        }
-        let mark = fx.nested(out, |fx, b| {
-            let pointer = fx.local(failed, b);
-            let index = fx.literal(Literal::U32(link as u32), b);
-            let old = fx.load(pointer);
-            let first = fx.emitted(Expression::Math {
-                fun: MathFunction::Min,
-                arg: old,
-                arg1: Some(index),
-                arg2: None,
-                arg3: None,
-            });
-            fx.store(pointer, first, b);
-        });
-        fx.span = saved;
-        reject.extend_block(mark);
-        link += 1;
     }
 }
