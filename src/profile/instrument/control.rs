@@ -154,28 +154,19 @@ fn and_link(
     reject: &Block,
     expressions: &Arena<Expression>,
 ) -> Option<Handle<LocalVariable>> {
-    let local_of = |pointer: Handle<Expression>| match expressions[pointer] {
-        Expression::LocalVariable(local) => Some(local),
-        _ => None,
-    };
-    let [Statement::Store { pointer, value }] = reject.iter().collect::<Vec<_>>()[..] else {
+    let [Statement::Store { pointer, value }] = reject[..] else {
         return None;
     };
-    if !matches!(
-        expressions[*value],
+    let is_false = matches!(
+        expressions[value],
         Expression::Literal(Literal::Bool(false))
-    ) {
+    );
+    let local = local_at(pointer, expressions).filter(|_| is_false)?;
+    let (Statement::Store { pointer, .. }, before) = accept.split_last()? else {
         return None;
-    }
-    let local = local_of(*pointer)?;
-    let (last, before) = accept
-        .iter()
-        .collect::<Vec<_>>()
-        .split_last()
-        .map(|(l, b)| (*l, b.to_vec()))?;
-    let stores_it =
-        matches!(last, Statement::Store { pointer, .. } if local_of(*pointer) == Some(local));
-    (stores_it && before.iter().all(|s| matches!(s, Statement::Emit(_)))).then_some(local)
+    };
+    let only_emits = before.iter().all(|s| matches!(s, Statement::Emit(_)));
+    (only_emits && local_at(*pointer, expressions) == Some(local)).then_some(local)
 }
 
 /// The local `condition` reads, when it is a plain read of one.
@@ -184,10 +175,18 @@ fn loaded_local(
     expressions: &Arena<Expression>,
 ) -> Option<Handle<LocalVariable>> {
     match expressions[condition] {
-        Expression::Load { pointer } => match expressions[pointer] {
-            Expression::LocalVariable(local) => Some(local),
-            _ => None,
-        },
+        Expression::Load { pointer } => local_at(pointer, expressions),
+        _ => None,
+    }
+}
+
+/// The local `pointer` points at, when it is one.
+fn local_at(
+    pointer: Handle<Expression>,
+    expressions: &Arena<Expression>,
+) -> Option<Handle<LocalVariable>> {
+    match expressions[pointer] {
+        Expression::LocalVariable(local) => Some(local),
         _ => None,
     }
 }
