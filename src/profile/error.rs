@@ -157,6 +157,20 @@ pub enum Error {
         hint: String,
     },
 
+    /// An index on GL, whose shader compiler leaves indices unchecked, that divlab cannot clamp
+    /// into range (see `crate::shaders::bounds`): running it could crash the driver.
+    #[error(
+        "line {line} of {file}: an index divlab cannot bound for the GL backend, whose driver \
+         does not check indices (an out-of-range one can crash the process); profile this \
+         kernel with --backend vulkan"
+    )]
+    UnboundedIndexOnGl {
+        /// The kernel's file.
+        file: String,
+        /// The 1-based line of the access.
+        line: u32,
+    },
+
     /// `--import FILE` is not a profile document this divlab reads.
     #[error("--import {}: {problem}", path.display())]
     BadDocument {

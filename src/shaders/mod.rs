@@ -2,6 +2,7 @@
 //! `include_str!` of each), with the Rust structs and constants that mirror it, one module per
 //! file. Experiments, the app's source view and the tests read them from here.
 
+pub mod bounds;
 pub mod convergence;
 pub mod divergence;
 pub mod fma_chain;

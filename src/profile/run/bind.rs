@@ -5,6 +5,7 @@ use crate::gpu::{Dispatch, GpuContext, RuntimeChecks, compile_wgsl, create_pipel
 use crate::profile::Error as ProfileError;
 use crate::profile::fill;
 use crate::profile::kernel::{self, KernelInterface};
+use crate::shaders::bounds::{Unclamped, clamp_indices};
 
 use super::Request;
 use super::textures::{Texture, make_samplers, make_textures};
@@ -191,6 +192,25 @@ pub(super) fn pipeline(
     constants: &[(&str, f64)],
 ) -> Result<wgpu::ComputePipeline> {
     // User kernels keep wgpu's injected guards: nothing about their loops or indices is known.
+    // wgpu's GL backend injects no index guards, so divlab clamps the indices itself there.
+    let clamped;
+    let wgsl = if gpu.info.backend == wgpu::Backend::Gl {
+        clamped = match clamp_indices(wgsl) {
+            Ok(text) => text,
+            // The compile below says where naga rejects it.
+            Err(Unclamped::Invalid) => wgsl.to_owned(),
+            Err(Unclamped::NotBracketed { line }) => {
+                return Err(ProfileError::UnboundedIndexOnGl {
+                    file: file.to_owned(),
+                    line,
+                }
+                .into());
+            }
+        };
+        clamped.as_str()
+    } else {
+        wgsl
+    };
     let module = compile_wgsl(gpu, file, wgsl, RuntimeChecks::Checked)?;
     gpu.check_cancelled(file)?;
     create_pipeline(gpu, file, &module, entry, constants)
