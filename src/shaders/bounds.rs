@@ -11,19 +11,19 @@
 //! The clamp is written into the text (inside the brackets of the access), so lines keep their
 //! numbers and the module stays WGSL that any later pass reads as it reads the user's.
 
-use naga::proc::IndexableLength;
 use naga::proc::index::{GuardedIndex, access_needs_check};
-use naga::{Expression, Function};
+use naga::proc::{IndexableLength, IndexableLengthError};
+use naga::{ArraySize, Expression, Function};
 
 use super::wgsl::prepare_for_naga;
 
 /// A bracketed index that needs a clamp: the byte range inside `[` `]` and the last index the
-/// value has.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+/// value has, as WGSL (`63u`, or `u32(N) - 1u` for an array sized by the override `N`).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 struct Clamp {
     start: usize,
     end: usize,
-    last: u32,
+    last: String,
 }
 
 /// Why [`clamp_indices`] gave no clamped text.
@@ -73,20 +73,29 @@ fn clamps_of(
             continue;
         };
         let base_type = info[base].ty.inner_with(&module.types);
-        // An override-sized array whose override is not known yet, or a binding array: its
-        // length is not in the text (and binding arrays are not GL's).
-        let Ok(IndexableLength::Known(_)) = base_type.indexable_length_resolved(module) else {
-            continue;
-        };
-        let needs = access_needs_check(
-            base,
-            GuardedIndex::Expression(index),
-            module,
-            &function.expressions,
-            info,
-        );
-        let Some(IndexableLength::Known(length)) = needs else {
-            continue;
+        let last = match base_type.indexable_length(module) {
+            Ok(IndexableLength::Known(_)) => {
+                let needs = access_needs_check(
+                    base,
+                    GuardedIndex::Expression(index),
+                    module,
+                    &function.expressions,
+                    info,
+                );
+                let Some(IndexableLength::Known(length)) = needs else {
+                    continue;
+                };
+                format!("{}u", length.saturating_sub(1))
+            }
+            // An array sized by an override: its value comes with the pipeline.
+            Err(IndexableLengthError::Pending(ArraySize::Pending(o))) => {
+                match &module.overrides[o].name {
+                    Some(name) => format!("u32({name}) - 1u"),
+                    None => continue,
+                }
+            }
+            // Runtime-sized: a storage buffer, which the driver bounds.
+            _ => continue,
         };
         let span = function.expressions.get_span(handle);
         let not_bracketed = || Unclamped::NotBracketed {
@@ -94,11 +103,7 @@ fn clamps_of(
         };
         let range = span.to_range().ok_or_else(not_bracketed)?;
         let (start, end) = bracketed_index(source, range).ok_or_else(not_bracketed)?;
-        out.push(Clamp {
-            start,
-            end,
-            last: length.saturating_sub(1),
-        });
+        out.push(Clamp { start, end, last });
     }
     Ok(())
 }
@@ -128,7 +133,7 @@ fn splice(source: &str, clamps: &[Clamp]) -> String {
     for c in clamps {
         let width = (c.end - c.start) as i64;
         edits.push((c.start, 1, -width, "min(u32(".to_owned()));
-        edits.push((c.end, 0, width, format!("), {}u)", c.last)));
+        edits.push((c.end, 0, width, format!("), {})", c.last)));
     }
     edits.sort();
     let mut out = String::with_capacity(source.len() + edits.len() * 12);
@@ -184,6 +189,22 @@ mod tests {
         let out = clamped(source);
         assert!(
             out.contains("table[min(u32(lut[min(u32(lid), 3u)]), 7u)]"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn an_override_sized_array_is_clamped_by_its_override() {
+        let source = "override TILE: u32 = 64;\n\
+            var<workgroup> tile: array<f32, TILE>;\n\
+            @group(0) @binding(0) var<storage, read_write> out: array<f32>;\n\
+            @compute @workgroup_size(64)\n\
+            fn main(@builtin(local_invocation_index) lid: u32) {\n\
+            \x20   out[lid] = tile[lid * 3u];\n\
+            }\n";
+        let out = clamped(source);
+        assert!(
+            out.contains("tile[min(u32(lid * 3u), u32(TILE) - 1u)]"),
             "{out}"
         );
     }
