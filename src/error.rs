@@ -71,8 +71,9 @@ pub enum Error {
 
     /// The GPU did not finish within the host timeout.
     #[error(
-        "the GPU did not finish `{what}` within {seconds:.0} s; the kernel may be far too large \
-         for this device. Try `--quick`, or a faster adapter"
+        "the GPU did not finish `{what}` within {seconds:.0} s; the work may be far too large \
+         for this device. Try a smaller run (`bench --quick`; for `profile`, fewer workgroups or \
+         a lower --loop-cap), a larger --timeout, or a faster adapter"
     )]
     Timeout {
         /// What was running.

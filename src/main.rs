@@ -44,13 +44,35 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(e) => return usage_error(&e),
     };
-    match run(cli) {
+    let outcome = if cli.command.is_none() {
+        // The app's window must be made on the main thread.
+        run(cli)
+    } else {
+        on_a_deep_stack(move || run(cli))
+    };
+    match outcome {
         Ok(code) => ExitCode::from(code),
         Err(Failure { code, error }) => {
             eprintln!("error: {error:#}");
             ExitCode::from(code)
         }
     }
+}
+
+/// The stack the commands run on. naga's WGSL front end and divlab's analyses recurse once per
+/// nesting level of an expression: the main thread's 8 MiB overflowed (an abort) near 20,000
+/// chained operators. Reserved address space only; pages are touched as the recursion goes.
+const COMMAND_STACK_BYTES: usize = 1 << 30;
+
+/// Runs `work` on a thread with [`COMMAND_STACK_BYTES`] of stack, and returns what it returns.
+fn on_a_deep_stack<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> T {
+    std::thread::Builder::new()
+        .name("divlab".to_owned())
+        .stack_size(COMMAND_STACK_BYTES)
+        .spawn(work)
+        .expect("spawning the command's thread")
+        .join()
+        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
 }
 
 /// The bench's options, for the hint when one is given without `bench`.
@@ -87,6 +109,23 @@ fn run(cli: Cli) -> Result<u8, Failure> {
         backend: cli.backend,
         adapter: cli.adapter.clone(),
     };
+    // A GPU step that outlives --timeout ends the process (exit 3), with what works instead.
+    let hint = match &cli.command {
+        Some(Command::Bench(_)) => {
+            Some("Try `divlab bench --quick`, a larger --timeout, or a faster adapter.")
+        }
+        Some(Command::Profile(_)) => Some(
+            "Try fewer workgroups (--dispatch), a lower --loop-cap, a larger --timeout, or a \
+             faster adapter.",
+        ),
+        Some(Command::Fuzz { .. }) => {
+            Some("Try fewer --seeds, a smaller --size, or a larger --timeout.")
+        }
+        _ => None,
+    };
+    if let Some(hint) = hint {
+        divlab::gpu::watchdog::install(cli.timeout, hint);
+    }
     match cli.command {
         Some(Command::Bench(args)) => bench(&args, &selector),
         Some(Command::Adapters) => list_adapters(&selector),

@@ -44,6 +44,11 @@ pub(crate) struct Cli {
     /// Adapter: an index from `divlab adapters`, or a name substring.
     #[arg(long, global = true, env = "WGPU_ADAPTER_NAME")]
     pub(crate) adapter: Option<String>,
+    /// How long one GPU step (a compile, a dispatch, a readback) of `bench`, `profile` or `fuzz`
+    /// may take: past it divlab gives up on the device at once and exits 3 (`90s`, `5m`; a
+    /// plain number is seconds).
+    #[arg(long, global = true, value_name = "DURATION", default_value = "60s", value_parser = parse_timeout)]
+    pub(crate) timeout: std::time::Duration,
     #[command(subcommand)]
     pub(crate) command: Option<Command>,
 }
@@ -186,6 +191,34 @@ impl StyleChoice {
     }
 }
 
+/// Parses a count from `min` to `max`; out of range, the message gives the range (clap's says
+/// only "number too large to fit in target type").
+fn whole_number(s: &str, min: u64, max: u64) -> Result<u64, String> {
+    let range = format!("give a whole number from {min} to {max}");
+    let n: u64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("not a whole number in range; {range}"))?;
+    if n < min || n > max {
+        return Err(format!("out of range; {range}"));
+    }
+    Ok(n)
+}
+
+/// Parses `--timeout`: a duration (`90s`, `5m`, `1m 30s`) or a number of seconds, above zero.
+fn parse_timeout(s: &str) -> Result<std::time::Duration, String> {
+    let parsed = match s.trim().parse::<u64>() {
+        Ok(seconds) => Ok(std::time::Duration::from_secs(seconds)),
+        Err(_) => humantime::parse_duration(s.trim()).map_err(|e| {
+            format!("{e}; give a duration such as `90s` or `5m`, or a number of seconds")
+        }),
+    }?;
+    if parsed.is_zero() {
+        return Err("a zero timeout would give up at once; give at least 1s".to_owned());
+    }
+    Ok(parsed)
+}
+
 pub(crate) fn parse_backend(s: &str) -> Result<BackendChoice, String> {
     BackendChoice::parse(s).map_err(|e| e.to_string())
 }
@@ -279,10 +312,10 @@ pub(crate) struct ProfileArgs {
     #[arg(long = "save", value_name = "NAME=FILE.png", value_parser = |s: &str| s.parse::<profile::fill::SaveSpec>())]
     pub(crate) saves: Vec<profile::fill::SaveSpec>,
     /// The most loop iterations one invocation may run, of all its loops together.
-    #[arg(long, value_name = "N", default_value_t = profile::run::DEFAULT_LOOP_CAP, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, value_name = "N", default_value_t = profile::run::DEFAULT_LOOP_CAP, value_parser = |s: &str| whole_number(s, 1, u32::MAX.into()).map(|n| n as u32))]
     pub(crate) loop_cap: u32,
     /// The most timed runs of the kernel alone and instrumented (medians; ≥ 1).
-    #[arg(long = "reps", value_name = "N", default_value_t = profile::run::DEFAULT_REPS, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    #[arg(long = "reps", value_name = "N", default_value_t = profile::run::DEFAULT_REPS, value_parser = |s: &str| whole_number(s, 1, 1_000_000).map(|n| n as usize))]
     pub(crate) profile_reps: usize,
     /// Seconds the timed runs may take: at least 3 run (or --reps, if fewer), and no more
     /// start once the budget is spent.
@@ -320,6 +353,11 @@ impl ProfileArgs {
     }
 
     fn request_for(&self, file: &std::path::Path) -> divlab::Result<profile::run::Request> {
+        // A FIFO would block the read, a device never end.
+        divlab::user_file::check_regular(file).map_err(|e| profile::Error::ReadKernel {
+            path: file.to_owned(),
+            reason: e.to_string(),
+        })?;
         let mut request = profile::run::Request::from_file(file)?;
         request.entry = self.entry.clone();
         request.dispatch = self.dispatch;

@@ -156,7 +156,8 @@ impl GpuContext {
             queue,
             info,
             caps,
-            timeout: Self::DEFAULT_TIMEOUT,
+            // The command line's `--timeout`, where it installed its watchdog.
+            timeout: super::watchdog::timeout().unwrap_or(Self::DEFAULT_TIMEOUT),
             faults,
             cancel: CancelToken::default(),
         }
@@ -217,17 +218,23 @@ impl GpuContext {
     /// Waits for a submission (or all work) to finish. Turns timeouts, device loss and
     /// uncaptured errors into errors.
     pub fn wait(&self, what: &str, index: Option<wgpu::SubmissionIndex>) -> Result<()> {
+        let armed = super::watchdog::arm(what);
         let polled = self.device.poll(wgpu::PollType::Wait {
             submission_index: index,
             timeout: Some(self.timeout),
         });
+        drop(armed);
         self.check_faults(what)?;
         match polled {
             Ok(_) => Ok(()),
-            Err(wgpu::PollError::Timeout) => Err(Error::Timeout {
-                what: what.to_owned(),
-                seconds: self.timeout.as_secs_f64(),
-            }),
+            Err(wgpu::PollError::Timeout) => {
+                // The command line ends here rather than wait for the device as it drops.
+                super::watchdog::give_up(what);
+                Err(Error::Timeout {
+                    what: what.to_owned(),
+                    seconds: self.timeout.as_secs_f64(),
+                })
+            }
             Err(e) => Err(Error::DeviceLost {
                 what: what.to_owned(),
                 reason: e.to_string(),

@@ -6,6 +6,7 @@ mod dispatch;
 mod readback;
 mod shader;
 mod timer;
+pub mod watchdog;
 
 pub use adapters::{AdapterEntry, AdapterSelector, BackendChoice};
 pub use context::{CancelToken, Capabilities, GpuContext, LLVMPIPE_LOOP_ITERATIONS};

@@ -58,6 +58,7 @@ pub fn map_and_read<T: bytemuck::Pod>(
             });
         }
         Err(_) => {
+            super::watchdog::give_up(&format!("mapping the results of {what}"));
             return Err(Error::Timeout {
                 what: format!("mapping the results of {what}"),
                 seconds: gpu.timeout.as_secs_f64(),

@@ -82,6 +82,8 @@ pub fn create_pipeline(
     constants: &[(&str, f64)],
 ) -> Result<wgpu::ComputePipeline> {
     let scope = gpu.device.push_error_scope(wgpu::ErrorFilter::Validation);
+    // The driver compiles here; a long kernel on a slow driver can take minutes.
+    let _armed = super::watchdog::arm(&format!("compiling {label}"));
     let pipeline = gpu
         .device
         .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
@@ -119,6 +121,7 @@ pub fn compile_wgsl(
         source: wgpu::ShaderSource::Wgsl(prepared.into()),
     };
     let scope = gpu.device.push_error_scope(wgpu::ErrorFilter::Validation);
+    let _armed = super::watchdog::arm(&format!("compiling {file}"));
     let module = match checks {
         RuntimeChecks::Checked => gpu.device.create_shader_module(desc),
         // SAFETY: only kernels whose loops and indices are bounded by construction are marked

@@ -171,6 +171,27 @@ pub enum Error {
         line: u32,
     },
 
+    /// A dispatch divlab cannot count exactly: more workgroups than one dimension takes, or
+    /// 2³² or more in all, which drivers count in 32 bits (lavapipe wraps silently, and every
+    /// count would be wrong).
+    #[error(
+        "--dispatch {dispatch} is {asked} workgroups{along}, and {limit} is {max}; profile fewer \
+         workgroups (lanes per line are per subgroup, so a part of the grid shows the same \
+         divergence)"
+    )]
+    DispatchTooLarge {
+        /// The dispatch as given, `X,Y,Z`.
+        dispatch: String,
+        /// The workgroups asked for (in one dimension, or in all).
+        asked: u64,
+        /// ` along x` for one dimension, empty for all.
+        along: String,
+        /// The limit's name.
+        limit: String,
+        /// Its value.
+        max: u64,
+    },
+
     /// `--import FILE` is not a profile document this divlab reads.
     #[error("--import {}: {problem}", path.display())]
     BadDocument {

@@ -176,10 +176,15 @@ fn profile_on(case: &Case, backend: &str, out: &Path) -> Option<(i32, serde_json
         case.name
     );
     let text = std::fs::read_to_string(&json).unwrap_or_else(|e| panic!("no --json: {e}\n{r}"));
-    Some((
-        code,
-        serde_json::from_str(&text).expect("the profile parses"),
-    ))
+    let profile: serde_json::Value = serde_json::from_str(&text).expect("the profile parses");
+    // The entry point ran once per subgroup (per invocation on GL) of the dispatch.
+    assert!(
+        !text.contains("the driver ran"),
+        "{} on {backend}: {}",
+        case.name,
+        profile["notes"]
+    );
+    Some((code, profile))
 }
 
 /// Per line: (executions, active lanes).

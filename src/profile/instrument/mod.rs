@@ -167,6 +167,7 @@
 mod cap;
 mod control;
 mod count;
+mod depth;
 mod elect;
 mod emit;
 mod flush;
@@ -374,6 +375,7 @@ pub fn instrument(
     };
     patch::apply(&mut module, patches, &layout, &slots);
     pass.g.size_local(&mut module, slots.len() as u32);
+    depth::name_deep_expressions(&mut module);
     let (wgsl, written_entry) = validated_wgsl(&module, entry)?;
     let lane_record_words = if pass.g.multi_dim {
         LANE_RECORD_WORDS_MULTI

@@ -36,6 +36,11 @@ pub fn apply_overrides(
             (None, Some(n)) => n.clone(),
             (None, None) => name.clone(),
         };
+        if let Some(why) = value_misfit(&module.types[o.ty].inner, *value) {
+            return Err(ProfileError::BadOverride(format!(
+                "--override {name}={value}: {why}"
+            )));
+        }
         if constants.insert(key, *value).is_some() {
             return Err(ProfileError::BadOverride(format!(
                 "--override gives `{name}` twice; give each constant once"
@@ -53,7 +58,13 @@ pub fn apply_overrides(
                 display_key(module, &key),
                 display_key(module, &key)
             ),
-            other => format!("cannot apply the --override values: {other}"),
+            // An expression of the kernel that the values make invalid (a `% K` with K = 0 in a
+            // constant expression, an array size of 0): naga's outer message names only the
+            // entry point, its causes say what.
+            other => format!(
+                "with these --override values the kernel is not valid WGSL: {}",
+                with_causes(&other)
+            ),
         };
         ProfileError::BadOverride(format!("{what}. {}", list_overrides(module)))
     })?;
@@ -82,6 +93,43 @@ pub fn apply_overrides(
         }
     }
     Ok(resolved)
+}
+
+/// Why `value` cannot be the value of an override of type `ty`, as naga converts it (an
+/// integer type takes whole numbers in its range only); `None` when it can.
+fn value_misfit(ty: &TypeInner, value: f64) -> Option<String> {
+    let TypeInner::Scalar(scalar) = *ty else {
+        return None;
+    };
+    let (low, high) = match (scalar.kind, scalar.width) {
+        (naga::ScalarKind::Uint, 4) => (0.0, f64::from(u32::MAX)),
+        (naga::ScalarKind::Sint, 4) => (f64::from(i32::MIN), f64::from(i32::MAX)),
+        (naga::ScalarKind::Float, _) if !value.is_finite() => {
+            return Some(format!(
+                "the constant is a {}, which takes finite numbers only",
+                scalar_name(scalar)
+            ));
+        }
+        _ => return None,
+    };
+    (value.fract() != 0.0 || value < low || value > high).then(|| {
+        format!(
+            "the constant is a {}, which takes whole numbers from {low} to {high}",
+            scalar_name(scalar)
+        )
+    })
+}
+
+/// `error` and each of its causes, joined by `: `.
+fn with_causes(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut cause = error.source();
+    while let Some(e) = cause {
+        text.push_str(": ");
+        text.push_str(&e.to_string());
+        cause = e.source();
+    }
+    text
 }
 
 /// Gives each override-sized array (`array<u32, THREADS>`, as workgroup tiles are declared)

@@ -263,6 +263,12 @@ pub fn profile_with_progress(
     };
     let (lines, branches, cross_checks) = report::lines_and_branches(&inputs);
     notes.extend(report::width_note(interface.workgroup_size, subgroup_size));
+    notes.extend(entry_check(
+        &instrumented,
+        &counts,
+        &interface,
+        request.dispatch,
+    ));
     let control_flow_efficiency = report::control_flow_efficiency(&counts, subgroup_size);
     let branch_efficiency = report::branch_efficiency(&branches);
     let cap_line = counts.cap_hit.map(|l| instrumented.loops[l].line);
@@ -375,4 +381,46 @@ fn counted_run(
     )?;
     let counts = instrumented.read_counters(&words)?;
     Ok((counted, counts, lanes))
+}
+
+/// A note where the entry point's executions are not what the dispatch makes: one per subgroup
+/// (`ceil(workgroup invocations / subgroup width)` a workgroup), or one per invocation without
+/// subgroups. A driver that ran only part of the dispatch (or wrapped its count) would otherwise
+/// show counts that look right and are not.
+fn entry_check(
+    instrumented: &instrument::Instrumented,
+    counts: &instrument::Counters,
+    interface: &crate::profile::kernel::KernelInterface,
+    dispatch: [u32; 3],
+) -> Option<String> {
+    let entry = instrumented.blocks.iter().position(|b| {
+        b.kind == instrument::BlockKind::FunctionBody && b.function == interface.entry
+    })?;
+    let ran = counts.blocks[entry].executions;
+    let workgroups: u64 = dispatch.iter().map(|&n| u64::from(n)).product();
+    let invocations: u64 = interface
+        .workgroup_size
+        .iter()
+        .map(|&n| u64::from(n))
+        .product();
+    let (expected, unit) = match counts.subgroup_width {
+        Some(width) => (
+            workgroups * invocations.div_ceil(u64::from(width.max(1))),
+            format!("subgroups of {width} lanes"),
+        ),
+        None => (workgroups * invocations, "invocations".to_owned()),
+    };
+    (ran != expected).then(|| {
+        let part = if ran < expected {
+            "only part of the dispatch, so every count here is of that part"
+        } else {
+            "more than the dispatch, so the counts are not of it alone"
+        };
+        format!(
+            "the entry point `{}` ran {ran} times, but {workgroups} workgroups of {invocations} \
+             invocations make {expected} {unit}: the driver ran {part}; check the device with \
+             fewer workgroups",
+            interface.entry,
+        )
+    })
 }

@@ -31,6 +31,10 @@ pub struct Prepared {
 /// Parses, resolves overrides, reads the interface and instruments: everything that can be
 /// checked before the device runs anything.
 pub fn prepare(gpu: &GpuContext, request: &Request) -> Result<Prepared> {
+    check_dispatch(
+        request.dispatch,
+        gpu.device.limits().max_compute_workgroups_per_dimension,
+    )?;
     let module = check_wgsl(&request.file, &request.source)?;
     let module = kernel::apply_overrides(&module, &request.overrides)?;
     let prepared = prepare_for_naga(&request.source);
@@ -140,4 +144,69 @@ pub fn prepare(gpu: &GpuContext, request: &Request) -> Result<Prepared> {
         loop_cap,
         notes,
     })
+}
+
+/// The most workgroups one profile dispatches: drivers count a dispatch's workgroups in 32 bits
+/// (lavapipe wraps 2³² to 0 and runs nothing, silently).
+pub const MAX_WORKGROUPS: u64 = u32::MAX as u64;
+
+/// Refuses a dispatch the adapter takes only in part: a dimension over `per_dimension`, or
+/// [`MAX_WORKGROUPS`] exceeded in all.
+fn check_dispatch(dispatch: [u32; 3], per_dimension: u32) -> Result<()> {
+    let too_large = |asked: u64, along: &str, limit: &str, max: u64| {
+        Err(ProfileError::DispatchTooLarge {
+            dispatch: dispatch.map(|n| n.to_string()).join(","),
+            asked,
+            along: along.to_owned(),
+            limit: limit.to_owned(),
+            max,
+        }
+        .into())
+    };
+    for (n, axis) in dispatch.into_iter().zip(["x", "y", "z"]) {
+        if n > per_dimension {
+            return too_large(
+                n.into(),
+                &format!(" along {axis}"),
+                "this adapter's `max_compute_workgroups_per_dimension`",
+                per_dimension.into(),
+            );
+        }
+    }
+    let total: u64 = dispatch.iter().map(|&n| u64::from(n)).product();
+    if total > MAX_WORKGROUPS {
+        return too_large(
+            total,
+            "",
+            "the most divlab profiles in one dispatch (2^32 - 1, since drivers count workgroups \
+             in 32 bits)",
+            MAX_WORKGROUPS,
+        );
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dispatches_past_32_bits_or_a_dimension_are_refused() {
+        assert!(check_dispatch([65535, 65535, 1], 65535).is_ok());
+        let all = check_dispatch([4096, 4096, 256], 65535)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            all.contains("4294967296 workgroups, and the most divlab profiles"),
+            "{all}"
+        );
+        let one = check_dispatch([70000, 1, 1], 65535)
+            .unwrap_err()
+            .to_string();
+        assert!(one.contains("70000 workgroups along x"), "{one}");
+        assert!(
+            one.contains("`max_compute_workgroups_per_dimension` is 65535"),
+            "{one}"
+        );
+    }
 }
