@@ -82,6 +82,11 @@ pub(crate) fn of_statement(s: &Statement) -> Behaviors {
 /// `loop { s1 continuing { s2 } }`, where `break if` is a statement of `s2` with {Break, Next}.
 pub(crate) fn of_loop(body: &Block, continuing: &Block, break_if: bool) -> Behaviors {
     let b1 = of_body(body);
+    // A body that always returns never reaches the continuing block, whatever its `break if`
+    // says (the spec's "loop with exactly return behavior before the continuing block").
+    if b1 == Behaviors::RETURN {
+        return Behaviors::RETURN;
+    }
     let mut b2 = of_block(continuing);
     if break_if && b2.has(Behaviors::NEXT) {
         b2 = b2.with(Behaviors::BREAK);

@@ -199,7 +199,7 @@ impl Builder<'_> {
         for &a in arguments {
             let v = self.value(a, cf);
             args.push(v);
-            let (root, _) = self.root(a);
+            let (root, full) = self.root(a);
             match root {
                 Root::Var(slot)
                     if tags
@@ -209,7 +209,7 @@ impl Builder<'_> {
                 {
                     let c = self.g.join(&[self.vars[slot], v]);
                     contents.push(Some(c));
-                    roots.push(Some(slot));
+                    roots.push(Some((slot, full)));
                 }
                 _ => {
                     contents.push(None);
@@ -253,11 +253,17 @@ impl Builder<'_> {
             if let (true, Some(c)) = (p.return_contents, contents[i]) {
                 self.g.edge(r, c);
             }
-            if let (Some(ptr), Some(slot)) = (&p.pointer, roots[i]) {
+            if let (Some(ptr), Some((slot, full))) = (&p.pointer, roots[i]) {
                 let name = self.var_name(slot);
                 let text = format!("{name} after the call to `{callee_name}`");
                 let out = self.g.add(Kind::Value, span, text);
                 self.g.edge(out, cf);
+                if !full {
+                    // A pointer to part of the variable (`&a[1]`, `&s.b`, `&(*p)[1]`, even
+                    // `&one[0]`): whatever the callee stores, it is a partial assignment, which
+                    // keeps the previous value ("Function-scope Variable Value Analysis").
+                    self.g.edge(out, self.vars[slot]);
+                }
                 if let Some(reason) = &ptr.may_be_non_uniform {
                     let text = format!("what `{callee_name}` stores through `{param}`, {reason}");
                     let s = self.source(span, cf, text);

@@ -163,13 +163,12 @@ impl Builder<'_> {
         let arg = &self.func.arguments[i as usize];
         let arg_name = arg.name.clone().unwrap_or_else(|| format!("#{i}"));
         let Some(stage) = self.stage else {
-            if let naga::TypeInner::Pointer { space, .. } = self.cx.module.types[arg.ty].inner
-                && space != naga::AddressSpace::Function
-            {
-                // The spec: a pointer parameter into another address space is as uniform as
-                // the control flow where it is used (its loads are judged separately).
-                return cf;
-            }
+            // A pointer parameter into another address space is a memory view the caller
+            // chose: as uniform as the control flow here and `param_i`, so that a requirement
+            // on it (`workgroupUniformLoad(p)`, a read through `p`) becomes the parameter's
+            // tag. The spec's table gives it `CF` alone, which would lose
+            // `ParameterRequiredToBeUniform` ("the memory view ... must be uniform"); Tint
+            // links it to the parameter too (`call_pointer_uniform_load`).
             let param = self.sp.params[i as usize];
             let n = self
                 .g

@@ -60,8 +60,17 @@
 //!   built-in values and user-defined inputs themselves.
 //! - A filter applies where the builtin is called: `@diagnostic(off, subgroup_uniformity)` on a
 //!   caller does not silence a helper's subgroup builtin (`sg_filter_at_builtin_not_caller`).
-//! - A pointer parameter into another address space is as uniform as the control flow where it
-//!   is used, as the spec says, even when the caller passed a non-uniform pointer.
+//! - A pointer parameter into another address space (`workgroup`, `private`, `storage`) is a
+//!   memory view the caller chose: its value links to the control flow where it is used and to
+//!   `param_i`. The spec's expression table gives it `CF` alone, but its parameter tag says "if
+//!   the parameter type is a pointer, the memory view ... must be uniform", which only a link to
+//!   `param_i` can carry: `workgroupUniformLoad(p)` in a helper gives `p`
+//!   `ParameterRequiredToBeUniform.error`, and a read through a read-only `p` is as uniform as
+//!   the view passed (`call_pointer_uniform_load`, `call_pointer_read_only_view`). Tint agrees.
+//! - A pointer to part of a variable (`&a[1]`, `&s.b`, `&one[0]`, `&(*p)[1]`, or a `let` of one)
+//!   passed to a function that stores through it is a partial assignment: the variable after
+//!   the call keeps its previous value ("Function-scope Variable Value Analysis";
+//!   `call_partial_pointer_*`).
 //! - Where the spec triggers one diagnostic per function and severity, naming every rule of that
 //!   severity, divlab reports each failing call site and names the rules whose builtins actually
 //!   reach it. Whether a shader is accepted is unchanged. Lower severities are visited after

@@ -230,8 +230,15 @@ fn naga_comparison_table() {
     let mut t = Tally::default();
     for case in corpus() {
         let a = analyze_source_with(&case.file, &case.text, &case.options).expect("analyzes");
-        let naga = divlab::uniformity::naga_view::naga_verdicts(&case.file, &case.text)
-            .expect("naga reads it");
+        // naga 30 cannot validate a pointer parameter into `workgroup` or `storage`
+        // (`call_pointer_uniform_load*`), so it has no verdicts to compare there.
+        let naga = match divlab::uniformity::naga_view::naga_verdicts(&case.file, &case.text) {
+            Ok(naga) => naga,
+            Err(_) if case.text.contains("ptr<workgroup") || case.text.contains("ptr<storage") => {
+                continue;
+            }
+            Err(e) => panic!("naga cannot read {}: {e}", case.file),
+        };
         for (line, want) in &case.lines {
             if want == "not-executed" {
                 continue;
