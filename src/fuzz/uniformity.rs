@@ -6,6 +6,12 @@
 //! read-only storage buffers, constants) and non-uniform ones (invocation ids, read-write
 //! storage, workgroup and private variables). The same seed gives the same text.
 //!
+//! They also exercise the spec's 2025–2026 rules: pointers into `workgroup`, `private` and
+//! read-only `storage` passed through helpers (to `workgroupUniformLoad`, to reads, and on to
+//! other helpers), partial references (`&va[1]`, `&vs.b`, `&vo[0]` of a one-element array,
+//! `&(*p)[1]`, let-bound ones) passed to helpers that store through them, and loops whose bodies
+//! always `break` or `return`, with and without a `continuing { break if .. }`.
+//!
 //! The programs are compiled, never run: loops are bounded by `min(.., 4u)` anyway, so any of
 //! them would end.
 
@@ -19,6 +25,9 @@ const PRELUDE: &str = "\
 var<workgroup> wg: array<u32, 64>;
 var<workgroup> wgu: u32;
 var<private> pv: u32;
+var<workgroup> wp: array<u32, 64>;
+var<private> pp: array<u32, 4>;
+struct S { a: u32, b: u32 }
 ";
 
 const SEVERITIES: [&str; 4] = ["off", "info", "warning", "error"];
@@ -72,8 +81,37 @@ const SHUFFLES: [&str; 3] = [
     "subgroupShuffleUp($a, $b)",
 ];
 
-/// One function's parameters: (name, is a pointer).
-type Params = Vec<(String, bool)>;
+/// What a helper's parameter is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Param {
+    Value,
+    /// `ptr<function, u32>`: gets `&vN`, or a partial reference (`&va[1]`, `&vs.b`, `&vo[0]`).
+    Function,
+    /// `ptr<function, array<u32, 2>>`: gets `&va`; its elements are partial references.
+    FunctionArray,
+    /// `ptr<workgroup, u32>`: gets `&wp[i]`; read, or passed to `workgroupUniformLoad`.
+    Workgroup,
+    /// `ptr<private, u32>`: gets `&pp[i]`; read.
+    Private,
+    /// `ptr<storage, u32, read>`: gets `&ro[i]`; read (as uniform as the memory view).
+    ReadOnly,
+}
+
+impl Param {
+    fn ty(self) -> &'static str {
+        match self {
+            Param::Value => "u32",
+            Param::Function => "ptr<function, u32>",
+            Param::FunctionArray => "ptr<function, array<u32, 2>>",
+            Param::Workgroup => "ptr<workgroup, u32>",
+            Param::Private => "ptr<private, u32>",
+            Param::ReadOnly => "ptr<storage, u32, read>",
+        }
+    }
+}
+
+/// One function's parameters: (name, kind).
+type Params = Vec<(String, Param)>;
 
 struct Generator {
     rng: fastrand::Rng,
@@ -103,6 +141,8 @@ struct Place {
     function: Option<usize>,
     /// How many of the locals `v0`..`v2` are declared here.
     locals: u32,
+    /// Whether `va: array<u32, 2>`, `vs: S` and `vo: array<u32, 1>` are declared here.
+    aggregates: bool,
 }
 
 /// The program of `seed`.
@@ -152,7 +192,17 @@ impl Generator {
             .map(|_| {
                 let n = self.rng.usize(0..=2);
                 (0..n)
-                    .map(|i| (format!("a{i}"), self.chance(0.4)))
+                    .map(|i| {
+                        let kind = match self.rng.u32(0..20) {
+                            0..=9 => Param::Value,
+                            10..=13 => Param::Function,
+                            14 => Param::FunctionArray,
+                            15..=17 => Param::Workgroup,
+                            18 => Param::Private,
+                            _ => Param::ReadOnly,
+                        };
+                        (format!("a{i}"), kind)
+                    })
                     .collect()
             })
             .collect();
@@ -170,14 +220,7 @@ impl Generator {
     fn function(&mut self, f: usize) {
         let params: Vec<String> = self.functions[f]
             .iter()
-            .map(|(name, pointer)| {
-                let ty = if *pointer {
-                    "ptr<function, u32>"
-                } else {
-                    "u32"
-                };
-                format!("{name}: {ty}")
-            })
+            .map(|(name, kind)| format!("{name}: {}", kind.ty()))
             .collect();
         let attribute = if self.chance(0.2) {
             self.attribute()
@@ -189,13 +232,21 @@ impl Generator {
             "\n{attribute}fn f{f}({}) -> u32 {{\n    var v0 = 0u;\n    var v1 = 1u;\n    var v2 = 2u;",
             params.join(", ")
         );
-        let place = Place {
+        let mut place = Place {
             depth: 1,
             in_loop: false,
             in_switch: false,
             function: Some(f),
             locals: 3,
+            aggregates: false,
         };
+        if self.chance(0.3) {
+            self.out.push_str(
+                "    var va = array<u32, 2>(un.x, 0u);\n    var vs = S(un.y, pv);\n    \
+                 var vo = array<u32, 1>(ro[2]);\n",
+            );
+            place.aggregates = true;
+        }
         self.block(place, 3);
         let result = self.expr(place, 2);
         let _ = writeln!(self.out, "    return {result};\n}}");
@@ -213,11 +264,21 @@ impl Generator {
             in_switch: false,
             function: None,
             locals: 0,
+            aggregates: false,
         };
         for v in 0..3 {
             let init = self.expr(place, 1);
             let _ = writeln!(self.out, "    var v{v} = {init};");
             place.locals = v + 1;
+        }
+        if self.chance(0.4) {
+            let [a, b, c, d, e] = [0; 5].map(|_| self.expr(place, 1));
+            let _ = writeln!(
+                self.out,
+                "    var va = array<u32, 2>({a}, {b});\n    var vs = S({c}, {d});\n    \
+                 var vo = array<u32, 1>({e});"
+            );
+            place.aggregates = true;
         }
         self.block(place, 6);
         self.out.push_str("    rw[lid] = v0 + v1 + v2;\n}\n");
@@ -279,13 +340,18 @@ impl Generator {
         if let Some(f) = place.function {
             let params = self.functions[f].clone();
             if !params.is_empty() && roll < 80 {
-                let (name, pointer) = &params[self.rng.usize(..params.len())];
-                return if *pointer {
-                    format!("*{name}")
-                } else {
-                    name.clone()
+                let (name, kind) = &params[self.rng.usize(..params.len())];
+                return match kind {
+                    Param::Value => name.clone(),
+                    Param::FunctionArray => format!("(*{name})[{}]", self.rng.u32(0..2)),
+                    _ => format!("*{name}"),
                 };
             }
+        }
+        if place.aggregates && roll >= 88 {
+            return self
+                .pick(&["va[0]", "va[1]", "vs.a", "vs.b", "vo[0]"])
+                .to_owned();
         }
         match self.variables(place) {
             0 => self.pick(&UNIFORM_LEAVES).to_owned(),
@@ -351,7 +417,8 @@ impl Generator {
             }
             18..=22 => {
                 let v = self.rng.u32(0..self.variables(place));
-                let _ = writeln!(self.out, "v{v} = workgroupUniformLoad(&wgu);");
+                let pointer = self.uniform_load_pointer(place);
+                let _ = writeln!(self.out, "v{v} = workgroupUniformLoad({pointer});");
             }
             23..=27 => self.call(place),
             28..=31 => self.jump(place),
@@ -405,20 +472,27 @@ impl Generator {
                     "for (var i{i} = 0u; i{i} < min({bound}, 4u); i{i}++) {{"
                 );
                 self.block(self.in_loop(inner), 3);
+                self.maybe_exit(inner, 0.25);
                 self.close(place.depth);
             }
             78..=84 => {
                 let c = self.condition(place);
                 let _ = writeln!(self.out, "while {c} {{");
                 self.block(self.in_loop(inner), 3);
+                self.maybe_exit(inner, 0.25);
                 self.close(place.depth);
             }
             85..=91 => {
                 self.out.push_str("loop {\n");
                 self.block(self.in_loop(inner), 3);
-                self.indent(inner.depth);
-                let c = self.condition(place);
-                let _ = writeln!(self.out, "continuing {{ break if {c}; }}");
+                // A body that always exits may leave out the `continuing` (its `break if`
+                // would never run); one that does not needs it to end.
+                let exits = self.maybe_exit(inner, 0.35);
+                if !exits || self.chance(0.5) {
+                    self.indent(inner.depth);
+                    let c = self.condition(place);
+                    let _ = writeln!(self.out, "continuing {{ break if {c}; }}");
+                }
                 self.close(place.depth);
             }
             _ => {
@@ -430,20 +504,75 @@ impl Generator {
         }
     }
 
-    /// A local variable, or in a function sometimes what a pointer parameter points to.
+    /// A local variable or part of one, or in a function sometimes what a function-space
+    /// pointer parameter points to (or part of it).
     fn assignable(&mut self, place: Place) -> String {
         if let Some(f) = place.function {
             let pointers: Vec<String> = self.functions[f]
                 .iter()
-                .filter(|(_, pointer)| *pointer)
-                .map(|(name, _)| format!("*{name}"))
+                .filter_map(|(name, kind)| match kind {
+                    Param::Function => Some(format!("*{name}")),
+                    Param::FunctionArray => Some(format!("(*{name})[{}]", self.rng.u32(0..2))),
+                    _ => None,
+                })
                 .collect();
             if !pointers.is_empty() && self.chance(0.4) {
                 return pointers[self.rng.usize(..pointers.len())].clone();
             }
         }
+        if place.aggregates && self.chance(0.3) {
+            return self
+                .pick(&["va[0]", "va[1]", "vs.a", "vs.b", "vo[0]"])
+                .to_owned();
+        }
         let n = self.variables(place);
         format!("v{}", self.rng.u32(0..n))
+    }
+
+    /// The pointer a `workgroupUniformLoad` reads: `&wgu`, `&wp[i]`, or in a function sometimes
+    /// a `ptr<workgroup, u32>` parameter.
+    fn uniform_load_pointer(&mut self, place: Place) -> String {
+        if let Some(f) = place.function {
+            let params: Vec<String> = self.functions[f]
+                .iter()
+                .filter(|(_, kind)| *kind == Param::Workgroup)
+                .map(|(name, _)| name.clone())
+                .collect();
+            if !params.is_empty() && self.chance(0.7) {
+                return params[self.rng.usize(..params.len())].clone();
+            }
+        }
+        if self.chance(0.5) {
+            "&wgu".to_owned()
+        } else {
+            let i = self.expr(place, 1);
+            format!("&wp[{i} % 64u]")
+        }
+    }
+
+    /// Sometimes ends a loop body with a jump, so that the body always exits: `break;`,
+    /// `return`, or a conditional `break` and `return` (the spec's December 2025 loop rules).
+    /// Returns whether it did.
+    fn maybe_exit(&mut self, place: Place, p: f64) -> bool {
+        if !self.chance(p) {
+            return false;
+        }
+        self.indent(place.depth);
+        let ret = match place.function {
+            Some(_) => format!("return {};", self.expr(place, 1)),
+            None => "return;".to_owned(),
+        };
+        match self.rng.u32(0..4) {
+            0 | 1 => self.out.push_str("break;\n"),
+            2 => {
+                let _ = writeln!(self.out, "{ret}");
+            }
+            _ => {
+                let c = self.condition(place);
+                let _ = writeln!(self.out, "if {c} {{ break; }} else {{ {ret} }}");
+            }
+        }
+        true
     }
 
     fn in_loop(&self, place: Place) -> Place {
@@ -480,31 +609,125 @@ impl Generator {
         let _ = writeln!(self.out, "if {c} {{ {jump} }}");
     }
 
-    /// `vN = fK(args)`: a call to a higher-numbered function, or an assignment when none.
+    /// `vN = fK(args)` (or `fK(args);`): a call to a higher-numbered function, or an assignment
+    /// when there is none, or when a pointer argument has no variable left to point to.
     fn call(&mut self, place: Place) {
         let first = place.function.map_or(0, |f| f + 1);
         let v = self.rng.u32(0..self.variables(place));
-        if first >= self.functions.len() {
+        let f = self.rng.usize(first..self.functions.len().max(first + 1));
+        let args = if f < self.functions.len() {
+            self.arguments(place, f)
+        } else {
+            None
+        };
+        let Some((lets, args)) = args else {
             let e = self.expr(place, 2);
             let _ = writeln!(self.out, "v{v} = {e};");
             return;
+        };
+        for l in lets {
+            let _ = writeln!(self.out, "{l}");
+            self.indent(place.depth);
         }
-        let f = self.rng.usize(first..self.functions.len());
+        let call = format!("f{f}({})", args.join(", "));
+        if self.chance(0.2) {
+            let _ = writeln!(self.out, "{call};");
+        } else {
+            let _ = writeln!(self.out, "v{v} = {call};");
+        }
+    }
+
+    /// The arguments of a call to `f`, and the `let`s of pointers to write before it.
+    fn arguments(&mut self, place: Place, f: usize) -> Option<(Vec<String>, Vec<String>)> {
         let params = self.functions[f].clone();
-        // Pointer arguments point to distinct variables: WGSL forbids aliasing ones.
-        let mut free: Vec<u32> = (0..self.variables(place)).collect();
-        let args: Vec<String> = params
-            .iter()
-            .map(|(_, pointer)| {
-                if *pointer {
-                    let v = free.remove(self.rng.usize(..free.len()));
-                    format!("&v{v}")
-                } else {
-                    self.expr(place, 2)
-                }
-            })
+        let own: Params = place
+            .function
+            .map_or_else(Vec::new, |g| self.functions[g].clone());
+        // Function-space pointer arguments have distinct roots: WGSL forbids aliasing ones.
+        let mut roots: Vec<String> = (0..self.variables(place))
+            .map(|v| format!("v{v}"))
             .collect();
-        let _ = writeln!(self.out, "v{v} = f{f}({});", args.join(", "));
+        if place.aggregates {
+            roots.extend(["va", "vs", "vo"].map(str::to_owned));
+        }
+        roots.extend(
+            own.iter()
+                .filter(|(_, k)| matches!(k, Param::Function | Param::FunctionArray))
+                .map(|(n, _)| n.clone()),
+        );
+        let mut lets = Vec::new();
+        let mut args = Vec::new();
+        for &(_, kind) in &params {
+            let same: Vec<String> = own
+                .iter()
+                .filter(|(_, k)| *k == kind)
+                .map(|(n, _)| n.clone())
+                .collect();
+            let passed_on = (!same.is_empty() && self.chance(0.5))
+                .then(|| same[self.rng.usize(..same.len())].clone());
+            let arg = match kind {
+                Param::Value => self.expr(place, 2),
+                Param::Workgroup => passed_on.unwrap_or_else(|| {
+                    let i = self.expr(place, 1);
+                    format!("&wp[{i} % 64u]")
+                }),
+                Param::Private => passed_on.unwrap_or_else(|| {
+                    let i = self.expr(place, 1);
+                    format!("&pp[{i} % 4u]")
+                }),
+                Param::ReadOnly => passed_on.unwrap_or_else(|| {
+                    let i = self.expr(place, 1);
+                    format!("&ro[{i} % 64u]")
+                }),
+                Param::FunctionArray => {
+                    let options: Vec<(String, String)> = roots
+                        .iter()
+                        .filter_map(|r| match r.as_str() {
+                            "va" => Some(("va".to_owned(), "&va".to_owned())),
+                            n if same.iter().any(|s| s == n) => Some((n.to_owned(), n.to_owned())),
+                            _ => None,
+                        })
+                        .collect();
+                    let (root, arg) = options.get(self.rng.usize(..options.len().max(1)))?.clone();
+                    roots.retain(|r| *r != root);
+                    arg
+                }
+                Param::Function => {
+                    if roots.is_empty() {
+                        return None;
+                    }
+                    let root = roots.remove(self.rng.usize(..roots.len()));
+                    let arg = match root.as_str() {
+                        "va" => match self.rng.u32(0..3) {
+                            0 => "&va[0]".to_owned(),
+                            1 => "&va[1]".to_owned(),
+                            _ => format!("&va[{} % 2u]", self.expr(place, 1)),
+                        },
+                        "vs" => self.pick(&["&vs.a", "&vs.b"]).to_owned(),
+                        "vo" => "&vo[0]".to_owned(),
+                        r if r.starts_with('v') => format!("&{r}"),
+                        // A parameter of the function making the call.
+                        r => match own.iter().find(|(n, _)| n == r).map(|(_, k)| *k) {
+                            Some(Param::FunctionArray) => {
+                                format!("&(*{r})[{}]", self.rng.u32(0..2))
+                            }
+                            _ => r.to_owned(),
+                        },
+                    };
+                    if arg.starts_with('&') && self.chance(0.25) {
+                        // A let-bound pointer: the spec substitutes its initializer.
+                        let name = format!("lp{}", self.counters);
+                        self.counters += 1;
+                        lets.push(format!("let {name} = {arg};"));
+                        name
+                    } else {
+                        arg
+                    }
+                }
+            };
+            args.push(arg);
+        }
+        Some((lets, args))
     }
 }
 
