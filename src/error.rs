@@ -113,12 +113,13 @@ pub enum Error {
     },
 
     /// A result file could not be written.
-    #[error("cannot write {path}: {source}")]
+    #[error("cannot write {path}: {reason}")]
     Write {
-        /// The file.
+        /// The file the user named.
         path: PathBuf,
-        /// The I/O error.
-        source: Arc<std::io::Error>,
+        /// The I/O error, or what is wrong with the path and what to do. Not a `source`: the
+        /// message already shows it, and an error chain (`{:#}`) would print it twice.
+        reason: Arc<std::io::Error>,
     },
 
     /// The run was cancelled; what had not finished is recorded as cancelled.

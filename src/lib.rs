@@ -18,5 +18,6 @@ pub mod shaders;
 pub mod source_map;
 pub mod stats;
 pub mod uniformity;
+pub mod user_file;
 
 pub use error::{Error, Result};

@@ -144,10 +144,17 @@ fn run(cli: Cli) -> Result<u8, Failure> {
             Ok(0)
         }
         Some(Command::Profile(args)) => run_profile(&selector, &args),
-        Some(Command::Uniformity(args)) => Ok(divlab::uniformity::lint::run(
-            &args,
-            divlab::report::write_atomic,
-        )?),
+        Some(Command::Uniformity(args)) => {
+            for (option, path) in [("--json", &args.json), ("--sarif", &args.sarif)] {
+                if let Some(path) = path.as_deref().filter(|p| p.as_os_str() != "-") {
+                    divlab::report::check_writable(path).context(option)?;
+                }
+            }
+            Ok(divlab::uniformity::lint::run(
+                &args,
+                divlab::report::write_atomic,
+            )?)
+        }
         Some(Command::Fuzz {
             seeds,
             start,
@@ -331,6 +338,13 @@ fn check_outputs(outputs: &[(&str, &Option<Output>)], inputs: &[PathBuf]) -> Res
                 path.display()
             )
             .into());
+        }
+    }
+    // Before the run: a write that would fail (no such folder, a read-only file) fails now,
+    // not after minutes of work.
+    for (option, output) in outputs {
+        if let Some(Output::File(path)) = output {
+            divlab::report::check_writable(path).with_context(|| option.to_string())?;
         }
     }
     Ok(())

@@ -119,7 +119,7 @@ impl Document {
         };
         std::fs::create_dir_all(folder).map_err(|e| crate::Error::Write {
             path: folder.to_owned(),
-            source: std::sync::Arc::new(e),
+            reason: std::sync::Arc::new(e),
         })?;
         write_json(&path, &self.doc)?;
         self.autosaved = Some(path.clone());

@@ -411,9 +411,9 @@ fn write_reproducer(
     }
     let program = wgsl::emit(&small);
     let here = dir.join(seed.to_string()).join(style.name());
-    std::fs::create_dir_all(&here).map_err(|source| Error::Write {
+    std::fs::create_dir_all(&here).map_err(|reason| Error::Write {
         path: here.clone(),
-        source: source.into(),
+        reason: reason.into(),
     })?;
     let header = format!(
         "seed {seed}, style {}, size {:?}: the first mismatching invocations (`#` active lane, \

@@ -1,34 +1,12 @@
-//! Reading and writing result documents: atomic writes, strict reads with clear errors.
+//! Reading and writing result documents: strict reads with clear errors, and writes through
+//! [`write_atomic`].
 
-use std::io::Write as _;
 use std::path::Path;
 
 use crate::report::{
-    ExperimentStatus, READABLE_SCHEMA_VERSIONS, ResultDocument, SCHEMA_VERSION, load,
+    ExperimentStatus, READABLE_SCHEMA_VERSIONS, ResultDocument, SCHEMA_VERSION, load, write_atomic,
 };
 use crate::{Error, Result};
-
-/// Writes `bytes` to `path` atomically: a temporary file beside it, then a rename, so a reader
-/// never sees half a file and a failed run leaves any previous file intact.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    let write_err = |source| Error::Write {
-        path: path.to_owned(),
-        source: std::sync::Arc::new(source),
-    };
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    let mut builder = tempfile::Builder::new();
-    // A temporary file is owner-only; a result file is meant to be shared (CI artifacts).
-    #[cfg(unix)]
-    builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o644));
-    let mut tmp = builder.tempfile_in(dir).map_err(write_err)?;
-    tmp.write_all(bytes).map_err(write_err)?;
-    tmp.as_file().sync_all().map_err(write_err)?;
-    tmp.persist(path).map_err(|e| write_err(e.error))?;
-    Ok(())
-}
 
 /// Writes the document as pretty JSON, atomically.
 pub fn write_json(path: &Path, doc: &ResultDocument) -> Result<()> {
@@ -84,7 +62,14 @@ fn schema_error(e: serde_path_to_error::Error<serde_json::Error>) -> String {
 /// truncated file or another version gets its own message before any type error.
 fn check_version(text: &str) -> Result<(), String> {
     let version = match serde_json::from_str::<VersionProbe>(text) {
-        Ok(probe) => probe.0.as_ref().and_then(serde_json::Value::as_u64),
+        Ok(probe) if probe.profile => {
+            return Err(
+                "this is a profile (what `divlab profile --json` writes), not a bench \
+                 result document: use `divlab profile --import FILE` to read it"
+                    .to_owned(),
+            );
+        }
+        Ok(probe) => probe.version.as_ref().and_then(serde_json::Value::as_u64),
         Err(e) if e.is_eof() => {
             return Err(format!(
                 "the file ends early ({e}); it is truncated, so rerun `divlab --bench --json`"
@@ -105,9 +90,13 @@ fn check_version(text: &str) -> Result<(), String> {
     }
 }
 
-/// A document's `schema_version`, read while every other field is skipped unstored. Only an
-/// object has one: a derived struct would also accept an array, and read its first element.
-struct VersionProbe(Option<serde_json::Value>);
+/// A document's `schema_version`, read while every other field is skipped unstored, and
+/// whether it has a profile's `kernel` and `lines`. Only an object has them: a derived struct
+/// would also accept an array, and read its first element.
+struct VersionProbe {
+    version: Option<serde_json::Value>,
+    profile: bool,
+}
 
 impl<'de> serde::Deserialize<'de> for VersionProbe {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -122,14 +111,20 @@ impl<'de> serde::Deserialize<'de> for VersionProbe {
                 mut map: A,
             ) -> Result<Self::Value, A::Error> {
                 let mut version = None;
+                let (mut kernel, mut lines) = (false, false);
                 while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                    kernel |= key == "kernel";
+                    lines |= key == "lines";
                     if key == "schema_version" {
                         version = Some(map.next_value()?);
                     } else {
                         map.next_value::<serde::de::IgnoredAny>()?;
                     }
                 }
-                Ok(VersionProbe(version))
+                Ok(VersionProbe {
+                    version,
+                    profile: kernel && lines,
+                })
             }
         }
         d.deserialize_map(Visitor)

@@ -8,11 +8,11 @@
 //! (finite numbers, lane arrays that agree).
 
 use std::fmt::Write as _;
-use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
 use crate::Error;
 use crate::report::{ResultDocument, read_json};
+use crate::user_file::{self, ReadError};
 
 /// Largest result file divlab reads. Real ones are well under 1 MiB (the H200's is 160 KiB).
 pub const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
@@ -24,13 +24,9 @@ pub const MAX_ARRAY_LEN: usize = 1_000_000;
 /// Most lanes in one lane record: WGSL's largest subgroup size.
 pub const MAX_LANES: usize = 128;
 
-/// Reads `path` as UTF-8 text, refusing files over [`MAX_FILE_BYTES`] before reading them.
+/// Reads `path` as UTF-8 text, refusing files over [`MAX_FILE_BYTES`] and anything but a
+/// regular file (a FIFO would block, a device never end) before reading them.
 pub(crate) fn read_text(path: &Path) -> Result<String, String> {
-    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
-    let meta = file.metadata().map_err(|e| e.to_string())?;
-    if meta.is_dir() {
-        return Err("it is a directory, not a result file".to_owned());
-    }
     let too_big = |size: &str| {
         format!(
             "the file is {size}; divlab reads result files up to {} MiB (real ones are under \
@@ -38,17 +34,12 @@ pub(crate) fn read_text(path: &Path) -> Result<String, String> {
             MAX_FILE_BYTES >> 20
         )
     };
-    if meta.len() > MAX_FILE_BYTES {
-        return Err(too_big(&format!("{} bytes", meta.len())));
-    }
-    // The size can lie (a pipe, a special file, a file still growing): never read past the cap.
-    let mut bytes = Vec::new();
-    file.take(MAX_FILE_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| e.to_string())?;
-    if bytes.len() as u64 > MAX_FILE_BYTES {
-        return Err(too_big("larger than that"));
-    }
+    let bytes = user_file::read_at_most(path, MAX_FILE_BYTES).map_err(|e| match e {
+        ReadError::NotRegular("a directory") => "it is a directory, not a result file".to_owned(),
+        ReadError::TooLarge(Some(len)) => too_big(&format!("{len} bytes")),
+        ReadError::TooLarge(None) => too_big("larger than that"),
+        other => other.to_string(),
+    })?;
     if bytes.starts_with(&[0xFF, 0xFE]) || bytes.starts_with(&[0xFE, 0xFF]) {
         return Err("the file is UTF-16 text; save it as UTF-8 (divlab writes UTF-8)".to_owned());
     }

@@ -1,6 +1,7 @@
 //! The result document and its consumers: JSON/CSV files, the bench summary table, the
 //! cross-device comparison and the HTML report.
 
+mod atomic;
 pub mod build;
 mod catalog;
 mod charts;
@@ -14,12 +15,11 @@ mod schema;
 mod table;
 pub mod units;
 
+pub use atomic::{STALE_AFTER, TEMP_PREFIX, check_writable, write_atomic};
 pub use catalog::{Catalog, ExperimentInfo, Figure, Fit};
 pub use compare::{Cell, Comparison, ExperimentTable, Mark, Observation, Row, RowKind, VerdictRow};
 pub use html::html_report;
-pub use io::{
-    CSV_HEADER, csv_bytes, json_bytes, parse_json, read_json, write_atomic, write_csv, write_json,
-};
+pub use io::{CSV_HEADER, csv_bytes, json_bytes, parse_json, read_json, write_csv, write_json};
 pub use load::{
     MAX_ARRAY_LEN, MAX_DEPTH, MAX_FILE_BYTES, MAX_LANES, ReadErrors, file_labels, read_documents,
 };

@@ -117,7 +117,13 @@ pub fn divlab(dir: &Path) -> Command {
 }
 
 /// Runs `cmd` to completion (or kills it after [`CLI_TIMEOUT`]) and captures its output.
-pub fn run(mut cmd: Command) -> Run {
+pub fn run(cmd: Command) -> Run {
+    run_within(cmd, CLI_TIMEOUT)
+}
+
+/// Runs `cmd` to completion and captures its output; fails the test, having killed it, when it
+/// runs longer than `bound` (a hostile input's test: a hang fails fast).
+pub fn run_within(mut cmd: Command, bound: Duration) -> Run {
     let what = format!("{cmd:?}");
     let mut child = cmd
         .stdin(Stdio::null())
@@ -140,11 +146,11 @@ pub fn run(mut cmd: Command) -> Run {
         if let Some(status) = child.try_wait().expect("waiting for divlab") {
             break status;
         }
-        if start.elapsed() > CLI_TIMEOUT {
+        if start.elapsed() > bound {
             let _ = child.kill();
             let _ = child.wait();
             panic!(
-                "{what} did not finish within {CLI_TIMEOUT:?}; killed it. stderr so far:\n{}",
+                "{what} did not finish within {bound:?}; killed it. stderr so far:\n{}",
                 stderr.join().unwrap_or_default()
             );
         }

@@ -5,9 +5,11 @@ use std::ops::ControlFlow;
 
 use naga::{Scalar, ScalarKind};
 
+use super::files::elements_for;
 use super::{Fill, Resolved};
 use crate::profile::error::{Error, Result};
-use crate::profile::kernel::{Access, Binding, BufferSize, Shape, scalar_name};
+use crate::profile::kernel::{Access, Binding, Shape, scalar_name};
+use crate::user_file::{ReadError, read_at_most};
 
 /// The bytes `binding` holds before the kernel runs, as `resolved` says, with a runtime-sized
 /// array of `invocations` elements unless `--len` gave another length. A uniform buffer left
@@ -139,30 +141,31 @@ pub fn contents(binding: &Binding, bytes: u64, fill: &Fill) -> Result<Vec<u8>> {
             }
         }
         Fill::File(path) => {
-            let data = std::fs::read(path).map_err(|e| {
+            // At most the buffer's bytes and one more: never a whole 1 GB file (or the endless
+            // /dev/zero, which is refused as no regular file) for a buffer of 256 bytes.
+            let data = read_at_most(path, bytes).map_err(|e| {
+                let Some(len) = (match e {
+                    ReadError::TooLarge(len) => Some(len),
+                    _ => None,
+                }) else {
+                    return Error::BadFill(format!(
+                        "cannot read file:{} for {}: {e}",
+                        path.display(),
+                        binding.label()
+                    ));
+                };
+                // `check_limits` has refused a file no --len can fit, so this one can.
+                let hint = match len.and_then(|len| elements_for(binding.size, len)) {
+                    Some(n) => format!("; pass --len {}={n} to fit it", binding.name),
+                    None => String::new(),
+                };
+                let has = len.map_or_else(|| "more".to_owned(), |len| len.to_string());
                 Error::BadFill(format!(
-                    "cannot read file:{} for {}: {e}",
+                    "file:{} has {has} bytes but {} takes {bytes} bytes{hint}",
                     path.display(),
                     binding.label()
                 ))
             })?;
-            if data.len() > size {
-                let hint = match binding.size {
-                    BufferSize::RuntimeArray { base, stride, .. } => {
-                        let n = (data.len() as u64)
-                            .saturating_sub(base)
-                            .div_ceil(stride.max(1));
-                        format!("; pass --len {}={n} to fit it", binding.name)
-                    }
-                    BufferSize::Fixed(_) => String::new(),
-                };
-                return Err(Error::BadFill(format!(
-                    "file:{} has {} bytes but {} takes {bytes} bytes{hint}",
-                    path.display(),
-                    data.len(),
-                    binding.label()
-                )));
-            }
             buf[..data.len()].copy_from_slice(&data);
         }
         Fill::Gradient | Fill::Checker(_) => {

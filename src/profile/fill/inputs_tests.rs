@@ -138,3 +138,70 @@ fn limits_name_the_tighter_limit_and_the_longest_array_that_fits() {
         "{e}"
     );
 }
+
+/// A `file:` fill: a file larger than the buffer is refused from its size without reading it
+/// whole, with a --len that then fits the binding limit; a file no --len can fit names the
+/// limit instead (it once advised a --len the limit refused); a short file gets a note.
+#[test]
+fn file_fills_are_sized_before_they_are_read() {
+    let k = kernel(PARAMS);
+    let dir = tempfile::tempdir().unwrap();
+    let file = |name: &str, len: u64| {
+        let path = dir.path().join(name);
+        std::fs::File::create(&path).unwrap().set_len(len).unwrap();
+        format!("data=file:{}", path.display())
+    };
+    let limits = wgpu::Limits {
+        max_storage_buffer_binding_size: 1 << 20,
+        max_uniform_buffer_binding_size: 1 << 16,
+        max_buffer_size: 1 << 30,
+        ..wgpu::Limits::default()
+    };
+    let spec = |s: &str| vec![s.parse::<BufferSpec>().unwrap()];
+    // 1000 bytes for 4 invocations' 16 bytes: refused with a --len that fits.
+    let specs = spec(&file("mid.bin", 1000));
+    let resolved = resolve(&k, &specs, &[]).unwrap();
+    check_limits(&k, &resolved, 4, &limits).unwrap();
+    let data = &k.bindings[2];
+    let e = initial(data, &resolved[2], 4).unwrap_err().to_string();
+    assert!(
+        e.contains("has 1000 bytes but `data`") && e.contains("pass --len data=250 to fit it"),
+        "{e}"
+    );
+    // 2 MiB: more than the limit, so no --len can fit it, and none is advised.
+    let specs = spec(&file("big.bin", 2 << 20));
+    let resolved = resolve(&k, &specs, &[]).unwrap();
+    let e = check_limits(&k, &resolved, 4, &limits)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("has 2097152 bytes, more than `data`")
+            && e.contains("max_storage_buffer_binding_size is 1048576 bytes: 262144 elements")
+            && e.contains("give a file of at most 1048576 bytes")
+            && !e.contains("--len"),
+        "{e}"
+    );
+    // 10 bytes in a buffer of 16: the note says the rest is zeros.
+    let specs = spec(&file("short.bin", 10));
+    let notes = file_notes(&k, &specs, &[], [1, 1, 1]);
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert!(
+        notes[0].contains("`data` (@group(0) @binding(2)) takes 16 bytes")
+            && notes[0].contains("holds 10: the last 6 bytes are zeros")
+            && notes[0].contains("pass --len data=3"),
+        "{}",
+        notes[0]
+    );
+    // /dev/zero never ends: it is refused unread, as no regular file.
+    #[cfg(unix)]
+    {
+        let specs = spec("data=file:/dev/zero");
+        let resolved = resolve(&k, &specs, &[]).unwrap();
+        check_limits(&k, &resolved, 4, &limits).unwrap();
+        let e = initial(data, &resolved[2], 4).unwrap_err().to_string();
+        assert!(
+            e.contains("it is a character device, not a regular file"),
+            "{e}"
+        );
+    }
+}

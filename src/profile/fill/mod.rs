@@ -3,6 +3,7 @@
 //! in `resolve.rs`, and the bytes of each buffer in `encode.rs`. Pure; no device.
 
 mod encode;
+mod files;
 mod grammar;
 mod resolve;
 #[cfg(test)]
@@ -11,6 +12,7 @@ mod texels;
 mod texture;
 
 pub use encode::{PREVIEW_VALUES, contents, count_scalars, first_values, initial};
+pub use files::file_notes;
 pub use grammar::{
     BindingRef, BufferSpec, DEFAULT_CHECKER_CELL, DEFAULT_SEED, Fill, parse_dispatch, parse_len,
     parse_override,

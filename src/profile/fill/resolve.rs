@@ -83,7 +83,8 @@ pub fn resolve(
 
 /// Checks every buffer of `resolved` against the adapter's `limits` before anything is made or
 /// filled: a storage or uniform binding against its binding-size limit and `max_buffer_size`,
-/// whichever is smaller. The error names the limit, the size asked and what to pass instead.
+/// whichever is smaller, and a `file:` fill's file against the same limit. The error names the
+/// limit, the size asked and what to pass instead.
 pub fn check_limits(
     interface: &KernelInterface,
     resolved: &[Resolved],
@@ -109,6 +110,7 @@ pub fn check_limits(
         } else {
             binding_limit
         };
+        super::files::check_file_limit(b, &r.fill, limit, max)?;
         let len = r.len.unwrap_or(invocations);
         let asked = b.size.bytes(len);
         if asked <= max {

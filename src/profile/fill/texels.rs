@@ -130,6 +130,8 @@ pub struct Picture {
 impl Picture {
     /// Decodes the image at `path` (any format the `image` crate reads from its content).
     pub fn open(path: &std::path::Path) -> std::result::Result<Self, String> {
+        // A FIFO would block the open, a device never end.
+        crate::user_file::check_regular(path).map_err(|e| e.to_string())?;
         let reader = image::ImageReader::open(path)
             .map_err(|e| e.to_string())?
             .with_guessed_format()

@@ -2,7 +2,6 @@
 //! to be one (unreadable, truncated, not JSON, another kind of document, another schema, a
 //! damaged field) gets its own message that says what is wrong and what to do.
 
-use std::io::Read as _;
 use std::path::Path;
 
 use serde_json::Value;
@@ -104,23 +103,19 @@ pub fn is_profile(value: &Value) -> bool {
     value.get("kernel").is_some() && value.get("lines").is_some()
 }
 
-/// The file as UTF-8 text, refusing files over [`MAX_PROFILE_BYTES`] before reading them.
+/// The file as UTF-8 text, refusing files over [`MAX_PROFILE_BYTES`] and anything but a regular
+/// file (a FIFO would block, a device never end) before reading them.
 fn read_text(path: &Path) -> Result<String, String> {
-    let file = std::fs::File::open(path).map_err(|e| format!("cannot read it: {e}"))?;
-    if file.metadata().is_ok_and(|m| m.is_dir()) {
-        return Err("a directory, not a profile document".to_owned());
-    }
-    // The size can lie (a pipe, a file still growing): never read past the cap.
-    let mut bytes = Vec::new();
-    file.take(MAX_PROFILE_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| format!("cannot read it: {e}"))?;
-    if bytes.len() as u64 > MAX_PROFILE_BYTES {
-        return Err(format!(
+    use crate::user_file::{ReadError, read_at_most};
+    let bytes = read_at_most(path, MAX_PROFILE_BYTES).map_err(|e| match e {
+        ReadError::NotRegular("a directory") => "a directory, not a profile document".to_owned(),
+        ReadError::TooLarge(_) => format!(
             "larger than {} MiB, so not a profile document divlab wrote",
             MAX_PROFILE_BYTES >> 20
-        ));
-    }
+        ),
+        ReadError::NotRegular(_) => e.to_string(),
+        ReadError::Io(e) => format!("cannot read it: {e}"),
+    })?;
     String::from_utf8(bytes).map_err(|e| {
         format!(
             "not UTF-8 text (an invalid byte at offset {}); a profile document is UTF-8 JSON",

@@ -1,5 +1,7 @@
-//! What to lint: files, directories (every `*.wgsl` below them, sorted) and `-` (stdin).
+//! What to lint: files, directories (every `*.wgsl` below them, sorted, each once) and `-`
+//! (stdin). Only regular files are read: a FIFO would block, a device never end.
 
+use std::collections::HashSet;
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
@@ -26,7 +28,7 @@ pub fn gather(paths: &[PathBuf]) -> Vec<Input> {
             });
         } else if path.is_dir() {
             let mut files = Vec::new();
-            if let Err(e) = wgsl_files(path, &mut files) {
+            if let Err(e) = wgsl_files(path, &mut HashSet::new(), &mut files) {
                 inputs.push(unreadable(path, e.to_string()));
                 continue;
             }
@@ -45,10 +47,17 @@ pub fn gather(paths: &[PathBuf]) -> Vec<Input> {
     inputs
 }
 
+/// A named file, read if it is a regular one: a FIFO would block, a device never end.
 fn read(path: &Path) -> Input {
+    let text = crate::user_file::read_text(path, u64::MAX).map_err(|e| match e {
+        crate::user_file::ReadError::NotRegular(_) => {
+            format!("{e}; pass `-` to read standard input")
+        }
+        _ => e.to_string(),
+    });
     Input {
         name: path.display().to_string(),
-        text: std::fs::read_to_string(path).map_err(|e| e.to_string()),
+        text,
     }
 }
 
@@ -59,12 +68,28 @@ fn unreadable(path: &Path, why: String) -> Input {
     }
 }
 
-fn wgsl_files(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
-    for entry in std::fs::read_dir(dir)? {
-        let path = entry?.path();
+/// The `*.wgsl` files below `dir`, each once: symbolic links are followed, but a directory or
+/// file reached again (`ln -s . loop`, `ln -s .. up`, two links to one file) is skipped, so a
+/// cycle ends and no file is linted twice. `seen` holds the canonical paths visited.
+fn wgsl_files(
+    dir: &Path,
+    seen: &mut HashSet<PathBuf>,
+    out: &mut Vec<PathBuf>,
+) -> std::io::Result<()> {
+    if !seen.insert(std::fs::canonicalize(dir)?) {
+        return Ok(());
+    }
+    let mut entries = std::fs::read_dir(dir)?
+        .map(|entry| entry.map(|e| e.path()))
+        .collect::<std::io::Result<Vec<_>>>()?;
+    // In path order, so that of two names for one file the first in the listing is kept.
+    entries.sort();
+    for path in entries {
         if path.is_dir() {
-            wgsl_files(&path, out)?;
-        } else if path.extension().is_some_and(|e| e == "wgsl") {
+            wgsl_files(&path, seen, out)?;
+        } else if path.extension().is_some_and(|e| e == "wgsl")
+            && seen.insert(std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone()))
+        {
             out.push(path);
         }
     }
@@ -95,6 +120,52 @@ mod tests {
             })
             .collect();
         assert_eq!(rel, ["/a.wgsl", "/b.wgsl", "/sub/c.wgsl"]);
+    }
+
+    /// `ln -s . loop` and `ln -s .. sub/up` once made the walk endless (or lint each file 41
+    /// times, until the path grew too long): each file is listed once, by its first name.
+    #[cfg(unix)]
+    #[test]
+    fn symlink_cycles_list_each_file_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        std::fs::create_dir(d.join("sub")).unwrap();
+        for f in ["a.wgsl", "sub/b.wgsl"] {
+            std::fs::write(d.join(f), "fn f() {}\n").unwrap();
+        }
+        std::os::unix::fs::symlink(".", d.join("loop")).unwrap();
+        std::os::unix::fs::symlink("..", d.join("sub/up")).unwrap();
+        std::os::unix::fs::symlink("a.wgsl", d.join("z.wgsl")).unwrap();
+        let names: Vec<String> = gather(&[d.to_path_buf()])
+            .into_iter()
+            .map(|i| {
+                i.name
+                    .strip_prefix(&d.display().to_string())
+                    .unwrap()
+                    .to_owned()
+            })
+            .collect();
+        assert_eq!(names, ["/a.wgsl", "/sub/b.wgsl"]);
+    }
+
+    /// A FIFO blocked the read forever, and nothing was printed for the other files: it is an
+    /// unreadable input of its own, read without opening it.
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_is_unreadable_and_the_rest_is_read() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.wgsl"), "fn f() {}\n").unwrap();
+        let fifo = dir.path().join("pipe.wgsl");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        assert!(made.is_ok_and(|s| s.success()), "mkfifo failed");
+        let inputs = gather(&[dir.path().to_path_buf()]);
+        assert_eq!(inputs.len(), 2);
+        assert!(inputs[0].text.is_ok());
+        let why = inputs[1].text.as_ref().unwrap_err();
+        assert!(
+            why.starts_with("it is a FIFO (named pipe), not a regular file"),
+            "{why}"
+        );
     }
 
     #[test]
