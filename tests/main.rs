@@ -25,6 +25,8 @@ mod divergence;
 mod fuzz;
 #[path = "main/gpu.rs"]
 mod gpu;
+#[path = "main/hostile.rs"]
+mod hostile;
 #[path = "main/hostile_files.rs"]
 mod hostile_files;
 #[path = "main/lint.rs"]

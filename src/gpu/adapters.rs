@@ -141,7 +141,12 @@ pub fn select_adapter(selector: &AdapterSelector) -> Result<(AdapterEntry, wgpu:
         });
     }
     let position = match selector.adapter.as_deref().map(str::trim) {
-        None | Some("") => Some(0),
+        None | Some("") => {
+            if let Some(warning) = gl_fallback_warning(selector, &adapters[0].0) {
+                eprintln!("warning: {warning}");
+            }
+            Some(0)
+        }
         Some(wanted) => find_adapter(&adapters, wanted),
     };
     match position {
@@ -151,6 +156,24 @@ pub fn select_adapter(selector: &AdapterSelector) -> Result<(AdapterEntry, wgpu:
             available: format_adapter_table(adapters.iter().map(|(e, _)| e)),
         }),
     }
+}
+
+/// Why the default adapter is GL where the user pointed the Vulkan loader at a driver
+/// (`VK_DRIVER_FILES`, `VK_ICD_FILENAMES`): a path that does not load leaves the loader with no
+/// device, and wgpu falls back to GL (no subgroups) without a word.
+fn gl_fallback_warning(selector: &AdapterSelector, chosen: &AdapterEntry) -> Option<String> {
+    if selector.backend.is_some() || chosen.info.backend != wgpu::Backend::Gl {
+        return None;
+    }
+    let (variable, value) = ["VK_DRIVER_FILES", "VK_ICD_FILENAMES"]
+        .into_iter()
+        .find_map(|v| Some((v, std::env::var(v).ok()?)))?;
+    Some(format!(
+        "{variable}={value} names a Vulkan driver, but the Vulkan loader found no adapter, so \
+         divlab uses GL's `{}`, which has no subgroup operations. Check that the file exists \
+         and that its library loads (`VK_LOADER_DEBUG=all`), or unset {variable}",
+        chosen.info.name
+    ))
 }
 
 fn find_adapter(adapters: &[(AdapterEntry, wgpu::Adapter)], wanted: &str) -> Option<usize> {

@@ -34,7 +34,9 @@ impl Capabilities {
         .union(wgpu::Features::TEXTURE_FORMAT_16BIT_NORM)
         .union(wgpu::Features::BGRA8UNORM_STORAGE)
         // `enable f16;` kernels (ML code).
-        .union(wgpu::Features::SHADER_F16);
+        .union(wgpu::Features::SHADER_F16)
+        // `atomic<f32>` (gradient accumulation in ML and splatting kernels).
+        .union(wgpu::Features::SHADER_FLOAT32_ATOMIC);
 
     /// Reads the capabilities off a device's enabled features.
     pub fn from_features(features: wgpu::Features) -> Self {

@@ -132,10 +132,36 @@ pub fn compile_wgsl(
         },
     };
     if let Some(e) = pollster::block_on(scope.pop()) {
+        let reason = e.to_string();
+        if let Some(missing) = missing_capability(file, &reason) {
+            return Err(missing);
+        }
         return Err(Error::Wgpu {
             what: format!("shader module {file}"),
-            reason: e.to_string(),
+            reason,
         });
     }
     Ok(module)
+}
+
+/// A shader capability the device lacks, from wgpu's "Capability Capabilities(NAME) is
+/// required", as [`Error::Unsupported`] naming the feature to look for.
+fn missing_capability(file: &str, reason: &str) -> Option<Error> {
+    let name = reason
+        .split("Capabilities(")
+        .nth(1)?
+        .split(')')
+        .next()?
+        .to_owned();
+    let feature = match name.as_str() {
+        "SHADER_FLOAT32_ATOMIC" => "atomic<f32> (wgpu's SHADER_FLOAT32_ATOMIC; Vulkan's \
+             VK_EXT_shader_atomic_float, Metal 3): profile it on an adapter that has it \
+             (`divlab adapters`)"
+            .to_owned(),
+        _ => format!("the shader capability {name}"),
+    };
+    Some(Error::Unsupported {
+        what: file.to_owned(),
+        feature,
+    })
 }

@@ -103,12 +103,20 @@ fn watch() {
     }
 }
 
+/// What to suggest for a compile, which no option of a command makes shorter.
+const COMPILE_HINT: &str = "The driver was still compiling the kernel: try a larger --timeout, \
+     or another adapter (`divlab adapters`).";
+
 fn exit(w: &Watchdog, what: &str) -> ! {
+    let hint = if what.starts_with("compiling ") {
+        COMPILE_HINT
+    } else {
+        &w.hint
+    };
     eprintln!(
         "error: `{what}` did not finish within {} (--timeout); divlab gave up on the device \
-         without waiting for it. {}",
+         without waiting for it. {hint}",
         humantime::format_duration(w.timeout),
-        w.hint
     );
     // SAFETY: `_exit` ends the process at once; nothing after this line runs, no destructor
     // and no exit handler, which is the point: the driver may still be running the step.

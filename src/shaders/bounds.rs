@@ -8,8 +8,12 @@
 //! index into a value of known length becomes `min(u32(INDEX), LEN - 1u)`, one of the results
 //! WGSL allows. Runtime-sized arrays live in storage buffers, which the GL driver bounds itself.
 //!
-//! The clamp is written into the text (inside the brackets of the access), so lines keep their
-//! numbers and the module stays WGSL that any later pass reads as it reads the user's.
+//! One more rewrite for GL: naga's GLSL for `textureLoad(t, coords, level)` with a `u32` level
+//! calls `textureSize(sampler2D, uint)`, which Mesa's GL rejects; the level becomes `i32(level)`.
+//!
+//! Each rewrite wraps a range of the text (inside the brackets of the access, around the level
+//! argument), so lines keep their numbers and the module stays WGSL that any later pass reads
+//! as it reads the user's.
 
 use naga::proc::index::{GuardedIndex, access_needs_check};
 use naga::proc::{IndexableLength, IndexableLengthError};
@@ -17,13 +21,15 @@ use naga::{ArraySize, Expression, Function};
 
 use super::wgsl::prepare_for_naga;
 
-/// A bracketed index that needs a clamp: the byte range inside `[` `]` and the last index the
-/// value has, as WGSL (`63u`, or `u32(N) - 1u` for an array sized by the override `N`).
+/// A byte range of the text to wrap in `open` and `close`: a bracketed index in
+/// `min(u32(`…`), LAST)` (LAST the value's last index, `63u`, or `u32(N) - 1u` for an array
+/// sized by the override `N`), a texture load's level in `i32(`…`)`.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
-struct Clamp {
+struct Wrap {
     start: usize,
     end: usize,
-    last: String,
+    open: String,
+    close: String,
 }
 
 /// Why [`clamp_indices`] gave no clamped text.
@@ -51,13 +57,14 @@ pub fn clamp_indices(source: &str) -> Result<String, Unclamped> {
         (module.entry_points.iter().enumerate())
             .map(|(i, ep)| (&ep.function, info.get_entry_point(i))),
     );
-    let mut clamps = Vec::new();
+    let mut wraps = Vec::new();
     for (function, function_info) in functions {
-        clamps_of(&prepared, &module, function, function_info, &mut clamps)?;
+        clamps_of(&prepared, &module, function, function_info, &mut wraps)?;
+        level_casts(&prepared, &module, function, function_info, &mut wraps);
     }
-    clamps.sort();
-    clamps.dedup();
-    Ok(splice(&prepared, &clamps))
+    wraps.sort();
+    wraps.dedup();
+    Ok(splice(&prepared, &wraps))
 }
 
 /// The clamps one function's accesses need, appended to `out`.
@@ -66,7 +73,7 @@ fn clamps_of(
     module: &naga::Module,
     function: &Function,
     info: &naga::valid::FunctionInfo,
-    out: &mut Vec<Clamp>,
+    out: &mut Vec<Wrap>,
 ) -> Result<(), Unclamped> {
     for (handle, expression) in function.expressions.iter() {
         let Expression::Access { base, index } = *expression else {
@@ -103,7 +110,12 @@ fn clamps_of(
         };
         let range = span.to_range().ok_or_else(not_bracketed)?;
         let (start, end) = bracketed_index(source, range).ok_or_else(not_bracketed)?;
-        out.push(Clamp { start, end, last });
+        out.push(Wrap {
+            start,
+            end,
+            open: "min(u32(".to_owned(),
+            close: format!("), {last})"),
+        });
     }
     Ok(())
 }
@@ -125,15 +137,92 @@ fn bracketed_index(source: &str, span: std::ops::Range<usize>) -> Option<(usize,
     None
 }
 
-/// `source` with each clamp's index wrapped. Nested indices (`a[b[i]]`) nest their wrappers:
-/// at one offset an outer range opens before an inner one and closes after it.
-fn splice(source: &str, clamps: &[Clamp]) -> String {
+/// The `u32` level arguments of `textureLoad` calls, wrapped in `i32(`…`)`.
+fn level_casts(
+    source: &str,
+    module: &naga::Module,
+    function: &Function,
+    info: &naga::valid::FunctionInfo,
+    out: &mut Vec<Wrap>,
+) {
+    for (handle, expression) in function.expressions.iter() {
+        let Expression::ImageLoad {
+            array_index,
+            level: Some(level),
+            ..
+        } = *expression
+        else {
+            continue;
+        };
+        let is_u32 = matches!(
+            *info[level].ty.inner_with(&module.types),
+            naga::TypeInner::Scalar(naga::Scalar::U32)
+        );
+        let Some(range) = function.expressions.get_span(handle).to_range() else {
+            continue;
+        };
+        // textureLoad(t, coords, level) or textureLoad(t, coords, array_index, level).
+        let position = if array_index.is_some() { 3 } else { 2 };
+        if let Some((start, end)) = is_u32
+            .then(|| call_argument(source, range, position))
+            .flatten()
+        {
+            out.push(Wrap {
+                start,
+                end,
+                open: "i32(".to_owned(),
+                close: ")".to_owned(),
+            });
+        }
+    }
+}
+
+/// The byte range of argument `position` (0-based, blanks trimmed) of the call whose name
+/// spans `name` (naga's span of a builtin call covers its name only), split at the commas
+/// outside its brackets; `None` for any other shape.
+fn call_argument(
+    source: &str,
+    name: std::ops::Range<usize>,
+    position: usize,
+) -> Option<(usize, usize)> {
+    let after = source.get(name.end..)?;
+    let open = name.end + after.find('(')?;
+    if !source[name.end..open].trim().is_empty() {
+        return None;
+    }
+    let mut depth = 0usize;
+    let mut starts = vec![open + 1];
+    let mut close = None;
+    for (at, byte) in source.bytes().enumerate().skip(open + 1) {
+        match byte {
+            b'(' | b'[' => depth += 1,
+            b')' if depth == 0 => {
+                close = Some(at);
+                break;
+            }
+            b')' | b']' => depth = depth.checked_sub(1)?,
+            b',' if depth == 0 => starts.push(at + 1),
+            _ => {}
+        }
+    }
+    let close = close?;
+    let start = *starts.get(position)?;
+    let end = starts.get(position + 1).map_or(close, |next| next - 1);
+    let argument = &source[start..end];
+    let lead = argument.len() - argument.trim_start().len();
+    let trimmed = argument.trim();
+    (!trimmed.is_empty()).then(|| (start + lead, start + lead + trimmed.len()))
+}
+
+/// `source` with each range wrapped. Nested ranges (`a[b[i]]`) nest their wrappers: at one
+/// offset an outer range opens before an inner one and closes after it.
+fn splice(source: &str, wraps: &[Wrap]) -> String {
     // (offset, closes before opens, outer first, text)
     let mut edits: Vec<(usize, u8, i64, String)> = Vec::new();
-    for c in clamps {
-        let width = (c.end - c.start) as i64;
-        edits.push((c.start, 1, -width, "min(u32(".to_owned()));
-        edits.push((c.end, 0, width, format!("), {})", c.last)));
+    for w in wraps {
+        let width = (w.end - w.start) as i64;
+        edits.push((w.start, 1, -width, w.open.clone()));
+        edits.push((w.end, 0, width, w.close.clone()));
     }
     edits.sort();
     let mut out = String::with_capacity(source.len() + edits.len() * 12);
@@ -206,6 +295,30 @@ mod tests {
         assert!(
             out.contains("tile[min(u32(lid * 3u), u32(TILE) - 1u)]"),
             "{out}"
+        );
+    }
+
+    #[test]
+    fn a_u32_texture_load_level_becomes_an_i32() {
+        let source = "@group(0) @binding(0) var src: texture_2d<f32>;\n\
+            @group(0) @binding(1) var layers: texture_2d_array<f32>;\n\
+            @group(0) @binding(2) var<storage, read_write> out: array<f32>;\n\
+            @compute @workgroup_size(8)\n\
+            fn main(@builtin(local_invocation_index) lid: u32) {\n\
+            \x20   let level = lid / 8u;\n\
+            \x20   out[lid] = textureLoad(src, vec2(lid, 0u), level).r\n\
+            \x20       + textureLoad(layers, vec2(lid, 0u), 1u, level + 0u).g\n\
+            \x20       + textureLoad(src, vec2(lid, 0u), 0).b;\n\
+            }\n";
+        let out = clamped(source);
+        assert!(
+            out.contains("textureLoad(src, vec2(lid, 0u), i32(level))"),
+            "{out}"
+        );
+        assert!(out.contains("1u, i32(level + 0u))"), "{out}");
+        assert!(
+            out.contains("vec2(lid, 0u), 0).b"),
+            "an i32 level stays\n{out}"
         );
     }
 

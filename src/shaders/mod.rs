@@ -15,7 +15,9 @@ mod wgsl;
 
 use layout::{Mirror, MirroredConst};
 
-pub use wgsl::{check_wgsl, prepare_for_naga, required_extensions};
+pub use wgsl::{
+    check_wgsl, normalize_line_breaks, parse_error_message, prepare_for_naga, required_extensions,
+};
 
 /// A WGSL file under `shaders/`.
 #[derive(Debug)]

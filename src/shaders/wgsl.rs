@@ -21,8 +21,12 @@ pub const MODELLED_LANGUAGE_EXTENSIONS: [&str; 2] = ["subgroup_uniformity", "sub
 ///   30 does not know ("unknown language extension"); divlab's analysis models both, so they are
 ///   blanked the same way. Any other `requires` stays for naga to judge.
 /// - `subgroupElect()` has no definition in naga 30, so it becomes [`ELECT_REPLACEMENT`].
+/// - A byte-order mark (which editors on Windows may add) is not WGSL: blanked.
 pub fn prepare_for_naga(source: &str) -> String {
     let mut text = source.as_bytes().to_vec();
+    if source.starts_with('\u{feff}') {
+        blank(&mut text, 0..'\u{feff}'.len_utf8());
+    }
     for (keyword, directive) in directives(source) {
         let strip: &[&str] = match keyword {
             "enable" => &["subgroups"],
@@ -64,6 +68,64 @@ pub fn prepare_for_naga(source: &str) -> String {
     String::from_utf8(text)
         .expect("only ASCII bytes were replaced")
         .replace("subgroupElect()", ELECT_REPLACEMENT)
+}
+
+/// `text` with each lone carriage return (the line break of classic Mac OS files, which WGSL
+/// counts as one) made a line feed, so that every reader of lines agrees with naga's; CRLF is
+/// left alone. Byte offsets do not move.
+pub fn normalize_line_breaks(text: &str) -> std::borrow::Cow<'_, str> {
+    let lone_cr = |(i, b): (usize, &u8)| *b == b'\r' && text.as_bytes().get(i + 1) != Some(&b'\n');
+    if !text.as_bytes().iter().enumerate().any(lone_cr) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let bytes: Vec<u8> = (text.as_bytes().iter().enumerate())
+        .map(|(i, b)| if lone_cr((i, b)) { b'\n' } else { *b })
+        .collect();
+    std::borrow::Cow::Owned(String::from_utf8(bytes).expect("one ASCII byte for another"))
+}
+
+/// naga's parse error in divlab's words: naga's own, but for its recursion limit, which it
+/// reports as "internal WGSL front end error" at no location. Returns the byte offset to point
+/// at and the message.
+pub fn parse_error_message(
+    e: &naga::front::wgsl::ParseError,
+    prepared: &str,
+    file: &str,
+) -> (Option<usize>, String) {
+    let emitted = e.emit_to_string_with_path(prepared, file);
+    if !emitted.contains("recursion limit") {
+        return (e.location(prepared).map(|l| l.offset as usize), emitted);
+    }
+    let (deepest, at) = deepest_nesting(prepared);
+    let loc = location_of(prepared, at);
+    (
+        Some(at),
+        // Shaped like naga's own messages: what, then where.
+        format!(
+            "error: expressions or blocks nested {deepest} deep: naga, the WGSL reader divlab \
+             uses, stops at about 200 levels of its own recursion (an operator or a parenthesis \
+             each); split the expression with `let`s\n  ┌─ {file}:{}:{}",
+            loc.line_number, loc.line_position
+        ),
+    )
+}
+
+/// The deepest nesting of `(`, `[` and `{` in `text`, and the byte offset where it is reached.
+fn deepest_nesting(text: &str) -> (usize, usize) {
+    let (mut depth, mut deepest, mut at) = (0usize, 0usize, 0usize);
+    for (i, b) in text.bytes().enumerate() {
+        match b {
+            b'(' | b'[' | b'{' => {
+                depth += 1;
+                if depth > deepest {
+                    (deepest, at) = (depth, i);
+                }
+            }
+            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    (deepest, at)
 }
 
 /// The language extensions the module's `requires` directives name, in order.
@@ -167,8 +229,9 @@ fn blank(text: &mut [u8], range: std::ops::Range<usize>) {
 pub fn check_wgsl(file: &str, source: &str) -> Result<naga::Module> {
     let prepared = prepare_for_naga(source);
     let module = naga::front::wgsl::parse_str(&prepared).map_err(|e| {
-        let loc = e.location(&prepared);
-        invalid(file, loc, e.emit_to_string_with_path(&prepared, file))
+        let (offset, message) = parse_error_message(&e, &prepared, file);
+        let loc = offset.map(|o| location_of(&prepared, o));
+        invalid(file, loc, message)
     })?;
     let mut validator = naga::valid::Validator::new(
         naga::valid::ValidationFlags::all(),
@@ -204,6 +267,17 @@ fn fn_location(source: &str, name: &str) -> Option<naga::SourceLocation> {
         offset += line.len() + 1;
     }
     None
+}
+
+/// The 1-based line and column (in bytes, as naga counts) of byte `offset`.
+fn location_of(text: &str, offset: usize) -> naga::SourceLocation {
+    let (line, column) = crate::source_map::SourceMap::new(text).line_col(offset);
+    naga::SourceLocation {
+        line_number: line,
+        line_position: column,
+        offset: offset as u32,
+        length: 1,
+    }
 }
 
 fn invalid(file: &str, loc: Option<naga::SourceLocation>, message: String) -> Error {

@@ -362,8 +362,8 @@ fn parse_and_validate(src: &Source) -> Result<naga::Module> {
         }
     };
     let module = naga::front::wgsl::parse_str(&src.prepared).map_err(|e| {
-        let offset = e.location(&src.prepared).map(|l| l.offset as usize);
-        invalid(offset, e.emit_to_string_with_path(&src.prepared, &src.name))
+        let (offset, message) = crate::shaders::parse_error_message(&e, &src.prepared, &src.name);
+        invalid(offset, message)
     })?;
     let validated = naga::valid::Validator::new(
         naga::valid::ValidationFlags::all(),

@@ -116,6 +116,9 @@ pub(crate) struct Source {
 impl Source {
     /// Prepares `original` for naga and reads its diagnostic filters.
     pub fn new(name: &str, original: &str) -> Self {
+        // Lone CRs as line feeds: every line below is then the line naga and an editor count.
+        let normalized = crate::shaders::normalize_line_breaks(original);
+        let original: &str = &normalized;
         let mut prepared = prepare_for_naga(original);
         let lines = map_lines(original, &prepared);
         let (filters, blank) = scan_filters(&prepared);

@@ -128,18 +128,33 @@ pub struct Picture {
 }
 
 impl Picture {
-    /// Decodes the image at `path` (any format the `image` crate reads from its content).
-    pub fn open(path: &std::path::Path) -> std::result::Result<Self, String> {
+    /// Decodes the image at `path` (any format the `image` crate reads from its content), if
+    /// neither side is over `max_side` (the adapter's largest texture), which is checked from
+    /// the header before any pixel is decoded.
+    pub fn open(path: &std::path::Path, max_side: u32) -> std::result::Result<Self, String> {
         // A FIFO would block the open, a device never end.
         crate::user_file::check_regular(path).map_err(|e| e.to_string())?;
-        let reader = image::ImageReader::open(path)
-            .map_err(|e| e.to_string())?
-            .with_guessed_format()
-            .map_err(|e| e.to_string())?;
-        if reader.format().is_none() {
+        let reader = || -> std::result::Result<_, String> {
+            image::ImageReader::open(path)
+                .map_err(|e| e.to_string())?
+                .with_guessed_format()
+                .map_err(|e| e.to_string())
+        };
+        let header = reader()?;
+        if header.format().is_none() {
             return Err("it is not an image divlab can read (PNG)".to_owned());
         }
-        let decoded = reader.decode().map_err(|e| e.to_string())?.into_rgba32f();
+        let (width, height) = header.into_dimensions().map_err(|e| e.to_string())?;
+        if width.max(height) > max_side {
+            return Err(format!(
+                "it is {width}×{height} pixels, and this adapter's textures are at most \
+                 {max_side} on a side (`max_texture_dimension_2d`); scale it down"
+            ));
+        }
+        let decoded = reader()?
+            .decode()
+            .map_err(|e| e.to_string())?
+            .into_rgba32f();
         Ok(Self {
             size: [decoded.width(), decoded.height()],
             rgba: decoded.pixels().map(|p| p.0).collect(),

@@ -173,6 +173,7 @@ mod emit;
 mod flush;
 mod globals;
 mod hoist;
+mod keep;
 mod lanes;
 mod layout;
 mod patch;
@@ -426,5 +427,29 @@ fn validated_wgsl(module: &Module, entry: &str) -> Result<(String, String)> {
             .into());
         }
     };
-    Ok((wgsl, name))
+    let validator = || {
+        naga::valid::Validator::new(
+            naga::valid::ValidationFlags::all(),
+            naga::valid::Capabilities::all(),
+        )
+    };
+    let written_info = validator().validate(&written).map_err(|e| {
+        ProfileError::internal(
+            entry,
+            "the instrumented module read back does not validate",
+            &e,
+        )
+    })?;
+    let Some(restored) =
+        keep::restore_phony_uses((module, &info), (&written, &written_info), &wgsl, &name)
+    else {
+        return Ok((wgsl, name));
+    };
+    let reread = naga::front::wgsl::parse_str(&restored).map_err(|e| {
+        ProfileError::internal(entry, "naga cannot read the restored phony uses", &e)
+    })?;
+    validator().validate(&reread).map_err(|e| {
+        ProfileError::internal(entry, "the restored phony uses do not validate", &e)
+    })?;
+    Ok((restored, name))
 }

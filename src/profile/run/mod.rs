@@ -96,9 +96,11 @@ pub struct Request {
 impl Request {
     /// A request for `source` with every default.
     pub fn new(file: impl Into<String>, source: impl Into<String>) -> Self {
+        let source: String = source.into();
         Self {
             file: file.into(),
-            source: source.into(),
+            // Lone CRs as line feeds, so that the report's lines are naga's and an editor's.
+            source: crate::shaders::normalize_line_breaks(&source).into_owned(),
             entry: None,
             dispatch: [1, 1, 1],
             buffers: Vec::new(),

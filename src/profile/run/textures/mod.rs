@@ -74,13 +74,15 @@ pub(super) fn make_textures(
         let fill = Named::last_for(&request.textures.fills, &t.name, t.group, t.binding)
             .map_or_else(|| default_fill(t), Clone::clone);
         let picture = match &fill {
-            Fill::File(path) => Some(Picture::open(path).map_err(|why| {
-                ProfileError::BadTexture(format!(
-                    "--texture {}=file:{}: {why}; give a PNG image, or another fill",
-                    t.name,
-                    path.display()
-                ))
-            })?),
+            Fill::File(path) => Some(
+                Picture::open(path, limits.max_texture_dimension_2d).map_err(|why| {
+                    ProfileError::BadTexture(format!(
+                        "--texture {}=file:{}: {why}; give a PNG image, or another fill",
+                        t.name,
+                        path.display()
+                    ))
+                })?,
+            ),
             _ => None,
         };
         let format = format_of(gpu, t, request)?;

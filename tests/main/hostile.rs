@@ -1,0 +1,320 @@
+//! Hostile input to the kernel paths (the issue "Bounded on every input"): each run must end
+//! within its bound and exit 0, 1, 2 or 3 with a message that says what to do, never by a
+//! signal (134: a stack overflow's abort; 139: a driver's crash) or a hang.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use crate::util::{Run, divlab, run, temp_dir};
+
+/// Runs `divlab ARGS` in `dir`, and fails unless it ended within `bound`.
+fn bounded(dir: &Path, args: &[&str], bound: Duration) -> Run {
+    let mut cmd = divlab(dir);
+    cmd.args(args);
+    let start = Instant::now();
+    let r = run(cmd);
+    let took = start.elapsed();
+    assert!(
+        took <= bound,
+        "took {took:?}, over its bound of {bound:?}\n{r}"
+    );
+    assert!(!r.stderr.contains("panicked"), "divlab panicked\n{r}");
+    r
+}
+
+/// `@compute` kernel whose one statement is `out[0] = out[1]` followed by `n` `+ 1u`s.
+fn chained_sum(n: usize) -> String {
+    format!(
+        "@group(0) @binding(0) var<storage, read_write> out: array<u32>;\n\
+         @compute @workgroup_size(8)\n\
+         fn main() {{\n    out[0] = out[1]{};\n}}\n",
+        " + 1u".repeat(n)
+    )
+}
+
+#[test]
+fn a_dispatch_that_outlives_the_timeout_ends_the_process_with_exit_3() {
+    let dir = temp_dir();
+    let kernel = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/kernels/collatz.wgsl");
+    // About 67 million invocations, each walking its Collatz chain: minutes on lavapipe.
+    let r = bounded(
+        dir.path(),
+        &[
+            "profile",
+            kernel.to_str().unwrap(),
+            "--dispatch",
+            "65535,1024",
+            "--len",
+            "seeds=1024",
+            "--len",
+            "steps=1024",
+            "--timeout",
+            "2",
+        ],
+        Duration::from_secs(90),
+    );
+    r.assert_code(3);
+    assert!(
+        r.stderr.contains("did not finish within 2s (--timeout)"),
+        "{r}"
+    );
+    assert!(r.stderr.contains("fewer workgroups (--dispatch)"), "{r}");
+    assert!(!r.stderr.contains("--quick"), "profile has no --quick\n{r}");
+}
+
+#[test]
+fn a_dispatch_of_2_to_the_32_workgroups_is_refused_not_wrapped() {
+    let dir = temp_dir();
+    let kernel = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/kernels/collatz.wgsl");
+    for (dispatch, says) in [
+        (
+            "4096,4096,256",
+            "4294967296 workgroups, and the most divlab profiles in one dispatch",
+        ),
+        (
+            "65536,1,1",
+            "65536 workgroups along x, and this adapter's `max_compute_workgroups_per_dimension`",
+        ),
+    ] {
+        let r = bounded(
+            dir.path(),
+            &[
+                "profile",
+                kernel.to_str().unwrap(),
+                "--dispatch",
+                dispatch,
+                "--len",
+                "seeds=64",
+                "--len",
+                "steps=64",
+            ],
+            Duration::from_secs(60),
+        );
+        r.assert_code(2);
+        assert!(r.stderr.contains(says), "{r}");
+    }
+}
+
+#[test]
+fn twenty_thousand_chained_operators_are_read_not_a_stack_overflow() {
+    let dir = temp_dir();
+    let file = dir.path().join("chain.wgsl");
+    std::fs::write(&file, chained_sum(20_000)).unwrap();
+    let file = file.to_str().unwrap();
+    bounded(dir.path(), &["uniformity", file], Duration::from_secs(120)).assert_code(0);
+    let r = bounded(
+        dir.path(),
+        &["profile", file, "--reps", "1", "--json", "p.json"],
+        Duration::from_secs(180),
+    );
+    r.assert_code(0);
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("p.json")).unwrap()).unwrap();
+    // One workgroup of 8 invocations: the statement ran once per subgroup of the dispatch.
+    let line4 = doc["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["line"] == 4)
+        .unwrap_or_else(|| panic!("no line 4\n{r}"));
+    assert_eq!(line4["active_lanes"], 8, "{r}");
+}
+
+#[test]
+fn three_hundred_chained_operators_round_trip_through_the_instrumented_wgsl() {
+    let dir = temp_dir();
+    let file = dir.path().join("chain.wgsl");
+    std::fs::write(&file, chained_sum(300)).unwrap();
+    let r = bounded(
+        dir.path(),
+        &[
+            "profile",
+            file.to_str().unwrap(),
+            "--reps",
+            "1",
+            "--emit-instrumented",
+            "i.wgsl",
+        ],
+        Duration::from_secs(60),
+    );
+    r.assert_code(0);
+    assert!(!r.stderr.contains("divlab bug"), "{r}");
+    let written = std::fs::read_to_string(dir.path().join("i.wgsl")).unwrap();
+    assert!(written.contains("let divlab_part"), "{written}");
+}
+
+#[test]
+fn overrides_that_do_not_fit_or_break_the_kernel_say_why() {
+    let dir = temp_dir();
+    let file = dir.path().join("k.wgsl");
+    std::fs::write(
+        &file,
+        "override K: u32 = 4;\n\
+         @group(0) @binding(0) var<storage, read_write> out: array<u32>;\n\
+         var<workgroup> tile: array<u32, 64 / K>;\n\
+         @compute @workgroup_size(64)\n\
+         fn main(@builtin(local_invocation_index) lid: u32) {\n\
+         \x20   tile[lid % (64u / K)] = lid;\n\
+         \x20   out[lid] = tile[0];\n\
+         }\n",
+    )
+    .unwrap();
+    let file = file.to_str().unwrap();
+    let limit = Duration::from_secs(60);
+    for (value, says) in [
+        (
+            "K=-1",
+            "the constant is a u32, which takes whole numbers from 0 to 4294967295",
+        ),
+        ("K=2.5", "whole numbers"),
+        (
+            "K=0",
+            "with these --override values the kernel is not valid WGSL: Division by zero",
+        ),
+    ] {
+        let r = bounded(dir.path(), &["profile", file, "--override", value], limit);
+        r.assert_code(2);
+        assert!(r.stderr.contains(says), "{value}\n{r}");
+    }
+    let r = bounded(
+        dir.path(),
+        &["profile", file, "--loop-cap", "18446744073709551615"],
+        limit,
+    );
+    r.assert_code(2);
+    assert!(
+        r.stderr
+            .contains("give a whole number from 1 to 4294967295"),
+        "{r}"
+    );
+}
+
+/// A PNG file with its header and no pixel data: enough for a reader to learn the size.
+fn png_header(width: u32, height: u32) -> Vec<u8> {
+    fn crc32(bytes: &[u8]) -> u32 {
+        let mut crc = !0u32;
+        for &b in bytes {
+            crc ^= u32::from(b);
+            for _ in 0..8 {
+                crc = if crc & 1 == 1 {
+                    (crc >> 1) ^ 0xEDB8_8320
+                } else {
+                    crc >> 1
+                };
+            }
+        }
+        !crc
+    }
+    let mut header = width.to_be_bytes().to_vec();
+    header.extend(height.to_be_bytes());
+    header.extend([8, 6, 0, 0, 0]); // 8-bit RGBA, no interlace
+    let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
+    for (kind, data) in [
+        (b"IHDR", header),
+        (b"IDAT", Vec::new()),
+        (b"IEND", Vec::new()),
+    ] {
+        let chunk: Vec<u8> = kind.iter().chain(&data).copied().collect();
+        png.extend((data.len() as u32).to_be_bytes());
+        png.extend(&chunk);
+        png.extend(crc32(&chunk).to_be_bytes());
+    }
+    png
+}
+
+#[test]
+fn an_image_larger_than_the_adapters_textures_is_refused_from_its_header() {
+    let dir = temp_dir();
+    std::fs::write(dir.path().join("huge.png"), png_header(20_000, 20_000)).unwrap();
+    let kernel =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/kernels/profile/image_filter.wgsl");
+    let r = bounded(
+        dir.path(),
+        &[
+            "profile",
+            kernel.to_str().unwrap(),
+            "--texture",
+            "src=file:huge.png",
+            "--sampler",
+            "smp=linear,clamp",
+        ],
+        Duration::from_secs(60),
+    );
+    r.assert_code(2);
+    assert!(
+        r.stderr
+            .contains("it is 20000×20000 pixels, and this adapter's textures are at most"),
+        "{r}"
+    );
+}
+
+#[test]
+fn byte_order_marks_cr_line_breaks_and_deep_nesting_are_read_as_an_editor_shows_them() {
+    let dir = temp_dir();
+    let limit = Duration::from_secs(60);
+    let write = |name: &str, text: &str| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        path.to_str().unwrap().to_owned()
+    };
+    let kernel = "@group(0) @binding(0) var<storage, read_write> out: array<u32>;\n\
+                  @compute @workgroup_size(8)\n\
+                  fn main(@builtin(local_invocation_index) lid: u32) { out[lid] = lid; }\n";
+    let bom = write("bom.wgsl", &format!("\u{feff}{kernel}"));
+    bounded(dir.path(), &["uniformity", &bom], limit).assert_code(0);
+    bounded(dir.path(), &["profile", &bom, "--reps", "1"], limit).assert_code(0);
+
+    // Classic Mac OS line breaks: the error is on line 4, not "1:196".
+    let cr = write(
+        "cr.wgsl",
+        "@group(0) @binding(0) var<storage, read_write> out: array<u32>;\r\
+         @compute @workgroup_size(8)\r\
+         fn main(@builtin(local_invocation_index) lid: u32) {\r\
+         \x20 out[lid] = lid + ;\r\
+         }\r",
+    );
+    for command in ["uniformity", "profile"] {
+        let r = bounded(dir.path(), &[command, &cr], limit);
+        r.assert_code(2);
+        let said = format!("{}{}", r.stdout, r.stderr);
+        assert!(said.contains("cr.wgsl:4:"), "{command}\n{r}");
+    }
+
+    let parens = write(
+        "parens.wgsl",
+        &format!(
+            "@group(0) @binding(0) var<storage, read_write> out: array<u32>;\n\
+             @compute @workgroup_size(1)\n\
+             fn main() {{ out[0] = {}1u{}; }}\n",
+            "(".repeat(100_000),
+            ")".repeat(100_000)
+        ),
+    );
+    for command in ["uniformity", "profile"] {
+        let r = bounded(dir.path(), &[command, &parens], limit);
+        r.assert_code(2);
+        let said = format!("{}{}", r.stdout, r.stderr);
+        assert!(
+            said.contains("nested 100001 deep") && said.contains("parens.wgsl:3:"),
+            "{command}\n{r}"
+        );
+    }
+}
+
+#[test]
+fn a_broken_vulkan_driver_path_warns_before_gl_is_used() {
+    let dir = temp_dir();
+    let kernel = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/kernels/collatz.wgsl");
+    let mut cmd = divlab(dir.path());
+    cmd.env("VK_ICD_FILENAMES", "/nonexistent/icd.json")
+        .env_remove("VK_DRIVER_FILES")
+        .args(["profile", kernel.to_str().unwrap(), "--reps", "1"]);
+    let r = run(cmd);
+    r.assert_code(0);
+    assert!(
+        r.stderr
+            .contains("warning: VK_ICD_FILENAMES=/nonexistent/icd.json names a Vulkan driver")
+            && r.stdout.contains("(gl)"),
+        "{r}"
+    );
+}
