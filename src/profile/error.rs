@@ -217,20 +217,25 @@ pub enum Error {
     },
 }
 
+/// `error` and each of its causes, joined by `: ` (naga's outer messages name only where).
+pub(crate) fn with_causes(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut cause = error.source();
+    while let Some(e) = cause {
+        text.push_str(": ");
+        text.push_str(&e.to_string());
+        cause = e.source();
+    }
+    text
+}
+
 impl Error {
     /// An [`Error::Internal`] from `error` and all of its causes.
     pub fn internal(entry: &str, what: &str, error: &dyn std::error::Error) -> Self {
-        let mut detail = error.to_string();
-        let mut cause = error.source();
-        while let Some(e) = cause {
-            detail.push_str(": ");
-            detail.push_str(&e.to_string());
-            cause = e.source();
-        }
         Self::Internal {
             entry: entry.to_owned(),
             what: what.to_owned(),
-            detail,
+            detail: with_causes(error),
         }
     }
 }

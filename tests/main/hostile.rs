@@ -318,3 +318,77 @@ fn a_broken_vulkan_driver_path_warns_before_gl_is_used() {
         "{r}"
     );
 }
+
+#[test]
+fn an_edited_or_deeply_nested_profile_document_is_refused_on_import() {
+    let dir = temp_dir();
+    let limit = Duration::from_secs(60);
+    let kernel = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/kernels/collatz.wgsl");
+    bounded(
+        dir.path(),
+        &[
+            "profile",
+            kernel.to_str().unwrap(),
+            "--reps",
+            "1",
+            "--json",
+            "p.json",
+        ],
+        limit,
+    )
+    .assert_code(0);
+    let text = std::fs::read_to_string(dir.path().join("p.json")).unwrap();
+    let mut doc: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let line = doc["lines"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|l| l["active_lanes"].is_u64())
+        .expect("a line with lanes");
+    line["active_lanes"] = serde_json::json!(1_000_000);
+    std::fs::write(dir.path().join("edited.json"), doc.to_string()).unwrap();
+    let r = bounded(dir.path(), &["profile", "--import", "edited.json"], limit);
+    r.assert_code(2);
+    assert!(
+        r.stderr.contains("1000000 active lanes in") && r.stderr.contains("edited or damaged"),
+        "{r}"
+    );
+
+    let nested = format!("{}1{}", "[".repeat(500), "]".repeat(500));
+    std::fs::write(dir.path().join("nested.json"), nested).unwrap();
+    let r = bounded(dir.path(), &["profile", "--import", "nested.json"], limit);
+    r.assert_code(2);
+    assert!(
+        r.stderr.contains("nested deeper than any profile document"),
+        "{r}"
+    );
+}
+
+#[test]
+fn a_kernel_the_uniformity_rules_reject_is_profiled_with_a_note() {
+    let dir = temp_dir();
+    let file = dir.path().join("barrier.wgsl");
+    std::fs::write(
+        &file,
+        "@group(0) @binding(0) var<storage, read_write> out: array<u32>;\n\
+         @compute @workgroup_size(64)\n\
+         fn main(@builtin(local_invocation_index) lid: u32) {\n\
+         \x20   if (lid > 3u) {\n\
+         \x20       workgroupBarrier();\n\
+         \x20   }\n\
+         \x20   out[lid] = lid;\n\
+         }\n",
+    )
+    .unwrap();
+    let r = bounded(
+        dir.path(),
+        &["profile", file.to_str().unwrap(), "--reps", "1"],
+        Duration::from_secs(60),
+    );
+    r.assert_code(0);
+    assert!(
+        r.stdout
+            .contains("WGSL's uniformity rules reject this kernel (1 error, the first at line 5"),
+        "{r}"
+    );
+}

@@ -5,7 +5,7 @@ use naga::{ArraySize, Module, TypeInner};
 
 use super::shape::scalar_name;
 use super::validate;
-use crate::profile::error::Error as ProfileError;
+use crate::profile::error::{Error as ProfileError, with_causes};
 
 /// `module` with its pipeline-overridable constants replaced by plain constants: `overrides`
 /// gives values by name (or by `@id`), the rest keep their defaults. Uses naga's own
@@ -118,18 +118,6 @@ fn value_misfit(ty: &TypeInner, value: f64) -> Option<String> {
             scalar_name(scalar)
         )
     })
-}
-
-/// `error` and each of its causes, joined by `: `.
-fn with_causes(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut cause = error.source();
-    while let Some(e) = cause {
-        text.push_str(": ");
-        text.push_str(&e.to_string());
-        cause = e.source();
-    }
-    text
 }
 
 /// Gives each override-sized array (`array<u32, THREADS>`, as workgroup tiles are declared)

@@ -33,6 +33,11 @@ pub fn parse_profile(text: &str) -> Result<Profile, String> {
         let at = format!("line {}, column {}", e.line(), e.column());
         if e.is_eof() {
             format!("the JSON ends early ({at}): the file is truncated; {REWRITE}")
+        } else if e.to_string().contains("recursion limit") {
+            format!(
+                "nested deeper than any profile document ({at}; the reader stops at 128 \
+                 levels): not a profile; {REWRITE}"
+            )
         } else if e.is_syntax() {
             format!(
                 "not JSON (a syntax error at {at}); --import reads the JSON document that \
@@ -43,14 +48,50 @@ pub fn parse_profile(text: &str) -> Result<Profile, String> {
         }
     })?;
     check_kind(&value)?;
-    serde_path_to_error::deserialize(value).map_err(|e| {
+    let profile: Profile = serde_path_to_error::deserialize(value).map_err(|e| {
         let path = e.path().to_string();
         format!(
             "does not match profile schema {PROFILE_SCHEMA_VERSION} at `{path}` ({}): the \
              file was edited or damaged; {REWRITE}",
             e.into_inner()
         )
-    })
+    })?;
+    check_counts(&profile)?;
+    Ok(profile)
+}
+
+/// Refuses counts no run can produce (more active lanes than the executions had lanes, more
+/// divergent evaluations than evaluations), which only an edit makes: printed, they would read
+/// as a profile ("7812.5 lanes, 100%").
+fn check_counts(profile: &Profile) -> Result<(), String> {
+    let impossible = |at: String, what: String| {
+        Err(format!(
+            "`{at}`: {what}, which no run produces: the file was edited or damaged; {REWRITE}"
+        ))
+    };
+    for (i, l) in profile.lines.iter().enumerate() {
+        let (Some(lanes), Some(width)) = (l.active_lanes, profile.subgroup_size) else {
+            continue;
+        };
+        if lanes > l.executions.saturating_mul(u64::from(width)) {
+            return impossible(
+                format!("lines[{i}].active_lanes"),
+                format!(
+                    "{lanes} active lanes in {} executions of subgroups of {width}",
+                    l.executions
+                ),
+            );
+        }
+    }
+    for (i, b) in profile.branches.iter().enumerate() {
+        if b.divergent > b.executions {
+            return impossible(
+                format!("branches[{i}].divergent"),
+                format!("{} divergent of {} evaluations", b.divergent, b.executions),
+            );
+        }
+    }
+    Ok(())
 }
 
 /// A profile of this schema, or a message that names what the document is instead.

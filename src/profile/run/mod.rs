@@ -255,6 +255,7 @@ pub fn profile_with_progress(
     // a workgroup smaller than a subgroup shows the lanes it leaves empty.
     let subgroup_size = counts.subgroup_width.filter(|_| gpu.caps.subgroups);
     let analysis = crate::uniformity::analyze_source(&request.file, &request.source).ok();
+    notes.extend(analysis.as_ref().and_then(uniformity_note));
     let inputs = Inputs {
         instrumented: &instrumented,
         counters: &counts,
@@ -425,4 +426,24 @@ fn entry_check(
             interface.entry,
         )
     })
+}
+
+/// A note where WGSL's uniformity rules reject the kernel: a WebGPU implementation (Chrome,
+/// Firefox, Safari) would refuse to compile it, and the device ran what naga let through.
+fn uniformity_note(analysis: &crate::uniformity::Analysis) -> Option<String> {
+    use crate::uniformity::Severity;
+    let errors: Vec<_> = (analysis.diagnostics.iter())
+        .filter(|d| d.severity == Severity::Error)
+        .collect();
+    let first = errors.first()?;
+    Some(format!(
+        "WGSL's uniformity rules reject this kernel ({} error{}, the first at line {}: {}): a \
+         browser's WebGPU would not compile it, and naga let it through, so this profile is of \
+         a kernel that is not portable; `divlab uniformity {}` explains each",
+        errors.len(),
+        if errors.len() == 1 { "" } else { "s" },
+        first.line,
+        first.message,
+        analysis.file,
+    ))
 }
