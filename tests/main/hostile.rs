@@ -392,3 +392,28 @@ fn a_kernel_the_uniformity_rules_reject_is_profiled_with_a_note() {
         "{r}"
     );
 }
+
+#[test]
+fn a_short_file_fill_is_zero_padded_with_a_note() {
+    let dir = temp_dir();
+    std::fs::write(dir.path().join("short.bin"), [7u8; 100]).unwrap();
+    let kernel = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/kernels/collatz.wgsl");
+    let r = bounded(
+        dir.path(),
+        &[
+            "profile",
+            kernel.to_str().unwrap(),
+            "--buffer",
+            "seeds=file:short.bin",
+            "--reps",
+            "1",
+        ],
+        Duration::from_secs(60),
+    );
+    r.assert_code(0);
+    assert!(
+        r.stdout
+            .contains("file:short.bin holds 100: the last 156 bytes are zeros"),
+        "{r}"
+    );
+}

@@ -241,6 +241,12 @@ pub fn profile_with_progress(
     let resources = resources(gpu, &interface, request)?;
     notes.extend(textures::describe(&interface, request, &resources.textures));
     notes.extend(cap::default_notes(request, &interface));
+    notes.extend(crate::profile::fill::file_notes(
+        &interface,
+        &request.buffers,
+        &request.lens,
+        request.dispatch,
+    ));
     let label = format!("{} (instrumented)", request.file);
     on_stage(Stage::Counting);
     let (counted, counts, lanes) =
