@@ -13,7 +13,6 @@
 mod adapters;
 pub mod charts;
 pub mod compare;
-pub mod dispatch_map;
 pub mod documents;
 mod experiment_view;
 pub mod files;
@@ -42,6 +41,9 @@ use documents::{Document, Documents};
 use experiment_view::{ExperimentView, Shown};
 use files::{Decision, DialogKind, FileAction, Pending, SaveTarget};
 use playground::{Playground, PlaygroundAction};
+/// The dispatch map lives with the profile pane that shows it; `app::dispatch_map` stays its
+/// path for the Playground, the benches and the tests.
+pub use profile_view::dispatch_map;
 use runner::Runner;
 pub use state::{State, Tab};
 use tree::LeftPanel;

@@ -19,7 +19,7 @@ use std::collections::HashMap;
 
 use eframe::egui::{self, Color32, Sense, vec2};
 
-use super::profile_view::efficiency_colour;
+use super::gutter::efficiency_colour;
 use crate::profile::report::{LaneExecution, Profile};
 use crate::profile::run::TextureImage;
 
@@ -475,7 +475,7 @@ impl DispatchMap {
             .min(height / sy as f32)
             .max(0.05);
         let (rect, response) =
-            super::pictures::paint_picture(ui, texture, [sx, sy], scale, OUTLINE);
+            crate::app::pictures::paint_picture(ui, texture, [sx, sy], scale, OUTLINE);
         if let Some(pointer) = response.hover_pos() {
             let x = (((pointer.x - rect.min.x) / scale) as u32).min(sx - 1);
             let y = (((pointer.y - rect.min.y) / scale) as u32).min(sy - 1);

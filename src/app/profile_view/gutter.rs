@@ -1,0 +1,635 @@
+//! The annotated source: a heat gutter per line (efficiency as colour and as a percentage, a
+//! branch's divergent share as a bar, executions as a number), a tooltip per line with every
+//! figure and the static verdict with its reason, marks where the static verdict and the run
+//! disagree, and the legend above them. What a row shows is worked out first ([`Cells`],
+//! [`Tip`]) and painted after, so the figures can be tested without a window.
+
+use std::collections::BTreeMap;
+
+use eframe::egui::{self, Color32, RichText, Sense, accesskit::Role, vec2};
+
+use crate::app::charts::marker;
+use crate::app::source_view::verdict_colour;
+use crate::profile::report::{BranchProfile, LineProfile, Profile};
+use crate::uniformity::{Analysis, Verdict};
+
+/// Efficiency as a colour: red at 0, amber at 0.5, green at 1.
+pub fn efficiency_colour(efficiency: f64) -> Color32 {
+    let e = efficiency.clamp(0.0, 1.0) as f32;
+    let (r, g) = if e < 0.5 {
+        (220.0, 60.0 + 240.0 * e)
+    } else {
+        (220.0 - 320.0 * (e - 0.5), 180.0)
+    };
+    Color32::from_rgb(r as u8, g as u8, 60)
+}
+
+/// The colour of a disagreement mark.
+const MISMATCH: Color32 = Color32::from_rgb(230, 150, 30);
+
+/// Behind the text of a line whose loop hit the loop cap.
+const CAP_BACKGROUND: Color32 = Color32::from_rgba_unmultiplied_const(220, 60, 60, 90);
+
+/// The filled part of a branch's bar.
+const BAR: Color32 = Color32::from_rgb(220, 120, 60);
+
+/// The gutter's columns, in points: executions, efficiency, the branch bar and the mark. The
+/// legend's column headers take the same widths, so they sit over their columns.
+const EXECUTIONS_WIDTH: f32 = 44.0;
+const EFFICIENCY_WIDTH: f32 = 40.0;
+const BAR_WIDTH: f32 = 30.0;
+const MARK_WIDTH: f32 = 12.0;
+
+/// The legend's swatches: an efficiency, and the percentage the gutter prints for it.
+const SWATCHES: [(f64, &str); 4] = [(0.0, "0%"), (0.25, "25%"), (0.5, "50%"), (1.0, "100%")];
+
+/// The legend's column headers: width, heading, and what the column counts.
+const COLUMNS: [(f32, &str, &str); 4] = [
+    (
+        EXECUTIONS_WIDTH,
+        "execs",
+        "Subgroup executions of the line (invocations without subgroups); for a loop's \
+         line, of the loop's entries",
+    ),
+    (
+        EFFICIENCY_WIDTH,
+        "eff",
+        "Efficiency: the share of the subgroup's lanes active, Σ active lanes / \
+         (executions × subgroup size)",
+    ),
+    (
+        BAR_WIDTH,
+        "div",
+        "A branch: the share of its executions whose lanes disagreed. A loop: the share \
+         of its trips' lane slots left idle by lanes that had left",
+    ),
+    (MARK_WIDTH, "", ""),
+];
+
+/// How a line's static verdict and what the run saw disagree.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mismatch {
+    /// Statically non-uniform, but every execution had every lane: on this input it never
+    /// diverged (a hint that the code could prove uniformity).
+    NonUniformNeverDiverged,
+    /// Statically uniform, but executions ran with idle lanes (or its branch diverged).
+    UniformButDiverged,
+}
+
+impl Mismatch {
+    /// Of a line.
+    pub fn of(line: &LineProfile, branch: Option<&BranchProfile>) -> Option<Self> {
+        let full = line.efficiency.is_some_and(|e| e >= 1.0 - 1e-9);
+        let idle = line.efficiency.is_some_and(|e| e < 1.0 - 1e-9);
+        match line.static_verdict.as_deref() {
+            Some("non-uniform") if full && branch.is_none_or(|b| b.divergent == 0) => {
+                Some(Self::NonUniformNeverDiverged)
+            }
+            Some("uniform") if idle => Some(Self::UniformButDiverged),
+            _ => None,
+        }
+    }
+
+    fn explain(self) -> &'static str {
+        match self {
+            Self::NonUniformNeverDiverged => {
+                "statically non-uniform, but it never ran with idle lanes on this input: the \
+                 condition it depends on could be computed from a uniform value"
+            }
+            Self::UniformButDiverged => {
+                "statically uniform, yet it ran with idle lanes: lanes left earlier (or a partial \
+                 subgroup at the dispatch's edge)"
+            }
+        }
+    }
+}
+
+/// The source with its gutter: executions, efficiency (colour and %), a branch's divergent
+/// share, and a mark where static and dynamic disagree. Every line is an accessible group
+/// named `line N`.
+#[derive(Clone, Copy)]
+pub struct Gutter<'a> {
+    /// The source that ran.
+    pub source: &'a str,
+    /// What the run counted.
+    pub profile: &'a Profile,
+    /// The source's static analysis: line colours, and the verdicts in the tooltips.
+    pub analysis: Option<&'a Analysis>,
+}
+
+impl Gutter<'_> {
+    /// The legend and the rows, scrolled to `jump` where set; returns the counted line clicked.
+    pub fn ui(self, ui: &mut egui::Ui, jump: &mut Option<u32>) -> Option<u32> {
+        let rows = Rows::of(self.profile);
+        let mut clicked = None;
+        legend(ui);
+        let row_height = ui.text_style_height(&egui::TextStyle::Monospace) + 2.0;
+        let lines: Vec<&str> = self.source.lines().collect();
+        // Vertical only: the gutter stays in view, and a long line is cut short (hover shows
+        // every figure of the line).
+        let mut area = egui::ScrollArea::vertical()
+            .id_salt("profile_source")
+            .auto_shrink([false, true])
+            .max_height(ui.available_height().max(240.0));
+        if let Some(line) = jump.take() {
+            let spacing = ui.spacing().item_spacing.y;
+            area = area
+                .vertical_scroll_offset((line.saturating_sub(4)) as f32 * (row_height + spacing));
+        }
+        area.show_rows(ui, row_height, lines.len(), |ui, range| {
+            for index in range {
+                let row = rows.row(index as u32 + 1, lines[index]);
+                if row.ui(ui, self.analysis) {
+                    clicked = Some(row.n);
+                }
+            }
+        });
+        clicked
+    }
+}
+
+/// A profile's figures by line, to make each row of the annotated source from.
+struct Rows<'a> {
+    by_line: BTreeMap<u32, &'a LineProfile>,
+    branch_at: BTreeMap<u32, &'a BranchProfile>,
+    cap_line: Option<u32>,
+    subgroup_size: Option<u32>,
+}
+
+impl<'a> Rows<'a> {
+    fn of(profile: &'a Profile) -> Self {
+        Self {
+            by_line: profile.lines.iter().map(|l| (l.line, l)).collect(),
+            branch_at: profile.branches.iter().map(|b| (b.line, b)).collect(),
+            cap_line: profile.loop_cap_line,
+            subgroup_size: profile.subgroup_size,
+        }
+    }
+
+    /// Line `n` (1-based), whose text is `text`.
+    fn row<'t>(&self, n: u32, text: &'t str) -> SourceRow<'t>
+    where
+        'a: 't,
+    {
+        SourceRow {
+            n,
+            text,
+            line: self.by_line.get(&n).copied(),
+            branch: self.branch_at.get(&n).copied(),
+            cap: self.cap_line == Some(n),
+            subgroup_size: self.subgroup_size,
+        }
+    }
+}
+
+/// One line of the annotated source, with what the run counted there.
+#[derive(Debug)]
+struct SourceRow<'a> {
+    /// The 1-based line number.
+    n: u32,
+    text: &'a str,
+    line: Option<&'a LineProfile>,
+    branch: Option<&'a BranchProfile>,
+    /// Whether a loop here hit the loop cap.
+    cap: bool,
+    /// The profile's subgroup size.
+    subgroup_size: Option<u32>,
+}
+
+impl SourceRow<'_> {
+    /// The gutter and the text, with a tooltip; returns whether a counted line was clicked.
+    fn ui(&self, ui: &mut egui::Ui, analysis: Option<&Analysis>) -> bool {
+        let n = self.n;
+        let group = egui::UiBuilder::new()
+            .id_salt(("profile line", n))
+            .accessibility_role(Role::Group)
+            .accessibility_label(format!("line {n}"));
+        let mut clicked = false;
+        let response = ui
+            .scope_builder(group, |ui| {
+                ui.horizontal(|ui| {
+                    ui.spacing_mut().item_spacing.x = 4.0;
+                    paint_cells(ui, &self.cells());
+                    let mut text = RichText::new(format!("{n:>3} {}", self.text)).monospace();
+                    if let Some(colour) = self.background(analysis) {
+                        text = text.background_color(colour);
+                    }
+                    // The line's text is what a click hits: record its lanes.
+                    let text = ui.add(
+                        egui::Label::new(text)
+                            .truncate()
+                            .selectable(false)
+                            .sense(Sense::click()),
+                    );
+                    clicked = text.clicked() && self.line.is_some();
+                })
+                .response
+            })
+            .inner;
+        if self.line.is_some() || self.cap {
+            response.on_hover_ui(|ui| show_tips(ui, &self.tips(analysis)));
+        }
+        clicked
+    }
+
+    /// What the gutter shows for this line.
+    fn cells(&self) -> Cells {
+        Cells::of(self.line, self.branch, self.subgroup_size)
+    }
+
+    /// Behind the line's text: red where a loop hit the cap, else the static verdict's colour.
+    fn background(&self, analysis: Option<&Analysis>) -> Option<Color32> {
+        if self.cap {
+            return Some(CAP_BACKGROUND);
+        }
+        analysis
+            .and_then(|a| a.line(self.n))
+            .map(|v| verdict_colour(v.subgroup))
+    }
+
+    /// Every figure of the line, the static verdict and why, and any disagreement.
+    fn tips(&self, analysis: Option<&Analysis>) -> Vec<Tip> {
+        let Self {
+            n,
+            line,
+            branch,
+            cap,
+            ..
+        } = *self;
+        let mut tips = vec![Tip::Heading(format!(
+            "line {n} (click: record which lanes run it)"
+        ))];
+        if cap {
+            tips.push(Tip::Text(
+                "A loop here hit the loop cap: the counts are of the cut-short run.".to_owned(),
+            ));
+        }
+        if let Some(l) = line {
+            tips.push(Tip::Text(format!("executions: {}", l.executions)));
+            if let (Some(lanes), true) = (l.active_lanes, l.executions > 0) {
+                tips.push(Tip::Text(format!(
+                    "mean active lanes: {:.2}",
+                    lanes as f64 / l.executions as f64
+                )));
+            }
+            if let Some(e) = l.efficiency {
+                tips.push(Tip::Text(format!("efficiency: {:.1}%", e * 100.0)));
+            }
+        }
+        if let Some(figures) = branch.and_then(|b| b.loop_figures(self.subgroup_size)) {
+            tips.push(Tip::Text(format!(
+                "the line's own figures are of the loop's entries; its trips: {figures}"
+            )));
+        } else if let Some(b) = branch {
+            tips.push(Tip::Text(format!(
+                "{}: divergent in {} of {} executions{}",
+                b.kind,
+                b.divergent,
+                b.executions,
+                b.wasted_lane_slots
+                    .map_or_else(String::new, |w| format!(", {w} lane slots idle inside it"))
+            )));
+        }
+        if let Some(v) = analysis.and_then(|a| a.line(n)) {
+            let verdict = match v.subgroup {
+                Verdict::Uniform => "uniform",
+                Verdict::NonUniform => "non-uniform",
+                Verdict::NotExecuted => "not executed",
+            };
+            tips.push(Tip::Text(format!(
+                "static verdict (subgroup scope): {verdict}"
+            )));
+            if let Some(reason) = v.subgroup_reason.as_deref().or(v.reason.as_deref()) {
+                tips.push(Tip::Weak(reason.to_owned()));
+            }
+        }
+        if let Some(m) = line.and_then(|l| Mismatch::of(l, branch)) {
+            tips.push(Tip::Mismatch(m));
+        }
+        tips
+    }
+}
+
+/// One line of a row's tooltip, and how it is drawn.
+#[derive(Clone, Debug, PartialEq)]
+enum Tip {
+    /// The tooltip's first line, in bold.
+    Heading(String),
+    /// A figure.
+    Text(String),
+    /// A reason, dimmed.
+    Weak(String),
+    /// Where the static verdict and the run disagree, in the mark's colour.
+    Mismatch(Mismatch),
+}
+
+fn show_tips(ui: &mut egui::Ui, tips: &[Tip]) {
+    for tip in tips {
+        match tip {
+            Tip::Heading(text) => ui.strong(text),
+            Tip::Text(text) => ui.label(text),
+            Tip::Weak(text) => ui.weak(text),
+            Tip::Mismatch(m) => ui.label(RichText::new(m.explain()).color(MISMATCH)),
+        };
+    }
+}
+
+/// What the gutter shows for one line.
+#[derive(Clone, Debug, PartialEq)]
+struct Cells {
+    /// Its executions; empty where the run counted nothing on the line.
+    executions: String,
+    /// Its efficiency as a whole percentage; empty where none was measured.
+    efficiency: String,
+    /// The efficiency's colour behind it; transparent where none was measured.
+    colour: Color32,
+    /// The bar of a branch on the line.
+    bar: Option<Bar>,
+    /// Where the static verdict and the run disagree.
+    mark: Option<Mismatch>,
+}
+
+/// A branch's bar: its divergent share, or for a loop the share of its trips' lane slots left
+/// idle by lanes that had left.
+#[derive(Clone, Debug, PartialEq)]
+struct Bar {
+    /// The share filled, where measured.
+    share: Option<f64>,
+    /// What it says on hover (and to a screen reader).
+    text: String,
+}
+
+impl Cells {
+    fn of(
+        line: Option<&LineProfile>,
+        branch: Option<&BranchProfile>,
+        subgroup_size: Option<u32>,
+    ) -> Self {
+        let efficiency = line.and_then(|l| l.efficiency);
+        let bar = branch.map(|b| {
+            let (share, name) = match b.trip_slots(subgroup_size) {
+                Some((ran, slots)) if slots > 0 => {
+                    (Some(1.0 - ran as f64 / slots as f64), "idle in its trips")
+                }
+                _ => (b.divergent_fraction, "divergent"),
+            };
+            let text = match share {
+                Some(f) => format!("{name} {:.0}%", f * 100.0),
+                None => format!("{name} —"),
+            };
+            Bar { share, text }
+        });
+        Self {
+            executions: line.map_or_else(String::new, |l| l.executions.to_string()),
+            efficiency: efficiency.map_or_else(String::new, |e| format!("{:.0}%", e * 100.0)),
+            colour: efficiency.map_or(Color32::TRANSPARENT, efficiency_colour),
+            bar,
+            mark: line.and_then(|l| Mismatch::of(l, branch)),
+        }
+    }
+}
+
+/// The gutter cells of one line: fixed widths, so the source lines up.
+fn paint_cells(ui: &mut egui::Ui, cells: &Cells) {
+    let mono = |text: &str| RichText::new(text).monospace();
+    fixed(ui, EXECUTIONS_WIDTH, |ui| {
+        ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+            ui.label(mono(&cells.executions));
+        });
+    });
+    fixed(ui, EFFICIENCY_WIDTH, |ui| {
+        let text = mono(&cells.efficiency)
+            .color(Color32::BLACK)
+            .background_color(cells.colour);
+        ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+            ui.label(text);
+        });
+    });
+    let (rect, response) = ui.allocate_exact_size(vec2(BAR_WIDTH, 10.0), Sense::hover());
+    if let Some(bar) = &cells.bar {
+        let painter = ui.painter();
+        painter.rect_filled(rect, 1.0, ui.visuals().extreme_bg_color);
+        if let Some(f) = bar.share {
+            let mut filled = rect;
+            filled.set_width(rect.width() * f as f32);
+            painter.rect_filled(filled, 1.0, BAR);
+        }
+        response.on_hover_text(&bar.text).widget_info(|| {
+            egui::WidgetInfo::labeled(egui::Role::ProgressIndicator, true, &bar.text)
+        });
+    }
+    fixed(ui, MARK_WIDTH, |ui| {
+        if let Some(m) = cells.mark {
+            marker(ui, egui_plot::MarkerShape::Diamond, MISMATCH).on_hover_text(m.explain());
+        }
+    });
+}
+
+/// The key to the gutter's columns.
+fn legend(ui: &mut egui::Ui) {
+    ui.horizontal_wrapped(|ui| {
+        ui.weak("efficiency:");
+        for (e, name) in SWATCHES {
+            ui.label(
+                RichText::new(format!(" {name} "))
+                    .monospace()
+                    .background_color(efficiency_colour(e)),
+            );
+        }
+        ui.weak("·");
+        marker(ui, egui_plot::MarkerShape::Diamond, MISMATCH);
+        ui.weak("static verdict and run disagree");
+    });
+    // The gutter's column headers, at the gutter's widths.
+    ui.horizontal(|ui| {
+        ui.spacing_mut().item_spacing.x = 4.0;
+        for (width, name, about) in COLUMNS {
+            fixed(ui, width, |ui| {
+                if !name.is_empty() {
+                    ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                        ui.label(RichText::new(name).small().strong())
+                            .on_hover_text(about);
+                    });
+                }
+            });
+        }
+        ui.label(
+            RichText::new(
+                "line · source (hover a line for every figure; click it to record its lanes)",
+            )
+            .small()
+            .strong(),
+        );
+    });
+}
+
+fn fixed(ui: &mut egui::Ui, width: f32, add: impl FnOnce(&mut egui::Ui)) {
+    let height = ui.text_style_height(&egui::TextStyle::Monospace);
+    ui.allocate_ui_with_layout(
+        vec2(width, height),
+        egui::Layout::left_to_right(egui::Align::Center),
+        |ui| {
+            ui.set_width(width);
+            add(ui);
+        },
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::profile_view::fixture;
+
+    #[test]
+    fn efficiency_runs_red_through_amber_to_green_and_clamps() {
+        assert_eq!(efficiency_colour(0.0), Color32::from_rgb(220, 60, 60));
+        assert_eq!(efficiency_colour(0.5), Color32::from_rgb(220, 180, 60));
+        assert_eq!(efficiency_colour(1.0), Color32::from_rgb(60, 180, 60));
+        assert_eq!(efficiency_colour(-1.0), efficiency_colour(0.0));
+        assert_eq!(efficiency_colour(2.0), efficiency_colour(1.0));
+    }
+
+    #[test]
+    fn each_row_takes_its_lines_figures_its_branch_and_the_cap() {
+        let mut profile = fixture::profile();
+        profile.loop_cap_line = Some(7);
+        let rows = Rows::of(&profile);
+        let row = rows.row(4, "if");
+        assert_eq!(row.line.map(|l| l.executions), Some(4));
+        assert_eq!(row.branch.map(|b| b.kind.as_str()), Some("if"));
+        assert!(!row.cap);
+        let row = rows.row(7, "for");
+        assert_eq!(row.branch.map(|b| b.kind.as_str()), Some("loop"));
+        assert!(row.cap);
+        assert_eq!(row.background(None), Some(CAP_BACKGROUND));
+        let blank = rows.row(1, "@compute");
+        assert!(blank.line.is_none() && blank.branch.is_none());
+        assert_eq!(blank.background(None), None);
+        assert_eq!(row.subgroup_size, Some(8));
+    }
+
+    #[test]
+    fn the_gutter_prints_executions_efficiency_its_colour_and_a_branch_bar() {
+        let profile = fixture::profile();
+        let rows = Rows::of(&profile);
+        // Line 5: half the lanes, inside the `if`.
+        let cells = rows.row(5, "").cells();
+        assert_eq!(cells.executions, "4");
+        assert_eq!(cells.efficiency, "50%");
+        assert_eq!(cells.colour, efficiency_colour(0.5));
+        assert_eq!(cells.bar, None);
+        // Line 4: the `if` diverged in every execution.
+        let bar = rows.row(4, "").cells().bar.expect("a bar");
+        assert_eq!(bar.share, Some(1.0));
+        assert_eq!(bar.text, "divergent 100%");
+        // Line 7: a loop's bar is the share of its trips' lane slots left idle: 48 of 64 ran.
+        let bar = rows.row(7, "").cells().bar.expect("a bar");
+        assert_eq!(bar.share, Some(0.25));
+        assert_eq!(bar.text, "idle in its trips 25%");
+        // Without subgroups a loop has no lane slots: its divergent share, unmeasured here.
+        let mut loop_ = profile.branches[1].clone();
+        loop_.divergent_fraction = None;
+        let bar = Cells::of(None, Some(&loop_), None).bar.expect("a bar");
+        assert_eq!((bar.share, bar.text.as_str()), (None, "divergent —"));
+        // A line the run never counted: nothing, on a transparent ground.
+        let empty = rows.row(1, "").cells();
+        assert_eq!(
+            (empty.executions.as_str(), empty.efficiency.as_str()),
+            ("", "")
+        );
+        assert_eq!(empty.colour, Color32::TRANSPARENT);
+    }
+
+    #[test]
+    fn a_mark_where_the_static_verdict_and_the_run_disagree() {
+        let profile = fixture::profile();
+        let rows = Rows::of(&profile);
+        // Line 3: statically uniform, ran with idle lanes.
+        assert_eq!(
+            rows.row(3, "").cells().mark,
+            Some(Mismatch::UniformButDiverged)
+        );
+        // Line 10: statically non-uniform, every lane every time, no branch.
+        assert_eq!(
+            rows.row(10, "").cells().mark,
+            Some(Mismatch::NonUniformNeverDiverged)
+        );
+        // Line 4: non-uniform and its branch diverged: they agree.
+        assert_eq!(rows.row(4, "").cells().mark, None);
+    }
+
+    #[test]
+    fn the_tooltip_lists_every_figure_and_the_disagreement() {
+        let profile = fixture::profile();
+        let rows = Rows::of(&profile);
+        assert_eq!(
+            rows.row(4, "").tips(None),
+            [
+                Tip::Heading("line 4 (click: record which lanes run it)".to_owned()),
+                Tip::Text("executions: 4".to_owned()),
+                Tip::Text("mean active lanes: 8.00".to_owned()),
+                Tip::Text("efficiency: 100.0%".to_owned()),
+                Tip::Text(
+                    "if: divergent in 4 of 4 executions, 16 lane slots idle inside it".to_owned()
+                ),
+            ]
+        );
+        let tips = rows.row(3, "").tips(None);
+        assert_eq!(
+            tips.last(),
+            Some(&Tip::Mismatch(Mismatch::UniformButDiverged))
+        );
+        let tips = rows.row(7, "").tips(None);
+        assert!(
+            matches!(&tips[4], Tip::Text(t) if t.starts_with("the line's own figures are of the loop's entries; its trips: 8 trips, 48 of 64 lane slots ran")),
+            "{tips:?}"
+        );
+    }
+
+    #[test]
+    fn the_tooltip_gives_the_static_verdict_and_its_reason() {
+        let profile = fixture::profile();
+        let analysis = crate::uniformity::analyze_source("k.wgsl", fixture::SOURCE)
+            .expect("the fixture's source analyses");
+        let rows = Rows::of(&profile);
+        let tips = rows.row(5, "").tips(Some(&analysis));
+        assert!(
+            tips.contains(&Tip::Text(
+                "static verdict (subgroup scope): non-uniform".to_owned()
+            )),
+            "{tips:?}"
+        );
+        assert!(tips.iter().any(|t| matches!(t, Tip::Weak(_))), "{tips:?}");
+        let verdict = analysis.line(5).expect("a verdict").subgroup;
+        assert_eq!(
+            rows.row(5, "").background(Some(&analysis)),
+            Some(verdict_colour(verdict))
+        );
+    }
+
+    #[test]
+    fn the_legend_names_each_swatch_as_the_gutter_prints_it_over_its_columns() {
+        for (e, name) in SWATCHES {
+            let line = LineProfile {
+                line: 1,
+                executions: 1,
+                active_lanes: None,
+                efficiency: Some(e),
+                static_verdict: None,
+            };
+            let cells = Cells::of(Some(&line), None, None);
+            assert_eq!(cells.efficiency, name);
+            assert_eq!(cells.colour, efficiency_colour(e));
+        }
+        let widths: Vec<f32> = COLUMNS.iter().map(|c| c.0).collect();
+        assert_eq!(
+            widths,
+            [EXECUTIONS_WIDTH, EFFICIENCY_WIDTH, BAR_WIDTH, MARK_WIDTH]
+        );
+        assert!(
+            COLUMNS[..3]
+                .iter()
+                .all(|(_, name, about)| !name.is_empty() && !about.is_empty())
+        );
+    }
+}

@@ -1,0 +1,227 @@
+//! A profile painted onto its source, as egui's demo app keeps its panels: the pane and its
+//! toolbar here, and each panel a struct or function in its own file. The pane shows, by the
+//! view picked in the toolbar, the summary and inputs over the branches ranked by wasted lane
+//! slots ([`summary`]) and the annotated source with its gutter ([`gutter`]); the lanes recorded
+//! at a line ([`lane_map`]) beside the whole dispatch ([`dispatch_map`]); or a pinned profile
+//! beside this one ([`side_by_side`]).
+//!
+//! The panels import nothing from this file: the pane uses them, and they share only the
+//! gutter's efficiency colour, so the modules form a tree.
+
+pub mod dispatch_map;
+#[cfg(test)]
+mod fixture;
+mod gutter;
+mod lane_map;
+mod side_by_side;
+mod summary;
+
+use eframe::egui::{self, Color32, RichText, vec2};
+
+use crate::app::pictures::Pictures;
+use crate::profile::report::Profile;
+use crate::profile::run::Finished;
+use crate::uniformity::Analysis;
+use dispatch_map::DispatchMap;
+use gutter::Gutter;
+pub use lane_map::LaneMap;
+use side_by_side::{profile_name, side_by_side};
+
+/// A run's profile painted onto the source it ran.
+#[derive(Clone, Copy)]
+pub struct ProfilePane<'a> {
+    /// The source that ran.
+    pub source: &'a str,
+    /// The run.
+    pub finished: &'a Finished,
+    /// The source's static analysis: line colours, and the verdicts in the tooltips.
+    pub analysis: Option<&'a Analysis>,
+}
+
+/// Which view of a profile the pane shows.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum PaneView {
+    /// The summary, pictures, branch table and the annotated source.
+    #[default]
+    Source,
+    /// The lanes recorded at a line: the lane map beside the dispatch map.
+    Lanes,
+    /// A pinned profile beside this one, line by line.
+    SideBySide,
+}
+
+/// What the pane shows beside the profile, and keeps between frames.
+pub struct PaneParts<'a> {
+    /// The view shown.
+    pub view: &'a mut PaneView,
+    /// A line to bring into view (set by a branch row).
+    pub jump: &'a mut Option<u32>,
+    /// The lanes recorded at a line, as a lane grid.
+    pub lanes: Option<&'a mut LaneMap>,
+    /// The same lanes over the whole dispatch.
+    pub dispatch_map: Option<&'a mut DispatchMap>,
+    /// The run's textures.
+    pub pictures: &'a mut Pictures,
+    /// A profile kept to show side by side with this one.
+    pub pinned: Option<&'a Profile>,
+}
+
+/// What the user asked of the pane.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PaneAction {
+    /// Run again, recording which lanes run this line.
+    RecordLanes(u32),
+    /// Save this picture as PNG.
+    SavePicture(usize),
+    /// Save the profile document.
+    SaveProfile,
+    /// Keep this profile to show beside the next.
+    Pin,
+    /// Stop showing the kept profile.
+    Unpin,
+}
+
+impl ProfilePane<'_> {
+    /// The whole pane: the cap message or the summary, the textures, the branch table, the
+    /// lanes recorded at a line beside their dispatch map, a kept profile side by side, and
+    /// the source with its gutter.
+    pub fn ui(self, ui: &mut egui::Ui, parts: PaneParts<'_>) -> Option<PaneAction> {
+        let profile = &self.finished.profile;
+        if let Some(message) = &self.finished.cap_hit {
+            ui.add(
+                egui::Label::new(RichText::new(message).color(Color32::from_rgb(220, 60, 60)))
+                    .wrap(),
+            );
+        }
+        let PaneParts {
+            view,
+            jump,
+            lanes,
+            dispatch_map,
+            pictures,
+            pinned,
+        } = parts;
+        let mut action = toolbar(ui, view, lanes.as_ref().map(|l| l.line), pinned);
+        match *view {
+            PaneView::Lanes if lanes.is_some() => {
+                lanes_view(ui, lanes.expect("checked"), dispatch_map, pictures);
+                return action;
+            }
+            PaneView::SideBySide if pinned.is_some() => {
+                side_by_side(ui, pinned.expect("checked"), profile);
+                return action;
+            }
+            _ => *view = PaneView::Source,
+        }
+        // Above the source, scrolled within at most half the pane, so the annotated source
+        // keeps the rest in view.
+        let top = (ui.available_height() * 0.45).max(160.0);
+        egui::ScrollArea::vertical()
+            .id_salt("profile_pane_top")
+            .max_height(top)
+            .auto_shrink([false, true])
+            .show(ui, |ui| {
+                summary::summary(ui, profile);
+                summary::inputs(ui, self.finished);
+                if let Some(index) = pictures.ui(ui) {
+                    action = Some(PaneAction::SavePicture(index));
+                }
+                egui::CollapsingHeader::new("Branches and loops, by wasted lane slots")
+                    .default_open(true)
+                    .show(ui, |ui| summary::branch_table(ui, profile, jump));
+            });
+        if lanes.is_none() {
+            ui.weak(
+                "Click a line to record, at that line, which lanes ran each subgroup execution, \
+                 and where on the dispatch they ran.",
+            );
+        }
+        let gutter = Gutter {
+            source: self.source,
+            profile,
+            analysis: self.analysis,
+        };
+        gutter.ui(ui, jump).map(PaneAction::RecordLanes).or(action)
+    }
+}
+
+/// The lane map, with the dispatch map beside it where there is one.
+fn lanes_view(
+    ui: &mut egui::Ui,
+    lanes: &mut LaneMap,
+    dispatch_map: Option<&mut DispatchMap>,
+    pictures: &Pictures,
+) {
+    let Some(map) = dispatch_map else {
+        lanes.ui(ui);
+        return;
+    };
+    // The lane map needs a few cells across; the dispatch map takes the rest.
+    let height = ui.available_height();
+    let left = (ui.available_width() * 0.4).min(360.0);
+    ui.horizontal_top(|ui| {
+        ui.allocate_ui_with_layout(
+            vec2(left, height),
+            egui::Layout::top_down(egui::Align::Min),
+            |ui| {
+                ui.set_width(left);
+                lanes.ui(ui);
+            },
+        );
+        ui.separator();
+        ui.vertical(|ui| map.ui(ui, pictures.images()));
+    });
+}
+
+/// The views to pick from, Save profile… and Pin; returns what was clicked.
+fn toolbar(
+    ui: &mut egui::Ui,
+    view: &mut PaneView,
+    lanes_line: Option<u32>,
+    pinned: Option<&Profile>,
+) -> Option<PaneAction> {
+    let mut action = None;
+    ui.horizontal(|ui| {
+        ui.selectable_value(view, PaneView::Source, "Source");
+        if let Some(line) = lanes_line {
+            ui.selectable_value(view, PaneView::Lanes, format!("Lanes at line {line}"))
+                .on_hover_text("The lane map and the dispatch map of the line you clicked");
+        }
+        if let Some(name) = pinned.map(profile_name) {
+            ui.selectable_value(view, PaneView::SideBySide, "Side by side")
+                .on_hover_text(format!("{name}, line by line beside this run"));
+        }
+        ui.separator();
+        if ui
+            .button("Save profile…")
+            .on_hover_text("Write this profile as a document `divlab profile --json` would write")
+            .clicked()
+        {
+            action = Some(PaneAction::SaveProfile);
+        }
+        match pinned.map(profile_name) {
+            Some(name) => {
+                if ui
+                    .button("Unpin")
+                    .on_hover_text(format!("Stop showing {name} side by side"))
+                    .clicked()
+                {
+                    action = Some(PaneAction::Unpin);
+                }
+            }
+            None => {
+                if ui
+                    .button("Pin for side by side")
+                    .on_hover_text(
+                        "Keep this profile, and show it line by line beside the next one you \
+                         run or open (edit the kernel, Run, and see what the change did)",
+                    )
+                    .clicked()
+                {
+                    action = Some(PaneAction::Pin);
+                }
+            }
+        }
+    });
+    action
+}

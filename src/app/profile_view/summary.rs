@@ -1,0 +1,388 @@
+//! Above the annotated source: the summary's figures (subgroup size, control-flow and branch
+//! efficiency, the two times) and the notes, the inputs the kernel ran on, and the branches
+//! ranked by wasted lane slots.
+
+use eframe::egui::{self, RichText};
+
+use crate::profile::fill::PREVIEW_VALUES;
+use crate::profile::report::{BranchProfile, Profile, RequestRecord};
+use crate::profile::run::{Finished, InputPreview};
+use crate::report::units::format_ns;
+
+/// Subgroup size, control-flow efficiency and the two times.
+pub fn summary(ui: &mut egui::Ui, profile: &Profile) {
+    ui.horizontal_wrapped(|ui| {
+        for (i, (text, about)) in figures(profile).iter().enumerate() {
+            if i > 0 {
+                ui.strong("·");
+            }
+            ui.strong(text).on_hover_text(*about);
+        }
+    });
+    if !profile.notes.is_empty() {
+        egui::CollapsingHeader::new(format!(
+            "Notes ({}): how the counts were taken, and what the kernel ran on",
+            profile.notes.len()
+        ))
+        .id_salt("profile_notes")
+        .default_open(false)
+        .show(ui, |ui| {
+            for note in &profile.notes {
+                ui.add(egui::Label::new(format!("• {note}")).wrap());
+            }
+        });
+    }
+}
+
+/// The summary's figures, each with what it means.
+fn figures(profile: &Profile) -> Vec<(String, &'static str)> {
+    let mut parts: Vec<(String, &str)> = Vec::new();
+    match profile.subgroup_size {
+        Some(size) => parts.push((
+            format!("subgroup size {size}"),
+            "The `subgroup_size` builtin as the pipeline ran: efficiency is taken against it",
+        )),
+        None => parts.push((
+            "no subgroup operations: counts are invocations".to_owned(),
+            "This adapter has no subgroups: each line counts invocations, and efficiency is not \
+             measured",
+        )),
+    }
+    if let Some(e) = profile.control_flow_efficiency {
+        parts.push((
+            format!("control-flow efficiency {:.1}%", e * 100.0),
+            "Σ active lanes / (Σ executions × subgroup size), summed over the kernel's blocks \
+             (each straight run of statements once), not over the lines below: a block of \
+             several lines counts once here and once per line there",
+        ));
+    }
+    if let Some(e) = profile.branch_efficiency {
+        parts.push((
+            format!("branch efficiency {:.1}%", e * 100.0),
+            "1 − Σ divergent / Σ evaluations over the branches and loops in the table below",
+        ));
+    }
+    match &profile.timing {
+        Some(t) => parts.push((
+            format!(
+                "{} alone, {} instrumented ({:.2}×)",
+                format_ns(t.kernel_ns),
+                format_ns(t.instrumented_ns),
+                t.overhead
+            ),
+            "Medians of the timed repetitions, the kernel alone and with divlab's counters, \
+             interleaved",
+        )),
+        None => parts.push((
+            "not timed".to_owned(),
+            "The run hit the loop cap, or was opened from a document without times",
+        )),
+    }
+    parts
+}
+
+/// What the kernel ran on: each buffer's fill and first values (from a run), or the fills a
+/// document records.
+pub fn inputs(ui: &mut egui::Ui, finished: &Finished) {
+    let request = &finished.profile.request;
+    let count = input_count(&finished.inputs, request);
+    if count == 0 {
+        return;
+    }
+    egui::CollapsingHeader::new(format!("Inputs ({count}): what the kernel ran on"))
+        .id_salt("profile_inputs")
+        .default_open(true)
+        .show(ui, |ui| {
+            if finished.inputs.is_empty() {
+                ui.weak("As the document records them (bindings not named had the default fill):");
+                for buffer in &request.buffers {
+                    ui.monospace(format!("--buffer {buffer}"));
+                }
+                return;
+            }
+            egui::Grid::new("profile_inputs_grid")
+                .striped(true)
+                .num_columns(3)
+                .show(ui, |ui| {
+                    for input in &finished.inputs {
+                        ui.label(&input.label);
+                        ui.label(&input.fill)
+                            .on_hover_text(format!("{} bytes", input.bytes));
+                        ui.add(
+                            egui::Label::new(RichText::new(first_values(input)).monospace())
+                                .truncate(),
+                        );
+                        ui.end_row();
+                    }
+                });
+        });
+}
+
+/// How many inputs there are to list: the run's, or (opened from a document, which keeps no
+/// values) the fills its request names.
+fn input_count(inputs: &[InputPreview], request: &RequestRecord) -> usize {
+    if inputs.is_empty() {
+        request.buffers.len()
+    } else {
+        inputs.len()
+    }
+}
+
+/// An input's first values, with `…` where the preview was cut short.
+fn first_values(input: &InputPreview) -> String {
+    let more = if input.first.len() == PREVIEW_VALUES {
+        ", …"
+    } else {
+        ""
+    };
+    format!("{}{more}", input.first.join(", "))
+}
+
+/// One row per branch, most wasted lane slots first; a click brings its line into view.
+pub fn branch_table(ui: &mut egui::Ui, profile: &Profile, jump: &mut Option<u32>) {
+    if profile.branches.is_empty() {
+        ui.weak("No branches reached.");
+        return;
+    }
+    // Branches that never ran say nothing about divergence; a kernel with many (the study's
+    // 128 generated paths) would push the annotated source out of sight.
+    let (branches, idle) = ranked(profile);
+    if let Some(note) = never_ran(idle) {
+        ui.weak(note);
+    }
+    if branches.is_empty() {
+        return;
+    }
+    let rows: Vec<BranchRow<'_>> = branches
+        .into_iter()
+        .map(|b| BranchRow::of(b, profile.subgroup_size))
+        .collect();
+    // At most about ten rows tall, so the annotated source stays in view.
+    let row = ui.text_style_height(&egui::TextStyle::Body) + ui.spacing().item_spacing.y;
+    egui::ScrollArea::vertical()
+        .id_salt("branch_table_scroll")
+        .max_height(11.0 * row)
+        .show(ui, |ui| branch_grid(ui, &rows, jump));
+}
+
+/// The branches that ran, most wasted lane slots first (then by line), and how many never ran.
+fn ranked(profile: &Profile) -> (Vec<&BranchProfile>, usize) {
+    let (mut branches, idle): (Vec<&BranchProfile>, Vec<&BranchProfile>) =
+        profile.branches.iter().partition(|b| b.executions > 0);
+    branches.sort_by_key(|b| (std::cmp::Reverse(b.wasted_lane_slots.unwrap_or(0)), b.line));
+    (branches, idle.len())
+}
+
+/// What the table says of the branches left out because they never ran.
+fn never_ran(idle: usize) -> Option<String> {
+    (idle > 0).then(|| {
+        format!(
+            "{idle} branch{} never ran: not listed.",
+            if idle == 1 { "" } else { "es" }
+        )
+    })
+}
+
+/// One branch as the table shows it.
+#[derive(Debug, PartialEq)]
+struct BranchRow<'a> {
+    line: u32,
+    /// `if`, `switch` or `loop`.
+    kind: &'a str,
+    /// Executions, or a loop's trips.
+    executions: String,
+    /// Divergent executions (with their share), or the tests at which a loop's lanes left.
+    divergent: String,
+    /// A loop's figures in words, on hover over the two cells before.
+    figures: Option<String>,
+    /// Wasted lane slots, or `—` where not measured.
+    wasted: String,
+}
+
+impl<'a> BranchRow<'a> {
+    fn of(b: &'a BranchProfile, subgroup_size: Option<u32>) -> Self {
+        let figures = b.loop_figures(subgroup_size);
+        let (executions, divergent) = if figures.is_some() {
+            (
+                format!("{} trips", b.trips.unwrap_or(0)),
+                format!("lanes left on {} tests", b.divergent),
+            )
+        } else {
+            (
+                b.executions.to_string(),
+                match b.divergent_fraction {
+                    Some(f) => format!("{:.0}% ({})", f * 100.0, b.divergent),
+                    None => b.divergent.to_string(),
+                },
+            )
+        };
+        Self {
+            line: b.line,
+            kind: &b.kind,
+            executions,
+            divergent,
+            figures,
+            wasted: b
+                .wasted_lane_slots
+                .map_or_else(|| "—".to_owned(), |w| w.to_string()),
+        }
+    }
+}
+
+fn branch_grid(ui: &mut egui::Ui, rows: &[BranchRow<'_>], jump: &mut Option<u32>) {
+    egui::Grid::new("branch_table")
+        .striped(true)
+        .num_columns(5)
+        .show(ui, |ui| {
+            for (heading, about) in [
+                ("line", "Click a line number to bring it into view"),
+                ("kind", "if, switch or loop"),
+                (
+                    "executions",
+                    "Subgroup executions that evaluated the branch; for a loop, its trips \
+                     (subgroup executions of its body)",
+                ),
+                (
+                    "divergent",
+                    "Executions in which the subgroup's lanes disagreed; for a loop, the tests \
+                     at which some lanes left while others went on",
+                ),
+                (
+                    "wasted lane slots",
+                    "Lane slots the subgroups paid for inside it but left idle: Σ (executions × \
+                     subgroup size − active lanes) over the blocks it opens; for a loop, the \
+                     slots of lanes that had already left",
+                ),
+            ] {
+                ui.strong(heading).on_hover_text(about);
+            }
+            ui.end_row();
+            for row in rows {
+                if ui
+                    .link(format!("{}", row.line))
+                    .on_hover_text("Show this line")
+                    .clicked()
+                {
+                    *jump = Some(row.line);
+                }
+                ui.label(row.kind);
+                let figures = |response: egui::Response| match &row.figures {
+                    Some(figures) => response.on_hover_text(figures),
+                    None => response,
+                };
+                figures(ui.label(&row.executions));
+                figures(ui.label(&row.divergent));
+                ui.label(&row.wasted);
+                ui.end_row();
+            }
+        });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::profile_view::fixture;
+
+    #[test]
+    fn the_summary_gives_the_subgroup_size_both_efficiencies_and_the_times() {
+        let profile = fixture::profile();
+        let texts: Vec<String> = figures(&profile).into_iter().map(|(t, _)| t).collect();
+        assert_eq!(
+            texts,
+            [
+                "subgroup size 8",
+                "control-flow efficiency 80.0%",
+                "branch efficiency 50.0%",
+                "1 µs alone, 2.5 µs instrumented (2.50×)",
+            ]
+        );
+    }
+
+    #[test]
+    fn without_subgroups_or_times_the_summary_says_so() {
+        let mut profile = fixture::profile();
+        profile.subgroup_size = None;
+        profile.control_flow_efficiency = None;
+        profile.branch_efficiency = None;
+        profile.timing = None;
+        let texts: Vec<String> = figures(&profile).into_iter().map(|(t, _)| t).collect();
+        assert_eq!(
+            texts,
+            [
+                "no subgroup operations: counts are invocations",
+                "not timed"
+            ]
+        );
+    }
+
+    #[test]
+    fn branches_rank_by_wasted_slots_then_line_leaving_out_those_that_never_ran() {
+        let mut profile = fixture::profile();
+        let mut idle = profile.branches[0].clone();
+        (idle.line, idle.executions, idle.wasted_lane_slots) = (2, 0, Some(0));
+        let mut worst = profile.branches[0].clone();
+        (worst.line, worst.wasted_lane_slots) = (9, Some(40));
+        profile.branches.extend([idle, worst]);
+        let (branches, never) = ranked(&profile);
+        let lines: Vec<u32> = branches.iter().map(|b| b.line).collect();
+        assert_eq!(lines, [9, 4, 7], "40 slots, then 16 and 16 by line");
+        assert_eq!(never, 1);
+        assert_eq!(
+            never_ran(1).as_deref(),
+            Some("1 branch never ran: not listed.")
+        );
+        assert_eq!(
+            never_ran(3).as_deref(),
+            Some("3 branches never ran: not listed.")
+        );
+        assert_eq!(never_ran(0), None);
+    }
+
+    #[test]
+    fn a_branch_row_gives_its_divergent_share_and_a_loop_row_its_trips() {
+        let profile = fixture::profile();
+        let row = BranchRow::of(&profile.branches[0], profile.subgroup_size);
+        assert_eq!(
+            row,
+            BranchRow {
+                line: 4,
+                kind: "if",
+                executions: "4".to_owned(),
+                divergent: "100% (4)".to_owned(),
+                figures: None,
+                wasted: "16".to_owned(),
+            }
+        );
+        let row = BranchRow::of(&profile.branches[1], profile.subgroup_size);
+        assert_eq!(row.executions, "8 trips");
+        assert_eq!(row.divergent, "lanes left on 2 tests");
+        assert_eq!(
+            row.figures.as_deref(),
+            Some(
+                "8 trips, 48 of 64 lane slots ran (75%), 16 left idle by lanes that had left \
+                 the loop, lanes left on 2 of 8 tests"
+            )
+        );
+        let mut unmeasured = profile.branches[0].clone();
+        unmeasured.divergent_fraction = None;
+        unmeasured.wasted_lane_slots = None;
+        let row = BranchRow::of(&unmeasured, None);
+        assert_eq!((row.divergent.as_str(), row.wasted.as_str()), ("4", "—"));
+    }
+
+    #[test]
+    fn inputs_are_the_runs_previews_or_else_the_fills_the_document_names() {
+        let profile = fixture::profile();
+        assert_eq!(input_count(&[], &profile.request), 1);
+        let preview = |first: usize| InputPreview {
+            label: "`out` (@group(0) @binding(0))".to_owned(),
+            fill: "zeros".to_owned(),
+            bytes: 64,
+            first: (0..first).map(|i| i.to_string()).collect(),
+        };
+        assert_eq!(input_count(&[preview(2), preview(3)], &profile.request), 2);
+        assert_eq!(first_values(&preview(3)), "0, 1, 2");
+        let cut = first_values(&preview(PREVIEW_VALUES));
+        assert!(cut.ends_with(", …"), "{cut}");
+    }
+}
