@@ -1,5 +1,7 @@
 //! The library's error type. Every message says what happened and what to do about it.
 
+pub(crate) mod profile;
+
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -133,14 +135,34 @@ pub enum Error {
     #[error("invalid settings: {0}")]
     InvalidSettings(String),
 
-    /// `divlab profile` cannot profile the kernel as asked (or hit a divlab bug): a
-    /// `profile::Error`, shared as a trait object so that this bottom layer names nothing above
-    /// it (and stays small and `Clone`).
+    /// `divlab profile` cannot profile the kernel as asked (or hit a divlab bug): the
+    /// `profile::Error` itself, so callers can match its variant and read its line (boxed to
+    /// keep this enum small).
     #[error(transparent)]
-    Profile(std::sync::Arc<dyn std::error::Error + Send + Sync>),
+    Profile(Box<profile::Error>),
 }
 
 impl Error {
+    /// The 1-based line of the kernel the error is about, where it names one: a WGSL error's,
+    /// or a profile error's ([`profile::Error::line`]).
+    pub fn line(&self) -> Option<u32> {
+        match self {
+            Self::InvalidWgsl { line, .. } => (*line > 0).then_some(*line),
+            Self::Profile(e) => e.line(),
+            _ => None,
+        }
+    }
+
+    /// The process's exit code for this error (docs/exit-codes.md): 3 for a GPU that timed out
+    /// or was lost, 4 for a divlab bug, 2 for the rest (usage and setup errors).
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            _ if self.kind().is_gpu_failure() => 3,
+            Self::Profile(e) if e.is_bug() => 4,
+            _ => 2,
+        }
+    }
+
     /// The kind of failure, as results record it.
     pub fn kind(&self) -> ErrorKind {
         match self {

@@ -584,14 +584,11 @@ fn profile_with_progress(
     drop(done);
     let _ = shower.join();
     bar.finish_and_clear();
-    match result {
-        Ok(finished) => Ok(finished),
-        Err(e) if e.kind().is_gpu_failure() => Err(Failure {
-            code: 3,
-            error: e.into(),
-        }),
-        Err(e) => Err(e.into()),
-    }
+    // 3 for a GPU that timed out or was lost, 4 for a divlab bug, else 2.
+    result.map_err(|e| Failure {
+        code: e.exit_code(),
+        error: e.into(),
+    })
 }
 
 /// Prints a profile's report (to stderr when a document goes to stdout) and writes its

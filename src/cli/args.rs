@@ -16,6 +16,8 @@ Exit codes (docs/exit-codes.md):
      (compare --fail-on-difference); a program mismatched (fuzz --fail-on-mismatch)
   2  usage or setup error: bad arguments, no adapter, an unreadable or invalid file
   3  the GPU timed out or the device was lost (bench, profile)
+  4  a divlab bug: the instrumented kernel does not validate or its counters do not decode
+     (profile); please report it with the kernel
 
 Environment:
   WGPU_BACKEND        default for --backend (vulkan, metal, dx12, gl)

@@ -5,11 +5,13 @@
 //! [`report`] turns the counters into per-line and per-branch figures. What can go wrong before
 //! the GPU runs is an [`Error`].
 
-mod error;
 pub mod fill;
 pub mod instrument;
 pub mod kernel;
 pub mod report;
 pub mod run;
 
-pub use error::Error;
+// The profile's error type lives beside the crate's, which holds it (see its module).
+use crate::error::profile as error;
+
+pub use error::{Error, Flag, Slot};

@@ -387,24 +387,7 @@ impl Playground {
         let Some((run, _)) = &self.run else { return };
         let Some(outcome) = run.poll() else { return };
         let (_, source) = self.run.take().expect("a run is in progress");
-        let mut outcome = outcome.map_err(|e| match e {
-            crate::Error::InvalidWgsl {
-                line,
-                column,
-                message,
-                ..
-            } => RunError {
-                line,
-                message: format!("{}:{line}:{column}: {message}", self.file_name()),
-            },
-            e => {
-                let message = e.to_string();
-                RunError {
-                    line: line_named(&message),
-                    message,
-                }
-            }
-        });
+        let mut outcome = outcome.map_err(|e| self.run_error(&e));
         self.clear_run();
         if let Ok(finished) = &mut outcome {
             // A run that recorded a line's lanes shows them; another shows the source.
@@ -420,6 +403,19 @@ impl Playground {
             self.pictures = Pictures::new(std::mem::take(&mut finished.images));
         }
         self.last = Some(LastRun { source, outcome });
+    }
+
+    /// A failed run as the result pane shows it: the message, and the line it names (from the
+    /// error's own field, never from its words).
+    fn run_error(&self, e: &crate::Error) -> RunError {
+        let line = e.line().unwrap_or(0);
+        let message = match e {
+            crate::Error::InvalidWgsl {
+                column, message, ..
+            } => format!("{}:{line}:{column}: {message}", self.file_name()),
+            e => e.to_string(),
+        };
+        RunError { line, message }
     }
 
     /// The view: examples, Run and its settings above; the editor beside the verdicts or, once
@@ -583,27 +579,6 @@ impl Playground {
     }
 }
 
-/// The first `line N` an engine message names (what it cannot bind, the loop that hit the
-/// cap), or 0: the line the Playground marks beside the message.
-fn line_named(message: &str) -> u32 {
-    message
-        .match_indices("line ")
-        .filter(|(at, _)| {
-            !message[..*at]
-                .chars()
-                .next_back()
-                .is_some_and(char::is_alphanumeric)
-        })
-        .find_map(|(at, word)| {
-            let digits: String = message[at + word.len()..]
-                .chars()
-                .take_while(char::is_ascii_digit)
-                .collect();
-            digits.parse().ok()
-        })
-        .unwrap_or(0)
-}
-
 /// Line `n` of the source, `text`, marked as where an error is.
 fn marked_line(ui: &mut egui::Ui, n: u32, text: &str) {
     ui.label(
@@ -621,21 +596,4 @@ fn static_view(ui: &mut egui::Ui, source: &str, analysis: &Analysis) {
         .show(ui, |ui| {
             source_view(ui, "playground_source", source, analysis, None)
         });
-}
-
-#[cfg(test)]
-mod tests {
-    use super::line_named;
-
-    #[test]
-    fn an_engine_message_names_the_line_to_mark() {
-        assert_eq!(
-            line_named(
-                "`video` (@group(0) @binding(0), line 12 of k.wgsl) is a `texture_external`"
-            ),
-            12
-        );
-        assert_eq!(line_named("no line here; the outline is fine"), 0);
-        assert_eq!(line_named("a deadline 3 then line 7"), 7);
-    }
 }

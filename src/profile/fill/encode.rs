@@ -7,7 +7,7 @@ use naga::{Scalar, ScalarKind};
 
 use super::files::elements_for;
 use super::{Fill, Resolved};
-use crate::profile::error::{Error, Result};
+use crate::profile::error::{Error, Flag, Result};
 use crate::profile::kernel::{Access, Binding, Shape, scalar_name};
 use crate::user_file::{ReadError, read_at_most};
 
@@ -58,8 +58,18 @@ pub fn count_scalars(shape: &Shape) -> Vec<(u64, Scalar)> {
 /// The `bytes` bytes of `binding`'s buffer filled with `fill` (a runtime-sized array holds as
 /// many elements as fit). See [`Fill`] for each form.
 pub fn contents(binding: &Binding, bytes: u64, fill: &Fill) -> Result<Vec<u8>> {
-    let size = usize::try_from(bytes)
-        .map_err(|_| Error::BadFill(format!("{} would take {bytes} bytes", binding.label())))?;
+    // Values, files and texture fills come from `--buffer`; a size from either option.
+    let bad = |flag: Option<Flag>, why: String| Error::BadFill {
+        flag,
+        binding: Some(binding.slot()),
+        why,
+    };
+    let size = usize::try_from(bytes).map_err(|_| {
+        bad(
+            None,
+            format!("{} would take {bytes} bytes", binding.label()),
+        )
+    })?;
     let mut buf = vec![0u8; size];
     let len = binding.size.len_for(bytes);
     let mut each = |f: &mut ScalarWriter<'_>| {
@@ -123,7 +133,7 @@ pub fn contents(binding: &Binding, bytes: u64, fill: &Fill) -> Result<Vec<u8>> {
                 }
             });
             if let Some(message) = failure {
-                return Err(Error::BadFill(message));
+                return Err(bad(Some(Flag::Buffer), message));
             }
             let left = next.count();
             if left > 0 {
@@ -133,11 +143,15 @@ pub fn contents(binding: &Binding, bytes: u64, fill: &Fill) -> Result<Vec<u8>> {
                 } else {
                     "; give fewer values"
                 };
-                return Err(Error::BadFill(format!(
-                    "values: gives {} values but {} holds {holds} scalars ({bytes} bytes){hint}",
-                    values.len(),
-                    binding.label()
-                )));
+                return Err(bad(
+                    Some(Flag::Buffer),
+                    format!(
+                        "values: gives {} values but {} holds {holds} scalars ({bytes} bytes)\
+                         {hint}",
+                        values.len(),
+                        binding.label()
+                    ),
+                ));
             }
         }
         Fill::File(path) => {
@@ -148,11 +162,14 @@ pub fn contents(binding: &Binding, bytes: u64, fill: &Fill) -> Result<Vec<u8>> {
                     ReadError::TooLarge(len) => Some(len),
                     _ => None,
                 }) else {
-                    return Error::BadFill(format!(
-                        "cannot read file:{} for {}: {e}",
-                        path.display(),
-                        binding.label()
-                    ));
+                    return bad(
+                        Some(Flag::Buffer),
+                        format!(
+                            "cannot read file:{} for {}: {e}",
+                            path.display(),
+                            binding.label()
+                        ),
+                    );
                 };
                 // `check_limits` has refused a file no --len can fit, so this one can.
                 let hint = match len.and_then(|len| elements_for(binding.size, len)) {
@@ -160,20 +177,26 @@ pub fn contents(binding: &Binding, bytes: u64, fill: &Fill) -> Result<Vec<u8>> {
                     None => String::new(),
                 };
                 let has = len.map_or_else(|| "more".to_owned(), |len| len.to_string());
-                Error::BadFill(format!(
-                    "file:{} has {has} bytes but {} takes {bytes} bytes{hint}",
-                    path.display(),
-                    binding.label()
-                ))
+                bad(
+                    Some(Flag::Buffer),
+                    format!(
+                        "file:{} has {has} bytes but {} takes {bytes} bytes{hint}",
+                        path.display(),
+                        binding.label()
+                    ),
+                )
             })?;
             buf[..data.len()].copy_from_slice(&data);
         }
         Fill::Gradient | Fill::Checker(_) => {
-            return Err(Error::BadFill(format!(
-                "{fill} fills textures only, and {} is a buffer; use zeros, iota, random, \
-                 values:... or file:PATH",
-                binding.label()
-            )));
+            return Err(bad(
+                Some(Flag::Buffer),
+                format!(
+                    "{fill} fills textures only, and {} is a buffer; use zeros, iota, random, \
+                     values:... or file:PATH",
+                    binding.label()
+                ),
+            ));
         }
     }
     Ok(buf)

@@ -4,7 +4,7 @@
 //! rest is zeros.
 
 use super::{BindingRef, BufferSpec, Fill, invocations, resolve};
-use crate::profile::error::{Error, Result};
+use crate::profile::error::{Error, Flag, Result};
 use crate::profile::kernel::{Binding, BufferSize, KernelInterface};
 
 /// The length of a runtime-sized array whose buffer holds `bytes` bytes (the fewest elements
@@ -46,13 +46,17 @@ pub(super) fn check_file_limit(
         return Ok(());
     }
     let fits = binding.size.len_for(max);
-    Err(Error::BadFill(format!(
-        "file:{} has {len} bytes, more than {} can hold on this adapter ({limit} is {max} \
-         bytes: {fits} elements); give a file of at most {max} bytes, or profile on an adapter \
-         with larger limits (`divlab adapters`)",
-        path.display(),
-        binding.label()
-    )))
+    Err(Error::BadFill {
+        flag: Some(Flag::Buffer),
+        binding: Some(binding.slot()),
+        why: format!(
+            "file:{} has {len} bytes, more than {} can hold on this adapter ({limit} is {max} \
+             bytes: {fits} elements); give a file of at most {max} bytes, or profile on an \
+             adapter with larger limits (`divlab adapters`)",
+            path.display(),
+            binding.label()
+        ),
+    })
 }
 
 /// Notes for the report: each `file:` fill shorter than its buffer, where the rest of the

@@ -2,7 +2,7 @@
 //! name it.
 
 use super::{BindingRef, BufferSpec, Fill};
-use crate::profile::error::{Error, Result};
+use crate::profile::error::{Error, Flag, Result};
 use crate::profile::kernel::{Access, BufferSize, KernelInterface};
 
 #[cfg(test)]
@@ -51,31 +51,38 @@ pub fn resolve(
         .collect();
     let mut filled = vec![false; out.len()];
     for spec in specs {
-        let i = find(interface, &spec.target, "--buffer")?;
+        let i = find(interface, &spec.target, Flag::Buffer)?;
         if std::mem::replace(&mut filled[i], true) {
-            return Err(Error::BadFill(format!(
-                "--buffer gives {} twice; give each binding once",
-                interface.bindings[i].label()
-            )));
+            let b = &interface.bindings[i];
+            return Err(Error::BadFill {
+                flag: Some(Flag::Buffer),
+                binding: Some(b.slot()),
+                why: format!("--buffer gives {} twice; give each binding once", b.label()),
+            });
         }
         out[i].fill = spec.fill.clone();
         out[i].given = true;
     }
     for (target, len) in lens {
-        let i = find(interface, target, "--len")?;
+        let i = find(interface, target, Flag::Len)?;
         let b = &interface.bindings[i];
         if let BufferSize::Fixed(bytes) = b.size {
-            return Err(Error::BadFill(format!(
-                "--len {target}={len}: {} has a fixed size of {bytes} bytes; --len applies only \
-                 to runtime-sized arrays (`array<T>`)",
-                b.label()
-            )));
+            return Err(Error::BadFill {
+                flag: Some(Flag::Len),
+                binding: Some(b.slot()),
+                why: format!(
+                    "--len {target}={len}: {} has a fixed size of {bytes} bytes; --len applies \
+                     only to runtime-sized arrays (`array<T>`)",
+                    b.label()
+                ),
+            });
         }
         if out[i].len.replace(*len).is_some() {
-            return Err(Error::BadFill(format!(
-                "--len gives {} twice; give each binding once",
-                b.label()
-            )));
+            return Err(Error::BadFill {
+                flag: Some(Flag::Len),
+                binding: Some(b.slot()),
+                why: format!("--len gives {} twice; give each binding once", b.label()),
+            });
         }
     }
     Ok(out)
@@ -153,7 +160,7 @@ pub fn check_limits(
     Ok(())
 }
 
-fn find(interface: &KernelInterface, target: &BindingRef, flag: &str) -> Result<usize> {
+fn find(interface: &KernelInterface, target: &BindingRef, flag: Flag) -> Result<usize> {
     interface
         .bindings
         .iter()
@@ -169,9 +176,13 @@ fn find(interface: &KernelInterface, target: &BindingRef, flag: &str) -> Result<
             } else {
                 format!("its bindings are {}", list.join(", "))
             };
-            Error::BadFill(format!(
-                "{flag} {target}=...: entry point `{}` uses no binding `{target}`; {list}",
-                interface.entry
-            ))
+            Error::BadFill {
+                flag: Some(flag),
+                binding: None,
+                why: format!(
+                    "{flag} {target}=...: entry point `{}` uses no binding `{target}`; {list}",
+                    interface.entry
+                ),
+            }
         })
 }

@@ -15,7 +15,7 @@ pub(super) fn kernel(src: &str) -> KernelInterface {
 
 fn settings_error<T: fmt::Debug>(r: Result<T>) -> String {
     match r {
-        Err(Error::BadFill(m)) => m,
+        Err(Error::BadFill { why, .. }) => why,
         other => panic!("expected BadFill, got {other:?}"),
     }
 }

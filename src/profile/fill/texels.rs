@@ -16,7 +16,8 @@
 //! - `file:IMAGE`: the image's colours (normalized; integer formats take 0..255), and its size.
 
 use super::Fill;
-use crate::profile::error::{Error, Result};
+use crate::profile::error::{Error, Flag, Result};
+use crate::profile::kernel::TextureBinding;
 
 /// How one channel of a format is stored.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -163,16 +164,16 @@ impl Picture {
 }
 
 /// The texels of a texture of `layout` and `extent` filled with `fill` (`picture`: the decoded
-/// image of a `file:` fill, whose size the caller has checked). `what` names the texture in
-/// messages; `seed_slot` mixes its binding into a `random` seed.
+/// image of a `file:` fill, whose size the caller has checked) for `texture`, which messages
+/// name and whose binding a `random` seed mixes in.
 pub fn texels(
     layout: TexelLayout,
     extent: Extent,
     fill: &Fill,
     picture: Option<&Picture>,
-    seed_slot: u64,
-    what: &str,
+    texture: &TextureBinding,
 ) -> Result<Vec<u8>> {
+    let seed_slot = u64::from(texture.group) << 32 | u64::from(texture.binding);
     let [w, h, d] = extent.map(|n| n as usize);
     let count = w * h * d;
     let channels = layout.channels;
@@ -224,11 +225,14 @@ pub fn texels(
                     }
                 }
             };
-            encode(ch, value, &mut out).map_err(|range| {
-                Error::BadFill(format!(
-                    "{what}: channel {c} of texel ({x}, {y}, {z}) would hold {value}, which a \
-                     {ch:?} channel cannot ({range}); give values that fit"
-                ))
+            encode(ch, value, &mut out).map_err(|range| Error::BadFill {
+                flag: Some(Flag::Texture),
+                binding: Some(texture.slot()),
+                why: format!(
+                    "{}: channel {c} of texel ({x}, {y}, {z}) would hold {value}, which a \
+                         {ch:?} channel cannot ({range}); give values that fit",
+                    texture.label()
+                ),
             })?;
         }
         if layout.bgra {

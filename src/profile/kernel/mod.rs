@@ -100,6 +100,11 @@ impl Binding {
             self.name, self.group, self.binding
         )
     }
+
+    /// Its name, slot and line, for an error about it.
+    pub fn slot(&self) -> crate::profile::Slot {
+        resources::slot(&self.name, self.group, self.binding, self.line)
+    }
 }
 
 /// How a binding is declared.
@@ -255,11 +260,15 @@ pub fn interface(
     let index = entry::entry_index(module, file, entry)?;
     let ep = &module.entry_points[index];
     if ep.workgroup_size_overrides.is_some() {
-        return Err(ProfileError::BadOverride(format!(
-            "the workgroup size of `{}` in {file} depends on `override` constants that are not \
-             resolved yet; resolve them first (`profile::kernel::apply_overrides`)",
-            ep.name
-        ))
+        return Err(ProfileError::BadOverride {
+            flag: None,
+            constant: None,
+            why: format!(
+                "the workgroup size of `{}` in {file} depends on `override` constants that are \
+                 not resolved yet; resolve them first (`profile::kernel::apply_overrides`)",
+                ep.name
+            ),
+        }
         .into());
     }
     let info = validate(module).map_err(|e| {

@@ -5,7 +5,7 @@ use naga::{ArraySize, Module, TypeInner};
 
 use super::shape::scalar_name;
 use super::validate;
-use crate::profile::error::{Error as ProfileError, with_causes};
+use crate::profile::error::{Error as ProfileError, Flag, with_causes};
 
 /// `module` with its pipeline-overridable constants replaced by plain constants: `overrides`
 /// gives values by name (or by `@id`), the rest keep their defaults. Uses naga's own
@@ -16,8 +16,16 @@ pub fn apply_overrides(
     module: &Module,
     overrides: &[(String, f64)],
 ) -> Result<Module, ProfileError> {
-    let info = validate(module)
-        .map_err(|e| ProfileError::BadOverride(format!("the kernel does not validate: {e}")))?;
+    let info = validate(module).map_err(|e| ProfileError::BadOverride {
+        flag: None,
+        constant: None,
+        why: format!("the kernel does not validate: {e}"),
+    })?;
+    let bad = |name: &str, why: String| ProfileError::BadOverride {
+        flag: Some(Flag::Override),
+        constant: Some(name.to_owned()),
+        why,
+    };
     let mut constants = naga::back::PipelineConstants::default();
     for (name, value) in overrides {
         let found = module.overrides.iter().find(|(_, o)| {
@@ -25,10 +33,13 @@ pub fn apply_overrides(
                 || o.id.is_some_and(|id| id.to_string() == *name)
         });
         let Some((_, o)) = found else {
-            return Err(ProfileError::BadOverride(format!(
-                "--override {name}=...: the kernel has no `override` constant `{name}`. {}",
-                list_overrides(module)
-            )));
+            return Err(bad(
+                name,
+                format!(
+                    "--override {name}=...: the kernel has no `override` constant `{name}`. {}",
+                    list_overrides(module)
+                ),
+            ));
         };
         // naga keys an override by its @id when it has one, else by its name.
         let key = match (o.id, &o.name) {
@@ -37,14 +48,13 @@ pub fn apply_overrides(
             (None, None) => name.clone(),
         };
         if let Some(why) = value_misfit(&module.types[o.ty].inner, *value) {
-            return Err(ProfileError::BadOverride(format!(
-                "--override {name}={value}: {why}"
-            )));
+            return Err(bad(name, format!("--override {name}={value}: {why}")));
         }
         if constants.insert(key, *value).is_some() {
-            return Err(ProfileError::BadOverride(format!(
-                "--override gives `{name}` twice; give each constant once"
-            )));
+            return Err(bad(
+                name,
+                format!("--override gives `{name}` twice; give each constant once"),
+            ));
         }
     }
     let (resolved, _) = naga::back::pipeline_constants::process_overrides(
@@ -52,21 +62,31 @@ pub fn apply_overrides(
     )
     .map_err(|e| {
         use naga::back::pipeline_constants::PipelineConstantError as E;
-        let what = match e {
-            E::MissingValue(key) => format!(
-                "the `override` constant `{}` has no default value: pass --override {}=VALUE",
-                display_key(module, &key),
-                display_key(module, &key)
+        let (constant, what) = match e {
+            E::MissingValue(key) => (
+                Some(display_key(module, &key)),
+                format!(
+                    "the `override` constant `{}` has no default value: pass --override {}=VALUE",
+                    display_key(module, &key),
+                    display_key(module, &key)
+                ),
             ),
             // An expression of the kernel that the values make invalid (a `% K` with K = 0 in a
             // constant expression, an array size of 0): naga's outer message names only the
             // entry point, its causes say what.
-            other => format!(
-                "with these --override values the kernel is not valid WGSL: {}",
-                with_causes(&other)
+            other => (
+                None,
+                format!(
+                    "with these --override values the kernel is not valid WGSL: {}",
+                    with_causes(&other)
+                ),
             ),
         };
-        ProfileError::BadOverride(format!("{what}. {}", list_overrides(module)))
+        ProfileError::BadOverride {
+            flag: None,
+            constant,
+            why: format!("{what}. {}", list_overrides(module)),
+        }
     })?;
     let mut resolved = resolved.into_owned();
     fix_array_sizes(&mut resolved);

@@ -6,6 +6,8 @@ use std::fmt;
 
 use naga::{ImageClass, ImageDimension, ScalarKind, StorageAccess, StorageFormat, TypeInner};
 
+use crate::profile::Slot;
+
 /// A texture binding of the kernel.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TextureBinding {
@@ -33,6 +35,11 @@ impl TextureBinding {
             "`{}` (@group({}) @binding({}))",
             self.name, self.group, self.binding
         )
+    }
+
+    /// Its name, slot and line, for an error about it.
+    pub fn slot(&self) -> Slot {
+        slot(&self.name, self.group, self.binding, self.line)
     }
 
     /// Whether the kernel can write it (a `write` or `read_write` storage texture).
@@ -202,6 +209,23 @@ pub struct SamplerBinding {
     pub line: u32,
     /// `sampler_comparison`.
     pub comparison: bool,
+}
+
+impl SamplerBinding {
+    /// Its name, slot and line, for an error about it.
+    pub fn slot(&self) -> Slot {
+        slot(&self.name, self.group, self.binding, self.line)
+    }
+}
+
+/// A resource's [`Slot`], for an error about it.
+pub(super) fn slot(name: &str, group: u32, binding: u32, line: u32) -> Slot {
+    Slot {
+        name: name.to_owned(),
+        group,
+        binding,
+        line,
+    }
 }
 
 /// A texture or a sampler.

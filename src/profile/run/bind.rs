@@ -100,12 +100,16 @@ fn immediate_bytes(
     }
     let max = gpu.device.limits().max_immediate_size;
     if contents.len() as u64 > u64::from(max) {
-        return Err(ProfileError::BadFill(format!(
-            "{} takes {} bytes, and this adapter's `max_immediate_size` is {max}; make the block \
-             smaller or a `var<uniform>`",
-            binding.label(),
-            contents.len()
-        ))
+        return Err(ProfileError::BadFill {
+            flag: None,
+            binding: Some(binding.slot()),
+            why: format!(
+                "{} takes {} bytes, and this adapter's `max_immediate_size` is {max}; make the \
+                 block smaller or a `var<uniform>`",
+                binding.label(),
+                contents.len()
+            ),
+        }
         .into());
     }
     Ok(contents)

@@ -3,11 +3,11 @@
 //! the adapter's limits.
 
 use crate::gpu::GpuContext;
-use crate::profile::Error as ProfileError;
 use crate::profile::fill::{BindingRef, Named};
 use crate::profile::kernel::{
     KernelInterface, SampleKind, TextureBinding, TextureClass, TextureDim, format_name,
 };
+use crate::profile::{Error as ProfileError, Flag};
 use crate::{Error, Result};
 
 use super::super::Request;
@@ -22,16 +22,28 @@ pub(super) fn check_names(interface: &KernelInterface, request: &Request) -> Res
         .textures
         .fills
         .iter()
-        .map(|s| ("--texture", &s.target))
-        .chain(request.textures.sizes.iter().map(|s| ("--size", &s.target)))
+        .map(|s| (Flag::Texture, &s.target))
+        .chain(
+            request
+                .textures
+                .sizes
+                .iter()
+                .map(|s| (Flag::Size, &s.target)),
+        )
         .chain(
             request
                 .textures
                 .formats
                 .iter()
-                .map(|s| ("--format", &s.target)),
+                .map(|s| (Flag::Format, &s.target)),
         )
-        .chain(request.textures.saves.iter().map(|s| ("--save", &s.target)));
+        .chain(
+            request
+                .textures
+                .saves
+                .iter()
+                .map(|s| (Flag::Save, &s.target)),
+        );
     for (flag, target) in texture_refs {
         if !interface
             .textures
@@ -54,7 +66,7 @@ pub(super) fn check_names(interface: &KernelInterface, request: &Request) -> Res
             .any(|s| spec.target.names(&s.name, s.group, s.binding))
         {
             return Err(unknown(
-                "--sampler",
+                Flag::Sampler,
                 &spec.target,
                 "sampler",
                 &samplers,
@@ -69,29 +81,37 @@ pub(super) fn check_names(interface: &KernelInterface, request: &Request) -> Res
             .find(|t| save.target.names(&t.name, t.group, t.binding))
             .expect("checked above");
         if !t.is_written() {
-            return Err(ProfileError::BadTexture(format!(
-                "--save {}: {} is {} {}, which the kernel cannot write; --save takes a `write` or \
-                 `read_write` storage texture",
-                save.target,
-                t.label(),
-                t.dim,
-                t.class
-            ))
+            return Err(ProfileError::BadTexture {
+                flag: Some(Flag::Save),
+                binding: Some(t.slot()),
+                why: format!(
+                    "--save {}: {} is {} {}, which the kernel cannot write; --save takes a \
+                     `write` or `read_write` storage texture",
+                    save.target,
+                    t.label(),
+                    t.dim,
+                    t.class
+                ),
+            }
             .into());
         }
     }
     Ok(())
 }
 
-fn unknown(flag: &str, target: &BindingRef, kind: &str, names: &[String], entry: &str) -> Error {
+fn unknown(flag: Flag, target: &BindingRef, kind: &str, names: &[String], entry: &str) -> Error {
     let list = if names.is_empty() {
         format!("it uses no {kind}")
     } else {
         format!("its {kind}s are {}", names.join(", "))
     };
-    ProfileError::BadTexture(format!(
-        "{flag} {target}=...: entry point `{entry}` uses no {kind} `{target}`; {list}"
-    ))
+    ProfileError::BadTexture {
+        flag: Some(flag),
+        binding: None,
+        why: format!(
+            "{flag} {target}=...: entry point `{entry}` uses no {kind} `{target}`; {list}"
+        ),
+    }
     .into()
 }
 
@@ -103,17 +123,27 @@ pub(super) fn format_of(
 ) -> Result<wgpu::TextureFormat> {
     let asked =
         Named::last_for(&request.textures.formats, &t.name, t.group, t.binding).map(|f| f.0);
-    let bad = |why: String| -> Error { ProfileError::BadTexture(why).into() };
+    let bad = |flag: Option<Flag>, why: String| -> Error {
+        ProfileError::BadTexture {
+            flag,
+            binding: Some(t.slot()),
+            why,
+        }
+        .into()
+    };
     let format = match (t.class, asked) {
         (TextureClass::Storage { format, .. }, None) => format,
         (TextureClass::Storage { format, .. }, Some(_)) => {
-            return Err(bad(format!(
-                "--format {}: {} is a storage texture of format {} (its type says so); drop \
+            return Err(bad(
+                Some(Flag::Format),
+                format!(
+                    "--format {}: {} is a storage texture of format {} (its type says so); drop \
                  --format",
-                t.name,
-                t.label(),
-                format_name(format)
-            )));
+                    t.name,
+                    t.label(),
+                    format_name(format)
+                ),
+            ));
         }
         (TextureClass::Depth { .. }, None) => wgpu::TextureFormat::Depth16Unorm,
         (TextureClass::Sampled { kind, .. }, None) => match kind {
@@ -133,15 +163,18 @@ pub(super) fn format_of(
                 None => false,
             };
             if !fits {
-                return Err(bad(format!(
-                    "--format {}={}: {} is a {} {} texture, which a {} texture cannot back",
-                    t.name,
-                    format_name(format),
-                    t.label(),
-                    t.dim,
-                    t.class,
-                    format_name(format)
-                )));
+                return Err(bad(
+                    Some(Flag::Format),
+                    format!(
+                        "--format {}={}: {} is a {} {} texture, which a {} texture cannot back",
+                        t.name,
+                        format_name(format),
+                        t.label(),
+                        t.dim,
+                        t.class,
+                        format_name(format)
+                    ),
+                ));
             }
             format
         }
@@ -161,13 +194,16 @@ pub(super) fn format_of(
             .flags
             .contains(wgpu::TextureFormatFeatureFlags::FILTERABLE)
     {
-        return Err(bad(format!(
-            "{} is sampled through a sampler, so it must be filterable, and {} is not on this \
+        return Err(bad(
+            None,
+            format!(
+                "{} is sampled through a sampler, so it must be filterable, and {} is not on this \
              device; pass --format {}=rgba16float (or rgba8unorm)",
-            t.label(),
-            format_name(format),
-            t.name
-        )));
+                t.label(),
+                format_name(format),
+                t.name
+            ),
+        ));
     }
     Ok(format)
 }
@@ -180,7 +216,14 @@ pub(super) fn extent_of(
     picture: Option<&Picture>,
     global: [u32; 3],
 ) -> Result<[u32; 3]> {
-    let bad = |why: String| -> Error { ProfileError::BadTexture(why).into() };
+    let bad = |why: String| -> Error {
+        ProfileError::BadTexture {
+            flag: Some(Flag::Size),
+            binding: Some(t.slot()),
+            why,
+        }
+        .into()
+    };
     let wanted = match (dims, picture) {
         (Some(dims), _) => {
             let most = match t.dim {

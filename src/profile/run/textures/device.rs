@@ -3,9 +3,9 @@
 
 use crate::Result;
 use crate::gpu::GpuContext;
-use crate::profile::Error as ProfileError;
 use crate::profile::fill::{Fill, TexelLayout};
 use crate::profile::kernel::{TextureBinding, TextureClass, TextureDim, format_name};
+use crate::profile::{Error as ProfileError, Flag};
 
 /// Samples of a multisampled texture.
 const SAMPLES: u32 = 4;
@@ -47,15 +47,19 @@ pub(super) fn create(
         view_formats: &[],
     });
     if let Some(e) = pollster::block_on(scope.pop()) {
-        return Err(ProfileError::BadTexture(format!(
-            "this adapter cannot make {} ({} {}) in format {}: pick another format \
-             (`--format`, or the storage format in the kernel) or another adapter. wgpu says: \
-             {e}",
-            t.label(),
-            t.dim,
-            t.class,
-            format_name(format)
-        ))
+        return Err(ProfileError::BadTexture {
+            flag: None,
+            binding: Some(t.slot()),
+            why: format!(
+                "this adapter cannot make {} ({} {}) in format {}: pick another format \
+                 (`--format`, or the storage format in the kernel) or another adapter. wgpu \
+                 says: {e}",
+                t.label(),
+                t.dim,
+                t.class,
+                format_name(format)
+            ),
+        }
         .into());
     }
     Ok(texture)
@@ -92,12 +96,16 @@ pub(super) fn upload(
                 .to_owned(),
         });
     }
-    Err(ProfileError::BadTexture(format!(
-        "this adapter cannot fill {} ({} {}): wgpu says: {e}",
-        t.label(),
-        t.dim,
-        t.class
-    ))
+    Err(ProfileError::BadTexture {
+        flag: None,
+        binding: Some(t.slot()),
+        why: format!(
+            "this adapter cannot fill {} ({} {}): wgpu says: {e}",
+            t.label(),
+            t.dim,
+            t.class
+        ),
+    }
     .into())
 }
 
@@ -117,12 +125,16 @@ pub(super) fn clear(
             v
         }
         other => {
-            return Err(ProfileError::BadTexture(format!(
-                "--texture {}={other}: {} is multisampled, so divlab fills it by clearing it to \
-                 one value; use zeros or values:R,G,B,A",
-                t.name,
-                t.label()
-            ))
+            return Err(ProfileError::BadTexture {
+                flag: Some(Flag::Texture),
+                binding: Some(t.slot()),
+                why: format!(
+                    "--texture {}={other}: {} is multisampled, so divlab fills it by clearing it \
+                     to one value; use zeros or values:R,G,B,A",
+                    t.name,
+                    t.label()
+                ),
+            }
             .into());
         }
     };

@@ -7,11 +7,11 @@
 use std::path::Path;
 
 use crate::gpu::{GpuContext, read_buffer};
-use crate::profile::Error as ProfileError;
 use crate::profile::fill::{self, BindingRef, Fill, Named, Picture, TexelLayout};
 use crate::profile::kernel::{
     KernelInterface, SamplerBinding, TextureBinding, TextureClass, TextureDim, format_name,
 };
+use crate::profile::{Error as ProfileError, Flag};
 use crate::{Error, Result};
 
 mod checks;
@@ -38,12 +38,16 @@ pub(super) struct Texture {
 }
 
 fn unfillable(t: &TextureBinding, format: wgpu::TextureFormat, what: &str) -> Error {
-    ProfileError::BadTexture(format!(
-        "{} is {}, a packed format divlab cannot have {what}; use `zeros` (a texture the kernel \
-         only writes), or profile a kernel whose texture has a plain format",
-        t.label(),
-        format_name(format)
-    ))
+    ProfileError::BadTexture {
+        flag: None,
+        binding: Some(t.slot()),
+        why: format!(
+            "{} is {}, a packed format divlab cannot have {what}; use `zeros` (a texture the \
+             kernel only writes), or profile a kernel whose texture has a plain format",
+            t.label(),
+            format_name(format)
+        ),
+    }
     .into()
 }
 
@@ -76,11 +80,15 @@ pub(super) fn make_textures(
         let picture = match &fill {
             Fill::File(path) => Some(
                 Picture::open(path, limits.max_texture_dimension_2d).map_err(|why| {
-                    ProfileError::BadTexture(format!(
-                        "--texture {}=file:{}: {why}; give a PNG image, or another fill",
-                        t.name,
-                        path.display()
-                    ))
+                    ProfileError::BadTexture {
+                        flag: Some(Flag::Texture),
+                        binding: Some(t.slot()),
+                        why: format!(
+                            "--texture {}=file:{}: {why}; give a PNG image, or another fill",
+                            t.name,
+                            path.display()
+                        ),
+                    }
                 })?,
             ),
             _ => None,
@@ -104,8 +112,7 @@ pub(super) fn make_textures(
             clear(gpu, t, &texture, &fill)?;
         } else if fill != Fill::Zeros {
             let layout = layout.ok_or_else(|| unfillable(t, format, "filled texel by texel"))?;
-            let slot = u64::from(t.group) << 32 | u64::from(t.binding);
-            let data = fill::texels(layout, extent, &fill, picture.as_ref(), slot, &t.label())?;
+            let data = fill::texels(layout, extent, &fill, picture.as_ref(), t)?;
             upload(gpu, t, &texture, layout, &data)?;
         }
         let view = texture.create_view(&wgpu::TextureViewDescriptor {

@@ -1,8 +1,69 @@
 //! What can go wrong in `divlab profile` before the GPU runs: one variant per case, each
 //! message saying what to change. It converts into the crate's [`crate::Error`]
-//! (`Error::Profile`), whose kind is `Other`, so the CLI exits 2 for all of them.
+//! (`Error::Profile`), which keeps it whole, so the app can match a variant and read its line
+//! ([`Error::line`]). Its kind is `Other`: the CLI exits 2 for all of them, but for a divlab bug
+//! ([`Error::Internal`], exit 4). It lives here, below `profile`, so that `crate::Error` can hold
+//! it without an import circle; `crate::profile::Error` is the name to use.
 
+use std::fmt;
 use std::path::PathBuf;
+
+/// The command-line option an input error is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Flag {
+    /// `--buffer NAME=FILL`.
+    Buffer,
+    /// `--len NAME=N`.
+    Len,
+    /// `--texture NAME=FILL`.
+    Texture,
+    /// `--size NAME=W[,H[,D]]`.
+    Size,
+    /// `--format NAME=FORMAT`.
+    Format,
+    /// `--sampler NAME=MODE`.
+    Sampler,
+    /// `--save NAME=FILE`.
+    Save,
+    /// `--override NAME=VALUE`.
+    Override,
+}
+
+impl Flag {
+    /// The option as it is typed: `--buffer`, `--len`, ...
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Buffer => "--buffer",
+            Self::Len => "--len",
+            Self::Texture => "--texture",
+            Self::Size => "--size",
+            Self::Format => "--format",
+            Self::Sampler => "--sampler",
+            Self::Save => "--save",
+            Self::Override => "--override",
+        }
+    }
+}
+
+impl fmt::Display for Flag {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A resource of the kernel that an error is about: a buffer, texture or sampler binding (or
+/// the immediates block, at group and binding 0).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Slot {
+    /// Its variable's name.
+    pub name: String,
+    /// Its `@group`.
+    pub group: u32,
+    /// Its `@binding`.
+    pub binding: u32,
+    /// The 1-based line of its declaration (0 when unknown).
+    pub line: u32,
+}
 
 /// A profile request the kernel or the command line cannot satisfy, or a divlab bug.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -97,8 +158,15 @@ pub enum Error {
     },
 
     /// An `--override` names no constant, names one twice, or leaves one without a value.
-    #[error("{0}")]
-    BadOverride(String),
+    #[error("{why}")]
+    BadOverride {
+        /// `--override`, where one asked for it (not for a constant left without a value).
+        flag: Option<Flag>,
+        /// The constant, where the error is about one (by name or `@id`, as given).
+        constant: Option<String>,
+        /// What is wrong and what to do: the whole message.
+        why: String,
+    },
 
     /// `--lanes LINE` names no line the entry point runs.
     #[error("--lanes {line}: {why}")]
@@ -110,13 +178,27 @@ pub enum Error {
     },
 
     /// A `--buffer` or `--len` names no binding, names one twice, or its fill does not fit.
-    #[error("{0}")]
-    BadFill(String),
+    #[error("{why}")]
+    BadFill {
+        /// The option that asked for it (`--buffer`, `--len`); none for a default fill.
+        flag: Option<Flag>,
+        /// The binding (a texture's, for a texel that does not fit), where the kernel has it.
+        binding: Option<Slot>,
+        /// What is wrong and what to do: the whole message, naming the binding and option.
+        why: String,
+    },
 
     /// A `--texture`, `--size`, `--format`, `--sampler` or `--save` names nothing the kernel
     /// uses, does not fit the texture, or asks for what the adapter cannot do.
-    #[error("{0}")]
-    BadTexture(String),
+    #[error("{why}")]
+    BadTexture {
+        /// The option that asked for it; none for a texture's defaults.
+        flag: Option<Flag>,
+        /// The texture or sampler, where the kernel has it.
+        binding: Option<Slot>,
+        /// What is wrong and what to do: the whole message, naming the binding and option.
+        why: String,
+    },
 
     /// A texture larger than one of the adapter's limits.
     #[error(
@@ -230,6 +312,31 @@ pub(crate) fn with_causes(error: &dyn std::error::Error) -> String {
 }
 
 impl Error {
+    /// The 1-based line of the kernel that the error is about, where it has one: the binding
+    /// or texture it names, the access GL cannot bound, the line `--lanes` asked for.
+    pub fn line(&self) -> Option<u32> {
+        let line = match self {
+            Self::UnsupportedBinding { line, .. }
+            | Self::UnboundedIndexOnGl { line, .. }
+            | Self::BadLanes { line, .. } => *line,
+            Self::BadFill {
+                binding: Some(slot),
+                ..
+            }
+            | Self::BadTexture {
+                binding: Some(slot),
+                ..
+            } => slot.line,
+            _ => 0,
+        };
+        (line > 0).then_some(line)
+    }
+
+    /// Whether this is divlab's own bug rather than something the user can change.
+    pub fn is_bug(&self) -> bool {
+        matches!(self, Self::Internal { .. })
+    }
+
     /// An [`Error::Internal`] from `error` and all of its causes.
     pub fn internal(entry: &str, what: &str, error: &dyn std::error::Error) -> Self {
         Self::Internal {
@@ -242,7 +349,7 @@ impl Error {
 
 impl From<Error> for crate::Error {
     fn from(e: Error) -> Self {
-        Self::Profile(std::sync::Arc::new(e))
+        Self::Profile(Box::new(e))
     }
 }
 
@@ -286,9 +393,62 @@ mod tests {
             assert!(text.contains(&c.to_string()), "{text} lacks `{c}`");
             cause = c.source();
         }
-        // A usage-class error for exit codes, and no longer a WGSL error at line 0.
+        // Not a WGSL error at line 0, and not a usage error either: its own exit code.
         let crate_error = crate::Error::from(error);
         assert_eq!(crate_error.kind(), ErrorKind::Other);
         assert!(!crate_error.to_string().contains(":0:0"), "{crate_error}");
+        assert_eq!(crate_error.exit_code(), 4);
+        assert_eq!(crate_error.line(), None);
+    }
+
+    /// Exit codes (docs/exit-codes.md): 2 for what the user can change, 3 for a GPU that timed
+    /// out or was lost, 4 for a divlab bug.
+    #[test]
+    fn a_divlab_bug_exits_4_apart_from_usage_errors_and_gpu_failures() {
+        let bug = crate::Error::from(Error::Internal {
+            entry: "main".to_owned(),
+            what: "the counters do not decode".to_owned(),
+            detail: String::new(),
+        });
+        let usage = crate::Error::from(Error::BadLanes {
+            line: 3,
+            why: "no code runs there".to_owned(),
+        });
+        let timeout = crate::Error::Timeout {
+            what: "a dispatch".to_owned(),
+            seconds: 60.0,
+        };
+        let codes = [&bug, &usage, &timeout].map(crate::Error::exit_code);
+        assert_eq!(codes, [4, 2, 3]);
+    }
+
+    /// The app marks the line a profile error carries in a field, whatever its words say.
+    #[test]
+    fn a_fill_or_texture_error_names_its_bindings_line() {
+        let slot = |line| Slot {
+            name: "out".to_owned(),
+            group: 0,
+            binding: 1,
+            line,
+        };
+        let fill = Error::BadFill {
+            flag: Some(Flag::Buffer),
+            binding: Some(slot(7)),
+            why: "values: gives 3 values but `out` holds 2 scalars".to_owned(),
+        };
+        let texture = Error::BadTexture {
+            flag: Some(Flag::Format),
+            binding: Some(slot(9)),
+            why: "--format out=r32uint: no line 12 here".to_owned(),
+        };
+        let unknown = Error::BadTexture {
+            flag: Some(Flag::Size),
+            binding: None,
+            why: "--size nope=...: no texture `nope`".to_owned(),
+        };
+        assert_eq!(fill.line(), Some(7));
+        assert_eq!(crate::Error::from(texture).line(), Some(9));
+        assert_eq!(unknown.line(), None);
+        assert_eq!(Flag::Override.to_string(), "--override");
     }
 }
