@@ -1,17 +1,18 @@
 //! The annotated source: a heat gutter per line (efficiency as colour and as a percentage, a
-//! branch's divergent share as a bar, executions as a number), a tooltip per line with every
-//! figure and the static verdict with its reason, marks where the static verdict and the run
-//! disagree, and the legend above them. What a row shows is worked out first ([`Cells`],
-//! [`Tip`]) and painted after, so the figures can be tested without a window.
+//! branch's divergent share as a bar, executions as a number, a mark where the static verdict
+//! and the run disagree), the line's tooltip ([`super::tooltip`]), and the legend above them.
+//! What a row shows is worked out first ([`Cells`]) and painted after, so the figures can be
+//! tested without a window.
 
 use std::collections::BTreeMap;
 
 use eframe::egui::{self, Color32, RichText, Sense, accesskit::Role, vec2};
 
+use super::tooltip::{Counted, MISMATCH, Mismatch, show_tips};
 use crate::app::charts::marker;
 use crate::app::source_view::verdict_colour;
 use crate::profile::report::{BranchProfile, LineProfile, Profile};
-use crate::uniformity::{Analysis, Verdict};
+use crate::uniformity::Analysis;
 
 /// Efficiency as a colour: red at 0, amber at 0.5, green at 1.
 pub fn efficiency_colour(efficiency: f64) -> Color32 {
@@ -23,9 +24,6 @@ pub fn efficiency_colour(efficiency: f64) -> Color32 {
     };
     Color32::from_rgb(r as u8, g as u8, 60)
 }
-
-/// The colour of a disagreement mark.
-const MISMATCH: Color32 = Color32::from_rgb(230, 150, 30);
 
 /// Behind the text of a line whose loop hit the loop cap.
 const CAP_BACKGROUND: Color32 = Color32::from_rgba_unmultiplied_const(220, 60, 60, 90);
@@ -66,44 +64,6 @@ const COLUMNS: [(f32, &str, &str); 4] = [
     (MARK_WIDTH, "", ""),
 ];
 
-/// How a line's static verdict and what the run saw disagree.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Mismatch {
-    /// Statically non-uniform, but every execution had every lane: on this input it never
-    /// diverged (a hint that the code could prove uniformity).
-    NonUniformNeverDiverged,
-    /// Statically uniform, but executions ran with idle lanes (or its branch diverged).
-    UniformButDiverged,
-}
-
-impl Mismatch {
-    /// Of a line.
-    pub fn of(line: &LineProfile, branch: Option<&BranchProfile>) -> Option<Self> {
-        let full = line.efficiency.is_some_and(|e| e >= 1.0 - 1e-9);
-        let idle = line.efficiency.is_some_and(|e| e < 1.0 - 1e-9);
-        match line.static_verdict.as_deref() {
-            Some("non-uniform") if full && branch.is_none_or(|b| b.divergent == 0) => {
-                Some(Self::NonUniformNeverDiverged)
-            }
-            Some("uniform") if idle => Some(Self::UniformButDiverged),
-            _ => None,
-        }
-    }
-
-    fn explain(self) -> &'static str {
-        match self {
-            Self::NonUniformNeverDiverged => {
-                "statically non-uniform, but it never ran with idle lanes on this input: the \
-                 condition it depends on could be computed from a uniform value"
-            }
-            Self::UniformButDiverged => {
-                "statically uniform, yet it ran with idle lanes: lanes left earlier (or a partial \
-                 subgroup at the dispatch's edge)"
-            }
-        }
-    }
-}
-
 /// The source with its gutter: executions, efficiency (colour and %), a branch's divergent
 /// share, and a mark where static and dynamic disagree. Every line is an accessible group
 /// named `line N`.
@@ -140,7 +100,7 @@ impl Gutter<'_> {
             for index in range {
                 let row = rows.row(index as u32 + 1, lines[index]);
                 if row.ui(ui, self.analysis) {
-                    clicked = Some(row.n);
+                    clicked = Some(row.at.n);
                 }
             }
         });
@@ -172,12 +132,14 @@ impl<'a> Rows<'a> {
         'a: 't,
     {
         SourceRow {
-            n,
             text,
-            line: self.by_line.get(&n).copied(),
-            branch: self.branch_at.get(&n).copied(),
-            cap: self.cap_line == Some(n),
-            subgroup_size: self.subgroup_size,
+            at: Counted {
+                n,
+                line: self.by_line.get(&n).copied(),
+                branch: self.branch_at.get(&n).copied(),
+                cap: self.cap_line == Some(n),
+                subgroup_size: self.subgroup_size,
+            },
         }
     }
 }
@@ -185,21 +147,14 @@ impl<'a> Rows<'a> {
 /// One line of the annotated source, with what the run counted there.
 #[derive(Debug)]
 struct SourceRow<'a> {
-    /// The 1-based line number.
-    n: u32,
     text: &'a str,
-    line: Option<&'a LineProfile>,
-    branch: Option<&'a BranchProfile>,
-    /// Whether a loop here hit the loop cap.
-    cap: bool,
-    /// The profile's subgroup size.
-    subgroup_size: Option<u32>,
+    at: Counted<'a>,
 }
 
 impl SourceRow<'_> {
     /// The gutter and the text, with a tooltip; returns whether a counted line was clicked.
     fn ui(&self, ui: &mut egui::Ui, analysis: Option<&Analysis>) -> bool {
-        let n = self.n;
+        let Counted { n, line, cap, .. } = self.at;
         let group = egui::UiBuilder::new()
             .id_salt(("profile line", n))
             .accessibility_role(Role::Group)
@@ -221,116 +176,36 @@ impl SourceRow<'_> {
                             .selectable(false)
                             .sense(Sense::click()),
                     );
-                    clicked = text.clicked() && self.line.is_some();
+                    clicked = text.clicked() && line.is_some();
                 })
                 .response
             })
             .inner;
-        if self.line.is_some() || self.cap {
-            response.on_hover_ui(|ui| show_tips(ui, &self.tips(analysis)));
+        if line.is_some() || cap {
+            response.on_hover_ui(|ui| show_tips(ui, &self.at.tips(analysis)));
         }
         clicked
     }
 
     /// What the gutter shows for this line.
     fn cells(&self) -> Cells {
-        Cells::of(self.line, self.branch, self.subgroup_size)
+        let Counted {
+            line,
+            branch,
+            subgroup_size,
+            ..
+        } = self.at;
+        Cells::of(line, branch, subgroup_size)
     }
 
     /// Behind the line's text: red where a loop hit the cap, else the static verdict's colour.
     fn background(&self, analysis: Option<&Analysis>) -> Option<Color32> {
-        if self.cap {
+        if self.at.cap {
             return Some(CAP_BACKGROUND);
         }
         analysis
-            .and_then(|a| a.line(self.n))
+            .and_then(|a| a.line(self.at.n))
             .map(|v| verdict_colour(v.subgroup))
-    }
-
-    /// Every figure of the line, the static verdict and why, and any disagreement.
-    fn tips(&self, analysis: Option<&Analysis>) -> Vec<Tip> {
-        let Self {
-            n,
-            line,
-            branch,
-            cap,
-            ..
-        } = *self;
-        let mut tips = vec![Tip::Heading(format!(
-            "line {n} (click: record which lanes run it)"
-        ))];
-        if cap {
-            tips.push(Tip::Text(
-                "A loop here hit the loop cap: the counts are of the cut-short run.".to_owned(),
-            ));
-        }
-        if let Some(l) = line {
-            tips.push(Tip::Text(format!("executions: {}", l.executions)));
-            if let (Some(lanes), true) = (l.active_lanes, l.executions > 0) {
-                tips.push(Tip::Text(format!(
-                    "mean active lanes: {:.2}",
-                    lanes as f64 / l.executions as f64
-                )));
-            }
-            if let Some(e) = l.efficiency {
-                tips.push(Tip::Text(format!("efficiency: {:.1}%", e * 100.0)));
-            }
-        }
-        if let Some(figures) = branch.and_then(|b| b.loop_figures(self.subgroup_size)) {
-            tips.push(Tip::Text(format!(
-                "the line's own figures are of the loop's entries; its trips: {figures}"
-            )));
-        } else if let Some(b) = branch {
-            tips.push(Tip::Text(format!(
-                "{}: divergent in {} of {} executions{}",
-                b.kind,
-                b.divergent,
-                b.executions,
-                b.wasted_lane_slots
-                    .map_or_else(String::new, |w| format!(", {w} lane slots idle inside it"))
-            )));
-        }
-        if let Some(v) = analysis.and_then(|a| a.line(n)) {
-            let verdict = match v.subgroup {
-                Verdict::Uniform => "uniform",
-                Verdict::NonUniform => "non-uniform",
-                Verdict::NotExecuted => "not executed",
-            };
-            tips.push(Tip::Text(format!(
-                "static verdict (subgroup scope): {verdict}"
-            )));
-            if let Some(reason) = v.subgroup_reason.as_deref().or(v.reason.as_deref()) {
-                tips.push(Tip::Weak(reason.to_owned()));
-            }
-        }
-        if let Some(m) = line.and_then(|l| Mismatch::of(l, branch)) {
-            tips.push(Tip::Mismatch(m));
-        }
-        tips
-    }
-}
-
-/// One line of a row's tooltip, and how it is drawn.
-#[derive(Clone, Debug, PartialEq)]
-enum Tip {
-    /// The tooltip's first line, in bold.
-    Heading(String),
-    /// A figure.
-    Text(String),
-    /// A reason, dimmed.
-    Weak(String),
-    /// Where the static verdict and the run disagree, in the mark's colour.
-    Mismatch(Mismatch),
-}
-
-fn show_tips(ui: &mut egui::Ui, tips: &[Tip]) {
-    for tip in tips {
-        match tip {
-            Tip::Heading(text) => ui.strong(text),
-            Tip::Text(text) => ui.label(text),
-            Tip::Weak(text) => ui.weak(text),
-            Tip::Mismatch(m) => ui.label(RichText::new(m.explain()).color(MISMATCH)),
-        };
     }
 }
 
@@ -495,17 +370,17 @@ mod tests {
         profile.loop_cap_line = Some(7);
         let rows = Rows::of(&profile);
         let row = rows.row(4, "if");
-        assert_eq!(row.line.map(|l| l.executions), Some(4));
-        assert_eq!(row.branch.map(|b| b.kind.as_str()), Some("if"));
-        assert!(!row.cap);
+        assert_eq!(row.at.line.map(|l| l.executions), Some(4));
+        assert_eq!(row.at.branch.map(|b| b.kind.as_str()), Some("if"));
+        assert!(!row.at.cap);
         let row = rows.row(7, "for");
-        assert_eq!(row.branch.map(|b| b.kind.as_str()), Some("loop"));
-        assert!(row.cap);
+        assert_eq!(row.at.branch.map(|b| b.kind.as_str()), Some("loop"));
+        assert!(row.at.cap);
         assert_eq!(row.background(None), Some(CAP_BACKGROUND));
         let blank = rows.row(1, "@compute");
-        assert!(blank.line.is_none() && blank.branch.is_none());
+        assert!(blank.at.line.is_none() && blank.at.branch.is_none());
         assert_eq!(blank.background(None), None);
-        assert_eq!(row.subgroup_size, Some(8));
+        assert_eq!(row.at.subgroup_size, Some(8));
     }
 
     #[test]
@@ -559,52 +434,17 @@ mod tests {
     }
 
     #[test]
-    fn the_tooltip_lists_every_figure_and_the_disagreement() {
-        let profile = fixture::profile();
-        let rows = Rows::of(&profile);
-        assert_eq!(
-            rows.row(4, "").tips(None),
-            [
-                Tip::Heading("line 4 (click: record which lanes run it)".to_owned()),
-                Tip::Text("executions: 4".to_owned()),
-                Tip::Text("mean active lanes: 8.00".to_owned()),
-                Tip::Text("efficiency: 100.0%".to_owned()),
-                Tip::Text(
-                    "if: divergent in 4 of 4 executions, 16 lane slots idle inside it".to_owned()
-                ),
-            ]
-        );
-        let tips = rows.row(3, "").tips(None);
-        assert_eq!(
-            tips.last(),
-            Some(&Tip::Mismatch(Mismatch::UniformButDiverged))
-        );
-        let tips = rows.row(7, "").tips(None);
-        assert!(
-            matches!(&tips[4], Tip::Text(t) if t.starts_with("the line's own figures are of the loop's entries; its trips: 8 trips, 48 of 64 lane slots ran")),
-            "{tips:?}"
-        );
-    }
-
-    #[test]
-    fn the_tooltip_gives_the_static_verdict_and_its_reason() {
+    fn a_rows_text_takes_its_static_verdicts_colour() {
         let profile = fixture::profile();
         let analysis = crate::uniformity::analyze_source("k.wgsl", fixture::SOURCE)
             .expect("the fixture's source analyses");
-        let rows = Rows::of(&profile);
-        let tips = rows.row(5, "").tips(Some(&analysis));
-        assert!(
-            tips.contains(&Tip::Text(
-                "static verdict (subgroup scope): non-uniform".to_owned()
-            )),
-            "{tips:?}"
-        );
-        assert!(tips.iter().any(|t| matches!(t, Tip::Weak(_))), "{tips:?}");
         let verdict = analysis.line(5).expect("a verdict").subgroup;
+        let rows = Rows::of(&profile);
         assert_eq!(
             rows.row(5, "").background(Some(&analysis)),
             Some(verdict_colour(verdict))
         );
+        assert_eq!(rows.row(5, "").background(None), None);
     }
 
     #[test]

@@ -1,12 +1,13 @@
 //! A profile painted onto its source, as egui's demo app keeps its panels: the pane and its
 //! toolbar here, and each panel a struct or function in its own file. The pane shows, by the
 //! view picked in the toolbar, the summary and inputs over the branches ranked by wasted lane
-//! slots ([`summary`]) and the annotated source with its gutter ([`gutter`]); the lanes recorded
-//! at a line ([`lane_map`]) beside the whole dispatch ([`dispatch_map`]); or a pinned profile
-//! beside this one ([`side_by_side`]).
+//! slots ([`summary`]) and the annotated source with its gutter ([`gutter`]) and its tooltips
+//! ([`tooltip`]); the lanes recorded at a line ([`lane_map`]) beside the whole dispatch
+//! ([`dispatch_map`]); or a pinned profile beside this one ([`side_by_side`]).
 //!
-//! The panels import nothing from this file: the pane uses them, and they share only the
-//! gutter's efficiency colour, so the modules form a tree.
+//! The panels import nothing from this file, only from each other, one way: the gutter from the
+//! tooltip, and the dispatch map and the side-by-side view the gutter's efficiency colour. So
+//! the modules form a tree.
 
 pub mod dispatch_map;
 #[cfg(test)]
@@ -15,6 +16,7 @@ mod gutter;
 mod lane_map;
 mod side_by_side;
 mod summary;
+mod tooltip;
 
 use eframe::egui::{self, Color32, RichText, vec2};
 
