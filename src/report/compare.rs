@@ -5,6 +5,7 @@
 
 use std::collections::HashSet;
 
+pub use crate::report::matching::VerdictRow;
 use crate::report::matching::{match_verdicts, observation_kind};
 use crate::report::{
     Catalog, ExperimentResult, ExperimentStatus, Figure, ResultDocument, Rule, VerdictStatus,
@@ -63,38 +64,6 @@ pub struct Row {
     pub cells: Vec<Cell>,
     /// Its highlight.
     pub mark: Mark,
-}
-
-/// One check across the files: its verdict and detail in each.
-#[derive(Clone, Debug, PartialEq)]
-pub struct VerdictRow {
-    /// The check's stable key; empty where the files predate keys (schema < 3).
-    pub key: String,
-    /// The check; numbers that differ between the files' wordings are shown as `n`, and
-    /// wordings that differ in their words are joined by " / ".
-    pub check: String,
-    /// The verdict in each file; `None` where the file lacks the check.
-    pub statuses: Vec<Option<VerdictStatus>>,
-    /// The detail in each file.
-    pub details: Vec<Option<String>>,
-}
-
-impl VerdictRow {
-    /// Whether a file gives this check a verdict other than file `baseline`'s (both have it).
-    pub fn differs_from(&self, baseline: usize) -> bool {
-        let Some(Some(base)) = self.statuses.get(baseline) else {
-            return false;
-        };
-        self.statuses.iter().flatten().any(|s| s != base)
-    }
-
-    /// Whether two files give this check different verdicts.
-    pub fn differs(&self) -> bool {
-        let mut present = self.statuses.iter().flatten();
-        present
-            .next()
-            .is_some_and(|first| present.any(|s| s != first))
-    }
 }
 
 /// One experiment across the files.

@@ -1,7 +1,7 @@
 //! Reading and writing result documents: strict reads with clear errors, and writes through
 //! [`write_atomic`].
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::report::{
     ExperimentStatus, READABLE_SCHEMA_VERSIONS, ResultDocument, SCHEMA_VERSION, load, write_atomic,
@@ -216,4 +216,80 @@ fn csv_rows(doc: &ResultDocument) -> Vec<[String; 11]> {
         }
     }
     rows
+}
+
+/// Column labels for files: the file name, or the whole path where two names are the same.
+pub fn file_labels(paths: &[PathBuf]) -> Vec<String> {
+    let names: Vec<String> = paths
+        .iter()
+        .map(|p| {
+            p.file_name().map_or_else(
+                || p.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            )
+        })
+        .collect();
+    names
+        .iter()
+        .zip(paths)
+        .map(|(name, path)| {
+            if names.iter().filter(|n| *n == name).count() > 1 {
+                path.display().to_string()
+            } else {
+                name.clone()
+            }
+        })
+        .collect()
+}
+
+/// Every result file that could not be read, so one run names all of them.
+#[derive(Debug)]
+pub struct ReadErrors(pub Vec<Error>);
+
+impl std::fmt::Display for ReadErrors {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0.as_slice() {
+            [one] => write!(f, "{one}"),
+            all => {
+                write!(f, "{} result files cannot be read:", all.len())?;
+                all.iter().try_for_each(|e| write!(f, "\n  {e}"))
+            }
+        }
+    }
+}
+
+impl std::error::Error for ReadErrors {}
+
+/// Reads every file, labelled by [`file_labels`]; an error lists every file that failed.
+pub fn read_documents(paths: &[PathBuf]) -> Result<Vec<(String, ResultDocument)>, ReadErrors> {
+    let mut docs = Vec::new();
+    let mut errors = Vec::new();
+    for (label, path) in file_labels(paths).into_iter().zip(paths) {
+        match read_json(path) {
+            Ok(doc) => docs.push((label, doc)),
+            Err(e) => errors.push(e),
+        }
+    }
+    if errors.is_empty() {
+        Ok(docs)
+    } else {
+        Err(ReadErrors(errors))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use super::file_labels;
+
+    #[test]
+    fn labels_disambiguate_equal_names() {
+        let paths = [
+            PathBuf::from("a/x.json"),
+            PathBuf::from("b/x.json"),
+            PathBuf::from("y.json"),
+        ];
+        assert_eq!(file_labels(&paths), ["a/x.json", "b/x.json", "y.json"]);
+    }
 }

@@ -8,10 +8,9 @@
 //! (finite numbers, lane arrays that agree).
 
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use crate::Error;
-use crate::report::{ResultDocument, read_json};
+use crate::report::ResultDocument;
 use crate::user_file::{self, ReadError};
 
 /// Largest result file divlab reads. Real ones are well under 1 MiB (the H200's is 160 KiB).
@@ -282,65 +281,6 @@ pub(crate) fn validate(doc: &ResultDocument) -> Result<(), String> {
     Ok(())
 }
 
-/// Column labels for files: the file name, or the whole path where two names are the same.
-pub fn file_labels(paths: &[PathBuf]) -> Vec<String> {
-    let names: Vec<String> = paths
-        .iter()
-        .map(|p| {
-            p.file_name().map_or_else(
-                || p.display().to_string(),
-                |n| n.to_string_lossy().into_owned(),
-            )
-        })
-        .collect();
-    names
-        .iter()
-        .zip(paths)
-        .map(|(name, path)| {
-            if names.iter().filter(|n| *n == name).count() > 1 {
-                path.display().to_string()
-            } else {
-                name.clone()
-            }
-        })
-        .collect()
-}
-
-/// Every result file that could not be read, so one run names all of them.
-#[derive(Debug)]
-pub struct ReadErrors(pub Vec<Error>);
-
-impl std::fmt::Display for ReadErrors {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.0.as_slice() {
-            [one] => write!(f, "{one}"),
-            all => {
-                write!(f, "{} result files cannot be read:", all.len())?;
-                all.iter().try_for_each(|e| write!(f, "\n  {e}"))
-            }
-        }
-    }
-}
-
-impl std::error::Error for ReadErrors {}
-
-/// Reads every file, labelled by [`file_labels`]; an error lists every file that failed.
-pub fn read_documents(paths: &[PathBuf]) -> Result<Vec<(String, ResultDocument)>, ReadErrors> {
-    let mut docs = Vec::new();
-    let mut errors = Vec::new();
-    for (label, path) in file_labels(paths).into_iter().zip(paths) {
-        match read_json(path) {
-            Ok(doc) => docs.push((label, doc)),
-            Err(e) => errors.push(e),
-        }
-    }
-    if errors.is_empty() {
-        Ok(docs)
-    } else {
-        Err(ReadErrors(errors))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -394,15 +334,5 @@ mod tests {
     #[test]
     fn strings_hide_structure() {
         check_shape(r#"{"a": "[[[[{{NaN,,,\"]]]", "b": "\\"}"#).unwrap();
-    }
-
-    #[test]
-    fn labels_disambiguate_equal_names() {
-        let paths = [
-            PathBuf::from("a/x.json"),
-            PathBuf::from("b/x.json"),
-            PathBuf::from("y.json"),
-        ];
-        assert_eq!(file_labels(&paths), ["a/x.json", "b/x.json", "y.json"]);
     }
 }

@@ -19,9 +19,10 @@ pub use atomic::{STALE_AFTER, TEMP_PREFIX, check_writable, write_atomic};
 pub use catalog::{Catalog, ExperimentInfo, Figure, Fit};
 pub use compare::{Cell, Comparison, ExperimentTable, Mark, Observation, Row, RowKind, VerdictRow};
 pub use html::html_report;
-pub use io::{CSV_HEADER, csv_bytes, json_bytes, parse_json, read_json, write_csv, write_json};
-pub use load::{
-    MAX_ARRAY_LEN, MAX_DEPTH, MAX_FILE_BYTES, MAX_LANES, ReadErrors, file_labels, read_documents,
+pub use io::{
+    CSV_HEADER, ReadErrors, csv_bytes, file_labels, json_bytes, parse_json, read_documents,
+    read_json, write_csv, write_json,
 };
+pub use load::{MAX_ARRAY_LEN, MAX_DEPTH, MAX_FILE_BYTES, MAX_LANES};
 pub use schema::*;
 pub use table::{markdown_key_table, summary_table};

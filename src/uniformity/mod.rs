@@ -84,16 +84,19 @@ mod annotate;
 mod behavior;
 mod builtins;
 mod calls;
+mod cause;
 mod control;
 mod explain;
 mod expr;
 mod filters;
 mod function;
+mod function_graph;
 mod graph;
 mod kernel;
 pub mod lint;
 pub mod naga_view;
 mod report;
+mod rule;
 mod source;
 mod tags;
 
@@ -103,7 +106,7 @@ use crate::{Error, Result};
 use function::{Context, FunctionGraph};
 pub use kernel::StaticPoint;
 use source::Source;
-pub use source::{Rule, Severity};
+pub use rule::{Rule, Severity};
 
 /// A uniformity scope.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]

@@ -17,9 +17,23 @@ pub use grammar::{
     BindingRef, BufferSpec, DEFAULT_CHECKER_CELL, DEFAULT_SEED, Fill, parse_dispatch, parse_len,
     parse_override,
 };
-pub use resolve::{Resolved, check_limits, invocations, resolve};
+pub use resolve::{check_limits, invocations, resolve};
 pub use texels::{Picture, TexelLayout, texels, to_rgba8};
 pub use texture::{
     DEFAULT_ADDRESS, DEFAULT_FILTER, FORMATS, Format, FormatSpec, Named, OptionValue, SamplerMode,
     SamplerSpec, SavePath, SaveSpec, Size, SizeSpec, TextureOptions, TextureSpec,
 };
+
+/// One binding's resolved settings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Resolved {
+    /// Index into [`KernelInterface::bindings`](super::kernel::KernelInterface::bindings).
+    pub index: usize,
+    /// Its fill ([`Fill::default`] where none was given).
+    pub fill: Fill,
+    /// Its runtime-sized array's length, where `--len` gave one (the host picks a default).
+    pub len: Option<u64>,
+    /// Whether `--buffer` gave the fill. A uniform buffer left to the default holds the
+    /// dispatch's invocations in its integer scalars ([`initial`]).
+    pub given: bool,
+}

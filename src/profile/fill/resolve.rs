@@ -1,7 +1,7 @@
 //! Resolution: each binding of the kernel's interface with the `--buffer` and `--len` that
 //! name it.
 
-use super::{BindingRef, BufferSpec, Fill};
+use super::{BindingRef, BufferSpec, Fill, Resolved};
 use crate::profile::error::{Error, Flag, Result};
 use crate::profile::kernel::{Access, BufferSize, KernelInterface};
 
@@ -17,20 +17,6 @@ pub fn invocations(workgroup_size: [u32; 3], dispatch: [u32; 3]) -> u64 {
         .chain(&dispatch)
         .map(|&n| u64::from(n))
         .product()
-}
-
-/// One binding's resolved settings.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Resolved {
-    /// Index into [`KernelInterface::bindings`].
-    pub index: usize,
-    /// Its fill ([`Fill::default`] where none was given).
-    pub fill: Fill,
-    /// Its runtime-sized array's length, where `--len` gave one (the host picks a default).
-    pub len: Option<u64>,
-    /// Whether `--buffer` gave the fill. A uniform buffer left to the default holds the
-    /// dispatch's invocations in its integer scalars ([`super::initial`]).
-    pub given: bool,
 }
 
 /// Each binding of `interface`, in its order, with the `--buffer` and `--len` that name it.

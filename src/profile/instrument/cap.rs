@@ -7,8 +7,7 @@
 use naga::{AtomicFunction, BinaryOperator, Block, Handle, Literal, LocalVariable, Statement};
 
 use super::Pass;
-use super::count::counter;
-use super::emit::Emitter;
+use super::emit::{Emitter, counter};
 use super::layout::Word;
 
 /// A loop's cap check: the loop's own trip counter (a hoisted loop's counts are made from it),

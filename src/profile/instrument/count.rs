@@ -11,7 +11,7 @@ use naga::{
 
 use super::Pass;
 use super::elect::Election;
-use super::emit::Emitter;
+use super::emit::{Emitter, counter};
 use super::globals::CounterBuffer;
 use super::layout::Word;
 
@@ -230,23 +230,6 @@ impl Pass<'_> {
         ];
         self.count(fx, &counts, out);
     }
-}
-
-/// `&divlab_counters[divlab_stripe + word]`: the word in the invocation's stripe, `word`'s
-/// index (a literal) patched once the layout is known.
-pub(super) fn counter(
-    fx: &mut Emitter<'_>,
-    counters: CounterBuffer,
-    word: Word,
-    out: &mut Block,
-) -> Handle<Expression> {
-    let base = fx.global(counters.buffer, out);
-    let stripe_pointer = fx.global(counters.stripe, out);
-    let offset = fx.literal(Literal::U32(0), out);
-    fx.patches.push((offset, word));
-    let stripe = fx.load(stripe_pointer);
-    let index = fx.binary(BinaryOperator::Add, stripe, offset);
-    fx.emitted(Expression::Access { base, index })
 }
 
 /// Adds `value` to the counter pair at `word`: with [`add64`] where the count may wrap its low

@@ -5,8 +5,7 @@
 use naga::{AtomicFunction, BinaryOperator, Block, Expression, Handle, Literal, SubgroupOperation};
 
 use super::Pass;
-use super::count::counter;
-use super::emit::Emitter;
+use super::emit::{Emitter, counter};
 use super::globals::EntryArg;
 use super::layout::{STRIPES, Word};
 

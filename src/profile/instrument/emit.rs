@@ -12,6 +12,7 @@ use naga::{
     SubgroupOperation, Type,
 };
 
+use super::globals::CounterBuffer;
 use super::layout::Word;
 
 /// An expression of the function being instrumented.
@@ -367,4 +368,21 @@ impl<'f> Emitter<'f> {
         let ty = self.bool_ty;
         self.reduce(op, argument, ty, out)
     }
+}
+
+/// `&divlab_counters[divlab_stripe + word]`: the word in the invocation's stripe, `word`'s
+/// index (a literal) patched once the layout is known.
+pub(super) fn counter(
+    fx: &mut Emitter<'_>,
+    counters: CounterBuffer,
+    word: Word,
+    out: &mut Block,
+) -> Handle<Expression> {
+    let base = fx.global(counters.buffer, out);
+    let stripe_pointer = fx.global(counters.stripe, out);
+    let offset = fx.literal(Literal::U32(0), out);
+    fx.patches.push((offset, word));
+    let stripe = fx.load(stripe_pointer);
+    let index = fx.binary(BinaryOperator::Add, stripe, offset);
+    fx.emitted(Expression::Access { base, index })
 }

@@ -6,8 +6,8 @@ use naga::{
 };
 
 use super::Pass;
-use super::count::{add_count, carry, counter};
-use super::emit::Emitter;
+use super::count::{add_count, carry};
+use super::emit::{Emitter, counter};
 use super::layout::Word;
 use super::walk::Patched;
 
