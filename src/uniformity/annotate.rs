@@ -106,24 +106,27 @@ fn one(source: &Source, fg: &FunctionGraph, own: &Seeds, seeds: &mut [Seeds]) ->
             seed_text.push((c, t.clone()));
         }
     }
-    let non_uniform = fg.graph.reaching(&targets);
+    // One search toward the targets serves every point's verdict and reason: a search per
+    // non-uniform point was quadratic in the length of a function.
+    let toward = fg.graph.toward(&targets);
+    let non_uniform = |n: NodeId| toward.reaches(n);
     if own.reached {
         for call in &fg.calls {
             let callee = &mut seeds[call.callee.index()];
             callee.reached = true;
             let here = at(source, call.span);
-            if non_uniform[call.cf] && callee.cf_start.is_none() {
+            if non_uniform(call.cf) && callee.cf_start.is_none() {
                 callee.cf_start = Some(format!(
                     "the function is called in non-uniform control flow at {here} in `{}`",
                     fg.name
                 ));
             }
             for (i, &a) in call.args.iter().enumerate() {
-                if non_uniform[a] && callee.params.get(i).is_some_and(Option::is_none) {
+                if non_uniform(a) && callee.params.get(i).is_some_and(Option::is_none) {
                     callee.params[i] = Some(format!("a non-uniform argument at {here}"));
                 }
                 if let Some(Some(c)) = call.contents.get(i)
-                    && non_uniform[*c]
+                    && non_uniform(*c)
                     && callee.contents.get(i).is_some_and(Option::is_none)
                 {
                     callee.contents[i] = Some(format!("a non-uniform pointee at {here}"));
@@ -142,12 +145,12 @@ fn one(source: &Source, fg: &FunctionGraph, own: &Seeds, seeds: &mut [Seeds]) ->
         if !own.reached {
             return PointVerdict::NotExecuted;
         }
-        if !non_uniform[node] {
+        if !non_uniform(node) {
             return PointVerdict::Uniform;
         }
         let e = cache[node].get_or_insert_with(|| {
-            fg.graph
-                .path(node, |n| targets.contains(&n))
+            toward
+                .path(&fg.graph, node)
                 .map(|p| explain(fg, source, &p, &seed))
                 .unwrap_or_default()
         });

@@ -197,15 +197,24 @@ fn locate_lets(
     handles.sort_by_key(|(h, _)| h.index());
     for (h, name) in handles {
         let from = *next_from.get(name.as_str()).unwrap_or(&start);
-        let found = text[from.min(text.len())..]
-            .match_indices("let ")
-            .map(|(i, _)| from + i)
-            .find(|&i| {
-                let rest = text[i + 4..].trim_start();
-                rest.starts_with(name.as_str())
-                    && !rest[name.len()..].starts_with(|c: char| c.is_alphanumeric() || c == '_')
-                    && (i == 0 || !text.as_bytes()[i - 1].is_ascii_alphanumeric())
-            });
+        let found = if name.chars().all(|c| c.is_alphanumeric() || c == '_') {
+            // The source's index of `let`s: scanning the text from the function's start for
+            // each `let` was quadratic in the length of a long function.
+            let offsets = source.let_offsets(name);
+            let first = offsets.partition_point(|&i| i < from.min(text.len()));
+            offsets.get(first).copied()
+        } else {
+            text[from.min(text.len())..]
+                .match_indices("let ")
+                .map(|(i, _)| from + i)
+                .find(|&i| {
+                    let rest = text[i + 4..].trim_start();
+                    rest.starts_with(name.as_str())
+                        && !rest[name.len()..]
+                            .starts_with(|c: char| c.is_alphanumeric() || c == '_')
+                        && (i == 0 || !text.as_bytes()[i - 1].is_ascii_alphanumeric())
+                })
+        };
         if let Some(at) = found {
             next_from.insert(name, at + 4);
             let own = func.expressions.get_span(*h);
@@ -267,6 +276,11 @@ impl Builder<'_> {
         };
         let mut out = first.clone();
         for (i, slot) in out.iter_mut().enumerate() {
+            // Most variables are the same on every path: no list to build for them (a join
+            // touches every variable of the function, so this runs for each, at each join).
+            if states.iter().all(|s| s[i] == *slot) {
+                continue;
+            }
             let mut incoming: Vec<NodeId> = states.iter().map(|s| s[i]).collect();
             incoming.sort_unstable();
             incoming.dedup();
@@ -290,13 +304,16 @@ impl Builder<'_> {
     pub fn var_name(&self, i: usize) -> String {
         let locals = self.func.local_variables.len();
         if i < locals {
-            let (_, var) = self
+            // The handle of slot `i` without walking the arena to it (`iter().nth(i)` did, for
+            // each variable at each loop: quadratic in a long function).
+            let handle = self
                 .func
                 .local_variables
-                .iter()
-                .nth(i)
+                .range_from(i)
+                .next()
                 .expect("slot in range");
-            var.name
+            self.func.local_variables[handle]
+                .name
                 .as_ref()
                 .map_or_else(|| "a temporary".to_owned(), |n| format!("`{n}`"))
         } else {

@@ -44,6 +44,9 @@ pub(crate) struct Node {
 pub(crate) struct Graph {
     pub nodes: Vec<Node>,
     edges: Vec<Vec<NodeId>>,
+    /// The edges reversed (for each node, the nodes with an edge to it), kept as edges are
+    /// added: the searches toward a node ran several times per function, each rebuilding it.
+    reverse: Vec<Vec<NodeId>>,
 }
 
 impl Graph {
@@ -55,6 +58,7 @@ impl Graph {
             text: text.into(),
         });
         self.edges.push(Vec::new());
+        self.reverse.push(Vec::new());
         self.nodes.len() - 1
     }
 
@@ -71,6 +75,7 @@ impl Graph {
     pub fn edge(&mut self, from: NodeId, to: NodeId) {
         if from != to && !self.edges[from].contains(&to) {
             self.edges[from].push(to);
+            self.reverse[to].push(from);
         }
     }
 
@@ -99,12 +104,7 @@ impl Graph {
 
     /// Every node from which one of `targets` is reachable (the targets included).
     pub fn reaching(&self, targets: &[NodeId]) -> Vec<bool> {
-        let mut reverse = vec![Vec::new(); self.nodes.len()];
-        for (from, tos) in self.edges.iter().enumerate() {
-            for &to in tos {
-                reverse[to].push(from);
-            }
-        }
+        let reverse = &self.reverse;
         let mut seen = vec![false; self.nodes.len()];
         let mut stack: Vec<NodeId> = targets.to_vec();
         for &t in targets {
@@ -119,6 +119,29 @@ impl Graph {
             }
         }
         seen
+    }
+
+    /// Each node's distance to the nearest of `targets`, found once, so that many paths to
+    /// them cost their own length each rather than a search of the graph each.
+    pub fn toward(&self, targets: &[NodeId]) -> Toward {
+        let reverse = &self.reverse;
+        let mut distance = vec![u32::MAX; self.nodes.len()];
+        let mut queue = VecDeque::new();
+        for &t in targets {
+            if distance[t] != 0 {
+                distance[t] = 0;
+                queue.push_back(t);
+            }
+        }
+        while let Some(n) = queue.pop_front() {
+            for &m in &reverse[n] {
+                if distance[m] == u32::MAX {
+                    distance[m] = distance[n] + 1;
+                    queue.push_back(m);
+                }
+            }
+        }
+        Toward { distance }
     }
 
     /// The shortest path from `from` to a node satisfying `is_target` (both ends included).
@@ -150,6 +173,39 @@ impl Graph {
     }
 }
 
+/// Distances to a set of targets ([`Graph::toward`]).
+pub(crate) struct Toward {
+    distance: Vec<u32>,
+}
+
+impl Toward {
+    /// Whether a target is reachable from `n` (`n` itself included).
+    pub fn reaches(&self, n: NodeId) -> bool {
+        self.distance[n] != u32::MAX
+    }
+
+    /// The path [`Graph::path`] finds from `from` to the targets, without searching: the
+    /// breadth-first search there returns, of the shortest paths, the one whose edge choices
+    /// come first in edge order, which is the path that at each node takes the first edge one
+    /// step nearer a target.
+    pub fn path(&self, g: &Graph, from: NodeId) -> Option<Vec<NodeId>> {
+        if !self.reaches(from) {
+            return None;
+        }
+        let mut path = vec![from];
+        let mut at = from;
+        while self.distance[at] > 0 {
+            let next = self.distance[at] - 1;
+            at = g
+                .successors(at)
+                .find(|&m| self.distance[m] == next)
+                .expect("a node one step nearer");
+            path.push(at);
+        }
+        Some(path)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -169,5 +225,30 @@ mod tests {
         assert_eq!(g.path(a, |n| n == d), None);
         assert_eq!(g.reachable(&[b]), vec![true, true, true, false]);
         assert_eq!(g.reaching(&[b]), vec![true, true, true, false]);
+    }
+
+    #[test]
+    fn toward_finds_the_paths_that_path_finds() {
+        let mut rng = fastrand::Rng::with_seed(36);
+        for _ in 0..300 {
+            let mut g = Graph::default();
+            let n = rng.usize(1..40);
+            for _ in 0..n {
+                g.add(Kind::Plain, naga::Span::UNDEFINED, "");
+            }
+            for _ in 0..rng.usize(0..n * 3) {
+                g.edge(rng.usize(..n), rng.usize(..n));
+            }
+            let targets: Vec<NodeId> = (0..rng.usize(1..4)).map(|_| rng.usize(..n)).collect();
+            let toward = g.toward(&targets);
+            let reaching = g.reaching(&targets);
+            for (from, &reaches) in reaching.iter().enumerate() {
+                assert_eq!(toward.reaches(from), reaches);
+                assert_eq!(
+                    toward.path(&g, from),
+                    g.path(from, |m| targets.contains(&m))
+                );
+            }
+        }
     }
 }

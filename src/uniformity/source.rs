@@ -2,6 +2,7 @@
 //! statement-level `@diagnostic` attributes blanked), the offset map between them, and what
 //! messages need from the text: locations, snippets, where a call's arguments are written.
 
+use std::collections::HashMap;
 use std::ops::Range;
 
 use super::filters::{Filter, scan_filters};
@@ -35,6 +36,12 @@ pub(crate) struct Source {
     pub prepared: String,
     lines: Vec<LineMap>,
     filters: Vec<Filter>,
+    /// Where each line of `original` starts: locations by binary search, not by counting from
+    /// the start of the text at every call (quadratic on a long file).
+    original_lines: Vec<usize>,
+    /// The offsets of `let NAME` in the prepared text, by `NAME`: `locate_lets` looks a name up
+    /// here instead of scanning the text from its function's start for each `let`.
+    lets: HashMap<String, Vec<usize>>,
 }
 
 impl Source {
@@ -49,13 +56,26 @@ impl Source {
         for range in blank {
             prepared.replace_range(range.clone(), &" ".repeat(range.len()));
         }
+        let original_lines = std::iter::once(0)
+            .chain(original.match_indices('\n').map(|(i, _)| i + 1))
+            .collect();
+        let lets = index_lets(&prepared);
         Self {
             name: name.to_owned(),
             original: original.to_owned(),
             prepared,
             lines,
             filters,
+            original_lines,
+            lets,
         }
+    }
+
+    /// The offsets (in the prepared text, ascending) of each `let` whose name is `name`: the
+    /// `l` of `let`, which follows no ASCII letter or digit, with `name` as the whole identifier
+    /// after it. Only for a name made of alphanumeric characters and `_`.
+    pub fn let_offsets(&self, name: &str) -> &[usize] {
+        self.lets.get(name).map_or(&[], Vec::as_slice)
     }
 
     /// The severity a builtin call at `offset` (in the prepared text) gets for `rule`: the
@@ -117,15 +137,17 @@ impl Source {
 
     /// 1-based line and byte column (as naga counts) of an original-text offset.
     pub fn line_col(&self, original: usize) -> (u32, u32) {
-        let prefix = &self.original[..original.min(self.original.len())];
-        let line = prefix.matches('\n').count() as u32 + 1;
-        let start = prefix.rfind('\n').map_or(0, |p| p + 1);
-        (line, (original - start) as u32 + 1)
+        let clamped = original.min(self.original.len());
+        // Lines starting at or before the offset: one more than the line breaks before it.
+        let line = self.original_lines.partition_point(|&s| s <= clamped);
+        let start = self.original_lines[line - 1];
+        (line as u32, (original - start) as u32 + 1)
     }
 
     /// 1-based line and column of a prepared-text offset, in the original text.
     pub fn location(&self, prepared: usize) -> (u32, u32) {
-        crate::source_map::SourceMap::new(&self.original).line_col(self.original_offset(prepared))
+        let original = self.original_offset(prepared).min(self.original.len());
+        self.line_col(original)
     }
 
     /// The original-text range of a prepared-text span.
@@ -195,6 +217,24 @@ impl Source {
         }
         one_line
     }
+}
+
+/// Every `let NAME` of the text by `NAME` (see [`Source::let_offsets`]).
+fn index_lets(text: &str) -> HashMap<String, Vec<usize>> {
+    let mut out: HashMap<String, Vec<usize>> = HashMap::new();
+    for (i, _) in text.match_indices("let ") {
+        if i > 0 && text.as_bytes()[i - 1].is_ascii_alphanumeric() {
+            continue;
+        }
+        let rest = text[i + 4..].trim_start();
+        let end = rest
+            .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .unwrap_or(rest.len());
+        if end > 0 {
+            out.entry(rest[..end].to_owned()).or_default().push(i);
+        }
+    }
+    out
 }
 
 /// `text[from..to]` without surrounding whitespace, as a span of the whole text.

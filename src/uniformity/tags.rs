@@ -83,7 +83,8 @@ pub(crate) fn compute(fg: &FunctionGraph, param_names: &[String]) -> (FunctionTa
         ..FunctionTags::default()
     };
     let mut failures = Vec::new();
-    let reaches_mnu = g.reaching(&[mnu]);
+    // One search toward `MayBeNonUniform` gives every failing requirement its path.
+    let to_mnu = g.toward(&[mnu]);
     let reaches_start = g.reaching(&[sp.cf_start]);
     let mut visited = vec![false; g.nodes.len()];
     let special = |n: NodeId| {
@@ -108,9 +109,7 @@ pub(crate) fn compute(fg: &FunctionGraph, param_names: &[String]) -> (FunctionTa
         };
         if reach[mnu] {
             for (i, r) in of_severity() {
-                if reaches_mnu[r.node]
-                    && let Some(path) = g.path(r.node, |n| n == mnu)
-                {
+                if let Some(path) = to_mnu.path(g, r.node) {
                     failures.push(Failure {
                         requirement: i,
                         path,
