@@ -58,23 +58,32 @@ pub fn clamp_indices(source: &str) -> Result<String, Unclamped> {
             .map(|(i, ep)| (&ep.function, info.get_entry_point(i))),
     );
     let mut wraps = Vec::new();
-    for (function, function_info) in functions {
-        clamps_of(&prepared, &module, function, function_info, &mut wraps)?;
-        level_casts(&prepared, &module, function, function_info, &mut wraps);
+    for (function, info) in functions {
+        let view = View {
+            source: &prepared,
+            module: &module,
+            function,
+            info,
+        };
+        clamps_of(&view, &mut wraps)?;
+        level_casts(&view, &mut wraps);
     }
     wraps.sort();
     wraps.dedup();
     Ok(splice(&prepared, &wraps))
 }
 
+/// One function of the module, with its text and validation info.
+struct View<'a> {
+    source: &'a str,
+    module: &'a naga::Module,
+    function: &'a Function,
+    info: &'a naga::valid::FunctionInfo,
+}
+
 /// The clamps one function's accesses need, appended to `out`.
-fn clamps_of(
-    source: &str,
-    module: &naga::Module,
-    function: &Function,
-    info: &naga::valid::FunctionInfo,
-    out: &mut Vec<Wrap>,
-) -> Result<(), Unclamped> {
+fn clamps_of(view: &View, out: &mut Vec<Wrap>) -> Result<(), Unclamped> {
+    let (source, module, function, info) = (view.source, view.module, view.function, view.info);
     for (handle, expression) in function.expressions.iter() {
         let Expression::Access { base, index } = *expression else {
             continue;
@@ -138,13 +147,8 @@ fn bracketed_index(source: &str, span: std::ops::Range<usize>) -> Option<(usize,
 }
 
 /// The `u32` level arguments of `textureLoad` calls, wrapped in `i32(`…`)`.
-fn level_casts(
-    source: &str,
-    module: &naga::Module,
-    function: &Function,
-    info: &naga::valid::FunctionInfo,
-    out: &mut Vec<Wrap>,
-) {
+fn level_casts(view: &View, out: &mut Vec<Wrap>) {
+    let (source, module, function, info) = (view.source, view.module, view.function, view.info);
     for (handle, expression) in function.expressions.iter() {
         let Expression::ImageLoad {
             array_index,
@@ -267,35 +271,29 @@ mod tests {
     }
 
     #[test]
-    fn nested_and_signed_indices_nest_their_clamps() {
-        let source = "var<private> lut: array<i32, 4>;\n\
-            var<private> table: array<f32, 8>;\n\
-            @group(0) @binding(0) var<storage, read_write> out: array<f32>;\n\
-            @compute @workgroup_size(8)\n\
-            fn main(@builtin(local_invocation_index) lid: u32) {\n\
-            \x20   out[lid] = table[lut[lid]];\n\
-            }\n";
-        let out = clamped(source);
-        assert!(
-            out.contains("table[min(u32(lut[min(u32(lid), 3u)]), 7u)]"),
-            "{out}"
-        );
-    }
-
-    #[test]
-    fn an_override_sized_array_is_clamped_by_its_override() {
-        let source = "override TILE: u32 = 64;\n\
-            var<workgroup> tile: array<f32, TILE>;\n\
-            @group(0) @binding(0) var<storage, read_write> out: array<f32>;\n\
-            @compute @workgroup_size(64)\n\
-            fn main(@builtin(local_invocation_index) lid: u32) {\n\
-            \x20   out[lid] = tile[lid * 3u];\n\
-            }\n";
-        let out = clamped(source);
-        assert!(
-            out.contains("tile[min(u32(lid * 3u), u32(TILE) - 1u)]"),
-            "{out}"
-        );
+    fn nested_signed_and_override_sized_indices_are_clamped() {
+        // (declarations, the statement, what the statement becomes)
+        let cases = [
+            (
+                "var<private> lut: array<i32, 4>;\nvar<private> table: array<f32, 8>;",
+                "out[lid] = table[lut[lid]];",
+                "table[min(u32(lut[min(u32(lid), 3u)]), 7u)]",
+            ),
+            (
+                "override TILE: u32 = 64;\nvar<workgroup> tile: array<f32, TILE>;",
+                "out[lid] = tile[lid * 3u];",
+                "tile[min(u32(lid * 3u), u32(TILE) - 1u)]",
+            ),
+        ];
+        for (declarations, statement, expected) in cases {
+            let source = format!(
+                "{declarations}\n@group(0) @binding(0) var<storage, read_write> out: array<f32>;\n\
+                 @compute @workgroup_size(8)\n\
+                 fn main(@builtin(local_invocation_index) lid: u32) {{ {statement} }}\n"
+            );
+            let out = clamped(&source);
+            assert!(out.contains(expected), "{out}");
+        }
     }
 
     #[test]
