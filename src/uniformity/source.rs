@@ -211,9 +211,18 @@ impl Source {
     /// The original text of a prepared-text span, on one line and shortened, for messages.
     pub fn snippet(&self, span: naga::Span) -> String {
         let text = &self.original[self.original_range(span)];
-        let mut one_line = text.split_whitespace().collect::<Vec<_>>().join(" ");
-        if one_line.chars().count() > 48 {
-            one_line = one_line.chars().take(45).collect::<String>() + "...";
+        // The words of `text` one space apart, read only as far as the 49th character: a chain
+        // of 20,000 operators has as many nested spans, each as long as the chain so far.
+        let mut one_line = String::new();
+        let mut count = 0;
+        for word in text.split_whitespace() {
+            for c in (!one_line.is_empty()).then_some(' ').into_iter().chain(word.chars()) {
+                one_line.push(c);
+                count += 1;
+                if count > 48 {
+                    return one_line.chars().take(45).collect::<String>() + "...";
+                }
+            }
         }
         one_line
     }
