@@ -165,6 +165,16 @@ impl GpuContext {
         }
     }
 
+    /// The device's limits.
+    pub fn limits(&self) -> wgpu::Limits {
+        self.device.limits()
+    }
+
+    /// The features the device was created with.
+    pub fn features(&self) -> wgpu::Features {
+        self.device.features()
+    }
+
     /// Whether this is Mesa's llvmpipe (lavapipe on Vulkan, llvmpipe on GL), which names itself in
     /// `driver` on Vulkan and in the adapter name on GL.
     pub fn is_llvmpipe(&self) -> bool {

@@ -1,18 +1,21 @@
-//! Everything that touches wgpu: adapters, the device, kernels, the timer and readback.
+//! Everything that touches wgpu: adapters, the device, kernels, the timer, buffers and textures
+//! in and out.
 
 pub mod adapters;
 mod context;
 mod dispatch;
 mod readback;
 mod shader;
+mod texture;
 mod timer;
 pub mod watchdog;
 
 pub use adapters::{AdapterEntry, AdapterSelector, BackendChoice};
 pub use context::{CancelToken, Capabilities, GpuContext, LLVMPIPE_LOOP_ITERATIONS};
 pub use dispatch::Dispatch;
-pub use readback::{map_and_read, read_buffer, read_only_buffer, storage_buffer};
+pub use readback::{buffer_with, map_and_read, read_buffer, read_only_buffer, storage_buffer};
 pub use shader::{
-    Kernel, RuntimeChecks, check_wgsl, compile_wgsl, create_pipeline, prepare_for_naga,
+    Kernel, RuntimeChecks, check_wgsl, compile_checked_wgsl, compile_wgsl, create_pipeline,
+    prepare_for_naga,
 };
 pub use timer::{Budget, GpuTimer, RoundOrder, Rounds, TimingSource};

@@ -89,3 +89,18 @@ pub fn read_only_buffer<T: bytemuck::Pod>(
             usage: wgpu::BufferUsages::STORAGE,
         })
 }
+
+/// Creates a buffer holding `contents`, for `usage`.
+pub fn buffer_with(
+    gpu: &GpuContext,
+    label: &str,
+    contents: &[u8],
+    usage: wgpu::BufferUsages,
+) -> wgpu::Buffer {
+    gpu.device
+        .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some(label),
+            contents,
+            usage,
+        })
+}

@@ -115,6 +115,17 @@ pub fn compile_wgsl(
     checks: RuntimeChecks,
 ) -> Result<wgpu::ShaderModule> {
     check_wgsl(file, source)?;
+    compile_checked_wgsl(gpu, file, source, checks)
+}
+
+/// [`compile_wgsl`] for a source that [`check_wgsl`] has passed already (a kernel parsed once
+/// by its caller): only the device's compiler reads it again.
+pub fn compile_checked_wgsl(
+    gpu: &GpuContext,
+    file: &str,
+    source: &str,
+    checks: RuntimeChecks,
+) -> Result<wgpu::ShaderModule> {
     let prepared = prepare_for_naga(source);
     let desc = wgpu::ShaderModuleDescriptor {
         label: Some(file),

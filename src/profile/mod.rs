@@ -1,10 +1,12 @@
 //! `divlab profile`: per-line divergence profiles of any WGSL compute kernel.
 //!
-//! [`kernel`] reads the kernel's interface and resolves its overrides, [`fill`] makes its
-//! buffers, [`instrument`] adds the counters on naga's IR, [`run`] runs and times it, and
-//! [`report`] turns the counters into per-line and per-branch figures. What can go wrong before
-//! the GPU runs is an [`Error`].
+//! [`kernel`] parses the kernel once (its interface, its overrides resolved, its uniformity),
+//! [`fill`] makes its buffers, [`instrument`] adds the counters on naga's IR, [`run`] runs and
+//! times it, [`report`] turns the counters into per-line and per-branch figures, and
+//! [`explain`] tells the user where a capped loop's bound comes from and what the defaults
+//! set. What can go wrong before the GPU runs is an [`Error`].
 
+pub mod explain;
 pub mod fill;
 pub mod instrument;
 pub mod kernel;

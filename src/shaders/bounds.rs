@@ -46,7 +46,7 @@ pub enum Unclamped {
 /// run it unbounded.
 pub fn clamp_indices(source: &str) -> Result<String, Unclamped> {
     let prepared = prepare_for_naga(source);
-    let module = naga::front::wgsl::parse_str(&prepared).map_err(|_| Unclamped::Invalid)?;
+    let module = super::parse_wgsl(&prepared).map_err(|_| Unclamped::Invalid)?;
     let info = naga::valid::Validator::new(
         naga::valid::ValidationFlags::all(),
         naga::valid::Capabilities::all(),

@@ -15,8 +15,11 @@ mod wgsl;
 
 use layout::{Mirror, MirroredConst};
 
+#[cfg(test)]
+pub use wgsl::parsed_texts;
 pub use wgsl::{
-    check_wgsl, normalize_line_breaks, parse_error_message, prepare_for_naga, required_extensions,
+    check_wgsl, normalize_line_breaks, parse_error_message, parse_wgsl, prepare_for_naga,
+    required_extensions,
 };
 
 /// A WGSL file under `shaders/`.

@@ -224,11 +224,35 @@ fn blank(text: &mut [u8], range: std::ops::Range<usize>) {
     }
 }
 
+/// naga's WGSL front end on text already [prepared](prepare_for_naga): the one place divlab
+/// parses WGSL it is given (`check_wgsl`, the uniformity analysis, the GL index clamp), so that
+/// a test can count the parses of one text ([`parsed_texts`]).
+pub fn parse_wgsl(
+    prepared: &str,
+) -> std::result::Result<naga::Module, naga::front::wgsl::ParseError> {
+    #[cfg(test)]
+    PARSED.with(|p| p.borrow_mut().push(prepared.to_owned()));
+    naga::front::wgsl::parse_str(prepared)
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Every text [`parse_wgsl`] parsed on this thread, in order (tests only).
+    static PARSED: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The texts [`parse_wgsl`] parsed on this thread since the last call, in order (tests only:
+/// a profile runs on its caller's thread, so parallel tests do not mix their counts).
+#[cfg(test)]
+pub fn parsed_texts() -> Vec<String> {
+    PARSED.with(|p| std::mem::take(&mut *p.borrow_mut()))
+}
+
 /// Parses and validates WGSL with naga, the way wgpu will, and reports the first error with its
 /// location. `file` names the source in the message.
 pub fn check_wgsl(file: &str, source: &str) -> Result<naga::Module> {
     let prepared = prepare_for_naga(source);
-    let module = naga::front::wgsl::parse_str(&prepared).map_err(|e| {
+    let module = parse_wgsl(&prepared).map_err(|e| {
         let (offset, message) = parse_error_message(&e, &prepared, file);
         let loc = offset.map(|o| location_of(&prepared, o));
         invalid(file, loc, message)

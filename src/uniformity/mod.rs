@@ -328,6 +328,18 @@ pub fn analyze_source(name: &str, source: &str) -> Result<Analysis> {
 pub fn analyze_source_with(name: &str, source: &str, options: &Options) -> Result<Analysis> {
     let src = Source::new(name, source);
     let module = parse_and_validate(&src)?;
+    Ok(analyze(&src, source, &module, options))
+}
+
+/// Analyzes `module`, which naga parsed from `source` and validated (as
+/// [`crate::shaders::check_wgsl`] does), with the default [`Options`]: for a caller that has
+/// parsed the source already (`divlab profile` parses a kernel once).
+pub fn analyze_module(name: &str, source: &str, module: &naga::Module) -> Analysis {
+    analyze(&Source::new(name, source), source, module, &Options::default())
+}
+
+/// The analysis of `module`, parsed from `src` (whose original text is `source`).
+fn analyze(src: &Source, source: &str, module: &naga::Module, options: &Options) -> Analysis {
     let scopes: &[Scope] = if options.subgroup_uniformity_extension {
         &[Scope::Workgroup, Scope::Subgroup]
     } else {
@@ -336,21 +348,21 @@ pub fn analyze_source_with(name: &str, source: &str, options: &Options) -> Resul
     let mut diagnostics = Vec::new();
     let mut per_scope = Vec::new();
     for &scope in scopes {
-        let (functions, entries, mut diags) = analyze_scope(&module, &src, scope, options);
+        let (functions, entries, mut diags) = analyze_scope(module, src, scope, options);
         diagnostics.append(&mut diags);
-        per_scope.push(annotate::annotate(&src, &functions, &entries));
+        per_scope.push(annotate::annotate(src, &functions, &entries));
     }
     diagnostics.sort_by_key(|d| (d.range.start, d.rule, d.severity));
     diagnostics.dedup_by(|a, b| a.range == b.range && a.rule == b.rule && a.message == b.message);
-    let (lines, values) = annotate::assemble(&src, &per_scope);
-    Ok(Analysis {
-        file: name.to_owned(),
+    let (lines, values) = annotate::assemble(src, &per_scope);
+    Analysis {
+        file: src.name.clone(),
         subgroup_uniformity_extension: options.subgroup_uniformity_extension,
         diagnostics,
         lines,
         values,
         source: source.to_owned(),
-    })
+    }
 }
 
 /// Parses and validates with naga, reporting errors at their original location.
@@ -364,7 +376,7 @@ fn parse_and_validate(src: &Source) -> Result<naga::Module> {
             message: message.trim_end().to_owned(),
         }
     };
-    let module = naga::front::wgsl::parse_str(&src.prepared).map_err(|e| {
+    let module = crate::shaders::parse_wgsl(&src.prepared).map_err(|e| {
         let (offset, message) = crate::shaders::parse_error_message(&e, &src.prepared, &src.name);
         invalid(offset, message)
     })?;

@@ -24,7 +24,7 @@ pub(super) fn prepare(
     result: &mut ExperimentResult,
 ) -> Result<(Plan, CompiledSet, Option<u32>)> {
     let gpu = &lab.gpu;
-    let max_workgroup = gpu.device.limits().max_compute_invocations_per_workgroup;
+    let max_workgroup = gpu.limits().max_compute_invocations_per_workgroup;
     let plan_for = |sg| Plan::new(sg, config.quick, gpu.info.device_type, max_workgroup);
     if selection == Selection::Block {
         let plan = Plan::without_subgroups(config.quick, gpu.info.device_type, max_workgroup);

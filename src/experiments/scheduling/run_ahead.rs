@@ -11,12 +11,11 @@
 //! Without subgroups ([`Grouping::Blocks`]) the paths split by the parity of
 //! `local_invocation_index`, in workgroups of [`WORKGROUP_SIZE_WITHOUT_SUBGROUPS`].
 
-use wgpu::util::DeviceExt as _;
-
 use crate::experiments::scheduling::Grouping;
 use crate::experiments::{Progress, RunContext};
 use crate::gpu::{
-    Budget, Dispatch, GpuContext, GpuTimer, Kernel, RuntimeChecks, read_only_buffer, storage_buffer,
+    Budget, Dispatch, GpuContext, GpuTimer, Kernel, RuntimeChecks, buffer_with, read_only_buffer,
+    storage_buffer,
 };
 use crate::report::{ExperimentInfo, ExperimentResult, Figure, Point, Series, VerdictStatus};
 use crate::shaders;
@@ -125,13 +124,12 @@ impl Bench {
             &grouping.source(KERNEL.source),
             &[("WORKGROUP_SIZE", f64::from(workgroup_size))],
         )?;
-        let table = gpu
-            .device
-            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("divlab.scheduling_run_ahead.table"),
-                contents: bytemuck::cast_slice(&single_cycle(TABLE_SIZE, TABLE_SEED)),
-                usage: wgpu::BufferUsages::STORAGE,
-            });
+        let table = buffer_with(
+            gpu,
+            "divlab.scheduling_run_ahead.table",
+            bytemuck::cast_slice(&single_cycle(TABLE_SIZE, TABLE_SEED)),
+            wgpu::BufferUsages::STORAGE,
+        );
         let sink = storage_buffer(
             gpu,
             "divlab.scheduling_run_ahead.sink",

@@ -3,7 +3,7 @@
 //! the binding limit then refuses), and a file shorter than its buffer gets a note that the
 //! rest is zeros.
 
-use super::{BindingRef, BufferSpec, Fill, invocations, resolve};
+use super::{Fill, Resolved};
 use crate::profile::error::{Error, Flag, Result};
 use crate::profile::kernel::{Binding, BufferSize, KernelInterface};
 
@@ -60,17 +60,13 @@ pub(super) fn check_file_limit(
 }
 
 /// Notes for the report: each `file:` fill shorter than its buffer, where the rest of the
-/// buffer is zeros, and how to size a runtime-sized array to the file.
+/// buffer is zeros, and how to size a runtime-sized array to the file. `resolved` is
+/// [`super::resolve`]'s; `default_len`, a runtime-sized array's length without `--len`.
 pub fn file_notes(
     interface: &KernelInterface,
-    buffers: &[BufferSpec],
-    lens: &[(BindingRef, u64)],
-    dispatch: [u32; 3],
+    resolved: &[Resolved],
+    default_len: u64,
 ) -> Vec<String> {
-    let Ok(resolved) = resolve(interface, buffers, lens) else {
-        return Vec::new();
-    };
-    let default_len = invocations(interface.workgroup_size, dispatch);
     resolved
         .iter()
         .filter_map(|r| {

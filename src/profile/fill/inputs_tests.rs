@@ -183,7 +183,8 @@ fn file_fills_are_sized_before_they_are_read() {
     );
     // 10 bytes in a buffer of 16: the note says the rest is zeros.
     let specs = spec(&file("short.bin", 10));
-    let notes = file_notes(&k, &specs, &[], [1, 1, 1]);
+    let resolved = resolve(&k, &specs, &[]).unwrap();
+    let notes = file_notes(&k, &resolved, invocations(k.workgroup_size, [1, 1, 1]));
     assert_eq!(notes.len(), 1, "{notes:?}");
     assert!(
         notes[0].contains("`data` (@group(0) @binding(2)) takes 16 bytes")

@@ -2,10 +2,12 @@
 //! the entry point (`entry.rs`), its workgroup size and the buffers it binds, with their sizes
 //! and the scalars they hold in WGSL layout order (`shape.rs`); and the host-side resolution
 //! of the kernel's pipeline-overridable constants (`overrides.rs`), so that everything after
-//! it sees plain constants. Pure naga; no device.
+//! it sees plain constants; and the [`Kernel`] that holds them all, parsed once (`parsed.rs`).
+//! Pure naga; no device.
 
 mod entry;
 mod overrides;
+mod parsed;
 mod resources;
 mod shape;
 #[cfg(test)]
@@ -19,6 +21,7 @@ use naga::valid::{Capabilities, ModuleInfo, ValidationFlags, Validator};
 use naga::{AddressSpace, Module, Scalar};
 
 pub use self::overrides::apply_overrides;
+pub use self::parsed::Kernel;
 pub use self::resources::{
     SampleKind, SamplerBinding, TextureAccess, TextureBinding, TextureClass, TextureDim,
     format_name,

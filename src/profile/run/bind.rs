@@ -1,9 +1,13 @@
 //! The kernel's resources on the device, its pipelines, and the dispatches that bind them.
 
 use crate::Result;
-use crate::gpu::{Dispatch, GpuContext, RuntimeChecks, compile_wgsl, create_pipeline};
+use crate::gpu::{
+    Dispatch, GpuContext, RuntimeChecks, buffer_with, compile_checked_wgsl, compile_wgsl,
+    create_pipeline,
+};
 use crate::profile::Error as ProfileError;
-use crate::profile::fill;
+use crate::profile::explain::Fills;
+use crate::profile::fill::{self, Resolved};
 use crate::profile::kernel::{self, KernelInterface};
 use crate::shaders::bounds::{Unclamped, clamp_indices};
 
@@ -22,6 +26,20 @@ pub(super) struct Resources {
     pub samplers: Vec<wgpu::Sampler>,
     /// What each buffer and the immediates were filled with, for the app.
     pub inputs: Vec<super::InputPreview>,
+    /// Each binding's fill, as the request resolves it.
+    pub resolved: Vec<Resolved>,
+    /// The dispatch's invocations (the default length of a runtime-sized array).
+    pub invocations: u64,
+}
+
+impl Resources {
+    /// The fills, for what the user is told of them.
+    pub fn fills(&self) -> Fills<'_> {
+        Fills {
+            resolved: &self.resolved,
+            invocations: self.invocations,
+        }
+    }
 }
 
 /// The kernel's buffers, immediates, textures and samplers, filled as asked.
@@ -30,10 +48,9 @@ pub(super) fn resources(
     interface: &KernelInterface,
     request: &Request,
 ) -> Result<Resources> {
-    use wgpu::util::DeviceExt as _;
     let resolved = fill::resolve(interface, &request.buffers, &request.lens)?;
     let invocations = fill::invocations(interface.workgroup_size, request.dispatch);
-    fill::check_limits(interface, &resolved, invocations, &gpu.device.limits())?;
+    fill::check_limits(interface, &resolved, invocations, &gpu.limits())?;
     let mut immediates = Vec::new();
     let mut buffers = Vec::with_capacity(resolved.len());
     let mut inputs = Vec::with_capacity(resolved.len());
@@ -66,13 +83,7 @@ pub(super) fn resources(
             _ => wgpu::BufferUsages::STORAGE,
         } | wgpu::BufferUsages::COPY_SRC
             | wgpu::BufferUsages::COPY_DST;
-        buffers.push(Some(gpu.device.create_buffer_init(
-            &wgpu::util::BufferInitDescriptor {
-                label: Some(&binding.name),
-                contents: &contents,
-                usage,
-            },
-        )));
+        buffers.push(Some(buffer_with(gpu, &binding.name, &contents, usage)));
     }
     Ok(Resources {
         buffers,
@@ -80,6 +91,8 @@ pub(super) fn resources(
         textures: make_textures(gpu, interface, request)?,
         samplers: make_samplers(gpu, interface, request),
         inputs,
+        resolved,
+        invocations,
     })
 }
 
@@ -98,7 +111,7 @@ fn immediate_bytes(
                 .to_owned(),
         });
     }
-    let max = gpu.device.limits().max_immediate_size;
+    let max = gpu.limits().max_immediate_size;
     if contents.len() as u64 > u64::from(max) {
         return Err(ProfileError::BadFill {
             flag: None,
@@ -188,12 +201,16 @@ pub(super) fn dispatch(
     }
 }
 
+/// The compute pipeline of `entry` in `wgsl`, which naga has validated already where `checked`
+/// (the user's own source, in its [`Kernel`](crate::profile::kernel::Kernel)); else naga checks
+/// it first, for errors at their line.
 pub(super) fn pipeline(
     gpu: &GpuContext,
     file: &str,
     wgsl: &str,
     entry: &str,
     constants: &[(&str, f64)],
+    checked: bool,
 ) -> Result<wgpu::ComputePipeline> {
     // User kernels keep wgpu's injected guards: nothing about their loops or indices is known.
     // wgpu's GL backend injects no index guards, so divlab clamps the indices itself there.
@@ -215,7 +232,12 @@ pub(super) fn pipeline(
     } else {
         wgsl
     };
-    let module = compile_wgsl(gpu, file, wgsl, RuntimeChecks::Checked)?;
+    // On GL the clamped text is new to naga: check it like any other.
+    let module = if checked && gpu.info.backend != wgpu::Backend::Gl {
+        compile_checked_wgsl(gpu, file, wgsl, RuntimeChecks::Checked)?
+    } else {
+        compile_wgsl(gpu, file, wgsl, RuntimeChecks::Checked)?
+    };
     gpu.check_cancelled(file)?;
     create_pipeline(gpu, file, &module, entry, constants)
 }

@@ -1,12 +1,12 @@
-//! Everything that can be checked before the device runs anything: the parse, the overrides,
-//! the interface, the counters' bind group and the instrumented module.
+//! Everything that can be checked before the device runs anything, phase by phase: the
+//! dispatch against the adapter, the counters' bind group, the loop cap, and the instrumented
+//! module (twice with `--lanes`: the line's block is known only after the first pass).
 
 use crate::gpu::{GpuContext, LLVMPIPE_LOOP_ITERATIONS};
 use crate::profile::Error as ProfileError;
 use crate::profile::instrument::{self, InstrumentOptions, Instrumented};
-use crate::profile::kernel::{self, KernelInterface};
+use crate::profile::kernel::Kernel;
 use crate::profile::report::{self, OBSERVER_NOTE};
-use crate::shaders::{check_wgsl, prepare_for_naga};
 use crate::{Error, Result};
 
 use super::Request;
@@ -15,10 +15,9 @@ use super::Request;
 /// crossing the cap: divlab's own rounds after each enclosing loop it counts after its end.
 const LLVMPIPE_CAP_ROOM: u32 = 1024;
 
-/// A kernel prepared for profiling: its interface, its instrumented form and its buffers.
-pub struct Prepared {
-    /// The entry point, workgroup size and bindings.
-    pub interface: KernelInterface,
+/// A kernel prepared for profiling: its instrumented form, the cap in force, and the notes so
+/// far.
+pub(super) struct Prepared {
     /// The instrumented kernel.
     pub instrumented: Instrumented,
     /// The loop cap in force (lowered on llvmpipe, where a cap near
@@ -28,37 +27,33 @@ pub struct Prepared {
     pub notes: Vec<String>,
 }
 
-/// Parses, resolves overrides, reads the interface and instruments: everything that can be
-/// checked before the device runs anything.
-pub fn prepare(gpu: &GpuContext, request: &Request) -> Result<Prepared> {
-    check_dispatch(
-        request.dispatch,
-        gpu.device.limits().max_compute_workgroups_per_dimension,
-    )?;
-    let module = check_wgsl(&request.file, &request.source)?;
-    let module = kernel::apply_overrides(&module, &request.overrides)?;
-    let prepared = prepare_for_naga(&request.source);
-    let interface = kernel::interface(&module, &prepared, &request.file, request.entry.as_deref())?;
-    // The lowest group the entry point leaves free, whose slots 0 and 1 (the counters and the
-    // lane records) no other entry point's variable holds either.
-    let used: Vec<u32> = interface.groups().collect();
-    let taken = |g: u32| {
-        module.global_variables.iter().any(|(_, v)| {
-            v.binding
-                .as_ref()
-                .is_some_and(|b| b.group == g && b.binding <= 1)
-        })
+/// Instruments `kernel` as `request` asks, for this device.
+pub(super) fn prepare(gpu: &GpuContext, kernel: &Kernel, request: &Request) -> Result<Prepared> {
+    let counters_group = counters_group(gpu, kernel)?;
+    let (loop_cap, llvmpipe_note) = loop_cap(gpu, request.loop_cap);
+    let mut options = InstrumentOptions {
+        subgroups: gpu.caps.subgroups,
+        loop_cap,
+        counters_group,
+        lanes_block: None,
+        invocations: (request.dispatch.iter())
+            .chain(&kernel.interface.workgroup_size)
+            .map(|&n| u64::from(n))
+            .product(),
+        ballot_words: match gpu.info.subgroup_max_size {
+            1..=128 => gpu.info.subgroup_max_size.div_ceil(32),
+            _ => 4,
+        },
     };
-    let counters_group = (0..)
-        .find(|&g| !used.contains(&g) && !taken(g))
-        .unwrap_or(u32::MAX);
-    let max_groups = gpu.device.limits().max_bind_groups;
-    if counters_group >= max_groups {
-        return Err(ProfileError::NoCountersGroup {
-            highest: used.iter().copied().max().unwrap_or(0),
-            available: max_groups,
-        }
-        .into());
+    let instrument = |options: &InstrumentOptions| {
+        let entry = &kernel.interface.entry;
+        instrument::instrument(&kernel.module, &kernel.prepared, entry, options)
+    };
+    let mut instrumented = instrument(&options)?;
+    if let Some(line) = request.lanes_line {
+        // The blocks are numbered the same on the second pass: record at the line's owner.
+        options.lanes_block = Some(lanes_block(gpu, kernel, &instrumented, line)?);
+        instrumented = instrument(&options)?;
     }
     let mut notes = vec![if gpu.caps.subgroups {
         OBSERVER_NOTE.to_owned()
@@ -68,67 +63,6 @@ pub fn prepare(gpu: &GpuContext, request: &Request) -> Result<Prepared> {
          of the instrumented kernel"
             .to_owned()
     }];
-    let mut loop_cap = request.loop_cap.max(1);
-    // The cap counts every loop iteration of an invocation, divlab's own after a loop included,
-    // as llvmpipe does; once it is crossed, each enclosing counted loop still runs its own
-    // rounds (at most 130) on the way out: leave room for them under llvmpipe's limit.
-    let llvmpipe_cap = LLVMPIPE_LOOP_ITERATIONS - 1 - LLVMPIPE_CAP_ROOM;
-    let mut llvmpipe_note = None;
-    if gpu.is_llvmpipe() && loop_cap > llvmpipe_cap {
-        loop_cap = llvmpipe_cap;
-        llvmpipe_note = Some(format!(
-            "llvmpipe ends every loop of an invocation after {LLVMPIPE_LOOP_ITERATIONS} iterations in \
-             total, silently, so the loop cap is lowered to {loop_cap} here"
-        ));
-    }
-    let mut options = InstrumentOptions {
-        subgroups: gpu.caps.subgroups,
-        loop_cap,
-        counters_group,
-        lanes_block: None,
-        invocations: request
-            .dispatch
-            .iter()
-            .chain(&interface.workgroup_size)
-            .map(|&n| u64::from(n))
-            .product(),
-        ballot_words: match gpu.info.subgroup_max_size {
-            1..=128 => gpu.info.subgroup_max_size.div_ceil(32),
-            _ => 4,
-        },
-    };
-    let mut instrumented = instrument::instrument(&module, &prepared, &interface.entry, &options)?;
-    if let Some(line) = request.lanes_line {
-        if !gpu.caps.subgroups {
-            return Err(Error::Unsupported {
-                what: format!("--lanes {line}"),
-                feature: "subgroup operations (a ballot per subgroup)".to_owned(),
-            });
-        }
-        // The blocks are numbered the same on the second pass: record at the line's owner.
-        let lines = crate::source_map::SourceMap::new(&request.source).line_count();
-        if line == 0 || line as usize > lines {
-            return Err(ProfileError::BadLanes {
-                line,
-                why: format!(
-                    "{} has lines 1 to {lines}; name a line with a statement",
-                    request.file
-                ),
-            }
-            .into());
-        }
-        let block =
-            report::line_owner(&instrumented, line).ok_or_else(|| ProfileError::BadLanes {
-                line,
-                why: format!(
-                    "{}:{line} has no code the entry point `{}` runs (a comment, a declaration, \
-                     or a function it never calls); name a line with a statement",
-                    request.file, interface.entry
-                ),
-            })?;
-        options.lanes_block = Some(block);
-        instrumented = instrument::instrument(&module, &prepared, &interface.entry, &options)?;
-    }
     // Said only where it matters: a kernel without loops never meets llvmpipe's limit.
     notes.extend(llvmpipe_note.filter(|_| !instrumented.loops.is_empty()));
     if !gpu.caps.subgroups {
@@ -139,10 +73,88 @@ pub fn prepare(gpu: &GpuContext, request: &Request) -> Result<Prepared> {
         );
     }
     Ok(Prepared {
-        interface,
         instrumented,
         loop_cap,
         notes,
+    })
+}
+
+/// The lowest group the entry point leaves free, whose slots 0 and 1 (the counters and the
+/// lane records) no other entry point's variable holds either.
+fn counters_group(gpu: &GpuContext, kernel: &Kernel) -> Result<u32> {
+    let used: Vec<u32> = kernel.interface.groups().collect();
+    let taken = |g: u32| {
+        kernel.module.global_variables.iter().any(|(_, v)| {
+            v.binding
+                .as_ref()
+                .is_some_and(|b| b.group == g && b.binding <= 1)
+        })
+    };
+    let counters_group = (0..)
+        .find(|&g| !used.contains(&g) && !taken(g))
+        .unwrap_or(u32::MAX);
+    let max_groups = gpu.limits().max_bind_groups;
+    if counters_group >= max_groups {
+        return Err(ProfileError::NoCountersGroup {
+            highest: used.iter().copied().max().unwrap_or(0),
+            available: max_groups,
+        }
+        .into());
+    }
+    Ok(counters_group)
+}
+
+/// The loop cap in force for `asked`, and the note where llvmpipe lowers it.
+fn loop_cap(gpu: &GpuContext, asked: u32) -> (u32, Option<String>) {
+    let loop_cap = asked.max(1);
+    // The cap counts every loop iteration of an invocation, divlab's own after a loop included,
+    // as llvmpipe does; once it is crossed, each enclosing counted loop still runs its own
+    // rounds (at most 130) on the way out: leave room for them under llvmpipe's limit.
+    let llvmpipe_cap = LLVMPIPE_LOOP_ITERATIONS - 1 - LLVMPIPE_CAP_ROOM;
+    if gpu.is_llvmpipe() && loop_cap > llvmpipe_cap {
+        let note = format!(
+            "llvmpipe ends every loop of an invocation after {LLVMPIPE_LOOP_ITERATIONS} iterations in \
+             total, silently, so the loop cap is lowered to {llvmpipe_cap} here"
+        );
+        return (llvmpipe_cap, Some(note));
+    }
+    (loop_cap, None)
+}
+
+/// The block that `--lanes LINE` records at: the owner of `line` in the first pass.
+fn lanes_block(
+    gpu: &GpuContext,
+    kernel: &Kernel,
+    instrumented: &Instrumented,
+    line: u32,
+) -> Result<usize> {
+    if !gpu.caps.subgroups {
+        return Err(Error::Unsupported {
+            what: format!("--lanes {line}"),
+            feature: "subgroup operations (a ballot per subgroup)".to_owned(),
+        });
+    }
+    let lines = crate::source_map::SourceMap::new(&kernel.source).line_count();
+    if line == 0 || line as usize > lines {
+        return Err(ProfileError::BadLanes {
+            line,
+            why: format!(
+                "{} has lines 1 to {lines}; name a line with a statement",
+                kernel.file
+            ),
+        }
+        .into());
+    }
+    report::line_owner(instrumented, line).ok_or_else(|| {
+        ProfileError::BadLanes {
+            line,
+            why: format!(
+                "{}:{line} has no code the entry point `{}` runs (a comment, a declaration, or \
+                 a function it never calls); name a line with a statement",
+                kernel.file, kernel.interface.entry
+            ),
+        }
+        .into()
     })
 }
 
@@ -152,7 +164,7 @@ pub const MAX_WORKGROUPS: u64 = u32::MAX as u64;
 
 /// Refuses a dispatch the adapter takes only in part: a dimension over `per_dimension`, or
 /// [`MAX_WORKGROUPS`] exceeded in all.
-fn check_dispatch(dispatch: [u32; 3], per_dimension: u32) -> Result<()> {
+pub(super) fn check_dispatch(dispatch: [u32; 3], per_dimension: u32) -> Result<()> {
     let too_large = |asked: u64, along: &str, limit: &str, max: u64| {
         Err(ProfileError::DispatchTooLarge {
             dispatch: dispatch.map(|n| n.to_string()).join(","),

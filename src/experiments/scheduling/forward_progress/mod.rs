@@ -19,15 +19,6 @@ pub use crate::shaders::scheduling::forward_progress::{
 };
 use crate::shaders::{self, ShaderFile};
 
-/// Flag checks per spin on a CPU device: lavapipe runs a subgroup's lanes as one vector, so a
-/// spinner that comes first checks the full cap; 512 subgroups x 4096 checks took 0.12-0.24 s
-/// per dispatch on 2 shared cores.
-pub const CAP_CPU: u32 = 1 << 12;
-/// Flag checks per spin on a GPU: 65536 atomic loads of ~0.5 us each (an L2 round trip) is
-/// ~33 ms, the whole dispatch when every spinner runs to the cap, since 32 workgroups are resident
-/// at once.
-pub const CAP_GPU: u32 = 1 << 16;
-
 /// Which path spins.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SpinOrder {

@@ -179,7 +179,7 @@ pub(super) fn format_of(
             format
         }
     };
-    let features = format.guaranteed_format_features(gpu.device.features());
+    let features = format.guaranteed_format_features(gpu.features());
     // wgpu binds a float texture that a sampler reads as filterable (a depth one as depth).
     let float = matches!(
         t.class,

@@ -1,4 +1,4 @@
-//! Textures on the device: created under an error scope (a format or usage the adapter lacks is
+//! Textures on the device, through `gpu/`: created (a format or usage the adapter lacks is
 //! named), filled by a copy, or cleared by a render pass where no copy reaches (multisampled).
 
 use crate::Result;
@@ -27,8 +27,7 @@ pub(super) fn create(
     if multisampled {
         usage = wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::RENDER_ATTACHMENT;
     }
-    let scope = gpu.device.push_error_scope(wgpu::ErrorFilter::Validation);
-    let texture = gpu.device.create_texture(&wgpu::TextureDescriptor {
+    let texture = gpu.create_texture(&wgpu::TextureDescriptor {
         label: Some(&t.name),
         size: wgpu::Extent3d {
             width: extent[0],
@@ -46,8 +45,8 @@ pub(super) fn create(
         usage,
         view_formats: &[],
     });
-    if let Some(e) = pollster::block_on(scope.pop()) {
-        return Err(ProfileError::BadTexture {
+    texture.map_err(|e| {
+        ProfileError::BadTexture {
             flag: None,
             binding: Some(t.slot()),
             why: format!(
@@ -60,9 +59,8 @@ pub(super) fn create(
                 format_name(format)
             ),
         }
-        .into());
-    }
-    Ok(texture)
+        .into()
+    })
 }
 
 pub(super) fn upload(
@@ -72,19 +70,8 @@ pub(super) fn upload(
     layout: TexelLayout,
     data: &[u8],
 ) -> Result<()> {
-    let size = texture.size();
-    let scope = gpu.device.push_error_scope(wgpu::ErrorFilter::Validation);
-    gpu.queue.write_texture(
-        texture.as_image_copy(),
-        data,
-        wgpu::TexelCopyBufferLayout {
-            offset: 0,
-            bytes_per_row: Some(size.width * layout.texel_bytes() as u32),
-            rows_per_image: Some(size.height),
-        },
-        size,
-    );
-    let Some(e) = pollster::block_on(scope.pop()) else {
+    let row = texture.width() * layout.texel_bytes() as u32;
+    let Err(e) = gpu.write_texture(texture, data, row) else {
         return Ok(());
     };
     if matches!(t.class, TextureClass::Depth { .. }) {
@@ -138,36 +125,6 @@ pub(super) fn clear(
             .into());
         }
     };
-    let view = texture.create_view(&Default::default());
-    let mut encoder = gpu.device.create_command_encoder(&Default::default());
     let depth = matches!(t.class, TextureClass::Depth { .. });
-    let color = (!depth).then(|| wgpu::RenderPassColorAttachment {
-        view: &view,
-        depth_slice: None,
-        resolve_target: None,
-        ops: wgpu::Operations {
-            load: wgpu::LoadOp::Clear(wgpu::Color {
-                r: v[0],
-                g: v[1],
-                b: v[2],
-                a: v[3],
-            }),
-            store: wgpu::StoreOp::Store,
-        },
-    });
-    let depth_attachment = depth.then(|| wgpu::RenderPassDepthStencilAttachment {
-        view: &view,
-        depth_ops: Some(wgpu::Operations {
-            load: wgpu::LoadOp::Clear(v[0] as f32),
-            store: wgpu::StoreOp::Store,
-        }),
-        stencil_ops: None,
-    });
-    drop(encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-        label: Some("divlab.profile.clear"),
-        color_attachments: &[color],
-        depth_stencil_attachment: depth_attachment,
-        ..Default::default()
-    }));
-    gpu.submit_and_wait(&t.name, encoder)
+    gpu.clear_texture(&t.name, texture, depth, v)
 }

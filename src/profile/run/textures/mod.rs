@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use crate::gpu::{GpuContext, read_buffer};
+use crate::gpu::GpuContext;
 use crate::profile::fill::{self, BindingRef, Fill, Named, Picture, TexelLayout};
 use crate::profile::kernel::{
     KernelInterface, SamplerBinding, TextureBinding, TextureClass, TextureDim, format_name,
@@ -58,7 +58,7 @@ pub(super) fn make_textures(
     request: &Request,
 ) -> Result<Vec<Texture>> {
     check_names(interface, request)?;
-    let limits = gpu.device.limits();
+    let limits = gpu.limits();
     let mut out = Vec::with_capacity(interface.textures.len());
     for (index, t) in interface.textures.iter().enumerate() {
         // wgpu-hal 30's GL backend binds a 3-D storage texture's view as one slice, so the
@@ -142,7 +142,7 @@ pub(super) fn make_samplers(
         .iter()
         .map(|s| {
             let fill::SamplerMode { filter, address } = sampler_mode(request, s);
-            gpu.device.create_sampler(&wgpu::SamplerDescriptor {
+            gpu.create_sampler(&wgpu::SamplerDescriptor {
                 label: Some(&s.name),
                 address_mode_u: address,
                 address_mode_v: address,
@@ -252,37 +252,7 @@ fn read_rgba8(gpu: &GpuContext, made: &Texture) -> Result<Option<([u32; 2], Vec<
     };
     let [w, h, _] = made.extent;
     let texel = layout.texel_bytes() as u32;
-    let row = (w * texel).next_multiple_of(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT);
-    let buffer = gpu.device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("divlab.profile.read_texture"),
-        size: u64::from(row * h),
-        usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
-        mapped_at_creation: false,
-    });
-    let mut encoder = gpu.device.create_command_encoder(&Default::default());
-    encoder.copy_texture_to_buffer(
-        made.texture.as_image_copy(),
-        wgpu::TexelCopyBufferInfo {
-            buffer: &buffer,
-            layout: wgpu::TexelCopyBufferLayout {
-                offset: 0,
-                bytes_per_row: Some(row),
-                rows_per_image: Some(h),
-            },
-        },
-        wgpu::Extent3d {
-            width: w,
-            height: h,
-            depth_or_array_layers: 1,
-        },
-    );
-    gpu.submit_and_wait("reading a texture back", encoder)?;
-    let padded: Vec<u8> = read_buffer(gpu, "reading a texture back", &buffer)?;
-    let tight: Vec<u8> = padded
-        .chunks(row as usize)
-        .flat_map(|r| &r[..(w * texel) as usize])
-        .copied()
-        .collect();
+    let tight = gpu.read_texture("reading a texture back", &made.texture, texel)?;
     Ok(Some(([w, h], fill::to_rgba8(layout, [w, h, 1], &tight))))
 }
 

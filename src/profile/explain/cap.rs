@@ -4,56 +4,45 @@
 
 use naga::{Module, Scalar, ScalarKind};
 
-use super::Request;
+use super::Fills;
 use super::bound::{LoopBound, Source, loop_bound};
 use super::ir::count_fields;
 use crate::profile::fill::{self, Fill, Resolved};
 use crate::profile::instrument::LoopSite;
-use crate::profile::kernel::{self, Access, Binding, KernelInterface};
+use crate::profile::kernel::{Access, Binding, Kernel};
 
 /// The message for a run whose loop `site` hit the cap of `loop_cap` iterations: where the
 /// loop is, and where its bound comes from when divlab can tell.
-pub(super) fn message(
-    request: &Request,
-    interface: &KernelInterface,
-    site: &LoopSite,
-    loop_cap: u32,
-) -> String {
+pub fn cap_message(kernel: &Kernel, fills: Fills<'_>, site: &LoopSite, loop_cap: u32) -> String {
     let line = site.line;
     let head = format!(
         "{}:{line}: an invocation hit the loop cap in the loop here, after {loop_cap} loop \
          iterations in all (the cap counts every loop of one invocation together)",
-        request.file
+        kernel.file
     );
     let tail = "The profile below is of the cut-short run; raise the cap with --loop-cap if the \
                 loops are meant to run longer";
-    let Some((module, bound)) = bound_of(request, site) else {
+    let Some(bound) = bound_of(kernel, site) else {
         return format!("{head}; the kernel may never end on this input. {tail}");
     };
-    let why = Inputs::new(request, interface, &module).explain(&bound, loop_cap);
+    let why = Inputs::new(kernel, fills).explain(&bound, loop_cap);
     format!("{head}. It {why}. {tail}")
 }
 
 /// Notes for the report: each uniform buffer the default fill left with the dispatch's
 /// invocations in its integer fields, naming them.
-pub(super) fn default_notes(request: &Request, interface: &KernelInterface) -> Vec<String> {
-    let Some(module) = module_of(request) else {
-        return Vec::new();
-    };
-    let Ok(resolved) = fill::resolve(interface, &request.buffers, &request.lens) else {
-        return Vec::new();
-    };
-    let invocations = fill::invocations(interface.workgroup_size, request.dispatch);
-    resolved
-        .iter()
+pub fn default_notes(kernel: &Kernel, fills: Fills<'_>) -> Vec<String> {
+    let (module, interface) = (&kernel.module, &kernel.interface);
+    let invocations = fills.invocations;
+    (fills.resolved.iter())
         .filter(|r| !r.given)
         .filter_map(|r| {
             let binding = &interface.bindings[r.index];
             if binding.access != Access::Uniform || fill::count_scalars(&binding.shape).is_empty() {
                 return None;
             }
-            let (_, var) = global_of(&module, binding)?;
-            let fields = count_fields(&module, var.ty, &binding.name);
+            let (_, var) = global_of(module, binding)?;
+            let fields = count_fields(module, var.ty, &binding.name);
             let rest = if fill::count_scalars(&binding.shape).len() as u64
                 == binding.shape.scalar_count(0)
             {
@@ -76,32 +65,10 @@ pub(super) fn default_notes(request: &Request, interface: &KernelInterface) -> V
         .collect()
 }
 
-/// The module the run instrumented (parsed, overrides applied) and the loop's bound.
-fn bound_of(request: &Request, site: &LoopSite) -> Option<(Module, LoopBound)> {
-    let module = module_of(request)?;
-    let prepared = crate::shaders::prepare_for_naga(&request.source);
-    let (function, entry) = match module
-        .entry_points
-        .iter()
-        .find(|ep| ep.name == site.function)
-    {
-        Some(ep) => (&ep.function, true),
-        None => (
-            module
-                .functions
-                .iter()
-                .map(|(_, f)| f)
-                .find(|f| f.name.as_deref() == Some(&site.function))?,
-            false,
-        ),
-    };
-    let bound = loop_bound(&module, function, entry, &prepared, site.line)?;
-    Some((module, bound))
-}
-
-fn module_of(request: &Request) -> Option<Module> {
-    let module = crate::shaders::check_wgsl(&request.file, &request.source).ok()?;
-    kernel::apply_overrides(&module, &request.overrides).ok()
+/// The bound of the loop at `site`, in the module the run instrumented.
+fn bound_of(kernel: &Kernel, site: &LoopSite) -> Option<LoopBound> {
+    let (function, entry) = kernel.function(&site.function)?;
+    loop_bound(&kernel.module, function, entry, &kernel.prepared, site.line)
 }
 
 /// The naga variable of `binding`.
@@ -128,19 +95,19 @@ const EXAMPLE_SCALARS: usize = 16;
 
 /// The kernel's inputs as the run filled them.
 struct Inputs<'a> {
-    interface: &'a KernelInterface,
+    interface: &'a crate::profile::kernel::KernelInterface,
     module: &'a Module,
-    resolved: Vec<Resolved>,
+    resolved: &'a [Resolved],
     invocations: u64,
 }
 
 impl<'a> Inputs<'a> {
-    fn new(request: &'a Request, interface: &'a KernelInterface, module: &'a Module) -> Self {
+    fn new(kernel: &'a Kernel, fills: Fills<'a>) -> Self {
         Self {
-            interface,
-            module,
-            resolved: fill::resolve(interface, &request.buffers, &request.lens).unwrap_or_default(),
-            invocations: fill::invocations(interface.workgroup_size, request.dispatch),
+            interface: &kernel.interface,
+            module: &kernel.module,
+            resolved: fills.resolved,
+            invocations: fills.invocations,
         }
     }
 

@@ -1,0 +1,28 @@
+//! What a profile tells the user about its kernel and inputs, read statically from the one
+//! parsed [`Kernel`] and the fills the run resolved: where a loop that hit the cap reads its
+//! bound from, with the value the run used and what to pass instead (`cap.rs`, from the trace
+//! in `bound.rs`, with the small IR reads in `ir.rs`); which integer fields of a uniform buffer
+//! the default fill set (`cap.rs`); and the notes on the counts and the uniformity rules
+//! (`notes.rs`).
+
+mod bound;
+mod cap;
+mod ir;
+mod notes;
+
+pub use cap::{cap_message, default_notes};
+pub use notes::{entry_check, uniformity_note};
+
+use crate::profile::fill::Resolved;
+#[cfg(doc)]
+use crate::profile::kernel::Kernel;
+
+/// The buffers' fills as the run resolved them.
+#[derive(Clone, Copy, Debug)]
+pub struct Fills<'a> {
+    /// One per binding of the interface, in its order.
+    pub resolved: &'a [Resolved],
+    /// The dispatch's invocations: the default length of a runtime-sized array, and what a
+    /// uniform buffer's default fill puts in its integers.
+    pub invocations: u64,
+}

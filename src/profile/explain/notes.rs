@@ -1,0 +1,62 @@
+//! Notes on what the run found: an entry point that ran a different number of times than the
+//! dispatch makes, and a kernel that WGSL's uniformity rules reject.
+
+use crate::profile::instrument::{BlockKind, Counters, Instrumented};
+use crate::profile::kernel::KernelInterface;
+use crate::uniformity::{Analysis, Severity};
+
+/// A note where the entry point's executions are not what the dispatch makes: one per subgroup
+/// (`ceil(workgroup invocations / subgroup width)` a workgroup), or one per invocation without
+/// subgroups. A driver that ran only part of the dispatch (or wrapped its count) would otherwise
+/// show counts that look right and are not.
+pub fn entry_check(
+    instrumented: &Instrumented,
+    counts: &Counters,
+    interface: &KernelInterface,
+    dispatch: [u32; 3],
+) -> Option<String> {
+    let entry = (instrumented.blocks.iter())
+        .position(|b| b.kind == BlockKind::FunctionBody && b.function == interface.entry)?;
+    let ran = counts.blocks[entry].executions;
+    let workgroups: u64 = dispatch.iter().map(|&n| u64::from(n)).product();
+    let invocations = interface.workgroup_invocations();
+    let (expected, unit) = match counts.subgroup_width {
+        Some(width) => (
+            workgroups * invocations.div_ceil(u64::from(width.max(1))),
+            format!("subgroups of {width} lanes"),
+        ),
+        None => (workgroups * invocations, "invocations".to_owned()),
+    };
+    (ran != expected).then(|| {
+        let part = if ran < expected {
+            "only part of the dispatch, so every count here is of that part"
+        } else {
+            "more than the dispatch, so the counts are not of it alone"
+        };
+        format!(
+            "the entry point `{}` ran {ran} times, but {workgroups} workgroups of {invocations} \
+             invocations make {expected} {unit}: the driver ran {part}; check the device with \
+             fewer workgroups",
+            interface.entry,
+        )
+    })
+}
+
+/// A note where WGSL's uniformity rules reject the kernel: a WebGPU implementation (Chrome,
+/// Firefox, Safari) would refuse to compile it, and the device ran what naga let through.
+pub fn uniformity_note(analysis: &Analysis) -> Option<String> {
+    let errors: Vec<_> = (analysis.diagnostics.iter())
+        .filter(|d| d.severity == Severity::Error)
+        .collect();
+    let first = errors.first()?;
+    Some(format!(
+        "WGSL's uniformity rules reject this kernel ({} error{}, the first at line {}: {}): a \
+         browser's WebGPU would not compile it, and naga let it through, so this profile is of \
+         a kernel that is not portable; `divlab uniformity {}` explains each",
+        errors.len(),
+        if errors.len() == 1 { "" } else { "s" },
+        first.line,
+        first.message,
+        analysis.file,
+    ))
+}
