@@ -11,7 +11,7 @@ use crate::model::convergence::{
     Assessment, Guarantee, LaneObservation, Observed, Place, PointTally, Scenario,
     SubgroupObservation, assess,
 };
-use crate::report::{ExperimentInfo, ExperimentResult, LaneRecord, VerdictStatus};
+use crate::report::{ExperimentInfo, ExperimentResult, Family, LaneRecord, VerdictStatus};
 use crate::shaders;
 pub use crate::shaders::convergence::{ConvergenceRecord, WORKGROUP_SIZE};
 
@@ -73,6 +73,7 @@ impl Experiment for Convergence {
         let (rule, source) = self.scenario.rule();
         ExperimentInfo {
             id,
+            family: Family::Convergence,
             title,
             rule,
             source,

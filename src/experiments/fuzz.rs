@@ -4,7 +4,7 @@
 use crate::Result;
 use crate::experiments::RunContext;
 use crate::fuzz::{self, Campaign, Size, Style};
-use crate::report::{ExperimentInfo, ExperimentResult, Figure, VerdictStatus};
+use crate::report::{ExperimentInfo, ExperimentResult, Family, Figure, VerdictStatus};
 
 /// The fixed batch: seeds 0..SEEDS (QUICK_SEEDS with `--quick`), medium size, every style.
 const SEEDS: u64 = 24;
@@ -67,6 +67,7 @@ fn run(ctx: RunContext<'_>) -> Result<ExperimentResult> {
 /// What `fuzz.reconvergence` declares.
 pub const INFO: ExperimentInfo = ExperimentInfo {
     id: "fuzz.reconvergence",
+    family: Family::Fuzz,
     title: "Reconvergence fuzzer: random structured programs against maximal reconvergence",
     rule: "Under maximal reconvergence every ballot equals the simulated one; WGSL \
            guarantees none of it, so pass rates are portability information",

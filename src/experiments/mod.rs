@@ -257,3 +257,21 @@ pub fn run_experiment(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    /// Each id is its declared family's prefix, a dot and a name, so that a reader that groups
+    /// by the declared family groups what the id says.
+    #[test]
+    fn every_id_starts_with_its_family() {
+        for info in super::catalog().iter() {
+            let prefix = format!("{}.", info.family.prefix());
+            assert!(
+                info.id.starts_with(&prefix),
+                "{} is not in {prefix}*",
+                info.id
+            );
+            assert_eq!(format!("{prefix}{}", info.name()), info.id);
+        }
+    }
+}

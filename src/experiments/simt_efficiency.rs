@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::Result;
 use crate::experiments::RunContext;
 use crate::gpu::{GpuContext, Kernel, RuntimeChecks, read_buffer, storage_buffer};
-use crate::report::{ExperimentInfo, ExperimentResult, Figure, LaneRecord, VerdictStatus};
+use crate::report::{ExperimentInfo, ExperimentResult, Family, Figure, LaneRecord, VerdictStatus};
 use crate::shaders;
 
 /// Invocations per workgroup; the kernel's `WORKGROUP_SIZE` override.
@@ -236,6 +236,7 @@ fn lane_records(point: u32, k: u32, lanes: &[Lane]) -> Vec<LaneRecord> {
 /// What `simt.efficiency` declares.
 pub const INFO: ExperimentInfo = ExperimentInfo {
     id: "simt.efficiency",
+    family: Family::Simt,
     title: "SIMT efficiency: active lanes per path of a k-way divergence, from ballots",
     rule: "A subgroup issues each of its k divergent paths once, with all of that path's lanes: \
            execution efficiency falls as SG/k",

@@ -9,7 +9,7 @@ use crate::gpu::{
     Budget, GpuContext, GpuTimer, Kernel, RuntimeChecks, read_buffer, storage_buffer,
 };
 use crate::report::{
-    ExperimentInfo, ExperimentResult, Figure, LaneRecord, Point, Series, VerdictStatus,
+    ExperimentInfo, ExperimentResult, Family, Figure, LaneRecord, Point, Series, VerdictStatus,
 };
 use crate::shaders;
 pub use crate::shaders::subgroup_size::{SizeRecord, WORKGROUP_SIZE};
@@ -254,6 +254,7 @@ fn time_fma_chain(
 /// What `subgroup.size` declares.
 pub const INFO: ExperimentInfo = ExperimentInfo {
     id: "subgroup.size",
+    family: Family::Subgroup,
     title: "Subgroup size and lane mapping",
     rule: "The subgroup size is a power of two in [4, 128], uniform within a dispatch; \
            WGSL defines no mapping from local_invocation_index to subgroup_invocation_id",

@@ -10,8 +10,10 @@ use crate::shaders::ShaderFile;
 /// One experiment's declaration.
 #[derive(Clone, Copy, Debug)]
 pub struct ExperimentInfo {
-    /// Stable id, e.g. `divergence.switch`.
+    /// Stable id, e.g. `divergence.switch`: its [`Family`]'s prefix, a dot, and a name.
     pub id: &'static str,
+    /// The family it belongs to, by which tables group and select experiments.
+    pub family: Family,
     /// Human title.
     pub title: &'static str,
     /// The rule it checks, in one sentence.
@@ -24,6 +26,40 @@ pub struct ExperimentInfo {
     pub figures: &'static [Figure],
     /// The straight line fitted to its timed series, where it fits one.
     pub fit: Option<Fit>,
+}
+
+/// The family of experiments an id belongs to: the part of the id before its dot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Family {
+    /// `subgroup.*`: the subgroup probe.
+    Subgroup,
+    /// `divergence.*`: the forms of the divergence study.
+    Divergence,
+    /// `simt.*`: SIMT efficiency.
+    Simt,
+    /// `convergence.*`: the structured-reconvergence scenarios.
+    Convergence,
+    /// `subgroup_ops.*`: the subgroup-operation catalog.
+    SubgroupOps,
+    /// `scheduling.*`: the scheduling probes.
+    Scheduling,
+    /// `fuzz.*`: the reconvergence fuzzer.
+    Fuzz,
+}
+
+impl Family {
+    /// The prefix of its ids, without the dot.
+    pub const fn prefix(self) -> &'static str {
+        match self {
+            Family::Subgroup => "subgroup",
+            Family::Divergence => "divergence",
+            Family::Simt => "simt",
+            Family::Convergence => "convergence",
+            Family::SubgroupOps => "subgroup_ops",
+            Family::Scheduling => "scheduling",
+            Family::Fuzz => "fuzz",
+        }
+    }
 }
 
 /// A key figure: a metric with its label and precision.
@@ -64,6 +100,14 @@ impl ExperimentInfo {
         }
     }
 
+    /// The id without its family's prefix, e.g. `switch` for `divergence.switch`.
+    pub fn name(&self) -> &'static str {
+        self.id
+            .strip_prefix(self.family.prefix())
+            .and_then(|rest| rest.strip_prefix('.'))
+            .unwrap_or(self.id)
+    }
+
     /// An empty `ok` result carrying this experiment's id, title and rule.
     pub fn new_result(&self) -> ExperimentResult {
         ExperimentResult::new(self.id, self.title, self.rule())
@@ -90,6 +134,11 @@ impl Catalog {
     /// Every declaration, in run order.
     pub fn iter(&self) -> impl Iterator<Item = &ExperimentInfo> {
         self.infos.iter()
+    }
+
+    /// The family of experiment `id`, if this build knows it.
+    pub fn family(&self, id: &str) -> Option<Family> {
+        self.get(id).map(|i| i.family)
     }
 
     /// The key figures of experiment `id`; none for an experiment this build does not know.

@@ -53,12 +53,16 @@ impl Comparison {
         }
         if !self.observations.is_empty() {
             let _ = writeln!(out, "\n{OBSERVATIONS_HEADING}");
-            let width = width(self.labels.iter().map(String::as_str));
             for o in &self.observations {
                 let _ = writeln!(out, "{}: {}", o.experiment, o.check);
-                for (label, detail) in self.labels.iter().zip(&o.details) {
-                    let detail = detail.as_deref().unwrap_or(MISSING);
-                    let _ = writeln!(out, "    {} {detail}", pad(label, width));
+                let details = self.labels.iter().zip(&o.details).map(|(label, detail)| {
+                    vec![
+                        label.clone(),
+                        detail.as_deref().unwrap_or(MISSING).to_owned(),
+                    ]
+                });
+                for line in columns(&[(4, 1), (0, 0)], details) {
+                    let _ = writeln!(out, "{line}");
                 }
             }
         }
@@ -181,9 +185,29 @@ fn width<'a>(texts: impl Iterator<Item = &'a str>) -> usize {
     texts.map(display_width).max().unwrap_or(0)
 }
 
-fn pad(text: &str, width: usize) -> String {
-    let fill = width.saturating_sub(display_width(text));
-    format!("{text}{}", " ".repeat(fill))
+/// Plain columns padded by display width, the one way divlab pads a text table (comfy-table,
+/// as `divlab adapters`): each column's (left, right) padding, then the rows, each line's
+/// trailing spaces trimmed.
+fn columns(padding: &[(u16, u16)], rows: impl IntoIterator<Item = Vec<String>>) -> Vec<String> {
+    let rows: Vec<Vec<String>> = rows.into_iter().collect();
+    let mut table = comfy_table::Table::new();
+    table.load_preset(comfy_table::presets::NOTHING);
+    for row in &rows {
+        table.add_row(row);
+    }
+    for (c, (column, &(left, right))) in table.column_iter_mut().zip(padding).enumerate() {
+        // comfy-table gives a column of empty cells a width of 1: one space less padding
+        // keeps it as narrow as its (empty) text.
+        let empty = rows
+            .iter()
+            .all(|row| row.get(c).is_none_or(String::is_empty));
+        column.set_padding(match (empty, left, right) {
+            (true, _, 1..) => (left, right - 1),
+            (true, 1.., 0) => (left - 1, right),
+            _ => (left, right),
+        });
+    }
+    table.lines().map(|l| l.trim_end().to_owned()).collect()
 }
 
 /// An aligned table. A check's wording can be long: where it is wider than the figure labels it
@@ -194,37 +218,41 @@ fn text_table(out: &mut String, labels: &[String], rows: &[Row]) {
             .filter(|r| r.kind != RowKind::Verdict)
             .map(|r| r.label.as_str()),
     );
-    let shown: Vec<Vec<String>> = rows
-        .iter()
-        .map(|r| r.cells.iter().map(Cell::shown).collect())
-        .collect();
-    let widths: Vec<usize> = (0..labels.len())
-        .map(|c| {
-            let cells = shown.iter().map(|row| row[c].as_str());
-            width(cells.chain([labels[c].as_str()]))
-        })
-        .collect();
-    let line = |mark: char, label: &str, cells: &mut dyn Iterator<Item = &str>| {
-        let mut l = format!("{mark} {}", pad(label, label_width));
-        for (cell, w) in cells.zip(&widths) {
-            let _ = write!(l, "  {}", pad(cell, *w));
-        }
-        l.trim_end().to_owned() + "\n"
-    };
-    out.push_str(&line(' ', "", &mut labels.iter().map(String::as_str)));
-    for (row, cells) in rows.iter().zip(&shown) {
+    // The mark, then the label one space after it, then the cells two spaces apart.
+    let mut padding = vec![(0, 0), (1, 1)];
+    padding.resize(labels.len() + 2, (1, 1));
+    let mut own_lines = vec![None];
+    let mut table = vec![
+        [String::new(), String::new()]
+            .into_iter()
+            .chain(labels.iter().cloned())
+            .collect(),
+    ];
+    for row in rows {
         let mark = match row.mark {
             Mark::None => ' ',
             Mark::VerdictDiffers => '!',
             Mark::BehindVerdict => '*',
         };
-        let label = if display_width(&row.label) > label_width {
-            let _ = writeln!(out, "{mark} {}", row.label);
-            ""
+        let long = display_width(&row.label) > label_width;
+        own_lines.push(long.then(|| format!("{mark} {}", row.label)));
+        let label = if long {
+            String::new()
         } else {
-            &row.label
+            row.label.clone()
         };
-        out.push_str(&line(mark, label, &mut cells.iter().map(String::as_str)));
+        table.push(
+            [mark.to_string(), label]
+                .into_iter()
+                .chain(row.cells.iter().map(Cell::shown))
+                .collect(),
+        );
+    }
+    for (own_line, line) in own_lines.into_iter().zip(columns(&padding, table)) {
+        if let Some(own_line) = own_line {
+            let _ = writeln!(out, "{own_line}");
+        }
+        let _ = writeln!(out, "{line}");
     }
 }
 
@@ -282,7 +310,11 @@ mod tests {
         assert_eq!(display_width("R²"), 2);
         assert_eq!(display_width("—"), 1);
         assert_eq!(display_width("日本"), 4);
-        assert_eq!(pad("日本", 5), "日本 ");
+        let rows = [
+            vec!["日本".to_owned(), "x".to_owned()],
+            vec!["ab".to_owned(), "y".to_owned()],
+        ];
+        assert_eq!(columns(&[(0, 1), (0, 0)], rows), ["日本 x", "ab   y"]);
         let labels = ["日本のGPU".to_owned(), "plain".to_owned()];
         let rows = [Row {
             label: "status".to_owned(),

@@ -16,7 +16,7 @@ mod table;
 pub mod units;
 
 pub use atomic::{STALE_AFTER, TEMP_PREFIX, check_writable, write_atomic};
-pub use catalog::{Catalog, ExperimentInfo, Figure, Fit};
+pub use catalog::{Catalog, ExperimentInfo, Family, Figure, Fit};
 pub use compare::{Cell, Comparison, ExperimentTable, Mark, Observation, Row, RowKind, VerdictRow};
 pub use html::html_report;
 pub use io::{

@@ -3,7 +3,9 @@
 use std::fmt::Write as _;
 
 use crate::report::compare_render::md;
-use crate::report::{Catalog, ExperimentResult, ExperimentStatus, ResultDocument, VerdictStatus};
+use crate::report::{
+    Catalog, ExperimentResult, ExperimentStatus, Family, ResultDocument, VerdictStatus,
+};
 
 /// The experiment whose declared figures head the key-figures table: every divergence form
 /// declares the same ones.
@@ -31,10 +33,9 @@ pub fn summary_table(doc: &ResultDocument, catalog: &Catalog) -> String {
          {inferred}, timing: {:?}\n",
         a.subgroup_min_size, a.subgroup_max_size, a.timing_source
     );
-    let (scenarios, others): (Vec<_>, Vec<_>) = doc
-        .experiments
-        .iter()
-        .partition(|e| e.id.starts_with(CONVERGENCE_PREFIX) && e.status == ExperimentStatus::Ok);
+    let (scenarios, others): (Vec<_>, Vec<_>) = doc.experiments.iter().partition(|e| {
+        catalog.family(&e.id) == Some(Family::Convergence) && e.status == ExperimentStatus::Ok
+    });
     for e in others {
         let status = match e.status {
             ExperimentStatus::Error => "ERROR",
@@ -71,17 +72,15 @@ pub fn summary_table(doc: &ResultDocument, catalog: &Catalog) -> String {
         }
     }
     if !scenarios.is_empty() {
-        out.push_str(&convergence_table(&scenarios));
+        out.push_str(&convergence_table(&scenarios, catalog));
     }
     out
 }
 
-const CONVERGENCE_PREFIX: &str = "convergence.";
-
 /// One row per convergence scenario: its guaranteed checks folded into one verdict, and what
 /// WGSL leaves open (in-branch sets, reconvergence) as a short observation. A violated check is
 /// spelled out under the table; the rest is in the result file.
-fn convergence_table(scenarios: &[&ExperimentResult]) -> String {
+fn convergence_table(scenarios: &[&ExperimentResult], catalog: &Catalog) -> String {
     let mut out = format!(
         "\n{:<22} {:<9} {:<38} rule\n",
         "convergence scenario", "verdict", "observed (WGSL guarantees neither)"
@@ -113,7 +112,7 @@ fn convergence_table(scenarios: &[&ExperimentResult]) -> String {
         let _ = writeln!(
             out,
             "{:<22} {verdict:<9} {:<34} {} ({})",
-            e.id.trim_start_matches(CONVERGENCE_PREFIX),
+            catalog.get(&e.id).map_or(e.id.as_str(), |i| i.name()),
             observation.join("; "),
             e.rule.text,
             e.rule.source
@@ -151,7 +150,7 @@ pub fn markdown_key_table(docs: &[(String, ResultDocument)], catalog: &Catalog) 
         for e in doc
             .experiments
             .iter()
-            .filter(|e| e.id.starts_with("divergence."))
+            .filter(|e| catalog.family(&e.id) == Some(Family::Divergence))
         {
             // Names come from result files, written by any driver: escaped for Markdown.
             let _ = write!(

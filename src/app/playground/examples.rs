@@ -63,52 +63,59 @@ impl Example {
     }
 }
 
+/// The file `assets/kernels/<name>.wgsl` as an example's kernel.
+macro_rules! asset {
+    ($name:literal) => {
+        Kernel::File(include_str!(concat!(
+            "../../../assets/kernels/",
+            $name,
+            ".wgsl"
+        )))
+    };
+}
+
 /// Every example, in menu order.
 pub const EXAMPLES: &[Example] = &[
     Example {
         name: "Bounds-checked element-wise",
         about: "lanes past the end return: only the last subgroups diverge",
-        kernel: Kernel::File(include_str!("../../../assets/kernels/bounds_checked.wgsl")),
+        kernel: asset!("bounds_checked"),
         run: Run::Dispatch(2, "output=100\ninput=100"),
     },
     Example {
         name: "Particle update (distance tests)",
         about: "each lane's own particle picks the branch: divergence where particles straddle a boundary",
-        kernel: Kernel::File(include_str!("../../../assets/kernels/particles.wgsl")),
+        kernel: asset!("particles"),
         run: Run::Dispatch(16, "particles=1024"),
     },
     Example {
         name: "Collatz loop",
         about: "every lane loops as long as its own number needs: a divergent loop",
-        kernel: Kernel::File(include_str!("../../../assets/kernels/collatz.wgsl")),
+        kernel: asset!("collatz"),
         run: Run::Dispatch(16, ""),
     },
     Example {
         name: "Image threshold (texture in, texture out)",
         about: "each pixel's value picks the branch: on a gradient, only subgroups the diagonal cuts diverge",
-        kernel: Kernel::File(include_str!("../../../assets/kernels/threshold.wgsl")),
+        kernel: asset!("threshold"),
         run: Run::Image([8, 8], "texture src=gradient"),
     },
     Example {
         name: "Edge detection (Sobel on a checkerboard)",
         about: "only pixels on an edge take the branch: subgroups that meet an edge pay for it",
-        kernel: Kernel::File(include_str!("../../../assets/kernels/edges.wgsl")),
+        kernel: asset!("edges"),
         run: Run::Image([8, 8], "texture src=checker:16"),
     },
     Example {
         name: "Switch on lane bits",
         about: "four cases, a quarter of each subgroup in each: 25% efficiency per case",
-        kernel: Kernel::File(include_str!(
-            "../../../assets/kernels/lane_bits_switch.wgsl"
-        )),
+        kernel: asset!("lane_bits_switch"),
         run: Run::Dispatch(4, ""),
     },
     Example {
         name: "Divergence study: switch, k = 8",
         about: "the study's kernel with 8 paths of 16 trips each: each case runs with 1/8 of a subgroup of 8 or more",
-        kernel: Kernel::File(include_str!(
-            "../../../assets/kernels/divergence_switch.wgsl"
-        )),
+        kernel: asset!("divergence_switch"),
         run: Run::Study(|_| 16),
     },
     Example {

@@ -18,13 +18,14 @@ pub use plan::Plan;
 
 use crate::Result;
 use crate::experiments::{Experiment, RunContext};
-use crate::report::{ExperimentInfo, ExperimentResult, Figure, Fit};
+use crate::report::{ExperimentInfo, ExperimentResult, Family, Figure, Fit};
 use crate::shaders;
 use crate::shaders::divergence::Selection;
 
 /// What every form of the study declares; each form sets its own id and title.
 const INFO: ExperimentInfo = ExperimentInfo {
     id: "divergence",
+    family: Family::Divergence,
     title: "Divergence cost",
     rule: "Divergent paths serialize linearly, T(k) ~ s*k, with no super-linear penalty; \
            efficiency falls as SG/k; the penalty is independent of occupancy; predication \

@@ -11,7 +11,7 @@ use std::fmt::Write as _;
 use crate::experiments::RunContext;
 use crate::experiments::scheduling::{BLOCK, Grouping, WORKGROUPS, fraction};
 use crate::gpu::{GpuContext, Kernel, RuntimeChecks, read_buffer, storage_buffer};
-use crate::report::{ExperimentInfo, ExperimentResult, Figure, LaneRecord, VerdictStatus};
+use crate::report::{ExperimentInfo, ExperimentResult, Family, Figure, LaneRecord, VerdictStatus};
 use crate::shaders;
 pub use crate::shaders::scheduling::interleaving::{
     POINTS, SIDE_ELSE, SIDE_THEN, TicketRecord, WORKGROUP_SIZE,
@@ -345,6 +345,7 @@ fn lane_records(records: &[TicketRecord]) -> Vec<LaneRecord> {
 /// What `scheduling.interleaving` declares.
 pub const INFO: ExperimentInfo = ExperimentInfo {
     id: "scheduling.interleaving",
+    family: Family::Scheduling,
     title: "Scheduling: ticket order of the two sides of a divergent branch",
     rule: "Diverged lanes of one subgroup may interleave at fine granularity; no order \
            between the two sides of a branch is guaranteed (serialized under a \

@@ -15,7 +15,7 @@ use crate::experiments::{Progress, RunContext};
 use crate::gpu::{
     Dispatch, GpuContext, Kernel, RuntimeChecks, read_buffer, read_only_buffer, storage_buffer,
 };
-use crate::report::{ExperimentInfo, ExperimentResult, VerdictStatus};
+use crate::report::{ExperimentInfo, ExperimentResult, Family, VerdictStatus};
 use crate::shaders;
 pub use crate::shaders::scheduling::lockstep_race::{RaceParams, RaceRecord, WORKGROUP_SIZE};
 
@@ -337,6 +337,7 @@ fn run_variants(
 /// What `scheduling.lockstep_race` declares.
 pub const INFO: ExperimentInfo = ExperimentInfo {
     id: "scheduling.lockstep_race",
+    family: Family::Scheduling,
     title: "Scheduling: a warp-synchronous reduction without barriers",
     rule: "Lanes of a subgroup are not guaranteed to run in lockstep: a tree reduction \
            through workgroup memory with no barrier between its steps is a data race \

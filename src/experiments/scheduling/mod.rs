@@ -23,7 +23,7 @@ use std::borrow::Cow;
 use crate::experiments::Experiment;
 use crate::gpu::GpuContext;
 
-use crate::report::ExperimentResult;
+use crate::report::{ExperimentResult, Family};
 pub use crate::shaders::scheduling::{BLOCK, SpinParams};
 
 pub use forward_progress::ForwardProgress;
@@ -40,7 +40,7 @@ pub const WORKGROUPS: u32 = 32;
 pub fn all() -> Vec<Box<dyn Experiment>> {
     crate::experiments::registry()
         .into_iter()
-        .filter(|e| e.id().starts_with("scheduling."))
+        .filter(|e| e.info().family == Family::Scheduling)
         .collect()
 }
 

@@ -17,7 +17,9 @@ use crate::gpu::{
     Budget, Dispatch, GpuContext, GpuTimer, Kernel, RuntimeChecks, buffer_with, read_only_buffer,
     storage_buffer,
 };
-use crate::report::{ExperimentInfo, ExperimentResult, Figure, Point, Series, VerdictStatus};
+use crate::report::{
+    ExperimentInfo, ExperimentResult, Family, Figure, Point, Series, VerdictStatus,
+};
 use crate::shaders;
 pub use crate::shaders::scheduling::run_ahead::{AheadParams, TABLE_SIZE};
 use crate::stats::{self, Summary};
@@ -421,6 +423,7 @@ fn quartiles(values: &[f64]) -> (f64, f64) {
 /// What `scheduling.run_ahead` declares.
 pub const INFO: ExperimentInfo = ExperimentInfo {
     id: "scheduling.run_ahead",
+    family: Family::Scheduling,
     title: "Scheduling: do the short lanes of an unbalanced branch run ahead of the join?",
     rule: "With per-lane program counters the short side of an unbalanced branch may run \
            ahead past the join and overlap the long side; under a reconvergence stack it \

@@ -10,7 +10,7 @@ use crate::gpu::{
     Dispatch, GpuContext, Kernel, RuntimeChecks, read_buffer, read_only_buffer, storage_buffer,
 };
 use crate::model::subgroup_ops::{Op, Split};
-use crate::report::{ExperimentInfo, ExperimentResult, LaneRecord};
+use crate::report::{ExperimentInfo, ExperimentResult, Family, LaneRecord};
 use crate::shaders;
 use crate::shaders::subgroup_ops::INVOCATIONS;
 pub use crate::shaders::subgroup_ops::{
@@ -124,6 +124,7 @@ fn lane_records(records: &[OpsRecord]) -> Vec<LaneRecord> {
 /// What `subgroup_ops.catalog` declares.
 pub const INFO: ExperimentInfo = ExperimentInfo {
     id: "subgroup_ops.catalog",
+    family: Family::SubgroupOps,
     title: "Subgroup operation catalog",
     rule: "A subgroup operation acts among the active (mutually convergent) invocations only",
     source: "“Execution Divergence and Reconvergence”; WGSL: subgroup built-in functions",

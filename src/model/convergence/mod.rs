@@ -71,6 +71,14 @@ const fn point(label: &'static str, place: Place, op: ValueOp) -> PointSpec {
 
 const ENTRY: PointSpec = point("entry", Place::Entry, ValueOp::Id);
 
+/// A scenario's record points as a `&'static` list: [`ENTRY`], then one `(label, place, op)`
+/// per point after it, numbered as in the shader.
+macro_rules! points {
+    ($(($label:expr, $place:expr, $op:expr)),* $(,)?) => {
+        const { &[ENTRY, $(point($label, $place, $op)),*] }
+    };
+}
+
 /// One invocation, as the model sees it.
 #[derive(Clone, Copy, Debug)]
 pub struct Invocation {
@@ -182,107 +190,60 @@ impl Scenario {
         use Place::{Branch, Join};
         use ValueOp::{BroadcastFirst, Count, Elect, Id, Max, Min};
         match self {
-            Scenario::IfElse => {
-                const {
-                    &[
-                        ENTRY,
-                        point("then: subgroupMin", Branch, Min),
-                        point("then: subgroupMax", Branch, Max),
-                        point("else: subgroupMin", Branch, Min),
-                        point("else: subgroupMax", Branch, Max),
-                        point("after the if/else", Join, Count),
-                    ]
-                }
-            }
-            Scenario::IfNoElse => {
-                const {
-                    &[
-                        ENTRY,
-                        point("inside the if", Branch, Count),
-                        point("after the if", Join, Count),
-                    ]
-                }
-            }
-            Scenario::NestedIf => {
-                const {
-                    &[
-                        ENTRY,
-                        point("outer if", Branch, Count),
-                        point("inner if", Branch, Count),
-                        point("after the inner if", Join, Count),
-                        point("after the outer if", Join, Count),
-                    ]
-                }
-            }
-            Scenario::SwitchCaseGroups => {
-                const {
-                    &[
-                        ENTRY,
-                        point("case 0, 2", Branch, Min),
-                        point("case 1", Branch, Min),
-                        point("case 3, default", Branch, Min),
-                        point("after the switch", Join, Count),
-                    ]
-                }
-            }
-            Scenario::LoopTripCount => {
-                const {
-                    &[
-                        ENTRY,
-                        point("iteration 48 (all)", Branch, Count),
-                        point("iteration 49 (all)", Branch, Count),
-                        point("iteration 50 (odd ids only)", Branch, Count),
-                        point("after the loop", Join, Count),
-                    ]
-                }
-            }
-            Scenario::BreakContinue => {
-                const {
-                    &[
-                        ENTRY,
-                        point("iteration 0", Branch, Count),
-                        point("iteration 1", Branch, Count),
-                        point("iteration 2", Branch, Count),
-                        point("iteration 3", Branch, Count),
-                        point("iteration 4", Branch, Count),
-                        point("iteration 5", Branch, Count),
-                        point("after the loop", Join, Count),
-                    ]
-                }
-            }
-            Scenario::EarlyReturn => {
-                const { &[ENTRY, point("after the early return", Join, Count)] }
-            }
-            Scenario::FunctionCall => {
-                const {
-                    &[
-                        ENTRY,
-                        point("in the function, per call site", Branch, Count),
-                        point("after the calls", Join, Count),
-                    ]
-                }
-            }
-            Scenario::Elect => {
-                const {
-                    &[
-                        ENTRY,
-                        point("inside if subgroupElect()", Branch, Id),
-                        point("after the elect block", Join, Count),
-                        point("subgroupElect() on odd lanes", Branch, Elect),
-                        point("after the odd-lane branch", Join, Count),
-                    ]
-                }
-            }
-            Scenario::BroadcastFirst => {
-                const {
-                    &[
-                        ENTRY,
-                        point("odd lanes: subgroupBroadcastFirst", Branch, BroadcastFirst),
-                        point("even lanes: subgroupBroadcastFirst", Branch, BroadcastFirst),
-                        point("after the if/else", Join, BroadcastFirst),
-                    ]
-                }
-            }
+            Scenario::IfElse => points![
+                ("then: subgroupMin", Branch, Min),
+                ("then: subgroupMax", Branch, Max),
+                ("else: subgroupMin", Branch, Min),
+                ("else: subgroupMax", Branch, Max),
+                ("after the if/else", Join, Count),
+            ],
+            Scenario::IfNoElse => points![
+                ("inside the if", Branch, Count),
+                ("after the if", Join, Count),
+            ],
+            Scenario::NestedIf => points![
+                ("outer if", Branch, Count),
+                ("inner if", Branch, Count),
+                ("after the inner if", Join, Count),
+                ("after the outer if", Join, Count),
+            ],
+            Scenario::SwitchCaseGroups => points![
+                ("case 0, 2", Branch, Min),
+                ("case 1", Branch, Min),
+                ("case 3, default", Branch, Min),
+                ("after the switch", Join, Count),
+            ],
+            Scenario::LoopTripCount => points![
+                ("iteration 48 (all)", Branch, Count),
+                ("iteration 49 (all)", Branch, Count),
+                ("iteration 50 (odd ids only)", Branch, Count),
+                ("after the loop", Join, Count),
+            ],
+            Scenario::BreakContinue => points![
+                ("iteration 0", Branch, Count),
+                ("iteration 1", Branch, Count),
+                ("iteration 2", Branch, Count),
+                ("iteration 3", Branch, Count),
+                ("iteration 4", Branch, Count),
+                ("iteration 5", Branch, Count),
+                ("after the loop", Join, Count),
+            ],
+            Scenario::EarlyReturn => points![("after the early return", Join, Count)],
+            Scenario::FunctionCall => points![
+                ("in the function, per call site", Branch, Count),
+                ("after the calls", Join, Count),
+            ],
+            Scenario::Elect => points![
+                ("inside if subgroupElect()", Branch, Id),
+                ("after the elect block", Join, Count),
+                ("subgroupElect() on odd lanes", Branch, Elect),
+                ("after the odd-lane branch", Join, Count),
+            ],
+            Scenario::BroadcastFirst => points![
+                ("odd lanes: subgroupBroadcastFirst", Branch, BroadcastFirst),
+                ("even lanes: subgroupBroadcastFirst", Branch, BroadcastFirst),
+                ("after the if/else", Join, BroadcastFirst),
+            ],
         }
     }
 

@@ -63,10 +63,7 @@ impl Pass<'_> {
         let hit = fx.nested(out, |fx, b| {
             let flag = fx.global(capped, b);
             let recorded = fx.load(flag);
-            let first = fx.emitted(naga::Expression::Unary {
-                op: naga::UnaryOperator::LogicalNot,
-                expr: recorded,
-            });
+            let first = fx.unary(naga::UnaryOperator::LogicalNot, recorded);
             let record = fx.nested(b, |fx, b| {
                 let word = counter(fx, counters, Word::CapHit, b);
                 let id = fx.literal(Literal::U32(lp as u32 + 1), b);

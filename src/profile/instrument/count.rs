@@ -39,6 +39,15 @@ pub(super) enum Total {
     Sum,
 }
 
+/// An `if` counted from its vote: its branch, its condition, and the accept and reject blocks
+/// whose counts the vote gives (each where it has code and is counted there).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct VotedIf {
+    pub branch: usize,
+    pub condition: Handle<Expression>,
+    pub sides: [Option<usize>; 2],
+}
+
 impl Pass<'_> {
     /// The sink: makes `counts` where the walk is (see the module notes). Without subgroups
     /// every invocation is its own subgroup of one: it adds its [`Share::Elected`] counts to its
@@ -137,15 +146,16 @@ impl Pass<'_> {
     pub(super) fn count_if_and_sides(
         &self,
         fx: &mut Emitter<'_>,
-        (branch, condition): (usize, Handle<Expression>),
-        sides: [Option<usize>; 2],
+        vote: VotedIf,
         out: &mut Block,
     ) -> (Election, Handle<Expression>) {
+        let VotedIf {
+            branch,
+            condition,
+            sides,
+        } = vote;
         let (any, not_all, taken) = self.vote_if(fx, condition, out);
-        let not_taken = fx.emitted(Expression::Unary {
-            op: UnaryOperator::LogicalNot,
-            expr: condition,
-        });
+        let not_taken = fx.unary(UnaryOperator::LogicalNot, condition);
         let divergent = fx.binary(BinaryOperator::LogicalAnd, any, not_all);
         let (zero, one) = (
             fx.literal(Literal::U32(0), out),
@@ -181,12 +191,7 @@ impl Pass<'_> {
         let Election { active, .. } = self.election(fx, out);
         let taken = fx.ballot_of(condition, out);
         let [none, all] = [None, Some(active)].map(|other| fx.ballots_equal(taken, other, out));
-        let [any, not_all] = [none, all].map(|expr| {
-            fx.emitted(Expression::Unary {
-                op: UnaryOperator::LogicalNot,
-                expr,
-            })
-        });
+        let [any, not_all] = [none, all].map(|expr| fx.unary(UnaryOperator::LogicalNot, expr));
         (any, not_all, taken)
     }
 
@@ -205,10 +210,7 @@ impl Pass<'_> {
                 let first = fx.broadcast_first(selector, ty, out);
                 let same = fx.binary(BinaryOperator::Equal, selector, first);
                 let all = fx.vote(SubgroupOperation::All, same, out);
-                fx.emitted(Expression::Unary {
-                    op: UnaryOperator::LogicalNot,
-                    expr: all,
-                })
+                fx.unary(UnaryOperator::LogicalNot, all)
             }
             None => fx.literal(Literal::Bool(false), out),
         };

@@ -9,7 +9,7 @@
 use naga::{
     AtomicFunction, BinaryOperator, Block, CollectiveOperation, Expression, Function, GatherMode,
     GlobalVariable, Handle, Literal, LocalVariable, MathFunction, Span, Statement,
-    SubgroupOperation, Type,
+    SubgroupOperation, Type, UnaryOperator,
 };
 
 use super::globals::CounterBuffer;
@@ -116,6 +116,11 @@ impl<'f> Emitter<'f> {
         right: Handle<Expression>,
     ) -> Handle<Expression> {
         self.emitted(Expression::Binary { op, left, right })
+    }
+
+    /// `op expr`, emitted.
+    pub fn unary(&mut self, op: UnaryOperator, expr: Handle<Expression>) -> Handle<Expression> {
+        self.emitted(Expression::Unary { op, expr })
     }
 
     /// `&global`.

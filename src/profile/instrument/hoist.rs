@@ -8,7 +8,7 @@ use naga::{
 };
 
 use super::Pass;
-use super::count::{Share, Total};
+use super::count::{Share, Total, VotedIf};
 use super::emit::Emitter;
 use super::layout::Word;
 use super::sites::{BlockKind, Opener};
@@ -131,18 +131,12 @@ impl Pass<'_> {
             fx.literal(Literal::U32(0), out),
             fx.literal(Literal::U32(1), out),
         );
-        let accepted = fx.emitted(Expression::Unary {
-            op: UnaryOperator::LogicalNot,
-            expr: rejected,
-        });
+        let accepted = fx.unary(UnaryOperator::LogicalNot, rejected);
         let [rejected_last, accepted_last] = [rejected, accepted].map(|took| {
             let here = fx.binary(BinaryOperator::LogicalAnd, last, took);
             fx.vote(SubgroupOperation::Any, here, out)
         });
-        let only_rejected = fx.emitted(Expression::Unary {
-            op: UnaryOperator::LogicalNot,
-            expr: accepted_last,
-        });
+        let only_rejected = fx.unary(UnaryOperator::LogicalNot, accepted_last);
         let alone = fx.binary(BinaryOperator::LogicalAnd, rejected_last, only_rejected);
         let alone = fx.select(alone, one, zero);
         let divergent = fx.binary(BinaryOperator::Subtract, distinct, alone);
@@ -180,16 +174,17 @@ impl Pass<'_> {
     pub(super) fn count_trip_if(
         &self,
         fx: &mut Emitter<'_>,
-        (branch, condition): (usize, Handle<Expression>),
-        sides: [Option<usize>; 2],
+        vote: VotedIf,
         out: &mut Block,
     ) -> TripIf {
+        let VotedIf {
+            branch,
+            condition,
+            sides,
+        } = vote;
         let any = fx.vote(SubgroupOperation::Any, condition, out);
         let all = fx.vote(SubgroupOperation::All, condition, out);
-        let not_all = fx.emitted(Expression::Unary {
-            op: UnaryOperator::LogicalNot,
-            expr: all,
-        });
+        let not_all = fx.unary(UnaryOperator::LogicalNot, all);
         let divergent = fx.binary(BinaryOperator::LogicalAnd, any, not_all);
         let trip_if = TripIf {
             branch,
@@ -327,10 +322,7 @@ impl Pass<'_> {
             let low = fx.binary(BinaryOperator::And, shifted, one);
             let mine = fx.binary(BinaryOperator::NotEqual, low, zero);
             let ones = fx.ballot_of(mine, b);
-            let zeros = fx.emitted(Expression::Unary {
-                op: UnaryOperator::BitwiseNot,
-                expr: ones,
-            });
+            let zeros = fx.unary(UnaryOperator::BitwiseNot, ones);
             let agree = fx.select(mine, ones, zeros);
             let kept = fx.load(same);
             let kept = fx.binary(BinaryOperator::And, kept, agree);

@@ -11,6 +11,7 @@ use naga::{
 use super::Pass;
 use super::cap::CapCheck;
 use super::control::{self, Sides, hoistable, may_leave, reachable_functions, split_exit_test};
+use super::count::VotedIf;
 use super::elect::Election;
 use super::emit::{Emitter, Patches};
 use super::hoist::mark_failed_links;
@@ -424,13 +425,17 @@ impl Pass<'_> {
         // it is active (the sides' blocks restore that block's election).
         let mut after = None;
         let counted = |site: usize| (from_vote && !self.sites.blocks[site].empty).then_some(site);
-        let sides = [counted(accept_site), counted(reject_site)];
+        let vote = VotedIf {
+            branch,
+            condition,
+            sides: [counted(accept_site), counted(reject_site)],
+        };
         if per_trip {
-            let trip_if = self.count_trip_if(fx, (branch, condition), sides, out);
+            let trip_if = self.count_trip_if(fx, vote, out);
             let trip_ifs = self.at.trip_ifs.as_mut().expect("checked above");
             trip_ifs.ifs.push(trip_if);
         } else if voted {
-            let (election, taken) = self.count_if_and_sides(fx, (branch, condition), sides, out);
+            let (election, taken) = self.count_if_and_sides(fx, vote, out);
             // In a loop, the election for the lanes that run on after the `if`, where the vote
             // tells them.
             after = match how {
@@ -438,10 +443,7 @@ impl Pass<'_> {
                 Sides::Stay => Some(election),
                 Sides::Leave(accept_leaves) => {
                     let stay = if accept_leaves {
-                        let not_taken = fx.emitted(Expression::Unary {
-                            op: UnaryOperator::BitwiseNot,
-                            expr: taken,
-                        });
+                        let not_taken = fx.unary(UnaryOperator::BitwiseNot, taken);
                         fx.binary(BinaryOperator::And, election.active, not_taken)
                     } else {
                         taken

@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 pub use super::two_order::default_cap;
 use super::two_order::{self, Probe, ProbeOrder, Run, Runs, SpinCell, TwoOrder};
 use super::{BLOCK, Grouping};
-use crate::report::{ExperimentInfo, ExperimentResult};
+use crate::report::{ExperimentInfo, ExperimentResult, Family};
 pub use crate::shaders::scheduling::forward_progress::{
     NOT_SEEN, ROLE_SETTER, ROLE_SPINNER, SpinRecord, WORKGROUP_SIZE,
 };
@@ -173,6 +173,7 @@ impl TwoOrder for ForwardProgress {
 /// What `scheduling.forward_progress` declares.
 pub const INFO: ExperimentInfo = ExperimentInfo {
     id: "scheduling.forward_progress",
+    family: Family::Scheduling,
     title: "Scheduling: a lane spins on a flag set by the other path of its subgroup",
     rule: "A lane spinning on a flag set by another lane of the same subgroup terminates \
            only where the hardware gives diverged lanes forward progress; WGSL guarantees \

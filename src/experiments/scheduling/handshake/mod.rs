@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 
 use super::two_order::{self, Probe, ProbeOrder, Run, Runs, SpinCell, TwoOrder};
 use super::{BLOCK, Grouping};
-use crate::report::{ExperimentInfo, ExperimentResult};
+use crate::report::{ExperimentInfo, ExperimentResult, Family};
 pub use crate::shaders::scheduling::handshake::{HandshakeRecord, SIDE_A, SIDE_B, WORKGROUP_SIZE};
 use crate::shaders::{self, ShaderFile};
 
@@ -209,6 +209,7 @@ impl TwoOrder for Handshake {
 /// What `scheduling.handshake` declares.
 pub const INFO: ExperimentInfo = ExperimentInfo {
     id: "scheduling.handshake",
+    family: Family::Scheduling,
     title: "Scheduling: a handshake between the two paths of a subgroup's branch",
     rule: "Two diverged paths of one subgroup can hand a flag back and forth only where \
            the scheduler interleaves them (independent thread scheduling); WGSL \
