@@ -335,7 +335,12 @@ pub fn analyze_source_with(name: &str, source: &str, options: &Options) -> Resul
 /// [`crate::shaders::check_wgsl`] does), with the default [`Options`]: for a caller that has
 /// parsed the source already (`divlab profile` parses a kernel once).
 pub fn analyze_module(name: &str, source: &str, module: &naga::Module) -> Analysis {
-    analyze(&Source::new(name, source), source, module, &Options::default())
+    analyze(
+        &Source::new(name, source),
+        source,
+        module,
+        &Options::default(),
+    )
 }
 
 /// The analysis of `module`, parsed from `src` (whose original text is `source`).
