@@ -25,7 +25,7 @@ pub(super) struct Resources {
     /// One per sampler of the interface, in its order.
     pub samplers: Vec<wgpu::Sampler>,
     /// What each buffer and the immediates were filled with, for the app.
-    pub inputs: Vec<super::InputPreview>,
+    pub inputs: Vec<super::outputs::InputPreview>,
     /// Each binding's fill, as the request resolves it.
     pub resolved: Vec<Resolved>,
     /// The dispatch's invocations (the default length of a runtime-sized array).
@@ -58,7 +58,7 @@ pub(super) fn resources(
         let binding = &interface.bindings[r.index];
         let contents = fill::initial(binding, r, invocations)?;
         let uniform_default = !r.given && binding.access == kernel::Access::Uniform;
-        inputs.push(super::InputPreview {
+        inputs.push(super::outputs::InputPreview {
             label: binding.label(),
             fill: if r.given {
                 r.fill.to_string()

@@ -13,6 +13,7 @@ use crate::profile::report::{self, Inputs, KernelRecord, PROFILE_SCHEMA_VERSION,
 
 use super::bind::Resources;
 use super::counted::Run;
+use super::outputs::{InputPreview, TextureImage};
 use super::prepare::Prepared;
 use super::{Request, textures};
 
@@ -33,42 +34,6 @@ pub struct Finished {
     pub images: Vec<TextureImage>,
     /// What each buffer (and the immediates) held when the kernel started.
     pub inputs: Vec<InputPreview>,
-}
-
-/// A buffer's contents as the kernel started: its fill and its first values.
-#[derive(Clone, Debug, PartialEq)]
-pub struct InputPreview {
-    /// `` `name` (@group(G) @binding(B)) ``, or `` `name` (var<immediate>) ``.
-    pub label: String,
-    /// Its fill, as `--buffer` writes it, and whether it was the default.
-    pub fill: String,
-    /// Its size in bytes.
-    pub bytes: u64,
-    /// Its first scalars in layout order (at most [`crate::profile::fill::PREVIEW_VALUES`]).
-    pub first: Vec<String>,
-}
-
-/// Layer 0 of a texture after the counted run: what the kernel wrote, or its input where it
-/// only reads it.
-#[derive(Clone, Debug, PartialEq)]
-pub struct TextureImage {
-    /// The variable's name.
-    pub name: String,
-    /// `` `name` (@group(G) @binding(B)) ``.
-    pub label: String,
-    /// Whether the kernel can write it (a `write` or `read_write` storage texture).
-    pub written: bool,
-    /// Width and height.
-    pub size: [u32; 2],
-    /// 8-bit RGBA, rows top to bottom (other formats converted as `--save` converts them).
-    pub rgba: Vec<u8>,
-}
-
-impl TextureImage {
-    /// The picture as a PNG file's bytes, as `--save` writes it.
-    pub fn png(&self) -> Vec<u8> {
-        textures::png(self.size, &self.rgba)
-    }
 }
 
 /// The profile of the counted run (untimed: the caller times a kernel that ends within the cap)

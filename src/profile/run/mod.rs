@@ -7,6 +7,7 @@
 mod bind;
 mod counted;
 mod finished;
+mod outputs;
 mod prepare;
 mod request;
 mod textures;
@@ -18,7 +19,8 @@ use crate::profile::kernel::Kernel;
 
 use self::bind::resources;
 use self::counted::counted_run;
-pub use self::finished::{Finished, InputPreview, TextureImage};
+pub use self::finished::Finished;
+pub use self::outputs::{InputPreview, TextureImage};
 use self::prepare::{check_dispatch, prepare};
 pub use self::request::{
     DEFAULT_LOOP_CAP, DEFAULT_REPS, DEFAULT_TIME_BUDGET, MIN_REPS, Request, Stage,

@@ -9,9 +9,6 @@ use crate::profile::Error as ProfileError;
 use crate::profile::fill::{BindingRef, BufferSpec, TextureOptions};
 use crate::profile::report::RequestRecord;
 
-#[cfg(doc)]
-use super::Finished;
-
 /// The default loop cap: the loop iterations one invocation may run, of all its loops together
 /// (nested ones, later ones and those of the functions it calls), before every loop of it
 /// breaks out.
@@ -69,7 +66,7 @@ pub struct Request {
     pub time_budget: Duration,
     /// `--lanes LINE`: record the ballot of every subgroup execution at this line.
     pub lanes_line: Option<u32>,
-    /// Read every texture back after the counted run, for [`Finished::images`] (the app shows
+    /// Read every texture back after the counted run, for [`Finished::images`](super::Finished::images) (the app shows
     /// them; the command line saves only what `--save` names).
     pub keep_images: bool,
 }

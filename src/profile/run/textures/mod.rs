@@ -19,7 +19,8 @@ mod device;
 
 use self::checks::{check_limits, check_names, extent_of, format_of};
 use self::device::{clear, create, upload};
-use super::{Request, TextureImage};
+use super::Request;
+use super::outputs::{TextureImage, png};
 
 /// One texture as made: what the report says of it and what the dispatch binds.
 pub(super) struct Texture {
@@ -198,16 +199,6 @@ pub(super) fn save_textures(
         write(&save.value.0, &png(size, &rgba))?;
     }
     Ok(())
-}
-
-/// `size` texels of 8-bit RGBA, rows top to bottom, as a PNG file's bytes.
-pub(super) fn png([w, h]: [u32; 2], rgba: &[u8]) -> Vec<u8> {
-    let mut png = Vec::new();
-    image::RgbaImage::from_raw(w, h, rgba.to_vec())
-        .expect("w × h RGBA texels")
-        .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
-        .expect("PNG encodes into memory");
-    png
 }
 
 /// The most texels of one texture [`images`] reads back (a 4096 × 4096 picture).
