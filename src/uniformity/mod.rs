@@ -105,8 +105,8 @@ use serde::{Deserialize, Serialize};
 use crate::{Error, Result};
 use function::{Context, FunctionGraph};
 pub use kernel::StaticPoint;
-use source::Source;
 pub use rule::{Rule, Severity};
+use source::Source;
 
 /// A uniformity scope.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]

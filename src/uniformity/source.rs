@@ -216,7 +216,11 @@ impl Source {
         let mut one_line = String::new();
         let mut count = 0;
         for word in text.split_whitespace() {
-            for c in (!one_line.is_empty()).then_some(' ').into_iter().chain(word.chars()) {
+            for c in (!one_line.is_empty())
+                .then_some(' ')
+                .into_iter()
+                .chain(word.chars())
+            {
                 one_line.push(c);
                 count += 1;
                 if count > 48 {
