@@ -875,3 +875,47 @@ fn the_uniformity_hint_follows_what_the_condition_depends_on() {
         "{id}"
     );
 }
+
+/// An `if` taken by one lane in four, with and without an `else`, in a loop and outside one.
+const TAKEN_SIDES: &str = "\
+@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+@compute @workgroup_size(64)
+fn main(@builtin(local_invocation_index) lid: u32) {
+    var acc = 0u;
+    if (lid % 4u == 0u) { // no else
+        acc = 1u;
+    }
+    if (lid < 48u) { // with else
+        acc += 2u;
+    } else {
+        acc += 3u;
+    }
+    for (var i = 0u; i < 4u; i++) {
+        if ((lid + i) % 2u == 0u) { // in a loop
+            acc += i;
+        }
+    }
+    out[lid] = acc;
+}";
+
+#[test]
+fn an_ifs_lanes_are_split_into_the_taken_and_the_other_side() {
+    let finished = profiled(TAKEN_SIDES, |_| {});
+    let p = &finished.profile;
+    // 64 invocations, each reaching every `if` once (four times in the loop); with subgroups
+    // the counts are lanes, without (GL) invocations: the same numbers.
+    for (marker, taken, not_taken) in [
+        ("// no else", 16, 48),
+        ("// with else", 48, 16),
+        ("// in a loop", 128, 128),
+    ] {
+        let b = branch(p, line_of(TAKEN_SIDES, marker), "if");
+        assert_eq!(
+            (b.taken, b.not_taken),
+            (Some(taken), Some(not_taken)),
+            "{marker}"
+        );
+    }
+    let share = branch(p, line_of(TAKEN_SIDES, "// no else"), "if").taken_share();
+    assert_eq!(share, Some(0.25));
+}

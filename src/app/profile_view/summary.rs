@@ -197,6 +197,8 @@ struct BranchRow<'a> {
     figures: Option<String>,
     /// Wasted lane slots, or `—` where not measured.
     wasted: String,
+    /// An `if`: the share of its lanes that took the `then` side; empty otherwise.
+    taken: String,
 }
 
 impl<'a> BranchRow<'a> {
@@ -225,6 +227,9 @@ impl<'a> BranchRow<'a> {
             wasted: b
                 .wasted_lane_slots
                 .map_or_else(|| "—".to_owned(), |w| w.to_string()),
+            taken: b.taken_share().map_or_else(String::new, |t| {
+                format!("{:.0}% / {:.0}%", t * 100.0, (1.0 - t) * 100.0)
+            }),
         }
     }
 }
@@ -232,7 +237,7 @@ impl<'a> BranchRow<'a> {
 fn branch_grid(ui: &mut egui::Ui, rows: &[BranchRow<'_>], jump: &mut Option<u32>) {
     egui::Grid::new("branch_table")
         .striped(true)
-        .num_columns(5)
+        .num_columns(6)
         .show(ui, |ui| {
             for (heading, about) in [
                 ("line", "Click a line number to bring it into view"),
@@ -252,6 +257,11 @@ fn branch_grid(ui: &mut egui::Ui, rows: &[BranchRow<'_>], jump: &mut Option<u32>
                     "Lane slots the subgroups paid for inside it but left idle: Σ (executions × \
                      subgroup size − active lanes) over the blocks it opens; for a loop, the \
                      slots of lanes that had already left",
+                ),
+                (
+                    "taken / not",
+                    "An if: the share of the lanes that reached it that took its then side, \
+                     and the share that took the other (its else, written or not)",
                 ),
             ] {
                 ui.strong(heading).on_hover_text(about);
@@ -273,6 +283,7 @@ fn branch_grid(ui: &mut egui::Ui, rows: &[BranchRow<'_>], jump: &mut Option<u32>
                 figures(ui.label(&row.executions));
                 figures(ui.label(&row.divergent));
                 ui.label(&row.wasted);
+                ui.label(&row.taken);
                 ui.end_row();
             }
         });
@@ -351,6 +362,7 @@ mod tests {
                 divergent: "100% (4)".to_owned(),
                 figures: None,
                 wasted: "16".to_owned(),
+                taken: String::new(),
             }
         );
         let row = BranchRow::of(&profile.branches[1], profile.subgroup_size);
@@ -368,6 +380,9 @@ mod tests {
         unmeasured.wasted_lane_slots = None;
         let row = BranchRow::of(&unmeasured, None);
         assert_eq!((row.divergent.as_str(), row.wasted.as_str()), ("4", "—"));
+        let mut sides = profile.branches[0].clone();
+        (sides.taken, sides.not_taken) = (Some(12), Some(20));
+        assert_eq!(BranchRow::of(&sides, Some(8)).taken, "38% / 62%");
     }
 
     #[test]

@@ -5,7 +5,9 @@
 use std::collections::BTreeMap;
 
 use super::{BranchProfile, LineProfile};
-use crate::profile::instrument::{BlockKind, BranchKind, Counters, Instrumented, Opener};
+use crate::profile::instrument::{
+    BlockCounts, BlockKind, BranchKind, Counters, Instrumented, Opener,
+};
 use crate::uniformity::{Analysis, Verdict};
 
 /// The block that owns `line` (its counts are the line's), if the kernel runs code there.
@@ -49,7 +51,7 @@ pub fn lines_and_branches(
             .map(|l| verdict_name(l.subgroup).to_owned())
     };
     let owners = line_owners(instrumented, analysis);
-    let lines = owners
+    let lines: Vec<LineProfile> = owners
         .iter()
         .map(|(&line, &b)| {
             let c = counters.blocks[b];
@@ -114,6 +116,10 @@ pub fn lines_and_branches(
             &opened_by(Opener::Branch(r)),
             (c.evaluations, c.divergent),
         );
+        let (taken, not_taken) = match site.kind {
+            BranchKind::If => sides_taken(instrumented, counters, r, &lines, subgroups),
+            BranchKind::Switch => (None, None),
+        };
         branches.push(BranchProfile {
             line: site.line,
             kind: branch_kind(site.kind).to_owned(),
@@ -123,6 +129,8 @@ pub fn lines_and_branches(
             wasted_lane_slots: wasted(&opened_by(Opener::Branch(r))),
             trips: None,
             lane_trips: None,
+            taken,
+            not_taken,
         });
     }
     for (l, site) in instrumented.loops.iter().enumerate() {
@@ -152,10 +160,64 @@ pub fn lines_and_branches(
             wasted_lane_slots: wasted(&blocks),
             trips: body.map(|b| b.executions),
             lane_trips: body.filter(|_| subgroups).map(|b| b.active_lanes),
+            taken: None,
+            not_taken: None,
         });
     }
     branches.sort_by_key(|b| b.line);
     (lines, branches, notes)
+}
+
+/// The lanes that took the `then` and the other side of `if` number `branch` (invocations
+/// without subgroups), summed over its evaluations. A side with code counts its own lanes; an
+/// implicit `else` counts none (it runs nothing), so its lanes are those that reached the `if`
+/// (its line's) less those that took the `then` side, where the line's figure allows it.
+fn sides_taken(
+    instrumented: &Instrumented,
+    counters: &Counters,
+    branch: usize,
+    lines: &[LineProfile],
+    subgroups: bool,
+) -> (Option<u64>, Option<u64>) {
+    let lanes = |c: BlockCounts| {
+        if subgroups {
+            c.active_lanes
+        } else {
+            c.executions
+        }
+    };
+    let side = |kind: BlockKind| {
+        (0..instrumented.blocks.len()).find(|&b| {
+            instrumented.blocks[b].opener == Opener::Branch(branch)
+                && instrumented.blocks[b].kind == kind
+        })
+    };
+    let counted = |b: Option<usize>| {
+        let b = b?;
+        Some(if instrumented.blocks[b].empty {
+            None
+        } else {
+            Some(lanes(counters.blocks[b]))
+        })
+    };
+    let Some(Some(taken)) = counted(side(BlockKind::IfAccept)) else {
+        return (None, None);
+    };
+    let not_taken = match counted(side(BlockKind::IfReject)) {
+        Some(Some(lanes)) => Some(lanes),
+        _ => {
+            let line = instrumented.branches[branch].line;
+            let reached = (lines.iter().find(|l| l.line == line)).and_then(|l| {
+                if subgroups {
+                    l.active_lanes
+                } else {
+                    Some(l.executions)
+                }
+            });
+            reached.and_then(|r| r.checked_sub(taken))
+        }
+    };
+    (not_taken.map(|_| taken), not_taken)
 }
 
 fn branch_kind(kind: BranchKind) -> &'static str {

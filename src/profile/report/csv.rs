@@ -6,7 +6,7 @@
 use super::{BranchProfile, LineProfile, Profile};
 
 /// The header row.
-pub const CSV_COLUMNS: [&str; 15] = [
+pub const CSV_COLUMNS: [&str; 17] = [
     "kind",
     "file",
     "line",
@@ -22,6 +22,8 @@ pub const CSV_COLUMNS: [&str; 15] = [
     "branch_efficiency",
     "wasted_lane_slots",
     "subgroup_size",
+    "taken",
+    "not_taken",
 ];
 
 /// The document as CSV, with a header row.
@@ -134,6 +136,8 @@ fn branch_row(p: &Profile, b: &BranchProfile) -> [String; CSV_COLUMNS.len()] {
                 cell(b.divergent_fraction.map(|d| 1.0 - d)),
             ),
             ("wasted_lane_slots", cell(b.wasted_lane_slots)),
+            ("taken", cell(b.taken)),
+            ("not_taken", cell(b.not_taken)),
         ],
     )
 }

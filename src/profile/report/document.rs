@@ -190,9 +190,23 @@ pub struct BranchProfile {
     /// A loop: Σ active lanes over its trips, the lane-trips that ran (with subgroups).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lane_trips: Option<u64>,
+    /// An `if`: Σ over its evaluations of the lanes that took its `then` side (invocations
+    /// without subgroups).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub taken: Option<u64>,
+    /// An `if`: likewise, the lanes that took the other side, its `else` written or not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_taken: Option<u64>,
 }
 
 impl BranchProfile {
+    /// An `if`: the share of the lanes that reached it that took its `then` side.
+    pub fn taken_share(&self) -> Option<f64> {
+        let (taken, not_taken) = (self.taken?, self.not_taken?);
+        let reached = taken + not_taken;
+        (reached > 0).then(|| taken as f64 / reached as f64)
+    }
+
     /// A loop's lane slots over its trips: the lane-trips that ran, and the trips × the
     /// subgroup size they paid for. `None` for a branch, or without subgroups.
     pub fn trip_slots(&self, subgroup_size: Option<u32>) -> Option<(u64, u64)> {

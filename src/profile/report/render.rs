@@ -116,9 +116,13 @@ fn render_summary(profile: &Profile, out: &mut String) {
                 let _ = writeln!(out, "  line {:>4} {:<6} {figures}", b.line, b.kind);
                 continue;
             }
+            let taken = b.taken_share().map_or_else(String::new, |t| {
+                format!(", then side taken by {:.0}% of lanes", t * 100.0)
+            });
             let _ = writeln!(
                 out,
-                "  line {:>4} {:<6} {} idle lane slots, divergent in {} of {} subgroup executions",
+                "  line {:>4} {:<6} {} idle lane slots, divergent in {} of {} subgroup \
+                 executions{taken}",
                 b.line,
                 b.kind,
                 b.wasted_lane_slots.unwrap_or(0),
