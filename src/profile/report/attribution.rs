@@ -45,25 +45,8 @@ pub fn lines_and_branches(
         ..
     } = *inputs;
     let subgroups = instrumented.options.subgroups;
-    let static_of = |line: u32| {
-        analysis
-            .and_then(|a| a.line(line))
-            .map(|l| verdict_name(l.subgroup).to_owned())
-    };
     let owners = line_owners(instrumented, analysis);
-    let lines: Vec<LineProfile> = owners
-        .iter()
-        .map(|(&line, &b)| {
-            let c = counters.blocks[b];
-            LineProfile {
-                line,
-                executions: c.executions,
-                active_lanes: subgroups.then_some(c.active_lanes),
-                efficiency: subgroup_size.and_then(|sg| c.efficiency(sg)),
-                static_verdict: static_of(line),
-            }
-        })
-        .collect();
+    let lines = line_profiles(inputs, &owners);
 
     // An empty block (an implicit `else`) runs no code: it idles no lane slots.
     let opened_by = |opener: Opener| -> Vec<usize> {
@@ -166,6 +149,26 @@ pub fn lines_and_branches(
     }
     branches.sort_by_key(|b| b.line);
     (lines, branches, notes)
+}
+
+/// One row per line with code: the figures of the block that owns it, and its static verdict.
+fn line_profiles(inputs: &Inputs<'_>, owners: &BTreeMap<u32, usize>) -> Vec<LineProfile> {
+    let subgroups = inputs.instrumented.options.subgroups;
+    owners
+        .iter()
+        .map(|(&line, &b)| {
+            let c = inputs.counters.blocks[b];
+            LineProfile {
+                line,
+                executions: c.executions,
+                active_lanes: subgroups.then_some(c.active_lanes),
+                efficiency: inputs.subgroup_size.and_then(|sg| c.efficiency(sg)),
+                static_verdict: (inputs.analysis)
+                    .and_then(|a| a.line(line))
+                    .map(|l| verdict_name(l.subgroup).to_owned()),
+            }
+        })
+        .collect()
 }
 
 /// The lanes that took the `then` and the other side of `if` number `branch` (invocations
