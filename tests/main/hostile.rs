@@ -3,23 +3,23 @@
 //! signal (134: a stack overflow's abort; 139: a driver's crash) or a hang.
 
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use crate::util::{Run, divlab, run, temp_dir};
+use crate::util::{Run, divlab, run_within, temp_dir};
 
-/// Runs `divlab ARGS` in `dir`, and fails unless it ended within `bound`.
+/// Runs `divlab ARGS` in `dir`; a run past `bound` is killed and fails the test.
 fn bounded(dir: &Path, args: &[&str], bound: Duration) -> Run {
     let mut cmd = divlab(dir);
     cmd.args(args);
-    let start = Instant::now();
-    let r = run(cmd);
-    let took = start.elapsed();
-    assert!(
-        took <= bound,
-        "took {took:?}, over its bound of {bound:?}\n{r}"
-    );
+    let r = run_within(cmd, bound);
     assert!(!r.stderr.contains("panicked"), "divlab panicked\n{r}");
     r
+}
+
+/// A file of the repository, as an argument.
+fn repo_file(path: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(path);
+    path.to_str().expect("a UTF-8 path").to_owned()
 }
 
 /// `@compute` kernel whose one statement is `out[0] = out[1]` followed by `n` `+ 1u`s.
@@ -35,13 +35,13 @@ fn chained_sum(n: usize) -> String {
 #[test]
 fn a_dispatch_that_outlives_the_timeout_ends_the_process_with_exit_3() {
     let dir = temp_dir();
-    let kernel = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/kernels/collatz.wgsl");
+    let kernel = repo_file("assets/kernels/collatz.wgsl");
     // About 67 million invocations, each walking its Collatz chain: minutes on lavapipe.
     let r = bounded(
         dir.path(),
         &[
             "profile",
-            kernel.to_str().unwrap(),
+            &kernel,
             "--dispatch",
             "65535,1024",
             "--len",
@@ -65,7 +65,7 @@ fn a_dispatch_that_outlives_the_timeout_ends_the_process_with_exit_3() {
 #[test]
 fn a_dispatch_of_2_to_the_32_workgroups_is_refused_not_wrapped() {
     let dir = temp_dir();
-    let kernel = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/kernels/collatz.wgsl");
+    let kernel = repo_file("assets/kernels/collatz.wgsl");
     for (dispatch, says) in [
         (
             "4096,4096,256",
@@ -80,7 +80,7 @@ fn a_dispatch_of_2_to_the_32_workgroups_is_refused_not_wrapped() {
             dir.path(),
             &[
                 "profile",
-                kernel.to_str().unwrap(),
+                &kernel,
                 "--dispatch",
                 dispatch,
                 "--len",
@@ -226,13 +226,12 @@ fn png_header(width: u32, height: u32) -> Vec<u8> {
 fn an_image_larger_than_the_adapters_textures_is_refused_from_its_header() {
     let dir = temp_dir();
     std::fs::write(dir.path().join("huge.png"), png_header(20_000, 20_000)).unwrap();
-    let kernel =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/kernels/profile/image_filter.wgsl");
+    let kernel = repo_file("tests/kernels/profile/image_filter.wgsl");
     let r = bounded(
         dir.path(),
         &[
             "profile",
-            kernel.to_str().unwrap(),
+            &kernel,
             "--texture",
             "src=file:huge.png",
             "--sampler",
@@ -304,12 +303,12 @@ fn byte_order_marks_cr_line_breaks_and_deep_nesting_are_read_as_an_editor_shows_
 #[test]
 fn a_broken_vulkan_driver_path_warns_before_gl_is_used() {
     let dir = temp_dir();
-    let kernel = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/kernels/collatz.wgsl");
+    let kernel = repo_file("assets/kernels/collatz.wgsl");
     let mut cmd = divlab(dir.path());
     cmd.env("VK_ICD_FILENAMES", "/nonexistent/icd.json")
         .env_remove("VK_DRIVER_FILES")
-        .args(["profile", kernel.to_str().unwrap(), "--reps", "1"]);
-    let r = run(cmd);
+        .args(["profile", &kernel, "--reps", "1"]);
+    let r = run_within(cmd, Duration::from_secs(60));
     r.assert_code(0);
     assert!(
         r.stderr
@@ -323,17 +322,10 @@ fn a_broken_vulkan_driver_path_warns_before_gl_is_used() {
 fn an_edited_or_deeply_nested_profile_document_is_refused_on_import() {
     let dir = temp_dir();
     let limit = Duration::from_secs(60);
-    let kernel = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/kernels/collatz.wgsl");
+    let kernel = repo_file("assets/kernels/collatz.wgsl");
     bounded(
         dir.path(),
-        &[
-            "profile",
-            kernel.to_str().unwrap(),
-            "--reps",
-            "1",
-            "--json",
-            "p.json",
-        ],
+        &["profile", &kernel, "--reps", "1", "--json", "p.json"],
         limit,
     )
     .assert_code(0);
@@ -397,12 +389,12 @@ fn a_kernel_the_uniformity_rules_reject_is_profiled_with_a_note() {
 fn a_short_file_fill_is_zero_padded_with_a_note() {
     let dir = temp_dir();
     std::fs::write(dir.path().join("short.bin"), [7u8; 100]).unwrap();
-    let kernel = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/kernels/collatz.wgsl");
+    let kernel = repo_file("assets/kernels/collatz.wgsl");
     let r = bounded(
         dir.path(),
         &[
             "profile",
-            kernel.to_str().unwrap(),
+            &kernel,
             "--buffer",
             "seeds=file:short.bin",
             "--reps",
