@@ -227,9 +227,9 @@ impl<'a> BranchRow<'a> {
             wasted: b
                 .wasted_lane_slots
                 .map_or_else(|| "—".to_owned(), |w| w.to_string()),
-            taken: b.taken_share().map_or_else(String::new, |t| {
-                format!("{:.0}% / {:.0}%", t * 100.0, (1.0 - t) * 100.0)
-            }),
+            taken: b
+                .taken_percents()
+                .map_or_else(String::new, |(t, not)| format!("{t} / {not}")),
         }
     }
 }
@@ -383,6 +383,8 @@ mod tests {
         let mut sides = profile.branches[0].clone();
         (sides.taken, sides.not_taken) = (Some(12), Some(20));
         assert_eq!(BranchRow::of(&sides, Some(8)).taken, "38% / 62%");
+        (sides.taken, sides.not_taken) = (Some(2), Some(510));
+        assert_eq!(BranchRow::of(&sides, Some(8)).taken, "<1% / >99%");
     }
 
     #[test]

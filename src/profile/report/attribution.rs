@@ -210,7 +210,9 @@ fn sides_taken(
         Some(Some(lanes)) => Some(lanes),
         _ => {
             let line = instrumented.branches[branch].line;
-            let reached = (lines.iter().find(|l| l.line == line)).and_then(|l| {
+            // `lines` are in line order (their owners' map is).
+            let at = lines.binary_search_by_key(&line, |l| l.line).ok();
+            let reached = at.map(|i| &lines[i]).and_then(|l| {
                 if subgroups {
                     l.active_lanes
                 } else {

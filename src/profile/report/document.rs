@@ -207,6 +207,17 @@ impl BranchProfile {
         (reached > 0).then(|| taken as f64 / reached as f64)
     }
 
+    /// [`Self::taken_share`] and its complement as whole percents, where a side that some
+    /// lanes took never reads 0% (`<1%`) and one that not all took never 100% (`>99%`).
+    pub fn taken_percents(&self) -> Option<(String, String)> {
+        let percent = |share: f64| match share {
+            s if s > 0.0 && s < 0.01 => "<1%".to_owned(),
+            s if s < 1.0 && s > 0.99 => ">99%".to_owned(),
+            s => format!("{:.0}%", s * 100.0),
+        };
+        self.taken_share().map(|t| (percent(t), percent(1.0 - t)))
+    }
+
     /// A loop's lane slots over its trips: the lane-trips that ran, and the trips × the
     /// subgroup size they paid for. `None` for a branch, or without subgroups.
     pub fn trip_slots(&self, subgroup_size: Option<u32>) -> Option<(u64, u64)> {

@@ -116,8 +116,8 @@ fn render_summary(profile: &Profile, out: &mut String) {
                 let _ = writeln!(out, "  line {:>4} {:<6} {figures}", b.line, b.kind);
                 continue;
             }
-            let taken = b.taken_share().map_or_else(String::new, |t| {
-                format!(", then side taken by {:.0}% of lanes", t * 100.0)
+            let taken = b.taken_percents().map_or_else(String::new, |(t, _)| {
+                format!(", then side taken by {t} of lanes")
             });
             let _ = writeln!(
                 out,
