@@ -88,6 +88,7 @@ pub fn run_bench(
     let mut adapter = adapter_record(lab);
     adapter.inferred_subgroup_width = inferred_width(&results);
     ResultDocument {
+        schema: crate::report::result_schema_id(),
         schema_version: SCHEMA_VERSION,
         divlab_version: crate::report::build::version_record(),
         created,

@@ -188,7 +188,7 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// What kind of failure ended an experiment: readers and exit codes tell a hung or lost GPU
 /// from a missing feature or a bad kernel.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ErrorKind {
     /// The GPU did not finish within the host timeout.

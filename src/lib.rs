@@ -14,6 +14,7 @@ pub mod model;
 mod naga_walk;
 pub mod profile;
 pub mod report;
+pub mod schemas;
 pub mod shaders;
 pub mod source_map;
 pub mod stats;

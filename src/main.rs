@@ -143,6 +143,10 @@ fn run(cli: Cli) -> Result<u8, Failure> {
                 .context("writing the man page")?;
             Ok(0)
         }
+        Some(Command::Schema { kind }) => {
+            write_output(&Output::Stdout, kind.file_text().as_bytes(), "the schema")?;
+            Ok(0)
+        }
         Some(Command::Profile(args)) => run_profile(&selector, &args),
         Some(Command::Uniformity(args)) => {
             for (option, path) in [("--json", &args.json), ("--sarif", &args.sarif)] {
@@ -377,48 +381,68 @@ fn compare(args: &CompareArgs) -> Result<u8, Failure> {
     if args.baseline.is_some() && files.len() < 2 {
         return Err(anyhow::anyhow!("--baseline needs at least one other file to compare").into());
     }
+    // `--fail-on-difference` is `--fail-on any`.
+    let level = args.fail_on.or(args
+        .fail_on_difference
+        .then_some(divlab::report::FailOn::Any));
+    if args.threshold.is_some() && level.is_none() {
+        return Err(anyhow::anyhow!(
+            "--threshold sets when a figure fails the gate; give the gate too, e.g. \
+             `--fail-on guarantee --threshold 10%`"
+        )
+        .into());
+    }
+    let outputs = [&args.markdown, &args.csv, &args.long];
     check_outputs(
         &[
-            ("--markdown", &args.markdown),
-            ("--csv", &args.csv),
+            ("--markdown", outputs[0]),
+            ("--csv", outputs[1]),
+            ("--long", outputs[2]),
             ("--output", &args.output),
         ],
         &files,
     )?;
     let docs = divlab::report::read_documents(&files)?;
-    let cmp = divlab::report::Comparison::new(&docs, &divlab::experiments::catalog());
+    let catalog = divlab::experiments::catalog();
+    let cmp = divlab::report::Comparison::new(&docs, &catalog);
     if let Some(out) = &args.markdown {
         write_output(out, cmp.to_markdown().as_bytes(), "--markdown")?;
     }
     if let Some(out) = &args.csv {
         write_output(out, cmp.to_csv().as_bytes(), "--csv")?;
     }
-    let documents_on_stdout = Output::count_stdout(&[&args.markdown, &args.csv]) > 0;
+    if let Some(out) = &args.long {
+        let long = divlab::report::long_csv(docs.iter().map(|(_, d)| d));
+        write_output(out, &long, "--long")?;
+    }
     match &args.output {
         Some(out) => write_output(out, cmp.to_text().as_bytes(), "--output")?,
-        None if !documents_on_stdout => print!("{}", cmp.to_text()),
+        None if Output::count_stdout(&outputs) == 0 => print!("{}", cmp.to_text()),
         None => {}
     }
-    if !args.fail_on_difference {
+    let Some(level) = level else { return Ok(0) };
+    let gate = divlab::report::Gate {
+        level,
+        threshold: args.threshold,
+        baseline: args.baseline.is_some(),
+    };
+    let changes = gate.changes(&docs, &cmp, &catalog);
+    if changes.is_empty() {
         return Ok(0);
     }
-    let differing = if args.baseline.is_some() {
-        cmp.verdicts_differing_from(0)
-    } else {
-        cmp.differing_verdicts()
-    };
-    if differing > 0 {
-        let against = if args.baseline.is_some() {
-            " from the baseline's"
-        } else {
-            " between the files"
-        };
-        eprintln!(
-            "error: {differing} check(s) have a verdict that differs{against} (--fail-on-difference)"
-        );
-        return Ok(1);
+    eprintln!(
+        "error: {} change(s) fail the gate (--fail-on {}{}):",
+        changes.len(),
+        level.name(),
+        args.threshold.map_or_else(String::new, |t| format!(
+            " --threshold {}%",
+            (t * 1e6).round() / 1e4
+        ))
+    );
+    for change in &changes {
+        eprintln!("  {change}");
     }
-    Ok(0)
+    Ok(1)
 }
 
 fn html_report(files: &[PathBuf], output: &Output) -> Result<u8, Failure> {

@@ -21,6 +21,8 @@ mod compare;
 mod convergence;
 #[path = "main/divergence.rs"]
 mod divergence;
+#[path = "main/export.rs"]
+mod export;
 #[path = "main/fuzz.rs"]
 mod fuzz;
 #[path = "main/gpu.rs"]

@@ -63,6 +63,7 @@ impl Document {
         Self {
             label: format!("run {time} · {}", short_name(&adapter.name)),
             doc: ResultDocument {
+                schema: crate::report::result_schema_id(),
                 schema_version: SCHEMA_VERSION,
                 divlab_version: crate::report::build::version_record(),
                 created,

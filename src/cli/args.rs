@@ -12,8 +12,8 @@ pub(crate) const AFTER_HELP: &str = "\
 Exit codes (docs/exit-codes.md):
   0  success
   1  a result to act on: a verdict `violated` or an experiment `error` (bench); a loop hit the
-     cap (profile); an error-level diagnostic (uniformity); a verdict differs
-     (compare --fail-on-difference); a program mismatched (fuzz --fail-on-mismatch)
+     cap (profile); an error-level diagnostic (uniformity); a change fails the gate
+     (compare --fail-on); a program mismatched (fuzz --fail-on-mismatch)
   2  usage or setup error: bad arguments, no adapter, an unreadable or invalid file
   3  the GPU timed out or the device was lost (bench, profile)
   4  a divlab bug: the instrumented kernel does not validate or its counters do not decode
@@ -86,7 +86,8 @@ pub(crate) struct BenchArgs {
     /// Write the result document as JSON to FILE (`-`: stdout); docs/results.md.
     #[arg(long, value_name = "FILE", value_parser = Output::parse)]
     pub(crate) json: Option<Output>,
-    /// Write metrics and verdicts as CSV to FILE (`-`: stdout), one row each.
+    /// Write the long export as CSV to FILE (`-`: stdout): one row per metric and verdict,
+    /// each naming the device and the run (docs/results.md), as `compare --long` writes it.
     #[arg(long, value_name = "FILE", value_parser = Output::parse)]
     pub(crate) csv: Option<Output>,
     /// Fewer repetitions and smaller sweeps.
@@ -171,6 +172,15 @@ pub(crate) enum Command {
     },
     /// Print divlab's man page (roff): `divlab man | man -l -`.
     Man,
+    /// Print the JSON Schema (draft 2020-12) of a document divlab writes, generated from the
+    /// types that read and write it; schemas/ in the repository holds the same files, and each
+    /// document names its schema's `$id` in `$schema`.
+    Schema {
+        /// `result` (bench --json), `profile` (profile --json) or `uniformity`
+        /// (uniformity --json).
+        #[arg(value_enum)]
+        kind: divlab::schemas::Kind,
+    },
 }
 
 /// `--style`: one style, or all three.
@@ -231,23 +241,35 @@ pub(crate) struct CompareArgs {
     /// Result documents written by `divlab bench --json`, one column each.
     #[arg(required_unless_present = "baseline")]
     pub(crate) files: Vec<PathBuf>,
-    /// Compare the other files against this one: it is the first column, and with
-    /// --fail-on-difference only a verdict that differs from its verdict counts.
+    /// Compare the other files against this one: it is the first column, and with --fail-on
+    /// only a change from it counts (otherwise a change between any two files does).
     #[arg(long, value_name = "FILE")]
     pub(crate) baseline: Option<PathBuf>,
+    /// Write the long export to FILE (`-`: stdout): one row per device, experiment and metric
+    /// or verdict, each naming its device and run (docs/results.md), for any number of files.
+    #[arg(long, value_name = "FILE", value_parser = Output::parse)]
+    pub(crate) long: Option<Output>,
     /// Write Markdown tables (bold where a verdict differs) to FILE (`-`: stdout).
     #[arg(long, value_name = "FILE", value_parser = Output::parse)]
     pub(crate) markdown: Option<Output>,
-    /// Write CSV (one row per table row, one column per file, numbers in full) to FILE
-    /// (`-`: stdout).
+    /// Write CSV (one row per table row keyed by stable ids, one column per file, numbers in
+    /// full; docs/compare.md) to FILE (`-`: stdout).
     #[arg(long, value_name = "FILE", value_parser = Output::parse)]
     pub(crate) csv: Option<Output>,
     /// Write the text tables to FILE instead of stdout (`-`: stdout).
     #[arg(short, long, value_name = "FILE", value_parser = Output::parse)]
     pub(crate) output: Option<Output>,
-    /// Exit 1 when a check's verdict differs between files (from the baseline's, with
-    /// --baseline), so that a comparison can gate CI.
-    #[arg(long)]
+    /// Exit 1 when a change of this level is found (from the baseline, with --baseline), so
+    /// that a comparison can gate CI: `guarantee` (a verdict moved to or from held or
+    /// violated), `model` (also consistent <-> inconsistent) or `any` verdict; a move to or from
+    /// inconclusive never counts, and an experiment's status change always does.
+    #[arg(long, value_name = "LEVEL", value_enum)]
+    pub(crate) fail_on: Option<divlab::report::FailOn>,
+    /// With --fail-on: a key figure that moves by more than this (`10%`) counts as a change too.
+    #[arg(long, value_name = "PERCENT", value_parser = divlab::report::parse_threshold)]
+    pub(crate) threshold: Option<f64>,
+    /// The same as `--fail-on any` (kept for older scripts).
+    #[arg(long, conflicts_with = "fail_on")]
     pub(crate) fail_on_difference: bool,
 }
 

@@ -53,9 +53,13 @@ pub enum Mark {
     BehindVerdict,
 }
 
-/// One row of a comparison table: a label and one cell per file.
+/// One row of a comparison table: a stable key, a label and one cell per file.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Row {
+    /// What the row is, in words that never change with the display text (CSV's `key`): the
+    /// adapter field's name, `status`, the metric's name, the verdict status a count counts, or
+    /// the verdict's key (its wording in files before keys).
+    pub key: String,
     /// What the row shows.
     pub label: String,
     /// What kind of row it is.
@@ -86,6 +90,8 @@ pub struct ExperimentTable {
 pub struct Observation {
     /// The experiment id.
     pub experiment: String,
+    /// The check's key, or its wording in files before keys.
+    pub key: String,
     /// The check.
     pub check: String,
     /// What each file observed; `None` where it lacks the check.
@@ -104,16 +110,6 @@ pub struct Comparison {
     /// `not_guaranteed` checks whose observations differ in kind.
     pub observations: Vec<Observation>,
 }
-
-/// Verdict statuses in the order their counts are shown.
-const STATUSES: [VerdictStatus; 6] = [
-    VerdictStatus::Held,
-    VerdictStatus::Violated,
-    VerdictStatus::NotGuaranteed,
-    VerdictStatus::Consistent,
-    VerdictStatus::Inconsistent,
-    VerdictStatus::Inconclusive,
-];
 
 impl Comparison {
     /// Compares `(label, document)` pairs, in the order given, showing the key figures that
@@ -169,13 +165,14 @@ impl Comparison {
     }
 }
 
-/// An adapter row: `label`, and `f` of each document as text.
+/// An adapter row: `key`, `label`, and `f` of each document as text.
 pub(crate) fn adapter_row(
     docs: &[(String, ResultDocument)],
-    label: &str,
+    (key, label): (&str, &str),
     f: &dyn Fn(&ResultDocument) -> String,
 ) -> Row {
     Row {
+        key: key.to_owned(),
         label: label.to_owned(),
         kind: RowKind::Adapter,
         cells: docs.iter().map(|(_, d)| Cell::Text(f(d))).collect(),
@@ -184,40 +181,50 @@ pub(crate) fn adapter_row(
 }
 
 fn adapter_rows(docs: &[(String, ResultDocument)]) -> Vec<Row> {
-    let row = |label: &str, f: &dyn Fn(&ResultDocument) -> String| adapter_row(docs, label, f);
+    let row = |key: (&str, &str), f: &dyn Fn(&ResultDocument) -> String| adapter_row(docs, key, f);
     vec![
-        row("adapter", &|d| d.adapter.name.clone()),
-        row("backend", &|d| d.adapter.backend.clone()),
-        row("device type", &|d| d.adapter.device_type.clone()),
-        row("driver", &|d| {
+        row(("name", "adapter"), &|d| d.adapter.name.clone()),
+        row(("backend", "backend"), &|d| d.adapter.backend.clone()),
+        row(("device_type", "device type"), &|d| {
+            d.adapter.device_type.clone()
+        }),
+        row(("driver", "driver"), &|d| {
             format!("{} {}", d.adapter.driver, d.adapter.driver_info)
                 .trim()
                 .to_owned()
         }),
-        row("subgroup size (observed)", &|d| {
-            d.adapter
-                .observed_subgroup_size
-                .map_or_else(|| "not measured".to_owned(), |s| s.to_string())
-        }),
-        row("subgroup width (inferred from timing)", &|d| {
-            d.adapter
-                .inferred_subgroup_width
-                .map_or_else(|| "—".to_owned(), |s| s.to_string())
-        }),
-        row("subgroup sizes (reported)", &|d| {
+        row(
+            ("observed_subgroup_size", "subgroup size (observed)"),
+            &|d| {
+                d.adapter
+                    .observed_subgroup_size
+                    .map_or_else(|| "not measured".to_owned(), |s| s.to_string())
+            },
+        ),
+        row(
+            (
+                "inferred_subgroup_width",
+                "subgroup width (inferred from timing)",
+            ),
+            &|d| {
+                d.adapter
+                    .inferred_subgroup_width
+                    .map_or_else(|| "—".to_owned(), |s| s.to_string())
+            },
+        ),
+        row(("subgroup_sizes", "subgroup sizes (reported)"), &|d| {
             format!(
                 "{}..{}",
                 d.adapter.subgroup_min_size, d.adapter.subgroup_max_size
             )
         }),
-        row("timing", &|d| {
-            serde_json::to_value(d.adapter.timing_source)
-                .ok()
-                .and_then(|v| v.as_str().map(str::to_owned))
-                .unwrap_or_else(|| format!("{:?}", d.adapter.timing_source))
+        row(("timing_source", "timing"), &|d| {
+            d.adapter.timing_source.as_str().to_owned()
         }),
-        row("divlab version", &|d| d.divlab_version.clone()),
-        row("created", &|d| d.created.clone()),
+        row(("divlab_version", "divlab version"), &|d| {
+            d.divlab_version.clone()
+        }),
+        row(("created", "created"), &|d| d.created.clone()),
     ]
 }
 
@@ -241,6 +248,7 @@ fn experiment_table(
             .any(|e| e.metrics.contains_key(name))
     };
     let metric_row = |label: String, metric: &str, decimals: usize, mark: Mark| Row {
+        key: metric.to_owned(),
         label,
         kind: RowKind::Figure,
         cells: cells(&|e| {
@@ -254,6 +262,7 @@ fn experiment_table(
     let differing: Vec<&VerdictRow> = verdicts.iter().filter(|v| v.differs()).collect();
 
     let mut rows = vec![Row {
+        key: "status".to_owned(),
         label: "status".to_owned(),
         kind: RowKind::Status,
         cells: cells(&|e| Cell::Text(status_name(e.status).to_owned())),
@@ -270,10 +279,11 @@ fn experiment_table(
         };
         rows.push(metric_row(f.label.to_owned(), f.key, f.decimals, mark));
     }
-    for status in STATUSES {
+    for status in VerdictStatus::ALL {
         let count = |e: &ExperimentResult| e.verdicts.iter().filter(|v| v.status == status).count();
         if present.iter().flatten().any(|e| count(e) > 0) {
             rows.push(Row {
+                key: status.as_str().to_owned(),
                 label: format!("verdicts: {}", status.as_str()),
                 kind: RowKind::VerdictCount,
                 cells: cells(&|e| Cell::Number {
@@ -286,6 +296,7 @@ fn experiment_table(
     }
     for v in &differing {
         rows.push(Row {
+            key: v.id().to_owned(),
             label: v.check.clone(),
             kind: RowKind::Verdict,
             cells: v
@@ -326,6 +337,7 @@ fn differing_observations(table: &ExperimentTable) -> Vec<Observation> {
         })
         .map(|v| Observation {
             experiment: table.id.clone(),
+            key: v.id().to_owned(),
             check: v.check.clone(),
             details: v.details.clone(),
         })

@@ -98,34 +98,32 @@ impl Comparison {
         out
     }
 
-    /// The comparison as CSV: `experiment,kind,row,<one column per file>,mark`. Adapter rows have
-    /// an empty experiment; observations that differ have kind `observation`.
+    /// The comparison as CSV: `experiment,kind,key,row,<one column per file>,mark`, keyed by
+    /// (`experiment`, `kind`, `key`), stable ids that never change with the display text in
+    /// `row` (docs/compare.md lists the values). Adapter rows have an empty experiment;
+    /// observations that differ have kind `observation`.
     pub fn to_csv(&self) -> String {
         let mut w = csv::Writer::from_writer(Vec::new());
-        let mut header = vec!["experiment".to_owned(), "kind".to_owned(), "row".to_owned()];
+        let head = ["experiment", "kind", "key", "row"].map(str::to_owned);
+        let mut header = head.to_vec();
         header.extend(self.labels.iter().cloned());
         header.push("mark".to_owned());
         let mut records = vec![header];
-        let record = |experiment: &str, row: &Row| {
-            let mut r = vec![
-                experiment.to_owned(),
-                kind_name(row.kind).to_owned(),
-                row.label.clone(),
-            ];
+        let record = |experiment: &str, kind: &str, key: &str, label: &str| {
+            [experiment, kind, key, label].map(str::to_owned).to_vec()
+        };
+        let row_record = |experiment: &str, row: &Row| {
+            let mut r = record(experiment, kind_name(row.kind), &row.key, &row.label);
             r.extend(row.cells.iter().map(Cell::csv));
             r.push(mark_name(row.mark).to_owned());
             r
         };
-        records.extend(self.adapter.iter().map(|row| record("", row)));
+        records.extend(self.adapter.iter().map(|row| row_record("", row)));
         for t in &self.experiments {
-            records.extend(t.rows.iter().map(|row| record(&t.id, row)));
+            records.extend(t.rows.iter().map(|row| row_record(&t.id, row)));
         }
         records.extend(self.observations.iter().map(|o: &Observation| {
-            let mut r = vec![
-                o.experiment.clone(),
-                "observation".to_owned(),
-                o.check.clone(),
-            ];
+            let mut r = record(&o.experiment, "observation", &o.key, &o.check);
             r.extend(o.details.iter().map(|d| d.clone().unwrap_or_default()));
             r.push(String::new());
             r
@@ -317,6 +315,7 @@ mod tests {
         assert_eq!(columns(&[(0, 1), (0, 0)], rows), ["日本 x", "ab   y"]);
         let labels = ["日本のGPU".to_owned(), "plain".to_owned()];
         let rows = [Row {
+            key: "status".to_owned(),
             label: "status".to_owned(),
             kind: RowKind::Status,
             cells: vec![Cell::Text("ok".to_owned()), Cell::Text("ok".to_owned())],

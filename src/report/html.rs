@@ -127,14 +127,14 @@ fn swatches(files: &[usize], labels: &[&str]) -> Markup {
 
 /// What the comparison's adapter rows leave out, for a bug report: PCI ids and features.
 fn extra_adapter_rows(docs: &[(String, ResultDocument)]) -> Vec<Row> {
-    let row = |label: &str, f: &dyn Fn(&ResultDocument) -> String| adapter_row(docs, label, f);
+    let row = |key: (&str, &str), f: &dyn Fn(&ResultDocument) -> String| adapter_row(docs, key, f);
     let yes = |b: bool| if b { "yes" } else { "no" }.to_owned();
     vec![
-        row("PCI vendor:device", &|d| {
+        row(("pci_id", "PCI vendor:device"), &|d| {
             format!("{:04x}:{:04x}", d.adapter.vendor, d.adapter.device)
         }),
-        row("subgroups", &|d| yes(d.adapter.subgroups)),
-        row("timestamps", &|d| yes(d.adapter.timestamps)),
+        row(("subgroups", "subgroups"), &|d| yes(d.adapter.subgroups)),
+        row(("timestamps", "timestamps"), &|d| yes(d.adapter.timestamps)),
     ]
 }
 

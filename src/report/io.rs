@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::report::{
-    ExperimentStatus, READABLE_SCHEMA_VERSIONS, ResultDocument, SCHEMA_VERSION, load, write_atomic,
+    READABLE_SCHEMA_VERSIONS, ResultDocument, SCHEMA_VERSION, load, long_csv, write_atomic,
 };
 use crate::{Error, Result};
 
@@ -131,7 +131,7 @@ impl<'de> serde::Deserialize<'de> for VersionProbe {
     }
 }
 
-/// Writes the document as CSV in long form: one row per metric and per verdict.
+/// Writes the document as CSV in long form ([`csv_bytes`]), atomically.
 pub fn write_csv(path: &Path, doc: &ResultDocument) -> Result<()> {
     write_atomic(path, &csv_bytes(doc))
 }
@@ -143,79 +143,11 @@ pub fn json_bytes(doc: &ResultDocument) -> Vec<u8> {
     bytes
 }
 
-/// The document as CSV in long form (docs/results.md): one row per metric and per verdict, each
-/// with the version and time of the run, so rows from several files can be concatenated and
-/// joined on (`experiment`, `kind`, `key`).
+/// The document as CSV in long form: the long export ([`long_csv`], docs/results.md) of this one
+/// document, so that the CSVs of several runs concatenate (header rows aside) into what
+/// `divlab compare --long` writes for them.
 pub fn csv_bytes(doc: &ResultDocument) -> Vec<u8> {
-    let mut writer = csv::Writer::from_writer(Vec::new());
-    for row in &csv_rows(doc) {
-        writer
-            .write_record(row)
-            .expect("writing to memory cannot fail");
-    }
-    writer.into_inner().expect("writing to memory cannot fail")
-}
-
-/// The CSV's columns, in order.
-pub const CSV_HEADER: [&str; 11] = [
-    "divlab_version",
-    "created",
-    "adapter",
-    "experiment",
-    "experiment_status",
-    "kind",
-    "name",
-    "key",
-    "status",
-    "detail",
-    "value",
-];
-
-fn csv_rows(doc: &ResultDocument) -> Vec<[String; 11]> {
-    let mut rows = vec![CSV_HEADER.map(str::to_owned)];
-    for e in &doc.experiments {
-        let row = |kind: &str, name: &str, key: &str, status: &str, detail: &str, value: String| {
-            [
-                doc.divlab_version.clone(),
-                doc.created.clone(),
-                doc.adapter.name.clone(),
-                e.id.clone(),
-                e.status.as_str().to_owned(),
-                kind.to_owned(),
-                name.to_owned(),
-                key.to_owned(),
-                status.to_owned(),
-                detail.to_owned(),
-                value,
-            ]
-        };
-        rows.extend(
-            e.metrics
-                .iter()
-                .map(|(k, v)| row("metric", k, "", "", "", v.to_string())),
-        );
-        rows.extend(e.verdicts.iter().map(|v| {
-            row(
-                "verdict",
-                &v.check,
-                &v.key,
-                v.status.as_str(),
-                &v.detail,
-                String::new(),
-            )
-        }));
-        if e.status != ExperimentStatus::Ok {
-            rows.push(row(
-                "status_detail",
-                "",
-                "",
-                "",
-                &e.status_detail,
-                String::new(),
-            ));
-        }
-    }
-    rows
+    long_csv([doc])
 }
 
 /// Column labels for files: the file name, or the whole path where two names are the same.

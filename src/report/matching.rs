@@ -25,6 +25,15 @@ pub struct VerdictRow {
 }
 
 impl VerdictRow {
+    /// What names the check in every file: its key, or its wording in files before keys.
+    pub fn id(&self) -> &str {
+        if self.key.is_empty() {
+            &self.check
+        } else {
+            &self.key
+        }
+    }
+
     /// Whether a file gives this check a verdict other than file `baseline`'s (both have it).
     pub fn differs_from(&self, baseline: usize) -> bool {
         let Some(Some(base)) = self.statuses.get(baseline) else {

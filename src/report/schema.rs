@@ -15,10 +15,22 @@ pub const SCHEMA_VERSION: u32 = 3;
 /// document reads as a version 3 document that never uses them (its verdicts have no key).
 pub const READABLE_SCHEMA_VERSIONS: [u32; 3] = [1, 2, 3];
 
+/// The `$id` of the result document's JSON Schema, which every result document names in
+/// `$schema`: a name, not an address (`schemas/result.schema.json` in the repository, or
+/// `divlab schema result`).
+pub fn result_schema_id() -> String {
+    format!("urn:divlab:schema:result:v{SCHEMA_VERSION}")
+}
+
 /// One run of divlab on one adapter.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ResultDocument {
+    /// The JSON Schema the document follows, named by its `$id`
+    /// (`urn:divlab:schema:result:v3`, the file `schemas/result.schema.json`). Absent in
+    /// documents written before it was recorded.
+    #[serde(rename = "$schema", default, skip_serializing_if = "String::is_empty")]
+    pub schema: String,
     /// The document format version; readers reject versions they do not know.
     pub schema_version: u32,
     /// The divlab version that wrote the document.
@@ -32,7 +44,7 @@ pub struct ResultDocument {
 }
 
 /// The adapter, as wgpu describes it plus what divlab observed on it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AdapterRecord {
     /// The adapter's name, e.g. "llvmpipe (LLVM 15.0.6, 256 bits)".
@@ -68,7 +80,7 @@ pub struct AdapterRecord {
 }
 
 /// Where a time came from. Results record it, because the two are not comparable.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum TimingSource {
     /// Timestamp queries at the start and end of the compute pass.
@@ -78,6 +90,14 @@ pub enum TimingSource {
 }
 
 impl TimingSource {
+    /// The snake_case name used in JSON and tables.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::GpuTimestamp => "gpu_timestamp",
+            Self::CpuWallClock => "cpu_wall_clock",
+        }
+    }
+
     /// GPU timestamps where the device has them, else the CPU clock.
     pub fn of(timestamps: bool) -> Self {
         if timestamps {
@@ -89,7 +109,7 @@ impl TimingSource {
 }
 
 /// Whether an experiment ran.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ExperimentStatus {
     /// It ran; metrics and verdicts are valid.
@@ -107,7 +127,7 @@ pub enum ExperimentStatus {
 pub use crate::error::ErrorKind;
 
 /// The outcome of one check.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum VerdictStatus {
     /// A guarantee, observed to hold.
@@ -126,7 +146,7 @@ pub enum VerdictStatus {
 }
 
 /// The rule an experiment checks, with where it comes from.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Rule {
     /// The claim, in one sentence.
@@ -136,7 +156,7 @@ pub struct Rule {
 }
 
 /// One experiment's result.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ExperimentResult {
     /// Stable id, e.g. `subgroup.size` or `divergence.switch`.
@@ -167,7 +187,7 @@ pub struct ExperimentResult {
 }
 
 /// A series of points for one curve.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Series {
     /// Curve name, e.g. `t_div`.
@@ -181,7 +201,7 @@ pub struct Series {
 }
 
 /// One point, with the spread of its repetitions where it has one.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Point {
     /// x.
@@ -197,7 +217,7 @@ pub struct Point {
 }
 
 /// One check of an observation against a rule.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Verdict {
     /// A stable key, unique within the experiment (e.g. `simt_model`): the check's wording may
@@ -213,7 +233,7 @@ pub struct Verdict {
 }
 
 /// Per-invocation records of one subgroup at one record point.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LaneRecord {
     /// The record point's number.
@@ -303,6 +323,16 @@ impl ExperimentStatus {
 }
 
 impl VerdictStatus {
+    /// Every status, in the order tables show their counts.
+    pub const ALL: [VerdictStatus; 6] = [
+        Self::Held,
+        Self::Violated,
+        Self::NotGuaranteed,
+        Self::Consistent,
+        Self::Inconsistent,
+        Self::Inconclusive,
+    ];
+
     /// `Consistent` when `ok`, else `Inconsistent`.
     pub fn consistent_if(ok: bool) -> Self {
         if ok {

@@ -109,7 +109,19 @@ pub use rule::{Rule, Severity};
 use source::Source;
 
 /// A uniformity scope.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Scope {
     /// All invocations of a workgroup (or of a draw, outside compute shaders).
@@ -136,7 +148,7 @@ impl Default for Options {
 }
 
 /// A line's verdict: the uniformity of the control flow that runs its code.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Verdict {
     /// Every invocation of the scope that runs this code runs it together.
@@ -148,7 +160,7 @@ pub enum Verdict {
 }
 
 /// A source label of a diagnostic.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Label {
     /// 1-based line.
     pub line: u32,
@@ -166,7 +178,7 @@ pub struct Label {
 }
 
 /// One uniformity diagnostic.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Diagnostic {
     /// Error (rejects the shader), warning or info.
     pub severity: Severity,
@@ -196,7 +208,7 @@ pub struct Diagnostic {
 }
 
 /// A line's verdicts at both scopes.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct LineVerdict {
     /// 1-based line.
     pub line: u32,
@@ -235,7 +247,7 @@ impl LineVerdict {
 }
 
 /// The verdict on a named value (a `let`): uniform or not, at both scopes.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ValueVerdict {
     /// The function it is in.
     pub function: String,
@@ -250,7 +262,7 @@ pub struct ValueVerdict {
 }
 
 /// The result of analyzing one WGSL source.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Analysis {
     /// The name given to the source.
     pub file: String,

@@ -4,7 +4,19 @@
 use serde::{Deserialize, Serialize};
 
 /// A triggering rule divlab evaluates. Its id ([`Rule::id`]) is the same in every output.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Rule {
     /// A barrier or `workgroupUniformLoad` outside uniform control flow. The spec's rule for it
@@ -54,7 +66,19 @@ impl Rule {
 }
 
 /// A diagnostic severity, in the spec's order (error first).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Severity {
     /// Rejects the shader.

@@ -234,23 +234,17 @@ fn bench_writes_strict_json_and_csv() {
         doc.divlab_version
     );
 
-    let mut csv = csv::Reader::from_path(path_in(&dir, "out.csv")).expect("out.csv opens");
+    // The CSV is the long export of the JSON document, byte for byte (docs/results.md).
+    let csv_text = std::fs::read(path_in(&dir, "out.csv")).expect("out.csv");
+    assert_eq!(
+        String::from_utf8_lossy(&csv_text),
+        String::from_utf8_lossy(&divlab::report::csv_bytes(&doc))
+    );
+    let mut csv = csv::Reader::from_reader(csv_text.as_slice());
     let header = csv.headers().expect("out.csv has a header").clone();
     assert_eq!(
         header.iter().collect::<Vec<_>>(),
-        [
-            "divlab_version",
-            "created",
-            "adapter",
-            "experiment",
-            "experiment_status",
-            "kind",
-            "name",
-            "key",
-            "status",
-            "detail",
-            "value"
-        ]
+        divlab::report::long_header()
     );
     let rows: Vec<csv::StringRecord> = csv
         .records()
@@ -271,6 +265,8 @@ fn bench_writes_strict_json_and_csv() {
             doc.adapter.name,
             "adapter column in {r:?}"
         );
+        assert_eq!(col(r, "backend"), doc.adapter.backend, "{r:?}");
+        assert_eq!(col(r, "subgroup_size"), expected.to_string(), "{r:?}");
         assert_eq!(col(r, "divlab_version"), doc.divlab_version, "{r:?}");
         assert_eq!(col(r, "created"), doc.created, "{r:?}");
         assert!(
@@ -287,7 +283,7 @@ fn bench_writes_strict_json_and_csv() {
                     && col(r, "key") == v.key
                     && col(r, "status") == v.status.as_str()
                     && col(r, "detail") == v.detail
-                    && col(r, "name") == v.check),
+                    && col(r, "check") == v.check),
                 "no CSV row for {}.{}",
                 e.id,
                 v.key
@@ -299,7 +295,7 @@ fn bench_writes_strict_json_and_csv() {
         .find(|r| {
             col(r, "experiment") == "subgroup.size"
                 && col(r, "kind") == "metric"
-                && col(r, "name") == "observed_subgroup_size"
+                && col(r, "key") == "observed_subgroup_size"
         })
         .expect("a CSV row for observed_subgroup_size");
     assert_eq!(

@@ -32,7 +32,7 @@ fn reference(name: &str) -> PathBuf {
 }
 
 /// Every reference file, sorted as a shell sorts `assets/reference/*.json`.
-fn all_references() -> Vec<PathBuf> {
+pub(crate) fn all_references() -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(reference(""))
         .expect("assets/reference exists")
         .map(|e| e.expect("readable entry").path())
@@ -276,7 +276,10 @@ fn compare_writes_markdown_and_csv() {
         .iter()
         .map(String::from)
         .collect();
-    assert_eq!(header, ["experiment", "kind", "row", SG8, SG4, "mark"]);
+    assert_eq!(
+        header,
+        ["experiment", "kind", "key", "row", SG8, SG4, "mark"]
+    );
     let rows: Vec<csv::StringRecord> = reader.records().map(|r| r.expect("a CSV row")).collect();
 
     for e8 in sg8
@@ -297,12 +300,13 @@ fn compare_writes_markdown_and_csv() {
                 "{}: no Markdown row {plain}\n{md}",
                 e8.id
             );
-            let row = rows.iter().find(|r| r[0] == e8.id && &r[2] == *label);
-            let row = row.unwrap_or_else(|| panic!("{}: no CSV row {label}", e8.id));
-            assert_eq!(&row[1], "figure");
+            // Keyed by the metric's name, labelled for people.
+            let row = rows.iter().find(|r| r[0] == e8.id && &r[2] == *metric);
+            let row = row.unwrap_or_else(|| panic!("{}: no CSV row {metric}", e8.id));
+            assert_eq!((&row[1], &row[3]), ("figure", *label));
             // CSV keeps every digit.
-            assert_eq!(row[3].parse::<f64>().ok(), Some(a), "{row:?}");
-            assert_eq!(row[4].parse::<f64>().ok(), Some(b), "{row:?}");
+            assert_eq!(row[4].parse::<f64>().ok(), Some(a), "{row:?}");
+            assert_eq!(row[5].parse::<f64>().ok(), Some(b), "{row:?}");
         }
         let verdict_rows: Vec<_> = rows
             .iter()
@@ -310,8 +314,10 @@ fn compare_writes_markdown_and_csv() {
             .collect();
         assert_eq!(verdict_rows.len(), differing.len(), "{}", e8.id);
         for (r, (_, statuses)) in verdict_rows.iter().zip(&differing) {
-            assert_eq!([&r[3], &r[4]], [&statuses[0], &statuses[1]]);
-            assert_eq!(&r[5], "verdict_differs");
+            assert_eq!([&r[4], &r[5]], [&statuses[0], &statuses[1]]);
+            assert_eq!(&r[6], "verdict_differs");
+            // Keyed by the verdict's stable key, which the file has.
+            assert!(e8.verdicts.iter().any(|v| v.key == r[2]), "{r:?}");
             let bold = format!("| **{}** | **{}** |", statuses[0], statuses[1]);
             assert!(
                 md.stdout.contains(&bold),
@@ -354,7 +360,10 @@ fn experiments_missing_from_a_file_show_as_a_dash() {
     for (flag, status_row) in [
         (None, "status ok —".to_owned()),
         (Some("--markdown"), "| status | ok | — |".to_owned()),
-        (Some("--csv"), format!("{},status,status,ok,,", gone.id)),
+        (
+            Some("--csv"),
+            format!("{},status,status,status,ok,,", gone.id),
+        ),
     ] {
         let mut cmd = divlab(dir.path());
         cmd.arg("compare")
@@ -768,8 +777,9 @@ fn status_of(doc: &ResultDocument, id: &str, key: &str) -> Option<VerdictStatus>
         .map(|v| v.status)
 }
 
-/// `--fail-on-difference` gates CI: 1 for the SG 8 and H200 references, whose verdicts differ
-/// (found here by key, without the comparison code), 0 for two copies of one file.
+/// `--fail-on-difference` (`--fail-on any`) gates CI: 1 for the SG 8 and H200 references, whose
+/// verdicts differ (found here by key, without the comparison code), 0 for two copies of one
+/// file.
 #[test]
 fn fail_on_difference_gates() {
     let _cpu = util::gpu_shared();
@@ -821,7 +831,10 @@ fn fail_on_difference_gates() {
         let out = run(cmd);
         out.assert_code(code);
         if code == 1 {
-            assert!(out.stderr.contains("differs"), "no reason on stderr\n{out}");
+            assert!(
+                out.stderr.contains("fail the gate (--fail-on any)"),
+                "no reason on stderr\n{out}"
+            );
             assert!(out.stdout.contains("!"), "the table marks no row\n{out}");
         }
     }

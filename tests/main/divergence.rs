@@ -100,6 +100,7 @@ fn branchy_forms_serialize_k_paths() {
     }
     // The results survive the result document's strict reader.
     let doc = divlab::report::ResultDocument {
+        schema: divlab::report::result_schema_id(),
         schema_version: divlab::report::SCHEMA_VERSION,
         divlab_version: "test".to_owned(),
         created: "2026-01-01T00:00:00Z".to_owned(),

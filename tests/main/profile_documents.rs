@@ -366,8 +366,8 @@ fn csv_has_a_row_per_line_and_branch_equal_to_the_json() {
         .iter()
         .map(str::to_owned)
         .collect();
-    assert_eq!(header, CSV_COLUMNS);
-    let col = |name: &str| CSV_COLUMNS.iter().position(|c| *c == name).unwrap();
+    assert_eq!(header, report::csv_header());
+    let col = |name: &str| CSV_COLUMNS.iter().position(|c| c.name == name).unwrap();
     let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
     let kind = |r: &csv::StringRecord| r[col("kind")].to_owned();
     let lines: Vec<&csv::StringRecord> = rows.iter().filter(|r| kind(r) == "line").collect();

@@ -1,57 +1,81 @@
 //! `--csv FILE`: the profile as one table, in the spirit of `ncu --page source --csv`: one row
 //! for the kernel, then one per source line and one per branch (docs/profile.md lists the
-//! columns). Numbers are written in full, exactly as the JSON has them; an absent figure is an
-//! empty cell.
+//! columns). One table, typed per column: every non-empty cell of a column parses as the
+//! column's [`ColumnType`] (an integer column never holds `14.0`), and a cell that does not
+//! apply to the row's kind, or whose figure is absent, is empty. Every row names the device and
+//! the run, so the tables of several devices concatenate. A new column is one entry in
+//! [`CSV_COLUMNS`].
 
 use super::{BranchProfile, LineProfile, Profile};
+use crate::report::ColumnType;
 
-/// The header row.
-pub const CSV_COLUMNS: [&str; 17] = [
-    "kind",
-    "file",
-    "line",
-    "source",
-    "static",
-    "executions",
-    "active_lanes",
-    "efficiency",
-    "branch",
-    "evaluations",
-    "divergent",
-    "divergent_fraction",
-    "branch_efficiency",
-    "wasted_lane_slots",
-    "subgroup_size",
-    "taken",
-    "not_taken",
-];
+/// One column of the profile CSV.
+#[derive(Clone, Copy, Debug)]
+pub struct Column {
+    /// Its header.
+    pub name: &'static str,
+    /// What every non-empty cell parses as.
+    pub kind: ColumnType,
+    /// How a row fills it.
+    cell: fn(&Row<'_>) -> String,
+}
 
-/// The document as CSV, with a header row.
-pub fn csv_bytes(profile: &Profile) -> Vec<u8> {
-    let mut writer = ::csv::Writer::from_writer(Vec::new());
-    let mut write = |row: [String; CSV_COLUMNS.len()]| {
-        writer
-            .write_record(&row)
-            .expect("writing to memory cannot fail");
-    };
-    write(CSV_COLUMNS.map(str::to_owned));
-    write(kernel_row(profile));
-    for l in &profile.lines {
-        write(line_row(profile, l));
-    }
-    for b in &profile.branches {
-        write(branch_row(profile, b));
-    }
-    writer.into_inner().expect("writing to memory cannot fail")
+/// What a row is made from: the profile, and the kernel, line or branch it states.
+pub struct Row<'a> {
+    profile: &'a Profile,
+    what: What<'a>,
+}
+
+/// The row's kind.
+enum What<'a> {
+    Kernel,
+    Line(&'a LineProfile),
+    Branch(&'a BranchProfile),
 }
 
 fn cell<T: ToString>(value: Option<T>) -> String {
     value.map_or_else(String::new, |v| v.to_string())
 }
 
+impl Row<'_> {
+    fn line(&self) -> Option<&LineProfile> {
+        match self.what {
+            What::Line(l) => Some(l),
+            _ => None,
+        }
+    }
+
+    fn branch(&self) -> Option<&BranchProfile> {
+        match self.what {
+            What::Branch(b) => Some(b),
+            _ => None,
+        }
+    }
+
+    /// The line a line or branch row is about.
+    fn line_number(&self) -> Option<u32> {
+        match self.what {
+            What::Kernel => None,
+            What::Line(l) => Some(l.line),
+            What::Branch(b) => Some(b.line),
+        }
+    }
+
+    /// The kernel row's Σ evaluations and Σ divergent over the branches its branch efficiency
+    /// is taken over; `None` for other rows, or when no branch was measured.
+    fn kernel_branch_totals(&self) -> Option<(u64, u64)> {
+        let p = self.profile;
+        if !matches!(self.what, What::Kernel) || p.branch_efficiency.is_none() {
+            return None;
+        }
+        let measured = p.branches.iter().filter(|b| b.divergent_fraction.is_some());
+        Some(measured.fold((0, 0), |(e, d), b| (e + b.executions, d + b.divergent)))
+    }
+}
+
 /// The source text of 1-based `line`, where the document has the source.
-fn source_line(profile: &Profile, line: u32) -> String {
-    let index = (line as usize).checked_sub(1);
+fn source_line(profile: &Profile, line: Option<u32>) -> String {
+    let index = line.and_then(|l| (l as usize).checked_sub(1));
     profile
         .source
         .as_deref()
@@ -60,84 +84,116 @@ fn source_line(profile: &Profile, line: u32) -> String {
         .map_or_else(String::new, str::to_owned)
 }
 
-/// A row of the table: its kind, the file, the line and its source (for a line or a branch),
-/// the subgroup size, and the cells `cells` names by column; every other cell is empty.
-fn row(
-    p: &Profile,
-    kind: &str,
-    line: Option<u32>,
-    cells: &[(&str, String)],
-) -> [String; CSV_COLUMNS.len()] {
-    let mut out = CSV_COLUMNS.map(|_| String::new());
-    let head = [
-        ("kind", kind.to_owned()),
-        ("file", p.kernel.file.clone()),
-        ("line", cell(line)),
-        (
-            "source",
-            line.map_or_else(String::new, |l| source_line(p, l)),
-        ),
-        ("subgroup_size", cell(p.subgroup_size)),
-    ];
-    for (column, value) in head.iter().chain(cells) {
-        let at = CSV_COLUMNS.iter().position(|c| c == column);
-        out[at.expect("a column of CSV_COLUMNS")] = value.clone();
+/// The columns, in order: the figures first (as before the device's identity was added, so
+/// that scripts reading columns by position keep working), then the kernel, the device and the
+/// run.
+pub const CSV_COLUMNS: [Column; 28] = {
+    use ColumnType::{Integer, Number, Text, Timestamp};
+    const fn c(name: &'static str, kind: ColumnType, cell: fn(&Row<'_>) -> String) -> Column {
+        Column { name, kind, cell }
     }
-    out
+    [
+        c("kind", Text, |r| {
+            match r.what {
+                What::Kernel => "kernel",
+                What::Line(_) => "line",
+                What::Branch(_) => "branch",
+            }
+            .to_owned()
+        }),
+        c("file", Text, |r| r.profile.kernel.file.clone()),
+        c("line", Integer, |r| cell(r.line_number())),
+        c("source", Text, |r| source_line(r.profile, r.line_number())),
+        c("static", Text, |r| {
+            cell(r.line().and_then(|l| l.static_verdict.clone()))
+        }),
+        c("executions", Integer, |r| {
+            cell(r.line().map(|l| l.executions))
+        }),
+        c("active_lanes", Integer, |r| {
+            cell(r.line().and_then(|l| l.active_lanes))
+        }),
+        c("efficiency", Number, |r| match r.what {
+            What::Kernel => cell(r.profile.control_flow_efficiency),
+            What::Line(l) => cell(l.efficiency),
+            What::Branch(_) => String::new(),
+        }),
+        c("branch", Text, |r| cell(r.branch().map(|b| b.kind.clone()))),
+        c("evaluations", Integer, |r| {
+            let total = r.kernel_branch_totals().map(|(e, _)| e);
+            cell(total.or(r.branch().map(|b| b.executions)))
+        }),
+        c("divergent", Integer, |r| {
+            let total = r.kernel_branch_totals().map(|(_, d)| d);
+            cell(total.or(r.branch().map(|b| b.divergent)))
+        }),
+        c("divergent_fraction", Number, |r| {
+            cell(r.branch().and_then(|b| b.divergent_fraction))
+        }),
+        c("branch_efficiency", Number, |r| match r.what {
+            What::Kernel => cell(r.profile.branch_efficiency),
+            What::Branch(b) => cell(b.divergent_fraction.map(|d| 1.0 - d)),
+            What::Line(_) => String::new(),
+        }),
+        c("wasted_lane_slots", Integer, |r| {
+            cell(r.branch().and_then(|b| b.wasted_lane_slots))
+        }),
+        c("subgroup_size", Integer, |r| cell(r.profile.subgroup_size)),
+        c("taken", Integer, |r| cell(r.branch().and_then(|b| b.taken))),
+        c("not_taken", Integer, |r| {
+            cell(r.branch().and_then(|b| b.not_taken))
+        }),
+        c("trips", Integer, |r| cell(r.branch().and_then(|b| b.trips))),
+        c("lane_trips", Integer, |r| {
+            cell(r.branch().and_then(|b| b.lane_trips))
+        }),
+        c("entry", Text, |r| r.profile.kernel.entry.clone()),
+        c("adapter", Text, |r| r.profile.adapter.name.clone()),
+        c("backend", Text, |r| r.profile.adapter.backend.clone()),
+        c("vendor", Integer, |r| r.profile.adapter.vendor.to_string()),
+        c("device", Integer, |r| r.profile.adapter.device.to_string()),
+        c("driver", Text, |r| r.profile.adapter.driver.clone()),
+        c("driver_info", Text, |r| {
+            r.profile.adapter.driver_info.clone()
+        }),
+        c("divlab_version", Text, |r| r.profile.divlab_version.clone()),
+        c("created", Timestamp, |r| r.profile.created.clone()),
+    ]
+};
+
+/// The header row.
+pub fn csv_header() -> [&'static str; CSV_COLUMNS.len()] {
+    CSV_COLUMNS.map(|c| c.name)
 }
 
-/// The kernel's totals: its control-flow efficiency, and Σ evaluations and Σ divergent over
-/// the branches its branch efficiency is taken over.
-fn kernel_row(p: &Profile) -> [String; CSV_COLUMNS.len()] {
-    let measured = p.branches.iter().filter(|b| b.divergent_fraction.is_some());
-    let (evaluations, divergent) = measured.fold((0u64, 0u64), |(e, d), b| {
-        (e + b.executions, d + b.divergent)
-    });
-    let measured = p.branch_efficiency.is_some();
-    row(
-        p,
-        "kernel",
-        None,
-        &[
-            ("efficiency", cell(p.control_flow_efficiency)),
-            ("evaluations", cell(measured.then_some(evaluations))),
-            ("divergent", cell(measured.then_some(divergent))),
-            ("branch_efficiency", cell(p.branch_efficiency)),
-        ],
-    )
+/// The document as CSV, with a header row: the kernel row, the line rows, the branch rows.
+pub fn csv_bytes(profile: &Profile) -> Vec<u8> {
+    let mut writer = ::csv::Writer::from_writer(Vec::new());
+    let mut write = |row: &[String]| {
+        writer
+            .write_record(row)
+            .expect("writing to memory cannot fail");
+    };
+    write(&csv_header().map(str::to_owned));
+    let lines = profile.lines.iter().map(What::Line);
+    let branches = profile.branches.iter().map(What::Branch);
+    for what in std::iter::once(What::Kernel).chain(lines).chain(branches) {
+        let row = Row { profile, what };
+        write(&CSV_COLUMNS.map(|c| (c.cell)(&row)));
+    }
+    writer.into_inner().expect("writing to memory cannot fail")
 }
 
-fn line_row(p: &Profile, l: &LineProfile) -> [String; CSV_COLUMNS.len()] {
-    row(
-        p,
-        "line",
-        Some(l.line),
-        &[
-            ("static", l.static_verdict.clone().unwrap_or_default()),
-            ("executions", l.executions.to_string()),
-            ("active_lanes", cell(l.active_lanes)),
-            ("efficiency", cell(l.efficiency)),
-        ],
-    )
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-fn branch_row(p: &Profile, b: &BranchProfile) -> [String; CSV_COLUMNS.len()] {
-    row(
-        p,
-        "branch",
-        Some(b.line),
-        &[
-            ("branch", b.kind.clone()),
-            ("evaluations", b.executions.to_string()),
-            ("divergent", b.divergent.to_string()),
-            ("divergent_fraction", cell(b.divergent_fraction)),
-            (
-                "branch_efficiency",
-                cell(b.divergent_fraction.map(|d| 1.0 - d)),
-            ),
-            ("wasted_lane_slots", cell(b.wasted_lane_slots)),
-            ("taken", cell(b.taken)),
-            ("not_taken", cell(b.not_taken)),
-        ],
-    )
+    #[test]
+    fn every_column_is_documented_with_its_type() {
+        let docs = include_str!("../../../docs/profile.md");
+        for c in CSV_COLUMNS {
+            let row = format!("| `{}` | {} |", c.name, c.kind.name());
+            assert!(docs.contains(&row), "docs/profile.md lacks `{row}`");
+        }
+    }
 }

@@ -15,9 +15,20 @@ pub const OBSERVER_NOTE: &str = "the counters are subgroup operations (ballots, 
      counted from the vote before it, and a loop that leaves only by its test from each lane's \
      trips: as if the lanes that take a path together run it together";
 
+/// The `$id` of the profile document's JSON Schema, which every profile names in `$schema`
+/// (`schemas/profile.schema.json` in the repository, or `divlab schema profile`).
+pub fn profile_schema_id() -> String {
+    format!("urn:divlab:schema:profile:v{PROFILE_SCHEMA_VERSION}")
+}
+
 /// One profile of one kernel on one adapter.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Profile {
+    /// The JSON Schema the document follows, named by its `$id`
+    /// (`urn:divlab:schema:profile:v2`, the file `schemas/profile.schema.json`). Absent in
+    /// documents written before it was recorded.
+    #[serde(rename = "$schema", default, skip_serializing_if = "String::is_empty")]
+    pub schema: String,
     /// Format version, [`PROFILE_SCHEMA_VERSION`].
     pub schema_version: u32,
     /// The divlab that wrote it, as result documents record it: version, commit, wgpu, naga.
@@ -66,7 +77,7 @@ pub struct Profile {
 
 /// What `--lanes LINE` recorded: one entry per subgroup execution of the block holding the line,
 /// in the order the subgroups got there.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct LaneCapture {
     /// The line asked for.
     pub line: u32,
@@ -77,7 +88,7 @@ pub struct LaneCapture {
 }
 
 /// One subgroup execution at the `--lanes` line.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct LaneExecution {
     /// The active lanes, bit i for `subgroup_invocation_id` i (four words, low first).
     pub ballot: [u32; 4],
@@ -96,7 +107,7 @@ pub struct LaneExecution {
 }
 
 /// One active lane of a 2-D or 3-D workgroup's subgroup execution.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct LaneInvocation {
     /// Its `local_invocation_id`.
     pub local_id: [u32; 3],
@@ -109,7 +120,7 @@ pub struct LaneInvocation {
 
 /// What the profile was asked to do, each option in the form the command line takes, so that
 /// a reader can run it again.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RequestRecord {
     /// `--entry`, as given (`kernel.entry` is the one that ran).
     pub entry: Option<String>,
@@ -137,7 +148,7 @@ pub struct RequestRecord {
 }
 
 /// The profiled kernel.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct KernelRecord {
     /// The file as given.
     pub file: String,
@@ -150,7 +161,7 @@ pub struct KernelRecord {
 }
 
 /// One source line.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct LineProfile {
     /// 1-based line of the user's file.
     pub line: u32,
@@ -168,7 +179,7 @@ pub struct LineProfile {
 }
 
 /// One `if`, `switch` or loop.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct BranchProfile {
     /// 1-based line.
     pub line: u32,
@@ -255,16 +266,19 @@ impl BranchProfile {
 
 /// Timings, medians of `reps` interleaved runs: at least 3 (or `--reps`, if fewer) and at most
 /// `--reps`, as many as fitted the time budget.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TimingRecord {
     /// The uninstrumented kernel.
     #[serde(deserialize_with = "f64_or_nan")]
+    #[schemars(with = "Option<f64>")]
     pub kernel_ns: f64,
     /// The instrumented kernel.
     #[serde(deserialize_with = "f64_or_nan")]
+    #[schemars(with = "Option<f64>")]
     pub instrumented_ns: f64,
     /// instrumented / kernel.
     #[serde(deserialize_with = "f64_or_nan")]
+    #[schemars(with = "Option<f64>")]
     pub overhead: f64,
     /// Repetitions behind each median: those that ran.
     pub reps: usize,

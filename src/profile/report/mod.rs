@@ -12,11 +12,11 @@ mod render;
 pub use attribution::{
     Inputs, branch_efficiency, control_flow_efficiency, line_owner, lines_and_branches, width_note,
 };
-pub use csv::{CSV_COLUMNS, csv_bytes};
+pub use csv::{CSV_COLUMNS, Column, csv_bytes, csv_header};
 pub use document::{
     BranchProfile, KernelRecord, LaneCapture, LaneExecution, LaneInvocation, LineProfile,
     OBSERVER_NOTE, PROFILE_SCHEMA_VERSION, Profile, RequestRecord, TimingRecord, created_now,
-    json_bytes,
+    json_bytes, profile_schema_id,
 };
 pub use import::{MAX_PROFILE_BYTES, is_profile, parse_profile, read_profile};
 pub use render::render_text;

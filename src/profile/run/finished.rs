@@ -92,6 +92,7 @@ pub(super) fn finished(
     }
     let cap_line = counts.cap_hit.map(|l| instrumented.loops[l].line);
     let profile = Profile {
+        schema: report::profile_schema_id(),
         schema_version: PROFILE_SCHEMA_VERSION,
         divlab_version: crate::report::build::version_record(),
         created: report::created_now(),

@@ -19,6 +19,7 @@ use crate::Error;
 pub use cli::{AFTER_HELP, Args, run};
 pub use human::render_analysis;
 pub use inputs::{Input, gather};
+pub use json::{json_schema, schema_id};
 
 /// An output format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
