@@ -629,6 +629,8 @@ fn write_profile(args: &ProfileArgs, mut profile: profile::report::Profile) -> R
     if args.no_source {
         profile.source = None;
     }
+    // A document read back (`--import`) from before `$schema` was recorded names it now.
+    profile.schema = profile::report::profile_schema_id();
     if let Some(out) = &args.profile_json {
         write_output(out, &profile::report::json_bytes(&profile), "--json")?;
     }

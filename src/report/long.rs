@@ -11,7 +11,8 @@ use crate::report::{ExperimentStatus, ResultDocument};
 pub enum ColumnType {
     /// A whole number, written without a decimal point (`8`, `4318`); empty where absent.
     Integer,
-    /// A number in shortest round-trip form (`8`, `0.3319458824172101`); empty where absent.
+    /// A number in shortest round-trip form with a decimal point (`8.0`, `0.3319458824172101`,
+    /// `1e-7`); empty where absent.
     Number,
     /// An RFC 3339 UTC time, e.g. `2026-11-29T13:53:30Z`.
     Timestamp,
@@ -115,7 +116,9 @@ pub const LONG_COLUMNS: [Column; 22] = {
             What::StatusDetail => String::new(),
         }),
         c("value", Number, |f| match f.what {
-            What::Metric(_, value) => value.to_string(),
+            // With a decimal point (`8.0`), as the JSON has it: a reader infers a float column
+            // even from rows whose values are all whole.
+            What::Metric(_, value) => format!("{value:?}"),
             _ => String::new(),
         }),
         c("status", Text, |f| match &f.what {

@@ -95,7 +95,8 @@ fn long_export(dir: &tempfile::TempDir, files: &[PathBuf], name: &str) -> String
 /// Checks a CSV with Python's csv module against the column types documented in the section of
 /// a page (argv: page, CSV, heading): the header is the documented columns in order, every row names its adapter and
 /// backend, and every cell of a typed column parses as its type (an integer as `int`, written
-/// as Python would write it back, so `8.0` fails). Prints `adapter|backend|created` per row.
+/// as Python would write it back, so `8.0` fails; a number as `float`, with a decimal point or
+/// an exponent, so that a reader infers a float column). Prints `adapter|backend|created` per row.
 const CHECK_TYPES: &str = r#"
 import csv, datetime, re, sys
 docs = open(sys.argv[1], encoding="utf-8").read()
@@ -111,7 +112,7 @@ def parses(kind, cell):
         return str(int(cell)) == cell
     if kind == "number":
         float(cell)
-        return True
+        return re.search(r"[.eE]|nan|inf", cell, re.I) is not None
     if kind == "timestamp":
         return datetime.datetime.fromisoformat(cell.replace("Z", "+00:00")).tzinfo is not None
     return True

@@ -37,6 +37,12 @@ fn cell<T: ToString>(value: Option<T>) -> String {
     value.map_or_else(String::new, |v| v.to_string())
 }
 
+/// A number column's cell: shortest round-trip form with a decimal point (`1.0`, as the JSON
+/// writes it), so that a reader infers a float column even where every value is whole.
+fn number(value: Option<f64>) -> String {
+    value.map_or_else(String::new, |v| format!("{v:?}"))
+}
+
 impl Row<'_> {
     fn line(&self) -> Option<&LineProfile> {
         match self.what {
@@ -114,8 +120,8 @@ pub const CSV_COLUMNS: [Column; 28] = {
             cell(r.line().and_then(|l| l.active_lanes))
         }),
         c("efficiency", Number, |r| match r.what {
-            What::Kernel => cell(r.profile.control_flow_efficiency),
-            What::Line(l) => cell(l.efficiency),
+            What::Kernel => number(r.profile.control_flow_efficiency),
+            What::Line(l) => number(l.efficiency),
             What::Branch(_) => String::new(),
         }),
         c("branch", Text, |r| cell(r.branch().map(|b| b.kind.clone()))),
@@ -128,11 +134,11 @@ pub const CSV_COLUMNS: [Column; 28] = {
             cell(total.or(r.branch().map(|b| b.divergent)))
         }),
         c("divergent_fraction", Number, |r| {
-            cell(r.branch().and_then(|b| b.divergent_fraction))
+            number(r.branch().and_then(|b| b.divergent_fraction))
         }),
         c("branch_efficiency", Number, |r| match r.what {
-            What::Kernel => cell(r.profile.branch_efficiency),
-            What::Branch(b) => cell(b.divergent_fraction.map(|d| 1.0 - d)),
+            What::Kernel => number(r.profile.branch_efficiency),
+            What::Branch(b) => number(b.divergent_fraction.map(|d| 1.0 - d)),
             What::Line(_) => String::new(),
         }),
         c("wasted_lane_slots", Integer, |r| {
