@@ -392,95 +392,122 @@ for schema_path, doc_path in zip(pairs[0::2], pairs[1::2]):
 print(f"{failed} invalid")
 "#;
 
-/// Every reference document, every fixture and every kind of document the tests write (a
-/// bench run, a profile with a lane capture, a uniformity report with an analyzed, an invalid
-/// and an unreadable input) validates against its committed schema; a damaged one does not.
-#[test]
-fn every_document_validates_against_its_schema() {
-    let _gpu = util::gpu_shared();
-    let dir = temp_dir();
-    let schema = |kind: Kind| root().join("schemas").join(kind.file_name());
-    let mut pairs: Vec<(PathBuf, PathBuf)> = references()
-        .into_iter()
-        .map(|p| (schema(Kind::Result), p))
-        .collect();
-    for fixture in ["schema1-lavapipe-sg8.json", "schema2-lavapipe-sg8.json"] {
-        pairs.push((
-            schema(Kind::Result),
-            root().join("tests/fixtures").join(fixture),
-        ));
-    }
-    for (name, doc) in [
+/// Result documents as the tests write them: the shared runs, and one whose experiments ended
+/// in an error (with its kind) and cancelled.
+fn written_results(dir: &tempfile::TempDir) -> Vec<PathBuf> {
+    let mut failed = util::bench_doc().clone();
+    let mut error = failed.experiments[0].clone();
+    error.status = divlab::report::ExperimentStatus::Error;
+    error.status_detail = "the GPU did not finish within 60 s".to_owned();
+    error.error_kind = Some(divlab::report::ErrorKind::Timeout);
+    (error.metrics, error.verdicts, error.series, error.lanes) = Default::default();
+    let mut cancelled = error.clone();
+    cancelled.status = divlab::report::ExperimentStatus::Cancelled;
+    cancelled.error_kind = Some(divlab::report::ErrorKind::Cancelled);
+    failed.experiments.extend([error, cancelled]);
+    [
         ("run.json", guarantee_run()),
         ("size.json", util::bench_doc()),
-    ] {
-        let path = path_in(&dir, name);
+        ("failed.json", &failed),
+    ]
+    .into_iter()
+    .map(|(name, doc)| {
+        let path = path_in(dir, name);
         write_json(&path, doc).unwrap_or_else(|e| panic!("{e}"));
-        pairs.push((schema(Kind::Result), path));
-    }
-    // A profile through the CLI, with its lanes captured; its CSV's columns hold their types.
+        path
+    })
+    .collect()
+}
+
+/// Profiles through the CLI: one with its lanes captured (whose CSV's columns hold their
+/// documented types), and one on wgpu's GL backend, without subgroups or source (its figures
+/// null).
+fn written_profiles(dir: &tempfile::TempDir) -> Vec<PathBuf> {
     let kernel = "tests/kernels/profile/counted_rows.wgsl";
+    let inputs = ["--dispatch", "4", "--len", "rows=8", "--reps", "1"];
     let mut cmd = divlab(root());
-    cmd.args([
-        "profile",
-        kernel,
-        "--dispatch",
-        "4",
-        "--len",
-        "rows=8",
-        "--reps",
-        "1",
-    ])
-    .args(["--lanes", "19", "--json"])
-    .arg(path_in(&dir, "profile.json"))
-    .arg("--csv")
-    .arg(path_in(&dir, "profile.csv"));
+    cmd.args(["profile", kernel])
+        .args(inputs)
+        .args(["--lanes", "19", "--json"])
+        .arg(path_in(dir, "profile.json"))
+        .arg("--csv")
+        .arg(path_in(dir, "profile.csv"));
     run(cmd).assert_code(0);
-    pairs.push((schema(Kind::Profile), path_in(&dir, "profile.json")));
-    let profile_csv = path_in(&dir, "profile.csv");
-    let rows = python(
-        CHECK_TYPES,
-        &[
-            &root().join("docs/profile.md"),
-            &profile_csv,
-            Path::new("## The CSV"),
-        ],
-    );
+    let profile_md = root().join("docs/profile.md");
+    let csv = path_in(dir, "profile.csv");
+    let rows = python(CHECK_TYPES, &[&profile_md, &csv, Path::new("## The CSV")]);
     assert!(rows.lines().count() > 5, "{rows}");
-    // A uniformity report over the corpus, a file that is not WGSL and one that is missing.
-    std::fs::write(path_in(&dir, "broken.wgsl"), "fn (").unwrap();
+    let mut cmd = divlab(root());
+    cmd.args(["--backend", "gl", "profile", kernel])
+        .args(inputs)
+        .args(["--no-source", "--json"])
+        .arg(path_in(dir, "profile-gl.json"));
+    run(cmd).assert_code(0);
+    vec![
+        path_in(dir, "profile.json"),
+        path_in(dir, "profile-gl.json"),
+    ]
+}
+
+/// A uniformity report over the corpus, a file that is not WGSL and one that is missing: an
+/// `analyzed`, an `invalid` and an `unreadable` input.
+fn written_uniformity_report(dir: &tempfile::TempDir) -> PathBuf {
+    std::fs::write(path_in(dir, "broken.wgsl"), "fn (").unwrap();
+    let path = path_in(dir, "uniformity.json");
     let mut cmd = divlab(root());
     cmd.args(["uniformity", "tests/uniformity/"])
-        .arg(path_in(&dir, "broken.wgsl"))
-        .arg(path_in(&dir, "missing.wgsl"))
+        .arg(path_in(dir, "broken.wgsl"))
+        .arg(path_in(dir, "missing.wgsl"))
         .arg("--json")
-        .arg(path_in(&dir, "uniformity.json"));
+        .arg(&path);
     let out = run(cmd);
-    let report: Value =
-        serde_json::from_str(&std::fs::read_to_string(path_in(&dir, "uniformity.json")).unwrap())
-            .unwrap_or_else(|e| panic!("{e}\n{out}"));
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap())
+        .unwrap_or_else(|e| panic!("{e}\n{out}"));
     let statuses: Vec<&str> = (report["files"].as_array().unwrap().iter())
         .map(|f| f["status"].as_str().unwrap())
         .collect();
     for status in ["analyzed", "invalid", "unreadable"] {
         assert!(statuses.contains(&status), "no `{status}` input\n{out}");
     }
-    pairs.push((schema(Kind::Uniformity), path_in(&dir, "uniformity.json")));
+    path
+}
+
+/// Every reference document, every fixture and every kind of document the tests write (result
+/// documents with every experiment status, profiles with and without subgroups, a uniformity
+/// report with every input status) validates against its committed schema, and each written one
+/// names the schema's `$id`; a damaged document does not validate.
+#[test]
+fn every_document_validates_against_its_schema() {
+    let _gpu = util::gpu_shared();
+    let dir = temp_dir();
+    let schema = |kind: Kind| root().join("schemas").join(kind.file_name());
+    let fixtures = ["schema1-lavapipe-sg8.json", "schema2-lavapipe-sg8.json"];
+    // Written before `$schema` was recorded.
+    let old: Vec<PathBuf> = (references().into_iter())
+        .chain(fixtures.map(|f| root().join("tests/fixtures").join(f)))
+        .collect();
+    let mut written: Vec<(Kind, PathBuf)> = Vec::new();
+    written.extend(written_results(&dir).into_iter().map(|p| (Kind::Result, p)));
+    written.extend(
+        written_profiles(&dir)
+            .into_iter()
+            .map(|p| (Kind::Profile, p)),
+    );
+    written.push((Kind::Uniformity, written_uniformity_report(&dir)));
+    for (kind, path) in &written {
+        let doc: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        assert_eq!(doc["$schema"], kind.id().as_str(), "{}", path.display());
+    }
     // A damaged document, which must fail: the validator can say no.
     let mut damaged: Value = serde_json::to_value(util::bench_doc()).unwrap();
     damaged["experiments"][0]["verdicts"][0]["status"] = Value::from("fine");
     let damaged_path = path_in(&dir, "damaged.json");
     std::fs::write(&damaged_path, damaged.to_string()).unwrap();
-    pairs.push((schema(Kind::Result), damaged_path));
 
-    // Every document names its schema's `$id`, except the old fixtures and the references
-    // written before `$schema` was recorded.
-    for (schema_path, doc) in &pairs[6..pairs.len() - 1] {
-        let doc: Value = serde_json::from_str(&std::fs::read_to_string(doc).unwrap()).unwrap();
-        let schema: Value =
-            serde_json::from_str(&std::fs::read_to_string(schema_path).unwrap()).unwrap();
-        assert_eq!(doc["$schema"], schema["$id"], "{}", schema_path.display());
-    }
+    let mut pairs: Vec<(PathBuf, PathBuf)> = (old.into_iter().chain([damaged_path]))
+        .map(|p| (schema(Kind::Result), p))
+        .collect();
+    pairs.extend(written.into_iter().map(|(k, p)| (schema(k), p)));
     let args: Vec<&Path> = pairs
         .iter()
         .flat_map(|(s, d)| [s.as_path(), d.as_path()])
