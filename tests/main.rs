@@ -11,6 +11,9 @@
 #[path = "main/app.rs"]
 mod app;
 #[cfg(feature = "app")]
+#[path = "main/app_fit.rs"]
+mod app_fit;
+#[cfg(feature = "app")]
 #[path = "main/app_kernels.rs"]
 mod app_kernels;
 #[path = "main/cli.rs"]

@@ -209,10 +209,19 @@ pub fn plot_curves(
         .iter()
         .flat_map(|c| &c.series.points)
         .all(|p| p.x.fract() == 0.0);
+    // Where the lines run, not only their points: a legend box between two points of T(k)
+    // covered the line that joins them.
     let points: Vec<[f64; 2]> = curves
         .iter()
-        .flat_map(|c| &c.series.points)
-        .filter_map(|p| Some([p.x, to_plot.y(p.y)?]))
+        .flat_map(|c| {
+            let xy: Vec<[f64; 2]> = c
+                .series
+                .points
+                .iter()
+                .filter_map(|p| Some([p.x, to_plot.y(p.y)?]))
+                .collect();
+            along(&xy)
+        })
         .collect();
     let mut plot = Plot::new(id).height(220.0);
     if !options.no_legend {
@@ -452,12 +461,16 @@ pub fn short(v: f64) -> String {
 pub fn integer_marks(input: GridInput) -> Vec<GridMark> {
     let (lo, hi) = input.bounds;
     let span = (hi - lo).max(1.0);
+    // egui_plot labels a mark only where marks stand 60 points apart or more, and it makes
+    // `base_step_size` span 8 points (its default grid spacing): so a labelled step spans at
+    // least 64 / 8 base steps. A narrow plot (1024 × 700) then gets fewer marks, all labelled.
+    let labelled = input.base_step_size * 64.0 / 8.0;
     let step = [
         1.0, 2.0, 4.0, 5.0, 8.0, 10.0, 16.0, 20.0, 32.0, 50.0, 64.0, 100.0,
     ]
     .into_iter()
-    .find(|s| span / s <= 16.0)
-    .unwrap_or_else(|| 10f64.powf((span / 16.0).log10().ceil()));
+    .find(|s| span / s <= 16.0 && *s >= labelled)
+    .unwrap_or_else(|| 10f64.powf((span / 16.0).max(labelled).log10().ceil()));
     let first = (lo / step).ceil() as i64;
     let last = (hi / step).floor() as i64;
     (first..=last)
@@ -511,6 +524,21 @@ pub fn decade_marks(input: GridInput) -> Vec<GridMark> {
     }
     marks.retain(|m| m.value >= lo && m.value <= hi);
     marks
+}
+
+/// Points along a polyline: its own, and nine between each two, so a corner the line only
+/// crosses counts as taken.
+pub fn along(xy: &[[f64; 2]]) -> Vec<[f64; 2]> {
+    let mut points = Vec::with_capacity(xy.len() * 10);
+    for pair in xy.windows(2) {
+        let ([x0, y0], [x1, y1]) = (pair[0], pair[1]);
+        for i in 0..10 {
+            let t = f64::from(i) / 10.0;
+            points.push([x0 + (x1 - x0) * t, y0 + (y1 - y0) * t]);
+        }
+    }
+    points.extend(xy.last());
+    points
 }
 
 /// The plot corner with the fewest data points under where a legend sits (a box of about a
@@ -589,6 +617,31 @@ mod tests {
         assert_eq!(emptiest_corner(&rising), Corner::LeftTop);
         let falling: Vec<[f64; 2]> = (1..=32).map(|k| [k as f64, 1.0 / k as f64]).collect();
         assert_eq!(emptiest_corner(&falling), Corner::RightTop);
+    }
+
+    #[test]
+    fn the_legend_keeps_off_a_line_that_only_crosses_a_corner() {
+        // No point in the top left, but the line from the first to the second crosses it.
+        let points = [[0.0, 0.5], [0.6, 1.0], [1.0, 0.0]];
+        assert_eq!(emptiest_corner(&points), Corner::LeftTop);
+        assert_eq!(emptiest_corner(&along(&points)), Corner::LeftBottom);
+    }
+
+    #[test]
+    fn a_narrow_plot_gets_fewer_k_ticks_each_far_enough_apart_to_be_labelled() {
+        // k from 1 to 32 across 300 points: egui_plot's base step spans 8 points.
+        let (bounds, width) = ((0.5, 32.5), 300.0);
+        let base_step_size = (bounds.1 - bounds.0) / width * 8.0;
+        let marks = integer_marks(GridInput {
+            bounds,
+            base_step_size,
+        });
+        let apart = (marks[1].value - marks[0].value) * width / (bounds.1 - bounds.0);
+        assert!(
+            apart >= 60.0,
+            "{apart} points apart: egui_plot leaves them unlabelled"
+        );
+        assert!(marks.len() >= 3, "{marks:?}");
     }
 
     #[test]

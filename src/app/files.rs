@@ -89,7 +89,7 @@ impl SaveTarget {
 impl FileAction {
     fn title(self) -> &'static str {
         match self {
-            Self::Open => "Open a result file (.json) or a kernel (.wgsl)",
+            Self::Open => "Open a result or profile document (.json) or a kernel (.wgsl)",
             Self::SaveAs(SaveTarget::Results) => "Save the shown document as",
             Self::SaveAs(SaveTarget::Kernel) => "Save the kernel as",
             Self::SaveAs(SaveTarget::Profile) => "Save the profile as",
@@ -105,10 +105,16 @@ pub enum Pending {
         action: FileAction,
         chosen: Receiver<Option<PathBuf>>,
     },
-    /// The app's path prompt.
-    Prompt { action: FileAction, path: String },
+    /// The app's path prompt; `focused` once its field took the keyboard.
+    Prompt {
+        action: FileAction,
+        path: String,
+        focused: bool,
+    },
     /// Saving would write over `path`, which the app did not write: asks first.
     Overwrite { path: PathBuf },
+    /// The window is closing with unsaved edits to the kernel `file`: asks first.
+    Close { file: String },
 }
 
 /// What the user decided this frame.
@@ -118,6 +124,10 @@ pub enum Decision {
     Open(PathBuf),
     /// Save to this path; `confirmed` when the user agreed to replace what is there.
     Save { path: PathBuf, confirmed: bool },
+    /// Closing: save the kernel first, then close.
+    CloseSave,
+    /// Closing: close without saving the kernel's edits.
+    CloseDiscard,
 }
 
 /// Starts asking for a path: a native dialog or the prompt. `suggested` fills the prompt, or
@@ -127,6 +137,7 @@ pub fn ask(kind: DialogKind, action: FileAction, suggested: Option<PathBuf>) -> 
         DialogKind::Prompt => Pending::Prompt {
             action,
             path: suggested.map_or_else(String::new, |p| p.display().to_string()),
+            focused: false,
         },
         DialogKind::Native => {
             let mut dialog = rfd::AsyncFileDialog::new().set_title(action.title());
@@ -173,8 +184,13 @@ pub fn show(ctx: &egui::Context, pending: &mut Option<Pending>) -> Option<Decisi
             }
             Err(std::sync::mpsc::TryRecvError::Disconnected) => (None, true),
         },
-        Pending::Prompt { action, path } => prompt(ctx, *action, path),
+        Pending::Prompt {
+            action,
+            path,
+            focused,
+        } => prompt(ctx, *action, path, focused),
         Pending::Overwrite { path } => overwrite(ctx, path),
+        Pending::Close { file } => close(ctx, file),
     };
     if close {
         *pending = None;
@@ -193,8 +209,14 @@ fn decide(action: FileAction, path: PathBuf) -> Decision {
     }
 }
 
-/// The path prompt: a notice, a field, OK and Cancel. Returns the decision and whether to close.
-fn prompt(ctx: &egui::Context, action: FileAction, path: &mut String) -> (Option<Decision>, bool) {
+/// The path prompt: a notice, a field (which takes the keyboard as the prompt opens, so typing
+/// after Ctrl+O goes into it), OK and Cancel. Returns the decision and whether to close.
+fn prompt(
+    ctx: &egui::Context,
+    action: FileAction,
+    path: &mut String,
+    focused: &mut bool,
+) -> (Option<Decision>, bool) {
     let mut outcome = (None, false);
     egui::Modal::new(egui::Id::unique("file_prompt")).show(ctx, |ui| {
         ui.set_max_width(520.0);
@@ -204,6 +226,10 @@ fn prompt(ctx: &egui::Context, action: FileAction, path: &mut String) -> (Option
         let field = ui
             .add(egui::TextEdit::singleline(path).desired_width(500.0))
             .labelled_by(label.id);
+        if !*focused {
+            field.request_focus();
+            *focused = true;
+        }
         let entered = field.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
         ui.horizontal(|ui| {
             let ok = ui.add_enabled(!path.trim().is_empty(), egui::Button::new("OK"));
@@ -219,6 +245,34 @@ fn prompt(ctx: &egui::Context, action: FileAction, path: &mut String) -> (Option
                     }),
                     true,
                 );
+            }
+            if ui.button("Cancel").clicked() || ui.input(|i| i.key_pressed(egui::Key::Escape)) {
+                outcome = (None, true);
+            }
+        });
+    });
+    outcome
+}
+
+/// Asks before closing the window over unsaved edits to the kernel `file`.
+fn close(ctx: &egui::Context, file: &str) -> (Option<Decision>, bool) {
+    let mut outcome = (None, false);
+    egui::Modal::new(egui::Id::unique("close_with_edits")).show(ctx, |ui| {
+        ui.set_max_width(520.0);
+        ui.heading("Save the kernel's edits?");
+        ui.add(
+            egui::Label::new(format!(
+                "{file} was edited in the Playground since it was opened or saved. Closing \
+                 without saving loses the edits."
+            ))
+            .wrap(),
+        );
+        ui.horizontal(|ui| {
+            if ui.button("Save…").clicked() {
+                outcome = (Some(Decision::CloseSave), true);
+            }
+            if ui.button("Close without saving").clicked() {
+                outcome = (Some(Decision::CloseDiscard), true);
             }
             if ui.button("Cancel").clicked() || ui.input(|i| i.key_pressed(egui::Key::Escape)) {
                 outcome = (None, true);

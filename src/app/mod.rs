@@ -22,8 +22,9 @@ pub mod pictures;
 pub mod playground;
 pub mod profile_view;
 mod runner;
+mod saving;
 pub mod source_view;
-mod start;
+pub mod start;
 mod state;
 mod tree;
 pub mod verdicts;
@@ -39,7 +40,7 @@ use adapters::Adapters;
 use compare::CompareView;
 use documents::{Document, Documents};
 use experiment_view::{ExperimentView, Shown};
-use files::{Decision, DialogKind, FileAction, Pending, SaveTarget};
+use files::{Decision, DialogKind, Pending, SaveTarget};
 use playground::{Playground, PlaygroundAction};
 /// The dispatch map lives with the profile pane that shows it; `app::dispatch_map` stays its
 /// path for the Playground, the benches and the tests.
@@ -88,6 +89,8 @@ pub struct DivlabApp {
     saving: SaveTarget,
     /// Kernel files this app wrote: saved again without asking.
     written_kernels: Vec<PathBuf>,
+    /// Where closing the window stands (it asks first over an edited kernel).
+    closing: saving::Closing,
     /// Where run documents are autosaved; `None` keeps them in memory only.
     pub results_folder: Option<PathBuf>,
     /// The last message: `(is_error, text)`.
@@ -115,6 +118,7 @@ impl DivlabApp {
             pending: None,
             saving: SaveTarget::Results,
             written_kernels: Vec::new(),
+            closing: saving::Closing::No,
             results_folder: None,
             message: None,
             compare: CompareView::default(),
@@ -259,177 +263,6 @@ impl DivlabApp {
             .add(document.label.clone(), document.doc.clone());
     }
 
-    /// Save: writes the shown document to its file (in the Playground, the kernel to its
-    /// `.wgsl`). A file the app did not write itself (one it opened) is replaced only after the
-    /// user confirms; a document without a file asks where.
-    fn save(&mut self) {
-        if self.state.tab == Tab::Playground {
-            self.saving = SaveTarget::Kernel;
-            match self.state.playground.path.clone() {
-                Some(path) if path.exists() && !self.written_kernels.contains(&path) => {
-                    self.pending = Some(Pending::Overwrite { path });
-                }
-                Some(path) => self.save_kernel(&path),
-                None => self.ask_save(SaveTarget::Kernel),
-            }
-            return;
-        }
-        self.saving = SaveTarget::Results;
-        let Some(document) = self.documents.shown() else {
-            return;
-        };
-        match &document.file {
-            Some(path) if !document.written && path.exists() => {
-                self.pending = Some(Pending::Overwrite { path: path.clone() });
-            }
-            Some(path) => {
-                let path = path.clone();
-                self.save_to(&path);
-            }
-            None => self.save_as(),
-        }
-    }
-
-    /// Asks where to write `target`, suggesting the file it has or a name beside the last
-    /// file used.
-    fn ask_save(&mut self, target: SaveTarget) {
-        let dir = Path::new(&self.state.path)
-            .parent()
-            .unwrap_or(Path::new(""))
-            .to_owned();
-        let playground = &self.state.playground;
-        let stem = playground.file_name().trim_end_matches(".wgsl").to_owned();
-        let suggested = match target {
-            SaveTarget::Results => {
-                let Some(document) = self.documents.shown() else {
-                    return;
-                };
-                document.file.clone().unwrap_or_else(|| {
-                    let name = document
-                        .autosaved
-                        .as_ref()
-                        .and_then(|p| p.file_name())
-                        .map_or_else(|| "results.json".into(), |n| n.to_owned());
-                    dir.join(name)
-                })
-            }
-            SaveTarget::Kernel => playground
-                .path
-                .clone()
-                .unwrap_or_else(|| dir.join(playground.file_name())),
-            SaveTarget::Profile => dir.join(format!("{stem}.profile.json")),
-            SaveTarget::Picture(i) => {
-                let name = playground
-                    .pictures()
-                    .images()
-                    .get(i)
-                    .map_or("texture", |p| p.name.as_str());
-                dir.join(format!("{stem}.{name}.png"))
-            }
-        };
-        self.saving = target;
-        self.pending = Some(files::ask(
-            self.dialogs,
-            FileAction::SaveAs(target),
-            Some(suggested),
-        ));
-    }
-
-    /// Writes the Playground's kernel to `path`; it is the kernel's file from then on.
-    fn save_kernel(&mut self, path: &Path) {
-        let source = self.state.playground.source().to_owned();
-        self.message = Some(match crate::report::write_atomic(path, source.as_bytes()) {
-            Ok(()) => {
-                self.state.playground.saved_to(path);
-                if !self.written_kernels.iter().any(|p| p == path) {
-                    self.written_kernels.push(path.to_owned());
-                }
-                (false, format!("saved {}", path.display()))
-            }
-            Err(e) => (true, e.to_string()),
-        });
-    }
-
-    /// Writes what the Playground's last run made to `path`: its profile document, or a
-    /// picture as PNG.
-    fn save_run(&mut self, path: &Path, target: SaveTarget) {
-        let playground = &self.state.playground;
-        let bytes = match target {
-            SaveTarget::Profile => playground.profile().map(crate::profile::report::json_bytes),
-            SaveTarget::Picture(i) => playground.pictures().png(i),
-            SaveTarget::Results | SaveTarget::Kernel => None,
-        };
-        let Some(bytes) = bytes else {
-            self.message = Some((
-                true,
-                "the run it came from is gone: run it again".to_owned(),
-            ));
-            return;
-        };
-        self.message = Some(match crate::report::write_atomic(path, &bytes) {
-            Ok(()) => (false, format!("saved {}", path.display())),
-            Err(e) => (true, e.to_string()),
-        });
-    }
-
-    /// Save As: asks where to write the shown document (in the Playground, the kernel).
-    fn save_as(&mut self) {
-        self.ask_save(if self.state.tab == Tab::Playground {
-            SaveTarget::Kernel
-        } else {
-            SaveTarget::Results
-        });
-    }
-
-    /// Open: asks for a result file or kernel.
-    fn open(&mut self) {
-        let suggested = (!self.state.path.is_empty()).then(|| PathBuf::from(&self.state.path));
-        self.pending = Some(files::ask(self.dialogs, FileAction::Open, suggested));
-    }
-
-    fn save_to(&mut self, path: &Path) {
-        let Some(saved) = self.documents.save_shown(path) else {
-            return;
-        };
-        self.message = Some(match saved {
-            Ok(document) => {
-                self.compare
-                    .add(document.label.clone(), document.doc.clone());
-                self.state.path = path.display().to_string();
-                (false, format!("saved {}", path.display()))
-            }
-            Err(e) => (true, e.to_string()),
-        });
-    }
-
-    /// Acts on an answered file question.
-    fn decided(&mut self, decision: Decision) {
-        match decision {
-            Decision::Open(path) => self.open_path(&path),
-            Decision::Save { path, confirmed } if self.saving != SaveTarget::Results => {
-                let own = self.saving == SaveTarget::Kernel && self.written_kernels.contains(&path);
-                if path.exists() && !confirmed && !own {
-                    self.pending = Some(Pending::Overwrite { path });
-                } else if self.saving == SaveTarget::Kernel {
-                    self.save_kernel(&path);
-                } else {
-                    self.save_run(&path, self.saving);
-                }
-            }
-            Decision::Save { path, confirmed } => {
-                let own = self
-                    .documents
-                    .shown()
-                    .is_some_and(|d| d.written && d.file.as_deref() == Some(path.as_path()));
-                if path.exists() && !confirmed && !own {
-                    self.pending = Some(Pending::Overwrite { path });
-                } else {
-                    self.save_to(&path);
-                }
-            }
-        }
-    }
-
     /// Applies what the worker reported since the last frame.
     fn poll_worker(&mut self) {
         for event in self.runner.poll() {
@@ -551,6 +384,7 @@ impl DivlabApp {
         for command in commands {
             self.apply(ui.ctx(), command);
         }
+        self.closing(ui.ctx());
     }
 
     /// The tabs and the view of the one chosen.
@@ -642,15 +476,14 @@ impl DivlabApp {
                 open.or(save).or(save_as)
             })
             .inner;
-        if let Some((error, text)) = &self.message {
-            let colour = if *error {
-                Color32::from_rgb(220, 60, 60)
-            } else {
-                ui.visuals().text_color()
-            };
-            // Wrapped: a long error reads whole instead of running off the window.
-            ui.add(egui::Label::new(RichText::new(text).color(colour)).wrap());
-        }
+        // One line, always there (a blank one without a message), so nothing below moves when
+        // a message comes or goes; a long message is cut, and shows whole on hover.
+        let (text, colour) = match &self.message {
+            Some((true, text)) => (text.as_str(), Color32::from_rgb(220, 60, 60)),
+            Some((false, text)) => (text.as_str(), ui.visuals().text_color()),
+            None => (" ", ui.visuals().text_color()),
+        };
+        ui.add(egui::Label::new(RichText::new(text).color(colour)).truncate());
         command
     }
 }

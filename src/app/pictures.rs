@@ -137,6 +137,11 @@ pub fn paint_picture(
 ) -> (egui::Rect, egui::Response) {
     let [w, h] = size.map(|n| n as f32 * scale);
     let (rect, response) = ui.allocate_exact_size(vec2(w, h), Sense::hover());
+    // On whole pixels: a picture drawn at a whole number of pixels a texel then keeps every
+    // texel (nearest sampling from a half-pixel offset dropped some).
+    let ppp = ui.ctx().pixels_per_point();
+    let min = (rect.min.to_vec2() * ppp).round() / ppp;
+    let rect = egui::Rect::from_min_size(min.to_pos2(), rect.size());
     let uv = egui::Rect::from_min_max(egui::pos2(0.0, 0.0), egui::pos2(1.0, 1.0));
     ui.painter().image(texture, rect, uv, Color32::WHITE);
     ui.painter().rect_stroke(

@@ -14,6 +14,19 @@ pub const RUN_COST: &str = "Run all, quick: about 70 s on lavapipe (2 CPU cores)
      H200. Without quick: about 3.7 min on lavapipe, 30 s on an H200. Quick runs 5 timed \
      repetitions instead of 15 and shorter sweeps: the same verdicts, with wider intervals.";
 
+/// The start page's "where to begin" lines. Only glyphs egui's default fonts have (an arrow
+/// such as U+2192 drew as a missing-glyph box): a test checks each line.
+pub const WHERE_TO_BEGIN: [&str; 4] = [
+    "• Pick an experiment on the left, then Run it: divergence.switch shows T(k) ≈ s·k and its \
+     knee at the subgroup size.",
+    "• Run all runs every experiment into a new document, autosaved after each one.",
+    "• Open… a result file (yours, or assets/reference/*.json) to see another GPU, and Compare \
+     to overlay several.",
+    "• Playground: open or drop your own kernel (.wgsl), Run it, and see each line's lanes; \
+     in Examples pick Image threshold, Run, then click a line inside the branch to see where \
+     on the image its lanes sat idle.",
+];
+
 /// The subgroup probe of the selected adapter, run once on a thread of its own.
 pub struct AdapterProbe {
     /// The adapter choice probed (`None`: divlab's default).
@@ -107,16 +120,7 @@ impl StartPage {
         ui.add(egui::Label::new(RUN_COST).wrap());
         ui.add_space(8.0);
         ui.strong("Where to begin");
-        for line in [
-            "• Pick an experiment on the left, then Run it: divergence.switch shows T(k) ≈ s·k \
-             and its knee at the subgroup size.",
-            "• Run all runs every experiment into a new document, autosaved after each one.",
-            "• Open… a result file (yours, or assets/reference/*.json) to see another GPU, and \
-             Compare to overlay several.",
-            "• Playground: open or drop your own kernel (.wgsl), Run it, and see each line's \
-             lanes; Examples → Image threshold, Run, then click a line inside the branch to \
-             see where on the image its lanes sat idle.",
-        ] {
+        for line in WHERE_TO_BEGIN {
             ui.add(egui::Label::new(line).wrap());
         }
     }

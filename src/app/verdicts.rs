@@ -38,6 +38,9 @@ pub fn named_lines(text: &str) -> Vec<u32> {
     lines
 }
 
+/// The width of the check column: its text wraps at it.
+pub const CHECK_WIDTH: f32 = 280.0;
+
 /// One row per verdict of `result`; a detail that names kernel lines links to them. Returns the
 /// line clicked.
 pub fn verdicts_table(ui: &mut egui::Ui, result: &ExperimentResult) -> Option<u32> {
@@ -60,11 +63,11 @@ pub fn verdicts_table(ui: &mut egui::Ui, result: &ExperimentResult) -> Option<u3
             }
             ui.end_row();
             for v in &result.verdicts {
-                // One line per check, so the detail keeps its room. A cut label shows its whole
-                // text on hover by itself: one tooltip, not two.
+                // The whole check, wrapped in its column (cut to one line, it lost its ending:
+                // what was checked).
                 ui.scope(|ui| {
-                    ui.set_width(300.0);
-                    ui.add(egui::Label::new(&v.check).truncate());
+                    ui.set_width(CHECK_WIDTH);
+                    ui.add(egui::Label::new(&v.check).wrap());
                 });
                 ui.label(status_label(v.status));
                 ui.vertical(|ui| {

@@ -63,7 +63,7 @@ fn reference_result(name: &str, id: &str) -> divlab::report::ExperimentResult {
 }
 
 /// The app with reference file `name` open and experiment `id` selected.
-fn showing(name: &str, id: &str) -> DivlabApp {
+pub(crate) fn showing(name: &str, id: &str) -> DivlabApp {
     let mut app = DivlabApp::new(State {
         selected: Some(id.to_owned()),
         ..State::default()
@@ -744,7 +744,12 @@ pub(crate) fn pick_example(harness: &mut Harness<'static, DivlabApp>, label: &st
 pub(crate) fn run_playground(harness: &mut Harness<'static, DivlabApp>) {
     button(harness, "Run").click();
     harness.step();
-    step_until(harness, Duration::from_secs(120), "the run", |app| {
+    wait_for_playground(harness, "the run");
+}
+
+/// Waits for the Playground's run (`what`) to finish, then for the UI to settle.
+pub(crate) fn wait_for_playground(harness: &mut Harness<'static, DivlabApp>, what: &str) {
+    step_until(harness, Duration::from_secs(120), what, |app| {
         !app.playground().running()
     });
     harness.run();
@@ -817,13 +822,7 @@ fn playground_runs_the_bounds_checked_example_and_paints_its_gutter() {
         .get_by_label_contains("output[i] =")
         .click();
     harness.step();
-    step_until(
-        &mut harness,
-        Duration::from_secs(120),
-        "the lanes run",
-        |app| !app.playground().running(),
-    );
-    harness.run();
+    wait_for_playground(&mut harness, "the lanes run");
     let cells = storing * s;
     harness.get_by_label(&format!("lane grid: {storing} subgroups, {cells} cells"));
     let last = harness.state().playground().last.as_ref().unwrap();
@@ -1064,8 +1063,10 @@ fn playground_lists_only_the_branches_that_ran() {
         .count();
     assert_eq!(idle, 24, "paths 8..31 never run");
     harness.get_by_label("24 branches never ran: not listed.");
-    // The source is annotated below the table: its first line is on screen.
-    harness.get_by_role_and_label(Role::Group, "line 1");
+    // The source is annotated below the table: its entry point's line is on screen.
+    let entry = format!("fn {}", profile.kernel.entry);
+    let line = line_of(&last.source, &entry);
+    harness.get_by_role_and_label(Role::Group, &format!("line {line}"));
 }
 
 /// A profile document the CLI saved opens in the Playground without running anything: the

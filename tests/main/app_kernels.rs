@@ -3,7 +3,6 @@
 //! adapter (lavapipe in CI), driven through the app as a user would.
 
 use std::collections::HashMap;
-use std::time::Duration;
 
 use divlab::app::DivlabApp;
 use divlab::app::dispatch_map::{CellState, OUTLINE};
@@ -13,7 +12,7 @@ use eframe::egui::{Color32, accesskit::Role};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable as _;
 
-use crate::app::{line_of, pick_example, run_playground, step_until};
+use crate::app::{line_of, pick_example, run_playground};
 
 /// The Playground, in a window tall enough for the pictures, the maps and the source at once.
 fn playground_harness() -> Harness<'static, DivlabApp> {
@@ -38,10 +37,7 @@ fn record_lanes_at(harness: &mut Harness<'static, DivlabApp>, line: u32, text: &
         .get_by_label_contains(text)
         .click();
     harness.step();
-    step_until(harness, Duration::from_secs(120), "the lanes run", |app| {
-        !app.playground().running()
-    });
-    harness.run();
+    crate::app::wait_for_playground(harness, "the lanes run");
 }
 
 fn picture<'a>(images: &'a [TextureImage], name: &str) -> &'a TextureImage {
@@ -209,62 +205,18 @@ fn an_8x8_workgroup_map_outlines_subgroups_as_the_lane_records_give_them() {
 #[test]
 fn collatzs_loop_row_shows_figures_that_agree_with_its_gutter() {
     let mut harness = playground_harness();
-    pick_example(&mut harness, "Collatz loop");
-    let source = harness.state().playground().source.clone();
-    run_playground(&mut harness);
-    let profile = profile(&harness);
-    let sg = u64::from(profile.subgroup_size.expect("subgroups"));
-    let loop_line = line_of(&source, "while (");
-    let body_line = line_of(&source, "if ((n & 1u) == 0u)");
-    let body = profile.lines.iter().find(|l| l.line == body_line).unwrap();
-    let row = profile
-        .branches
-        .iter()
-        .find(|b| b.line == loop_line)
-        .unwrap();
-    assert_eq!(row.trips, Some(body.executions));
-    assert_eq!(row.lane_trips, body.active_lanes);
-    let idle = body.executions * sg - body.active_lanes.unwrap();
-    assert_eq!(row.wasted_lane_slots, Some(idle));
-    // What the row and the gutter say on screen.
-    harness.get_by_label(&format!("{} trips", body.executions));
-    harness.get_by_label(&format!("lanes left on {} tests", row.divergent));
-    let name = format!("line {body_line}");
-    let gutter = harness.get_by_role_and_label(Role::Group, &name);
-    gutter.get_by_label(&body.executions.to_string());
-    let share = 100.0 * idle as f64 / (body.executions * sg) as f64;
-    harness
-        .get_by_role_and_label(Role::Group, &format!("line {loop_line}"))
-        .get_by_label(&format!("idle in its trips {share:.0}%"));
-}
-
-/// Pin one profile, run an edited kernel, and both show side by side, line by line.
-#[test]
-fn two_profiles_of_a_kernel_show_side_by_side() {
-    let mut harness = playground_harness();
-    pick_example(&mut harness, "Collatz loop");
-    run_playground(&mut harness);
-    let before = profile(&harness);
-    crate::app::button(&harness, "Pin for side by side").click();
-    harness.run();
-    // The branch-free form of the loop's `if`.
-    let edited = harness.state().playground().source.replace(
-        "        if ((n & 1u) == 0u) {\n            n = n / 2u;\n        } else {\n            \
-             n = 3u * n + 1u;\n        }\n",
-        "        n = select(3u * n + 1u, n / 2u, (n & 1u) == 0u);\n",
-    );
-    assert!(!edited.contains("} else {"), "the edit applies");
-    harness.state_mut().state.playground.source = edited;
-    harness.run();
-    run_playground(&mut harness);
-    let after = profile(&harness);
-    harness.get_by_label_contains("Side by side: playground.wgsl on ");
+    let (before, after) = crate::app_fit::pinned_then_edited(&mut harness);
+    harness.get_by_label_contains("Two versions of playground.wgsl");
     let app = harness.state();
     assert_eq!(app.playground().pinned(), Some(&before));
     assert_ne!(before.lines, after.lines, "the edit changed the profile");
-    harness.get_by_label_contains(&format!(
-        "control-flow efficiency: {:.1}% (pinned), {:.1}% (this run)",
-        before.control_flow_efficiency.unwrap() * 100.0,
+    let adapter = &after.adapter.name;
+    harness.get_by_label(&format!(
+        "pinned: control-flow efficiency {:.1}% · playground.wgsl on {adapter}",
+        before.control_flow_efficiency.unwrap() * 100.0
+    ));
+    harness.get_by_label(&format!(
+        "this run: control-flow efficiency {:.1}% · playground.wgsl on {adapter}",
         after.control_flow_efficiency.unwrap() * 100.0
     ));
 }
@@ -278,15 +230,16 @@ fn a_profile_shows_each_buffers_fill_and_first_values() {
     harness.state_mut().state.playground.settings.buffers = "input=iota".to_owned();
     harness.run();
     run_playground(&mut harness);
-    harness.get_by_label("Inputs (2): what the kernel ran on");
-    harness.get_by_label("`input` (@group(0) @binding(0))");
-    harness.get_by_label("iota");
+    // Folded by default, so the source keeps the room; opened, every fill and its values.
+    harness
+        .get_by_label("Inputs (2): what the kernel ran on")
+        .click();
+    harness.run();
+    harness.get_by_label("`input` (@group(0) @binding(0)): iota");
     // `array<f32>` counted up from 0, eight values shown.
     harness.get_by_label("0, 1, 2, 3, 4, 5, 6, 7, …");
-    harness.get_by_label("`output` (@group(0) @binding(1))");
-    let node = harness.get_by_label_contains("(default)");
-    let fill = node.value().unwrap_or_default();
-    assert!(fill.starts_with("random:"), "{fill}");
+    harness.get_by_label_contains("`output` (@group(0) @binding(1)): random:");
+    harness.get_by_label_contains("(default)");
 }
 
 /// What the engine cannot bind fails the run with the CLI's words, naming the binding and its
@@ -317,7 +270,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     );
 }
 
-/// In the Playground, Save writes the kernel back to its file, asking first since divlab did
+/// In the Playground, Save As writes the kernel back to its file, asking first since divlab did
 /// not write it; Save profile… and a picture's Save PNG… write what the run made.
 #[test]
 fn the_playground_saves_its_kernel_its_profile_and_its_pictures() {
@@ -336,7 +289,11 @@ fn the_playground_saves_its_kernel_its_profile_and_its_pictures() {
     harness.state_mut().state.playground.source = edited.clone();
     harness.run();
 
-    button(&harness, "Save").click();
+    // Save As onto the file it came from asks first, then replaces it.
+    button(&harness, "Save As…").click();
+    harness.run();
+    type_path(&mut harness, &kernel.display().to_string());
+    button(&harness, "OK").click();
     harness.run();
     harness.get_by_label("Replace the file?");
     assert_eq!(std::fs::read_to_string(&kernel).unwrap(), original);

@@ -3,18 +3,18 @@
 //! see, per line, how many subgroup executions it had and how many of their lanes were active.
 
 pub mod examples;
+mod pane;
 mod settings;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use eframe::egui::{self, Color32, RichText};
+use eframe::egui;
 use serde::{Deserialize, Serialize};
 
 use super::dispatch_map::DispatchMap;
 use super::pictures::Pictures;
-use super::profile_view::{self, PaneAction, PaneParts, PaneView};
-use super::source_view::source_view;
+use super::profile_view::{self, PaneAction, PaneView};
 use super::worker::ProfileRun;
 use crate::gpu::AdapterSelector;
 use crate::profile::report::Profile;
@@ -78,6 +78,10 @@ pub struct Playground {
     /// The run settings each opened file had when another kernel took its place, by path: a
     /// kernel opened again starts from its own settings, a new one from the defaults.
     pub settings_by_file: BTreeMap<PathBuf, RunSettings>,
+    /// The file's text as last opened or saved (`None` without a file): the kernel is modified
+    /// where its source differs. Persisted, so an edit that returns on the next start is still
+    /// marked.
+    pub saved: Option<String>,
     #[serde(skip)]
     checked: Option<String>,
     /// The checked module's compute entry points, in source order, for the settings' list.
@@ -152,6 +156,7 @@ impl Playground {
             settings: RunSettings::default(),
             path: None,
             settings_by_file: BTreeMap::new(),
+            saved: None,
             run: None,
             last: None,
             jump: None,
@@ -198,11 +203,46 @@ impl Playground {
         &self.source
     }
 
-    /// After the source was written to `path`: it is the kernel's file from now on.
-    pub fn saved_to(&mut self, path: &Path) {
+    /// After `source` was written to `path`: it is the kernel's file from now on.
+    pub fn saved_to(&mut self, path: &Path, source: &str) {
         if self.path.as_deref() != Some(path) {
             self.keep_settings();
             self.path = Some(path.to_owned());
+        }
+        self.saved = Some(source.to_owned());
+    }
+
+    /// Whether the kernel came from a file and was edited since it was opened or saved.
+    pub fn modified(&self) -> bool {
+        self.path.is_some() && self.saved.as_deref() != Some(self.source.as_str())
+    }
+
+    /// The view of the profile shown.
+    pub fn view(&self) -> PaneView {
+        self.view
+    }
+
+    /// After another kernel took the editor: a pinned profile of a different kernel is not
+    /// shown beside it until the user asks (the tab says "different kernels").
+    fn leave_side_by_side(&mut self) {
+        self.view = PaneView::Source;
+    }
+
+    /// The view a new profile of `file` opens in: its lanes where it recorded them; side by
+    /// side with the pinned profile where that is of the same kernel or an edit of it; else
+    /// the source.
+    fn view_for(&self, profile: &Profile) -> PaneView {
+        let related = self.pinned.as_deref().is_some_and(|pinned| {
+            let source = profile.source.as_deref().unwrap_or(&self.source);
+            profile_view::relation(pinned, &profile.kernel.file, source)
+                != profile_view::Relation::Different
+        });
+        if profile.lanes.is_some() {
+            PaneView::Lanes
+        } else if related {
+            PaneView::SideBySide
+        } else {
+            PaneView::Source
         }
     }
 
@@ -237,9 +277,11 @@ impl Playground {
         };
         self.keep_settings();
         self.path = None;
+        self.saved = None;
         self.source = example.source();
         self.settings = example.settings();
         self.clear_run();
+        self.leave_side_by_side();
         true
     }
 
@@ -249,8 +291,10 @@ impl Playground {
         self.keep_settings();
         self.settings = self.settings_by_file.get(path).cloned().unwrap_or_default();
         self.path = Some(path.to_owned());
+        self.saved = Some(source.clone());
         self.source = source;
         self.clear_run();
+        self.leave_side_by_side();
     }
 
     /// The name of the kernel in messages: its file's, or [`FILE`].
@@ -287,7 +331,12 @@ impl Playground {
             )
         });
         self.clear_run();
-        self.view = PaneView::Source;
+        // A document's lane records show once asked for (its Lanes tab).
+        self.view = match self.view_for(&profile) {
+            PaneView::Lanes => PaneView::Source,
+            view => view,
+        };
+        self.jump = entry_line(&source, &profile.kernel.entry);
         self.lane_map = profile_view::LaneMap::of(&profile);
         self.dispatch_map = DispatchMap::of(&profile);
         let finished = Finished {
@@ -300,6 +349,7 @@ impl Playground {
         };
         self.keep_settings();
         self.path = None;
+        self.saved = None;
         self.settings = RunSettings::of_request(&finished.profile.request);
         self.source = source.clone();
         self.last = Some(LastRun {
@@ -390,14 +440,11 @@ impl Playground {
         let mut outcome = outcome.map_err(|e| self.run_error(&e));
         self.clear_run();
         if let Ok(finished) = &mut outcome {
-            // A run that recorded a line's lanes shows them; another shows the source.
-            self.view = if finished.profile.lanes.is_some() {
-                PaneView::Lanes
-            } else if self.pinned.is_some() {
-                PaneView::SideBySide
-            } else {
-                PaneView::Source
-            };
+            self.view = self.view_for(&finished.profile);
+            // The gutter opens at the entry point that ran, not at the module's first lines.
+            if finished.profile.lanes.is_none() {
+                self.jump = entry_line(&source, &finished.profile.kernel.entry);
+            }
             self.lane_map = profile_view::LaneMap::of(&finished.profile);
             self.dispatch_map = DispatchMap::of(&finished.profile);
             self.pictures = Pictures::new(std::mem::take(&mut finished.images));
@@ -432,33 +479,70 @@ impl Playground {
         self.settings.ui(ui, &self.entries);
         ui.separator();
         let mut action = None;
-        ui.columns(2, |columns| {
-            let label = columns[0].strong("WGSL (edit here; checked as you type)");
-            egui::ScrollArea::vertical()
-                .id_salt("playground_editor")
-                .show(&mut columns[0], |ui| {
-                    ui.add(
-                        egui::TextEdit::multiline(&mut self.source)
-                            .code_editor()
-                            .desired_width(f32::INFINITY)
-                            .desired_rows(24),
-                    )
-                    .labelled_by(label.id);
-                });
-            match self.result_pane(&mut columns[1]) {
-                Some(PaneAction::RecordLanes(line)) => {
-                    self.start_run_at(columns[1].ctx(), adapter, Some(line));
-                }
-                Some(PaneAction::SavePicture(index)) => {
-                    action = Some(PlaygroundAction::SavePicture(index));
-                }
-                Some(PaneAction::SaveProfile) => action = Some(PlaygroundAction::SaveProfile),
-                Some(PaneAction::Pin) => self.pin(),
-                Some(PaneAction::Unpin) => self.pinned = None,
-                None => {}
+        // The lanes and side-by-side views take the whole width: they are read, not edited.
+        let wide = match self.view {
+            PaneView::Source => false,
+            PaneView::Lanes => self.lane_map.is_some(),
+            PaneView::SideBySide => self.pinned.is_some(),
+        } && self.profile().is_some();
+        if !wide {
+            let width = ui.available_width();
+            egui::Panel::left("playground_editor_panel")
+                .frame(egui::Frame::NONE.inner_margin(egui::Margin {
+                    right: 6,
+                    ..Default::default()
+                }))
+                .resizable(true)
+                .default_size((width * 0.4).max(300.0))
+                .min_size(200.0)
+                .max_size((width - 260.0).max(200.0))
+                .show(ui, |ui| self.editor(ui));
+        }
+        let pane = egui::CentralPanel::default()
+            .frame(egui::Frame::NONE)
+            .show(ui, |ui| (self.result_pane(ui), ui.ctx().clone()));
+        let (asked, ctx) = pane.inner;
+        match asked {
+            Some(PaneAction::RecordLanes(line)) => self.start_run_at(&ctx, adapter, Some(line)),
+            Some(PaneAction::SavePicture(index)) => {
+                action = Some(PlaygroundAction::SavePicture(index));
             }
-        });
+            Some(PaneAction::SaveProfile) => action = Some(PlaygroundAction::SaveProfile),
+            Some(PaneAction::Pin) => self.pin(),
+            Some(PaneAction::Unpin) => self.pinned = None,
+            None => {}
+        }
         action
+    }
+
+    /// The editor, headed by the kernel's name and, where it was edited since it was opened or
+    /// saved, a modified mark.
+    fn editor(&mut self, ui: &mut egui::Ui) {
+        let heading = if self.modified() {
+            format!("• {} (modified; checked as you type)", self.file_name())
+        } else {
+            format!("{} (edit here; checked as you type)", self.file_name())
+        };
+        let label = ui
+            .add(egui::Label::new(egui::RichText::new(heading).strong()).truncate())
+            .on_hover_text(match &self.path {
+                Some(path) if self.modified() => {
+                    format!("Edited since {} was opened or saved", path.display())
+                }
+                Some(path) => format!("As {} holds it", path.display()),
+                None => "Not a file yet: Save writes it to one".to_owned(),
+            });
+        egui::ScrollArea::vertical()
+            .id_salt("playground_editor")
+            .show(ui, |ui| {
+                ui.add(
+                    egui::TextEdit::multiline(&mut self.source)
+                        .code_editor()
+                        .desired_width(f32::INFINITY)
+                        .desired_rows(24),
+                )
+                .labelled_by(label.id);
+            });
     }
 
     fn toolbar(&mut self, ui: &mut egui::Ui, adapter: Option<usize>, run_key: bool) {
@@ -504,96 +588,32 @@ impl Playground {
             }
         });
     }
+}
 
-    /// The pane beside the editor; returns what the user asked of it.
-    fn result_pane(&mut self, ui: &mut egui::Ui) -> Option<PaneAction> {
-        let analysis = match &self.outcome {
-            Outcome::None => return None,
-            Outcome::Invalid {
-                line,
-                column,
-                message,
-            } => {
-                ui.add(
-                    egui::Label::new(
-                        RichText::new(format!(
-                            "{}:{line}:{column}: compile error",
-                            self.file_name()
-                        ))
-                        .color(Color32::from_rgb(220, 60, 60))
-                        .strong(),
-                    )
-                    .wrap(),
-                );
-                if let Some(text) = self.source.lines().nth((*line as usize).saturating_sub(1)) {
-                    marked_line(ui, *line, text);
-                }
-                ui.add(egui::Label::new(RichText::new(message).monospace()).wrap());
-                return None;
-            }
-            Outcome::Analysed(analysis) => analysis,
-        };
-        let current = self.last.as_ref().filter(|last| last.source == self.source);
-        match current.map(|last| &last.outcome) {
-            Some(Ok(finished)) => {
-                let pane = profile_view::ProfilePane {
-                    source: &self.source,
-                    finished,
-                    analysis: Some(analysis),
-                };
-                let parts = PaneParts {
-                    view: &mut self.view,
-                    jump: &mut self.jump,
-                    lanes: self.lane_map.as_mut(),
-                    dispatch_map: self.dispatch_map.as_mut(),
-                    pictures: &mut self.pictures,
-                    pinned: self.pinned.as_deref(),
-                };
-                return pane.ui(ui, parts);
-            }
-            Some(Err(error)) => {
-                ui.add(
-                    egui::Label::new(
-                        RichText::new(&error.message).color(Color32::from_rgb(220, 60, 60)),
-                    )
-                    .wrap(),
-                );
-                if error.line > 0
-                    && let Some(text) = self.source.lines().nth(error.line as usize - 1)
-                {
-                    marked_line(ui, error.line, text);
-                }
-                static_view(ui, &self.source, analysis);
-            }
-            None => {
-                ui.strong(crate::uniformity::summary(analysis));
-                if self.last.is_some() {
-                    ui.weak("Edited since the last run: Run again to profile this version.");
-                } else {
-                    ui.weak("Run (Ctrl+Enter) profiles it: executions and active lanes per line.");
-                }
-                static_view(ui, &self.source, analysis);
-            }
-        }
-        None
+/// The 1-based line that declares `entry` (`fn entry(`), where the source has one.
+fn entry_line(source: &str, entry: &str) -> Option<u32> {
+    source
+        .lines()
+        .position(|line| {
+            let Some(at) = line.find("fn ") else {
+                return false;
+            };
+            let rest = line[at + 3..].trim_start();
+            rest.strip_prefix(entry)
+                .is_some_and(|after| after.trim_start().starts_with('('))
+                && (at == 0 || !line.as_bytes()[at - 1].is_ascii_alphanumeric())
+        })
+        .map(|i| i as u32 + 1)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn an_entry_points_line_is_its_fn_declaration() {
+        let source = "fn reduce_helper() {}\n@compute @workgroup_size(8)\nfn reduce() {}\n\
+                      @compute @workgroup_size(8)\nfn  downsweep (@builtin(local_invocation_index) i: u32) {}\n";
+        assert_eq!(super::entry_line(source, "reduce"), Some(3));
+        assert_eq!(super::entry_line(source, "downsweep"), Some(5));
+        assert_eq!(super::entry_line(source, "scan"), None);
     }
-}
-
-/// Line `n` of the source, `text`, marked as where an error is.
-fn marked_line(ui: &mut egui::Ui, n: u32, text: &str) {
-    ui.label(
-        RichText::new(format!("{n:>4}  {text}"))
-            .monospace()
-            .background_color(Color32::from_rgba_unmultiplied(220, 60, 60, 60)),
-    );
-}
-
-/// The source with its static verdicts, scrolled within the pane.
-fn static_view(ui: &mut egui::Ui, source: &str, analysis: &Analysis) {
-    egui::ScrollArea::vertical()
-        .id_salt("playground_static")
-        .auto_shrink([false, true])
-        .show(ui, |ui| {
-            source_view(ui, "playground_source", source, analysis, None)
-        });
 }

@@ -30,13 +30,16 @@ pub const NOT_REACHED: Color32 = Color32::from_gray(70);
 pub const OUTLINE: Color32 = Color32::from_gray(15);
 
 /// The largest edge, in texels, of a slice's texture: cells get as many texels as fit.
-const MAX_TEXELS: u32 = 1024;
+const MAX_TEXELS: u32 = 2048;
 
 /// Texels per cell from which the subgroups' outlines are drawn.
 const MIN_OUTLINED_CELL: u32 = 4;
 
 /// No subgroup: the invocation's subgroup never reached the line.
 const NONE: u32 = u32::MAX;
+
+/// What a slice's texture was made for: the slice, the texture under it, texels per cell.
+type TextureKey = (u32, Option<usize>, u32);
 
 /// The dispatch a map is laid over.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -105,7 +108,7 @@ pub struct DispatchMap {
     pub z: u32,
     /// The texture to draw under the cells, by its index in the pictures, if any.
     pub overlay: Option<usize>,
-    texture: Option<(u32, Option<usize>, egui::TextureHandle)>,
+    texture: Option<(TextureKey, egui::TextureHandle)>,
 }
 
 impl DispatchMap {
@@ -286,17 +289,36 @@ impl DispatchMap {
         efficiency_colour(f64::from(cell.ran) / f64::from(executions))
     }
 
-    /// Texels per cell in a slice's texture.
+    /// Texels per cell in a slice's texture, where nothing else decides.
     pub fn texels_per_cell(&self) -> u32 {
-        (MAX_TEXELS / self.size[0].max(self.size[1])).clamp(1, 16)
+        (1024 / self.size[0].max(self.size[1])).clamp(1, 16)
+    }
+
+    /// For cells of at most `cell_px` physical pixels: the texels per cell of the texture,
+    /// and the cell's drawn size in pixels, a whole multiple of them. Drawn so, nearest
+    /// sampling keeps every texel, so every outline shows at any scale (a texture scaled by a
+    /// fraction drops some texel columns: some subgroups lost their outlines). Below one pixel
+    /// a cell is one texel, scaled down, and cells that small carry no outlines anyway.
+    pub fn fit(&self, cell_px: f32) -> (u32, f32) {
+        let most = (MAX_TEXELS / self.size[0].max(self.size[1])).max(1);
+        if cell_px < 1.0 {
+            return (1, cell_px.max(0.05));
+        }
+        let k = (cell_px.floor() as u32).clamp(1, most);
+        let times = (cell_px / k as f32).floor().max(1.0);
+        (k, k as f32 * times)
     }
 
     /// Slice `z` as an image: each cell a square of [`Self::texels_per_cell`] texels, outlined
     /// where its neighbour belongs to another subgroup, blended over `under` (RGBA rows of
     /// the dispatch's x × y, top to bottom) where given.
     pub fn image(&self, z: u32, under: Option<&[u8]>) -> egui::ColorImage {
+        self.image_with(z, under, self.texels_per_cell())
+    }
+
+    /// As [`Self::image`], with `k` texels per cell.
+    pub fn image_with(&self, z: u32, under: Option<&[u8]>, k: u32) -> egui::ColorImage {
         let [sx, sy, _] = self.size;
-        let k = self.texels_per_cell();
         let (w, h) = ((sx * k) as usize, (sy * k) as usize);
         let mut pixels = vec![Color32::TRANSPARENT; w * h];
         let outlined = k >= MIN_OUTLINED_CELL;
@@ -411,18 +433,7 @@ impl DispatchMap {
                 }
             )
         });
-        ui.horizontal_wrapped(|ui| {
-            for (colour, name) in [
-                (efficiency_colour(1.0), "ran the line"),
-                (efficiency_colour(0.5), "in some trips"),
-                (efficiency_colour(0.0), "its subgroup ran it without it"),
-                (NOT_REACHED, "its subgroup never did"),
-            ] {
-                let (rect, _) = ui.allocate_exact_size(vec2(12.0, 12.0), Sense::hover());
-                ui.painter().rect_filled(rect, 2.0, colour);
-                ui.label(name);
-            }
-        });
+        legend(ui);
         if self.truncated {
             ui.weak("The records ran out before the dispatch did: grey also marks subgroups not recorded.");
         }
@@ -455,27 +466,26 @@ impl DispatchMap {
             .overlay
             .and_then(|i| pictures.get(i))
             .map(|p| p.rgba.as_slice());
-        let key = (self.z, self.overlay);
-        if self
-            .texture
-            .as_ref()
-            .is_none_or(|(z, o, _)| (*z, *o) != key)
-        {
-            let image = self.image(self.z, under);
+        let height = (ui.available_height() - 8.0).max(160.0);
+        let fits = (ui.available_width() / sx as f32).min(height / sy as f32);
+        let ppp = ui.ctx().pixels_per_point();
+        let (k, cell_px) = self.fit(fits * ppp);
+        let scale = cell_px / ppp;
+        let key = (self.z, self.overlay, k);
+        if self.texture.as_ref().is_none_or(|(shown, _)| *shown != key) {
+            let image = self.image_with(self.z, under, k);
             let handle = ui.ctx().load_texture(
                 format!("dispatch map {}", self.line),
                 image,
                 egui::TextureOptions::NEAREST,
             );
-            self.texture = Some((key.0, key.1, handle));
+            self.texture = Some((key, handle));
         }
-        let texture = self.texture.as_ref().expect("made above").2.id();
-        let height = (ui.available_height() - 8.0).max(160.0);
-        let scale = (ui.available_width() / sx as f32)
-            .min(height / sy as f32)
-            .max(0.05);
+        let texture = self.texture.as_ref().expect("made above").1.id();
         let (rect, response) =
             crate::app::pictures::paint_picture(ui, texture, [sx, sy], scale, OUTLINE);
+        let name = format!("dispatch map of line {}", self.line);
+        response.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Image, true, &name));
         if let Some(pointer) = response.hover_pos() {
             let x = (((pointer.x - rect.min.x) / scale) as u32).min(sx - 1);
             let y = (((pointer.y - rect.min.y) / scale) as u32).min(sy - 1);
@@ -483,6 +493,35 @@ impl DispatchMap {
             response.on_hover_text_at_pointer(text);
         }
     }
+}
+
+/// The key to the map's colours: the scale it paints, from red (the invocation's subgroup ran
+/// the line without it every time) through amber to green (with it every time), and grey.
+fn legend(ui: &mut egui::Ui) {
+    ui.horizontal_wrapped(|ui| {
+        ui.label("share of its subgroup's executions of the line the invocation ran in:");
+        ui.label("0%");
+        let (rect, _) = ui.allocate_exact_size(vec2(120.0, 12.0), Sense::hover());
+        let steps = 24;
+        for i in 0..steps {
+            let x0 = rect.min.x + rect.width() * i as f32 / steps as f32;
+            let x1 = rect.min.x + rect.width() * (i + 1) as f32 / steps as f32;
+            let share = f64::from(i) / f64::from(steps - 1);
+            ui.painter().rect_filled(
+                egui::Rect::from_min_max(egui::pos2(x0, rect.min.y), egui::pos2(x1, rect.max.y)),
+                0.0,
+                efficiency_colour(share),
+            );
+        }
+        ui.label("100%");
+        let (rect, _) = ui.allocate_exact_size(vec2(12.0, 12.0), Sense::hover());
+        ui.painter().rect_filled(rect, 2.0, NOT_REACHED);
+        ui.label("its subgroup never ran the line");
+    });
+    ui.weak(
+        "Green: it ran the line each time its subgroup did; red: its subgroup ran it without \
+         it; between: in some of the subgroup's trips (a loop). Outlines: subgroups.",
+    );
 }
 
 /// `over` laid at half strength on `under`.
@@ -514,6 +553,33 @@ mod tests {
             invocations: None,
             invocations_complete: None,
         }
+    }
+
+    /// Drawn at any size, a cell is a whole number of pixels per texel: every texel, and so
+    /// every outline, reaches the screen; cells as large as the room allows, within a pixel
+    /// of it where the texture can be that fine.
+    #[test]
+    fn a_cell_is_drawn_at_whole_pixels_per_texel_at_any_size() {
+        let shape = Shape {
+            workgroup_size: [16, 1, 1],
+            dispatch: [4, 1, 1],
+            subgroup_size: 8,
+        };
+        let map = DispatchMap::from_records(3, shape, &[record(0, 0, 0xff)], 1).unwrap();
+        for tenth in 10..400 {
+            let room = tenth as f32 / 10.0;
+            let (k, px) = map.fit(room);
+            assert!(px <= room + 1e-4, "{room}: drawn at {px}");
+            assert_eq!(px % k as f32, 0.0, "{room}: {k} texels in {px} pixels");
+            assert!(
+                room - px < 1.0 || k == MAX_TEXELS / 16,
+                "{room}: {px} wastes room"
+            );
+            if room >= MIN_OUTLINED_CELL as f32 {
+                assert!(k >= MIN_OUTLINED_CELL, "{room}: too few texels to outline");
+            }
+        }
+        assert_eq!(map.fit(0.5), (1, 0.5));
     }
 
     /// Two workgroups of 16 in a line, subgroups of 8: a row per workgroup. Workgroup 0's first

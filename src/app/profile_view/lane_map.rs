@@ -71,6 +71,20 @@ impl LaneMap {
         })
     }
 
+    /// The width at which the grid shows every row's label and cells large enough to carry it
+    /// (as [`LaneGrid`] sizes them: 7 points a label character, 8 points or more a cell), with
+    /// room for the scroll bar.
+    pub fn wanted_width(&self) -> f32 {
+        let chars = self
+            .labels
+            .iter()
+            .map(|l| l.chars().count())
+            .max()
+            .unwrap_or(4);
+        let lanes = self.records.first().map_or(8, |r| r.local_index.len());
+        8.0 + 7.0 * chars as f32 + 10.0 * lanes as f32 + 24.0
+    }
+
     /// What the heading says: the line, its executions, and how many of them are shown.
     fn heading(&self) -> String {
         let kept = self.records.len() as u64;

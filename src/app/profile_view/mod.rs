@@ -27,6 +27,7 @@ use crate::uniformity::Analysis;
 use dispatch_map::DispatchMap;
 use gutter::Gutter;
 pub use lane_map::LaneMap;
+pub use side_by_side::{Relation, relation};
 use side_by_side::{profile_name, side_by_side};
 
 /// A run's profile painted onto the source it ran.
@@ -103,6 +104,7 @@ impl ProfilePane<'_> {
             pictures,
             pinned,
         } = parts;
+        let pinned = pinned.map(|p| (p, relation(p, &profile.kernel.file, self.source)));
         let mut action = toolbar(ui, view, lanes.as_ref().map(|l| l.line), pinned);
         match *view {
             PaneView::Lanes if lanes.is_some() => {
@@ -110,14 +112,14 @@ impl ProfilePane<'_> {
                 return action;
             }
             PaneView::SideBySide if pinned.is_some() => {
-                side_by_side(ui, pinned.expect("checked"), profile);
+                side_by_side(ui, pinned.expect("checked").0, profile);
                 return action;
             }
             _ => *view = PaneView::Source,
         }
-        // Above the source, scrolled within at most half the pane, so the annotated source
-        // keeps the rest in view.
-        let top = (ui.available_height() * 0.45).max(160.0);
+        // Above the source, scrolled within at most a third of the pane: the figures, and
+        // the notes, inputs and pictures (folded until opened).
+        let top = (ui.available_height() * 0.3).max(80.0);
         egui::ScrollArea::vertical()
             .id_salt("profile_pane_top")
             .max_height(top)
@@ -128,16 +130,12 @@ impl ProfilePane<'_> {
                 if let Some(index) = pictures.ui(ui) {
                     action = Some(PaneAction::SavePicture(index));
                 }
-                egui::CollapsingHeader::new("Branches and loops, by wasted lane slots")
-                    .default_open(true)
-                    .show(ui, |ui| summary::branch_table(ui, profile, jump));
             });
-        if lanes.is_none() {
-            ui.weak(
-                "Click a line to record, at that line, which lanes ran each subgroup execution, \
-                 and where on the dispatch they ran.",
-            );
-        }
+        // Outside that area, so its eight rows are never squeezed by what is above.
+        egui::CollapsingHeader::new("Branches and loops, by wasted lane slots")
+            .default_open(true)
+            .show(ui, |ui| summary::branch_table(ui, profile, jump));
+        // The legend says a click on a line records its lanes.
         let gutter = Gutter {
             source: self.source,
             profile,
@@ -158,9 +156,13 @@ fn lanes_view(
         lanes.ui(ui);
         return;
     };
-    // The lane map needs a few cells across; the dispatch map takes the rest.
+    // The lane map as wide as its labels and cells need (at most half); the dispatch map
+    // takes the rest.
     let height = ui.available_height();
-    let left = (ui.available_width() * 0.4).min(360.0);
+    let left = lanes
+        .wanted_width()
+        .max(240.0)
+        .min(ui.available_width() * 0.5);
     ui.horizontal_top(|ui| {
         ui.allocate_ui_with_layout(
             vec2(left, height),
@@ -180,7 +182,7 @@ fn toolbar(
     ui: &mut egui::Ui,
     view: &mut PaneView,
     lanes_line: Option<u32>,
-    pinned: Option<&Profile>,
+    pinned: Option<(&Profile, Relation)>,
 ) -> Option<PaneAction> {
     let mut action = None;
     ui.horizontal(|ui| {
@@ -189,9 +191,21 @@ fn toolbar(
             ui.selectable_value(view, PaneView::Lanes, format!("Lanes at line {line}"))
                 .on_hover_text("The lane map and the dispatch map of the line you clicked");
         }
-        if let Some(name) = pinned.map(profile_name) {
-            ui.selectable_value(view, PaneView::SideBySide, "Side by side")
-                .on_hover_text(format!("{name}, line by line beside this run"));
+        if let Some((pinned, relation)) = pinned {
+            let name = profile_name(pinned);
+            let (label, about) = if relation == Relation::Different {
+                (
+                    "Side by side (different kernels)",
+                    format!("{name} is of another kernel: its lines pair with this run's by text"),
+                )
+            } else {
+                (
+                    "Side by side",
+                    format!("{name}, line by line beside this run"),
+                )
+            };
+            ui.selectable_value(view, PaneView::SideBySide, label)
+                .on_hover_text(about);
         }
         ui.separator();
         if ui
@@ -201,7 +215,7 @@ fn toolbar(
         {
             action = Some(PaneAction::SaveProfile);
         }
-        match pinned.map(profile_name) {
+        match pinned.map(|(p, _)| profile_name(p)) {
             Some(name) => {
                 if ui
                     .button("Unpin")

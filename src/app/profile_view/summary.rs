@@ -91,7 +91,7 @@ pub fn inputs(ui: &mut egui::Ui, finished: &Finished) {
     }
     egui::CollapsingHeader::new(format!("Inputs ({count}): what the kernel ran on"))
         .id_salt("profile_inputs")
-        .default_open(true)
+        .default_open(false)
         .show(ui, |ui| {
             if finished.inputs.is_empty() {
                 ui.weak("As the document records them (bindings not named had the default fill):");
@@ -100,21 +100,14 @@ pub fn inputs(ui: &mut egui::Ui, finished: &Finished) {
                 }
                 return;
             }
-            egui::Grid::new("profile_inputs_grid")
-                .striped(true)
-                .num_columns(3)
-                .show(ui, |ui| {
-                    for input in &finished.inputs {
-                        ui.label(&input.label);
-                        ui.label(&input.fill)
-                            .on_hover_text(format!("{} bytes", input.bytes));
-                        ui.add(
-                            egui::Label::new(RichText::new(first_values(input)).monospace())
-                                .truncate(),
-                        );
-                        ui.end_row();
-                    }
+            // A list, not a grid: each fill and its values wrap at the pane's edge.
+            for input in &finished.inputs {
+                ui.add(egui::Label::new(format!("{}: {}", input.label, input.fill)).wrap())
+                    .on_hover_text(format!("{} bytes", input.bytes));
+                ui.indent(("profile_input", &input.label), |ui| {
+                    ui.add(egui::Label::new(RichText::new(first_values(input)).monospace()).wrap());
                 });
+            }
         });
 }
 
@@ -157,13 +150,22 @@ pub fn branch_table(ui: &mut egui::Ui, profile: &Profile, jump: &mut Option<u32>
         .into_iter()
         .map(|b| BranchRow::of(b, profile.subgroup_size))
         .collect();
-    // At most about ten rows tall, so the annotated source stays in view.
-    let row = ui.text_style_height(&egui::TextStyle::Body) + ui.spacing().item_spacing.y;
+    // Eight rows and the heading in view (more scroll), so the annotated source keeps the
+    // rest of the pane.
+    let row = ui
+        .text_style_height(&egui::TextStyle::Body)
+        .max(ui.spacing().interact_size.y)
+        + ui.spacing().item_spacing.y;
+    let shown = rows.len().min(BRANCH_ROWS) as f32 + 1.0;
     egui::ScrollArea::vertical()
         .id_salt("branch_table_scroll")
-        .max_height(11.0 * row)
+        .min_scrolled_height(shown * row + 4.0)
+        .max_height(shown * row + 4.0)
         .show(ui, |ui| branch_grid(ui, &rows, jump));
 }
+
+/// Rows of the branch table in view at once.
+pub const BRANCH_ROWS: usize = 8;
 
 /// The branches that ran, most wasted lane slots first (then by line), and how many never ran.
 fn ranked(profile: &Profile) -> (Vec<&BranchProfile>, usize) {
