@@ -595,6 +595,9 @@ fn profile_with_progress(
         let doing = match stage {
             Stage::Preparing => "instrumenting and compiling".to_owned(),
             Stage::Counting => "running the instrumented kernel".to_owned(),
+            Stage::Variants { done, of } => {
+                format!("--cost: variant {} of {of}, counted and compiled", done + 1)
+            }
             Stage::Timing { done, of } => format!(
                 "timing: {done} runs (at most {of}, within {} s)",
                 request.time_budget.as_secs_f64()

@@ -40,6 +40,8 @@ mod lint;
 mod profile;
 #[path = "main/profile_corpus.rs"]
 mod profile_corpus;
+#[path = "main/profile_cost.rs"]
+mod profile_cost;
 #[path = "main/profile_documents.rs"]
 mod profile_documents;
 #[path = "main/profile_inputs.rs"]

@@ -274,7 +274,7 @@ pub(crate) struct CompareArgs {
 }
 
 /// The options of `divlab profile` that only a run takes: `--import` refuses them.
-const RUN_OPTIONS: [&str; 15] = [
+const RUN_OPTIONS: [&str; 17] = [
     "file",
     "entry",
     "dispatch",
@@ -290,6 +290,8 @@ const RUN_OPTIONS: [&str; 15] = [
     "profile_reps",
     "time_budget",
     "lanes",
+    "cost",
+    "cost_top",
 ];
 
 /// `divlab profile`'s options.
@@ -362,6 +364,15 @@ pub(crate) struct ProfileArgs {
     /// together), into the output and the JSON.
     #[arg(long, value_name = "LINE")]
     pub(crate) lanes: Option<u32>,
+    /// Measure what each divergent branch costs on this adapter: the kernel timed against a
+    /// variant in which the branch's subgroups follow their first active lane, with a 95%
+    /// interval and a verdict (serialized, free_here, confounded, not_divergent).
+    #[arg(long)]
+    pub(crate) cost: bool,
+    /// With --cost: how many divergent branches get a variant, those with the most idle lane
+    /// slots first.
+    #[arg(long, value_name = "N", default_value_t = profile::cost::DEFAULT_COST_TOP, value_parser = |s: &str| whole_number(s, 1, 64).map(|n| n as usize))]
+    pub(crate) cost_top: usize,
     /// Print the report of a profile document (`--json`'s) again, without a GPU; --json and
     /// --csv write it again.
     #[arg(long, value_name = "FILE", conflicts_with_all = RUN_OPTIONS, conflicts_with = "emit_instrumented")]
@@ -399,6 +410,7 @@ impl ProfileArgs {
         request.reps = self.profile_reps;
         request.time_budget = self.time_budget;
         request.lanes_line = self.lanes;
+        request.cost_top = self.cost.then_some(self.cost_top);
         Ok(request)
     }
 }

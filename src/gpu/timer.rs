@@ -86,12 +86,7 @@ impl GpuTimer {
         Ok(())
     }
 
-    /// Times each dispatch alone in its own pass, for as many rounds as `budget` allows
-    /// ([`Budget::rounds`] for a fixed count), after one warm-up each. Each round visits the
-    /// dispatches in a fresh random order ([`Rounds`]), so that compared dispatches stay close
-    /// in time and none always follows the same neighbour. Returns the samples per dispatch, in
-    /// `dispatches` order, as many as the rounds that ran; `on_round` sees each finished
-    /// round's number from 1.
+    /// [`Self::interleave_groups`] with each dispatch a group of its own.
     pub fn interleave(
         &self,
         gpu: &GpuContext,
@@ -100,12 +95,30 @@ impl GpuTimer {
         budget: Budget,
         on_round: &mut dyn FnMut(usize),
     ) -> Result<Vec<Vec<f64>>> {
+        let alone: Vec<Range<usize>> = (0..dispatches.len()).map(|i| i..i + 1).collect();
+        self.interleave_groups(gpu, what, (dispatches, &alone), budget, on_round)
+    }
+
+    /// Times each dispatch alone in its own pass, for as many rounds as `budget` allows
+    /// ([`Budget::rounds`] for a fixed count), after one warm-up each. Each round visits the
+    /// `groups` (ranges of `dispatches`; the dispatches of a group run back to back) in a fresh
+    /// random order ([`Rounds`]), so that compared dispatches stay close in time and none
+    /// always follows the same neighbour. Returns the samples per dispatch, in `dispatches`
+    /// order, as many as the rounds that ran; `on_round` sees each finished round's number
+    /// from 1.
+    pub fn interleave_groups(
+        &self,
+        gpu: &GpuContext,
+        what: &str,
+        (dispatches, groups): (&[Dispatch], &[Range<usize>]),
+        budget: Budget,
+        on_round: &mut dyn FnMut(usize),
+    ) -> Result<Vec<Vec<f64>>> {
         let start = Instant::now();
         self.warm_up(gpu, what, dispatches)?;
-        let alone: Vec<Range<usize>> = (0..dispatches.len()).map(|i| i..i + 1).collect();
-        let mut rounds = Rounds::new(self, (what, dispatches), &alone, budget.max_rounds);
+        let mut rounds = Rounds::new(self, (what, dispatches), groups, budget.max_rounds);
         // Each round shuffles the previous round's order.
-        let mut order: Vec<usize> = (0..dispatches.len()).collect();
+        let mut order: Vec<usize> = (0..groups.len()).collect();
         let mut round = 0;
         while budget.goes_on(round, start.elapsed()) {
             rounds.round(gpu, &mut order)?;

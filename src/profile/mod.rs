@@ -6,6 +6,7 @@
 //! [`explain`] tells the user where a capped loop's bound comes from and what the defaults
 //! set. What can go wrong before the GPU runs is an [`Error`].
 
+pub mod cost;
 pub mod explain;
 pub mod fill;
 pub mod instrument;

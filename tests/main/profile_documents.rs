@@ -1,4 +1,4 @@
-//! Profile documents that travel: schema 2 (the request, the source, the versions), `--import`
+//! Profile documents that travel: schema 3 (the request, the source, the versions), `--import`
 //! without a GPU, `--csv`, the kernel-level branch efficiency, efficiency against the subgroup
 //! width, and the time budget of the timed runs. Real runs on the default adapter (lavapipe),
 //! through the library and through the `divlab` binary. Expected figures are derived here by hand
@@ -149,8 +149,8 @@ fn schema_2_records_the_request_and_the_source() {
     );
     out.assert_code(0);
     let doc = read_json(&dir, "p.json");
-    assert_eq!(doc["schema_version"], 2);
-    assert_eq!(report::PROFILE_SCHEMA_VERSION, 2);
+    assert_eq!(doc["schema_version"], 3);
+    assert_eq!(report::PROFILE_SCHEMA_VERSION, 3);
     let version = doc["divlab_version"].as_str().unwrap();
     assert!(
         version.starts_with(&format!("{} (", env!("CARGO_PKG_VERSION"))),
@@ -247,7 +247,7 @@ fn no_source_leaves_the_text_out_and_import_still_prints() {
     assert_eq!(shown, rows, "one row per profiled line\n{again}");
 }
 
-/// Every file that is not a schema-2 profile document is exit 2 with a message that says what
+/// Every file that is not a schema-2 or schema-3 profile document is exit 2 with a message that says what
 /// it is and what to do: no panic, no raw serde message, nothing on stdout.
 #[test]
 fn import_refuses_what_is_not_a_schema_2_profile() {
@@ -266,7 +266,7 @@ fn import_refuses_what_is_not_a_schema_2_profile() {
     write("empty.json", b"");
     write("garbage.json", b"this is not json\n");
     write("v1.json", &with(&|d| d["schema_version"] = json!(1)));
-    write("v3.json", &with(&|d| d["schema_version"] = json!(3)));
+    write("v4.json", &with(&|d| d["schema_version"] = json!(4)));
     write("array.json", b"[1, 2, 3]\n");
     write("other.json", b"{\"name\": \"a package.json\"}\n");
     write(
@@ -303,8 +303,8 @@ fn import_refuses_what_is_not_a_schema_2_profile() {
             "profile the kernel again with --json",
         ),
         (
-            "v3.json",
-            "a profile of schema 3, written by a newer divlab",
+            "v4.json",
+            "a profile of schema 4, written by a newer divlab",
             "import it with the divlab that wrote it",
         ),
         ("array.json", "the JSON is an array, not an object", rewrite),

@@ -114,6 +114,7 @@ pub fn lines_and_branches(
             lane_trips: None,
             taken,
             not_taken,
+            cost: None,
         });
     }
     for (l, site) in instrumented.loops.iter().enumerate() {
@@ -145,6 +146,7 @@ pub fn lines_and_branches(
             lane_trips: body.filter(|_| subgroups).map(|b| b.active_lanes),
             taken: None,
             not_taken: None,
+            cost: None,
         });
     }
     branches.sort_by_key(|b| b.line);

@@ -58,6 +58,11 @@ impl Row<'_> {
         }
     }
 
+    /// A branch row's `--cost`.
+    fn cost(&self) -> Option<&super::BranchCost> {
+        self.branch().and_then(|b| b.cost.as_ref())
+    }
+
     /// The line a line or branch row is about.
     fn line_number(&self) -> Option<u32> {
         match self.what {
@@ -93,7 +98,7 @@ fn source_line(profile: &Profile, line: Option<u32>) -> String {
 /// The columns, in order: the figures first (as before the device's identity was added, so
 /// that scripts reading columns by position keep working), then the kernel, the device and the
 /// run.
-pub const CSV_COLUMNS: [Column; 28] = {
+pub const CSV_COLUMNS: [Column; 34] = {
     use ColumnType::{Integer, Number, Text, Timestamp};
     const fn c(name: &'static str, kind: ColumnType, cell: fn(&Row<'_>) -> String) -> Column {
         Column { name, kind, cell }
@@ -164,6 +169,20 @@ pub const CSV_COLUMNS: [Column; 28] = {
         }),
         c("divlab_version", Text, |r| r.profile.divlab_version.clone()),
         c("created", Timestamp, |r| r.profile.created.clone()),
+        c("cost_verdict", Text, |r| cell(r.cost().map(|c| c.verdict.key()))),
+        c("saved_ns", Number, |r| cell(r.cost().and_then(|c| c.saved_ns))),
+        c("saved_fraction", Number, |r| {
+            cell(r.cost().and_then(|c| c.saved_fraction))
+        }),
+        c("saved_low_ns", Number, |r| {
+            cell(r.cost().and_then(|c| c.interval_ns).map(|[low, _]| low))
+        }),
+        c("saved_high_ns", Number, |r| {
+            cell(r.cost().and_then(|c| c.interval_ns).map(|[_, high]| high))
+        }),
+        c("predicted_ns", Number, |r| {
+            cell(r.cost().and_then(|c| c.predicted_ns))
+        }),
     ]
 };
 

@@ -3,10 +3,11 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::BranchCost;
 use crate::report::AdapterRecord;
 
 /// The profile document's format version.
-pub const PROFILE_SCHEMA_VERSION: u32 = 2;
+pub const PROFILE_SCHEMA_VERSION: u32 = 3;
 
 /// The counters are subgroup operations themselves: said once in every profile.
 pub const OBSERVER_NOTE: &str = "the counters are subgroup operations (ballots, votes, \
@@ -25,7 +26,7 @@ pub fn profile_schema_id() -> String {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Profile {
     /// The JSON Schema the document follows, named by its `$id`
-    /// (`urn:divlab:schema:profile:v2`, the file `schemas/profile.schema.json`). Absent in
+    /// (`urn:divlab:schema:profile:v3`, the file `schemas/profile.schema.json`). Absent in
     /// documents written before it was recorded.
     #[serde(rename = "$schema", default, skip_serializing_if = "String::is_empty")]
     pub schema: String,
@@ -145,6 +146,9 @@ pub struct RequestRecord {
     pub loop_cap: u32,
     /// `--lanes LINE`.
     pub lanes: Option<u32>,
+    /// `--cost-top N` (with `--cost`): how many divergent branches got a variant.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_top: Option<usize>,
 }
 
 /// The profiled kernel.
@@ -208,6 +212,9 @@ pub struct BranchProfile {
     /// An `if`: likewise, the lanes that took the other side, its `else` written or not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub not_taken: Option<u64>,
+    /// `--cost`: what the branch's divergence costs on this adapter (schema 3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<BranchCost>,
 }
 
 impl BranchProfile {
@@ -286,6 +293,33 @@ pub struct TimingRecord {
     pub time_budget_s: f64,
     /// `gpu_timestamp` or `cpu_wall_clock`.
     pub source: crate::report::TimingSource,
+    /// The 95% bootstrap interval of `overhead` (schema 3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub overhead_interval: Option<[f64; 2]>,
+    /// The kernel's run-to-run spread: the coefficient of variation of its times (schema 3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kernel_cv: Option<f64>,
+}
+
+impl TimingRecord {
+    /// The overhead as the report prints it: never a figure below 1 without its reason.
+    pub fn overhead_text(&self) -> String {
+        if !self.overhead.is_finite() {
+            return "overhead not measured".to_owned();
+        }
+        let ratio = format!("{:.2}x", self.overhead);
+        match self.overhead_interval {
+            Some([low, high]) if self.overhead < 1.0 && high >= 1.0 => {
+                format!("{ratio}, the same within noise: 95% interval {low:.2}x to {high:.2}x")
+            }
+            Some([low, high]) if self.overhead < 1.0 => format!(
+                "{ratio}, 95% interval {low:.2}x to {high:.2}x: the instrumented kernel ran \
+                 faster; see the note"
+            ),
+            _ if self.overhead < 1.0 => format!("{ratio}, too few runs to tell it from noise"),
+            _ => ratio,
+        }
+    }
 }
 
 /// Now, as `created` records it: UTC, RFC 3339, to the second.

@@ -122,7 +122,9 @@ fn check_kind(value: &Value) -> Result<(), String> {
         ));
     }
     match object.get("schema_version").and_then(Value::as_u64) {
-        Some(v) if v == u64::from(PROFILE_SCHEMA_VERSION) => Ok(()),
+        // Schema 3 added only optional fields (the costs): a schema 2 document reads as one
+        // without them.
+        Some(v) if v == u64::from(PROFILE_SCHEMA_VERSION) || v == 2 => Ok(()),
         Some(v) if v < u64::from(PROFILE_SCHEMA_VERSION) => Err(format!(
             "a profile of schema {v}, written by an older divlab; this divlab reads schema \
              {PROFILE_SCHEMA_VERSION}, which records the request and the source: profile the \

@@ -4,6 +4,7 @@
 //! `render.rs`, the CSV in `csv.rs`, and reading a document back (`--import`) in `import.rs`.
 
 mod attribution;
+mod cost;
 mod csv;
 mod document;
 mod import;
@@ -13,6 +14,7 @@ pub use attribution::{
     Inputs, branch_efficiency, control_flow_efficiency, line_owner, lines_and_branches, width_note,
 };
 pub use csv::{CSV_COLUMNS, Column, csv_bytes, csv_header};
+pub use cost::{BranchCost, CostVerdict};
 pub use document::{
     BranchProfile, KernelRecord, LaneCapture, LaneExecution, LaneInvocation, LineProfile,
     OBSERVER_NOTE, PROFILE_SCHEMA_VERSION, Profile, RequestRecord, TimingRecord, created_now,

@@ -131,6 +131,7 @@ fn render_summary(profile: &Profile, out: &mut String) {
             );
         }
     }
+    super::cost::render_costs(profile, out);
     match &profile.timing {
         Some(t) => {
             let _ = writeln!(
@@ -139,11 +140,7 @@ fn render_summary(profile: &Profile, out: &mut String) {
                  --time-budget {} s)",
                 format_ns(t.kernel_ns),
                 format_ns(t.instrumented_ns),
-                if t.overhead.is_finite() {
-                    format!("{:.2}x", t.overhead)
-                } else {
-                    "overhead not measured".to_owned()
-                },
+                t.overhead_text(),
                 t.reps,
                 match t.source {
                     crate::report::TimingSource::GpuTimestamp => "GPU timestamps",

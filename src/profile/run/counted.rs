@@ -36,9 +36,45 @@ pub(super) fn counted_run(
     resources: &Resources,
 ) -> Result<(Dispatch, Run)> {
     let label = instrumented_label(&request.file);
+    let (counted, read) = count(gpu, &label, request, interface, instrumented, resources)?;
+    let Read { counters, lanes } = read;
+    let images = if request.keep_images {
+        textures::images(gpu, interface, &resources.textures)?
+    } else {
+        Vec::new()
+    };
+    Ok((
+        counted,
+        Run {
+            counters,
+            lanes,
+            images,
+        },
+    ))
+}
+
+/// What one counted dispatch read back.
+pub(super) struct Read {
+    /// The counters.
+    pub counters: Counters,
+    /// The lane records at `--lanes LINE`, where the instrumentation records them.
+    pub lanes: Option<report::LaneCapture>,
+}
+
+/// `instrumented` dispatched once on `resources` and its counters (and lane records) read
+/// back; the storage textures `--save` names are written between the two, before any other
+/// run changes them. A variant's count passes a request that saves nothing.
+pub(super) fn count(
+    gpu: &GpuContext,
+    label: &str,
+    request: &Request,
+    interface: &KernelInterface,
+    instrumented: &Instrumented,
+    resources: &Resources,
+) -> Result<(Dispatch, Read)> {
     let instrumented_pipeline = pipeline(
         gpu,
-        &label,
+        label,
         &instrumented.wgsl,
         &instrumented.entry,
         &[],
@@ -65,7 +101,7 @@ pub(super) fn counted_run(
         Some((instrumented.options.counters_group, &ours)),
         request.dispatch,
     );
-    gpu.run_batch(&label, std::slice::from_ref(&counted))?;
+    gpu.run_batch(label, std::slice::from_ref(&counted))?;
     // Before the timed runs write to them again.
     textures::save_textures(
         gpu,
@@ -74,28 +110,16 @@ pub(super) fn counted_run(
         &resources.textures,
         &crate::report::write_atomic,
     )?;
-    let words: Vec<u32> = read_buffer(gpu, &label, &counters)?;
+    let words: Vec<u32> = read_buffer(gpu, label, &counters)?;
     let lanes = lane_capture(
         gpu,
-        &label,
+        label,
         lane_buffer.as_ref(),
         request.lanes_line,
         (instrumented.lane_record_words, interface.workgroup_size),
     )?;
     let counters = instrumented.read_counters(&words)?;
-    let images = if request.keep_images {
-        textures::images(gpu, interface, &resources.textures)?
-    } else {
-        Vec::new()
-    };
-    Ok((
-        counted,
-        Run {
-            counters,
-            lanes,
-            images,
-        },
-    ))
+    Ok((counted, Read { counters, lanes }))
 }
 
 /// What the lanes buffer recorded at `--lanes LINE`, in workgroup and lane order; records of

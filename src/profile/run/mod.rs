@@ -5,6 +5,7 @@
 //! and instrumented (`timing.rs`). What to run is a [`Request`] (`request.rs`).
 
 mod bind;
+mod cost;
 mod counted;
 mod finished;
 mod outputs;
@@ -51,11 +52,43 @@ pub fn profile_with_progress(
     on_stage(Stage::Counting);
     let instrumented = &prepared.instrumented;
     let (counted, run) = counted_run(gpu, request, &kernel.interface, instrumented, &resources)?;
+    let counters_group = instrumented.options.counters_group;
     let mut finished = finished::finished(lab, request, &kernel, prepared, &resources, run);
-    if finished.cap_hit.is_none() {
-        // The kernel ends on this input: time it alone and instrumented, interleaved.
-        let timed = timing(gpu, request, &kernel, &resources, counted, on_stage)?;
-        finished.profile.timing = Some(timed);
+    let cost_top = request.cost_top.filter(|_| gpu.caps.subgroups);
+    if request.cost_top.is_some() && cost_top.is_none() {
+        finished.profile.notes.push(
+            "--cost: not measured, this adapter has no subgroup operations to count \
+             divergence with"
+                .to_owned(),
+        );
+    }
+    if finished.cap_hit.is_some() {
+        if cost_top.is_some() {
+            let why = "--cost: not measured, the run hit the loop cap (the kernel is not timed)";
+            finished.profile.notes.push(why.to_owned());
+        }
+        return Ok(finished);
+    }
+    // The kernel ends on this input: time it alone and instrumented, interleaved, with the
+    // variants `--cost` asks for.
+    let profile = &finished.profile;
+    let variants = match cost_top {
+        Some(top) => {
+            let (shared, group) = (&resources, (top, counters_group));
+            Some(cost::variants(
+                gpu, request, &kernel, profile, shared, group, on_stage,
+            )?)
+        }
+        None => None,
+    };
+    let pairs = (variants.iter().flat_map(|v| &v.timed))
+        .map(|t| (t.placebo.clone(), t.uniform.clone()))
+        .collect();
+    let timed = timing(gpu, request, &kernel, &resources, counted, pairs, on_stage)?;
+    finished.profile.timing = Some(timed.record);
+    finished.profile.notes.extend(timed.notes);
+    if let (Some(variants), Some(top)) = (variants, cost_top) {
+        cost::apply(&mut finished.profile, variants, &timed.pairs, top);
     }
     Ok(finished)
 }

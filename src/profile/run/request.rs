@@ -30,6 +30,13 @@ pub enum Stage {
     Preparing,
     /// The instrumented kernel runs once, counting.
     Counting,
+    /// `--cost`: variant `done` (0 before the first) of `of` made and counted.
+    Variants {
+        /// Variants finished.
+        done: usize,
+        /// How many there are.
+        of: usize,
+    },
     /// Timed repetition `done` (0 before the first) of at most `of`.
     Timing {
         /// Repetitions finished.
@@ -69,6 +76,8 @@ pub struct Request {
     /// Read every texture back after the counted run, for [`Finished::images`](super::Finished::images) (the app shows
     /// them; the command line saves only what `--save` names).
     pub keep_images: bool,
+    /// `--cost` (`--cost-top N`): measure what the N most divergent branches cost.
+    pub cost_top: Option<usize>,
 }
 
 impl Request {
@@ -90,6 +99,7 @@ impl Request {
             time_budget: DEFAULT_TIME_BUDGET,
             lanes_line: None,
             keep_images: false,
+            cost_top: None,
         }
     }
 
@@ -135,6 +145,7 @@ impl Request {
             time_budget_s: self.time_budget.as_secs_f64(),
             loop_cap: self.loop_cap,
             lanes: self.lanes_line,
+            cost_top: self.cost_top,
         }
     }
 }

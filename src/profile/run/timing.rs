@@ -1,9 +1,12 @@
 //! The kernel timed alone and instrumented, interleaved.
 
+use std::ops::Range;
+
 use crate::Result;
 use crate::gpu::{Budget, Dispatch, GpuContext, GpuTimer};
 use crate::profile::kernel::Kernel;
 use crate::profile::report::TimingRecord;
+use crate::stats::bootstrap_medians;
 
 use super::bind::{Resources, dispatch, pipeline};
 use super::counted::instrumented_label;
@@ -11,15 +14,17 @@ use super::{MIN_REPS, Request, Stage};
 
 /// The kernel alone (the user's own source, with their overrides as pipeline constants) and
 /// instrumented (`counted`), timed interleaved for as many rounds as the request's budget
-/// allows.
+/// allows, with `--cost`'s variant pairs among them (each pair back to back, so that its two
+/// samples of a round are close in time). Returns each pair's samples too.
 pub(super) fn timing(
     gpu: &GpuContext,
     request: &Request,
     kernel: &Kernel,
     resources: &Resources,
     counted: Dispatch,
+    pairs: Vec<(Dispatch, Dispatch)>,
     on_stage: &mut dyn FnMut(Stage),
-) -> Result<TimingRecord> {
+) -> Result<Timings> {
     // The source the kernel parsed, already validated: only the device compiles it again.
     let plain_pipeline = pipeline(
         gpu,
@@ -55,15 +60,80 @@ pub(super) fn timing(
         });
     };
     let label = instrumented_label(&request.file);
-    let samples = timer.interleave(gpu, &label, &[plain, counted], budget, &mut on_round)?;
+    let pair_count = pairs.len();
+    let dispatches: Vec<Dispatch> = [plain, counted]
+        .into_iter()
+        .chain(pairs.into_iter().flat_map(|(a, b)| [a, b]))
+        .collect();
+    let groups: Vec<Range<usize>> = [0..1, 1..2]
+        .into_iter()
+        .chain((0..pair_count).map(|i| 2 + 2 * i..4 + 2 * i))
+        .collect();
+    let mut samples =
+        timer.interleave_groups(gpu, &label, (&dispatches, &groups), budget, &mut on_round)?;
+    let pair_samples = samples
+        .split_off(2)
+        .chunks_exact_mut(2)
+        .map(|pair| (std::mem::take(&mut pair[0]), std::mem::take(&mut pair[1])))
+        .collect();
     let [kernel_ns, instrumented_ns] =
         [0, 1].map(|i| crate::stats::summarize(&samples[i]).map_or(f64::NAN, |s| s.median));
-    Ok(TimingRecord {
+    let interval = bootstrap_medians(&[&samples[0], &samples[1]], |m| m[1] / m[0]);
+    let record = TimingRecord {
         kernel_ns,
         instrumented_ns,
         overhead: instrumented_ns / kernel_ns,
         reps: samples[0].len(),
         time_budget_s: request.time_budget.as_secs_f64(),
         source: timer.source(),
+        overhead_interval: interval.map(|i| [i.low, i.high]),
+        kernel_cv: crate::stats::summarize(&samples[0]).map(|s| s.cv),
+    };
+    let notes = timing_notes(&record);
+    Ok(Timings {
+        record,
+        pairs: pair_samples,
+        notes,
     })
+}
+
+/// The kernel's times and `--cost`'s pairs.
+pub(super) struct Timings {
+    /// What the profile records.
+    pub record: TimingRecord,
+    /// Each variant pair's samples, placebo then uniform, one per round.
+    pub pairs: Vec<(Vec<f64>, Vec<f64>)>,
+    /// What the user should know about the times.
+    pub notes: Vec<String>,
+}
+
+/// Run-to-run spread above which the times get a note.
+const NOISY_CV: f64 = 0.2;
+
+/// Notes on times that could mislead: an instrumented kernel faster than the kernel alone
+/// beyond noise, and times that vary a lot between runs.
+fn timing_notes(t: &TimingRecord) -> Vec<String> {
+    let mut notes = Vec::new();
+    if let Some([_, high]) = t.overhead_interval
+        && high < 1.0
+    {
+        notes.push(format!(
+            "the instrumented kernel ran faster than the kernel alone ({:.2}x), beyond noise. \
+             Both ran the same dispatch on the same resources, interleaved, after a warm-up \
+             each, so the work and the first-run costs are the same: the compiler made \
+             different code of the two (the instrumented one is naga's rewrite of the kernel, \
+             with counters that can change how it unrolls, schedules or allocates). The \
+             counts are not affected; the time alone is the kernel's",
+            t.overhead
+        ));
+    }
+    if let Some(cv) = t.kernel_cv.filter(|&cv| cv > NOISY_CV) {
+        notes.push(format!(
+            "the kernel's times vary by {:.0}% (coefficient of variation) between runs: the \
+             machine is busy or the clock changes; medians and intervals allow for it, but \
+             --reps more or a quieter machine narrows them",
+            cv * 100.0
+        ));
+    }
+    notes
 }

@@ -1,0 +1,242 @@
+//! What a divergent branch costs on this adapter (`divlab profile --cost`), without a device:
+//! which branches get a variant ([`candidates`]), the variants' text ([`variant`]), the cost
+//! model's prediction from the counts ([`predicted_ns`]), how far a variant moved the work
+//! outside its branch ([`outside_change`]), and the verdict from the timed pairs ([`judge`]).
+//! `run/cost.rs` makes and runs the variants.
+
+pub mod variant;
+
+use std::ops::Range;
+
+use crate::profile::report::{BranchCost, BranchProfile, CostVerdict, LineProfile};
+use crate::stats::median_interval;
+
+/// Below this share of divergent evaluations a branch is `not_divergent` and gets no variant.
+pub const MIN_DIVERGENT_FRACTION: f64 = 0.01;
+
+/// Above this change in the lanes run outside the branch, a variant is `confounded`.
+pub const MAX_OUTSIDE_CHANGE: f64 = 0.01;
+
+/// The default `--cost-top`: branches measured, by idle lane slots.
+pub const DEFAULT_COST_TOP: usize = 5;
+
+/// The branches that get a variant, as indices into `branches`: the `if`s and `switch`es
+/// divergent in at least [`MIN_DIVERGENT_FRACTION`] of their evaluations, the `top` with the
+/// most idle lane slots.
+pub fn candidates(branches: &[BranchProfile], top: usize) -> Vec<usize> {
+    let mut divergent: Vec<usize> = (0..branches.len())
+        .filter(|&i| {
+            let b = &branches[i];
+            b.kind != "loop" && b.divergent_fraction.unwrap_or(0.0) >= MIN_DIVERGENT_FRACTION
+        })
+        .collect();
+    divergent.sort_by_key(|&i| std::cmp::Reverse(branches[i].wasted_lane_slots.unwrap_or(0)));
+    divergent.truncate(top);
+    divergent
+}
+
+/// The lane slots of every line: Σ executions × W, what the kernel's time is spread over.
+fn line_slots(lines: &[LineProfile], width: u32) -> u64 {
+    lines.iter().map(|l| l.executions * u64::from(width)).sum()
+}
+
+/// The cost model's saving for a branch whose statement spans `region`, its header line
+/// aside: the idle lane slots on those lines (Σ executions × W − active lanes), priced at the
+/// kernel's average time per lane slot of a line. A divergent `if`/`else` whose subgroups
+/// agreed would run one side full instead of both half empty: the slots saved are the idle
+/// ones.
+pub fn predicted_ns(
+    lines: &[LineProfile],
+    region: &Range<u32>,
+    width: u32,
+    kernel_ns: f64,
+) -> Option<f64> {
+    let total = line_slots(lines, width);
+    let idle: u64 = (lines.iter())
+        .filter(|l| l.line > region.start && l.line < region.end)
+        .filter_map(|l| Some((l.executions * u64::from(width)).saturating_sub(l.active_lanes?)))
+        .sum();
+    (total > 0 && kernel_ns.is_finite()).then(|| kernel_ns * idle as f64 / total as f64)
+}
+
+/// A loop's count-based cost: its idle trip slots (lanes that had left while others ran more
+/// trips), priced like [`predicted_ns`].
+pub fn loop_predicted_ns(
+    branch: &BranchProfile,
+    lines: &[LineProfile],
+    width: u32,
+    kernel_ns: f64,
+) -> Option<f64> {
+    let (ran, paid) = branch.trip_slots(Some(width))?;
+    let total = line_slots(lines, width);
+    (total > 0 && kernel_ns.is_finite())
+        .then(|| kernel_ns * paid.saturating_sub(ran) as f64 / total as f64)
+}
+
+/// How far the variant's lanes outside `region` moved from the original's: Σ |Δ lanes| / Σ
+/// lanes over the original's lines outside it (executions where there are no lane counts).
+/// Lines the variant added (its helper, after the last line) are not compared.
+pub fn outside_change(
+    original: &[LineProfile],
+    variant: &[LineProfile],
+    region: &Range<u32>,
+) -> f64 {
+    let lanes = |l: &LineProfile| l.active_lanes.unwrap_or(l.executions) as f64;
+    let (mut moved, mut total) = (0.0, 0.0);
+    for line in original.iter().filter(|l| !region.contains(&l.line)) {
+        let after = variant
+            .iter()
+            .find(|v| v.line == line.line)
+            .map_or(0.0, lanes);
+        moved += (after - lanes(line)).abs();
+        total += lanes(line);
+    }
+    if total > 0.0 { moved / total } else { 0.0 }
+}
+
+/// The verdict on a branch from its timed pair, paired by round: `placebo` (each lane decides)
+/// minus `uniform` (the first active lane decides for the subgroup) is the saving.
+pub fn judge(
+    (placebo, uniform): (&[f64], &[f64]),
+    outside: f64,
+    predicted_ns: Option<f64>,
+) -> BranchCost {
+    let diffs: Vec<f64> = placebo.iter().zip(uniform).map(|(p, u)| p - u).collect();
+    let saved = crate::stats::summarize(&diffs).map(|s| s.median);
+    let interval = median_interval(&diffs);
+    // Each round's saving over its own placebo time: the share holds up under drift in the
+    // machine's speed better than a median over another kernel's median.
+    let shares: Vec<f64> = (placebo.iter().zip(uniform))
+        .map(|(p, u)| (p - u) / p)
+        .filter(|s| s.is_finite())
+        .collect();
+    let fraction = crate::stats::summarize(&shares).map(|s| s.median);
+    let (verdict, reason) = match (saved, interval) {
+        _ if outside > MAX_OUTSIDE_CHANGE => (
+            CostVerdict::Confounded,
+            format!(
+                "with the subgroup's first lane deciding, the lanes run outside the branch \
+                 changed by {:.1}%: the branch's result steers later work, so the time moved \
+                 for more than the divergence",
+                outside * 100.0
+            ),
+        ),
+        (Some(_), Some(i)) if i.high < 0.0 => (
+            CostVerdict::Confounded,
+            "the variant ran slower: the first lane's path costs more than the mix the lanes \
+             took, so the difference is not the divergence's"
+                .to_owned(),
+        ),
+        (Some(_), Some(i)) if i.low > 0.0 => (
+            CostVerdict::Serialized,
+            "the saving's 95% interval lies above zero".to_owned(),
+        ),
+        (Some(_), Some(_)) => (
+            CostVerdict::FreeHere,
+            "the saving's 95% interval includes zero".to_owned(),
+        ),
+        _ => (
+            CostVerdict::NotMeasured,
+            "too few timed rounds for an interval".to_owned(),
+        ),
+    };
+    BranchCost {
+        verdict,
+        saved_ns: saved,
+        saved_fraction: fraction,
+        interval_ns: interval.map(|i| [i.low, i.high]),
+        predicted_ns,
+        variant_reps: diffs.len(),
+        outside_change: Some(outside),
+        reason,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(line: u32, executions: u64, active_lanes: u64) -> LineProfile {
+        LineProfile {
+            line,
+            executions,
+            active_lanes: Some(active_lanes),
+            efficiency: None,
+            static_verdict: None,
+        }
+    }
+
+    /// Lines 1–2 before the branch, 3 its header, 4 and 6 its sides half full, 8 after it.
+    fn lines() -> Vec<LineProfile> {
+        vec![
+            line(1, 10, 80),
+            line(3, 10, 80),
+            line(4, 10, 40),
+            line(6, 10, 40),
+            line(8, 10, 80),
+        ]
+    }
+
+    #[test]
+    fn the_prediction_prices_the_idle_slots_inside_the_branch_at_the_kernels_average() {
+        // 400 slots in all; lines 4 and 6 leave 40 idle each: 80 of 400 of 1000 ns.
+        let p = predicted_ns(&lines(), &(3..7), 8, 1000.0).unwrap();
+        assert!((p - 200.0).abs() < 1e-9, "{p}");
+        // The header's own slots are not the branch's.
+        assert_eq!(predicted_ns(&lines(), &(4..5), 8, 1000.0), Some(0.0));
+    }
+
+    #[test]
+    fn only_lanes_outside_the_branch_count_as_moved_work() {
+        let mut variant = lines();
+        variant[2].active_lanes = Some(80); // inside: free to change
+        assert_eq!(outside_change(&lines(), &variant, &(3..7)), 0.0);
+        variant[4].active_lanes = Some(40); // after the branch: 40 of the 160 lanes outside
+        let moved = outside_change(&lines(), &variant, &(3..7));
+        assert!((moved - 40.0 / 160.0).abs() < 1e-9, "{moved}");
+    }
+
+    #[test]
+    fn verdicts_follow_the_interval_and_the_work_outside() {
+        let placebo = [10.0, 11.0, 10.5, 10.2, 10.8, 10.1, 10.9, 10.4];
+        let half: Vec<f64> = placebo.iter().map(|p| p / 2.0).collect();
+        let same: Vec<f64> = placebo.iter().rev().copied().collect();
+        let saved = judge((&placebo, &half), 0.0, None);
+        assert_eq!(saved.verdict, CostVerdict::Serialized);
+        assert!(saved.saved_fraction.unwrap() > 0.4);
+        assert_eq!(
+            judge((&placebo, &same), 0.0, None).verdict,
+            CostVerdict::FreeHere
+        );
+        let moved = judge((&placebo, &half), 0.05, None);
+        assert_eq!(moved.verdict, CostVerdict::Confounded);
+        let slower = judge((&half, &placebo), 0.0, None);
+        assert_eq!(slower.verdict, CostVerdict::Confounded);
+    }
+
+    #[test]
+    fn candidates_are_divergent_ifs_and_switches_by_idle_slots() {
+        let branch = |kind: &str, divergent: f64, idle: u64| BranchProfile {
+            line: 1,
+            kind: kind.to_owned(),
+            executions: 100,
+            divergent: (divergent * 100.0) as u64,
+            divergent_fraction: Some(divergent),
+            wasted_lane_slots: Some(idle),
+            trips: None,
+            lane_trips: None,
+            taken: None,
+            not_taken: None,
+            cost: None,
+        };
+        let branches = [
+            branch("if", 0.5, 10),
+            branch("loop", 0.9, 99),
+            branch("switch", 0.2, 30),
+            branch("if", 0.001, 50),
+            branch("if", 0.3, 20),
+        ];
+        assert_eq!(candidates(&branches, 5), [2, 4, 0]);
+        assert_eq!(candidates(&branches, 2), [2, 4]);
+    }
+}

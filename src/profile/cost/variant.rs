@@ -1,0 +1,355 @@
+//! The counterfactual kernels of one branch, written into the user's text so that every line
+//! keeps its number: the branch's decision taken from the subgroup's first active lane
+//! (`Uniform`), the same instructions with each lane's own decision (`Placebo`), and the
+//! uniform decision without the control buffer, for the counted run (`Counted`).
+//!
+//! The timed pair differs only in which operand a `select` returns, on a condition read from a
+//! buffer of zeros (`divlab_ctl[0] == 0u`) that the compiler cannot see: it must compile both
+//! as a branch on a value that may differ between lanes, with the same instructions around it,
+//! so their difference is the divergence's cost and not the probe's.
+
+use std::ops::Range;
+
+/// Which counterfactual to write.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Form {
+    /// Each subgroup takes the path its first active lane takes.
+    Uniform,
+    /// Each lane takes its own path, through the same instructions as `Uniform`.
+    Placebo,
+    /// `Uniform` without the control buffer: what the counted (instrumented) run executes.
+    Counted,
+}
+
+/// A branch found in the text: the keyword, its condition or selector, and the lines the
+/// statement spans (its blocks and any `else`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BranchText {
+    /// `if` or `switch`.
+    pub keyword: &'static str,
+    /// Byte range of the condition or selector, between the keyword and the `{`.
+    pub condition: Range<usize>,
+    /// 1-based lines from the keyword to the statement's last `}`.
+    pub lines: Range<u32>,
+}
+
+/// Why a branch has no variant.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NoVariant {
+    /// No `if`/`switch` keyword of that kind on the line (a loop's test, or a branch naga made
+    /// of a short-circuit operator).
+    NotInText,
+    /// More than one on the line: which one the counts belong to is not known.
+    Several,
+}
+
+/// The module-scope declarations a timed variant appends: the control buffer at `group`.
+fn control_binding(group: u32) -> String {
+    format!("\n@group({group}) @binding(0) var<storage, read> divlab_ctl: array<u32>;\n")
+}
+
+/// The helper an `if` calls, by form (its parameter evaluates the condition once).
+fn if_helper(form: Form) -> String {
+    let keep = match form {
+        Form::Uniform | Form::Placebo => "divlab_ctl[0] == 0u",
+        Form::Counted => "true",
+    };
+    let (own, first) = ("c", "subgroupBroadcastFirst(u32(c)) != 0u");
+    let (when_zero, otherwise) = match form {
+        Form::Uniform | Form::Counted => (first, own),
+        Form::Placebo => (own, first),
+    };
+    format!(
+        "\nfn divlab_decide(c: bool) -> bool {{\n    return select({otherwise}, {when_zero}, {keep});\n}}\n"
+    )
+}
+
+/// A `switch` selector's replacement: `select` is generic over `i32` and `u32`, so the text
+/// needs no type; the selector is evaluated twice, in both forms alike.
+fn switch_selector(selector: &str, form: Form) -> String {
+    let own = format!("({selector})");
+    let first = format!("subgroupBroadcastFirst({selector})");
+    let (when_zero, otherwise) = match form {
+        Form::Uniform | Form::Counted => (first, own),
+        Form::Placebo => (own, first),
+    };
+    let keep = match form {
+        Form::Counted => "true",
+        _ => "divlab_ctl[0] == 0u",
+    };
+    format!("select({otherwise}, {when_zero}, {keep})")
+}
+
+/// `source` with the branch at `branch` rewritten as `form`; timed forms bind the control
+/// buffer at `@group(control_group) @binding(0)`.
+pub fn write(source: &str, branch: &BranchText, form: Form, control_group: u32) -> String {
+    // The condition without its comments, on one line.
+    let code = mask_comments(source);
+    let condition = &code[branch.condition.clone()];
+    let flat = condition.split_whitespace().collect::<Vec<_>>().join(" ");
+    let replaced = match branch.keyword {
+        "if" => format!(" divlab_decide({flat}) "),
+        _ => format!(" {} ", switch_selector(&flat, form)),
+    };
+    let mut out = String::with_capacity(source.len() + 256);
+    out.push_str(&source[..branch.condition.start]);
+    // Newlines inside the condition stay, so that the lines after it keep their numbers.
+    let breaks = condition.matches('\n').count();
+    out.push_str(&replaced);
+    out.push_str(&"\n".repeat(breaks));
+    out.push_str(&source[branch.condition.end..]);
+    if branch.keyword == "if" {
+        out.push_str(&if_helper(form));
+    }
+    if form != Form::Counted {
+        out.push_str(&control_binding(control_group));
+    }
+    out
+}
+
+/// The `keyword` (`if` or `switch`) statement that starts on `line` (1-based) of `source`.
+pub fn find(source: &str, line: u32, keyword: &'static str) -> Result<BranchText, NoVariant> {
+    let code = mask_comments(source);
+    let start = line_start(&code, line).ok_or(NoVariant::NotInText)?;
+    let end = code[start..].find('\n').map_or(code.len(), |n| start + n);
+    let hits: Vec<usize> = keyword_positions(&code[start..end], keyword)
+        .into_iter()
+        .map(|at| start + at)
+        .collect();
+    let at = match hits.as_slice() {
+        [] => return Err(NoVariant::NotInText),
+        [one] => *one,
+        _ => return Err(NoVariant::Several),
+    };
+    let after = at + keyword.len();
+    let open = top_level_brace(&code, after).ok_or(NoVariant::NotInText)?;
+    let mut close = matching_brace(&code, open).ok_or(NoVariant::NotInText)?;
+    // An `if`'s `else` and `else if` blocks belong to the statement.
+    loop {
+        let next = skip_space(&code, close + 1);
+        if keyword != "if" || !starts_word(&code, next, "else") {
+            break;
+        }
+        let Some(brace) = top_level_brace(&code, next + 4) else {
+            break;
+        };
+        match matching_brace(&code, brace) {
+            Some(end) => close = end,
+            None => break,
+        }
+    }
+    Ok(BranchText {
+        keyword,
+        condition: after..open,
+        lines: line..line_of(&code, close) + 1,
+    })
+}
+
+/// `source` with every comment blanked to spaces (line breaks kept): WGSL's `//` comments and
+/// its nesting `/* */` comments.
+fn mask_comments(source: &str) -> String {
+    let bytes = source.as_bytes();
+    let mut out = bytes.to_vec();
+    let (mut i, mut depth) = (0, 0usize);
+    while i < bytes.len() {
+        let pair = (bytes[i], bytes.get(i + 1).copied());
+        if depth == 0 && pair == (b'/', Some(b'/')) {
+            while i < bytes.len() && bytes[i] != b'\n' {
+                out[i] = b' ';
+                i += 1;
+            }
+            continue;
+        }
+        if pair == (b'/', Some(b'*')) {
+            depth += 1;
+        }
+        if depth > 0 {
+            let closes = pair == (b'*', Some(b'/'));
+            for b in &mut out[i..(i + if closes { 2 } else { 1 }).min(bytes.len())] {
+                if *b != b'\n' {
+                    *b = b' ';
+                }
+            }
+            i += if closes { 2 } else { 1 };
+            depth -= usize::from(closes);
+            continue;
+        }
+        i += 1;
+    }
+    // Only ASCII bytes were replaced, by ASCII: still UTF-8.
+    String::from_utf8(out).unwrap_or_else(|_| source.to_owned())
+}
+
+fn line_start(text: &str, line: u32) -> Option<usize> {
+    if line == 0 {
+        return None;
+    }
+    let mut at = 0;
+    for _ in 1..line {
+        at += text[at..].find('\n')? + 1;
+    }
+    Some(at)
+}
+
+fn line_of(text: &str, offset: usize) -> u32 {
+    1 + text[..offset].matches('\n').count() as u32
+}
+
+fn is_word_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+fn starts_word(text: &str, at: usize, word: &str) -> bool {
+    let bytes = text.as_bytes();
+    text[at.min(text.len())..].starts_with(word)
+        && bytes.get(at + word.len()).is_none_or(|&b| !is_word_byte(b))
+        && (at == 0 || !is_word_byte(bytes[at - 1]))
+}
+
+fn keyword_positions(line: &str, keyword: &str) -> Vec<usize> {
+    line.match_indices(keyword)
+        .map(|(at, _)| at)
+        .filter(|&at| starts_word(line, at, keyword))
+        .collect()
+}
+
+fn skip_space(text: &str, mut at: usize) -> usize {
+    let bytes = text.as_bytes();
+    while at < bytes.len() && bytes[at].is_ascii_whitespace() {
+        at += 1;
+    }
+    at
+}
+
+/// The first `{` at or after `from` outside parentheses and brackets (a WGSL expression holds
+/// none, so this ends a condition or selector).
+fn top_level_brace(text: &str, from: usize) -> Option<usize> {
+    let mut depth = 0i32;
+    for (i, b) in text.bytes().enumerate().skip(from) {
+        match b {
+            b'(' | b'[' => depth += 1,
+            b')' | b']' => depth -= 1,
+            b'{' if depth == 0 => return Some(i),
+            b';' | b'}' => return None,
+            _ => {}
+        }
+    }
+    None
+}
+
+fn matching_brace(text: &str, open: usize) -> Option<usize> {
+    let mut depth = 0i32;
+    for (i, b) in text.bytes().enumerate().skip(open) {
+        match b {
+            b'{' => depth += 1,
+            b'}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const KERNEL: &str = "@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+@compute @workgroup_size(64)
+fn main(@builtin(local_invocation_index) lid: u32) {
+    var x = 0u; // if this were code { it would count }
+    if (lid % 2u == 0u &&
+        lid > 3u) { /* } */
+        x = 1u;
+    } else if lid == 1u {
+        x = 2u;
+    } else {
+        x = 3u;
+    }
+    switch lid % 4u {
+        case 0u: { x += 1u; }
+        default: { x += 2u; }
+    }
+    out[lid] = x;
+}
+";
+
+    #[test]
+    fn an_if_spans_its_else_chain_and_a_condition_over_two_lines() {
+        let branch = find(KERNEL, 5, "if").unwrap();
+        assert_eq!(branch.lines, 5..13);
+        assert_eq!(
+            &KERNEL[branch.condition.clone()],
+            " (lid % 2u == 0u &&\n        lid > 3u) "
+        );
+        // `else if` on line 8 is its own `if`, in the first one's chain.
+        assert_eq!(find(KERNEL, 8, "if").unwrap().lines, 8..13);
+        let switch = find(KERNEL, 13, "switch").unwrap();
+        assert_eq!(switch.lines, 13..17);
+        assert_eq!(&KERNEL[switch.condition], " lid % 4u ");
+    }
+
+    #[test]
+    fn comments_loops_and_missing_keywords_have_no_variant() {
+        assert_eq!(find(KERNEL, 4, "if"), Err(NoVariant::NotInText));
+        assert_eq!(find(KERNEL, 99, "if"), Err(NoVariant::NotInText));
+        let two = "fn f(a: u32) {\n if a > 1u { } if a > 2u { }\n}\n";
+        assert_eq!(find(two, 2, "if"), Err(NoVariant::Several));
+    }
+
+    #[test]
+    fn variants_keep_every_line_and_parse() {
+        for (line, keyword) in [(5, "if"), (8, "if"), (13, "switch")] {
+            let branch = find(KERNEL, line, keyword).unwrap();
+            for form in [Form::Uniform, Form::Placebo, Form::Counted] {
+                let text = write(KERNEL, &branch, form, 1);
+                let original: Vec<&str> = KERNEL.lines().collect();
+                let lines: Vec<&str> = text.lines().collect();
+                // Every line after the branch's condition is where it was.
+                assert_eq!(lines[13..18], original[13..18], "{form:?} {line}");
+                naga::front::wgsl::parse_str(&text)
+                    .unwrap_or_else(|e| panic!("{form:?} line {line}: {e}\n{text}"));
+                assert_eq!(text.contains("divlab_ctl"), form != Form::Counted);
+            }
+        }
+    }
+
+    /// What a compiler may assume follows WGSL's uniformity rules: in the uniform variant, the
+    /// branch's body is still in non-uniform control flow, so no compiler can make it a
+    /// uniform branch (the decision goes through a buffer it cannot read at compile time).
+    #[test]
+    fn the_uniform_variant_is_still_a_branch_the_compiler_must_treat_as_divergent() {
+        for (line, keyword, body) in [(5, "if", 7), (13, "switch", 14)] {
+            let branch = find(KERNEL, line, keyword).unwrap();
+            let text = write(KERNEL, &branch, Form::Uniform, 1);
+            let analysis = crate::uniformity::analyze_source("variant.wgsl", &text).unwrap();
+            let verdict = analysis.line(body).unwrap();
+            assert_eq!(
+                verdict.subgroup,
+                crate::uniformity::Verdict::NonUniform,
+                "line {body} of\n{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_timed_pair_differs_only_in_which_operand_select_returns() {
+        let branch = find(KERNEL, 13, "switch").unwrap();
+        let uniform = write(KERNEL, &branch, Form::Uniform, 1);
+        let placebo = write(KERNEL, &branch, Form::Placebo, 1);
+        assert!(
+            uniform.contains(
+                "select((lid % 4u), subgroupBroadcastFirst(lid % 4u), divlab_ctl[0] == 0u)"
+            )
+        );
+        assert!(
+            placebo.contains(
+                "select(subgroupBroadcastFirst(lid % 4u), (lid % 4u), divlab_ctl[0] == 0u)"
+            )
+        );
+    }
+}

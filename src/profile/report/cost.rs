@@ -1,0 +1,164 @@
+//! What a branch's divergence costs on the adapter that ran it (`divlab profile --cost`): the
+//! measured saving of a counterfactual kernel in which the branch's subgroups do not diverge,
+//! its interval, the cost model's prediction from the counts, and a verdict.
+
+use serde::{Deserialize, Serialize};
+
+/// The verdict on one branch's cost.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CostVerdict {
+    /// The saving's 95% interval lies above zero: the device runs the branch's paths one after
+    /// the other, and removing the divergence would save that time.
+    Serialized,
+    /// Divergent in at least 1% of evaluations, but the saving is within noise of zero: the
+    /// driver predicated or merged the paths, so the divergence costs nothing here.
+    FreeHere,
+    /// The counterfactual changed more than the branch (the work outside it moved by more than
+    /// 1%, or the variant ran slower): its number is not a clean saving.
+    Confounded,
+    /// Divergent in fewer than 1% of evaluations: no variant ran.
+    NotDivergent,
+    /// Divergent, but not measured: past `--cost-top`, or no honest variant could be written
+    /// (the reason says which).
+    NotMeasured,
+    /// A loop: its cost is counted (the trips lanes sat out), not measured, since a variant
+    /// whose lanes agree on the trips changes the work itself.
+    CountOnly,
+}
+
+impl CostVerdict {
+    /// The verdict as the JSON and CSV write it.
+    pub fn key(self) -> &'static str {
+        match self {
+            Self::Serialized => "serialized",
+            Self::FreeHere => "free_here",
+            Self::Confounded => "confounded",
+            Self::NotDivergent => "not_divergent",
+            Self::NotMeasured => "not_measured",
+            Self::CountOnly => "count_only",
+        }
+    }
+
+    /// What the verdict means, in a sentence, for the report's legend and the app's tooltip.
+    pub fn meaning(self) -> &'static str {
+        match self {
+            Self::Serialized => {
+                "the paths run one after the other here: making the branch's subgroups agree \
+                 saves the time shown"
+            }
+            Self::FreeHere => {
+                "divergent, but the saving is within noise of zero: the driver predicated or \
+                 merged the paths, so removing this divergence gains nothing on this adapter"
+            }
+            Self::Confounded => {
+                "the variant changed more than the branch (other work moved, or it ran \
+                 slower): its number is not a clean saving"
+            }
+            Self::NotDivergent => "divergent in under 1% of evaluations: not measured",
+            Self::NotMeasured => "divergent, but not measured (see the reason)",
+            Self::CountOnly => {
+                "a loop: the share of its lane slots idle while other lanes ran more trips, \
+                 counted, not measured"
+            }
+        }
+    }
+}
+
+/// One branch's cost, in the profile document (schema 3).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct BranchCost {
+    /// The verdict.
+    pub verdict: CostVerdict,
+    /// The median time saved per dispatch when the branch's subgroups agree (placebo minus
+    /// uniform variant, paired by round); `None` where no variant ran.
+    pub saved_ns: Option<f64>,
+    /// The saving as a share of the kernel's time: the median over rounds of each round's
+    /// saving over its placebo's time (the kernel with the probe's instructions).
+    pub saved_fraction: Option<f64>,
+    /// The 95% bootstrap interval of `saved_ns`.
+    pub interval_ns: Option<[f64; 2]>,
+    /// The cost model's saving from the counts: the idle lane slots on the branch's lines,
+    /// priced at the kernel's average time per lane slot of a line (for a loop: its idle
+    /// trip slots).
+    pub predicted_ns: Option<f64>,
+    /// Timed rounds of each variant.
+    pub variant_reps: usize,
+    /// The variant's change in lanes run outside the branch, Σ|Δ| / Σ, against the original;
+    /// above 1% the verdict is `confounded`.
+    pub outside_change: Option<f64>,
+    /// Why the verdict, in words.
+    pub reason: String,
+}
+
+impl BranchCost {
+    /// A branch that has no measurement, for `reason`.
+    pub fn unmeasured(verdict: CostVerdict, predicted_ns: Option<f64>, reason: String) -> Self {
+        Self {
+            verdict,
+            saved_ns: None,
+            saved_fraction: None,
+            interval_ns: None,
+            predicted_ns,
+            variant_reps: 0,
+            outside_change: None,
+            reason,
+        }
+    }
+}
+
+/// `--cost`'s table: the measured branches by saving (most first), then the others, each with
+/// its interval, the prediction and the verdict; a line on each verdict shown.
+pub(super) fn render_costs(profile: &super::Profile, out: &mut String) {
+    use std::fmt::Write as _;
+    let mut costed: Vec<(&super::BranchProfile, &BranchCost)> = (profile.branches.iter())
+        .filter_map(|b| Some((b, b.cost.as_ref()?)))
+        .filter(|(_, c)| c.verdict != CostVerdict::NotDivergent)
+        .collect();
+    if costed.is_empty() {
+        return;
+    }
+    let saved = |c: &BranchCost| c.saved_ns.unwrap_or(f64::NEG_INFINITY);
+    costed.sort_by(|a, b| saved(b.1).total_cmp(&saved(a.1)));
+    let _ = writeln!(
+        out,
+        "cost of divergence on this adapter (--cost: the kernel against a variant whose \
+         subgroups follow their first active lane; saving, 95% interval, share of the kernel):"
+    );
+    for (b, c) in &costed {
+        let measured = match (c.saved_ns, c.interval_ns) {
+            (Some(s), Some([low, high])) => format!(
+                "saves {} ({} to {}, {:.1}%)",
+                signed_ns(s),
+                signed_ns(low),
+                signed_ns(high),
+                c.saved_fraction.unwrap_or(f64::NAN) * 100.0
+            ),
+            _ => "not measured".to_owned(),
+        };
+        let predicted = c
+            .predicted_ns
+            .map_or_else(String::new, |p| format!(", predicted {}", signed_ns(p)));
+        let _ = writeln!(
+            out,
+            "  line {:>4} {:<6} {:<13} {measured}{predicted}: {}",
+            b.line,
+            b.kind,
+            c.verdict.key(),
+            c.reason
+        );
+    }
+    let mut shown: Vec<CostVerdict> = costed.iter().map(|(_, c)| c.verdict).collect();
+    shown.dedup();
+    shown.sort_by_key(|v| v.key());
+    shown.dedup();
+    for verdict in shown {
+        let _ = writeln!(out, "  {}: {}", verdict.key(), verdict.meaning());
+    }
+}
+
+/// A time that may be negative (a saving within noise of zero).
+fn signed_ns(ns: f64) -> String {
+    let text = crate::report::units::format_ns(ns.abs());
+    if ns < 0.0 { format!("-{text}") } else { text }
+}

@@ -1,0 +1,235 @@
+//! `--cost`: for each measured branch, its counterfactual counted (did other work move?) and
+//! its timed pair compiled, for the timing to interleave with the kernel; then each branch's
+//! cost from its pair's samples. The text of the variants and the arithmetic are
+//! [`crate::profile::cost`]'s.
+
+use std::ops::Range;
+
+use crate::Result;
+use crate::gpu::{Dispatch, GpuContext, storage_buffer};
+use crate::profile::cost::{self, variant};
+use crate::profile::kernel::Kernel;
+use crate::profile::report::{self, BranchCost, CostVerdict, Inputs, LineProfile, Profile};
+
+use super::bind::{Resources, dispatch, pipeline, resources};
+use super::counted::count;
+use super::prepare::prepare;
+use super::{Request, Stage};
+
+/// A branch with a timed pair.
+pub(super) struct Timed {
+    /// Its index in the profile's branches.
+    branch: usize,
+    /// The lines its statement spans.
+    region: Range<u32>,
+    /// The counted variant's change in lanes outside it.
+    outside: f64,
+    /// Each lane decides, through the same instructions as `uniform`.
+    pub placebo: Dispatch,
+    /// The subgroup's first active lane decides.
+    pub uniform: Dispatch,
+}
+
+/// The branches' variants: the timed pairs, and the costs decided without timing.
+pub(super) struct Variants {
+    /// The pairs to time, in the order their samples come back.
+    pub timed: Vec<Timed>,
+    /// Branch index and cost, for the branches that get no timed pair.
+    decided: Vec<(usize, BranchCost)>,
+}
+
+/// The variants of the `top` most divergent branches of `profile` (the counted run's), made
+/// and counted on fresh resources filled as the original's were, and compiled to run on
+/// `shared` (the resources the timing uses).
+pub(super) fn variants(
+    gpu: &GpuContext,
+    request: &Request,
+    kernel: &Kernel,
+    profile: &Profile,
+    shared: &Resources,
+    (top, control_group): (usize, u32),
+    on_stage: &mut dyn FnMut(Stage),
+) -> Result<Variants> {
+    let chosen = cost::candidates(&profile.branches, top);
+    let mut out = Variants {
+        timed: Vec::new(),
+        decided: Vec::new(),
+    };
+    // The counts and the `--save`d textures are the original's: a variant saves nothing.
+    let mut quiet = request.clone();
+    quiet.lanes_line = None;
+    quiet.keep_images = false;
+    quiet.textures.saves.clear();
+    let control = storage_buffer(gpu, "divlab.cost.control", 16);
+    for (done, &index) in chosen.iter().enumerate() {
+        on_stage(Stage::Variants {
+            done,
+            of: chosen.len(),
+        });
+        let branch = &profile.branches[index];
+        let keyword = if branch.kind == "switch" {
+            "switch"
+        } else {
+            "if"
+        };
+        let text = match variant::find(&kernel.source, branch.line, keyword) {
+            Ok(text) => text,
+            Err(why) => {
+                let reason = match why {
+                    variant::NoVariant::NotInText => format!(
+                        "no `{keyword}` starts on line {}: a test naga made of `&&`/`||` \
+                         (its clause is costed with the `if` it belongs to) or a loop's",
+                        branch.line
+                    ),
+                    variant::NoVariant::Several => format!(
+                        "more than one `{keyword}` on line {}: put each on its own line to \
+                         cost it",
+                        branch.line
+                    ),
+                };
+                out.decided.push((index, unmeasured(reason)));
+                continue;
+            }
+        };
+        let counted = count_variant(gpu, &quiet, kernel, &profile.lines, &text)?;
+        let outside = match counted {
+            Ok(outside) => outside,
+            Err(cost) => {
+                out.decided.push((index, cost));
+                continue;
+            }
+        };
+        let compile = |form| {
+            let wgsl = variant::write(&kernel.source, &text, form, control_group);
+            let label = format!("{} (line {} {form:?})", kernel.file, branch.line);
+            let p = pipeline(
+                gpu,
+                &label,
+                &wgsl,
+                &kernel.interface.entry,
+                &kernel.constants(),
+                false,
+            )?;
+            let ours = [&control];
+            let group = Some((control_group, &ours[..]));
+            Ok::<_, crate::Error>(dispatch(
+                gpu,
+                &p,
+                &kernel.interface,
+                shared,
+                group,
+                request.dispatch,
+            ))
+        };
+        match (
+            compile(variant::Form::Placebo),
+            compile(variant::Form::Uniform),
+        ) {
+            (Ok(placebo), Ok(uniform)) => out.timed.push(Timed {
+                branch: index,
+                region: text.lines,
+                outside,
+                placebo,
+                uniform,
+            }),
+            (Err(e), _) | (_, Err(e)) => {
+                let reason = format!("the variant did not compile on this adapter: {e}");
+                out.decided.push((index, unmeasured(reason)));
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn unmeasured(reason: String) -> BranchCost {
+    BranchCost::unmeasured(CostVerdict::NotMeasured, None, reason)
+}
+
+/// The counted variant's change in lanes outside the branch (`Err`: the cost decided without
+/// timing, where the variant cannot be counted or does not end).
+fn count_variant(
+    gpu: &GpuContext,
+    quiet: &Request,
+    kernel: &Kernel,
+    original: &[LineProfile],
+    text: &variant::BranchText,
+) -> Result<std::result::Result<f64, BranchCost>> {
+    let wgsl = variant::write(&kernel.source, text, variant::Form::Counted, 0);
+    let entry = Some(kernel.interface.entry.as_str());
+    let parsed = Kernel::parse(&kernel.file, &wgsl, &kernel.overrides, entry)
+        .and_then(|k| Ok((prepare(gpu, &k, quiet)?, k)));
+    let (prepared, variant_kernel) = match parsed {
+        Ok(p) => p,
+        Err(e) => {
+            let reason = format!("the variant could not be instrumented: {e}");
+            return Ok(Err(unmeasured(reason)));
+        }
+    };
+    // The same fills as the original's counted run saw, not what the runs since left.
+    let fresh = resources(gpu, &kernel.interface, quiet)?;
+    let label = format!(
+        "{} (line {} counted variant)",
+        kernel.file, text.lines.start
+    );
+    let instrumented = &prepared.instrumented;
+    let (_, read) = count(gpu, &label, quiet, &kernel.interface, instrumented, &fresh)?;
+    if read.counters.cap_hit.is_some() {
+        return Ok(Err(BranchCost::unmeasured(
+            CostVerdict::Confounded,
+            None,
+            "with the subgroup's first lane deciding, a loop ran into the loop cap: the \
+             branch's result steers later work"
+                .to_owned(),
+        )));
+    }
+    let (lines, _, _) = report::lines_and_branches(&Inputs {
+        instrumented,
+        counters: &read.counters,
+        subgroup_size: read.counters.subgroup_width,
+        widest_ballot: None,
+        workgroup_size: variant_kernel.interface.workgroup_size,
+        analysis: None,
+    });
+    Ok(Ok(cost::outside_change(original, &lines, &text.lines)))
+}
+
+/// Every branch's cost in `profile`, from the timed pairs' samples (`samples[i]` for
+/// `variants.timed[i]`, placebo then uniform); `top` is `--cost-top`.
+pub(super) fn apply(
+    profile: &mut Profile,
+    variants: Variants,
+    samples: &[(Vec<f64>, Vec<f64>)],
+    top: usize,
+) {
+    let kernel_ns = profile.timing.as_ref().map_or(f64::NAN, |t| t.kernel_ns);
+    let width = profile.subgroup_size.unwrap_or(0);
+    let lines = profile.lines.clone();
+    for (timed, (placebo, uniform)) in variants.timed.iter().zip(samples) {
+        let predicted = cost::predicted_ns(&lines, &timed.region, width, kernel_ns);
+        profile.branches[timed.branch].cost =
+            Some(cost::judge((placebo, uniform), timed.outside, predicted));
+    }
+    for (index, decided) in variants.decided {
+        profile.branches[index].cost = Some(decided);
+    }
+    for branch in profile.branches.iter_mut().filter(|b| b.cost.is_none()) {
+        branch.cost = Some(if branch.kind == "loop" && branch.divergent > 0 {
+            let predicted = cost::loop_predicted_ns(branch, &lines, width, kernel_ns);
+            let reason = "lanes left at different trips; a variant whose lanes agree on the \
+                          trips would change the work itself (at most this much: the slots of \
+                          lanes that never entered count too)"
+                .into();
+            BranchCost::unmeasured(CostVerdict::CountOnly, predicted, reason)
+        } else if branch.kind == "loop" {
+            let reason = "its lanes left together: the loop itself never diverged".to_owned();
+            BranchCost::unmeasured(CostVerdict::NotDivergent, None, reason)
+        } else if branch.divergent_fraction.unwrap_or(0.0) < cost::MIN_DIVERGENT_FRACTION {
+            let reason = "divergent in under 1% of its evaluations".to_owned();
+            BranchCost::unmeasured(CostVerdict::NotDivergent, None, reason)
+        } else {
+            unmeasured(format!(
+                "past --cost-top {top} (the branches with the most idle lane slots are measured)"
+            ))
+        });
+    }
+}
