@@ -419,8 +419,8 @@ fn written_results(dir: &tempfile::TempDir) -> Vec<PathBuf> {
     .collect()
 }
 
-/// Profiles through the CLI: one with its lanes captured (whose CSV's columns hold their
-/// documented types), and one on wgpu's GL backend, without subgroups or source (its figures
+/// Profiles through the CLI: one with its lanes captured and its branches' costs measured
+/// (whose CSV's columns hold their documented types), and one on wgpu's GL backend, without subgroups or source (its figures
 /// null).
 fn written_profiles(dir: &tempfile::TempDir) -> Vec<PathBuf> {
     let kernel = "tests/kernels/profile/counted_rows.wgsl";
@@ -428,7 +428,7 @@ fn written_profiles(dir: &tempfile::TempDir) -> Vec<PathBuf> {
     let mut cmd = divlab(root());
     cmd.args(["profile", kernel])
         .args(inputs)
-        .args(["--lanes", "19", "--json"])
+        .args(["--lanes", "19", "--cost", "--json"])
         .arg(path_in(dir, "profile.json"))
         .arg("--csv")
         .arg(path_in(dir, "profile.csv"));

@@ -158,19 +158,12 @@ pub const CSV_COLUMNS: [Column; 34] = {
         c("lane_trips", Integer, |r| {
             cell(r.branch().and_then(|b| b.lane_trips))
         }),
-        c("entry", Text, |r| r.profile.kernel.entry.clone()),
-        c("adapter", Text, |r| r.profile.adapter.name.clone()),
-        c("backend", Text, |r| r.profile.adapter.backend.clone()),
-        c("vendor", Integer, |r| r.profile.adapter.vendor.to_string()),
-        c("device", Integer, |r| r.profile.adapter.device.to_string()),
-        c("driver", Text, |r| r.profile.adapter.driver.clone()),
-        c("driver_info", Text, |r| {
-            r.profile.adapter.driver_info.clone()
+        c("cost_verdict", Text, |r| {
+            cell(r.cost().map(|c| c.verdict.key()))
         }),
-        c("divlab_version", Text, |r| r.profile.divlab_version.clone()),
-        c("created", Timestamp, |r| r.profile.created.clone()),
-        c("cost_verdict", Text, |r| cell(r.cost().map(|c| c.verdict.key()))),
-        c("saved_ns", Number, |r| cell(r.cost().and_then(|c| c.saved_ns))),
+        c("saved_ns", Number, |r| {
+            cell(r.cost().and_then(|c| c.saved_ns))
+        }),
         c("saved_fraction", Number, |r| {
             cell(r.cost().and_then(|c| c.saved_fraction))
         }),
@@ -183,6 +176,17 @@ pub const CSV_COLUMNS: [Column; 34] = {
         c("predicted_ns", Number, |r| {
             cell(r.cost().and_then(|c| c.predicted_ns))
         }),
+        c("entry", Text, |r| r.profile.kernel.entry.clone()),
+        c("adapter", Text, |r| r.profile.adapter.name.clone()),
+        c("backend", Text, |r| r.profile.adapter.backend.clone()),
+        c("vendor", Integer, |r| r.profile.adapter.vendor.to_string()),
+        c("device", Integer, |r| r.profile.adapter.device.to_string()),
+        c("driver", Text, |r| r.profile.adapter.driver.clone()),
+        c("driver_info", Text, |r| {
+            r.profile.adapter.driver_info.clone()
+        }),
+        c("divlab_version", Text, |r| r.profile.divlab_version.clone()),
+        c("created", Timestamp, |r| r.profile.created.clone()),
     ]
 };
 

@@ -13,8 +13,8 @@ mod render;
 pub use attribution::{
     Inputs, branch_efficiency, control_flow_efficiency, line_owner, lines_and_branches, width_note,
 };
-pub use csv::{CSV_COLUMNS, Column, csv_bytes, csv_header};
 pub use cost::{BranchCost, CostVerdict};
+pub use csv::{CSV_COLUMNS, Column, csv_bytes, csv_header};
 pub use document::{
     BranchProfile, KernelRecord, LaneCapture, LaneExecution, LaneInvocation, LineProfile,
     OBSERVER_NOTE, PROFILE_SCHEMA_VERSION, Profile, RequestRecord, TimingRecord, created_now,
