@@ -32,6 +32,9 @@ pub struct RunSettings {
     pub loop_cap: u32,
     /// `--reps`.
     pub reps: usize,
+    /// `--cost`: measure what each divergent branch costs.
+    #[serde(default)]
+    pub cost: bool,
 }
 
 impl Default for RunSettings {
@@ -45,6 +48,7 @@ impl Default for RunSettings {
             textures: String::new(),
             loop_cap: DEFAULT_LOOP_CAP,
             reps: 15,
+            cost: false,
         }
     }
 }
@@ -66,6 +70,7 @@ impl RunSettings {
                 .join("\n"),
             loop_cap: request.loop_cap,
             reps: request.reps,
+            cost: request.cost_top.is_some(),
         }
     }
 
@@ -86,6 +91,7 @@ impl RunSettings {
         request.keep_images = true;
         request.loop_cap = self.loop_cap.max(1);
         request.reps = self.reps.max(1);
+        request.cost_top = self.cost.then_some(crate::profile::cost::DEFAULT_COST_TOP);
         Ok(request)
     }
 
@@ -177,6 +183,13 @@ impl RunSettings {
         let label = ui.label("timed repetitions").id;
         ui.add(egui::DragValue::new(&mut self.reps).range(1..=1000))
             .labelled_by(label);
+        ui.end_row();
+        ui.label("cost");
+        ui.checkbox(&mut self.cost, "measure each divergent branch's cost")
+            .on_hover_text(
+                "--cost: time the kernel against variants whose subgroups follow their first \
+                 active lane, for the 5 branches with the most idle lane slots; slower runs",
+            );
         ui.end_row();
     }
 }

@@ -11,7 +11,7 @@ use eframe::egui::{self, Color32, RichText, Sense, accesskit::Role, vec2};
 use super::tooltip::{Counted, MISMATCH, Mismatch, show_tips};
 use crate::app::charts::marker;
 use crate::app::source_view::verdict_colour;
-use crate::profile::report::{BranchProfile, LineProfile, Profile};
+use crate::profile::report::{BranchProfile, CostVerdict, LineProfile, Profile};
 use crate::uniformity::Analysis;
 
 /// Efficiency as a colour: red at 0, amber at 0.5, green at 1.
@@ -30,6 +30,9 @@ const CAP_BACKGROUND: Color32 = Color32::from_rgba_unmultiplied_const(220, 60, 6
 
 /// The filled part of a branch's bar.
 const BAR: Color32 = Color32::from_rgb(220, 120, 60);
+
+/// The filled part of a branch's bar where `--cost` found its divergence free on this adapter.
+const FREE_BAR: Color32 = Color32::from_rgb(150, 150, 150);
 
 /// The gutter's columns, in points: executions, efficiency, the branch bar and the mark. The
 /// legend's column headers take the same widths, so they sit over their columns.
@@ -58,8 +61,9 @@ const COLUMNS: [(f32, &str, &str); 4] = [
     (
         BAR_WIDTH,
         "div",
-        "A branch: the share of its executions whose lanes disagreed. A loop: the share \
-         of its trips' lane slots left idle by lanes that had left",
+        "A branch: the share of its executions whose lanes disagreed (grey where a cost run \
+         found the divergence free on this adapter). A loop: the share of its trips' lane \
+         slots left idle by lanes that had left",
     ),
     (MARK_WIDTH, "", ""),
 ];
@@ -232,6 +236,8 @@ struct Bar {
     share: Option<f64>,
     /// What it says on hover (and to a screen reader).
     text: String,
+    /// `--cost` measured the divergence as free here: the bar is grey.
+    free: bool,
 }
 
 impl Cells {
@@ -248,11 +254,18 @@ impl Cells {
                 }
                 _ => (b.divergent_fraction, "divergent"),
             };
-            let text = match share {
+            let mut text = match share {
                 Some(f) => format!("{name} {:.0}%", f * 100.0),
                 None => format!("{name} —"),
             };
-            Bar { share, text }
+            if let Some(cost) = &b.cost {
+                text = format!("{text}; cost here: {}", cost.short());
+            }
+            let free = b
+                .cost
+                .as_ref()
+                .is_some_and(|c| c.verdict == CostVerdict::FreeHere);
+            Bar { share, text, free }
         });
         Self {
             executions: line.map_or_else(String::new, |l| l.executions.to_string()),
@@ -287,7 +300,8 @@ fn paint_cells(ui: &mut egui::Ui, cells: &Cells) {
         if let Some(f) = bar.share {
             let mut filled = rect;
             filled.set_width(rect.width() * f as f32);
-            painter.rect_filled(filled, 1.0, BAR);
+            let fill = if bar.free { FREE_BAR } else { BAR };
+            painter.rect_filled(filled, 1.0, fill);
         }
         response.on_hover_text(&bar.text).widget_info(|| {
             egui::WidgetInfo::labeled(egui::Role::ProgressIndicator, true, &bar.text)

@@ -5,7 +5,7 @@
 use eframe::egui::{self, RichText};
 
 use crate::profile::fill::PREVIEW_VALUES;
-use crate::profile::report::{BranchProfile, Profile, RequestRecord};
+use crate::profile::report::{BranchProfile, CostVerdict, Profile, RequestRecord};
 use crate::profile::run::{Finished, InputPreview};
 use crate::report::units::format_ns;
 
@@ -167,11 +167,21 @@ pub fn branch_table(ui: &mut egui::Ui, profile: &Profile, jump: &mut Option<u32>
 /// Rows of the branch table in view at once.
 pub const BRANCH_ROWS: usize = 8;
 
-/// The branches that ran, most wasted lane slots first (then by line), and how many never ran.
+/// The branches that ran, and how many never ran: with `--cost`, the most time saved first;
+/// then the most wasted lane slots (then by line).
 fn ranked(profile: &Profile) -> (Vec<&BranchProfile>, usize) {
     let (mut branches, idle): (Vec<&BranchProfile>, Vec<&BranchProfile>) =
         profile.branches.iter().partition(|b| b.executions > 0);
     branches.sort_by_key(|b| (std::cmp::Reverse(b.wasted_lane_slots.unwrap_or(0)), b.line));
+    let saved = |b: &BranchProfile| {
+        let cost = b
+            .cost
+            .as_ref()
+            .filter(|c| c.verdict != CostVerdict::Confounded);
+        cost.and_then(|c| c.saved_ns).unwrap_or(f64::NEG_INFINITY)
+    };
+    // Stable: branches without a measured saving keep the order by wasted slots.
+    branches.sort_by(|a, b| saved(b).total_cmp(&saved(a)));
     (branches, idle.len())
 }
 
@@ -201,6 +211,8 @@ struct BranchRow<'a> {
     wasted: String,
     /// An `if`: the share of its lanes that took the `then` side; empty otherwise.
     taken: String,
+    /// `--cost`: the verdict and the saving, and every figure and reason on hover.
+    cost: Option<(String, String)>,
 }
 
 impl<'a> BranchRow<'a> {
@@ -232,14 +244,16 @@ impl<'a> BranchRow<'a> {
             taken: b
                 .taken_percents()
                 .map_or_else(String::new, |(t, not)| format!("{t} / {not}")),
+            cost: b.cost.as_ref().map(|c| (c.short(), c.details().join("\n"))),
         }
     }
 }
 
 fn branch_grid(ui: &mut egui::Ui, rows: &[BranchRow<'_>], jump: &mut Option<u32>) {
+    let costed = rows.iter().any(|r| r.cost.is_some());
     egui::Grid::new("branch_table")
         .striped(true)
-        .num_columns(6)
+        .num_columns(6 + usize::from(costed))
         .show(ui, |ui| {
             for (heading, about) in [
                 ("line", "Click a line number to bring it into view"),
@@ -268,6 +282,13 @@ fn branch_grid(ui: &mut egui::Ui, rows: &[BranchRow<'_>], jump: &mut Option<u32>
             ] {
                 ui.strong(heading).on_hover_text(about);
             }
+            if costed {
+                ui.strong("cost here").on_hover_text(
+                    "Measure cost (--cost): the time the kernel saves on this adapter when the \
+                     branch's subgroups follow their first active lane, and the verdict; hover \
+                     a cell for the interval, the cost model's prediction and the reason",
+                );
+            }
             ui.end_row();
             for row in rows {
                 if ui
@@ -286,6 +307,11 @@ fn branch_grid(ui: &mut egui::Ui, rows: &[BranchRow<'_>], jump: &mut Option<u32>
                 figures(ui.label(&row.divergent));
                 ui.label(&row.wasted);
                 ui.label(&row.taken);
+                if let Some((short, details)) = &row.cost {
+                    ui.label(short).on_hover_text(details);
+                } else if costed {
+                    ui.label("");
+                }
                 ui.end_row();
             }
         });
@@ -351,6 +377,44 @@ mod tests {
         assert_eq!(never_ran(0), None);
     }
 
+    /// With `--cost`, the branch that saves the most comes first, and its row gives the
+    /// verdict and the saving, with every figure on hover; a confounded saving does not rank.
+    #[test]
+    fn with_costs_branches_rank_by_time_saved_and_show_the_verdict() {
+        use crate::profile::report::BranchCost;
+        let mut profile = fixture::profile();
+        let measured = |verdict, saved: f64| BranchCost {
+            verdict,
+            saved_ns: Some(saved),
+            saved_fraction: Some(saved / 1000.0),
+            interval_ns: Some([saved * 0.9, saved * 1.1]),
+            predicted_ns: Some(saved),
+            variant_reps: 9,
+            outside_change: Some(0.0),
+            reason: "the saving's 95% interval lies above zero".to_owned(),
+        };
+        let mut confounded = profile.branches[0].clone();
+        (confounded.line, confounded.wasted_lane_slots) = (9, Some(40));
+        confounded.cost = Some(measured(CostVerdict::Confounded, 900.0));
+        profile.branches[1].cost = Some(measured(CostVerdict::Serialized, 250.0));
+        profile.branches.push(confounded);
+        let (branches, _) = ranked(&profile);
+        let lines: Vec<u32> = branches.iter().map(|b| b.line).collect();
+        assert_eq!(lines, [7, 9, 4], "the saving first, then the wasted slots");
+        let row = BranchRow::of(branches[0], profile.subgroup_size);
+        let (short, details) = row.cost.unwrap();
+        assert_eq!(short, "serialized: saves 250 ns (25%)");
+        assert!(
+            details.contains("95% interval 225 ns to 275 ns"),
+            "{details}"
+        );
+        assert!(
+            details.contains("the cost model predicts 250 ns"),
+            "{details}"
+        );
+        assert_eq!(BranchRow::of(branches[2], None).cost, None);
+    }
+
     #[test]
     fn a_branch_row_gives_its_divergent_share_and_a_loop_row_its_trips() {
         let profile = fixture::profile();
@@ -365,6 +429,7 @@ mod tests {
                 figures: None,
                 wasted: "16".to_owned(),
                 taken: String::new(),
+                cost: None,
             }
         );
         let row = BranchRow::of(&profile.branches[1], profile.subgroup_size);

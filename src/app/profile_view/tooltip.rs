@@ -108,6 +108,10 @@ impl Counted<'_> {
                     .map_or_else(String::new, |w| format!(", {w} lane slots idle inside it"))
             )));
         }
+        if let Some(cost) = branch.and_then(|b| b.cost.as_ref()) {
+            tips.push(Tip::Text(format!("cost here: {}", cost.short())));
+            tips.extend(cost.details().into_iter().map(Tip::Weak));
+        }
         if let Some(v) = analysis.and_then(|a| a.line(n)) {
             let verdict = match v.subgroup {
                 Verdict::Uniform => "uniform",

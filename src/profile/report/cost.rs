@@ -92,6 +92,41 @@ pub struct BranchCost {
 }
 
 impl BranchCost {
+    /// The cost in a few words, for a table cell: `serialized: saves 4.2 ms (78%)`.
+    pub fn short(&self) -> String {
+        match (self.saved_ns, self.saved_fraction) {
+            (Some(saved), Some(share)) => format!(
+                "{}: saves {} ({:.0}%)",
+                self.verdict.key(),
+                signed_ns(saved),
+                share * 100.0
+            ),
+            _ => self.verdict.key().to_owned(),
+        }
+    }
+
+    /// Every figure and the reasons, one per line, for a tooltip.
+    pub fn details(&self) -> Vec<String> {
+        let mut out = vec![self.verdict.meaning().to_owned()];
+        if let (Some(saved), Some([low, high])) = (self.saved_ns, self.interval_ns) {
+            out.push(format!(
+                "saves {} per dispatch (95% interval {} to {}) over {} timed rounds",
+                signed_ns(saved),
+                signed_ns(low),
+                signed_ns(high),
+                self.variant_reps
+            ));
+        }
+        if let Some(p) = self.predicted_ns {
+            out.push(format!(
+                "the cost model predicts {} from the idle lane slots",
+                signed_ns(p)
+            ));
+        }
+        out.push(self.reason.clone());
+        out
+    }
+
     /// A branch that has no measurement, for `reason`.
     pub fn unmeasured(verdict: CostVerdict, predicted_ns: Option<f64>, reason: String) -> Self {
         Self {
