@@ -225,7 +225,11 @@ pub fn plot_curves(
         .collect();
     let mut plot = Plot::new(id).height(220.0);
     if !options.no_legend {
-        plot = plot.legend(Legend::default().position(emptiest_corner(&points)));
+        let (corner, top) = legend_place(&points);
+        if let Some(top) = top {
+            plot = plot.include_y(top);
+        }
+        plot = plot.legend(Legend::default().position(corner));
     }
     plot = axes(plot, group.x_label, &scale, to_plot, integer_x);
     plot.show(ui, |plot_ui| {
@@ -544,6 +548,33 @@ pub fn along(xy: &[[f64; 2]]) -> Vec<[f64; 2]> {
 /// The plot corner with the fewest data points under where a legend sits (a box of about a
 /// third of the width and a quarter of the height), preferring the top left.
 pub fn emptiest_corner(points: &[[f64; 2]]) -> Corner {
+    corner_counts(points).0
+}
+
+/// Where the legend goes: the emptiest corner, or, where every corner holds data (T(k) rising
+/// to the top left and running flat to the top right over a flat control along the bottom),
+/// a top corner with room made above the data, as the plot's new top in y.
+pub fn legend_place(points: &[[f64; 2]]) -> (Corner, Option<f64>) {
+    let (corner, covered) = corner_counts(points);
+    if covered == 0 || points.is_empty() {
+        return (corner, None);
+    }
+    let (lo, hi) = points
+        .iter()
+        .fold((f64::MAX, f64::MIN), |(lo, hi), [_, y]| {
+            (lo.min(*y), hi.max(*y))
+        });
+    // The data in the lower half: a legend of four rows (and the whiskers) fit above it.
+    let top = lo + (hi - lo).max(f64::MIN_POSITIVE) / 0.5;
+    let corner = match corner {
+        Corner::RightTop | Corner::RightBottom => Corner::RightTop,
+        Corner::LeftTop | Corner::LeftBottom => Corner::LeftTop,
+    };
+    (corner, Some(top))
+}
+
+/// The emptiest corner and how many points lie under it.
+fn corner_counts(points: &[[f64; 2]]) -> (Corner, usize) {
     let (mut x0, mut x1, mut y0, mut y1) = (f64::MAX, f64::MIN, f64::MAX, f64::MIN);
     for [x, y] in points {
         (x0, x1, y0, y1) = (x0.min(*x), x1.max(*x), y0.min(*y), y1.max(*y));
@@ -577,8 +608,9 @@ pub fn emptiest_corner(points: &[[f64; 2]]) -> Corner {
         Corner::RightBottom,
     ]
     .into_iter()
-    .min_by_key(|c| count(*c))
-    .unwrap_or(Corner::LeftTop)
+    .map(|c| (c, count(c)))
+    .min_by_key(|(_, n)| *n)
+    .unwrap_or((Corner::LeftTop, 0))
 }
 
 #[cfg(test)]
@@ -625,6 +657,23 @@ mod tests {
         let points = [[0.0, 0.5], [0.6, 1.0], [1.0, 0.0]];
         assert_eq!(emptiest_corner(&points), Corner::LeftTop);
         assert_eq!(emptiest_corner(&along(&points)), Corner::LeftBottom);
+    }
+
+    #[test]
+    fn where_every_corner_holds_data_the_legend_gets_room_above_it() {
+        // T(k) rising to 8 then flat near the top; the control flat along the bottom.
+        let mut points: Vec<[f64; 2]> = [1, 2, 4, 8, 16, 32]
+            .map(|k| [f64::from(k), 16.0 * f64::from(k.min(8))])
+            .to_vec();
+        points.extend([1, 2, 4, 8, 16, 32].map(|k| [f64::from(k), 17.0]));
+        let points = along(&points);
+        let (corner, top) = legend_place(&points);
+        assert_eq!(corner, Corner::RightTop);
+        let top = top.expect("room made above the data");
+        assert!(top >= 128.0 + 0.4 * (top - 16.0), "{top}");
+        // Where a corner is free, the plot keeps its bounds.
+        let rising: Vec<[f64; 2]> = (1..=32).map(|k| [k as f64, (k * k) as f64]).collect();
+        assert_eq!(legend_place(&rising), (Corner::LeftTop, None));
     }
 
     #[test]

@@ -339,7 +339,10 @@ fn pane_row(ui: &mut egui::Ui, rect: egui::Rect, who: &str, side: &Side) {
 
 /// `widget` in `rect`, at its left (`Min`) or right (`Max`), centred in height.
 fn at(ui: &mut egui::Ui, rect: egui::Rect, align: egui::Align, widget: impl egui::Widget) {
-    let layout = egui::Layout::left_to_right(egui::Align::Center).with_main_align(align);
+    let layout = match align {
+        egui::Align::Max => egui::Layout::right_to_left(egui::Align::Center),
+        _ => egui::Layout::left_to_right(egui::Align::Center),
+    };
     ui.scope_builder(egui::UiBuilder::new().max_rect(rect).layout(layout), |ui| {
         ui.add(widget)
     });
