@@ -123,8 +123,10 @@ pub fn judge(
         ),
         (Some(_), Some(i)) if i.high < 0.0 => (
             CostVerdict::Confounded,
-            "the variant ran slower: the first lane's path costs more than the mix the lanes \
-             took, so the difference is not the divergence's"
+            "the variant ran slower (the interval lies below zero): either the first lane's \
+             path costs more than the mix the lanes took, or the machine's speed drifted \
+             between them; either way it is not the divergence's saving (rerun with more \
+             --reps to tell)"
                 .to_owned(),
         ),
         (Some(_), Some(i)) if i.low > 0.0 => (
