@@ -526,3 +526,21 @@ fn the_start_page_draws_every_glyph_and_a_verdicts_check_is_not_cut() {
         assert!(label.height() > 1.5 * row, "cut to one line: {label:?}");
     }
 }
+
+/// Hovering a line's text (cut short at the pane's edge) gives the line's figures, not just
+/// its text again.
+#[test]
+fn hovering_a_lines_text_gives_its_figures() {
+    let mut harness = playground_at(WINDOW);
+    pick_example(&mut harness, "Particle update (distance tests)");
+    run_playground(&mut harness);
+    let ran = profile(&harness);
+    let source = ran.source.clone().unwrap();
+    let line = line_of(&source, "p.vel = p.vel + (vec2<f32>(0.5, 0.5)");
+    harness
+        .get_by_role_and_label(Role::Group, &format!("line {line}"))
+        .get_by_label_contains("p.vel = p.vel")
+        .hover();
+    harness.run();
+    harness.get_by_label(&format!("executions: {}", executions(&ran, line)));
+}

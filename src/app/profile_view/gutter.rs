@@ -164,6 +164,7 @@ impl SourceRow<'_> {
             .accessibility_role(Role::Group)
             .accessibility_label(format!("line {n}"));
         let mut clicked = false;
+        let mut text_response = None;
         let response = ui
             .scope_builder(group, |ui| {
                 ui.horizontal(|ui| {
@@ -177,16 +178,30 @@ impl SourceRow<'_> {
                     let text = ui.add(
                         egui::Label::new(text)
                             .truncate()
+                            // The row's tooltip gives every figure; the cut text's own
+                            // tooltip would take its place (the text is in the editor).
+                            .show_tooltip_when_elided(false)
                             .selectable(false)
                             .sense(Sense::click()),
                     );
                     clicked = text.clicked() && line.is_some();
+                    text_response = Some(text);
                 })
                 .response
             })
             .inner;
         if line.is_some() || cap {
-            response.on_hover_ui(|ui| show_tips(ui, &self.at.tips(analysis)));
+            // Over the cells or over the text (which takes the clicks, and so the hover).
+            let text_hovered = text_response.as_ref().is_some_and(egui::Response::hovered);
+            let tips = |ui: &mut egui::Ui| show_tips(ui, &self.at.tips(analysis));
+            match text_response {
+                Some(text) if text_hovered => {
+                    text.on_hover_ui(tips);
+                }
+                _ => {
+                    response.on_hover_ui(tips);
+                }
+            }
         }
         clicked
     }
