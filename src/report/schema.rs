@@ -32,6 +32,7 @@ pub struct ResultDocument {
     #[serde(rename = "$schema", default, skip_serializing_if = "String::is_empty")]
     pub schema: String,
     /// The document format version; readers reject versions they do not know.
+    #[schemars(range(min = READABLE_SCHEMA_VERSIONS[0], max = SCHEMA_VERSION))]
     pub schema_version: u32,
     /// The divlab version that wrote the document.
     pub divlab_version: String,

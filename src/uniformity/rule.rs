@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-/// A triggering rule divlab evaluates. Its id ([`Rule::id`]) is the same in every output.
+/// A triggering rule divlab evaluates. Its id (`Rule::id`) is the same in every output.
 #[derive(
     Clone,
     Copy,

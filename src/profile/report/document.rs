@@ -30,7 +30,8 @@ pub struct Profile {
     /// documents written before it was recorded.
     #[serde(rename = "$schema", default, skip_serializing_if = "String::is_empty")]
     pub schema: String,
-    /// Format version, [`PROFILE_SCHEMA_VERSION`].
+    /// The format version, `PROFILE_SCHEMA_VERSION`; `--import` reads no other.
+    #[schemars(range(min = PROFILE_SCHEMA_VERSION, max = PROFILE_SCHEMA_VERSION))]
     pub schema_version: u32,
     /// The divlab that wrote it, as result documents record it: version, commit, wgpu, naga.
     pub divlab_version: String,
@@ -84,7 +85,7 @@ pub struct LaneCapture {
     pub line: u32,
     /// Subgroup executions at it (it may exceed the records kept).
     pub executions: u64,
-    /// The first [`crate::profile::instrument::LANE_RECORDS`] executions.
+    /// The first executions, at most `profile::instrument::LANE_RECORDS` of them.
     pub records: Vec<LaneExecution>,
 }
 

@@ -17,6 +17,7 @@ struct Document<'a> {
     #[serde(rename = "$schema")]
     schema: String,
     /// The document's format version.
+    #[schemars(range(min = SCHEMA_VERSION, max = SCHEMA_VERSION))]
     schema_version: u32,
     /// The divlab version that wrote it.
     divlab_version: &'static str,
