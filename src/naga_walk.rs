@@ -1,29 +1,34 @@
 //! A walk over the statements of naga's IR, for the reads that look at every statement of a
 //! function whatever block it sits in (the profiler's cap message and call graph).
 
-use naga::{Block, Statement};
+use naga::{Block, Span, Statement};
 
 /// Calls `visit` on every statement of `block` and of the blocks nested in it, each statement
 /// before the blocks it holds.
 pub(crate) fn each_statement<'a>(block: &'a Block, visit: &mut impl FnMut(&'a Statement)) {
-    for statement in block.iter() {
-        visit(statement);
+    each_spanned(block, &mut |statement, _| visit(statement));
+}
+
+/// [`each_statement`], with each statement's span.
+pub(crate) fn each_spanned<'a>(block: &'a Block, visit: &mut impl FnMut(&'a Statement, Span)) {
+    for (statement, span) in block.span_iter() {
+        visit(statement, *span);
         match statement {
-            Statement::Block(inner) => each_statement(inner, visit),
+            Statement::Block(inner) => each_spanned(inner, visit),
             Statement::If { accept, reject, .. } => {
-                each_statement(accept, visit);
-                each_statement(reject, visit);
+                each_spanned(accept, visit);
+                each_spanned(reject, visit);
             }
             Statement::Switch { cases, .. } => {
                 for case in cases {
-                    each_statement(&case.body, visit);
+                    each_spanned(&case.body, visit);
                 }
             }
             Statement::Loop {
                 body, continuing, ..
             } => {
-                each_statement(body, visit);
-                each_statement(continuing, visit);
+                each_spanned(body, visit);
+                each_spanned(continuing, visit);
             }
             _ => {}
         }

@@ -70,6 +70,11 @@ impl<'a> SourceMap<'a> {
         self.line_range(line).map(|r| &self.text[r])
     }
 
+    /// The text in byte range `range`, where it lies on character boundaries of the text.
+    pub fn slice(&self, range: Range<usize>) -> Option<&'a str> {
+        self.text.get(range)
+    }
+
     /// How many lines the text has, as `str::lines` counts them.
     pub fn line_count(&self) -> usize {
         self.starts.len() - usize::from(self.text.is_empty() || self.text.ends_with('\n'))

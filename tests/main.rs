@@ -11,6 +11,9 @@
 #[path = "main/app.rs"]
 mod app;
 #[cfg(feature = "app")]
+#[path = "main/app_figures.rs"]
+mod app_figures;
+#[cfg(feature = "app")]
 #[path = "main/app_fit.rs"]
 mod app_fit;
 #[cfg(feature = "app")]
@@ -44,6 +47,8 @@ mod profile_corpus;
 mod profile_cost;
 #[path = "main/profile_documents.rs"]
 mod profile_documents;
+#[path = "main/profile_figures.rs"]
+mod profile_figures;
 #[path = "main/profile_inputs.rs"]
 mod profile_inputs;
 #[path = "main/profile_invariant.rs"]

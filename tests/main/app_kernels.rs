@@ -15,7 +15,7 @@ use egui_kittest::kittest::Queryable as _;
 use crate::app::{line_of, pick_example, run_playground};
 
 /// The Playground, in a window tall enough for the pictures, the maps and the source at once.
-fn playground_harness() -> Harness<'static, DivlabApp> {
+pub(crate) fn playground_harness() -> Harness<'static, DivlabApp> {
     Harness::builder()
         .with_size([1400.0, 1500.0])
         .wgpu()

@@ -846,12 +846,18 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     if (gid.x > 1000000u) { // id branch
         data[gid.x] = 2.0;
     }
+    for (var c = 0u; c < 4u; c++) { // constant loop
+        if (gid.x >= 1000000u && c < 2u) {
+            data[gid.x] = 3.0;
+        }
+    }
 }
 ";
 
 /// Two branches the analysis calls non-uniform that never diverge here: one on loaded data
 /// (every lane reads `data[0]`), one on `global_invocation_id`. Only the second is told to use
-/// `workgroup_id`; the first is told where uniform data can come from.
+/// `workgroup_id`; the first is told where uniform data can come from. A loop over constants
+/// whose body holds non-uniform code is told nothing: its condition reads neither.
 #[test]
 fn the_uniformity_hint_follows_what_the_condition_depends_on() {
     let p = profiled(NEVER_DIVERGE, |r| {
@@ -873,6 +879,14 @@ fn the_uniformity_hint_follows_what_the_condition_depends_on() {
     assert!(
         id.contains("`workgroup_id` instead of `global_invocation_id`"),
         "{id}"
+    );
+    let constant = line_of(NEVER_DIVERGE, "// constant loop");
+    assert!(
+        !p.notes
+            .iter()
+            .any(|n| n.starts_with(&format!("line {constant}:"))),
+        "{:#?}",
+        p.notes
     );
 }
 

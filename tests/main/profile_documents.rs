@@ -491,7 +491,7 @@ fn one_invocation_workgroups_are_measured_against_the_subgroup_width() {
     let want = 1.0 / f64::from(w);
     assert_eq!(l.efficiency, Some(want), "active lanes / (executions × W)");
     assert_eq!(p.control_flow_efficiency, Some(want));
-    let note = report::width_note([1, 1, 1], Some(w));
+    let note = report::width_note([1, 1, 1], Some(w), p.widest_ballot);
     assert_eq!(note.is_some(), w > 1);
     if let Some(note) = note {
         assert!(p.notes.contains(&note), "{:#?}", p.notes);
@@ -504,23 +504,37 @@ fn one_invocation_workgroups_are_measured_against_the_subgroup_width() {
 #[test]
 fn the_width_note_says_what_caps_lane_efficiency() {
     assert_eq!(
-        report::width_note([1, 1, 1], Some(8)).as_deref(),
+        report::width_note([1, 1, 1], Some(8), None).as_deref(),
         Some("workgroups of 1 invocation fill 1 of 8 lanes; lane efficiency cannot exceed 12.5%")
     );
     assert_eq!(
-        report::width_note([2, 2, 1], Some(32)).as_deref(),
+        report::width_note([2, 2, 1], Some(32), None).as_deref(),
         Some(
             "workgroups of 4 invocations fill 4 of 32 lanes; lane efficiency cannot exceed \
              12.5%"
         )
     );
     assert_eq!(
-        report::width_note([3, 1, 1], Some(4)).as_deref(),
+        report::width_note([3, 1, 1], Some(4), None).as_deref(),
         Some("workgroups of 3 invocations fill 3 of 4 lanes; lane efficiency cannot exceed 75%")
     );
-    assert_eq!(report::width_note([8, 1, 1], Some(8)), None);
-    assert_eq!(report::width_note([64, 1, 1], Some(32)), None);
-    assert_eq!(report::width_note([1, 1, 1], None), None);
+    assert_eq!(report::width_note([8, 1, 1], Some(8), None), None);
+    assert_eq!(report::width_note([64, 1, 1], Some(32), None), None);
+    assert_eq!(report::width_note([1, 1, 1], None, None), None);
+    // A workgroup that could fill its subgroups, whose widest ballot was narrower: a 4×2×4 one
+    // on an adapter that fills a subgroup from one row along x.
+    let note = report::width_note([4, 2, 4], Some(8), Some(4)).unwrap();
+    assert!(note.starts_with("subgroups are never full: the widest ballot at the kernel's entry held 4 of 8 lanes, so lane efficiency cannot exceed 50% on any line"), "{note}");
+    assert!(
+        note.contains("4×2×4 = 32 invocations could fill 4 subgroups of 8"),
+        "{note}"
+    );
+    assert!(
+        note.contains("one row of the workgroup along x (4 invocations)"),
+        "{note}"
+    );
+    assert_eq!(report::width_note([4, 2, 4], Some(8), Some(8)), None);
+    assert_eq!(report::width_note([64, 1, 1], Some(32), Some(32)), None);
 }
 
 /// `--reps 0`, `--loop-cap 0` and a budget that is not above zero are usage errors (exit 2,

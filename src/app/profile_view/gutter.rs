@@ -116,6 +116,7 @@ impl Gutter<'_> {
 struct Rows<'a> {
     by_line: BTreeMap<u32, &'a LineProfile>,
     branch_at: BTreeMap<u32, &'a BranchProfile>,
+    branches: &'a [BranchProfile],
     cap_line: Option<u32>,
     subgroup_size: Option<u32>,
 }
@@ -125,6 +126,7 @@ impl<'a> Rows<'a> {
         Self {
             by_line: profile.lines.iter().map(|l| (l.line, l)).collect(),
             branch_at: profile.branches.iter().map(|b| (b.line, b)).collect(),
+            branches: &profile.branches,
             cap_line: profile.loop_cap_line,
             subgroup_size: profile.subgroup_size,
         }
@@ -141,6 +143,12 @@ impl<'a> Rows<'a> {
                 n,
                 line: self.by_line.get(&n).copied(),
                 branch: self.branch_at.get(&n).copied(),
+                branches: {
+                    // The profile's branches are in line order.
+                    let from = self.branches.partition_point(|b| b.line < n);
+                    let to = self.branches.partition_point(|b| b.line <= n);
+                    &self.branches[from..to]
+                },
                 cap: self.cap_line == Some(n),
                 subgroup_size: self.subgroup_size,
             },

@@ -48,6 +48,15 @@ fn figures(profile: &Profile) -> Vec<(String, &'static str)> {
              measured",
         )),
     }
+    if let Some((widest, size)) = profile.widest_ballot.zip(profile.subgroup_size)
+        && widest < size
+    {
+        parts.push((
+            format!("subgroups never full: at most {widest} of {size} lanes"),
+            "The widest ballot at the kernel's entry: no line's efficiency can exceed it. The \
+             notes say why (the workgroup's size or shape)",
+        ));
+    }
     if let Some(e) = profile.control_flow_efficiency {
         parts.push((
             format!("control-flow efficiency {:.1}%", e * 100.0),
@@ -146,7 +155,7 @@ pub fn branch_table(ui: &mut egui::Ui, profile: &Profile, jump: &mut Option<u32>
     if branches.is_empty() {
         return;
     }
-    let rows: Vec<BranchRow<'_>> = branches
+    let rows: Vec<BranchRow> = branches
         .into_iter()
         .map(|b| BranchRow::of(b, profile.subgroup_size))
         .collect();
@@ -197,10 +206,12 @@ fn never_ran(idle: usize) -> Option<String> {
 
 /// One branch as the table shows it.
 #[derive(Debug, PartialEq)]
-struct BranchRow<'a> {
+struct BranchRow {
     line: u32,
-    /// `if`, `switch` or `loop`.
-    kind: &'a str,
+    /// `if`, `switch` or `loop`; an `if` of a short-circuit chain with its clause.
+    kind: String,
+    /// What an `if` of a short-circuit chain tests, on hover over its kind.
+    clause: Option<&'static str>,
     /// Executions, or a loop's trips.
     executions: String,
     /// Divergent executions (with their share), or the tests at which a loop's lanes left.
@@ -215,8 +226,8 @@ struct BranchRow<'a> {
     cost: Option<(String, String)>,
 }
 
-impl<'a> BranchRow<'a> {
-    fn of(b: &'a BranchProfile, subgroup_size: Option<u32>) -> Self {
+impl BranchRow {
+    fn of(b: &BranchProfile, subgroup_size: Option<u32>) -> Self {
         let figures = b.loop_figures(subgroup_size);
         let (executions, divergent) = if figures.is_some() {
             (
@@ -234,7 +245,12 @@ impl<'a> BranchRow<'a> {
         };
         Self {
             line: b.line,
-            kind: &b.kind,
+            kind: b.kind_label(),
+            clause: b.clause.as_ref().map(|c| match c.operator.as_deref() {
+                Some("||") => CLAUSE_OR,
+                Some(_) => CLAUSE_AND,
+                None => CLAUSE_WHOLE,
+            }),
             executions,
             divergent,
             figures,
@@ -249,7 +265,19 @@ impl<'a> BranchRow<'a> {
     }
 }
 
-fn branch_grid(ui: &mut egui::Ui, rows: &[BranchRow<'_>], jump: &mut Option<u32>) {
+/// What an `if` naga made of a `&&` tests.
+const CLAUSE_AND: &str = "naga makes an if of each && of a condition, on the condition's line: \
+     this one's then side is the lanes for which every clause up to the one named held (they go \
+     on to the next clause)";
+/// What an `if` naga made of a `||` tests.
+const CLAUSE_OR: &str = "naga makes an if of each || of a condition, on the condition's line: \
+     this one's then side is the lanes for which every clause up to the one named failed (they \
+     go on to the next clause)";
+/// What the `if` of a whole chain tests.
+const CLAUSE_WHOLE: &str = "the if whose condition is the whole chain, which ends at the clause \
+     named; the rows before it on this line test the chain up to its earlier clauses";
+
+fn branch_grid(ui: &mut egui::Ui, rows: &[BranchRow], jump: &mut Option<u32>) {
     let costed = rows.iter().any(|r| r.cost.is_some());
     egui::Grid::new("branch_table")
         .striped(true)
@@ -298,7 +326,10 @@ fn branch_grid(ui: &mut egui::Ui, rows: &[BranchRow<'_>], jump: &mut Option<u32>
                 {
                     *jump = Some(row.line);
                 }
-                ui.label(row.kind);
+                let kind = ui.label(&row.kind);
+                if let Some(about) = row.clause {
+                    kind.on_hover_text(about);
+                }
                 let figures = |response: egui::Response| match &row.figures {
                     Some(figures) => response.on_hover_text(figures),
                     None => response,
@@ -423,7 +454,8 @@ mod tests {
             row,
             BranchRow {
                 line: 4,
-                kind: "if",
+                kind: "if".to_owned(),
+                clause: None,
                 executions: "4".to_owned(),
                 divergent: "100% (4)".to_owned(),
                 figures: None,
@@ -452,6 +484,15 @@ mod tests {
         assert_eq!(BranchRow::of(&sides, Some(8)).taken, "38% / 62%");
         (sides.taken, sides.not_taken) = (Some(2), Some(510));
         assert_eq!(BranchRow::of(&sides, Some(8)).taken, "<1% / >99%");
+        sides.clause = Some(crate::profile::report::Clause {
+            text: "x > 0u".to_owned(),
+            line: 5,
+            column: 9,
+            operator: Some("&&".to_owned()),
+        });
+        let row = BranchRow::of(&sides, Some(8));
+        assert_eq!(row.kind, "if `x > 0u` && (line 5, col 9)");
+        assert_eq!(row.clause, Some(CLAUSE_AND));
     }
 
     #[test]

@@ -55,8 +55,10 @@ pub struct Counted<'a> {
     pub n: u32,
     /// The line's figures, where the run counted it.
     pub line: Option<&'a LineProfile>,
-    /// The branch or loop on the line.
+    /// The branch or loop on the line (the last, where it has several).
     pub branch: Option<&'a BranchProfile>,
+    /// Every branch and loop on the line, in the profile's order.
+    pub branches: &'a [BranchProfile],
     /// Whether a loop here hit the loop cap.
     pub cap: bool,
     /// The profile's subgroup size.
@@ -94,11 +96,23 @@ impl Counted<'_> {
                 tips.push(Tip::Text(format!("efficiency: {:.1}%", e * 100.0)));
             }
         }
+        // The `if`s naga makes of a `&&`/`||` chain, each named by its clause.
+        for b in self.branches.iter().filter(|b| b.clause.is_some()) {
+            let taken = b
+                .taken_percents()
+                .map_or_else(String::new, |(t, _)| format!("taken by {t}, "));
+            tips.push(Tip::Text(format!(
+                "{}: {taken}divergent in {} of {} executions",
+                b.kind_label(),
+                b.divergent,
+                b.executions
+            )));
+        }
         if let Some(figures) = branch.and_then(|b| b.loop_figures(self.subgroup_size)) {
             tips.push(Tip::Text(format!(
                 "the line's own figures are of the loop's entries; its trips: {figures}"
             )));
-        } else if let Some(b) = branch {
+        } else if let Some(b) = branch.filter(|b| b.clause.is_none()) {
             tips.push(Tip::Text(format!(
                 "{}: divergent in {} of {} executions{}",
                 b.kind,
@@ -169,6 +183,7 @@ mod tests {
             n,
             line: profile.lines.iter().find(|l| l.line == n),
             branch: profile.branches.iter().find(|b| b.line == n),
+            branches: &[],
             cap: profile.loop_cap_line == Some(n),
             subgroup_size: profile.subgroup_size,
         }

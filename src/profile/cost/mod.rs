@@ -230,6 +230,7 @@ mod tests {
             taken: None,
             not_taken: None,
             cost: None,
+            clause: None,
         };
         let branches = [
             branch("if", 0.5, 10),

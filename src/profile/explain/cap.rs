@@ -30,39 +30,109 @@ pub fn cap_message(kernel: &Kernel, fills: Fills<'_>, site: &LoopSite, loop_cap:
 }
 
 /// Notes for the report: each uniform buffer the default fill left with the dispatch's
-/// invocations in its integer fields, naming them.
+/// invocations in its integer fields, naming them; and what the kernel's code made the default
+/// fill hold instead ([`fill::Inferred`]), with how to choose otherwise.
 pub fn default_notes(kernel: &Kernel, fills: Fills<'_>) -> Vec<String> {
-    let (module, interface) = (&kernel.module, &kernel.interface);
-    let invocations = fills.invocations;
-    (fills.resolved.iter())
-        .filter(|r| !r.given)
-        .filter_map(|r| {
-            let binding = &interface.bindings[r.index];
-            if binding.access != Access::Uniform || fill::count_scalars(&binding.shape).is_empty() {
-                return None;
-            }
-            let (_, var) = global_of(module, binding)?;
-            let fields = count_fields(module, var.ty, &binding.name);
-            let rest = if fill::count_scalars(&binding.shape).len() as u64
-                == binding.shape.scalar_count(0)
-            {
-                ""
+    let mut notes = Vec::new();
+    for r in fills.resolved.iter().filter(|r| !r.given) {
+        let binding = &kernel.interface.bindings[r.index];
+        notes.extend(invocation_note(kernel, binding, r, fills.invocations));
+        notes.extend(r.inferred.iter().map(|i| inferred_note(binding, i)));
+    }
+    notes
+}
+
+/// What the kernel's code made a default fill hold, and how to choose otherwise.
+fn inferred_note(binding: &Binding, inferred: &fill::Inferred) -> String {
+    let name = &binding.name;
+    match inferred {
+        fill::Inferred::Flag {
+            offset,
+            value,
+            path,
+            line,
+        } => {
+            let why = if *value == 1 {
+                ", as 0 would send every invocation out at once"
             } else {
-                ", and its other scalars the random fill"
+                ""
             };
-            let what = match &fields[..] {
-                [one] if *one == binding.name => format!("it holds {invocations}"),
-                [one] => format!("its integer field `{one}` holds {invocations}"),
-                _ => format!("its integer fields {} hold {invocations}", quoted(&fields)),
+            let mut k = 0usize;
+            let mut total = 0usize;
+            let _ = binding.shape.for_each_scalar(0, 1, &mut |at, _| {
+                if at < *offset {
+                    k += 1;
+                }
+                total += 1;
+                std::ops::ControlFlow::Continue(())
+            });
+            let other = 1 - value;
+            let how = if total == 1 {
+                format!("--buffer {name}=values:{other}")
+            } else {
+                format!(
+                    "--buffer {name}=values:... with {other} as value {} of {total} in layout order",
+                    k + 1
+                )
             };
-            Some(format!(
-                "`{name}` (uniform) has no --buffer: {what}, the dispatch's invocations (also \
-                 the default length of a runtime-sized array, so a count or bound read from it \
-                 agrees with the buffers){rest}; pass --buffer {name}=... to choose",
-                name = binding.name
-            ))
+            format!(
+                "`{name}{path}` (uniform, no --buffer) is only compared with 0 or 1 (line \
+                 {line}): divlab took it for a flag and set it to {value}{why}, not to the \
+                 dispatch's invocations; pass {how} for the other path"
+            )
+        }
+        fill::Inferred::Bits { line } => format!(
+            "`{name}` has no --buffer, and the kernel compares its elements with 1 (line \
+             {line}): divlab took them for cells that are on or off, so its random fill holds \
+             0s and 1s (each integer's lowest random bit), not full-range integers; pass \
+             --buffer {name}=random for those, or values:... to choose"
+        ),
+    }
+}
+
+/// The note for a uniform buffer whose integer fields hold the dispatch's invocations, where
+/// the default fill left any there.
+fn invocation_note(
+    kernel: &Kernel,
+    binding: &Binding,
+    r: &Resolved,
+    invocations: u64,
+) -> Option<String> {
+    let module = &kernel.module;
+    if binding.access != Access::Uniform || fill::count_scalars(&binding.shape).is_empty() {
+        return None;
+    }
+    let (_, var) = global_of(module, binding)?;
+    let flags: Vec<String> = (r.inferred.iter())
+        .filter_map(|i| match i {
+            fill::Inferred::Flag { path, .. } => Some(format!("{}{path}", binding.name)),
+            fill::Inferred::Bits { .. } => None,
         })
-        .collect()
+        .collect();
+    let fields: Vec<String> = count_fields(module, var.ty, &binding.name)
+        .into_iter()
+        .filter(|f| !flags.contains(f))
+        .collect();
+    if fields.is_empty() {
+        return None;
+    }
+    let rest = if fill::count_scalars(&binding.shape).len() as u64 == binding.shape.scalar_count(0)
+    {
+        ""
+    } else {
+        ", and its other scalars the random fill"
+    };
+    let what = match &fields[..] {
+        [one] if *one == binding.name => format!("it holds {invocations}"),
+        [one] => format!("its integer field `{one}` holds {invocations}"),
+        _ => format!("its integer fields {} hold {invocations}", quoted(&fields)),
+    };
+    Some(format!(
+        "`{name}` (uniform) has no --buffer: {what}, the dispatch's invocations (also \
+         the default length of a runtime-sized array, so a count or bound read from it \
+         agrees with the buffers){rest}; pass --buffer {name}=... to choose",
+        name = binding.name
+    ))
 }
 
 /// The bound of the loop at `site`, in the module the run instrumented.

@@ -7,10 +7,14 @@
 
 mod bound;
 mod cap;
+mod condition;
+mod infer;
 mod ir;
 mod notes;
 
 pub use cap::{cap_message, default_notes};
+pub use condition::condition_sources;
+pub use infer::infer;
 pub use notes::{entry_check, uniformity_note};
 
 use crate::profile::fill::Resolved;

@@ -6,8 +6,9 @@ use crate::profile::kernel::KernelInterface;
 use crate::uniformity::{Analysis, Severity};
 
 /// A note where the entry point's executions are not what the dispatch makes: one per subgroup
-/// (`ceil(workgroup invocations / subgroup width)` a workgroup), or one per invocation without
-/// subgroups. A driver that ran only part of the dispatch (or wrapped its count) would otherwise
+/// (`ceil(workgroup invocations / subgroup width)` a workgroup, or by the widest ballot where
+/// the adapter never filled a subgroup: lavapipe fills one from a single row along x), or one
+/// per invocation without subgroups. A driver that ran only part of the dispatch (or wrapped its count) would otherwise
 /// show counts that look right and are not.
 pub fn entry_check(
     instrumented: &Instrumented,
@@ -21,10 +22,17 @@ pub fn entry_check(
     let workgroups: u64 = dispatch.iter().map(|&n| u64::from(n)).product();
     let invocations = interface.workgroup_invocations();
     let (expected, unit) = match counts.subgroup_width {
-        Some(width) => (
-            workgroups * invocations.div_ceil(u64::from(width.max(1))),
-            format!("subgroups of {width} lanes"),
-        ),
+        Some(width) => {
+            let widest = counts.max_active_lanes.filter(|&w| w > 0 && w < width);
+            let per = u64::from(widest.unwrap_or(width).max(1));
+            let unit = match widest {
+                Some(w) if u64::from(w) < invocations => {
+                    format!("subgroups of {width} lanes holding at most {w}")
+                }
+                _ => format!("subgroups of {width} lanes"),
+            };
+            (workgroups * invocations.div_ceil(per), unit)
+        }
         None => (workgroups * invocations, "invocations".to_owned()),
     };
     (ran != expected).then(|| {

@@ -6,7 +6,7 @@ use std::ops::ControlFlow;
 use naga::{Scalar, ScalarKind};
 
 use super::files::elements_for;
-use super::{Fill, Resolved};
+use super::{Fill, Inferred, Resolved};
 use crate::profile::error::{Error, Flag, Result};
 use crate::profile::kernel::{Access, Binding, Shape, scalar_name};
 use crate::user_file::{ReadError, read_at_most};
@@ -28,6 +28,34 @@ pub fn initial(binding: &Binding, resolved: &Resolved, invocations: u64) -> Resu
                 _ => invocations.min(u64::MAX >> (64 - u32::from(scalar.width) * 8)),
             };
             put(&mut buf, offset, scalar.width, bits);
+        }
+    }
+    for inferred in &resolved.inferred {
+        match *inferred {
+            Inferred::Flag { offset, value, .. } => {
+                if let Some((_, s)) = count_scalars(&binding.shape)
+                    .into_iter()
+                    .find(|&(at, _)| at == offset)
+                {
+                    put(&mut buf, offset, s.width, value);
+                }
+            }
+            Inferred::Bits { .. } => {
+                let len = binding.size.len_for(bytes);
+                let _ = binding
+                    .shape
+                    .for_each_scalar(0, len, &mut |offset, scalar| {
+                        let at = offset as usize;
+                        if matches!(scalar.kind, ScalarKind::Uint | ScalarKind::Sint)
+                            && at + usize::from(scalar.width) <= buf.len()
+                        {
+                            let bit = buf[at] & 1;
+                            buf[at..at + usize::from(scalar.width)].fill(0);
+                            buf[at] = bit;
+                        }
+                        ControlFlow::Continue(())
+                    });
+            }
         }
     }
     Ok(buf)

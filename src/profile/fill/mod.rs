@@ -36,4 +36,30 @@ pub struct Resolved {
     /// Whether `--buffer` gave the fill. A uniform buffer left to the default holds the
     /// dispatch's invocations in its integer scalars ([`initial`]).
     pub given: bool,
+    /// Where the kernel's code says what the default fill should hold instead (set by
+    /// `explain::infer`; empty where `--buffer` gave the fill).
+    pub inferred: Vec<Inferred>,
+}
+
+/// A default that the kernel's use of a binding chose over the fill's rule.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Inferred {
+    /// A uniform's integer scalar that the kernel only compares with 0 or 1 (a flag): it holds
+    /// `value` instead of the dispatch's invocations.
+    Flag {
+        /// Its byte offset in the buffer.
+        offset: u64,
+        /// 0, or 1 where 0 would send every invocation out at once.
+        value: u64,
+        /// Its WGSL path from the variable (`.value`).
+        path: String,
+        /// The first line that compares it.
+        line: u32,
+    },
+    /// Integers whose elements the kernel compares with 1 (cells that are on or off): the
+    /// random fill's integers are cut to their lowest bit, 0 or 1.
+    Bits {
+        /// The first line that compares an element with 1.
+        line: u32,
+    },
 }

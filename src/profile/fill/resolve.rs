@@ -33,6 +33,7 @@ pub fn resolve(
             fill: Fill::default(),
             len: None,
             given: false,
+            inferred: Vec::new(),
         })
         .collect();
     let mut filled = vec![false; out.len()];

@@ -165,6 +165,7 @@
 //!   numbered.
 
 mod cap;
+mod clause;
 mod control;
 mod count;
 mod depth;
@@ -186,6 +187,7 @@ mod walk;
 
 use naga::{Module, ShaderStage};
 
+pub use self::clause::ClauseSite;
 use self::globals::Globals;
 pub use self::layout::{
     BLOCK_WORDS, BRANCH_WORDS, BlockCounts, BranchCounts, CAP_HIT_WORD, CounterLayout, Counters,

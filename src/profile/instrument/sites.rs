@@ -5,6 +5,7 @@ use std::ops::RangeInclusive;
 
 use naga::{Block, Function, Handle, Statement};
 
+use super::clause::ClauseSite;
 use crate::source_map::SourceMap;
 
 /// What kind of block a [`BlockSite`] is.
@@ -80,6 +81,9 @@ pub struct BranchSite {
     pub line: u32,
     /// The function it is in.
     pub function: String,
+    /// An `if` naga made of a short-circuit `&&`/`||`, or one whose condition is such a
+    /// chain: the clause it tests the chain up to.
+    pub clause: Option<ClauseSite>,
 }
 
 /// An instrumented loop.
@@ -125,6 +129,7 @@ impl Sites {
             kind,
             line,
             function: function.to_owned(),
+            clause: None,
         });
         self.branches.len() - 1
     }

@@ -10,6 +10,7 @@ use naga::{
 
 use super::Pass;
 use super::cap::CapCheck;
+use super::clause::Chains;
 use super::control::{self, Sides, hoistable, may_leave, reachable_functions, split_exit_test};
 use super::count::VotedIf;
 use super::elect::Election;
@@ -43,6 +44,8 @@ pub(super) struct Walk {
     /// takes it instead of a subgroup operation of its own. Cleared at a block's entry and
     /// after every statement that branches, loops or calls.
     pub election: Cell<Option<Election>>,
+    /// The short-circuit chains seen so far, to name the clause each `if` tests.
+    pub chains: Chains,
 }
 
 impl Walk {
@@ -56,6 +59,7 @@ impl Walk {
             hot: false,
             trip_ifs: None,
             election: Cell::new(None),
+            chains: Chains::default(),
         }
     }
 }
@@ -395,7 +399,14 @@ impl Pass<'_> {
         line: u32,
         out: &mut Block,
     ) -> Option<Election> {
+        let clause = self.at.chains.clause(
+            fx.function,
+            &self.lines,
+            (condition, &accept, &reject),
+            fx.span,
+        );
         let branch = self.sites.new_branch(BranchKind::If, line, &self.at.name);
+        self.sites.branches[branch].clause = clause;
         let how = control::sides(&accept, &reject);
         let voted = self.opts.subgroups && !self.at.quiet;
         // In a loop the sides are counted from the vote, with its election, not each at its

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{BranchProfile, LineProfile};
+use super::{BranchProfile, Clause, LineProfile};
 use crate::profile::instrument::{
     BlockCounts, BlockKind, BranchKind, Counters, Instrumented, Opener,
 };
@@ -30,6 +30,23 @@ pub struct Inputs<'a> {
     pub workgroup_size: [u32; 3],
     /// The static analysis of the user's source, where it succeeded.
     pub analysis: Option<&'a Analysis>,
+    /// What the condition of each branch reads, by line (`explain::condition_sources`): the
+    /// cross-checks' advice follows it.
+    pub conditions: &'a BTreeMap<u32, ConditionSource>,
+}
+
+/// What a branch's condition is computed from, weakest first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum ConditionSource {
+    /// Neither an invocation id nor memory that invocations write: constants, uniforms, a
+    /// loop's own counter.
+    Neither,
+    /// Memory that invocations write (storage, workgroup or private memory, a storage
+    /// texture) or a subgroup operation's result.
+    Data,
+    /// An invocation id (`global_invocation_id`, `local_invocation_id`,
+    /// `local_invocation_index`, `subgroup_invocation_id`).
+    Id,
 }
 
 /// Per-line and per-branch figures from the counters, and the cross-checks between them and
@@ -42,6 +59,7 @@ pub fn lines_and_branches(
         counters,
         subgroup_size,
         analysis,
+        conditions,
         ..
     } = *inputs;
     let subgroups = instrumented.options.subgroups;
@@ -85,7 +103,8 @@ pub fn lines_and_branches(
                 .filter(|(_, b)| arms.contains(b))
                 .map(|(&l, _)| l)
                 .collect();
-            notes.extend(cross_check(analysis, kind, (line, &arm_lines), c));
+            let source = conditions.get(&line).copied();
+            notes.extend(cross_check(analysis, kind, (line, &arm_lines), c, source));
         }
     };
     for (r, site) in instrumented.branches.iter().enumerate() {
@@ -115,6 +134,12 @@ pub fn lines_and_branches(
             taken,
             not_taken,
             cost: None,
+            clause: site.clause.as_ref().map(|c| Clause {
+                text: c.text.clone(),
+                line: c.line,
+                column: c.column,
+                operator: c.operator.map(str::to_owned),
+            }),
         });
     }
     for (l, site) in instrumented.loops.iter().enumerate() {
@@ -147,6 +172,7 @@ pub fn lines_and_branches(
             taken: None,
             not_taken: None,
             cost: None,
+            clause: None,
         });
     }
     branches.sort_by_key(|b| b.line);
@@ -242,6 +268,7 @@ fn cross_check(
     kind: &str,
     (line, arm_lines): (u32, &[u32]),
     (executions, divergent): (u64, u64),
+    source: Option<ConditionSource>,
 ) -> Option<String> {
     let verdict_at = |l: u32| analysis?.line(l);
     let own = verdict_at(line).map(|v| verdict_name(v.subgroup));
@@ -249,9 +276,6 @@ fn cross_check(
         .iter()
         .filter_map(|&l| verdict_at(l).map(|v| verdict_name(v.subgroup)))
         .collect();
-    let from_ids = arm_lines
-        .iter()
-        .any(|&l| verdict_at(l).is_some_and(|v| v.because_of_invocation_id()));
     if divergent > 0 && !verdicts.is_empty() && verdicts.iter().all(|v| *v == "uniform") {
         return Some(format!(
             "line {line}: the {kind} diverged in {divergent} of {executions} subgroup executions, \
@@ -262,14 +286,18 @@ fn cross_check(
     // Only where the branch itself is reached uniformly: inside divergent code every arm is
     // non-uniform whatever its condition.
     let condition_makes_it = own == Some("uniform") && verdicts.contains(&"non-uniform");
-    // The advice follows what the condition depends on: an invocation id, or loaded data.
-    let how = if from_ids {
+    // The advice follows what the condition reads: an invocation id, or loaded data. A
+    // condition that reads neither (a loop over constants) does not make the code it guards
+    // non-uniform, so there is nothing to advise.
+    let how = if source? == ConditionSource::Id {
         "if its condition is uniform by design, computing it from a value the analysis can prove \
          uniform (e.g. `workgroup_id` instead of `global_invocation_id`) lets the compiler know"
-    } else {
+    } else if source? == ConditionSource::Data {
         "the data its condition reads was the same across each subgroup; where it always is, \
          reading it from a `var<uniform>` or a read-only `var<storage>`, which the analysis \
          treats as uniform, lets the compiler know"
+    } else {
+        return None;
     };
     (executions > 0 && divergent == 0 && condition_makes_it).then(|| {
         format!(
@@ -325,21 +353,89 @@ pub fn branch_efficiency(branches: &[BranchProfile]) -> Option<f64> {
     (evaluations > 0).then(|| 1.0 - divergent as f64 / evaluations as f64)
 }
 
-/// Where a workgroup has fewer invocations than the subgroup width, the lanes it can never
-/// fill: what caps every line's efficiency.
-pub fn width_note(workgroup_size: [u32; 3], subgroup_size: Option<u32>) -> Option<String> {
+/// Where subgroups are never full, what caps every line's efficiency: a workgroup with fewer
+/// invocations than the subgroup width leaves lanes it can never fill; otherwise the widest
+/// ballot at the kernel's entry (`widest_ballot`) shows how many invocations the adapter put
+/// in one subgroup, which for some workgroup shapes is fewer than the width (lavapipe fills a
+/// subgroup from one row of the workgroup along x).
+pub fn width_note(
+    workgroup_size: [u32; 3],
+    subgroup_size: Option<u32>,
+    widest_ballot: Option<u32>,
+) -> Option<String> {
     let width = subgroup_size?;
     let invocations: u64 = workgroup_size.iter().map(|&n| u64::from(n)).product();
-    (invocations < u64::from(width)).then(|| {
-        let cap = invocations as f64 / f64::from(width) * 100.0;
-        let cap = format!("{cap:.1}");
-        let cap = cap.strip_suffix(".0").unwrap_or(&cap);
-        format!(
+    let percent = |lanes: u64| {
+        let cap = format!("{:.1}", lanes as f64 / f64::from(width) * 100.0);
+        cap.strip_suffix(".0").unwrap_or(&cap).to_owned()
+    };
+    if invocations < u64::from(width) {
+        return Some(format!(
             "workgroups of {invocations} invocation{} fill {invocations} of {width} lanes; lane \
-             efficiency cannot exceed {cap}%",
-            if invocations == 1 { "" } else { "s" }
+             efficiency cannot exceed {}%",
+            if invocations == 1 { "" } else { "s" },
+            percent(invocations)
+        ));
+    }
+    let widest = widest_ballot.filter(|&w| w > 0 && w < width)?;
+    let [x, y, z] = workgroup_size;
+    let why = if widest == x {
+        format!(
+            "the adapter filled each subgroup from one row of the workgroup along x ({x} \
+             invocations), not from consecutive local indices; a workgroup whose x is a \
+             multiple of {width} fills them"
         )
-    })
+    } else {
+        format!("the adapter put at most {widest} of the workgroup's invocations in a subgroup")
+    };
+    Some(format!(
+        "subgroups are never full: the widest ballot at the kernel's entry held {widest} of \
+         {width} lanes, so lane efficiency cannot exceed {}% on any line, uniform ones \
+         included. Workgroups of {x}×{y}×{z} = {invocations} invocations could fill \
+         {full} subgroups of {width}, but {why}",
+        percent(u64::from(widest)),
+        full = invocations / u64::from(width),
+    ))
+}
+
+/// A note on the loops whose body ran more often than the loop's own line: that line counts
+/// the subgroup executions that reached the loop (once per entry, by the code around it),
+/// the body's lines count its trips, so the body's figures (executions, lanes, efficiency) are
+/// of other runs than the line that guards it.
+pub fn loop_lines_note(lines: &[LineProfile], branches: &[BranchProfile]) -> Option<String> {
+    let executions = |n: u32| {
+        lines
+            .binary_search_by_key(&n, |l| l.line)
+            .ok()
+            .map(|i| lines[i].executions)
+    };
+    let loops: Vec<String> = branches
+        .iter()
+        .filter(|b| b.kind == "loop")
+        .filter_map(|b| {
+            let (entries, trips) = (executions(b.line)?, b.trips?);
+            (trips > entries).then(|| format!("{} ({entries} entries, {trips} trips)", b.line))
+        })
+        .collect();
+    // The first few: a kernel of many nested loops would make it a list of lines.
+    const LISTED: usize = 4;
+    let more = loops.len().saturating_sub(LISTED);
+    let mut loops = loops;
+    loops.truncate(LISTED);
+    if more > 0 {
+        loops.push(format!("{more} more"));
+    }
+    let (last, rest) = loops.split_last()?;
+    let list = if rest.is_empty() {
+        format!("line {last}")
+    } else {
+        format!("lines {} and {last}", rest.join(", "))
+    };
+    Some(format!(
+        "{list}: a loop's own line counts the subgroup executions that reached the loop, once \
+         per entry, and its body's lines count its trips, so a body runs more often, and with \
+         other lanes active, than the line of the loop that guards it"
+    ))
 }
 
 fn verdict_name(v: Verdict) -> &'static str {

@@ -6,7 +6,7 @@
 //! the run, so the tables of several devices concatenate. A new column is one entry in
 //! [`CSV_COLUMNS`].
 
-use super::{BranchProfile, LineProfile, Profile};
+use super::{BranchProfile, Clause, LineProfile, Profile};
 use crate::report::ColumnType;
 
 /// One column of the profile CSV.
@@ -63,6 +63,11 @@ impl Row<'_> {
         self.branch().and_then(|b| b.cost.as_ref())
     }
 
+    /// The clause a branch row names (an `if` of a short-circuit chain).
+    fn clause(&self) -> Option<&Clause> {
+        self.branch().and_then(|b| b.clause.as_ref())
+    }
+
     /// The line a line or branch row is about.
     fn line_number(&self) -> Option<u32> {
         match self.what {
@@ -98,7 +103,7 @@ fn source_line(profile: &Profile, line: Option<u32>) -> String {
 /// The columns, in order: the figures first (as before the device's identity was added, so
 /// that scripts reading columns by position keep working), then the kernel, the device and the
 /// run.
-pub const CSV_COLUMNS: [Column; 34] = {
+pub const CSV_COLUMNS: [Column; 38] = {
     use ColumnType::{Integer, Number, Text, Timestamp};
     const fn c(name: &'static str, kind: ColumnType, cell: fn(&Row<'_>) -> String) -> Column {
         Column { name, kind, cell }
@@ -175,6 +180,14 @@ pub const CSV_COLUMNS: [Column; 34] = {
         }),
         c("predicted_ns", Number, |r| {
             cell(r.cost().and_then(|c| c.predicted_ns))
+        }),
+        c("clause", Text, |r| cell(r.clause().map(|c| c.text.clone()))),
+        c("clause_operator", Text, |r| {
+            cell(r.clause().and_then(|c| c.operator.clone()))
+        }),
+        c("clause_line", Integer, |r| cell(r.clause().map(|c| c.line))),
+        c("clause_column", Integer, |r| {
+            cell(r.clause().map(|c| c.column))
         }),
         c("entry", Text, |r| r.profile.kernel.entry.clone()),
         c("adapter", Text, |r| r.profile.adapter.name.clone()),

@@ -216,9 +216,55 @@ pub struct BranchProfile {
     /// `--cost`: what the branch's divergence costs on this adapter (schema 3).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost: Option<BranchCost>,
+    /// An `if` that tests a short-circuit `&&`/`||` chain up to one of its clauses (naga makes
+    /// an `if` of each operator, on the chain's line), or whose condition is a whole chain:
+    /// that clause, so that the rows of one line can be told apart.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clause: Option<Clause>,
+}
+
+/// The clause of a short-circuit chain that a branch row tests the chain up to.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Clause {
+    /// The clause as the source writes it (blanks collapsed).
+    pub text: String,
+    /// Its 1-based line (a chain may span lines; the row is at the chain's first).
+    pub line: u32,
+    /// Its 1-based column, in bytes as naga counts them.
+    pub column: u32,
+    /// `&&` or `||` for the `if` naga made of that operator after the clause: its `then`
+    /// side is the lanes that go on to the next clause (for `&&`, those for which every clause
+    /// so far held; for `||`, those for which every one failed). Absent for the `if` whose
+    /// condition is the whole chain, whose clause is the chain's last.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub operator: Option<String>,
+}
+
+impl Clause {
+    /// `` `a` && (col 9) ``, `` `c`, the whole condition (line 70, col 11) ``: the clause, its
+    /// column (and line, where it is not `row_line`) and what the row tests.
+    pub fn label(&self, row_line: u32) -> String {
+        let at = if self.line == row_line {
+            format!("col {}", self.column)
+        } else {
+            format!("line {}, col {}", self.line, self.column)
+        };
+        match &self.operator {
+            Some(op) => format!("`{}` {op} ({at})", self.text),
+            None => format!("`{}`, the whole condition ({at})", self.text),
+        }
+    }
 }
 
 impl BranchProfile {
+    /// The row's kind with its clause, where it has one: `` if `a` && (col 9) ``.
+    pub fn kind_label(&self) -> String {
+        match &self.clause {
+            Some(c) => format!("{} {}", self.kind, c.label(self.line)),
+            None => self.kind.clone(),
+        }
+    }
+
     /// An `if`: the share of the lanes that reached it that took its `then` side.
     pub fn taken_share(&self) -> Option<f64> {
         let (taken, not_taken) = (self.taken?, self.not_taken?);

@@ -11,12 +11,13 @@ mod import;
 mod render;
 
 pub use attribution::{
-    Inputs, branch_efficiency, control_flow_efficiency, line_owner, lines_and_branches, width_note,
+    ConditionSource, Inputs, branch_efficiency, control_flow_efficiency, line_owner,
+    lines_and_branches, loop_lines_note, width_note,
 };
 pub use cost::{BranchCost, CostVerdict};
 pub use csv::{CSV_COLUMNS, Column, csv_bytes, csv_header};
 pub use document::{
-    BranchProfile, KernelRecord, LaneCapture, LaneExecution, LaneInvocation, LineProfile,
+    BranchProfile, Clause, KernelRecord, LaneCapture, LaneExecution, LaneInvocation, LineProfile,
     OBSERVER_NOTE, PROFILE_SCHEMA_VERSION, Profile, RequestRecord, TimingRecord, created_now,
     json_bytes, profile_schema_id,
 };

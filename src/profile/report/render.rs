@@ -113,7 +113,7 @@ fn render_summary(profile: &Profile, out: &mut String) {
         );
         for b in top.iter().take(5) {
             if let Some(figures) = b.loop_figures(profile.subgroup_size) {
-                let _ = writeln!(out, "  line {:>4} {:<6} {figures}", b.line, b.kind);
+                let _ = writeln!(out, "  line {:>4} {:<6} {figures}", b.line, b.kind_label());
                 continue;
             }
             let taken = b.taken_percents().map_or_else(String::new, |(t, _)| {
@@ -124,7 +124,7 @@ fn render_summary(profile: &Profile, out: &mut String) {
                 "  line {:>4} {:<6} {} idle lane slots, divergent in {} of {} subgroup \
                  executions{taken}",
                 b.line,
-                b.kind,
+                b.kind_label(),
                 b.wasted_lane_slots.unwrap_or(0),
                 b.divergent,
                 b.executions
@@ -132,6 +132,7 @@ fn render_summary(profile: &Profile, out: &mut String) {
         }
     }
     super::cost::render_costs(profile, out);
+    render_clauses(profile, out);
     match &profile.timing {
         Some(t) => {
             let _ = writeln!(
@@ -160,6 +161,38 @@ fn render_summary(profile: &Profile, out: &mut String) {
     }
     for note in &profile.notes {
         let _ = writeln!(out, "note: {note}");
+    }
+}
+
+/// Every `if` row of a short-circuit chain, by line: each names its clause, so that the rows
+/// of one line, whose shares differ, can be told apart.
+fn render_clauses(profile: &Profile, out: &mut String) {
+    let rows: Vec<&BranchProfile> = profile
+        .branches
+        .iter()
+        .filter(|b| b.clause.is_some())
+        .collect();
+    if rows.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "conditions evaluated clause by clause (naga makes an `if` of each `&&`/`||`; a row's \
+         taken share is of the lanes for which the chain up to its clause held, for `||` \
+         failed):"
+    );
+    for b in rows {
+        let taken = b
+            .taken_percents()
+            .map_or_else(String::new, |(t, _)| format!("taken by {t} of lanes, "));
+        let _ = writeln!(
+            out,
+            "  line {:>4} {}: {taken}divergent in {} of {} subgroup executions",
+            b.line,
+            b.kind_label(),
+            b.divergent,
+            b.executions
+        );
     }
 }
 

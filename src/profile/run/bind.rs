@@ -8,7 +8,7 @@ use crate::gpu::{
 use crate::profile::Error as ProfileError;
 use crate::profile::explain::Fills;
 use crate::profile::fill::{self, Resolved};
-use crate::profile::kernel::{self, KernelInterface};
+use crate::profile::kernel::{self, Kernel, KernelInterface};
 use crate::shaders::bounds::{Unclamped, clamp_indices};
 
 use super::Request;
@@ -43,12 +43,10 @@ impl Resources {
 }
 
 /// The kernel's buffers, immediates, textures and samplers, filled as asked.
-pub(super) fn resources(
-    gpu: &GpuContext,
-    interface: &KernelInterface,
-    request: &Request,
-) -> Result<Resources> {
-    let resolved = fill::resolve(interface, &request.buffers, &request.lens)?;
+pub(super) fn resources(gpu: &GpuContext, kernel: &Kernel, request: &Request) -> Result<Resources> {
+    let interface = &kernel.interface;
+    let mut resolved = fill::resolve(interface, &request.buffers, &request.lens)?;
+    crate::profile::explain::infer(kernel, &mut resolved);
     let invocations = fill::invocations(interface.workgroup_size, request.dispatch);
     fill::check_limits(interface, &resolved, invocations, &gpu.limits())?;
     let mut immediates = Vec::new();
@@ -64,11 +62,12 @@ pub(super) fn resources(
                 r.fill.to_string()
             } else if uniform_default {
                 format!(
-                    "{} (default; integer fields: the dispatch's invocations)",
-                    r.fill
+                    "{} (default; integer fields: the dispatch's invocations{})",
+                    r.fill,
+                    inferred_preview(&r.inferred)
                 )
             } else {
-                format!("{} (default)", r.fill)
+                format!("{} (default{})", r.fill, inferred_preview(&r.inferred))
             },
             bytes: contents.len() as u64,
             first: fill::first_values(binding, &contents),
@@ -240,4 +239,26 @@ pub(super) fn pipeline(
     };
     gpu.check_cancelled(file)?;
     create_pipeline(gpu, file, &module, entry, constants)
+}
+
+/// What [`fill::Inferred`] changed, for an input's preview: `; flags: .value = 0`.
+fn inferred_preview(inferred: &[fill::Inferred]) -> String {
+    let flags: Vec<String> = inferred
+        .iter()
+        .filter_map(|i| match i {
+            fill::Inferred::Flag { path, value, .. } => Some(format!("{path} = {value}")),
+            fill::Inferred::Bits { .. } => None,
+        })
+        .collect();
+    let mut out = String::new();
+    if !flags.is_empty() {
+        out.push_str(&format!(", but flags: {}", flags.join(", ")));
+    }
+    if inferred
+        .iter()
+        .any(|i| matches!(i, fill::Inferred::Bits { .. }))
+    {
+        out.push_str("; integers cut to 0 and 1 (cells)");
+    }
+    out
 }

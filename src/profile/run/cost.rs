@@ -166,7 +166,7 @@ fn count_variant(
         }
     };
     // The same fills as the original's counted run saw, not what the runs since left.
-    let fresh = resources(gpu, &kernel.interface, quiet)?;
+    let fresh = resources(gpu, kernel, quiet)?;
     let label = format!(
         "{} (line {} counted variant)",
         kernel.file, text.lines.start
@@ -189,6 +189,7 @@ fn count_variant(
         widest_ballot: None,
         workgroup_size: variant_kernel.interface.workgroup_size,
         analysis: None,
+        conditions: &std::collections::BTreeMap::new(),
     });
     Ok(Ok(cost::outside_change(original, &lines, &text.lines)))
 }

@@ -61,6 +61,7 @@ pub(super) fn finished(
         widest_ballot,
         workgroup_size,
         analysis: Some(&kernel.analysis),
+        conditions: &explain::condition_sources(kernel),
     });
     let cap_hit = counts.cap_hit.map(|lp| {
         let site = &instrumented.loops[lp];
@@ -79,7 +80,12 @@ pub(super) fn finished(
         resources.invocations,
     ));
     notes.extend(explain::uniformity_note(&kernel.analysis));
-    notes.extend(report::width_note(workgroup_size, subgroup_size));
+    notes.extend(report::width_note(
+        workgroup_size,
+        subgroup_size,
+        widest_ballot,
+    ));
+    notes.extend(report::loop_lines_note(&lines, &branches));
     notes.extend(explain::entry_check(
         instrumented,
         counts,

@@ -48,7 +48,7 @@ pub fn profile_with_progress(
     let prepared = prepare(gpu, &kernel, request)?;
     // The resources before the pipelines: a texture format the adapter lacks is then named as
     // such, not as the pipeline's failure to compile.
-    let resources = resources(gpu, &kernel.interface, request)?;
+    let resources = resources(gpu, &kernel, request)?;
     on_stage(Stage::Counting);
     let instrumented = &prepared.instrumented;
     let (counted, run) = counted_run(gpu, request, &kernel.interface, instrumented, &resources)?;

@@ -1,0 +1,312 @@
+//! Defaults that take the kernel's real paths: where the kernel's code says what an input is,
+//! its default fill follows. A uniform's integer field that the kernel only compares with 0 or
+//! 1 (or turns into a `bool`) is a flag, not a count: it gets 0, or 1 where 0 would send every
+//! invocation out at once. A storage buffer of integers whose elements the kernel compares
+//! with 1 holds cells that are on or off: its random fill is cut to 0s and 1s. Anything else
+//! keeps the fill's rule (a uniform's integers hold the dispatch's invocations). Read on naga's
+//! IR; a `--buffer` for the binding turns it off.
+
+use std::collections::HashMap;
+
+use naga::{
+    BinaryOperator, Block, Expression, Function, Handle, Literal, Module, ScalarKind, Statement,
+};
+
+use super::ir::{Step, operands, place_of};
+use crate::naga_walk::each_statement;
+use crate::profile::fill::{Inferred, Resolved};
+use crate::profile::kernel::{Access, Kernel};
+use crate::source_map::SourceMap;
+
+/// Sets [`Resolved::inferred`] on each binding of `resolved` left to the default fill whose
+/// use in the kernel says what it holds.
+pub fn infer(kernel: &Kernel, resolved: &mut [Resolved]) {
+    let module = &kernel.module;
+    let lines = SourceMap::new(&kernel.prepared);
+    let functions: Vec<&Function> = (module.entry_points.iter())
+        .filter(|ep| ep.name == kernel.interface.entry)
+        .map(|ep| &ep.function)
+        .chain(module.functions.iter().map(|(_, f)| f))
+        .collect();
+    for r in resolved.iter_mut().filter(|r| !r.given) {
+        let binding = &kernel.interface.bindings[r.index];
+        let Some(global) = (module.global_variables.iter())
+            .find(|(_, v)| {
+                v.binding
+                    .as_ref()
+                    .is_some_and(|s| s.group == binding.group && s.binding == binding.binding)
+            })
+            .map(|(h, _)| h)
+        else {
+            continue;
+        };
+        let mut uses = Uses::default();
+        for f in &functions {
+            uses.read(module, f, global, &lines);
+        }
+        r.inferred = match binding.access {
+            Access::Uniform => uses.flags(),
+            Access::StorageRead | Access::StorageReadWrite => uses.cells().into_iter().collect(),
+            Access::Immediate => Vec::new(),
+        };
+    }
+}
+
+/// How one use of a loaded value treats it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Use {
+    /// Compared (`==` when `equal`, else `!=`) with the integer `with`; `taken0` and `taken1`:
+    /// whether an `if` on the comparison, where there is one, sends every lane out of the
+    /// function (a `return` on the side taken) when the value is 0, or 1.
+    Compared {
+        equal: bool,
+        with: i64,
+        exits: [bool; 2],
+    },
+    /// Anything else: arithmetic, an ordering, a store, an argument.
+    Other,
+}
+
+/// Every use of a buffer's loads found in the kernel: per scalar at a constant place (a
+/// uniform's field, by byte offset, with its path), and for elements at indices that vary.
+#[derive(Default)]
+struct Uses {
+    fields: HashMap<u64, (String, Vec<(Use, u32)>)>,
+    elements: Vec<(Use, u32)>,
+}
+
+impl Uses {
+    /// The loads of `global` in `function` and what is done with each.
+    fn read(
+        &mut self,
+        module: &Module,
+        function: &Function,
+        global: Handle<naga::GlobalVariable>,
+        lines: &SourceMap<'_>,
+    ) {
+        let ex = &function.expressions;
+        let users = users_of(function);
+        for (h, e) in ex.iter() {
+            let Expression::Load { pointer } = *e else {
+                continue;
+            };
+            let Some(steps) = steps_from(ex, pointer, global) else {
+                continue;
+            };
+            let ty = module.global_variables[global].ty;
+            let uses: Vec<(Use, u32)> = (users.get(&h).into_iter().flatten())
+                .map(|&(user, in_statement)| {
+                    let how = if in_statement {
+                        Use::Other
+                    } else {
+                        use_of(function, h, user)
+                    };
+                    let line = lines.span_line(ex.get_span(user)).unwrap_or(0);
+                    (how, line)
+                })
+                .collect();
+            if steps.iter().any(|s| matches!(s, Step::Dynamic(_))) {
+                let scalar_element = element_is_integer(module, ty);
+                if scalar_element {
+                    self.elements.extend(uses);
+                }
+                continue;
+            }
+            if let Some((path, offset, scalar)) = place_of(module, ty, &steps)
+                && matches!(scalar.kind, ScalarKind::Uint | ScalarKind::Sint)
+            {
+                let entry = self
+                    .fields
+                    .entry(offset)
+                    .or_insert_with(|| (path, Vec::new()));
+                entry.1.extend(uses);
+            }
+        }
+    }
+
+    /// The fields used only as flags, each with the value that keeps the invocations in:
+    /// 0, or 1 where an `if` on it sends every lane out when it is 0 and not when it is 1.
+    fn flags(&self) -> Vec<Inferred> {
+        let mut out: Vec<Inferred> = (self.fields.iter())
+            .filter_map(|(&offset, (path, uses))| {
+                let flag = !uses.is_empty()
+                    && uses
+                        .iter()
+                        .all(|(u, _)| matches!(u, Use::Compared { with: 0 | 1, .. }));
+                if !flag {
+                    return None;
+                }
+                let exits = |v: usize| {
+                    uses.iter()
+                        .any(|(u, _)| matches!(u, Use::Compared { exits, .. } if exits[v]))
+                };
+                let value = u64::from(exits(0) && !exits(1));
+                let line = uses.iter().map(|&(_, l)| l).min().unwrap_or(0);
+                Some(Inferred::Flag {
+                    offset,
+                    value,
+                    path: path.clone(),
+                    line,
+                })
+            })
+            .collect();
+        out.sort_by_key(|i| match i {
+            Inferred::Flag { offset, .. } => *offset,
+            Inferred::Bits { .. } => 0,
+        });
+        out
+    }
+
+    /// Cells: some element is compared with 1 and none with another constant than 0 or 1.
+    fn cells(&self) -> Option<Inferred> {
+        let with = |u: &Use| match *u {
+            Use::Compared { with, .. } => Some(with),
+            Use::Other => None,
+        };
+        let compared: Vec<(i64, u32)> = (self.elements.iter())
+            .filter_map(|(u, line)| Some((with(u)?, *line)))
+            .collect();
+        let line = compared.iter().find(|(w, _)| *w == 1).map(|&(_, l)| l)?;
+        compared
+            .iter()
+            .all(|(w, _)| matches!(w, 0 | 1))
+            .then_some(Inferred::Bits { line })
+    }
+}
+
+/// The steps from `global` to what `pointer` points at, where it points into `global`.
+fn steps_from(
+    ex: &naga::Arena<Expression>,
+    mut pointer: Handle<Expression>,
+    global: Handle<naga::GlobalVariable>,
+) -> Option<Vec<Step>> {
+    let mut steps = Vec::new();
+    loop {
+        match ex[pointer] {
+            Expression::AccessIndex { base, index } => {
+                steps.push(Step::At(index));
+                pointer = base;
+            }
+            Expression::Access { base, index } => {
+                steps.push(Step::Dynamic(index));
+                pointer = base;
+            }
+            Expression::GlobalVariable(g) if g == global => {
+                steps.reverse();
+                return Some(steps);
+            }
+            _ => return None,
+        }
+    }
+}
+
+/// Whether the buffer of type `ty` holds integers in its (runtime-sized or fixed) array.
+fn element_is_integer(module: &Module, ty: Handle<naga::Type>) -> bool {
+    let mut ty = ty;
+    loop {
+        match module.types[ty].inner {
+            naga::TypeInner::Array { base, .. } => ty = base,
+            naga::TypeInner::Struct { ref members, .. } => match members.last() {
+                Some(m) => ty = m.ty,
+                None => return false,
+            },
+            naga::TypeInner::Scalar(s) | naga::TypeInner::Atomic(s) => {
+                return matches!(s.kind, ScalarKind::Uint | ScalarKind::Sint);
+            }
+            _ => return false,
+        }
+    }
+}
+
+/// Who uses each expression: the expressions computed from it (`false`) and the statements
+/// that take it (`true`, keyed by the expression itself).
+fn users_of(function: &Function) -> HashMap<Handle<Expression>, Vec<(Handle<Expression>, bool)>> {
+    let mut users: HashMap<Handle<Expression>, Vec<(Handle<Expression>, bool)>> = HashMap::new();
+    let mut ops = Vec::new();
+    for (h, e) in function.expressions.iter() {
+        ops.clear();
+        operands(e, &mut ops);
+        if let Expression::ImageSample { coordinate, .. }
+        | Expression::ImageLoad { coordinate, .. } = *e
+        {
+            ops.push(coordinate);
+        }
+        for &o in &ops {
+            users.entry(o).or_default().push((h, false));
+        }
+    }
+    each_statement(&function.body, &mut |s| {
+        let taken: Vec<Handle<Expression>> = match s {
+            Statement::Store { value, .. } => vec![*value],
+            Statement::Call { arguments, .. } => arguments.clone(),
+            Statement::Return { value } => value.iter().copied().collect(),
+            Statement::Switch { selector, .. } => vec![*selector],
+            Statement::ImageStore {
+                coordinate, value, ..
+            } => vec![*coordinate, *value],
+            Statement::Atomic { value, .. } => vec![*value],
+            _ => Vec::new(),
+        };
+        for t in taken {
+            users.entry(t).or_default().push((t, true));
+        }
+    });
+    users
+}
+
+/// How `user` treats the loaded value `load`.
+fn use_of(function: &Function, load: Handle<Expression>, user: Handle<Expression>) -> Use {
+    let ex = &function.expressions;
+    let (equal, with) = match ex[user] {
+        Expression::Binary {
+            op: op @ (BinaryOperator::Equal | BinaryOperator::NotEqual),
+            left,
+            right,
+        } => {
+            let other = if left == load { right } else { left };
+            match int_literal(&ex[other]) {
+                Some(k) => (op == BinaryOperator::Equal, k),
+                None => return Use::Other,
+            }
+        }
+        Expression::As {
+            kind: ScalarKind::Bool,
+            ..
+        } => (false, 0),
+        _ => return Use::Other,
+    };
+    let taken = |v: i64| (v == with) == equal;
+    let exits = [0, 1].map(|v| if_exits(&function.body, user, taken(v)));
+    Use::Compared { equal, with, exits }
+}
+
+/// Whether an `if` on `condition` in `block` has a `return` among the first statements of the
+/// side `taken` picks.
+fn if_exits(block: &Block, condition: Handle<Expression>, taken: bool) -> bool {
+    let mut exits = false;
+    each_statement(block, &mut |s| {
+        if let Statement::If {
+            condition: c,
+            accept,
+            reject,
+        } = s
+            && *c == condition
+        {
+            let side = if taken { accept } else { reject };
+            exits |= side.iter().any(|s| matches!(s, Statement::Return { .. }));
+        }
+    });
+    exits
+}
+
+/// The value of an integer literal.
+fn int_literal(e: &Expression) -> Option<i64> {
+    match *e {
+        Expression::Literal(Literal::U32(v)) => Some(i64::from(v)),
+        Expression::Literal(Literal::I32(v)) => Some(i64::from(v)),
+        Expression::Literal(Literal::U64(v)) => i64::try_from(v).ok(),
+        Expression::Literal(Literal::I64(v)) => Some(v),
+        Expression::Literal(Literal::AbstractInt(v)) => Some(v),
+        _ => None,
+    }
+}

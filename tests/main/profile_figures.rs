@@ -1,0 +1,201 @@
+//! Figures that explain themselves, and defaults that take a kernel's real paths (issue 38):
+//! the rows naga makes of a `&&`/`||` chain name their clauses in every output; a workgroup
+//! shape whose subgroups are never full says so; a 0/1 flag in a uniform defaults to the path
+//! the kernel takes, so a blur in the WebGPU samples' pattern writes every texel. Real runs on
+//! the default adapter (lavapipe in CI); every expected figure is derived here from the kernel.
+
+use divlab::profile::fill::{BindingRef, BufferSpec, Fill};
+use divlab::profile::report::{BranchProfile, Profile, csv_bytes, json_bytes, render_text};
+use divlab::profile::run::Finished;
+
+use crate::util;
+use crate::util::line_of;
+
+const CHAIN: &str = include_str!("../kernels/profile/clause_chain.wgsl");
+const BLUR: &str = include_str!("../kernels/profile/blur_flip.wgsl");
+const SHAPE: &str = include_str!("../kernels/profile/workgroup_4x2x4.wgsl");
+
+/// The `if` rows of line `n`, in the profile's order.
+fn ifs(p: &Profile, n: u32) -> Vec<&BranchProfile> {
+    p.branches
+        .iter()
+        .filter(|b| b.line == n && b.kind == "if")
+        .collect()
+}
+
+/// Lanes of `0..128` for which `f` holds.
+fn lanes(f: impl Fn(u32) -> bool) -> u64 {
+    (0..128).filter(|&i| f(i)).count() as u64
+}
+
+/// `i % 2 == 0 && i % 4 == 0 && i % 16 == 0` is three `if` rows on one line, each named by
+/// its clause and column, its taken lanes those for which the chain up to the clause held;
+/// `i < 8 || i >= 120` is two, the first taken by the lanes for which `i < 8` failed. The text
+/// report, the JSON and the CSV all carry the names.
+#[test]
+fn a_chains_rows_name_their_clauses_in_every_output() {
+    let f = util::profiled_as("chain.wgsl", CHAIN, 3, |r| r.dispatch = [2, 1, 1]);
+    let p = &f.profile;
+    let and = line_of(CHAIN, "// and chain");
+    let rows = ifs(p, and);
+    let named: Vec<(String, u32, Option<&str>)> = rows
+        .iter()
+        .map(|b| {
+            let c = b.clause.as_ref().expect("each row names its clause");
+            (c.text.clone(), c.column, c.operator.as_deref())
+        })
+        .collect();
+    let col = |clause: &str| {
+        let text = CHAIN.lines().nth(and as usize - 1).unwrap();
+        text.find(clause).unwrap() as u32 + 1
+    };
+    assert_eq!(
+        named,
+        [
+            ("i % 2u == 0u".to_owned(), col("i % 2u"), Some("&&")),
+            ("i % 4u == 0u".to_owned(), col("i % 4u"), Some("&&")),
+            ("i % 16u == 0u".to_owned(), col("i % 16u"), None),
+        ]
+    );
+    let taken: Vec<Option<u64>> = rows.iter().map(|b| b.taken).collect();
+    assert_eq!(
+        taken,
+        [
+            Some(lanes(|i| i % 2 == 0)),
+            Some(lanes(|i| i % 4 == 0)),
+            Some(lanes(|i| i % 16 == 0)),
+        ]
+    );
+    let or = ifs(p, line_of(CHAIN, "// or chain"));
+    assert_eq!(or.len(), 2);
+    let first = or[0].clause.as_ref().unwrap();
+    assert_eq!(
+        (first.text.as_str(), first.operator.as_deref()),
+        ("i < 8u", Some("||"))
+    );
+    assert_eq!(
+        or[0].taken,
+        Some(lanes(|i| i >= 8)),
+        "the lanes that go on to `i >= 120u`"
+    );
+    assert_eq!(or[1].taken, Some(lanes(|i| !(8..120).contains(&i))));
+
+    let text = render_text(p);
+    for row in &rows {
+        let label = row.kind_label();
+        assert!(
+            text.contains(&format!("line {and:>4} {label}")),
+            "{label}\n{text}"
+        );
+    }
+    assert!(text.contains("if `i % 2u == 0u` && (col "), "{text}");
+    let json = String::from_utf8(json_bytes(p)).unwrap();
+    assert!(json.contains("\"text\": \"i % 16u == 0u\""), "{json}");
+    let csv = String::from_utf8(csv_bytes(p)).unwrap();
+    let header = csv.lines().next().unwrap();
+    assert!(
+        header.contains(",clause,clause_operator,clause_line,clause_column,"),
+        "{header}"
+    );
+    assert!(
+        csv.contains(&format!(",i % 4u == 0u,&&,{and},{}", col("i % 4u"))),
+        "{csv}"
+    );
+}
+
+/// A 4×2×4 workgroup holds 32 invocations, enough for full subgroups of 8, but lavapipe fills a
+/// subgroup from one row along x: the widest ballot is 4, and a note says what caps every line
+/// (and the entry point's executions are not taken for a driver fault).
+#[test]
+fn a_workgroup_shape_whose_subgroups_are_never_full_says_so() {
+    let f = util::profiled_as("shape.wgsl", SHAPE, 3, |r| r.dispatch = [2, 1, 1]);
+    let p = &f.profile;
+    let (sg, widest) = (p.subgroup_size.unwrap(), p.widest_ballot.unwrap());
+    assert_eq!(sg, util::expected_subgroup_size());
+    let store = util::line(p, line_of(SHAPE, "// store"));
+    // Σ active lanes is the invocations, whatever the packing; executions show it.
+    assert_eq!(store.active_lanes, Some(64));
+    assert_eq!(store.executions, 64u64.div_ceil(u64::from(widest)));
+    let never_full: Vec<&String> = p
+        .notes
+        .iter()
+        .filter(|n| n.starts_with("subgroups are never full"))
+        .collect();
+    assert_eq!(never_full.len(), usize::from(widest < sg), "{:#?}", p.notes);
+    if sg == 8 {
+        assert_eq!(widest, 4, "lavapipe fills a subgroup from one row along x");
+        assert!(
+            never_full[0].contains("held 4 of 8 lanes") && never_full[0].contains("50%"),
+            "{}",
+            never_full[0]
+        );
+    }
+    assert!(
+        !p.notes.iter().any(|n| n.contains("the driver ran")),
+        "{:#?}",
+        p.notes
+    );
+}
+
+/// Profiles the blur with the request `configure` sets up, keeping its pictures.
+fn blur(configure: impl FnOnce(&mut divlab::profile::run::Request)) -> Finished {
+    util::profiled_as("blur.wgsl", BLUR, 3, |r| {
+        r.dispatch = [2, 2, 1];
+        r.keep_images = true;
+        configure(r);
+    })
+}
+
+/// The blur's `flip` is only compared with 0: by default it is 0, the untransposed path, and
+/// every texel of the 16×8 output is written (alpha 1), one invocation each; the note says
+/// what was inferred and how to choose the other path, which `--buffer` then takes.
+#[test]
+fn a_blurs_flag_defaults_to_its_untransposed_path_and_every_texel_is_written() {
+    let f = blur(|_| {});
+    let p = &f.profile;
+    let transpose = util::line(p, line_of(BLUR, "// transpose"));
+    assert_eq!(transpose.executions, 0, "the untransposed path");
+    let store = util::line(p, line_of(BLUR, "// store"));
+    let lanes = store.active_lanes.unwrap_or(store.executions);
+    assert_eq!(lanes, 16 * 8, "one store per texel");
+    let dst = f.images.iter().find(|i| i.name == "dst").expect("dst");
+    assert_eq!(dst.size, [16, 8]);
+    let unwritten = dst.rgba.chunks(4).filter(|px| px[3] != 255).count();
+    assert_eq!(unwritten, 0, "every texel written");
+    let note = p
+        .notes
+        .iter()
+        .find(|n| n.starts_with("`params.flip`"))
+        .unwrap_or_else(|| panic!("{:#?}", p.notes));
+    assert!(
+        note.contains("set it to 0") && note.contains("--buffer params=values:"),
+        "{note}"
+    );
+    // The filter size is no flag: it keeps the invocations.
+    assert!(
+        p.notes
+            .iter()
+            .any(|n| n.contains("`params.filter_size` holds 128")),
+        "{:#?}",
+        p.notes
+    );
+    // Asked for, the flag takes the transposed path: only the texels whose transposed
+    // coordinates fall inside the 16×8 output are written.
+    let f = blur(|r| {
+        r.buffers = vec![BufferSpec {
+            target: BindingRef::Name("params".to_owned()),
+            fill: Fill::Values(vec![7.0, 1.0]),
+        }];
+    });
+    let transpose = util::line(&f.profile, line_of(BLUR, "// transpose"));
+    assert!(transpose.executions > 0);
+    let dst = f.images.iter().find(|i| i.name == "dst").expect("dst");
+    let written = dst.rgba.chunks(4).filter(|px| px[3] == 255).count();
+    assert_eq!(written, 8 * 8, "x < 8 and y < 8 after the transpose");
+    assert!(
+        !f.profile
+            .notes
+            .iter()
+            .any(|n| n.starts_with("`params.flip`"))
+    );
+}
