@@ -16,7 +16,7 @@ pub fn summary(ui: &mut egui::Ui, profile: &Profile) {
             if i > 0 {
                 ui.strong("·");
             }
-            ui.strong(text).on_hover_text(*about);
+            ui.strong(text).on_hover_text(about);
         }
     });
     if !profile.notes.is_empty() {
@@ -35,17 +35,19 @@ pub fn summary(ui: &mut egui::Ui, profile: &Profile) {
 }
 
 /// The summary's figures, each with what it means.
-fn figures(profile: &Profile) -> Vec<(String, &'static str)> {
-    let mut parts: Vec<(String, &str)> = Vec::new();
+fn figures(profile: &Profile) -> Vec<(String, String)> {
+    let mut parts: Vec<(String, String)> = Vec::new();
     match profile.subgroup_size {
         Some(size) => parts.push((
             format!("subgroup size {size}"),
-            "The `subgroup_size` builtin as the pipeline ran: efficiency is taken against it",
+            "The `subgroup_size` builtin as the pipeline ran: efficiency is taken against it"
+                .to_owned(),
         )),
         None => parts.push((
             "no subgroup operations: counts are invocations".to_owned(),
             "This adapter has no subgroups: each line counts invocations, and efficiency is not \
-             measured",
+             measured"
+                .to_owned(),
         )),
     }
     if let Some((widest, size)) = profile.widest_ballot.zip(profile.subgroup_size)
@@ -62,29 +64,39 @@ fn figures(profile: &Profile) -> Vec<(String, &'static str)> {
             format!("control-flow efficiency {:.1}%", e * 100.0),
             "Σ active lanes / (Σ executions × subgroup size), summed over the kernel's blocks \
              (each straight run of statements once), not over the lines below: a block of \
-             several lines counts once here and once per line there",
+             several lines counts once here and once per line there"
+                .to_owned(),
         ));
     }
     if let Some(e) = profile.branch_efficiency {
         parts.push((
             format!("branch efficiency {:.1}%", e * 100.0),
-            "1 − Σ divergent / Σ evaluations over the branches and loops in the table below",
+            "1 − Σ divergent / Σ evaluations over the branches and loops in the table below"
+                .to_owned(),
         ));
     }
     match &profile.timing {
-        Some(t) => parts.push((
-            format!(
-                "{} alone, {} instrumented ({:.2}×)",
-                format_ns(t.kernel_ns),
-                format_ns(t.instrumented_ns),
-                t.overhead
-            ),
-            "Medians of the timed repetitions, the kernel alone and with divlab's counters, \
-             interleaved",
-        )),
+        Some(t) => {
+            // The notes on the times (noise, a faster instrumented run) on hover, where the
+            // time is.
+            let about = std::iter::once(
+                "Medians of the timed repetitions, the kernel alone and with divlab's counters, \
+                 interleaved"
+                    .to_owned(),
+            );
+            parts.push((
+                format!(
+                    "{} alone, {} instrumented ({})",
+                    format_ns(t.kernel_ns),
+                    format_ns(t.instrumented_ns),
+                    t.overhead_text()
+                ),
+                about.chain(t.notes()).collect::<Vec<_>>().join("\n\n"),
+            ));
+        }
         None => parts.push((
             "not timed".to_owned(),
-            "The run hit the loop cap, or was opened from a document without times",
+            "The run hit the loop cap, or was opened from a document without times".to_owned(),
         )),
     }
     parts

@@ -318,6 +318,9 @@ impl BranchProfile {
     }
 }
 
+/// Run-to-run spread above which the times get a note.
+const NOISY_CV: f64 = 0.2;
+
 /// Timings, medians of `reps` interleaved runs: at least 3 (or `--reps`, if fewer) and at most
 /// `--reps`, as many as fitted the time budget.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -349,6 +352,36 @@ pub struct TimingRecord {
 }
 
 impl TimingRecord {
+    /// Notes on times that could mislead: an instrumented kernel faster than the kernel alone
+    /// beyond noise, and times that vary a lot between runs. Derived from the record, so they
+    /// come with the times (the text report prints them after the `time:` line) and not among
+    /// the profile's notes, which say the same on every run.
+    pub fn notes(&self) -> Vec<String> {
+        let mut notes = Vec::new();
+        if let Some([_, high]) = self.overhead_interval
+            && high < 1.0
+        {
+            notes.push(format!(
+                "the instrumented kernel ran faster than the kernel alone ({:.2}x), beyond \
+                 noise. Both ran the same dispatch on the same resources, interleaved, after a \
+                 warm-up each, so the work and the first-run costs are the same: the compiler \
+                 made different code of the two (the instrumented one is naga's rewrite of the \
+                 kernel, with counters that can change how it unrolls, schedules or allocates). \
+                 The counts are not affected; the time alone is the kernel's",
+                self.overhead
+            ));
+        }
+        if let Some(cv) = self.kernel_cv.filter(|&cv| cv > NOISY_CV) {
+            notes.push(format!(
+                "the kernel's times vary by {:.0}% (coefficient of variation) between runs: the \
+                 machine is busy or the clock changes; medians and intervals allow for it, but \
+                 --reps more or a quieter machine narrows them",
+                cv * 100.0
+            ));
+        }
+        notes
+    }
+
     /// The overhead as the report prints it: never a figure below 1 without its reason.
     pub fn overhead_text(&self) -> String {
         if !self.overhead.is_finite() {

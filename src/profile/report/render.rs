@@ -150,6 +150,9 @@ fn render_summary(profile: &Profile, out: &mut String) {
                 profile.request.reps,
                 t.time_budget_s,
             );
+            for note in t.notes() {
+                let _ = writeln!(out, "note: {note}");
+            }
         }
         None => {
             let _ = writeln!(out, "time: not measured (the run hit the loop cap)");

@@ -86,7 +86,6 @@ pub fn profile_with_progress(
         .collect();
     let timed = timing(gpu, request, &kernel, &resources, counted, pairs, on_stage)?;
     finished.profile.timing = Some(timed.record);
-    finished.profile.notes.extend(timed.notes);
     if let (Some(variants), Some(top)) = (variants, cost_top) {
         cost::apply(&mut finished.profile, variants, &timed.pairs, top);
     }

@@ -95,11 +95,9 @@ pub(super) fn timing(
         overhead_interval: interval.map(|i| [i.low, i.high]),
         kernel_cv: crate::stats::summarize(&samples[0]).map(|s| s.cv),
     };
-    let notes = timing_notes(&record);
     Ok(Timings {
         record,
         pairs: pair_samples,
-        notes,
     })
 }
 
@@ -109,40 +107,7 @@ pub(super) struct Timings {
     pub record: TimingRecord,
     /// Each variant pair's samples, placebo then uniform, one per round.
     pub pairs: Vec<(Vec<f64>, Vec<f64>)>,
-    /// What the user should know about the times.
-    pub notes: Vec<String>,
 }
 
 /// The most rounds with `--cost`, where `--reps` asks fewer.
 pub const COST_ROUNDS: usize = 41;
-
-/// Run-to-run spread above which the times get a note.
-const NOISY_CV: f64 = 0.2;
-
-/// Notes on times that could mislead: an instrumented kernel faster than the kernel alone
-/// beyond noise, and times that vary a lot between runs.
-fn timing_notes(t: &TimingRecord) -> Vec<String> {
-    let mut notes = Vec::new();
-    if let Some([_, high]) = t.overhead_interval
-        && high < 1.0
-    {
-        notes.push(format!(
-            "the instrumented kernel ran faster than the kernel alone ({:.2}x), beyond noise. \
-             Both ran the same dispatch on the same resources, interleaved, after a warm-up \
-             each, so the work and the first-run costs are the same: the compiler made \
-             different code of the two (the instrumented one is naga's rewrite of the kernel, \
-             with counters that can change how it unrolls, schedules or allocates). The \
-             counts are not affected; the time alone is the kernel's",
-            t.overhead
-        ));
-    }
-    if let Some(cv) = t.kernel_cv.filter(|&cv| cv > NOISY_CV) {
-        notes.push(format!(
-            "the kernel's times vary by {:.0}% (coefficient of variation) between runs: the \
-             machine is busy or the clock changes; medians and intervals allow for it, but \
-             --reps more or a quieter machine narrows them",
-            cv * 100.0
-        ));
-    }
-    notes
-}
