@@ -56,7 +56,8 @@ fn figures(profile: &Profile) -> Vec<(String, String)> {
         parts.push((
             format!("subgroups never full: at most {widest} of {size} lanes"),
             "The widest ballot at the kernel's entry: no line's efficiency can exceed it. The \
-             notes say why (the workgroup's size or shape)",
+             notes say why (the workgroup's size or shape)"
+                .to_owned(),
         ));
     }
     if let Some(e) = profile.control_flow_efficiency {
