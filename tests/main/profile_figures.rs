@@ -199,3 +199,66 @@ fn a_blurs_flag_defaults_to_its_untransposed_path_and_every_texel_is_written() {
             .any(|n| n.starts_with("`params.flip`"))
     );
 }
+
+/// The game of life on a buffer of cells: the kernel compares a cell with 1, so the default
+/// fill holds 0s and 1s (random bits) rather than full-range integers, and the `alive` branch
+/// is taken by about half the lanes; asked for full-range integers, almost none is 1.
+const LIFE: &str = "\
+@group(0) @binding(0) var<storage, read> cells: array<u32>;
+@group(0) @binding(1) var<storage, read_write> next: array<u32>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = gid.x;
+    var n = 0u;
+    for (var d = 1u; d <= 2u; d++) {
+        n += cells[(i + d) % 256u] + cells[(i + 256u - d) % 256u];
+    }
+    var state = 0u;
+    if (cells[i] == 1u) { // alive
+        state = select(0u, 1u, n == 2u || n == 3u);
+    } else if (n == 3u) {
+        state = 1u;
+    }
+    next[i] = state;
+}
+";
+
+#[test]
+fn cells_compared_with_1_default_to_random_0s_and_1s() {
+    let f = util::profiled_as("life.wgsl", LIFE, 3, |r| r.dispatch = [4, 1, 1]);
+    let cells = f
+        .inputs
+        .iter()
+        .find(|i| i.label.starts_with("`cells`"))
+        .expect("cells");
+    assert!(
+        cells.first.iter().all(|v| v == "0u" || v == "1u"),
+        "{cells:?}"
+    );
+    assert!(cells.first.iter().any(|v| v == "1u") && cells.first.iter().any(|v| v == "0u"));
+    assert!(
+        cells.fill.ends_with("integers cut to 0 and 1: cells)"),
+        "{}",
+        cells.fill
+    );
+    let alive = util::branch(&f.profile, line_of(LIFE, "// alive"), "if");
+    let share = alive.taken_share().expect("a taken share");
+    assert!((0.3..0.7).contains(&share), "{share}");
+    assert!(
+        f.profile.notes.iter().any(|n| n
+            .starts_with("`cells` has no --buffer, and the kernel compares its elements with 1")),
+        "{:#?}",
+        f.profile.notes
+    );
+    let f = util::profiled_as("life.wgsl", LIFE, 3, |r| {
+        r.dispatch = [4, 1, 1];
+        r.buffers = vec!["cells=random".parse().unwrap()];
+    });
+    let alive = util::branch(&f.profile, line_of(LIFE, "// alive"), "if");
+    assert_eq!(
+        alive.taken,
+        Some(0),
+        "full-range integers are almost never 1"
+    );
+}

@@ -245,6 +245,48 @@ mod tests {
     }
 
     #[test]
+    fn the_tooltip_names_each_clause_of_a_chain_on_the_line() {
+        let profile = fixture::profile();
+        let mut rows = vec![profile.branches[0].clone(), profile.branches[0].clone()];
+        for (row, (text, operator)) in rows.iter_mut().zip([("a", Some("&&")), ("b", None)]) {
+            row.clause = Some(crate::profile::report::Clause {
+                text: text.to_owned(),
+                line: row.line,
+                column: if text == "a" { 9 } else { 14 },
+                operator: operator.map(str::to_owned),
+            });
+            (row.taken, row.not_taken) = (Some(8), Some(24));
+        }
+        let mut counted = at(&profile, 4);
+        counted.branches = &rows;
+        counted.branch = rows.last();
+        let tips = counted.tips(None);
+        let clauses: Vec<&Tip> = tips
+            .iter()
+            .filter(|t| matches!(t, Tip::Text(s) if s.starts_with("if `")))
+            .collect();
+        assert_eq!(
+            clauses,
+            [
+                &Tip::Text(
+                    "if `a` && (col 9): taken by 25%, divergent in 4 of 4 executions".into()
+                ),
+                &Tip::Text(
+                    "if `b`, the whole condition (col 14): taken by 25%, divergent in 4 of 4 \
+                     executions"
+                        .into()
+                ),
+            ]
+        );
+        assert!(
+            !tips
+                .iter()
+                .any(|t| matches!(t, Tip::Text(s) if s.starts_with("if: "))),
+            "the chain's rows stand for the plain branch line: {tips:?}"
+        );
+    }
+
+    #[test]
     fn the_tooltip_gives_the_static_verdict_and_its_reason() {
         let profile = fixture::profile();
         let analysis = crate::uniformity::analyze_source("k.wgsl", fixture::SOURCE)

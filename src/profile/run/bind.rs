@@ -258,7 +258,7 @@ fn inferred_preview(inferred: &[fill::Inferred]) -> String {
         .iter()
         .any(|i| matches!(i, fill::Inferred::Bits { .. }))
     {
-        out.push_str("; integers cut to 0 and 1 (cells)");
+        out.push_str("; integers cut to 0 and 1: cells");
     }
     out
 }
