@@ -262,3 +262,49 @@ fn cells_compared_with_1_default_to_random_0s_and_1s() {
         "full-range integers are almost never 1"
     );
 }
+
+/// A uniform's fields that bound a texture's coordinates (`gid.x >= params.width` where
+/// `gid.xy` addresses the texture) hold the texture's size; a field that is neither a flag nor
+/// a bound keeps the dispatch's invocations.
+const BOUNDS: &str = "\
+struct Params { width: u32, height: u32, scale: u32 }
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var dst: texture_storage_2d<rgba8unorm, write>;
+@group(0) @binding(2) var<storage, read_write> data: array<u32>;
+
+@compute @workgroup_size(8, 8)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    if (gid.x >= params.width || gid.y >= params.height) {
+        return;
+    }
+    data[gid.y * params.width + gid.x] = params.scale;
+    textureStore(dst, gid.xy, vec4<f32>(1.0));
+}
+";
+
+#[test]
+fn fields_that_bound_a_textures_coordinates_hold_its_size() {
+    let f = util::profiled_as("bounds.wgsl", BOUNDS, 3, |r| {
+        r.dispatch = [3, 1, 1];
+        r.textures.sizes = vec!["dst=20x6".parse().unwrap()];
+    });
+    let params = f
+        .inputs
+        .iter()
+        .find(|i| i.label.starts_with("`params`"))
+        .expect("params");
+    assert_eq!(params.first, ["20u", "6u", "192u"], "{params:?}");
+    for (field, what) in [("width", "width, 20"), ("height", "height, 6")] {
+        assert!(
+            f.profile.notes.iter().any(|n| n
+                .starts_with(&format!("`params.{field}` (uniform, no --buffer) bounds"))
+                && n.contains(what)),
+            "{:#?}",
+            f.profile.notes
+        );
+    }
+    // 24×8 invocations over a 20×6 texture: those outside it return.
+    let store = util::line(&f.profile, line_of(BOUNDS, "textureStore"));
+    let lanes = store.active_lanes.unwrap_or(store.executions);
+    assert_eq!(lanes, 20 * 6);
+}

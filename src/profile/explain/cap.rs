@@ -81,6 +81,28 @@ fn inferred_note(binding: &Binding, inferred: &fill::Inferred) -> String {
                  dispatch's invocations; pass {how} for the other path"
             )
         }
+        fill::Inferred::Size {
+            path,
+            line,
+            texture,
+            dim,
+            value,
+            ..
+        } => {
+            let what = ["width", "height", "depth"][(*dim as usize).min(2)];
+            match value {
+                Some(v) => format!(
+                    "`{name}{path}` (uniform, no --buffer) bounds the coordinates of texture \
+                     `{texture}` (line {line}): divlab set it to the texture's {what}, {v}, not \
+                     to the dispatch's invocations; pass --buffer {name}=values:... to choose"
+                ),
+                None => format!(
+                    "`{name}{path}` (uniform, no --buffer) bounds the coordinates of texture \
+                     `{texture}` (line {line}), whose size was not known: it holds the \
+                     dispatch's invocations"
+                ),
+            }
+        }
         fill::Inferred::Bits { line } => format!(
             "`{name}` has no --buffer, and the kernel compares its elements with 1 (line \
              {line}): divlab took them for cells that are on or off, so its random fill holds \
@@ -105,8 +127,13 @@ fn invocation_note(
     let (_, var) = global_of(module, binding)?;
     let flags: Vec<String> = (r.inferred.iter())
         .filter_map(|i| match i {
-            fill::Inferred::Flag { path, .. } => Some(format!("{}{path}", binding.name)),
-            fill::Inferred::Bits { .. } => None,
+            fill::Inferred::Flag { path, .. }
+            | fill::Inferred::Size {
+                path,
+                value: Some(_),
+                ..
+            } => Some(format!("{}{path}", binding.name)),
+            fill::Inferred::Size { value: None, .. } | fill::Inferred::Bits { .. } => None,
         })
         .collect();
     let fields: Vec<String> = count_fields(module, var.ty, &binding.name)

@@ -72,6 +72,9 @@ enum Use {
 #[derive(Default)]
 struct Uses {
     fields: HashMap<u64, (String, Vec<(Use, u32)>)>,
+    /// Per field, the textures and dimensions whose coordinate it bounds (`gid.x <
+    /// params.width` where `gid.xy` is a texture's coordinate), with the line.
+    bounds: HashMap<u64, Vec<(String, u32, u32)>>,
     elements: Vec<(Use, u32)>,
 }
 
@@ -86,6 +89,7 @@ impl Uses {
     ) {
         let ex = &function.expressions;
         let users = users_of(function);
+        let coordinates = coordinates(module, function);
         for (h, e) in ex.iter() {
             let Expression::Load { pointer } = *e else {
                 continue;
@@ -115,6 +119,12 @@ impl Uses {
             if let Some((path, offset, scalar)) = place_of(module, ty, &steps)
                 && matches!(scalar.kind, ScalarKind::Uint | ScalarKind::Sint)
             {
+                let bounds = bounded(function, &users, h, &coordinates);
+                let at = |user| lines.span_line(ex.get_span(user)).unwrap_or(0);
+                self.bounds
+                    .entry(offset)
+                    .or_default()
+                    .extend(bounds.into_iter().map(|(t, d, user)| (t, d, at(user))));
                 let entry = self
                     .fields
                     .entry(offset)
@@ -150,10 +160,28 @@ impl Uses {
                 })
             })
             .collect();
-        out.sort_by_key(|i| match i {
-            Inferred::Flag { offset, .. } => *offset,
-            Inferred::Bits { .. } => 0,
-        });
+        // A field that bounds one dimension of one texture's coordinates (and no flag) holds
+        // that size.
+        for (&offset, bounds) in &self.bounds {
+            let Some(&(ref texture, dim, _)) = bounds.first() else {
+                continue;
+            };
+            let agree = bounds.iter().all(|(t, d, _)| t == texture && *d == dim);
+            let flag = out
+                .iter()
+                .any(|i| matches!(i, Inferred::Flag { offset: o, .. } if *o == offset));
+            if agree && !flag {
+                out.push(Inferred::Size {
+                    offset,
+                    path: self.fields[&offset].0.clone(),
+                    line: bounds.iter().map(|&(_, _, l)| l).min().unwrap_or(0),
+                    texture: texture.clone(),
+                    dim,
+                    value: None,
+                });
+            }
+        }
+        out.sort_by_key(Inferred::offset);
         out
     }
 
@@ -309,4 +337,99 @@ fn int_literal(e: &Expression) -> Option<i64> {
         Expression::Literal(Literal::AbstractInt(v)) => Some(v),
         _ => None,
     }
+}
+
+/// The root a coordinate or a compared value is computed from: through conversions,
+/// swizzles and component reads.
+fn root(ex: &naga::Arena<Expression>, mut e: Handle<Expression>) -> Handle<Expression> {
+    loop {
+        match ex[e] {
+            Expression::As { expr, .. } => e = expr,
+            Expression::Swizzle { vector, .. } => e = vector,
+            Expression::AccessIndex { base, .. } => e = base,
+            _ => return e,
+        }
+    }
+}
+
+/// Every texture coordinate of `function`: its root and the texture's name.
+fn coordinates(module: &Module, function: &Function) -> Vec<(Handle<Expression>, String)> {
+    let ex = &function.expressions;
+    let name = |image: Handle<Expression>| match ex[image] {
+        Expression::GlobalVariable(g) => module.global_variables[g].name.clone(),
+        _ => None,
+    };
+    let mut out: Vec<(Handle<Expression>, String)> = (ex.iter())
+        .filter_map(|(_, e)| match *e {
+            Expression::ImageLoad {
+                image, coordinate, ..
+            } => Some((root(ex, coordinate), name(image)?)),
+            _ => None,
+        })
+        .collect();
+    each_statement(&function.body, &mut |s| {
+        if let Statement::ImageStore {
+            image, coordinate, ..
+        } = *s
+            && let Some(n) = name(image)
+        {
+            out.push((root(ex, coordinate), n));
+        }
+    });
+    out
+}
+
+/// The textures and dimensions whose coordinate the loaded value `load` bounds: it (or its
+/// conversion) is ordered against component `k` of a value a texture's coordinate is made
+/// of. Each with the comparison.
+fn bounded(
+    function: &Function,
+    users: &HashMap<Handle<Expression>, Vec<(Handle<Expression>, bool)>>,
+    load: Handle<Expression>,
+    coordinates: &[(Handle<Expression>, String)],
+) -> Vec<(String, u32, Handle<Expression>)> {
+    let ex = &function.expressions;
+    let direct = |h: Handle<Expression>| {
+        (users.get(&h).into_iter().flatten())
+            .filter(|&&(_, statement)| !statement)
+            .map(|&(u, _)| u)
+            .collect::<Vec<_>>()
+    };
+    let mut compared: Vec<(Handle<Expression>, Handle<Expression>)> = Vec::new();
+    for user in direct(load) {
+        match ex[user] {
+            Expression::As { .. } => compared.extend(direct(user).into_iter().map(|u| (user, u))),
+            _ => compared.push((load, user)),
+        }
+    }
+    let mut out = Vec::new();
+    for (value, user) in compared {
+        let Expression::Binary { op, left, right } = ex[user] else {
+            continue;
+        };
+        if !matches!(
+            op,
+            BinaryOperator::Less
+                | BinaryOperator::LessEqual
+                | BinaryOperator::Greater
+                | BinaryOperator::GreaterEqual
+        ) {
+            continue;
+        }
+        let other = if left == value { right } else { left };
+        let mut e = other;
+        while let Expression::As { expr, .. } = ex[e] {
+            e = expr;
+        }
+        let Expression::AccessIndex { base, index } = ex[e] else {
+            continue;
+        };
+        let r = root(ex, base);
+        for (at, texture) in coordinates {
+            if *at == r && index < 3 {
+                out.push((texture.clone(), index, user));
+            }
+        }
+    }
+    out
 }

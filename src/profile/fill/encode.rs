@@ -32,7 +32,12 @@ pub fn initial(binding: &Binding, resolved: &Resolved, invocations: u64) -> Resu
     }
     for inferred in &resolved.inferred {
         match *inferred {
-            Inferred::Flag { offset, value, .. } => {
+            Inferred::Flag { offset, value, .. }
+            | Inferred::Size {
+                offset,
+                value: Some(value),
+                ..
+            } => {
                 if let Some((_, s)) = count_scalars(&binding.shape)
                     .into_iter()
                     .find(|&(at, _)| at == offset)
@@ -40,6 +45,7 @@ pub fn initial(binding: &Binding, resolved: &Resolved, invocations: u64) -> Resu
                     put(&mut buf, offset, s.width, value);
                 }
             }
+            Inferred::Size { value: None, .. } => {}
             Inferred::Bits { .. } => {
                 let len = binding.size.len_for(bytes);
                 let _ = binding

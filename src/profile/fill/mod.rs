@@ -56,10 +56,36 @@ pub enum Inferred {
         /// The first line that compares it.
         line: u32,
     },
+    /// A uniform's integer scalar that bounds one dimension of a texture's coordinates
+    /// (`gid.x < params.width` where `gid.xy` addresses the texture): it holds that size.
+    Size {
+        /// Its byte offset in the buffer.
+        offset: u64,
+        /// Its WGSL path from the variable (`.width`).
+        path: String,
+        /// The first line that compares it.
+        line: u32,
+        /// The texture's name.
+        texture: String,
+        /// The dimension: 0 width, 1 height, 2 depth or layers.
+        dim: u32,
+        /// The texture's size in it, once the texture is made; `None` keeps the fill's value.
+        value: Option<u64>,
+    },
     /// Integers whose elements the kernel compares with 1 (cells that are on or off): the
     /// random fill's integers are cut to their lowest bit, 0 or 1.
     Bits {
         /// The first line that compares an element with 1.
         line: u32,
     },
+}
+
+impl Inferred {
+    /// The byte offset of the scalar it sets (0 for [`Self::Bits`], which sets them all).
+    pub fn offset(&self) -> u64 {
+        match *self {
+            Self::Flag { offset, .. } | Self::Size { offset, .. } => offset,
+            Self::Bits { .. } => 0,
+        }
+    }
 }

@@ -47,6 +47,22 @@ pub(super) fn resources(gpu: &GpuContext, kernel: &Kernel, request: &Request) ->
     let interface = &kernel.interface;
     let mut resolved = fill::resolve(interface, &request.buffers, &request.lens)?;
     crate::profile::explain::infer(kernel, &mut resolved);
+    // A size a field was taken for is the texture's, as made.
+    let textures = make_textures(gpu, interface, request)?;
+    for inferred in resolved.iter_mut().flat_map(|r| r.inferred.iter_mut()) {
+        if let fill::Inferred::Size {
+            texture,
+            dim,
+            value,
+            ..
+        } = inferred
+        {
+            *value = (textures.iter())
+                .find(|t| interface.textures[t.index].name == *texture)
+                .and_then(|t| t.extent.get(*dim as usize))
+                .map(|&n| u64::from(n));
+        }
+    }
     let invocations = fill::invocations(interface.workgroup_size, request.dispatch);
     fill::check_limits(interface, &resolved, invocations, &gpu.limits())?;
     let mut immediates = Vec::new();
@@ -87,7 +103,7 @@ pub(super) fn resources(gpu: &GpuContext, kernel: &Kernel, request: &Request) ->
     Ok(Resources {
         buffers,
         immediates,
-        textures: make_textures(gpu, interface, request)?,
+        textures,
         samplers: make_samplers(gpu, interface, request),
         inputs,
         resolved,
@@ -246,13 +262,18 @@ fn inferred_preview(inferred: &[fill::Inferred]) -> String {
     let flags: Vec<String> = inferred
         .iter()
         .filter_map(|i| match i {
-            fill::Inferred::Flag { path, value, .. } => Some(format!("{path} = {value}")),
-            fill::Inferred::Bits { .. } => None,
+            fill::Inferred::Flag { path, value, .. }
+            | fill::Inferred::Size {
+                path,
+                value: Some(value),
+                ..
+            } => Some(format!("{path} = {value}")),
+            fill::Inferred::Size { value: None, .. } | fill::Inferred::Bits { .. } => None,
         })
         .collect();
     let mut out = String::new();
     if !flags.is_empty() {
-        out.push_str(&format!(", but flags: {}", flags.join(", ")));
+        out.push_str(&format!(", but from the kernel: {}", flags.join(", ")));
     }
     if inferred
         .iter()
