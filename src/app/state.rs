@@ -71,6 +71,27 @@ mod tests {
     }
 
     #[test]
+    fn an_edited_kernel_stays_marked_across_a_restart_and_an_older_state_is_not_marked() {
+        let mut state = State::default();
+        let path = std::path::Path::new("/k/blur.wgsl");
+        state.playground.open_kernel(path, "fn f() {}\n".to_owned());
+        assert!(!state.playground.modified());
+        state.playground.source = "fn f() { }\n".to_owned();
+        let text = serde_json::to_string(&state).unwrap();
+        let back: State = serde_json::from_str(&text).unwrap();
+        assert!(back.playground.modified());
+        // Saved before the file's text was kept: nothing to tell an edit by.
+        let mut value: serde_json::Value = serde_json::from_str(&text).unwrap();
+        value["playground_panel"]
+            .as_object_mut()
+            .unwrap()
+            .remove("saved");
+        let older: State = serde_json::from_value(value).unwrap();
+        assert_eq!(older.playground.path.as_deref(), Some(path));
+        assert!(!older.playground.modified());
+    }
+
+    #[test]
     fn a_state_saved_before_the_playground_was_a_panel_keeps_its_settings() {
         let old = r#"{"adapter": 1, "quick": false, "tab": "Compare",
             "playground": "fn old() {}", "playground_settings": {"reps": 3}}"#;

@@ -212,9 +212,14 @@ impl Playground {
         self.saved = Some(source.to_owned());
     }
 
-    /// Whether the kernel came from a file and was edited since it was opened or saved.
+    /// Whether the kernel came from a file and was edited since it was opened or saved. A
+    /// state saved before the file's text was kept (`saved` absent) cannot tell: not marked.
     pub fn modified(&self) -> bool {
-        self.path.is_some() && self.saved.as_deref() != Some(self.source.as_str())
+        self.path.is_some()
+            && self
+                .saved
+                .as_deref()
+                .is_some_and(|saved| saved != self.source)
     }
 
     /// The view of the profile shown.
