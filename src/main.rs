@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context as _;
-use clap::{CommandFactory as _, Parser};
+use clap::{CommandFactory as _, FromArgMatches as _};
 use divlab::bench::{BenchConfig, BenchEvent, run_bench};
 use divlab::experiments::{Lab, RunConfig};
 use divlab::fuzz;
@@ -16,6 +16,10 @@ use divlab::report::{csv_bytes, json_bytes, markdown_key_table, read_json, summa
 
 #[path = "cli/args.rs"]
 mod args;
+#[path = "cli/examples.rs"]
+mod examples;
+#[path = "cli/man.rs"]
+mod man;
 
 use args::{BenchArgs, Cli, Command, CompareArgs, Output, ProfileArgs};
 
@@ -40,7 +44,10 @@ fn main() -> ExitCode {
         // SAFETY: single-threaded here; no other thread reads the environment yet.
         unsafe { std::env::set_var("XDG_RUNTIME_DIR", std::env::temp_dir()) };
     }
-    let cli = match Cli::try_parse() {
+    let parsed = examples::command(Cli::command())
+        .try_get_matches()
+        .and_then(|matches| Cli::from_arg_matches(&matches));
+    let cli = match parsed {
         Ok(cli) => cli,
         Err(e) => return usage_error(&e),
     };
@@ -128,19 +135,23 @@ fn run(cli: Cli) -> Result<u8, Failure> {
     }
     match cli.command {
         Some(Command::Bench(args)) => bench(&args, &selector),
-        Some(Command::Adapters) => list_adapters(&selector),
+        Some(Command::Adapters { json }) => list_adapters(&selector, json.as_ref()),
         Some(Command::Table { files, markdown }) => key_table(&files, markdown.as_ref()),
         Some(Command::Compare(args)) => compare(&args),
         Some(Command::Report { files, output }) => html_report(&files, &output),
         Some(Command::Completions { shell }) => {
-            let mut command = Cli::command();
+            let mut command = examples::command(Cli::command());
             clap_complete::generate(shell, &mut command, "divlab", &mut std::io::stdout());
             Ok(0)
         }
-        Some(Command::Man) => {
-            clap_mangen::Man::new(Cli::command())
-                .render(&mut std::io::stdout())
+        Some(Command::Man { dir: None }) => {
+            man::main_page(examples::command(Cli::command()), &mut std::io::stdout())
                 .context("writing the man page")?;
+            Ok(0)
+        }
+        Some(Command::Man { dir: Some(dir) }) => {
+            let written = man::write_pages(examples::command(Cli::command()), &dir)?;
+            eprintln!("wrote {} man pages into {}", written.len(), dir.display());
             Ok(0)
         }
         Some(Command::Schema { kind }) => {
@@ -166,6 +177,7 @@ fn run(cli: Cli) -> Result<u8, Failure> {
             size,
             out,
             fail_on_mismatch,
+            json,
         }) => {
             let campaign = fuzz::Campaign {
                 start,
@@ -175,7 +187,7 @@ fn run(cli: Cli) -> Result<u8, Failure> {
                 out,
                 shrink_attempts: 400,
             };
-            run_fuzz(&campaign, &selector, fail_on_mismatch)
+            run_fuzz(&campaign, &selector, fail_on_mismatch, json.as_ref())
         }
         None => app(&selector),
     }
@@ -245,18 +257,26 @@ fn app(_selector: &AdapterSelector) -> Result<u8, Failure> {
     Err(anyhow::anyhow!("this divlab was built without the `app` feature; {HEADLESS_HINT}").into())
 }
 
-fn list_adapters(selector: &AdapterSelector) -> Result<u8, Failure> {
+fn list_adapters(selector: &AdapterSelector, json: Option<&Output>) -> Result<u8, Failure> {
     let instance = adapters::create_instance(selector.backend);
     let list = adapters::list_adapters(&instance, selector.backend);
     if list.is_empty() || selector.adapter.is_some() {
         // Reports "no adapter" or an unknown `--adapter` the same way every command does.
         let (chosen, _) = adapters::select_adapter(selector)?;
-        println!("selected: #{} {}", chosen.index, chosen.info.name);
+        if json != Some(&Output::Stdout) {
+            println!("selected: #{} {}", chosen.index, chosen.info.name);
+        }
     }
-    print!(
-        "{}",
-        adapters::format_adapter_table(list.iter().map(|(e, _)| e))
-    );
+    if let Some(output) = json {
+        let text = divlab::gpu::inventory::inventory_json(list.iter().map(|(e, _)| e));
+        write_output(output, text.as_bytes(), "--json")?;
+    }
+    if json != Some(&Output::Stdout) {
+        print!(
+            "{}",
+            adapters::format_adapter_table(list.iter().map(|(e, _)| e))
+        );
+    }
     Ok(0)
 }
 
@@ -264,10 +284,12 @@ fn run_fuzz(
     campaign: &fuzz::Campaign,
     selector: &AdapterSelector,
     fail_on_mismatch: bool,
+    json: Option<&Output>,
 ) -> Result<u8, Failure> {
     if campaign.seeds == 0 {
         return Err(anyhow::anyhow!("--seeds 0 runs nothing; pass at least 1").into());
     }
+    check_outputs(&[("--json", &json.cloned())], &[])?;
     let gpu = GpuContext::new(selector)?;
     let total = campaign.seeds * campaign.styles.len() as u64;
     let bar = indicatif::ProgressBar::new(total);
@@ -278,8 +300,21 @@ fn run_fuzz(
     );
     let tallies = fuzz::run_campaign(&gpu, campaign, &|done, _| bar.set_position(done))?;
     bar.finish_and_clear();
-    println!("adapter: {} ({:?})", gpu.info.name, gpu.info.backend);
-    print!("{}", fuzz::pass_rate_table(campaign, &tallies));
+    let summary = format!(
+        "adapter: {} ({:?})\n{}",
+        gpu.info.name,
+        gpu.info.backend,
+        fuzz::pass_rate_table(campaign, &tallies)
+    );
+    if let Some(output) = json {
+        let document = fuzz::FuzzDocument::new(campaign, &tallies, &gpu.info);
+        write_output(output, document.to_json().as_bytes(), "--json")?;
+    }
+    if json == Some(&Output::Stdout) {
+        eprint!("{summary}");
+    } else {
+        print!("{summary}");
+    }
     let mismatched: u64 = tallies.iter().map(|t| t.programs - t.passed).sum();
     if fail_on_mismatch && mismatched > 0 {
         eprintln!("error: {mismatched} program(s) mismatched the simulation (--fail-on-mismatch)");

@@ -21,12 +21,16 @@ mod app_fit;
 mod app_kernels;
 #[path = "main/cli.rs"]
 mod cli;
+#[path = "main/cli_pages.rs"]
+mod cli_pages;
 #[path = "main/compare.rs"]
 mod compare;
 #[path = "main/convergence.rs"]
 mod convergence;
 #[path = "main/divergence.rs"]
 mod divergence;
+#[path = "main/doc_commands.rs"]
+mod doc_commands;
 #[path = "main/export.rs"]
 mod export;
 #[path = "main/fuzz.rs"]
@@ -39,6 +43,8 @@ mod hostile;
 mod hostile_files;
 #[path = "main/lint.rs"]
 mod lint;
+#[path = "main/peers.rs"]
+mod peers;
 #[path = "main/profile.rs"]
 mod profile;
 #[path = "main/profile_corpus.rs"]

@@ -111,7 +111,13 @@ pub(crate) enum Command {
     #[command(long_flag = "bench")]
     Bench(BenchArgs),
     /// List every adapter on every backend; `*` marks the one divlab uses by default.
-    Adapters,
+    Adapters {
+        /// Write every adapter as JSON to FILE (`-`: stdout, instead of the table): the full
+        /// driver string, vendor and device ids, subgroup sizes, compute and buffer limits,
+        /// features (docs/results.md#other-documents).
+        #[arg(long, value_name = "FILE", value_parser = Output::parse)]
+        json: Option<Output>,
+    },
     /// Generate random structured programs, run them, and compare every ballot with the
     /// maximal-reconvergence simulation; failing programs are shrunk into reproducers.
     Fuzz {
@@ -133,6 +139,10 @@ pub(crate) enum Command {
         /// Exit 1 when any program's ballots or control flow mismatched the simulation.
         #[arg(long)]
         fail_on_mismatch: bool,
+        /// Write the pass rates, failing seeds and reproducers as JSON to FILE (`-`: stdout,
+        /// and the table goes to stderr).
+        #[arg(long, value_name = "FILE", value_parser = Output::parse)]
+        json: Option<Output>,
     },
     /// Print a Markdown table of the divergence study's key figures from result files.
     Table {
@@ -170,8 +180,13 @@ pub(crate) enum Command {
         /// The shell.
         shell: clap_complete::Shell,
     },
-    /// Print divlab's man page (roff): `divlab man | man -l -`.
-    Man,
+    /// Print divlab's man page (roff): `divlab man | man -l -`; with --dir, write every page.
+    Man {
+        /// Write divlab.1 and a page per subcommand (divlab-bench.1, ...) into DIR, made if
+        /// missing, instead of printing divlab.1.
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+    },
     /// Print the JSON Schema (draft 2020-12) of a document divlab writes, generated from the
     /// types that read and write it; schemas/ in the repository holds the same files, and each
     /// document names its schema's `$id` in `$schema`.

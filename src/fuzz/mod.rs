@@ -4,6 +4,7 @@
 //! reproducer.
 
 pub mod generate;
+mod report;
 pub mod shrink;
 pub mod uniformity;
 pub mod wgsl;
@@ -16,6 +17,7 @@ use crate::gpu::{
 use crate::model::reconvergence::{ExpectedBallot, Layout, Program, bits, simulate};
 use crate::{Error, Result};
 pub use generate::{Size, generate};
+pub use report::{FuzzDocument, pass_rate_table, reproducers_written};
 use wgsl::{FuzzInfo, FuzzRecord, MAX_RECORDS, WORKGROUP_SIZE};
 
 /// Which ballots a style checks (after the Vulkan reconvergence tests).
@@ -431,50 +433,6 @@ fn write_reproducer(
         crate::report::write_atomic(&here.join(name), text.as_bytes())?;
     }
     Ok(wgsl::body_lines(&program))
-}
-
-/// The pass-rate table `divlab fuzz` prints: one row per style.
-pub fn pass_rate_table(campaign: &Campaign, tallies: &[StyleTally]) -> String {
-    let mut out = format!(
-        "seeds {}..{}, size {:?}\n{:<10} {:>8} {:>8} {:>9}  failing seeds (reproducer lines)\n",
-        campaign.start,
-        campaign.start + campaign.seeds,
-        campaign.size,
-        "style",
-        "programs",
-        "passed",
-        "pass rate"
-    );
-    for t in tallies {
-        let failing: Vec<String> = t
-            .failures
-            .iter()
-            .take(12)
-            .map(|(seed, lines)| match lines {
-                Some(n) => format!("{seed} ({n})"),
-                None => seed.to_string(),
-            })
-            .collect();
-        let more = t.failures.len().saturating_sub(12);
-        let _ = writeln!(
-            out,
-            "{:<10} {:>8} {:>8} {:>8.1}%  {}{}",
-            t.style.name(),
-            t.programs,
-            t.passed,
-            100.0 * t.pass_rate(),
-            failing.join(", "),
-            if more > 0 {
-                format!(" and {more} more")
-            } else {
-                String::new()
-            }
-        );
-    }
-    if let Some(dir) = &campaign.out {
-        let _ = writeln!(out, "reproducers: {}/<seed>/<style>/", dir.display());
-    }
-    out
 }
 
 #[cfg(test)]

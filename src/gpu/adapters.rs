@@ -61,6 +61,10 @@ pub struct AdapterEntry {
     pub timestamps: bool,
     /// Whether divlab picks this adapter when none is named.
     pub is_default: bool,
+    /// Every feature the adapter offers (`divlab adapters --json`).
+    pub features: wgpu::Features,
+    /// The adapter's limits (`divlab adapters --json`).
+    pub limits: wgpu::Limits,
 }
 
 /// Creates a wgpu instance over the given backends (all when `None`).
@@ -96,6 +100,8 @@ pub fn list_adapters(
                 subgroups: features.contains(wgpu::Features::SUBGROUP),
                 timestamps: features.contains(wgpu::Features::TIMESTAMP_QUERY),
                 is_default: index == 0,
+                features,
+                limits: adapter.limits(),
             };
             (entry, adapter)
         })
@@ -188,6 +194,7 @@ fn find_adapter(adapters: &[(AdapterEntry, wgpu::Adapter)], wanted: &str) -> Opt
 
 /// Formats adapters as the table `divlab adapters` prints: plain columns (comfy-table, which
 /// pads by display width, so wide characters in driver-supplied names keep the columns aligned).
+/// Nothing is cut: two drivers may differ only at the end of their version strings.
 pub fn format_adapter_table<'a>(entries: impl IntoIterator<Item = &'a AdapterEntry>) -> String {
     let mut table = comfy_table::Table::new();
     table
@@ -208,10 +215,10 @@ pub fn format_adapter_table<'a>(entries: impl IntoIterator<Item = &'a AdapterEnt
         table.add_row([
             e.index.to_string(),
             if e.is_default { "*" } else { "" }.to_owned(),
-            truncate(&e.info.name, 36),
+            e.info.name.clone(),
             e.info.backend.to_str().to_owned(),
             format!("{:?}", e.info.device_type),
-            truncate(driver.trim(), 28),
+            driver.trim().to_owned(),
             format!("{}..{}", e.info.subgroup_min_size, e.info.subgroup_max_size),
             yes_no(e.subgroups).to_owned(),
             yes_no(e.timestamps).to_owned(),
@@ -229,14 +236,4 @@ pub fn format_adapter_table<'a>(entries: impl IntoIterator<Item = &'a AdapterEnt
 
 fn yes_no(b: bool) -> &'static str {
     if b { "yes" } else { "no" }
-}
-
-fn truncate(s: &str, width: usize) -> String {
-    if s.chars().count() <= width {
-        s.to_owned()
-    } else {
-        let mut t: String = s.chars().take(width - 1).collect();
-        t.push('…');
-        t
-    }
 }

@@ -63,6 +63,44 @@ impl Rule {
             }
         }
     }
+
+    /// What the rule protects and how to fix a finding: SARIF's `help` text, which GitHub code
+    /// scanning shows beside each alert.
+    pub fn help(self) -> &'static str {
+        match self {
+            Rule::Barrier => {
+                "A barrier (workgroupBarrier, storageBarrier, textureBarrier) or \
+                 workgroupUniformLoad waits for every invocation of the workgroup, so WGSL \
+                 requires every invocation to reach it together: the call must be in uniform \
+                 control flow, or the shader is rejected (Chrome's Tint rejects it; naga accepts \
+                 it, so it may still run under wgpu). No diagnostic filter changes this rule. \
+                 Fix: move the call out of the branch or loop whose condition depends on a \
+                 non-uniform value (an invocation id, a read_write storage value, a subgroup \
+                 result), or make the condition uniform, for instance by reading it with \
+                 workgroupUniformLoad. The related locations give the reason chain, from the \
+                 call back to the non-uniform source."
+            }
+            Rule::SubgroupUniformity => {
+                "Subgroup and quad builtins act among the invocations that execute them \
+                 together, so WGSL requires subgroup-uniform control flow for them, and the \
+                 delta and mask arguments of the shuffles must be subgroup-uniform (the \
+                 subgroup_uniformity diagnostic, an error by default). Fix: call the builtin \
+                 before the non-uniform branch, or make the condition subgroup-uniform. To \
+                 accept the risk, lower the rule with `diagnostic(warning, subgroup_uniformity);` \
+                 or `@diagnostic(off, subgroup_uniformity)` on the function. The related \
+                 locations give the reason chain."
+            }
+            Rule::DerivativeUniformity => {
+                "Derivatives (dpdx, fwidth, ...) and implicit-level texture sampling \
+                 (textureSample, ...) read neighbouring fragment invocations, so WGSL requires \
+                 uniform control flow for them (the derivative_uniformity diagnostic, an error \
+                 by default). Fix: sample before the branch, pass an explicit level or gradient \
+                 (textureSampleLevel, textureSampleGrad), or lower the rule with \
+                 `diagnostic(warning, derivative_uniformity);`. The related locations give the \
+                 reason chain."
+            }
+        }
+    }
 }
 
 /// A diagnostic severity, in the spec's order (error first).

@@ -537,7 +537,7 @@ fn completions_and_man_page() {
 }
 
 /// The commands `divlab --help` lists, in its order.
-fn commands(help: &str) -> Vec<String> {
+pub(crate) fn commands(help: &str) -> Vec<String> {
     let start = help.find("Commands:\n").expect("--help lists commands") + "Commands:\n".len();
     help[start..]
         .lines()

@@ -143,6 +143,9 @@ const LONG_HEADING: &str = "## CSV: the long export";
 /// lavapipe's Vulkan and GL runs are told apart; integer columns hold integers.
 #[test]
 fn long_exports_of_the_references_concatenate_with_typed_columns() {
+    if crate::peers::python().is_none() {
+        return;
+    }
     let _cpu = util::gpu_shared();
     let dir = temp_dir();
     let files = references();
@@ -478,6 +481,9 @@ fn written_uniformity_report(dir: &tempfile::TempDir) -> PathBuf {
 /// names the schema's `$id`; a damaged document does not validate.
 #[test]
 fn every_document_validates_against_its_schema() {
+    if crate::peers::python().is_none() {
+        return;
+    }
     let _gpu = util::gpu_shared();
     let dir = temp_dir();
     let schema = |kind: Kind| root().join("schemas").join(kind.file_name());

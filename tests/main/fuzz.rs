@@ -63,17 +63,29 @@ fn shrinking_real_runs_gives_a_small_reproducer() {
     );
 }
 
+/// The table and `--json` tell the same pass rates; `reproducers:` is printed, and
+/// `reproducers` set, only where one was written (lavapipe passes these seeds: none).
 #[test]
 fn fuzz_prints_pass_rates_per_style() {
     let _gpu = util::gpu_shared();
     let dir = temp_dir();
     let out = path_in(&dir, "repro");
+    let json = path_in(&dir, "fuzz.json");
     let mut cmd = divlab(dir.path());
     cmd.args(["fuzz", "--seeds", "4", "--size", "small", "--out"])
-        .arg(&out);
+        .arg(&out)
+        .arg("--json")
+        .arg(&json);
     let result = run(cmd);
     result.assert_code(0);
-    for style in ["maximal", "subgroup", "workgroup"] {
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).expect("--json wrote the file"))
+            .expect("fuzz --json is JSON");
+    assert_eq!(doc["schema_version"], 1);
+    assert_eq!(doc["seeds"], 4);
+    let styles = doc["styles"].as_array().expect("styles");
+    assert_eq!(styles.len(), 3, "{doc}");
+    for (style, entry) in ["maximal", "subgroup", "workgroup"].iter().zip(styles) {
         let row = result
             .stdout
             .lines()
@@ -81,7 +93,16 @@ fn fuzz_prints_pass_rates_per_style() {
             .unwrap_or_else(|| panic!("no {style} row\n{result}"));
         let cells: Vec<&str> = row.split_whitespace().collect();
         assert_eq!(cells[1], "4", "4 programs per style\n{result}");
+        assert_eq!(entry["style"], *style);
+        assert_eq!(entry["programs"], 4);
+        assert_eq!(entry["passed"].to_string(), cells[2], "{doc}\n{result}");
     }
+    let written = styles
+        .iter()
+        .flat_map(|s| s["failures"].as_array().unwrap())
+        .any(|f| !f["reproducer"].is_null());
+    assert_eq!(doc["reproducers"].is_null(), !written, "{doc}");
+    assert_eq!(result.stdout.contains("reproducers:"), written, "{result}");
 }
 
 #[test]

