@@ -145,8 +145,11 @@ fn run(cli: Cli) -> Result<u8, Failure> {
             Ok(0)
         }
         Some(Command::Man { dir: None }) => {
-            man::main_page(examples::command(Cli::command()), &mut std::io::stdout())
-                .context("writing the man page")?;
+            // Rendered whole, then written as documents are: `divlab man | head` is no error.
+            let mut page = Vec::new();
+            man::main_page(examples::command(Cli::command()), &mut page)
+                .context("rendering the man page")?;
+            write_output(&Output::Stdout, &page, "the man page")?;
             Ok(0)
         }
         Some(Command::Man { dir: Some(dir) }) => {
