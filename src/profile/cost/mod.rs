@@ -73,25 +73,32 @@ pub fn loop_predicted_ns(
         .then(|| kernel_ns * paid.saturating_sub(ran) as f64 / total as f64)
 }
 
-/// How far the variant's lanes outside `region` moved from the original's: Σ |Δ lanes| / Σ
-/// lanes over the original's lines outside it (executions where there are no lane counts).
-/// Lines the variant added (its helper, after the last line) are not compared.
+/// How far the variant's work outside `region` moved from the original's: the larger of Σ |Δ
+/// lanes| / Σ lanes and Σ |Δ executions| / Σ executions over the original's lines outside it.
+/// Both, because lanes whose trips change can leave a line's lane total as it was while the
+/// subgroups run more or fewer trips (Collatz's lanes, sent down another lane's side, still
+/// reach 1, in about as many steps in all). Lines the variant added (its helper, after the
+/// last line) are not compared.
 pub fn outside_change(
     original: &[LineProfile],
     variant: &[LineProfile],
     region: &Range<u32>,
 ) -> f64 {
     let lanes = |l: &LineProfile| l.active_lanes.unwrap_or(l.executions) as f64;
-    let (mut moved, mut total) = (0.0, 0.0);
-    for line in original.iter().filter(|l| !region.contains(&l.line)) {
-        let after = variant
-            .iter()
-            .find(|v| v.line == line.line)
-            .map_or(0.0, lanes);
-        moved += (after - lanes(line)).abs();
-        total += lanes(line);
-    }
-    if total > 0.0 { moved / total } else { 0.0 }
+    let executions = |l: &LineProfile| l.executions as f64;
+    let moved = |count: &dyn Fn(&LineProfile) -> f64| {
+        let (mut moved, mut total) = (0.0, 0.0);
+        for line in original.iter().filter(|l| !region.contains(&l.line)) {
+            let after = variant
+                .iter()
+                .find(|v| v.line == line.line)
+                .map_or(0.0, count);
+            moved += (after - count(line)).abs();
+            total += count(line);
+        }
+        if total > 0.0 { moved / total } else { 0.0 }
+    };
+    moved(&lanes).max(moved(&executions))
 }
 
 /// The verdict on a branch from its timed pair, paired by round: `placebo` (each lane decides)
@@ -196,6 +203,11 @@ mod tests {
         variant[4].active_lanes = Some(40); // after the branch: 40 of the 160 lanes outside
         let moved = outside_change(&lines(), &variant, &(3..7));
         assert!((moved - 40.0 / 160.0).abs() < 1e-9, "{moved}");
+        // The same lanes in more subgroup executions (trips) moved too: 5 of 20.
+        let mut variant = lines();
+        variant[4].executions = 15;
+        let moved = outside_change(&lines(), &variant, &(3..7));
+        assert!((moved - 5.0 / 20.0).abs() < 1e-9, "{moved}");
     }
 
     #[test]

@@ -84,8 +84,9 @@ pub struct BranchCost {
     pub predicted_ns: Option<f64>,
     /// Timed rounds of each variant.
     pub variant_reps: usize,
-    /// The variant's change in lanes run outside the branch, Σ|Δ| / Σ, against the original;
-    /// above 1% the verdict is `confounded`.
+    /// The variant's change in the work outside the branch against the original: the larger
+    /// of Σ|Δ lanes| / Σ lanes and Σ|Δ executions| / Σ executions over those lines; above 1%
+    /// the verdict is `confounded`.
     pub outside_change: Option<f64>,
     /// Why the verdict, in words.
     pub reason: String,
