@@ -308,3 +308,47 @@ fn fields_that_bound_a_textures_coordinates_hold_its_size() {
     let lanes = store.active_lanes.unwrap_or(store.executions);
     assert_eq!(lanes, 20 * 6);
 }
+
+/// A uniform's field that bounds a runtime-sized array's index holds the array's length where
+/// `--len` makes it other than the dispatch's invocations (which the rule gives anyway).
+const LENGTH: &str = "\
+struct Params { count: u32, scale: u32 }
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read_write> data: array<u32>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    if (gid.x >= params.count) {
+        return;
+    }
+    data[gid.x] = params.scale; // store
+}
+";
+
+#[test]
+fn a_field_that_bounds_an_arrays_index_holds_its_length() {
+    let f = util::profiled_as("length.wgsl", LENGTH, 3, |r| {
+        r.dispatch = [2, 1, 1];
+        r.lens = vec![divlab::profile::fill::parse_len("data=70").unwrap()];
+    });
+    let store = util::line(&f.profile, line_of(LENGTH, "// store"));
+    assert_eq!(store.active_lanes.unwrap_or(store.executions), 70);
+    assert!(
+        f.profile.notes.iter().any(|n| n.starts_with(
+            "`params.count` (uniform, no --buffer) bounds the index of `data` (line 7): divlab \
+             set it to the array's length, 70"
+        )),
+        "{:#?}",
+        f.profile.notes
+    );
+    // Without --len the length is the invocations, and the rule's note stands.
+    let f = util::profiled_as("length.wgsl", LENGTH, 3, |r| r.dispatch = [2, 1, 1]);
+    assert!(
+        f.profile
+            .notes
+            .iter()
+            .any(|n| n.contains("its integer fields `params.count` and `params.scale` hold 128")),
+        "{:#?}",
+        f.profile.notes
+    );
+}

@@ -85,6 +85,19 @@ fn inferred_note(binding: &Binding, inferred: &fill::Inferred) -> String {
             path,
             line,
             texture,
+            array: true,
+            value,
+            ..
+        } => format!(
+            "`{name}{path}` (uniform, no --buffer) bounds the index of `{texture}` (line \
+             {line}): divlab set it to the array's length, {}, not to the dispatch's \
+             invocations; pass --buffer {name}=values:... to choose",
+            value.map_or_else(|| "unknown".to_owned(), |v| v.to_string())
+        ),
+        fill::Inferred::Size {
+            path,
+            line,
+            texture,
             dim,
             value,
             ..

@@ -74,7 +74,7 @@ struct Uses {
     fields: HashMap<u64, (String, Vec<(Use, u32)>)>,
     /// Per field, the textures and dimensions whose coordinate it bounds (`gid.x <
     /// params.width` where `gid.xy` is a texture's coordinate), with the line.
-    bounds: HashMap<u64, Vec<(String, u32, u32)>>,
+    bounds: HashMap<u64, Vec<(String, u32, bool, u32)>>,
     elements: Vec<(Use, u32)>,
 }
 
@@ -121,10 +121,11 @@ impl Uses {
             {
                 let bounds = bounded(function, &users, h, &coordinates);
                 let at = |user| lines.span_line(ex.get_span(user)).unwrap_or(0);
-                self.bounds
-                    .entry(offset)
-                    .or_default()
-                    .extend(bounds.into_iter().map(|(t, d, user)| (t, d, at(user))));
+                self.bounds.entry(offset).or_default().extend(
+                    bounds
+                        .into_iter()
+                        .map(|(t, d, a, user)| (t, d, a, at(user))),
+                );
                 let entry = self
                     .fields
                     .entry(offset)
@@ -163,10 +164,10 @@ impl Uses {
         // A field that bounds one dimension of one texture's coordinates (and no flag) holds
         // that size.
         for (&offset, bounds) in &self.bounds {
-            let Some(&(ref texture, dim, _)) = bounds.first() else {
+            let Some(&(ref texture, dim, array, _)) = bounds.first() else {
                 continue;
             };
-            let agree = bounds.iter().all(|(t, d, _)| t == texture && *d == dim);
+            let agree = (bounds.iter()).all(|(t, d, a, _)| (t, *d, *a) == (texture, dim, array));
             let flag = out
                 .iter()
                 .any(|i| matches!(i, Inferred::Flag { offset: o, .. } if *o == offset));
@@ -174,9 +175,10 @@ impl Uses {
                 out.push(Inferred::Size {
                     offset,
                     path: self.fields[&offset].0.clone(),
-                    line: bounds.iter().map(|&(_, _, l)| l).min().unwrap_or(0),
+                    line: bounds.iter().map(|&(.., l)| l).min().unwrap_or(0),
                     texture: texture.clone(),
                     dim,
+                    array,
                     value: None,
                 });
             }
@@ -352,18 +354,53 @@ fn root(ex: &naga::Arena<Expression>, mut e: Handle<Expression>) -> Handle<Expre
     }
 }
 
-/// Every texture coordinate of `function`: its root and the texture's name.
-fn coordinates(module: &Module, function: &Function) -> Vec<(Handle<Expression>, String)> {
+/// What a value addresses: a texture's coordinates (any component: the dimension is the
+/// compared component's) or a runtime-sized array's elements (at component `component` of the
+/// value, the index).
+struct Addressed {
+    root: Handle<Expression>,
+    component: Option<u32>,
+    name: String,
+    array: bool,
+}
+
+/// Every texture coordinate and runtime-sized array index of `function`, by the root they are
+/// computed from.
+fn coordinates(module: &Module, function: &Function) -> Vec<Addressed> {
     let ex = &function.expressions;
     let name = |image: Handle<Expression>| match ex[image] {
         Expression::GlobalVariable(g) => module.global_variables[g].name.clone(),
         _ => None,
     };
-    let mut out: Vec<(Handle<Expression>, String)> = (ex.iter())
+    let texture = |coordinate, image| {
+        Some(Addressed {
+            root: root(ex, coordinate),
+            component: None,
+            name: name(image)?,
+            array: false,
+        })
+    };
+    let mut out: Vec<Addressed> = (ex.iter())
         .filter_map(|(_, e)| match *e {
             Expression::ImageLoad {
                 image, coordinate, ..
-            } => Some((root(ex, coordinate), name(image)?)),
+            } => texture(coordinate, image),
+            Expression::Access { base, index } => {
+                let array = runtime_array(module, ex, base)?;
+                let mut i = index;
+                while let Expression::As { expr, .. } = ex[i] {
+                    i = expr;
+                }
+                let Expression::AccessIndex { base: b, index: k } = ex[i] else {
+                    return None;
+                };
+                Some(Addressed {
+                    root: root(ex, b),
+                    component: Some(k),
+                    name: array,
+                    array: true,
+                })
+            }
             _ => None,
         })
         .collect();
@@ -371,12 +408,46 @@ fn coordinates(module: &Module, function: &Function) -> Vec<(Handle<Expression>,
         if let Statement::ImageStore {
             image, coordinate, ..
         } = *s
-            && let Some(n) = name(image)
         {
-            out.push((root(ex, coordinate), n));
+            out.extend(texture(coordinate, image));
         }
     });
     out
+}
+
+/// The name of the storage buffer whose runtime-sized array `base` points at.
+fn runtime_array(
+    module: &Module,
+    ex: &naga::Arena<Expression>,
+    mut base: Handle<Expression>,
+) -> Option<String> {
+    loop {
+        match ex[base] {
+            Expression::AccessIndex { base: b, .. } => base = b,
+            Expression::GlobalVariable(g) => {
+                let var = &module.global_variables[g];
+                let runtime = |ty: Handle<naga::Type>| {
+                    matches!(
+                        module.types[ty].inner,
+                        naga::TypeInner::Array {
+                            size: naga::ArraySize::Dynamic,
+                            ..
+                        }
+                    )
+                };
+                let sized = match module.types[var.ty].inner {
+                    naga::TypeInner::Struct { ref members, .. } => {
+                        members.last().is_some_and(|m| runtime(m.ty))
+                    }
+                    _ => runtime(var.ty),
+                };
+                return (matches!(var.space, naga::AddressSpace::Storage { .. }) && sized)
+                    .then(|| var.name.clone())
+                    .flatten();
+            }
+            _ => return None,
+        }
+    }
 }
 
 /// The textures and dimensions whose coordinate the loaded value `load` bounds: it (or its
@@ -386,8 +457,8 @@ fn bounded(
     function: &Function,
     users: &HashMap<Handle<Expression>, Vec<(Handle<Expression>, bool)>>,
     load: Handle<Expression>,
-    coordinates: &[(Handle<Expression>, String)],
-) -> Vec<(String, u32, Handle<Expression>)> {
+    coordinates: &[Addressed],
+) -> Vec<(String, u32, bool, Handle<Expression>)> {
     let ex = &function.expressions;
     let direct = |h: Handle<Expression>| {
         (users.get(&h).into_iter().flatten())
@@ -425,9 +496,10 @@ fn bounded(
             continue;
         };
         let r = root(ex, base);
-        for (at, texture) in coordinates {
-            if *at == r && index < 3 {
-                out.push((texture.clone(), index, user));
+        for a in coordinates {
+            if a.root == r && index < 3 && a.component.is_none_or(|c| c == index) {
+                let dim = if a.array { 0 } else { index };
+                out.push((a.name.clone(), dim, a.array, user));
             }
         }
     }

@@ -69,6 +69,9 @@ pub enum Inferred {
         texture: String,
         /// The dimension: 0 width, 1 height, 2 depth or layers.
         dim: u32,
+        /// Whether `texture` names a storage buffer whose runtime-sized array the field bounds
+        /// the index of (`if i >= params.n { return; } data[i]`): it holds the array's length.
+        array: bool,
         /// The texture's size in it, once the texture is made; `None` keeps the fill's value.
         value: Option<u64>,
     },

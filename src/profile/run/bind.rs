@@ -47,23 +47,42 @@ pub(super) fn resources(gpu: &GpuContext, kernel: &Kernel, request: &Request) ->
     let interface = &kernel.interface;
     let mut resolved = fill::resolve(interface, &request.buffers, &request.lens)?;
     crate::profile::explain::infer(kernel, &mut resolved);
-    // A size a field was taken for is the texture's, as made.
+    // A size a field was taken for is the texture's, as made, or the array's length.
     let textures = make_textures(gpu, interface, request)?;
+    let invocations = fill::invocations(interface.workgroup_size, request.dispatch);
+    let lens: Vec<(String, u64)> = (resolved.iter())
+        .map(|r| {
+            let b = &interface.bindings[r.index];
+            let len = b.size.len_for(b.size.bytes(r.len.unwrap_or(invocations)));
+            (b.name.clone(), len)
+        })
+        .collect();
     for inferred in resolved.iter_mut().flat_map(|r| r.inferred.iter_mut()) {
         if let fill::Inferred::Size {
             texture,
             dim,
+            array,
             value,
             ..
         } = inferred
         {
-            *value = (textures.iter())
-                .find(|t| interface.textures[t.index].name == *texture)
-                .and_then(|t| t.extent.get(*dim as usize))
-                .map(|&n| u64::from(n));
+            *value = if *array {
+                (lens.iter()).find(|(n, _)| n == texture).map(|&(_, l)| l)
+            } else {
+                (textures.iter())
+                    .find(|t| interface.textures[t.index].name == *texture)
+                    .and_then(|t| t.extent.get(*dim as usize))
+                    .map(|&n| u64::from(n))
+            };
         }
     }
-    let invocations = fill::invocations(interface.workgroup_size, request.dispatch);
+    // An array's length that is the dispatch's invocations (no --len) is what the rule gives
+    // anyway: the rule and its note stand.
+    for r in &mut resolved {
+        r.inferred.retain(|i| {
+            !matches!(i, fill::Inferred::Size { array: true, value: Some(v), .. } if *v == invocations)
+        });
+    }
     fill::check_limits(interface, &resolved, invocations, &gpu.limits())?;
     let mut immediates = Vec::new();
     let mut buffers = Vec::with_capacity(resolved.len());
