@@ -365,19 +365,24 @@ impl DivlabApp {
         egui::Panel::top("files")
             .frame(side)
             .show(ui, |ui| commands.extend(self.files_bar(ui)));
-        egui::Panel::left("experiments")
-            .frame(side)
-            .resizable(true)
-            .default_size(300.0)
-            .show(ui, |ui| {
-                let panel = LeftPanel {
-                    adapters: &self.adapters,
-                    shown: self.documents.shown().map(|d| &d.doc),
-                    runner: &self.runner,
-                };
-                egui::ScrollArea::vertical()
-                    .show(ui, |ui| commands.extend(panel.ui(ui, &mut self.state)));
-            });
+        // The Playground needs only the adapter from the left: the experiments' tree gives its
+        // width to the source (at 1280 wide the gutter's lines were cut short).
+        let compact = self.state.tab == Tab::Playground;
+        let left = if compact {
+            egui::Panel::left("experiments_compact").default_size(220.0)
+        } else {
+            egui::Panel::left("experiments").default_size(300.0)
+        };
+        left.frame(side).resizable(true).show(ui, |ui| {
+            let panel = LeftPanel {
+                adapters: &self.adapters,
+                shown: self.documents.shown().map(|d| &d.doc),
+                runner: &self.runner,
+                compact,
+            };
+            egui::ScrollArea::vertical()
+                .show(ui, |ui| commands.extend(panel.ui(ui, &mut self.state)));
+        });
         egui::CentralPanel::default()
             .frame(central)
             .show(ui, |ui| commands.extend(self.central(ui)));

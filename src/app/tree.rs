@@ -17,6 +17,8 @@ pub struct LeftPanel<'a> {
     pub shown: Option<&'a ResultDocument>,
     /// The run in progress.
     pub runner: &'a Runner,
+    /// Only the adapter (the Playground's panel).
+    pub compact: bool,
 }
 
 impl LeftPanel<'_> {
@@ -24,6 +26,15 @@ impl LeftPanel<'_> {
     pub fn ui(&self, ui: &mut egui::Ui, state: &mut State) -> Option<Command> {
         self.adapter_picker(ui, state);
         ui.separator();
+        if self.compact {
+            ui.add(
+                egui::Label::new(
+                    RichText::new("The experiments and Run all are in the Experiment tab.").weak(),
+                )
+                .wrap(),
+            );
+            return None;
+        }
         let command = self.run_controls(ui, state);
         ui.separator();
         self.experiment_tree(ui, state);

@@ -498,7 +498,7 @@ impl Playground {
                     ..Default::default()
                 }))
                 .resizable(true)
-                .default_size((width * 0.4).max(300.0))
+                .default_size((width * 0.35).max(300.0))
                 .min_size(200.0)
                 .max_size((width - 260.0).max(200.0))
                 .show(ui, |ui| self.editor(ui));
