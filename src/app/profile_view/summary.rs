@@ -376,7 +376,7 @@ mod tests {
                 "subgroup size 8",
                 "control-flow efficiency 80.0%",
                 "branch efficiency 50.0%",
-                "1 µs alone, 2.5 µs instrumented (2.50×)",
+                "1 µs alone, 2.5 µs instrumented (2.50x)",
             ]
         );
     }
