@@ -1,9 +1,10 @@
 //! The app shows the figures that explain themselves (issue 38): the branch table names the
 //! clause of each row naga makes of a `&&`/`||` chain, and the summary says when subgroups are
-//! never full. Real runs on the default adapter (lavapipe in CI), driven through the
+//! never full; with the cost checkbox, each branch's measured cost (issue 35). Real runs on the default adapter (lavapipe in CI), driven through the
 //! Playground as a user would.
 
 use divlab::app::DivlabApp;
+use divlab::profile::report::CostVerdict;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable as _;
 
@@ -12,6 +13,7 @@ use crate::app_kernels::playground_harness;
 
 const CHAIN: &str = include_str!("../kernels/profile/clause_chain.wgsl");
 const SHAPE: &str = include_str!("../kernels/profile/workgroup_4x2x4.wgsl");
+const STEERS: &str = include_str!("../kernels/cost/steers_loop.wgsl");
 
 /// Runs `source` in the Playground.
 fn run(harness: &mut Harness<'static, DivlabApp>, source: &str) {
@@ -56,4 +58,38 @@ fn a_chains_rows_name_their_clauses_and_a_never_full_shape_says_so() {
     } else {
         assert!(harness.query_by_label(&figure).is_none());
     }
+}
+
+/// "Measure each divergent branch's cost" in the run settings runs `--cost` (issue 35): the
+/// branch table gains its cost column, and a branch whose result steers a later loop reads
+/// `confounded` there, with the reason on hover.
+#[test]
+fn the_cost_checkbox_measures_each_branch_and_the_table_shows_the_verdict() {
+    let mut harness = playground_harness();
+    {
+        let settings = &mut harness.state_mut().state.playground.settings;
+        settings.cost = true;
+        settings.workgroups = [4, 1, 1];
+    }
+    run(&mut harness, STEERS);
+    let profile = harness
+        .state()
+        .playground()
+        .profile()
+        .expect("the run finished")
+        .clone();
+    let line = 1 + STEERS
+        .lines()
+        .position(|l| l.contains("// the branch"))
+        .unwrap() as u32;
+    let branch = profile
+        .branches
+        .iter()
+        .find(|b| b.line == line && b.kind == "if");
+    let cost = branch
+        .and_then(|b| b.cost.as_ref())
+        .expect("the if was costed");
+    assert_eq!(cost.verdict, CostVerdict::Confounded, "{cost:#?}");
+    harness.get_by_label("cost here");
+    harness.get_by_label(&cost.short());
 }
