@@ -192,8 +192,8 @@ pub const CSV_COLUMNS: [Column; 38] = {
         c("entry", Text, |r| r.profile.kernel.entry.clone()),
         c("adapter", Text, |r| r.profile.adapter.name.clone()),
         c("backend", Text, |r| r.profile.adapter.backend.clone()),
-        c("vendor", Integer, |r| r.profile.adapter.vendor.to_string()),
-        c("device", Integer, |r| r.profile.adapter.device.to_string()),
+        c("vendor", Integer, |r| cell(Some(r.profile.adapter.vendor))),
+        c("device", Integer, |r| cell(Some(r.profile.adapter.device))),
         c("driver", Text, |r| r.profile.adapter.driver.clone()),
         c("driver_info", Text, |r| {
             r.profile.adapter.driver_info.clone()
