@@ -143,58 +143,8 @@ impl BranchCost {
     }
 }
 
-/// `--cost`'s table: the measured branches by saving (most first), then the others, each with
-/// its interval, the prediction and the verdict; a line on each verdict shown.
-pub(super) fn render_costs(profile: &super::Profile, out: &mut String) {
-    use std::fmt::Write as _;
-    let mut costed: Vec<(&super::BranchProfile, &BranchCost)> = (profile.branches.iter())
-        .filter_map(|b| Some((b, b.cost.as_ref()?)))
-        .filter(|(_, c)| c.verdict != CostVerdict::NotDivergent)
-        .collect();
-    if costed.is_empty() {
-        return;
-    }
-    let saved = |c: &BranchCost| c.saved_ns.unwrap_or(f64::NEG_INFINITY);
-    costed.sort_by(|a, b| saved(b.1).total_cmp(&saved(a.1)));
-    let _ = writeln!(
-        out,
-        "cost of divergence on this adapter (--cost: the kernel against a variant whose \
-         subgroups follow their first active lane; saving, 95% interval, share of the kernel):"
-    );
-    for (b, c) in &costed {
-        let measured = match (c.saved_ns, c.interval_ns) {
-            (Some(s), Some([low, high])) => format!(
-                "saves {} ({} to {}, {:.1}%)",
-                signed_ns(s),
-                signed_ns(low),
-                signed_ns(high),
-                c.saved_fraction.unwrap_or(f64::NAN) * 100.0
-            ),
-            _ => "not measured".to_owned(),
-        };
-        let predicted = c
-            .predicted_ns
-            .map_or_else(String::new, |p| format!(", predicted {}", signed_ns(p)));
-        let _ = writeln!(
-            out,
-            "  line {:>4} {:<6} {:<13} {measured}{predicted}: {}",
-            b.line,
-            b.kind,
-            c.verdict.key(),
-            c.reason
-        );
-    }
-    let mut shown: Vec<CostVerdict> = costed.iter().map(|(_, c)| c.verdict).collect();
-    shown.dedup();
-    shown.sort_by_key(|v| v.key());
-    shown.dedup();
-    for verdict in shown {
-        let _ = writeln!(out, "  {}: {}", verdict.key(), verdict.meaning());
-    }
-}
-
 /// A time that may be negative (a saving within noise of zero).
-fn signed_ns(ns: f64) -> String {
+pub(super) fn signed_ns(ns: f64) -> String {
     let text = crate::report::units::format_ns(ns.abs());
     if ns < 0.0 { format!("-{text}") } else { text }
 }

@@ -3,7 +3,8 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use super::{BranchProfile, LaneCapture, LineProfile, Profile};
+use super::cost::signed_ns;
+use super::{BranchCost, BranchProfile, CostVerdict, LaneCapture, LineProfile, Profile};
 use crate::report::units::format_ns;
 
 /// The annotated source and summary `divlab profile` prints. A document written with
@@ -131,7 +132,7 @@ fn render_summary(profile: &Profile, out: &mut String) {
             );
         }
     }
-    super::cost::render_costs(profile, out);
+    render_costs(profile, out);
     render_clauses(profile, out);
     match &profile.timing {
         Some(t) => {
@@ -251,5 +252,54 @@ fn render_lanes(out: &mut String, lanes: &LaneCapture, subgroup_size: u32, shape
             };
             let _ = writeln!(out, "    lane:local id {}{more}", ids.join(" "));
         }
+    }
+}
+
+/// `--cost`'s table: the measured branches by saving (most first), then the others, each with
+/// its interval, the prediction and the verdict; a line on each verdict shown.
+pub(super) fn render_costs(profile: &Profile, out: &mut String) {
+    let mut costed: Vec<(&BranchProfile, &BranchCost)> = (profile.branches.iter())
+        .filter_map(|b| Some((b, b.cost.as_ref()?)))
+        .filter(|(_, c)| c.verdict != CostVerdict::NotDivergent)
+        .collect();
+    if costed.is_empty() {
+        return;
+    }
+    let saved = |c: &BranchCost| c.saved_ns.unwrap_or(f64::NEG_INFINITY);
+    costed.sort_by(|a, b| saved(b.1).total_cmp(&saved(a.1)));
+    let _ = writeln!(
+        out,
+        "cost of divergence on this adapter (--cost: the kernel against a variant whose \
+         subgroups follow their first active lane; saving, 95% interval, share of the kernel):"
+    );
+    for (b, c) in &costed {
+        let measured = match (c.saved_ns, c.interval_ns) {
+            (Some(s), Some([low, high])) => format!(
+                "saves {} ({} to {}, {:.1}%)",
+                signed_ns(s),
+                signed_ns(low),
+                signed_ns(high),
+                c.saved_fraction.unwrap_or(f64::NAN) * 100.0
+            ),
+            _ => "not measured".to_owned(),
+        };
+        let predicted = c
+            .predicted_ns
+            .map_or_else(String::new, |p| format!(", predicted {}", signed_ns(p)));
+        let _ = writeln!(
+            out,
+            "  line {:>4} {:<6} {:<13} {measured}{predicted}: {}",
+            b.line,
+            b.kind,
+            c.verdict.key(),
+            c.reason
+        );
+    }
+    let mut shown: Vec<CostVerdict> = costed.iter().map(|(_, c)| c.verdict).collect();
+    shown.dedup();
+    shown.sort_by_key(|v| v.key());
+    shown.dedup();
+    for verdict in shown {
+        let _ = writeln!(out, "  {}: {}", verdict.key(), verdict.meaning());
     }
 }
