@@ -37,6 +37,13 @@ fn trim_float(v: f64) -> String {
 mod tests {
     use super::*;
 
+    /// A saving within noise of zero can be negative: the sign stays, the unit follows the size.
+    #[test]
+    fn a_negative_duration_keeps_its_sign() {
+        assert_eq!(format_ns(-4010.0), "-4.01 µs");
+        assert_eq!(format_ns(-751.0), "-751 ns");
+    }
+
     #[test]
     fn durations() {
         let cases = [

@@ -4,7 +4,7 @@
 //! Playground as a user would.
 
 use divlab::app::DivlabApp;
-use divlab::profile::report::CostVerdict;
+use divlab::profile::report::{CostVerdict, Profile};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable as _;
 
@@ -23,6 +23,12 @@ fn run(harness: &mut Harness<'static, DivlabApp>, source: &str) {
     run_playground(harness);
 }
 
+/// The profile of the Playground's last run.
+fn finished(harness: &Harness<'static, DivlabApp>) -> Profile {
+    let profile = harness.state().playground().profile();
+    profile.expect("the run finished").clone()
+}
+
 #[test]
 fn a_chains_rows_name_their_clauses_and_a_never_full_shape_says_so() {
     let mut harness = playground_harness();
@@ -39,12 +45,7 @@ fn a_chains_rows_name_their_clauses_and_a_never_full_shape_says_so() {
     }
 
     run(&mut harness, SHAPE);
-    let profile = harness
-        .state()
-        .playground()
-        .profile()
-        .expect("the run finished")
-        .clone();
+    let profile = finished(&harness);
     let (sg, widest) = (
         profile.subgroup_size.unwrap(),
         profile.widest_ballot.unwrap(),
@@ -72,12 +73,7 @@ fn the_cost_checkbox_measures_each_branch_and_the_table_shows_the_verdict() {
         settings.workgroups = [4, 1, 1];
     }
     run(&mut harness, STEERS);
-    let profile = harness
-        .state()
-        .playground()
-        .profile()
-        .expect("the run finished")
-        .clone();
+    let profile = finished(&harness);
     let line = 1 + STEERS
         .lines()
         .position(|l| l.contains("// the branch"))

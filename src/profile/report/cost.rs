@@ -4,6 +4,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::report::units::format_ns;
+
 /// The verdict on one branch's cost.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -99,7 +101,7 @@ impl BranchCost {
             (Some(saved), Some(share)) => format!(
                 "{}: saves {} ({:.0}%)",
                 self.verdict.key(),
-                signed_ns(saved),
+                format_ns(saved),
                 share * 100.0
             ),
             _ => self.verdict.key().to_owned(),
@@ -112,16 +114,16 @@ impl BranchCost {
         if let (Some(saved), Some([low, high])) = (self.saved_ns, self.interval_ns) {
             out.push(format!(
                 "saves {} per dispatch (95% interval {} to {}) over {} timed rounds",
-                signed_ns(saved),
-                signed_ns(low),
-                signed_ns(high),
+                format_ns(saved),
+                format_ns(low),
+                format_ns(high),
                 self.variant_reps
             ));
         }
         if let Some(p) = self.predicted_ns {
             out.push(format!(
                 "the cost model predicts {} from the idle lane slots",
-                signed_ns(p)
+                format_ns(p)
             ));
         }
         out.push(self.reason.clone());
@@ -141,10 +143,4 @@ impl BranchCost {
             reason,
         }
     }
-}
-
-/// A time that may be negative (a saving within noise of zero).
-pub(super) fn signed_ns(ns: f64) -> String {
-    let text = crate::report::units::format_ns(ns.abs());
-    if ns < 0.0 { format!("-{text}") } else { text }
 }

@@ -3,7 +3,6 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use super::cost::signed_ns;
 use super::{BranchCost, BranchProfile, CostVerdict, LaneCapture, LineProfile, Profile};
 use crate::report::units::format_ns;
 
@@ -276,16 +275,16 @@ pub(super) fn render_costs(profile: &Profile, out: &mut String) {
         let measured = match (c.saved_ns, c.interval_ns) {
             (Some(s), Some([low, high])) => format!(
                 "saves {} ({} to {}, {:.1}%)",
-                signed_ns(s),
-                signed_ns(low),
-                signed_ns(high),
+                format_ns(s),
+                format_ns(low),
+                format_ns(high),
                 c.saved_fraction.unwrap_or(f64::NAN) * 100.0
             ),
             _ => "not measured".to_owned(),
         };
         let predicted = c
             .predicted_ns
-            .map_or_else(String::new, |p| format!(", predicted {}", signed_ns(p)));
+            .map_or_else(String::new, |p| format!(", predicted {}", format_ns(p)));
         let _ = writeln!(
             out,
             "  line {:>4} {:<6} {:<13} {measured}{predicted}: {}",
@@ -296,7 +295,6 @@ pub(super) fn render_costs(profile: &Profile, out: &mut String) {
         );
     }
     let mut shown: Vec<CostVerdict> = costed.iter().map(|(_, c)| c.verdict).collect();
-    shown.dedup();
     shown.sort_by_key(|v| v.key());
     shown.dedup();
     for verdict in shown {

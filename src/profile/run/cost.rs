@@ -204,18 +204,21 @@ pub(super) fn apply(
 ) {
     let kernel_ns = profile.timing.as_ref().map_or(f64::NAN, |t| t.kernel_ns);
     let width = profile.subgroup_size.unwrap_or(0);
-    let lines = profile.lines.clone();
+    // The lines are read while the branches are written: borrowed apart, not copied.
+    let Profile {
+        lines, branches, ..
+    } = profile;
     for (timed, (placebo, uniform)) in variants.timed.iter().zip(samples) {
-        let predicted = cost::predicted_ns(&lines, &timed.region, width, kernel_ns);
-        profile.branches[timed.branch].cost =
+        let predicted = cost::predicted_ns(lines, &timed.region, width, kernel_ns);
+        branches[timed.branch].cost =
             Some(cost::judge((placebo, uniform), timed.outside, predicted));
     }
     for (index, decided) in variants.decided {
-        profile.branches[index].cost = Some(decided);
+        branches[index].cost = Some(decided);
     }
-    for branch in profile.branches.iter_mut().filter(|b| b.cost.is_none()) {
+    for branch in branches.iter_mut().filter(|b| b.cost.is_none()) {
         branch.cost = Some(if branch.kind == "loop" && branch.divergent > 0 {
-            let predicted = cost::loop_predicted_ns(branch, &lines, width, kernel_ns);
+            let predicted = cost::loop_predicted_ns(branch, lines, width, kernel_ns);
             let reason = "lanes left at different trips; a variant whose lanes agree on the \
                           trips would change the work itself (at most this much: the slots of \
                           lanes that never entered count too)"
