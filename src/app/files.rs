@@ -256,54 +256,61 @@ fn prompt(
 
 /// Asks before closing the window over unsaved edits to the kernel `file`.
 fn close(ctx: &egui::Context, file: &str) -> (Option<Decision>, bool) {
-    let mut outcome = (None, false);
-    egui::Modal::new(egui::Id::unique("close_with_edits")).show(ctx, |ui| {
-        ui.set_max_width(520.0);
-        ui.heading("Save the kernel's edits?");
-        ui.add(
-            egui::Label::new(format!(
-                "{file} was edited in the Playground since it was opened or saved. Closing \
-                 without saving loses the edits."
-            ))
-            .wrap(),
-        );
-        ui.horizontal(|ui| {
-            if ui.button("Save…").clicked() {
-                outcome = (Some(Decision::CloseSave), true);
-            }
-            if ui.button("Close without saving").clicked() {
-                outcome = (Some(Decision::CloseDiscard), true);
-            }
-            if ui.button("Cancel").clicked() || ui.input(|i| i.key_pressed(egui::Key::Escape)) {
-                outcome = (None, true);
-            }
-        });
-    });
-    outcome
+    let message = format!(
+        "{file} was edited in the Playground since it was opened or saved. Closing without \
+         saving loses the edits."
+    );
+    let choices = [
+        ("Save…", Decision::CloseSave),
+        ("Close without saving", Decision::CloseDiscard),
+    ];
+    question(
+        ctx,
+        "close_with_edits",
+        "Save the kernel's edits?",
+        &message,
+        choices,
+    )
 }
 
 /// Asks before writing over `path`.
 fn overwrite(ctx: &egui::Context, path: &std::path::Path) -> (Option<Decision>, bool) {
+    let message = format!(
+        "{} already exists, and divlab did not write it. Saving replaces its contents.",
+        path.display()
+    );
+    let replace = Decision::Save {
+        path: path.to_owned(),
+        confirmed: true,
+    };
+    question(
+        ctx,
+        "overwrite",
+        "Replace the file?",
+        &message,
+        [("Replace", replace)],
+    )
+}
+
+/// A modal question: a button per choice, then Cancel (or Escape), which decides nothing.
+/// Returns the choice clicked and whether the dialog is done.
+fn question<const N: usize>(
+    ctx: &egui::Context,
+    id: &str,
+    heading: &str,
+    message: &str,
+    choices: [(&str, Decision); N],
+) -> (Option<Decision>, bool) {
     let mut outcome = (None, false);
-    egui::Modal::new(egui::Id::unique("overwrite")).show(ctx, |ui| {
+    egui::Modal::new(egui::Id::unique(id)).show(ctx, |ui| {
         ui.set_max_width(520.0);
-        ui.heading("Replace the file?");
-        ui.add(
-            egui::Label::new(format!(
-                "{} already exists, and divlab did not write it. Saving replaces its contents.",
-                path.display()
-            ))
-            .wrap(),
-        );
+        ui.heading(heading);
+        ui.add(egui::Label::new(message).wrap());
         ui.horizontal(|ui| {
-            if ui.button("Replace").clicked() {
-                outcome = (
-                    Some(Decision::Save {
-                        path: path.to_owned(),
-                        confirmed: true,
-                    }),
-                    true,
-                );
+            for (label, decision) in choices {
+                if ui.button(label).clicked() {
+                    outcome = (Some(decision), true);
+                }
             }
             if ui.button("Cancel").clicked() || ui.input(|i| i.key_pressed(egui::Key::Escape)) {
                 outcome = (None, true);

@@ -545,6 +545,14 @@ fn lowest_lane(ballot: [u32; 4]) -> u32 {
 mod tests {
     use super::*;
 
+    fn shape(workgroup_size: [u32; 3], dispatch: [u32; 3], subgroup_size: u32) -> Shape {
+        Shape {
+            workgroup_size,
+            dispatch,
+            subgroup_size,
+        }
+    }
+
     fn record(workgroup: u32, first: u32, ballot: u32) -> LaneExecution {
         LaneExecution {
             ballot: [ballot, 0, 0, 0],
@@ -560,11 +568,7 @@ mod tests {
     /// of it where the texture can be that fine.
     #[test]
     fn a_cell_is_drawn_at_whole_pixels_per_texel_at_any_size() {
-        let shape = Shape {
-            workgroup_size: [16, 1, 1],
-            dispatch: [4, 1, 1],
-            subgroup_size: 8,
-        };
+        let shape = shape([16, 1, 1], [4, 1, 1], 8);
         let map = DispatchMap::from_records(3, shape, &[record(0, 0, 0xff)], 1).unwrap();
         for tenth in 10..400 {
             let room = tenth as f32 / 10.0;
@@ -587,11 +591,7 @@ mod tests {
     /// workgroup 1's first ran it with every lane.
     #[test]
     fn a_line_of_1d_workgroups_is_a_row_each_with_ran_idle_and_unreached_lanes() {
-        let shape = Shape {
-            workgroup_size: [16, 1, 1],
-            dispatch: [2, 1, 1],
-            subgroup_size: 8,
-        };
+        let shape = shape([16, 1, 1], [2, 1, 1], 8);
         let records = [record(0, 1, 0xfe), record(0, 2, 0xfc), record(1, 0, 0xff)];
         let map = DispatchMap::from_records(3, shape, &records, 3).unwrap();
         assert!(map.rows);
@@ -621,11 +621,7 @@ mod tests {
     #[test]
     fn a_3d_workgroup_places_each_recorded_invocation_in_its_slice() {
         use crate::profile::report::LaneInvocation;
-        let shape = Shape {
-            workgroup_size: [4, 4, 2],
-            dispatch: [1, 1, 2],
-            subgroup_size: 16,
-        };
+        let shape = shape([4, 4, 2], [1, 1, 2], 16);
         // Workgroup (0, 0, 1), its second subgroup (local z = 1): lanes 0..8 active, the
         // invocations with local y < 2.
         let invocations: Vec<LaneInvocation> = (0..8)

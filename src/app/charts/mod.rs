@@ -13,11 +13,16 @@ use std::ops::RangeInclusive;
 
 use eframe::egui::{self, Color32};
 use egui_plot::{
-    Corner, GridInput, GridMark, HoverPosition, Legend, Line, LineStyle, MarkerShape, Plot,
-    PlotPoints, Points,
+    GridMark, HoverPosition, Legend, Line, LineStyle, MarkerShape, Plot, PlotPoints, Points,
 };
 
 use crate::report::{ExperimentResult, Fit, Series};
+
+mod legend;
+mod ticks;
+
+pub use legend::{along, emptiest_corner, legend_place};
+pub use ticks::{decade_marks, integer_marks, nice_marks, short};
 
 /// Series of one plot: the same x and y labels.
 pub struct SeriesGroup<'a, T = String> {
@@ -213,15 +218,7 @@ pub fn plot_curves(
     // covered the line that joins them.
     let points: Vec<[f64; 2]> = curves
         .iter()
-        .flat_map(|c| {
-            let xy: Vec<[f64; 2]> = c
-                .series
-                .points
-                .iter()
-                .filter_map(|p| Some([p.x, to_plot.y(p.y)?]))
-                .collect();
-            along(&xy)
-        })
+        .flat_map(|c| along(&to_plot.points(c.series)))
         .collect();
     let mut plot = Plot::new(id).height(220.0);
     if !options.no_legend {
@@ -265,6 +262,15 @@ impl ToPlot {
         } else {
             Some(y)
         }
+    }
+
+    /// A series' points as plotted; those a log axis cannot show are left out.
+    fn points(self, series: &Series) -> Vec<[f64; 2]> {
+        series
+            .points
+            .iter()
+            .filter_map(|p| Some([p.x, self.y(p.y)?]))
+            .collect()
     }
 
     /// The value a plotted y stands for, in the scaled unit.
@@ -328,12 +334,7 @@ fn axes<'a>(
 
 /// One curve: a dashed line for a model, else a line with markers and whiskers.
 fn draw_curve(plot_ui: &mut egui_plot::PlotUi<'_>, curve: &Curve<'_>, to_plot: ToPlot) {
-    let xy: Vec<[f64; 2]> = curve
-        .series
-        .points
-        .iter()
-        .filter_map(|p| Some([p.x, to_plot.y(p.y)?]))
-        .collect();
+    let xy = to_plot.points(curve.series);
     let model = curve.series.name.ends_with("_model");
     let line = Line::new(curve.name.clone(), PlotPoints::from(xy.clone()))
         .color(curve.colour)
@@ -441,178 +442,6 @@ pub fn marker(ui: &mut egui::Ui, shape: MarkerShape, colour: Color32) -> egui::R
     response
 }
 
-/// A number for a tick or a tooltip: integers as integers, else three significant digits.
-pub fn short(v: f64) -> String {
-    // 10^log10(5) is 4.999...: a value within rounding of an integer is that integer.
-    let nearest = v.round();
-    if (v - nearest).abs() <= 1e-9 * nearest.abs().max(1.0) && v.abs() < 1e7 {
-        format!("{nearest:.0}")
-    } else if v != 0.0 && (v.abs() >= 1e7 || v.abs() < 1e-3) {
-        format!("{v:.2e}")
-    } else {
-        let decimals = (2 - v.abs().log10().floor() as i32).clamp(0, 6) as usize;
-        let text = format!("{v:.decimals$}");
-        if text.contains('.') {
-            text.trim_end_matches('0').trim_end_matches('.').to_owned()
-        } else {
-            text
-        }
-    }
-}
-
-/// Grid marks at integers only, spaced 1, 2, 4, 5, 8, 10, 16, ... apart so that about a dozen
-/// fit: k = 1..16 gets a label per value, k = 1..64 one every 4 or 8.
-pub fn integer_marks(input: GridInput) -> Vec<GridMark> {
-    let (lo, hi) = input.bounds;
-    let span = (hi - lo).max(1.0);
-    // egui_plot labels a mark only where marks stand 60 points apart or more, and it makes
-    // `base_step_size` span 8 points (its default grid spacing): so a labelled step spans at
-    // least 64 / 8 base steps. A narrow plot (1024 × 700) then gets fewer marks, all labelled.
-    let labelled = input.base_step_size * 64.0 / 8.0;
-    let step = [
-        1.0, 2.0, 4.0, 5.0, 8.0, 10.0, 16.0, 20.0, 32.0, 50.0, 64.0, 100.0,
-    ]
-    .into_iter()
-    .find(|s| span / s <= 16.0 && *s >= labelled)
-    .unwrap_or_else(|| 10f64.powf((span / 16.0).max(labelled).log10().ceil()));
-    let first = (lo / step).ceil() as i64;
-    let last = (hi / step).floor() as i64;
-    (first..=last)
-        .map(|i| GridMark {
-            value: i as f64 * step,
-            step_size: step,
-        })
-        .collect()
-}
-
-/// At most seven marks at 1, 2 or 5 times a power of ten, with finer unlabelled ones between.
-pub fn nice_marks(input: GridInput) -> Vec<GridMark> {
-    let (lo, hi) = input.bounds;
-    let span = (hi - lo).abs().max(f64::MIN_POSITIVE);
-    let power = 10f64.powf((span / 10.0).log10().floor());
-    let step = [1.0, 2.0, 5.0, 10.0, 20.0, 50.0]
-        .into_iter()
-        .map(|m| m * power)
-        .find(|s| span / s <= 7.0)
-        .unwrap_or(100.0 * power);
-    let marks = |step: f64| {
-        ((lo / step).ceil() as i64..=(hi / step).floor() as i64).map(move |i| GridMark {
-            value: i as f64 * step,
-            step_size: step,
-        })
-    };
-    marks(step / 5.0)
-        .filter(|m| (m.value / step).fract().abs() > 1e-9)
-        .chain(marks(step))
-        .collect()
-}
-
-/// Marks on a log10 axis: every decade, and 2 and 5 times it where few decades show.
-pub fn decade_marks(input: GridInput) -> Vec<GridMark> {
-    let (lo, hi) = input.bounds;
-    let mut marks = Vec::new();
-    for decade in lo.floor() as i64..=hi.ceil() as i64 {
-        let base = decade as f64;
-        marks.push(GridMark {
-            value: base,
-            step_size: 1.0,
-        });
-        if hi - lo < 4.0 {
-            for m in [2f64, 5.0] {
-                marks.push(GridMark {
-                    value: base + m.log10(),
-                    step_size: 0.3,
-                });
-            }
-        }
-    }
-    marks.retain(|m| m.value >= lo && m.value <= hi);
-    marks
-}
-
-/// Points along a polyline: its own, and nine between each two, so a corner the line only
-/// crosses counts as taken.
-pub fn along(xy: &[[f64; 2]]) -> Vec<[f64; 2]> {
-    let mut points = Vec::with_capacity(xy.len() * 10);
-    for pair in xy.windows(2) {
-        let ([x0, y0], [x1, y1]) = (pair[0], pair[1]);
-        for i in 0..10 {
-            let t = f64::from(i) / 10.0;
-            points.push([x0 + (x1 - x0) * t, y0 + (y1 - y0) * t]);
-        }
-    }
-    points.extend(xy.last());
-    points
-}
-
-/// The plot corner with the fewest data points under where a legend sits (a box of about a
-/// third of the width and a quarter of the height), preferring the top left.
-pub fn emptiest_corner(points: &[[f64; 2]]) -> Corner {
-    corner_counts(points).0
-}
-
-/// Where the legend goes: the emptiest corner, or, where every corner holds data (T(k) rising
-/// to the top left and running flat to the top right over a flat control along the bottom),
-/// a top corner with room made above the data, as the plot's new top in y.
-pub fn legend_place(points: &[[f64; 2]]) -> (Corner, Option<f64>) {
-    let (corner, covered) = corner_counts(points);
-    if covered == 0 || points.is_empty() {
-        return (corner, None);
-    }
-    let (lo, hi) = points
-        .iter()
-        .fold((f64::MAX, f64::MIN), |(lo, hi), [_, y]| {
-            (lo.min(*y), hi.max(*y))
-        });
-    // The data in the lower half: a legend of four rows (and the whiskers) fit above it.
-    let top = lo + (hi - lo).max(f64::MIN_POSITIVE) / 0.5;
-    let corner = match corner {
-        Corner::RightTop | Corner::RightBottom => Corner::RightTop,
-        Corner::LeftTop | Corner::LeftBottom => Corner::LeftTop,
-    };
-    (corner, Some(top))
-}
-
-/// The emptiest corner and how many points lie under it.
-fn corner_counts(points: &[[f64; 2]]) -> (Corner, usize) {
-    let (mut x0, mut x1, mut y0, mut y1) = (f64::MAX, f64::MIN, f64::MAX, f64::MIN);
-    for [x, y] in points {
-        (x0, x1, y0, y1) = (x0.min(*x), x1.max(*x), y0.min(*y), y1.max(*y));
-    }
-    let (w, h) = (
-        (x1 - x0).max(f64::MIN_POSITIVE),
-        (y1 - y0).max(f64::MIN_POSITIVE),
-    );
-    let count = |corner: Corner| {
-        points
-            .iter()
-            .filter(|[x, y]| {
-                let (u, v) = ((x - x0) / w, (y - y0) / h);
-                let left = u <= 0.4;
-                let right = u >= 0.6;
-                let top = v >= 0.7;
-                let bottom = v <= 0.3;
-                match corner {
-                    Corner::LeftTop => left && top,
-                    Corner::RightTop => right && top,
-                    Corner::LeftBottom => left && bottom,
-                    Corner::RightBottom => right && bottom,
-                }
-            })
-            .count()
-    };
-    [
-        Corner::LeftTop,
-        Corner::RightTop,
-        Corner::LeftBottom,
-        Corner::RightBottom,
-    ]
-    .into_iter()
-    .map(|c| (c, count(c)))
-    .min_by_key(|(_, n)| *n)
-    .unwrap_or((Corner::LeftTop, 0))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -626,98 +455,5 @@ mod tests {
         assert_eq!(YScale::new("time (ns)", 2.0e9).label, "time (s)");
         // Other units are left alone.
         assert_eq!(YScale::new("efficiency (lanes)", 5.0e8).divisor, 1.0);
-    }
-
-    #[test]
-    fn k_ticks_are_integers_and_a_dozen_at_most() {
-        for (bounds, step) in [((0.5, 16.5), 1.0), ((0.8, 8.2), 1.0), ((-2.0, 66.0), 5.0)] {
-            let marks = integer_marks(GridInput {
-                bounds,
-                base_step_size: 0.1,
-            });
-            assert!(marks.iter().all(|m| m.value.fract() == 0.0), "{marks:?}");
-            assert!(marks.len() <= 17, "{bounds:?}: {} marks", marks.len());
-            assert_eq!(marks[1].value - marks[0].value, step, "{bounds:?}");
-        }
-    }
-
-    #[test]
-    fn the_legend_goes_where_the_data_is_not() {
-        // T(k) rising from the bottom left to the top right: a top-left legend would cover
-        // nothing only if the curve stays low there, which it does.
-        let rising: Vec<[f64; 2]> = (1..=32).map(|k| [k as f64, (k * k) as f64]).collect();
-        assert_eq!(emptiest_corner(&rising), Corner::LeftTop);
-        let falling: Vec<[f64; 2]> = (1..=32).map(|k| [k as f64, 1.0 / k as f64]).collect();
-        assert_eq!(emptiest_corner(&falling), Corner::RightTop);
-    }
-
-    #[test]
-    fn the_legend_keeps_off_a_line_that_only_crosses_a_corner() {
-        // No point in the top left, but the line from the first to the second crosses it.
-        let points = [[0.0, 0.5], [0.6, 1.0], [1.0, 0.0]];
-        assert_eq!(emptiest_corner(&points), Corner::LeftTop);
-        assert_eq!(emptiest_corner(&along(&points)), Corner::LeftBottom);
-    }
-
-    #[test]
-    fn where_every_corner_holds_data_the_legend_gets_room_above_it() {
-        // T(k) rising to 8 then flat near the top; the control flat along the bottom.
-        let mut points: Vec<[f64; 2]> = [1, 2, 4, 8, 16, 32]
-            .map(|k| [f64::from(k), 16.0 * f64::from(k.min(8))])
-            .to_vec();
-        points.extend([1, 2, 4, 8, 16, 32].map(|k| [f64::from(k), 17.0]));
-        let points = along(&points);
-        let (corner, top) = legend_place(&points);
-        assert_eq!(corner, Corner::RightTop);
-        let top = top.expect("room made above the data");
-        assert!(top >= 128.0 + 0.4 * (top - 16.0), "{top}");
-        // Where a corner is free, the plot keeps its bounds.
-        let rising: Vec<[f64; 2]> = (1..=32).map(|k| [k as f64, (k * k) as f64]).collect();
-        assert_eq!(legend_place(&rising), (Corner::LeftTop, None));
-    }
-
-    #[test]
-    fn a_narrow_plot_gets_fewer_k_ticks_each_far_enough_apart_to_be_labelled() {
-        // k from 1 to 32 across 300 points: egui_plot's base step spans 8 points.
-        let (bounds, width) = ((0.5, 32.5), 300.0);
-        let base_step_size = (bounds.1 - bounds.0) / width * 8.0;
-        let marks = integer_marks(GridInput {
-            bounds,
-            base_step_size,
-        });
-        let apart = (marks[1].value - marks[0].value) * width / (bounds.1 - bounds.0);
-        assert!(
-            apart >= 60.0,
-            "{apart} points apart: egui_plot leaves them unlabelled"
-        );
-        assert!(marks.len() >= 3, "{marks:?}");
-    }
-
-    #[test]
-    fn y_marks_are_round_numbers() {
-        let marks = nice_marks(GridInput {
-            bounds: (-3.0, 118.0),
-            base_step_size: 0.1,
-        });
-        let labelled: Vec<f64> = marks
-            .iter()
-            .filter(|m| m.step_size == 20.0)
-            .map(|m| m.value)
-            .collect();
-        assert_eq!(labelled, [0.0, 20.0, 40.0, 60.0, 80.0, 100.0]);
-        let log = decade_marks(GridInput {
-            bounds: (-0.5, 2.1),
-            base_step_size: 0.01,
-        });
-        let values: Vec<String> = log.iter().map(|m| short(10f64.powf(m.value))).collect();
-        assert_eq!(values, ["0.5", "1", "2", "5", "10", "20", "50", "100"]);
-    }
-
-    #[test]
-    fn numbers_read_short() {
-        assert_eq!(short(8.0), "8");
-        assert_eq!(short(12.3456), "12.3");
-        assert_eq!(short(0.98765), "0.988");
-        assert_eq!(short(27_391_329.5), "2.74e7");
     }
 }
