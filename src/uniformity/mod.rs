@@ -109,19 +109,7 @@ pub use rule::{Rule, Severity};
 use source::Source;
 
 /// A uniformity scope.
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    PartialEq,
-    Eq,
-    PartialOrd,
-    Ord,
-    Hash,
-    Serialize,
-    Deserialize,
-    schemars::JsonSchema,
-)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Scope {
     /// All invocations of a workgroup (or of a draw, outside compute shaders).

@@ -1,21 +1,12 @@
 //! The triggering rules divlab evaluates and the severities a diagnostic filter gives them:
 //! the keys every output (text, JSON, SARIF) names them by.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// A triggering rule divlab evaluates. Its id (`Rule::id`) is the same in every output.
 #[derive(
-    Clone,
-    Copy,
-    Debug,
-    PartialEq,
-    Eq,
-    PartialOrd,
-    Ord,
-    Hash,
-    Serialize,
-    Deserialize,
-    schemars::JsonSchema,
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
 )]
 #[serde(rename_all = "snake_case")]
 pub enum Rule {
@@ -105,17 +96,7 @@ impl Rule {
 
 /// A diagnostic severity, in the spec's order (error first).
 #[derive(
-    Clone,
-    Copy,
-    Debug,
-    PartialEq,
-    Eq,
-    PartialOrd,
-    Ord,
-    Hash,
-    Serialize,
-    Deserialize,
-    schemars::JsonSchema,
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
 )]
 #[serde(rename_all = "snake_case")]
 pub enum Severity {
