@@ -146,27 +146,35 @@ pub fn long_header() -> [&'static str; LONG_COLUMNS.len()] {
 /// its metrics (sorted by name), its verdicts (in the order made), and, for an experiment that
 /// did not finish `ok`, one `status_detail` row.
 pub fn long_csv<'a>(docs: impl IntoIterator<Item = &'a ResultDocument>) -> Vec<u8> {
-    let mut writer = csv::Writer::from_writer(Vec::new());
-    let mut write = |row: &[String]| {
-        writer
-            .write_record(row)
-            .expect("writing to memory cannot fail");
-    };
-    write(&long_header().map(str::to_owned));
-    for doc in docs {
-        for experiment in &doc.experiments {
+    let facts = docs.into_iter().flat_map(|doc| {
+        doc.experiments.iter().flat_map(move |experiment| {
             let metrics = (experiment.metrics.iter()).map(|(k, v)| What::Metric(k, *v));
             let verdicts = experiment.verdicts.iter().map(What::Verdict);
             let status = (experiment.status != ExperimentStatus::Ok).then_some(What::StatusDetail);
-            for what in metrics.chain(verdicts).chain(status) {
-                let fact = Fact {
-                    doc,
-                    experiment,
-                    what,
-                };
-                write(&LONG_COLUMNS.map(|c| (c.cell)(&fact)));
-            }
-        }
+            (metrics.chain(verdicts).chain(status)).map(move |what| Fact {
+                doc,
+                experiment,
+                what,
+            })
+        })
+    });
+    csv_table(
+        long_header(),
+        facts.map(|fact| LONG_COLUMNS.map(|c| (c.cell)(&fact))),
+    )
+}
+
+/// A CSV table in memory: the header row, then `rows`.
+pub fn csv_table<const N: usize>(
+    header: [&str; N],
+    rows: impl IntoIterator<Item = [String; N]>,
+) -> Vec<u8> {
+    let mut writer = csv::Writer::from_writer(Vec::new());
+    let header = std::iter::once(header.map(str::to_owned));
+    for row in header.chain(rows) {
+        writer
+            .write_record(&row)
+            .expect("writing to memory cannot fail");
     }
     writer.into_inner().expect("writing to memory cannot fail")
 }

@@ -27,6 +27,6 @@ pub use io::{
     write_csv, write_json,
 };
 pub use load::{MAX_ARRAY_LEN, MAX_DEPTH, MAX_FILE_BYTES, MAX_LANES};
-pub use long::{Column, ColumnType, LONG_COLUMNS, long_csv, long_header};
+pub use long::{Column, ColumnType, LONG_COLUMNS, csv_table, long_csv, long_header};
 pub use schema::*;
 pub use table::{markdown_key_table, summary_table};

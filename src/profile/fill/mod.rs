@@ -17,6 +17,7 @@ pub use grammar::{
     BindingRef, BufferSpec, DEFAULT_CHECKER_CELL, DEFAULT_SEED, Fill, parse_dispatch, parse_len,
     parse_override,
 };
+pub(crate) use resolve::unknown_target;
 pub use resolve::{check_limits, invocations, resolve};
 pub use texels::{Picture, TexelLayout, texels, to_rgba8};
 pub use texture::{

@@ -153,23 +153,32 @@ fn find(interface: &KernelInterface, target: &BindingRef, flag: Flag) -> Result<
         .iter()
         .position(|b| target.matches(b))
         .ok_or_else(|| {
-            let list: Vec<String> = interface
+            let names: Vec<String> = interface
                 .bindings
                 .iter()
                 .map(|b| format!("{} at {}:{} ({})", b.name, b.group, b.binding, b.access))
                 .collect();
-            let list = if list.is_empty() {
-                "it uses none".to_owned()
-            } else {
-                format!("its bindings are {}", list.join(", "))
-            };
             Error::BadFill {
                 flag: Some(flag),
                 binding: None,
-                why: format!(
-                    "{flag} {target}=...: entry point `{}` uses no binding `{target}`; {list}",
-                    interface.entry
-                ),
+                why: unknown_target(flag, target, "binding", &names, &interface.entry),
             }
         })
+}
+
+/// Why `target` names nothing: the entry point's own `kind`s (`names`), so that the user can
+/// pick one.
+pub(crate) fn unknown_target(
+    flag: Flag,
+    target: &BindingRef,
+    kind: &str,
+    names: &[String],
+    entry: &str,
+) -> String {
+    let list = if names.is_empty() {
+        format!("it uses no {kind}")
+    } else {
+        format!("its {kind}s are {}", names.join(", "))
+    };
+    format!("{flag} {target}=...: entry point `{entry}` uses no {kind} `{target}`; {list}")
 }

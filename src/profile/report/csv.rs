@@ -7,7 +7,7 @@
 //! [`CSV_COLUMNS`].
 
 use super::{BranchProfile, Clause, LineProfile, Profile};
-use crate::report::ColumnType;
+use crate::report::{ColumnType, csv_table};
 
 /// One column of the profile CSV.
 #[derive(Clone, Copy, Debug)]
@@ -210,20 +210,16 @@ pub fn csv_header() -> [&'static str; CSV_COLUMNS.len()] {
 
 /// The document as CSV, with a header row: the kernel row, the line rows, the branch rows.
 pub fn csv_bytes(profile: &Profile) -> Vec<u8> {
-    let mut writer = ::csv::Writer::from_writer(Vec::new());
-    let mut write = |row: &[String]| {
-        writer
-            .write_record(row)
-            .expect("writing to memory cannot fail");
-    };
-    write(&csv_header().map(str::to_owned));
     let lines = profile.lines.iter().map(What::Line);
     let branches = profile.branches.iter().map(What::Branch);
-    for what in std::iter::once(What::Kernel).chain(lines).chain(branches) {
-        let row = Row { profile, what };
-        write(&CSV_COLUMNS.map(|c| (c.cell)(&row)));
-    }
-    writer.into_inner().expect("writing to memory cannot fail")
+    let rows = std::iter::once(What::Kernel).chain(lines).chain(branches);
+    csv_table(
+        csv_header(),
+        rows.map(|what| {
+            let row = Row { profile, what };
+            CSV_COLUMNS.map(|c| (c.cell)(&row))
+        }),
+    )
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 //! the adapter's limits.
 
 use crate::gpu::GpuContext;
-use crate::profile::fill::{BindingRef, Named};
+use crate::profile::fill::{BindingRef, Named, unknown_target};
 use crate::profile::kernel::{
     KernelInterface, SampleKind, TextureBinding, TextureClass, TextureDim, format_name,
 };
@@ -100,17 +100,11 @@ pub(super) fn check_names(interface: &KernelInterface, request: &Request) -> Res
 }
 
 fn unknown(flag: Flag, target: &BindingRef, kind: &str, names: &[String], entry: &str) -> Error {
-    let list = if names.is_empty() {
-        format!("it uses no {kind}")
-    } else {
-        format!("its {kind}s are {}", names.join(", "))
-    };
+    let why = unknown_target(flag, target, kind, names, entry);
     ProfileError::BadTexture {
         flag: Some(flag),
         binding: None,
-        why: format!(
-            "{flag} {target}=...: entry point `{entry}` uses no {kind} `{target}`; {list}"
-        ),
+        why,
     }
     .into()
 }
