@@ -1,8 +1,9 @@
 //! A whole run: every selected experiment on one device, into one result document.
 
 use crate::experiments::{Lab, RunConfig, registry, run_experiment};
+use crate::gpu::inventory::describe_adapter;
 use crate::report::{
-    AdapterRecord, ExperimentResult, ExperimentStatus, ResultDocument, SCHEMA_VERSION, TimingSource,
+    AdapterRecord, ExperimentResult, ExperimentStatus, ResultDocument, SCHEMA_VERSION,
 };
 
 /// What a run runs: `--bench` and the app's Run buttons.
@@ -132,21 +133,9 @@ pub fn inferred_width(results: &[ExperimentResult]) -> Option<u32> {
 
 /// Describes the lab's adapter, with the observed subgroup size where it could be measured.
 pub fn adapter_record(lab: &Lab) -> AdapterRecord {
-    let info = &lab.gpu.info;
+    let caps = &lab.gpu.caps;
     AdapterRecord {
-        name: info.name.clone(),
-        vendor: info.vendor,
-        device: info.device,
-        driver: info.driver.clone(),
-        driver_info: info.driver_info.clone(),
-        backend: info.backend.to_str().to_owned(),
-        device_type: format!("{:?}", info.device_type),
-        subgroup_min_size: info.subgroup_min_size,
-        subgroup_max_size: info.subgroup_max_size,
         observed_subgroup_size: lab.subgroup().ok().map(|o| o.size),
-        inferred_subgroup_width: None,
-        subgroups: lab.gpu.caps.subgroups,
-        timestamps: lab.gpu.caps.timestamps,
-        timing_source: TimingSource::of(lab.gpu.caps.timestamps),
+        ..describe_adapter(&lab.gpu.info, caps.subgroups, caps.timestamps)
     }
 }

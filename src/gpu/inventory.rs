@@ -4,6 +4,8 @@
 
 use serde::Serialize;
 
+use crate::report::{AdapterRecord, TimingSource};
+
 use super::adapters::AdapterEntry;
 
 /// The inventory's format version; a reader checks it before the fields.
@@ -20,31 +22,17 @@ pub struct Inventory {
     pub adapters: Vec<AdapterJson>,
 }
 
-/// One adapter. The identity fields are named as in a result document's `adapter`.
+/// One adapter.
 #[derive(Clone, Debug, Serialize)]
 pub struct AdapterJson {
     /// Position in the list; `--adapter INDEX` names it.
     pub index: usize,
     /// Whether divlab uses this adapter when none is named.
     pub default: bool,
-    /// The adapter's name.
-    pub name: String,
-    /// PCI vendor id (0 where the backend has none).
-    pub vendor: u32,
-    /// PCI device id (0 where the backend has none).
-    pub device: u32,
-    /// Driver name.
-    pub driver: String,
-    /// Driver version and details, in full.
-    pub driver_info: String,
-    /// vulkan, metal, dx12 or gl.
-    pub backend: String,
-    /// DiscreteGpu, IntegratedGpu, VirtualGpu, Cpu or Other.
-    pub device_type: String,
-    /// The smallest subgroup size the adapter reports.
-    pub subgroup_min_size: u32,
-    /// The largest subgroup size the adapter reports.
-    pub subgroup_max_size: u32,
+    /// The adapter as a result document's `adapter` records it, before a run measured
+    /// anything on it: `observed_subgroup_size` and `inferred_subgroup_width` are null.
+    #[serde(flatten)]
+    pub adapter: AdapterRecord,
     /// The features divlab uses, by name.
     pub features: FeaturesJson,
     /// The limits divlab's kernels meet.
@@ -108,15 +96,7 @@ impl AdapterJson {
         AdapterJson {
             index: e.index,
             default: e.is_default,
-            name: e.info.name.clone(),
-            vendor: e.info.vendor,
-            device: e.info.device,
-            driver: e.info.driver.clone(),
-            driver_info: e.info.driver_info.clone(),
-            backend: e.info.backend.to_str().to_owned(),
-            device_type: format!("{:?}", e.info.device_type),
-            subgroup_min_size: e.info.subgroup_min_size,
-            subgroup_max_size: e.info.subgroup_max_size,
+            adapter: describe_adapter(&e.info, e.subgroups, e.timestamps),
             features: FeaturesJson {
                 subgroups: has(wgpu::Features::SUBGROUP),
                 subgroup_barrier: has(wgpu::Features::SUBGROUP_BARRIER),
@@ -156,4 +136,29 @@ pub fn inventory_json<'a>(entries: impl IntoIterator<Item = &'a AdapterEntry>) -
         serde_json::to_string_pretty(&Inventory::new(entries)).expect("the inventory serializes");
     text.push('\n');
     text
+}
+
+/// The adapter `info` describes as a result document records it, with whether the device
+/// offers subgroups and timestamps; nothing measured yet (the caller adds what it observes).
+pub fn describe_adapter(
+    info: &wgpu::AdapterInfo,
+    subgroups: bool,
+    timestamps: bool,
+) -> AdapterRecord {
+    AdapterRecord {
+        name: info.name.clone(),
+        vendor: info.vendor,
+        device: info.device,
+        driver: info.driver.clone(),
+        driver_info: info.driver_info.clone(),
+        backend: info.backend.to_str().to_owned(),
+        device_type: format!("{:?}", info.device_type),
+        subgroup_min_size: info.subgroup_min_size,
+        subgroup_max_size: info.subgroup_max_size,
+        observed_subgroup_size: None,
+        inferred_subgroup_width: None,
+        subgroups,
+        timestamps,
+        timing_source: TimingSource::of(timestamps),
+    }
 }

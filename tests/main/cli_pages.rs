@@ -29,6 +29,18 @@ fn adapters_json_has_the_full_driver_limits_and_features() {
         assert_eq!(json["default"], entry.is_default);
         assert_eq!(json["features"]["subgroups"], entry.subgroups);
         assert_eq!(json["features"]["timestamps"], entry.timestamps);
+        // The fields of a result's `adapter`, as a run records them before it measures.
+        let record: divlab::report::AdapterRecord = serde_json::from_value(
+            json.as_object()
+                .unwrap()
+                .iter()
+                .filter(|(k, _)| !["index", "default", "features", "limits"].contains(&k.as_str()))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+        )
+        .expect("the adapter fields of a result document, and no others");
+        assert_eq!(record.driver_info, entry.info.driver_info);
+        assert_eq!(record.observed_subgroup_size, None);
         for feature in ["shader_f16", "float32_atomics"] {
             assert!(json["features"][feature].is_boolean(), "{feature}: {json}");
         }
