@@ -10,6 +10,7 @@ use clap::{CommandFactory as _, FromArgMatches as _};
 use divlab::bench::{BenchConfig, BenchEvent, run_bench};
 use divlab::experiments::{Lab, RunConfig};
 use divlab::fuzz;
+use divlab::gpu::inventory::describe_adapter;
 use divlab::gpu::{AdapterSelector, GpuContext, adapters};
 use divlab::profile;
 use divlab::report::{csv_bytes, json_bytes, markdown_key_table, read_json, summary_table};
@@ -310,7 +311,11 @@ fn run_fuzz(
         fuzz::pass_rate_table(campaign, &tallies)
     );
     if let Some(output) = json {
-        let document = fuzz::FuzzDocument::new(campaign, &tallies, &gpu.info);
+        let document = fuzz::FuzzDocument::new(
+            campaign,
+            &tallies,
+            describe_adapter(&gpu.info, gpu.caps.subgroups, gpu.caps.timestamps),
+        );
         write_output(output, document.to_json().as_bytes(), "--json")?;
     }
     if json == Some(&Output::Stdout) {

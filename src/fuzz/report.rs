@@ -7,9 +7,10 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use super::{Campaign, StyleTally};
+use crate::report::AdapterRecord;
 
 /// The fuzz document's format version.
-pub const FUZZ_SCHEMA_VERSION: u32 = 1;
+pub const FUZZ_SCHEMA_VERSION: u32 = 2;
 
 /// `divlab fuzz --json`: the campaign, the adapter it ran on, and each style's tally.
 #[derive(Clone, Debug, Serialize)]
@@ -18,12 +19,10 @@ pub struct FuzzDocument {
     pub schema_version: u32,
     /// The divlab version that wrote the document.
     pub divlab_version: String,
-    /// The adapter's name, as wgpu gives it.
-    pub adapter: String,
-    /// vulkan, metal, dx12 or gl.
-    pub backend: String,
-    /// The adapter's driver and its version string.
-    pub driver: String,
+    /// The adapter, as a result document records it (nothing measured on it: the fuzzer
+    /// does not run the subgroup-size probe). Since schema 2; a name, a backend and a
+    /// driver string before.
+    pub adapter: AdapterRecord,
     /// The first seed.
     pub start: u64,
     /// How many seeds ran, each under every style.
@@ -64,8 +63,8 @@ pub struct FailureJson {
 }
 
 impl FuzzDocument {
-    /// The document for a finished campaign on `info`'s adapter.
-    pub fn new(campaign: &Campaign, tallies: &[StyleTally], info: &wgpu::AdapterInfo) -> Self {
+    /// The document for a finished campaign on `adapter`.
+    pub fn new(campaign: &Campaign, tallies: &[StyleTally], adapter: AdapterRecord) -> Self {
         let size = format!("{:?}", campaign.size).to_lowercase();
         let styles = tallies
             .iter()
@@ -90,11 +89,7 @@ impl FuzzDocument {
         FuzzDocument {
             schema_version: FUZZ_SCHEMA_VERSION,
             divlab_version: env!("CARGO_PKG_VERSION").to_owned(),
-            adapter: info.name.clone(),
-            backend: info.backend.to_str().to_owned(),
-            driver: format!("{} {}", info.driver, info.driver_info)
-                .trim()
-                .to_owned(),
+            adapter,
             start: campaign.start,
             seeds: campaign.seeds,
             size,

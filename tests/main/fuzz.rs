@@ -81,8 +81,11 @@ fn fuzz_prints_pass_rates_per_style() {
     let doc: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json).expect("--json wrote the file"))
             .expect("fuzz --json is JSON");
-    assert_eq!(doc["schema_version"], 1);
+    assert_eq!(doc["schema_version"], 2);
     assert_eq!(doc["seeds"], 4);
+    let adapter: divlab::report::AdapterRecord =
+        serde_json::from_value(doc["adapter"].clone()).expect("a result's adapter record");
+    assert!(result.stdout.contains(&adapter.name), "{doc}\n{result}");
     let styles = doc["styles"].as_array().expect("styles");
     assert_eq!(styles.len(), 3, "{doc}");
     for (style, entry) in ["maximal", "subgroup", "workgroup"].iter().zip(styles) {
