@@ -93,11 +93,7 @@ pub fn count_scalars(shape: &Shape) -> Vec<(u64, Scalar)> {
 /// many elements as fit). See [`Fill`] for each form.
 pub fn contents(binding: &Binding, bytes: u64, fill: &Fill) -> Result<Vec<u8>> {
     // Values, files and texture fills come from `--buffer`; a size from either option.
-    let bad = |flag: Option<Flag>, why: String| Error::BadFill {
-        flag,
-        binding: Some(binding.slot()),
-        why,
-    };
+    let bad = |flag, why| bad_fill(binding, flag, why);
     let size = usize::try_from(bytes).map_err(|_| {
         bad(
             None,
@@ -143,83 +139,9 @@ pub fn contents(binding: &Binding, bytes: u64, fill: &Fill) -> Result<Vec<u8>> {
                 ControlFlow::Continue(())
             });
         }
-        Fill::Values(values) => {
-            let mut next = values.iter().enumerate();
-            let mut failure = None;
-            let _ = each(&mut |buf, offset, scalar| {
-                let Some((i, &v)) = next.next() else {
-                    return ControlFlow::Break(());
-                };
-                match value_bits(v, scalar) {
-                    Some(bits) => {
-                        put(buf, offset, scalar.width, bits);
-                        ControlFlow::Continue(())
-                    }
-                    None => {
-                        failure = Some(format!(
-                            "values: value {} ({v}) does not fit the {} at byte {offset} of {}",
-                            i + 1,
-                            scalar_name(scalar),
-                            binding.label()
-                        ));
-                        ControlFlow::Break(())
-                    }
-                }
-            });
-            if let Some(message) = failure {
-                return Err(bad(Some(Flag::Buffer), message));
-            }
-            let left = next.count();
-            if left > 0 {
-                let holds = binding.shape.scalar_count(len);
-                let hint = if binding.size.is_runtime() {
-                    "; give fewer values or a larger --len"
-                } else {
-                    "; give fewer values"
-                };
-                return Err(bad(
-                    Some(Flag::Buffer),
-                    format!(
-                        "values: gives {} values but {} holds {holds} scalars ({bytes} bytes)\
-                         {hint}",
-                        values.len(),
-                        binding.label()
-                    ),
-                ));
-            }
-        }
+        Fill::Values(values) => write_values(binding, bytes, values, &mut each)?,
         Fill::File(path) => {
-            // At most the buffer's bytes and one more: never a whole 1 GB file (or the endless
-            // /dev/zero, which is refused as no regular file) for a buffer of 256 bytes.
-            let data = read_at_most(path, bytes).map_err(|e| {
-                let Some(len) = (match e {
-                    ReadError::TooLarge(len) => Some(len),
-                    _ => None,
-                }) else {
-                    return bad(
-                        Some(Flag::Buffer),
-                        format!(
-                            "cannot read file:{} for {}: {e}",
-                            path.display(),
-                            binding.label()
-                        ),
-                    );
-                };
-                // `check_limits` has refused a file no --len can fit, so this one can.
-                let hint = match len.and_then(|len| elements_for(binding.size, len)) {
-                    Some(n) => format!("; pass --len {}={n} to fit it", binding.name),
-                    None => String::new(),
-                };
-                let has = len.map_or_else(|| "more".to_owned(), |len| len.to_string());
-                bad(
-                    Some(Flag::Buffer),
-                    format!(
-                        "file:{} has {has} bytes but {} takes {bytes} bytes{hint}",
-                        path.display(),
-                        binding.label()
-                    ),
-                )
-            })?;
+            let data = read_file(binding, bytes, path)?;
             buf[..data.len()].copy_from_slice(&data);
         }
         Fill::Gradient | Fill::Checker(_) => {
@@ -234,6 +156,94 @@ pub fn contents(binding: &Binding, bytes: u64, fill: &Fill) -> Result<Vec<u8>> {
         }
     }
     Ok(buf)
+}
+
+/// `values:...` in layout order through `each`; an error where a value does not fit its
+/// scalar, or where more values are given than the buffer holds.
+fn write_values(
+    binding: &Binding,
+    bytes: u64,
+    values: &[f64],
+    each: &mut dyn FnMut(&mut ScalarWriter<'_>) -> ControlFlow<()>,
+) -> Result<()> {
+    let bad = |why| bad_fill(binding, Some(Flag::Buffer), why);
+    let mut next = values.iter().enumerate();
+    let mut failure = None;
+    let _ = each(&mut |buf, offset, scalar| {
+        let Some((i, &v)) = next.next() else {
+            return ControlFlow::Break(());
+        };
+        match value_bits(v, scalar) {
+            Some(bits) => {
+                put(buf, offset, scalar.width, bits);
+                ControlFlow::Continue(())
+            }
+            None => {
+                failure = Some(format!(
+                    "values: value {} ({v}) does not fit the {} at byte {offset} of {}",
+                    i + 1,
+                    scalar_name(scalar),
+                    binding.label()
+                ));
+                ControlFlow::Break(())
+            }
+        }
+    });
+    if let Some(message) = failure {
+        return Err(bad(message));
+    }
+    if next.count() > 0 {
+        let holds = binding.shape.scalar_count(binding.size.len_for(bytes));
+        let hint = if binding.size.is_runtime() {
+            "; give fewer values or a larger --len"
+        } else {
+            "; give fewer values"
+        };
+        return Err(bad(format!(
+            "values: gives {} values but {} holds {holds} scalars ({bytes} bytes){hint}",
+            values.len(),
+            binding.label()
+        )));
+    }
+    Ok(())
+}
+
+/// The bytes of `file:PATH`: at most the buffer's bytes and one more, never a whole 1 GB file
+/// (or the endless /dev/zero, which is refused as no regular file) for a buffer of 256 bytes.
+fn read_file(binding: &Binding, bytes: u64, path: &std::path::Path) -> Result<Vec<u8>> {
+    let bad = |why| bad_fill(binding, Some(Flag::Buffer), why);
+    read_at_most(path, bytes).map_err(|e| {
+        let Some(len) = (match e {
+            ReadError::TooLarge(len) => Some(len),
+            _ => None,
+        }) else {
+            return bad(format!(
+                "cannot read file:{} for {}: {e}",
+                path.display(),
+                binding.label()
+            ));
+        };
+        // `check_limits` has refused a file no --len can fit, so this one can.
+        let hint = match len.and_then(|len| elements_for(binding.size, len)) {
+            Some(n) => format!("; pass --len {}={n} to fit it", binding.name),
+            None => String::new(),
+        };
+        let has = len.map_or_else(|| "more".to_owned(), |len| len.to_string());
+        bad(format!(
+            "file:{} has {has} bytes but {} takes {bytes} bytes{hint}",
+            path.display(),
+            binding.label()
+        ))
+    })
+}
+
+/// `binding`'s fill cannot be made, for `why`; `flag` names the option at fault where one is.
+fn bad_fill(binding: &Binding, flag: Option<Flag>, why: String) -> Error {
+    Error::BadFill {
+        flag,
+        binding: Some(binding.slot()),
+        why,
+    }
 }
 
 /// Writes one scalar into a buffer: `(buffer, byte offset, scalar type)`.

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use super::{BranchProfile, Clause, LineProfile};
 use crate::profile::instrument::{
-    BlockCounts, BlockKind, BranchKind, Counters, Instrumented, Opener,
+    BlockCounts, BlockKind, BranchKind, ClauseSite, Counters, Instrumented, Opener,
 };
 use crate::uniformity::{Analysis, Verdict};
 
@@ -66,24 +66,8 @@ pub fn lines_and_branches(
     let owners = line_owners(instrumented, analysis);
     let lines = line_profiles(inputs, &owners);
 
-    // An empty block (an implicit `else`) runs no code: it idles no lane slots.
-    let opened_by = |opener: Opener| -> Vec<usize> {
-        (0..instrumented.blocks.len())
-            .filter(|&b| instrumented.blocks[b].opener == opener && !instrumented.blocks[b].empty)
-            .collect()
-    };
-    let wasted = |blocks: &[usize]| -> Option<u64> {
-        let sg = u64::from(subgroup_size?);
-        Some(
-            blocks
-                .iter()
-                .map(|&b| {
-                    let c = counters.blocks[b];
-                    (c.executions * sg).saturating_sub(c.active_lanes)
-                })
-                .sum(),
-        )
-    };
+    let opened_by = |opener| blocks_opened_by(instrumented, opener);
+    let wasted = |blocks: &[usize]| wasted_slots(counters, subgroup_size, blocks);
     let fraction = |divergent: u64, executions: u64| {
         (subgroups && executions > 0).then(|| divergent as f64 / executions as f64)
     };
@@ -134,12 +118,7 @@ pub fn lines_and_branches(
             taken,
             not_taken,
             cost: None,
-            clause: site.clause.as_ref().map(|c| Clause {
-                text: c.text.clone(),
-                line: c.line,
-                column: c.column,
-                operator: c.operator.map(str::to_owned),
-            }),
+            clause: site.clause.as_ref().map(Clause::from),
         });
     }
     for (l, site) in instrumented.loops.iter().enumerate() {
@@ -177,6 +156,35 @@ pub fn lines_and_branches(
     }
     branches.sort_by_key(|b| b.line);
     (lines, branches, notes)
+}
+
+/// The blocks `opener` opens that run code: an empty block (an implicit `else`) idles no lane
+/// slots.
+fn blocks_opened_by(instrumented: &Instrumented, opener: Opener) -> Vec<usize> {
+    (0..instrumented.blocks.len())
+        .filter(|&b| instrumented.blocks[b].opener == opener && !instrumented.blocks[b].empty)
+        .collect()
+}
+
+/// Σ (executions × SG − active lanes) over `blocks`; `None` without subgroups.
+fn wasted_slots(counters: &Counters, subgroup_size: Option<u32>, blocks: &[usize]) -> Option<u64> {
+    let sg = u64::from(subgroup_size?);
+    let idle = |b: usize| {
+        let c = counters.blocks[b];
+        (c.executions * sg).saturating_sub(c.active_lanes)
+    };
+    Some(blocks.iter().map(|&b| idle(b)).sum())
+}
+
+impl From<&ClauseSite> for Clause {
+    fn from(c: &ClauseSite) -> Self {
+        Clause {
+            text: c.text.clone(),
+            line: c.line,
+            column: c.column,
+            operator: c.operator.map(str::to_owned),
+        }
+    }
 }
 
 /// One row per line with code: the figures of the block that owns it, and its static verdict.
