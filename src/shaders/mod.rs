@@ -18,8 +18,8 @@ use layout::{Mirror, MirroredConst};
 #[cfg(test)]
 pub use wgsl::parsed_texts;
 pub use wgsl::{
-    check_wgsl, normalize_line_breaks, parse_error_message, parse_wgsl, prepare_for_naga,
-    required_extensions,
+    check_wgsl, mask_comments, normalize_line_breaks, parse_error_message, parse_wgsl,
+    prepare_for_naga, required_extensions,
 };
 
 /// A WGSL file under `shaders/`.

@@ -145,11 +145,15 @@ pub fn required_extensions(source: &str) -> Vec<&str> {
 /// The `enable`, `requires` and `diagnostic` directives at the start of a module: each one's
 /// keyword and byte range (to its `;`).
 fn directives(source: &str) -> Vec<(&'static str, std::ops::Range<usize>)> {
-    let bytes = source.as_bytes();
+    let masked = mask_comments(source);
+    let bytes = masked.as_bytes();
     let mut found = Vec::new();
     let mut at = 0;
     loop {
-        at = skip_blank_and_comments(source, at);
+        at += bytes[at..]
+            .iter()
+            .take_while(|b| b.is_ascii_whitespace())
+            .count();
         let word_end = at
             + bytes[at..]
                 .iter()
@@ -161,7 +165,7 @@ fn directives(source: &str) -> Vec<(&'static str, std::ops::Range<usize>)> {
             "diagnostic" => "diagnostic",
             _ => return found,
         };
-        let Some(end) = source[word_end..].find(';').map(|e| word_end + e + 1) else {
+        let Some(end) = masked[word_end..].find(';').map(|e| word_end + e + 1) else {
             return found;
         };
         found.push((keyword, at..end));
@@ -169,35 +173,40 @@ fn directives(source: &str) -> Vec<(&'static str, std::ops::Range<usize>)> {
     }
 }
 
-/// Skips white space, `//` comments and (nested) `/* */` comments from `at`.
-fn skip_blank_and_comments(source: &str, mut at: usize) -> usize {
+/// `source` with every comment blanked to spaces (line breaks kept): WGSL's `//` comments and
+/// its nesting `/* */` comments. Every byte keeps its offset, so positions in the result are
+/// positions in `source`.
+pub fn mask_comments(source: &str) -> String {
     let bytes = source.as_bytes();
-    loop {
-        while at < bytes.len() && bytes[at].is_ascii_whitespace() {
-            at += 1;
+    let mut out = bytes.to_vec();
+    let (mut i, mut depth) = (0, 0usize);
+    while i < bytes.len() {
+        let pair = (bytes[i], bytes.get(i + 1).copied());
+        if depth == 0 && pair == (b'/', Some(b'/')) {
+            while i < bytes.len() && bytes[i] != b'\n' {
+                out[i] = b' ';
+                i += 1;
+            }
+            continue;
         }
-        if source[at..].starts_with("//") {
-            at += source[at..].find('\n').unwrap_or(source.len() - at);
-        } else if source[at..].starts_with("/*") {
-            let mut depth = 0;
-            while at < bytes.len() {
-                if source[at..].starts_with("/*") {
-                    depth += 1;
-                    at += 2;
-                } else if source[at..].starts_with("*/") {
-                    depth -= 1;
-                    at += 2;
-                    if depth == 0 {
-                        break;
-                    }
-                } else {
-                    at += 1;
+        if pair == (b'/', Some(b'*')) {
+            depth += 1;
+        }
+        if depth > 0 {
+            let closes = pair == (b'*', Some(b'/'));
+            for b in &mut out[i..(i + if closes { 2 } else { 1 }).min(bytes.len())] {
+                if *b != b'\n' {
+                    *b = b' ';
                 }
             }
-        } else {
-            return at;
+            i += if closes { 2 } else { 1 };
+            depth -= usize::from(closes);
+            continue;
         }
+        i += 1;
     }
+    // Only ASCII bytes were replaced, by ASCII: still UTF-8.
+    String::from_utf8(out).unwrap_or_else(|_| source.to_owned())
 }
 
 /// The names of an extension list with their byte offsets (`offset` is the list's own).
@@ -317,6 +326,21 @@ fn invalid(file: &str, loc: Option<naga::SourceLocation>, message: String) -> Er
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn comments_are_blanked_in_place() {
+        let src = "a // b;\nc /* d /* é */ ; */ e\n";
+        let masked = mask_comments(src);
+        assert_eq!(masked.len(), src.len());
+        let second = src.lines().nth(1).unwrap();
+        let blanked = format!("c{}e", " ".repeat(second.len() - 2));
+        assert_eq!(masked, format!("a      \n{blanked}\n"));
+        // A `;` inside a comment does not end a directive.
+        assert_eq!(
+            directives("enable f16 /* ; */;\nfn f() {}"),
+            [("enable", 0..19)]
+        );
+    }
 
     #[test]
     fn enable_subgroups_is_blanked_wherever_wgsl_allows_it() {

@@ -7,36 +7,16 @@ use eframe::egui::{self, Color32, RichText};
 use super::{Outcome, Playground};
 use crate::app::profile_view::{self, PaneAction, PaneParts};
 use crate::app::source_view::source_view;
+use crate::shaders::mask_comments;
 use crate::uniformity::Analysis;
 
 /// `source` without its comments (`//` to the end of the line, and `/* */`, which nest in
-/// WGSL) and without trailing blanks, line by line: two sources with the same code read the
-/// same. A `//` or `/*` inside a string cannot occur: WGSL has no strings.
+/// WGSL) and with each run of blanks as one space, line by line: two sources with the same code
+/// read the same. A `//` or `/*` inside a string cannot occur: WGSL has no strings.
 pub fn code_only(source: &str) -> Vec<String> {
-    let mut depth = 0u32;
-    let mut lines = Vec::new();
-    for line in source.lines() {
-        let mut code = String::new();
-        let mut chars = line.chars().peekable();
-        while let Some(c) = chars.next() {
-            match (c, chars.peek()) {
-                ('/', Some('*')) => {
-                    chars.next();
-                    depth += 1;
-                }
-                ('*', Some('/')) if depth > 0 => {
-                    chars.next();
-                    depth -= 1;
-                    code.push(' ');
-                }
-                ('/', Some('/')) if depth == 0 => break,
-                _ if depth == 0 => code.push(c),
-                _ => {}
-            }
-        }
-        lines.push(code.trim_end().to_owned());
-    }
-    lines
+    let code = mask_comments(source);
+    let words = |line: &str| line.split_whitespace().collect::<Vec<_>>().join(" ");
+    code.lines().map(words).collect()
 }
 
 /// Whether `edited` differs from `ran` in comments and blank space only, so the profile of

@@ -10,6 +10,8 @@
 
 use std::ops::Range;
 
+use crate::shaders::mask_comments;
+
 /// Which counterfactual to write.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Form {
@@ -143,41 +145,6 @@ pub fn find(source: &str, line: u32, keyword: &'static str) -> Result<BranchText
         condition: after..open,
         lines: line..line_of(&code, close) + 1,
     })
-}
-
-/// `source` with every comment blanked to spaces (line breaks kept): WGSL's `//` comments and
-/// its nesting `/* */` comments.
-fn mask_comments(source: &str) -> String {
-    let bytes = source.as_bytes();
-    let mut out = bytes.to_vec();
-    let (mut i, mut depth) = (0, 0usize);
-    while i < bytes.len() {
-        let pair = (bytes[i], bytes.get(i + 1).copied());
-        if depth == 0 && pair == (b'/', Some(b'/')) {
-            while i < bytes.len() && bytes[i] != b'\n' {
-                out[i] = b' ';
-                i += 1;
-            }
-            continue;
-        }
-        if pair == (b'/', Some(b'*')) {
-            depth += 1;
-        }
-        if depth > 0 {
-            let closes = pair == (b'*', Some(b'/'));
-            for b in &mut out[i..(i + if closes { 2 } else { 1 }).min(bytes.len())] {
-                if *b != b'\n' {
-                    *b = b' ';
-                }
-            }
-            i += if closes { 2 } else { 1 };
-            depth -= usize::from(closes);
-            continue;
-        }
-        i += 1;
-    }
-    // Only ASCII bytes were replaced, by ASCII: still UTF-8.
-    String::from_utf8(out).unwrap_or_else(|_| source.to_owned())
 }
 
 fn line_start(text: &str, line: u32) -> Option<usize> {
