@@ -59,7 +59,7 @@ pub(crate) fn annotate(
         // A module without entry points: every function no other calls is a root.
         let mut called = vec![false; functions.len()];
         for f in functions {
-            for c in &f.calls {
+            for c in &f.found.calls {
                 called[c.callee.index()] = true;
             }
         }
@@ -111,7 +111,7 @@ fn one(source: &Source, fg: &FunctionGraph, own: &Seeds, seeds: &mut [Seeds]) ->
     let toward = fg.graph.toward(&targets);
     let non_uniform = |n: NodeId| toward.reaches(n);
     if own.reached {
-        for call in &fg.calls {
+        for call in &fg.found.calls {
             let callee = &mut seeds[call.callee.index()];
             callee.reached = true;
             let here = at(source, call.span);
@@ -156,7 +156,12 @@ fn one(source: &Source, fg: &FunctionGraph, own: &Seeds, seeds: &mut [Seeds]) ->
         });
         PointVerdict::NonUniform(e.clone())
     };
-    let points = fg.points.iter().map(|p| (p.span, verdict(p.cf))).collect();
+    let points = fg
+        .found
+        .points
+        .iter()
+        .map(|p| (p.span, verdict(p.cf)))
+        .collect();
     let values = fg
         .named
         .iter()
@@ -165,7 +170,7 @@ fn one(source: &Source, fg: &FunctionGraph, own: &Seeds, seeds: &mut [Seeds]) ->
     Annotated {
         points,
         values,
-        unreachable: fg.unreachable.clone(),
+        unreachable: fg.found.unreachable.clone(),
     }
 }
 

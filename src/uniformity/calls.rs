@@ -288,7 +288,7 @@ impl Builder<'_> {
         if let Some(res) = result {
             self.values[res.index()] = Some(r);
         }
-        self.calls.push(CallSite {
+        self.found.calls.push(CallSite {
             callee,
             span,
             cf,

@@ -16,7 +16,7 @@ impl Builder<'_> {
         let mut reachable = true;
         for (s, span) in block.span_iter() {
             if !reachable {
-                self.unreachable.push(*span);
+                self.found.unreachable.push(*span);
                 continue;
             }
             cf = self.statement(cf, s, *span);
@@ -255,7 +255,7 @@ impl Builder<'_> {
             let cf1 = self.block(cf, body);
             let frame = self.frames.pop().expect("pushed above");
             for (_, span) in continuing.span_iter() {
-                self.unreachable.push(*span);
+                self.found.unreachable.push(*span);
             }
             self.merge(frame.breaks);
             return if b1 == Behaviors::BREAK { cf } else { cf1 };

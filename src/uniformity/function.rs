@@ -20,7 +20,9 @@ use naga::{Function, Handle, Span};
 use super::behavior::{self, Behaviors};
 // Defined in their own files; named here as before.
 pub(crate) use super::cause::Cause;
-pub(crate) use super::function_graph::{CallSite, FunctionGraph, Point, Requirement, Specials};
+pub(crate) use super::function_graph::{
+    CallSite, Findings, FunctionGraph, Point, Requirement, Specials,
+};
 use super::graph::{Graph, Kind, NodeId};
 use super::rule::{Rule, Severity};
 use super::source::Source;
@@ -58,10 +60,8 @@ pub(crate) struct Builder<'a> {
     /// Current value of each function-scope variable: locals, then pointer parameters.
     pub vars: Vec<NodeId>,
     pub frames: Vec<Frame>,
-    pub requirements: Vec<Requirement>,
-    pub calls: Vec<CallSite>,
-    pub points: Vec<Point>,
-    pub unreachable: Vec<Span>,
+    /// What the walk found so far.
+    pub found: Findings,
 }
 
 /// Builds the graph of `func` (an entry point when `stage` is set).
@@ -128,10 +128,7 @@ pub(crate) fn build(
         values: vec![None; func.expressions.len()],
         vars,
         frames: Vec::new(),
-        requirements: Vec::new(),
-        calls: Vec::new(),
-        points: Vec::new(),
-        unreachable: Vec::new(),
+        found: Findings::default(),
     };
     let cf_start = b.sp.cf_start;
     b.block(cf_start, &func.body);
@@ -166,10 +163,7 @@ pub(crate) fn build(
         name: name.to_owned(),
         graph: b.g,
         special: b.sp,
-        requirements: b.requirements,
-        calls: b.calls,
-        points: b.points,
-        unreachable: b.unreachable,
+        found: b.found,
         named,
     }
 }
@@ -253,7 +247,7 @@ impl Builder<'_> {
 
     pub fn point(&mut self, span: Span, cf: NodeId) {
         if span.is_defined() {
-            self.points.push(Point { span, cf });
+            self.found.points.push(Point { span, cf });
         }
     }
 
@@ -329,7 +323,7 @@ impl Builder<'_> {
             .position(|s| *s == r.severity)
             .expect("a severity");
         self.g.edge(self.sp.required[idx], r.node);
-        self.requirements.push(r);
+        self.found.requirements.push(r);
     }
 
     /// The name of the function being walked.

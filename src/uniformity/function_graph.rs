@@ -63,11 +63,22 @@ pub(crate) struct FunctionGraph {
     pub name: String,
     pub graph: Graph,
     pub special: Specials,
+    /// What the walk found besides the graph.
+    pub found: Findings,
+    /// `let` values by name: (name, span, node).
+    pub named: Vec<(String, Span, NodeId)>,
+}
+
+/// What a function's walk finds besides its graph: the builder fills it, and the function's
+/// graph keeps it.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Findings {
+    /// Every edge from `RequiredToBeUniform.S`, in the order met.
     pub requirements: Vec<Requirement>,
+    /// Every call to a user function.
     pub calls: Vec<CallSite>,
+    /// The places the annotation gives a verdict, with the control flow there.
     pub points: Vec<Point>,
     /// Statically unreachable statements: the spec does not analyze them.
     pub unreachable: Vec<Span>,
-    /// `let` values by name: (name, span, node).
-    pub named: Vec<(String, Span, NodeId)>,
 }

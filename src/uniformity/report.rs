@@ -40,12 +40,12 @@ pub(crate) fn diagnostics(
     // diagnostic of its own when the call itself already failed.
     let failing_calls: Vec<(usize, naga::Span)> = failures
         .iter()
-        .map(|f| &fg.requirements[f.requirement])
+        .map(|f| &fg.found.requirements[f.requirement])
         .filter(|r| !r.argument)
         .map(|r| (r.node, r.call))
         .collect();
     let covered = |f: &Failure| {
-        let r = &fg.requirements[f.requirement];
+        let r = &fg.found.requirements[f.requirement];
         r.argument
             && failing_calls
                 .iter()
@@ -55,7 +55,7 @@ pub(crate) fn diagnostics(
         .iter()
         .filter(|f| !covered(f))
         .map(|f| {
-            let r = &fg.requirements[f.requirement];
+            let r = &fg.found.requirements[f.requirement];
             let e = explain(fg, src, &f.path, &|_| None);
             let flow = match scope {
                 Scope::Workgroup => "uniform control flow",

@@ -102,7 +102,8 @@ pub(crate) fn compute(fg: &FunctionGraph, param_names: &[String]) -> (FunctionTa
             }
         }
         let of_severity = || {
-            fg.requirements
+            fg.found
+                .requirements
                 .iter()
                 .enumerate()
                 .filter(move |(_, r)| r.severity == severity)
