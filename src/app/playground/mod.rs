@@ -75,6 +75,9 @@ pub struct Playground {
     pub settings: RunSettings,
     /// The file the source was opened from, if any: its name is the kernel's in messages.
     pub path: Option<PathBuf>,
+    /// Without a file, the name of the kernel a profile document shown here was made from
+    /// (`kernel.file`'s last part), so that the editor and messages call it by its name.
+    pub origin: Option<String>,
     /// The run settings each opened file had when another kernel took its place, by path: a
     /// kernel opened again starts from its own settings, a new one from the defaults.
     pub settings_by_file: BTreeMap<PathBuf, RunSettings>,
@@ -155,6 +158,7 @@ impl Playground {
             outcome: Outcome::None,
             settings: RunSettings::default(),
             path: None,
+            origin: None,
             settings_by_file: BTreeMap::new(),
             saved: None,
             run: None,
@@ -282,6 +286,7 @@ impl Playground {
         };
         self.keep_settings();
         self.path = None;
+        self.origin = None;
         self.saved = None;
         self.source = example.source();
         self.settings = example.settings();
@@ -296,6 +301,7 @@ impl Playground {
         self.keep_settings();
         self.settings = self.settings_by_file.get(path).cloned().unwrap_or_default();
         self.path = Some(path.to_owned());
+        self.origin = None;
         self.saved = Some(source.clone());
         self.source = source;
         self.clear_run();
@@ -304,10 +310,10 @@ impl Playground {
 
     /// The name of the kernel in messages: its file's, or [`FILE`].
     pub fn file_name(&self) -> String {
-        self.path
-            .as_deref()
-            .and_then(Path::file_name)
-            .map_or_else(|| FILE.to_owned(), |n| n.to_string_lossy().into_owned())
+        let file = self.path.as_deref().and_then(Path::file_name);
+        (file.map(|n| n.to_string_lossy().into_owned()))
+            .or_else(|| self.origin.clone())
+            .unwrap_or_else(|| FILE.to_owned())
     }
 
     /// Files the current settings under the current file, if it came from one.
@@ -354,6 +360,9 @@ impl Playground {
         };
         self.keep_settings();
         self.path = None;
+        self.origin = Path::new(&finished.profile.kernel.file)
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned());
         self.saved = None;
         self.settings = RunSettings::of_request(&finished.profile.request);
         self.source = source.clone();
@@ -535,6 +544,10 @@ impl Playground {
                     format!("Edited since {} was opened or saved", path.display())
                 }
                 Some(path) => format!("As {} holds it", path.display()),
+                None if self.origin.is_some() => {
+                    "From the profile document last opened, not a file here: Save writes it to one"
+                        .to_owned()
+                }
                 None => "Not a file yet: Save writes it to one".to_owned(),
             });
         egui::ScrollArea::vertical()
@@ -613,6 +626,23 @@ fn entry_line(source: &str, entry: &str) -> Option<u32> {
 
 #[cfg(test)]
 mod tests {
+    use super::Playground;
+
+    /// A profile document's kernel is named after the file it was made from until it is
+    /// saved somewhere or another kernel takes its place.
+    #[test]
+    fn a_shown_profile_names_its_kernel_by_the_documents_file() {
+        let mut playground = Playground::default();
+        assert_eq!(playground.file_name(), super::FILE);
+        let mut profile = crate::app::profile_view::fixture::profile();
+        profile.kernel.file = "assets/kernels/threshold.wgsl".to_owned();
+        playground.show_profile(profile).unwrap();
+        assert_eq!(playground.file_name(), "threshold.wgsl");
+        assert!(playground.path.is_none(), "no file of its own yet");
+        playground.load_example(super::EXAMPLES[0].name);
+        assert_eq!(playground.file_name(), super::FILE);
+    }
+
     #[test]
     fn an_entry_points_line_is_its_fn_declaration() {
         let source = "fn reduce_helper() {}\n@compute @workgroup_size(8)\nfn reduce() {}\n\

@@ -11,7 +11,7 @@
 
 pub mod dispatch_map;
 #[cfg(test)]
-mod fixture;
+pub(crate) mod fixture;
 mod gutter;
 mod lane_map;
 mod side_by_side;
