@@ -188,7 +188,8 @@ impl DivlabApp {
         if path.extension().is_some_and(|e| e == "wgsl") {
             match std::fs::read_to_string(path) {
                 Ok(text) => {
-                    self.state.playground.open_kernel(path, text);
+                    let told = self.state.playground.open_kernel(path, text);
+                    self.message = told.map(|t| (false, format!("opened {}: {t}", path.display())));
                     self.state.tab = Tab::Playground;
                 }
                 Err(e) => self.message = Some((true, format!("{}: {e}", path.display()))),

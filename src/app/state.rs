@@ -91,6 +91,34 @@ mod tests {
         assert!(!older.playground.modified());
     }
 
+    /// A kernel opened for the first time runs as its header says; opened again, as it was
+    /// last set here.
+    #[test]
+    fn a_kernel_opened_first_takes_its_headers_run_and_then_its_own_settings() {
+        let mut state = State::default();
+        let threshold = include_str!("../../assets/kernels/threshold.wgsl");
+        let path = std::path::Path::new("/k/threshold.wgsl");
+        let told = state.playground.open_kernel(path, threshold.to_owned());
+        assert_eq!(state.playground.settings.workgroups, [8, 8, 1]);
+        assert_eq!(state.playground.settings.textures, "texture src=gradient");
+        let told = told.expect("the user is told where the settings came from");
+        assert!(told.contains("--dispatch 8,8") && told.contains("--save dst=threshold.png"));
+        state.playground.settings.workgroups = [2, 2, 1];
+        let other = std::path::Path::new("/k/other.wgsl");
+        assert_eq!(
+            state
+                .playground
+                .open_kernel(other, "fn f() {}\n".to_owned()),
+            None
+        );
+        assert_eq!(state.playground.settings.workgroups, [1, 1, 1]);
+        assert_eq!(
+            state.playground.open_kernel(path, threshold.to_owned()),
+            None
+        );
+        assert_eq!(state.playground.settings.workgroups, [2, 2, 1]);
+    }
+
     #[test]
     fn a_state_saved_before_the_playground_was_a_panel_keeps_its_settings() {
         let old = r#"{"adapter": 1, "quick": false, "tab": "Compare",

@@ -9,6 +9,7 @@
 pub mod cost;
 pub mod explain;
 pub mod fill;
+pub mod header;
 pub mod instrument;
 pub mod kernel;
 pub mod report;

@@ -296,16 +296,34 @@ impl Playground {
     }
 
     /// Loads the kernel of the file at `path`: its source, and the run settings it had when it
-    /// was last open here, or the defaults; nothing of the kernel before it carries over.
-    pub fn open_kernel(&mut self, path: &Path, source: String) {
+    /// was last open here, else those of the first run its header names (`// divlab-profile:
+    /// ARGS` or `// divlab profile FILE ARGS`), else the defaults; nothing of the kernel before
+    /// it carries over. Returns what was taken from the header, to tell the user.
+    pub fn open_kernel(&mut self, path: &Path, source: String) -> Option<String> {
         self.keep_settings();
-        self.settings = self.settings_by_file.get(path).cloned().unwrap_or_default();
+        let header = crate::profile::header::header_runs(&source)
+            .into_iter()
+            .next();
+        let (settings, told) = match (self.settings_by_file.get(path), header) {
+            (Some(kept), _) => (kept.clone(), None),
+            (None, Some(args)) => {
+                let (settings, left_out) = RunSettings::of_args(&args);
+                let mut told = format!("run settings from its header: {}", args.join(" "));
+                if !left_out.is_empty() {
+                    told += &format!(" (not settings here: {})", left_out.join(" "));
+                }
+                (settings, Some(told))
+            }
+            (None, None) => (RunSettings::default(), None),
+        };
+        self.settings = settings;
         self.path = Some(path.to_owned());
         self.origin = None;
         self.saved = Some(source.clone());
         self.source = source;
         self.clear_run();
         self.leave_side_by_side();
+        told
     }
 
     /// The name of the kernel in messages: its file's, or [`FILE`].

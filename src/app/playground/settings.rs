@@ -4,7 +4,7 @@
 use eframe::egui;
 use serde::{Deserialize, Serialize};
 
-use crate::profile::fill::{BufferSpec, parse_len, parse_override};
+use crate::profile::fill::{BufferSpec, parse_dispatch, parse_len, parse_override};
 use crate::profile::report::RequestRecord;
 use crate::profile::run::{DEFAULT_LOOP_CAP, Request};
 
@@ -72,6 +72,77 @@ impl RunSettings {
             reps: request.reps,
             cost: request.cost_top.is_some(),
         }
+    }
+
+    /// The settings `divlab profile`'s arguments `args` ask for (a kernel header's run, see
+    /// [`crate::profile::header`]), with the options the Playground has no setting for (the
+    /// outputs, `--lanes`, `--save`: it saves from the picture) or could not read.
+    pub fn of_args(args: &[String]) -> (Self, Vec<String>) {
+        let mut settings = Self::default();
+        let mut left_out = Vec::new();
+        let mut words = args.iter();
+        while let Some(word) = words.next() {
+            let (option, inline) = match word.split_once('=') {
+                Some((option, value)) if option.starts_with("--") => (option, Some(value)),
+                _ => (word.as_str(), None),
+            };
+            if option == "--cost" {
+                settings.cost = true;
+                continue;
+            }
+            let takes_value = [
+                "--entry",
+                "--dispatch",
+                "--buffer",
+                "--len",
+                "--override",
+                "--texture",
+                "--size",
+                "--format",
+                "--sampler",
+                "--loop-cap",
+                "--reps",
+                "--cost-top",
+            ];
+            if !takes_value.contains(&option) {
+                left_out.push(word.clone());
+                continue;
+            }
+            let Some(value) = inline.map(str::to_owned).or_else(|| words.next().cloned()) else {
+                left_out.push(word.clone());
+                continue;
+            };
+            let push = |lines: &mut String, line: &str| {
+                if !lines.is_empty() {
+                    lines.push('\n');
+                }
+                lines.push_str(line);
+                true
+            };
+            let read = match option {
+                "--dispatch" => parse_dispatch(&value)
+                    .map(|d| settings.workgroups = d)
+                    .is_ok(),
+                "--loop-cap" => value.parse().map(|n| settings.loop_cap = n).is_ok(),
+                "--reps" => value.parse().map(|n| settings.reps = n).is_ok(),
+                "--cost-top" => {
+                    settings.cost = true;
+                    true
+                }
+                "--entry" => {
+                    settings.entry.clone_from(&value);
+                    true
+                }
+                "--buffer" => push(&mut settings.buffers, &value),
+                "--len" => push(&mut settings.lens, &value),
+                "--override" => push(&mut settings.overrides, &value),
+                _ => push(&mut settings.textures, &format!("{} {value}", &option[2..])),
+            };
+            if !read {
+                left_out.push(format!("{option} {value}"));
+            }
+        }
+        (settings, left_out)
     }
 
     /// The request for `source`, named `file` in messages, or what is wrong with a setting.
@@ -210,6 +281,31 @@ fn parse_lines<T, E: std::fmt::Display>(
 #[cfg(test)]
 mod tests {
     use super::RunSettings;
+
+    /// A header's arguments fill the form; what the form has no place for is named.
+    #[test]
+    fn a_headers_arguments_become_the_settings() {
+        let args: Vec<String> = "--texture src=gradient --dispatch 8,8 --save dst=t.png \
+                                 --len=out=64 --buffer params=zeros --loop-cap 500 --cost"
+            .split_whitespace()
+            .map(str::to_owned)
+            .collect();
+        let (settings, left_out) = RunSettings::of_args(&args);
+        assert_eq!(settings.workgroups, [8, 8, 1]);
+        assert_eq!(settings.textures, "texture src=gradient");
+        assert_eq!(
+            (settings.lens.as_str(), settings.buffers.as_str()),
+            ("out=64", "params=zeros")
+        );
+        assert_eq!((settings.loop_cap, settings.cost), (500, true));
+        assert_eq!(left_out, ["--save", "dst=t.png"]);
+        let (_, left_out) = RunSettings::of_args(&["--dispatch".to_owned(), "8,x".to_owned()]);
+        assert_eq!(
+            left_out,
+            ["--dispatch 8,x"],
+            "a value that does not read is named"
+        );
+    }
 
     fn request_with(textures: &str) -> Result<crate::profile::run::Request, String> {
         let settings = RunSettings {
