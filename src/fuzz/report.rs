@@ -54,6 +54,7 @@ pub struct StyleJson {
 /// One failing program.
 #[derive(Clone, Debug, Serialize)]
 pub struct FailureJson {
+    /// The seed that generated it: `divlab fuzz --start SEED --seeds 1` runs it again.
     pub seed: u64,
     /// Where its shrunk reproducer is (`null` without --out, or past the first
     /// [`super::MAX_REPRODUCERS`] failures of the style).
