@@ -6,6 +6,8 @@
 //!
 //! Words are split as a POSIX shell splits them (`shlex`), as the script does.
 
+use std::path::Path;
+
 /// Header comments are looked for in the first lines only.
 const HEADER_LINES: usize = 40;
 
@@ -46,9 +48,31 @@ pub fn header_runs(source: &str) -> Vec<Vec<String>> {
     runs
 }
 
+/// Points each relative `file:PATH` fill in `args` that does not name a file from here at the
+/// first folder above `kernel` (the kernel's own folder first) where PATH does name one: the
+/// repository's headers write them relative to the repository's root, and the app runs from
+/// anywhere.
+pub fn resolve_file_fills(args: &mut [String], kernel: &Path) {
+    for word in args.iter_mut() {
+        let Some((head, path)) = word.split_once("file:") else {
+            continue;
+        };
+        let path = Path::new(path);
+        if path.is_absolute() || path.exists() {
+            continue;
+        }
+        let found = (kernel.ancestors().skip(1))
+            .map(|dir| dir.join(path))
+            .find(|candidate| candidate.is_file());
+        if let Some(found) = found {
+            *word = format!("{head}file:{}", found.display());
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::header_runs;
+    use super::{header_runs, resolve_file_fills};
 
     #[test]
     fn tagged_lines_are_runs_each() {
@@ -76,5 +100,27 @@ mod tests {
             ]]
         );
         assert!(header_runs("@compute @workgroup_size(1) fn main() {}").is_empty());
+    }
+
+    #[test]
+    fn a_relative_file_fill_is_found_above_the_kernel() {
+        let root = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(root.path().join("assets/kernels")).unwrap();
+        std::fs::write(root.path().join("assets/picture.png"), b"png").unwrap();
+        let kernel = root.path().join("assets/kernels/edges.wgsl");
+        let mut args = [
+            "--texture",
+            "src=file:assets/picture.png",
+            "--buffer",
+            "b=file:none.bin",
+        ]
+        .map(str::to_owned);
+        resolve_file_fills(&mut args, &kernel);
+        let found = root.path().join("assets/picture.png");
+        assert_eq!(args[1], format!("src=file:{}", found.display()));
+        assert_eq!(
+            args[3], "b=file:none.bin",
+            "a file found nowhere is left as written"
+        );
     }
 }

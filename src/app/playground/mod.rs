@@ -306,7 +306,8 @@ impl Playground {
             .next();
         let (settings, told) = match (self.settings_by_file.get(path), header) {
             (Some(kept), _) => (kept.clone(), None),
-            (None, Some(args)) => {
+            (None, Some(mut args)) => {
+                crate::profile::header::resolve_file_fills(&mut args, path);
                 let (settings, left_out) = RunSettings::of_args(&args);
                 let mut told = format!("run settings from its header: {}", args.join(" "));
                 if !left_out.is_empty() {
