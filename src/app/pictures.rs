@@ -9,6 +9,38 @@ use crate::profile::run::TextureImage;
 /// The thumbnails' height, in points.
 const THUMBNAIL: f32 = 96.0;
 
+/// `image`, or where an edge is longer than the renderer's largest texture (`max_side`), the
+/// image shrunk by a whole factor to fit, each texel the average of the block it covers:
+/// uploading a larger one ends the app (a 64 × 16,384 dispatch map did, on the H200's Collatz).
+/// Drawn at its original size, a shrunk image reads as the same picture at a coarser grain.
+pub fn within_texture_limit(image: egui::ColorImage, max_side: usize) -> egui::ColorImage {
+    let [w, h] = image.size;
+    let factor = w.max(h).div_ceil(max_side.max(1));
+    if factor <= 1 {
+        return image;
+    }
+    let (sw, sh) = (w.div_ceil(factor), h.div_ceil(factor));
+    let mut pixels = Vec::with_capacity(sw * sh);
+    for by in 0..sh {
+        for bx in 0..sw {
+            let mut sum = [0u64; 4];
+            let mut n = 0u64;
+            for y in by * factor..((by + 1) * factor).min(h) {
+                for x in bx * factor..((bx + 1) * factor).min(w) {
+                    let c = image.pixels[y * w + x];
+                    for (s, v) in sum.iter_mut().zip(c.to_array()) {
+                        *s += u64::from(v);
+                    }
+                    n += 1;
+                }
+            }
+            let [r, g, b, a] = sum.map(|s| (s / n) as u8);
+            pixels.push(Color32::from_rgba_premultiplied(r, g, b, a));
+        }
+    }
+    egui::ColorImage::new([sw, sh], pixels)
+}
+
 /// A run's textures, uploaded once.
 #[derive(Default)]
 pub struct Pictures {
@@ -45,6 +77,7 @@ impl Pictures {
             .get_or_insert_with(|| {
                 let [w, h] = image.size.map(|n| n as usize);
                 let pixels = egui::ColorImage::from_rgba_unmultiplied([w, h], &image.rgba);
+                let pixels = within_texture_limit(pixels, ctx.input(|i| i.max_texture_side));
                 ctx.load_texture(
                     format!("picture {}", image.label),
                     pixels,
@@ -177,4 +210,25 @@ pub fn texel_text(image: &TextureImage, x: u32, y: u32) -> String {
         f(b),
         f(a)
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An image within the limit is left alone; a taller one is shrunk by a whole factor to
+    /// fit, each texel the average of its block (the last block partial).
+    #[test]
+    fn an_image_past_the_largest_texture_is_averaged_down_to_fit() {
+        let small = egui::ColorImage::new([2, 2], vec![Color32::RED; 4]);
+        assert_eq!(within_texture_limit(small.clone(), 2), small);
+        // 1 × 5: white, black, white, black, white; at most 2 a side: blocks of 3.
+        let column = [255, 0, 255, 0, 255].map(Color32::from_gray).to_vec();
+        let shrunk = within_texture_limit(egui::ColorImage::new([1, 5], column), 2);
+        assert_eq!(shrunk.size, [1, 2]);
+        assert_eq!(
+            shrunk.pixels,
+            [Color32::from_gray(170), Color32::from_gray(127)]
+        );
+    }
 }
