@@ -19,8 +19,9 @@ use crate::report::LaneRecord;
 /// Colour of a lane that never reached the record point (its ballot is all zero).
 pub const INACTIVE: Color32 = Color32::from_gray(60);
 
-/// Rows per texture: 4096 texels is within every GPU's 2D limit.
-pub const CHUNK_ROWS: usize = 4096;
+/// Rows per texture: 2048 texels, the least any renderer egui runs on takes (egui's own
+/// default, and WebGL 2's), so an upload never ends the app (4096 did, under a 2048 limit).
+pub const CHUNK_ROWS: usize = 2048;
 
 /// The distinct record points of a set of records, ascending.
 pub fn record_points(records: &[LaneRecord]) -> Vec<u32> {

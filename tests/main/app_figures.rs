@@ -89,3 +89,48 @@ fn the_cost_checkbox_measures_each_branch_and_the_table_shows_the_verdict() {
     harness.get_by_label("cost here");
     harness.get_by_label(&cost.short());
 }
+
+/// A profile of a long 1-D dispatch (16,384 workgroups of 64, a row each: more rows than a
+/// texture may have) opens on its lanes without ending the app: the dispatch map is averaged
+/// down to the largest texture and says so. Its upload ended the app with a wgpu validation
+/// panic on the H200's Collatz profile.
+#[test]
+fn a_dispatch_map_taller_than_the_largest_texture_is_averaged_down_and_says_so() {
+    let _gpu = crate::util::gpu_shared();
+    let dir = crate::util::temp_dir();
+    let kernel = crate::util::path_in(&dir, "long.wgsl");
+    std::fs::write(
+        &kernel,
+        "@group(0) @binding(0) var<storage, read_write> out: array<u32>;\n\
+         @compute @workgroup_size(64)\n\
+         fn main(@builtin(global_invocation_id) gid: vec3<u32>) {\n\
+         \x20   if (gid.x % 3u == 0u) {\n\
+         \x20       out[gid.x] = gid.x;\n\
+         \x20   }\n\
+         }\n",
+    )
+    .unwrap();
+    let json = crate::util::path_in(&dir, "long.json");
+    let mut cmd = crate::util::divlab(dir.path());
+    cmd.arg("profile").arg(&kernel);
+    cmd.args([
+        "--dispatch",
+        "16384",
+        "--lanes",
+        "5",
+        "--reps",
+        "1",
+        "--json",
+    ]);
+    cmd.arg(&json);
+    crate::util::run(cmd).assert_code(0);
+
+    let mut harness = playground_harness();
+    harness.run();
+    harness.state_mut().open_path(&json);
+    harness.run();
+    harness.get_by_label("Lanes at line 5").click();
+    harness.run();
+    harness.get_by_label_contains("16384 workgroups of 64 invocations, a row each");
+    harness.get_by_label_contains("More cells than the largest texture holds");
+}
