@@ -352,7 +352,10 @@ fn branch_grid(ui: &mut egui::Ui, rows: &[BranchRow], jump: &mut Option<u32>) {
                 ui.label(&row.wasted);
                 ui.label(&row.taken);
                 if let Some((short, details)) = &row.cost {
-                    ui.label(short).on_hover_text(details);
+                    // Cut at the pane's edge rather than past it: the tooltip has it all.
+                    let label = egui::Label::new(short).truncate();
+                    ui.add(label.show_tooltip_when_elided(false))
+                        .on_hover_text(details);
                 } else if costed {
                     ui.label("");
                 }
