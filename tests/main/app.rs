@@ -21,10 +21,34 @@ fn snapshot_options() -> SnapshotOptions {
 }
 
 pub(crate) fn harness(app: DivlabApp) -> Harness<'static, DivlabApp> {
+    harness_at([1280.0, 900.0], app)
+}
+
+/// `app` in a window of `size`, drawn through wgpu.
+pub(crate) fn harness_at(size: [f32; 2], app: DivlabApp) -> Harness<'static, DivlabApp> {
     Harness::builder()
-        .with_size([1280.0, 900.0])
+        .with_size(size)
         .wgpu()
         .build_ui_state(|ui, app: &mut DivlabApp| app.show(ui), app)
+}
+
+/// The app on its Playground tab, in a window of `size`.
+pub(crate) fn playground_at(size: [f32; 2]) -> Harness<'static, DivlabApp> {
+    harness_at(
+        size,
+        DivlabApp::new(State {
+            tab: Tab::Playground,
+            ..State::default()
+        }),
+    )
+}
+
+/// The profile of the Playground's last run, which must have finished.
+pub(crate) fn last_profile(
+    harness: &Harness<'static, DivlabApp>,
+) -> divlab::profile::report::Profile {
+    let profile = harness.state().playground().profile();
+    profile.expect("the run finished").clone()
 }
 
 /// Runs frames until the worker is idle, or fails after `limit`. Then until the UI settles: a
@@ -725,10 +749,7 @@ pub(crate) fn line_of(source: &str, needle: &str) -> u32 {
 }
 
 pub(crate) fn playground_harness() -> Harness<'static, DivlabApp> {
-    harness(DivlabApp::new(State {
-        tab: Tab::Playground,
-        ..State::default()
-    }))
+    playground_at([1280.0, 900.0])
 }
 
 /// Loads the example the Examples menu names `label`.

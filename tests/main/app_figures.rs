@@ -4,12 +4,12 @@
 //! Playground as a user would.
 
 use divlab::app::DivlabApp;
-use divlab::profile::report::{CostVerdict, Profile};
+use divlab::profile::report::CostVerdict;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable as _;
 
-use crate::app::run_playground;
-use crate::app_kernels::playground_harness;
+use crate::app::{last_profile, run_playground};
+use crate::app_kernels::tall_playground;
 
 const CHAIN: &str = include_str!("../kernels/profile/clause_chain.wgsl");
 const SHAPE: &str = include_str!("../kernels/profile/workgroup_4x2x4.wgsl");
@@ -23,15 +23,9 @@ fn run(harness: &mut Harness<'static, DivlabApp>, source: &str) {
     run_playground(harness);
 }
 
-/// The profile of the Playground's last run.
-fn finished(harness: &Harness<'static, DivlabApp>) -> Profile {
-    let profile = harness.state().playground().profile();
-    profile.expect("the run finished").clone()
-}
-
 #[test]
 fn a_chains_rows_name_their_clauses_and_a_never_full_shape_says_so() {
-    let mut harness = playground_harness();
+    let mut harness = tall_playground();
     run(&mut harness, CHAIN);
     // The three rows of the `&&` line and the two of the `||` line, each by its clause.
     for label in [
@@ -45,7 +39,7 @@ fn a_chains_rows_name_their_clauses_and_a_never_full_shape_says_so() {
     }
 
     run(&mut harness, SHAPE);
-    let profile = finished(&harness);
+    let profile = last_profile(&harness);
     let (sg, widest) = (
         profile.subgroup_size.unwrap(),
         profile.widest_ballot.unwrap(),
@@ -66,14 +60,14 @@ fn a_chains_rows_name_their_clauses_and_a_never_full_shape_says_so() {
 /// `confounded` there, with the reason on hover.
 #[test]
 fn the_cost_checkbox_measures_each_branch_and_the_table_shows_the_verdict() {
-    let mut harness = playground_harness();
+    let mut harness = tall_playground();
     {
         let settings = &mut harness.state_mut().state.playground.settings;
         settings.cost = true;
         settings.workgroups = [4, 1, 1];
     }
     run(&mut harness, STEERS);
-    let profile = finished(&harness);
+    let profile = last_profile(&harness);
     let line = 1 + STEERS
         .lines()
         .position(|l| l.contains("// the branch"))
@@ -125,7 +119,7 @@ fn a_dispatch_map_taller_than_the_largest_texture_is_averaged_down_and_says_so()
     cmd.arg(&json);
     crate::util::run(cmd).assert_code(0);
 
-    let mut harness = playground_harness();
+    let mut harness = tall_playground();
     harness.run();
     harness.state_mut().open_path(&json);
     harness.run();

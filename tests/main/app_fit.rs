@@ -11,36 +11,13 @@ use eframe::egui::{self, Rect, ViewportCommand, ViewportEvent, ViewportId, acces
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable as _;
 
-use crate::app::{button, line_of, pick_example, run_playground, wait_for_playground};
+use crate::app::{
+    button, harness_at, last_profile, line_of, pick_example, playground_at, run_playground,
+    wait_for_playground,
+};
 
 /// The default window.
 const WINDOW: [f32; 2] = [1280.0, 800.0];
-
-fn harness_at(size: [f32; 2], app: DivlabApp) -> Harness<'static, DivlabApp> {
-    Harness::builder()
-        .with_size(size)
-        .wgpu()
-        .build_ui_state(|ui, app: &mut DivlabApp| app.show(ui), app)
-}
-
-fn playground_at(size: [f32; 2]) -> Harness<'static, DivlabApp> {
-    harness_at(
-        size,
-        DivlabApp::new(State {
-            tab: Tab::Playground,
-            ..State::default()
-        }),
-    )
-}
-
-fn profile(harness: &Harness<'static, DivlabApp>) -> Profile {
-    harness
-        .state()
-        .playground()
-        .profile()
-        .expect("the run finished")
-        .clone()
-}
 
 /// Whether `rect` lies inside a window of `size`.
 fn inside(rect: Rect, size: [f32; 2]) -> bool {
@@ -63,7 +40,7 @@ const COLLATZ: &str = "Collatz loop";
 pub(crate) fn pinned_then_edited(harness: &mut Harness<'static, DivlabApp>) -> (Profile, Profile) {
     pick_example(harness, COLLATZ);
     run_playground(harness);
-    let before = profile(harness);
+    let before = last_profile(harness);
     button(harness, "Pin for side by side").click();
     harness.run();
     let edited = harness.state().playground().source.replace(
@@ -75,7 +52,7 @@ pub(crate) fn pinned_then_edited(harness: &mut Harness<'static, DivlabApp>) -> (
     harness.state_mut().state.playground.source = edited;
     harness.run();
     run_playground(harness);
-    (before, profile(harness))
+    (before, last_profile(harness))
 }
 
 /// At 1280 × 800, side by side shows a line's figures from both runs at once, in two panes of
@@ -250,7 +227,7 @@ fn an_edited_kernel_is_marked_saved_as_a_new_file_and_a_comment_edit_keeps_the_p
 
     harness.state_mut().state.playground.settings.workgroups = [4, 1, 1];
     run_playground(&mut harness);
-    let ran = profile(&harness);
+    let ran = last_profile(&harness);
     // A comment reworded: the profile stays, marked stale.
     let reworded = original.replace(
         "// The Collatz stopping time",
@@ -385,7 +362,7 @@ fn the_gutter_opens_at_the_entry_that_ran_and_the_branch_table_shows_eight_rows(
     harness.run();
     harness.state_mut().state.playground.settings.entry = "downsweep".to_owned();
     run_playground(&mut harness);
-    let ran = profile(&harness);
+    let ran = last_profile(&harness);
     assert_eq!(ran.kernel.entry, "downsweep");
     let entry = line_of(&source, "fn downsweep");
     harness.get_by_role_and_label(Role::Group, &format!("line {}", entry + 2));
@@ -534,7 +511,7 @@ fn hovering_a_lines_text_gives_its_figures() {
     let mut harness = playground_at(WINDOW);
     pick_example(&mut harness, "Particle update (distance tests)");
     run_playground(&mut harness);
-    let ran = profile(&harness);
+    let ran = last_profile(&harness);
     let source = ran.source.clone().unwrap();
     let line = line_of(&source, "p.vel = p.vel + (vec2<f32>(0.5, 0.5)");
     harness

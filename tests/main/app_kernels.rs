@@ -6,26 +6,16 @@ use std::collections::HashMap;
 
 use divlab::app::DivlabApp;
 use divlab::app::dispatch_map::{CellState, OUTLINE};
-use divlab::profile::report::Profile;
 use divlab::profile::run::TextureImage;
 use eframe::egui::{Color32, accesskit::Role};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable as _;
 
-use crate::app::{line_of, pick_example, run_playground};
+use crate::app::{last_profile, line_of, pick_example, run_playground};
 
 /// The Playground, in a window tall enough for the pictures, the maps and the source at once.
-pub(crate) fn playground_harness() -> Harness<'static, DivlabApp> {
-    Harness::builder()
-        .with_size([1400.0, 1500.0])
-        .wgpu()
-        .build_ui_state(
-            |ui, app: &mut DivlabApp| app.show(ui),
-            DivlabApp::new(divlab::app::State {
-                tab: divlab::app::Tab::Playground,
-                ..divlab::app::State::default()
-            }),
-        )
+pub(crate) fn tall_playground() -> Harness<'static, DivlabApp> {
+    crate::app::playground_at([1400.0, 1500.0])
 }
 
 const THRESHOLD: &str = "Image threshold (texture in, texture out)";
@@ -52,21 +42,12 @@ fn texel(image: &TextureImage, x: u32, y: u32) -> [u8; 4] {
     image.rgba[i..i + 4].try_into().unwrap()
 }
 
-fn profile(harness: &Harness<'static, DivlabApp>) -> Profile {
-    harness
-        .state()
-        .playground()
-        .profile()
-        .expect("the run finished")
-        .clone()
-}
-
 /// The image example reads a texture and branches on each pixel's value. Both textures show as
 /// pictures, the written one holds what the branch wrote, and the dispatch map of the branch's
 /// line marks exactly the pixels that satisfy the condition, invocation by invocation.
 #[test]
 fn an_image_kernel_shows_its_textures_and_a_dispatch_map_of_the_pixels_that_branch() {
-    let mut harness = playground_harness();
+    let mut harness = tall_playground();
     pick_example(&mut harness, THRESHOLD);
     let source = harness.state().playground().source.clone();
     run_playground(&mut harness);
@@ -120,13 +101,13 @@ fn an_image_kernel_shows_its_textures_and_a_dispatch_map_of_the_pixels_that_bran
 /// between two neighbouring cells exactly where their subgroups differ.
 #[test]
 fn an_8x8_workgroup_map_outlines_subgroups_as_the_lane_records_give_them() {
-    let mut harness = playground_harness();
+    let mut harness = tall_playground();
     pick_example(&mut harness, THRESHOLD);
     let source = harness.state().playground().source.clone();
     run_playground(&mut harness);
     let store = line_of(&source, "textureStore(dst");
     record_lanes_at(&mut harness, store, "textureStore(dst");
-    let profile = profile(&harness);
+    let profile = last_profile(&harness);
     let capture = profile.lanes.as_ref().expect("lanes recorded");
     // Each invocation's subgroup by the records: (workgroup, the record's first local index).
     let mut by_records: HashMap<[u32; 2], ([u32; 3], u32)> = HashMap::new();
@@ -204,7 +185,7 @@ fn an_8x8_workgroup_map_outlines_subgroups_as_the_lane_records_give_them() {
 /// that ran them.
 #[test]
 fn collatzs_loop_row_shows_figures_that_agree_with_its_gutter() {
-    let mut harness = playground_harness();
+    let mut harness = tall_playground();
     let (before, after) = crate::app_fit::pinned_then_edited(&mut harness);
     harness.get_by_label_contains("Two versions of playground.wgsl");
     let app = harness.state();
@@ -225,7 +206,7 @@ fn collatzs_loop_row_shows_figures_that_agree_with_its_gutter() {
 /// it was, and its first values as the kernel read them.
 #[test]
 fn a_profile_shows_each_buffers_fill_and_first_values() {
-    let mut harness = playground_harness();
+    let mut harness = tall_playground();
     pick_example(&mut harness, "Bounds-checked element-wise");
     harness.state_mut().state.playground.settings.buffers = "input=iota".to_owned();
     harness.run();
@@ -246,7 +227,7 @@ fn a_profile_shows_each_buffers_fill_and_first_values() {
 /// line, and the Playground marks that line.
 #[test]
 fn a_binding_the_engine_cannot_make_is_named_with_its_line() {
-    let mut harness = playground_harness();
+    let mut harness = tall_playground();
     harness.run();
     let source = "@group(0) @binding(0) var out: texture_storage_2d<rgba8unorm, write>;
 @group(0) @binding(1) var video: texture_external;
@@ -279,7 +260,7 @@ fn the_playground_saves_its_kernel_its_profile_and_its_pictures() {
     let kernel = dir.path().join("threshold.wgsl");
     let original = include_str!("../../assets/kernels/threshold.wgsl");
     std::fs::write(&kernel, original).unwrap();
-    let mut harness = playground_harness();
+    let mut harness = tall_playground();
     harness.state_mut().dialogs = divlab::app::files::DialogKind::Prompt;
     harness.state_mut().open_path(&kernel);
     harness.run();
