@@ -52,32 +52,28 @@ fn control_binding(group: u32) -> String {
 
 /// The helper an `if` calls, by form (its parameter evaluates the condition once).
 fn if_helper(form: Form) -> String {
-    let keep = match form {
-        Form::Uniform | Form::Placebo => "divlab_ctl[0] == 0u",
-        Form::Counted => "true",
-    };
-    let (own, first) = ("c", "subgroupBroadcastFirst(u32(c)) != 0u");
-    let (when_zero, otherwise) = match form {
-        Form::Uniform | Form::Counted => (first, own),
-        Form::Placebo => (own, first),
-    };
-    format!(
-        "\nfn divlab_decide(c: bool) -> bool {{\n    return select({otherwise}, {when_zero}, {keep});\n}}\n"
-    )
+    let decide = decision("c", "subgroupBroadcastFirst(u32(c)) != 0u", form);
+    format!("\nfn divlab_decide(c: bool) -> bool {{\n    return {decide};\n}}\n")
 }
 
 /// A `switch` selector's replacement: `select` is generic over `i32` and `u32`, so the text
 /// needs no type; the selector is evaluated twice, in both forms alike.
 fn switch_selector(selector: &str, form: Form) -> String {
-    let own = format!("({selector})");
     let first = format!("subgroupBroadcastFirst({selector})");
+    decision(&format!("({selector})"), &first, form)
+}
+
+/// The `select` between each lane's own decision (`own`) and its subgroup's first lane's
+/// (`first`) that `form` takes: the uniform and counted forms return `first`, the placebo
+/// `own`, and the timed forms pick by the control buffer so that both keep both operands.
+fn decision(own: &str, first: &str, form: Form) -> String {
+    let keep = match form {
+        Form::Uniform | Form::Placebo => "divlab_ctl[0] == 0u",
+        Form::Counted => "true",
+    };
     let (when_zero, otherwise) = match form {
         Form::Uniform | Form::Counted => (first, own),
         Form::Placebo => (own, first),
-    };
-    let keep = match form {
-        Form::Counted => "true",
-        _ => "divlab_ctl[0] == 0u",
     };
     format!("select({otherwise}, {when_zero}, {keep})")
 }
