@@ -15,7 +15,7 @@ const THUMBNAIL: f32 = 96.0;
 /// Drawn at its original size, a shrunk image reads as the same picture at a coarser grain.
 pub fn within_texture_limit(image: egui::ColorImage, max_side: usize) -> egui::ColorImage {
     let [w, h] = image.size;
-    let factor = w.max(h).div_ceil(max_side.max(1));
+    let factor = shrink_factor([w, h], max_side);
     if factor <= 1 {
         return image;
     }
@@ -39,6 +39,11 @@ pub fn within_texture_limit(image: egui::ColorImage, max_side: usize) -> egui::C
         }
     }
     egui::ColorImage::new([sw, sh], pixels)
+}
+
+/// The whole factor an image of `size` shrinks by to fit `max_side` (1: it fits).
+pub fn shrink_factor(size: [usize; 2], max_side: usize) -> usize {
+    size[0].max(size[1]).div_ceil(max_side.max(1)).max(1)
 }
 
 /// A run's textures, uploaded once.

@@ -437,8 +437,8 @@ impl DispatchMap {
         if self.truncated {
             ui.weak("The records ran out before the dispatch did: grey also marks subgroups not recorded.");
         }
-        let max_side = ui.ctx().input(|i| i.max_texture_side) as u32;
-        let shrink = sx.max(sy).div_ceil(max_side.max(1));
+        let max_side = ui.ctx().input(|i| i.max_texture_side);
+        let shrink = crate::app::pictures::shrink_factor([sx, sy].map(|n| n as usize), max_side);
         if shrink > 1 {
             ui.weak(format!(
                 "More cells than the largest texture holds ({max_side} a side): each texel \
@@ -482,7 +482,7 @@ impl DispatchMap {
         let key = (self.z, self.overlay, k);
         if self.texture.as_ref().is_none_or(|(shown, _)| *shown != key) {
             let image = self.image_with(self.z, under, k);
-            let image = crate::app::pictures::within_texture_limit(image, max_side as usize);
+            let image = crate::app::pictures::within_texture_limit(image, max_side);
             let handle = ui.ctx().load_texture(
                 format!("dispatch map {}", self.line),
                 image,
