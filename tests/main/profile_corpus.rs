@@ -22,16 +22,10 @@ fn corpus() -> Vec<(PathBuf, Vec<Vec<String>>, Option<i32>)> {
         .into_iter()
         .map(|path| {
             let text = std::fs::read_to_string(&path).unwrap();
-            let header = text.lines().take_while(|l| l.starts_with("//"));
-            let mut runs = Vec::new();
-            let mut expect = None;
-            for line in header {
-                if let Some(args) = line.strip_prefix("// divlab-profile:") {
-                    runs.push(args.split_whitespace().map(str::to_owned).collect());
-                } else if let Some(code) = line.strip_prefix("// divlab-profile-expect: exit ") {
-                    expect = Some(code.trim().parse().unwrap());
-                }
-            }
+            let mut runs = divlab::profile::header::header_runs(&text);
+            let expect = (text.lines().take_while(|l| l.starts_with("//")))
+                .find_map(|l| l.strip_prefix("// divlab-profile-expect: exit "))
+                .map(|code| code.trim().parse().unwrap());
             if runs.is_empty() {
                 runs.push(Vec::new());
             }

@@ -239,6 +239,8 @@ pub fn branch<'a>(p: &'a Profile, n: u32, kind: &str) -> &'a BranchProfile {
 /// (tests/kernels/profile/README.md), or `None` when it has no such line.
 pub fn header_args(source: &str) -> Option<Vec<String>> {
     let first = source.lines().next().unwrap_or_default();
-    let args = first.strip_prefix("// divlab-profile:")?;
-    Some(args.split_whitespace().map(str::to_owned).collect())
+    first.starts_with("// divlab-profile:").then_some(())?;
+    divlab::profile::header::header_runs(source)
+        .into_iter()
+        .next()
 }
