@@ -27,14 +27,11 @@ pub fn comment_only_edit(ran: &str, edited: &str) -> Option<bool> {
     if a == b {
         return Some(true);
     }
-    let code = |lines: &[String]| -> Vec<String> {
-        lines
-            .iter()
-            .map(|l| l.trim().to_owned())
-            .filter(|l| !l.is_empty())
-            .collect()
-    };
-    (code(&a) == code(&b)).then_some(false)
+    // `code_only`'s lines are trimmed already: only the blank ones go.
+    let (a, b) = (a.iter(), b.iter());
+    (a.filter(|l| !l.is_empty()))
+        .eq(b.filter(|l| !l.is_empty()))
+        .then_some(false)
 }
 
 impl Playground {
