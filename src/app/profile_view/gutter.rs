@@ -12,6 +12,7 @@ use super::tooltip::{Counted, MISMATCH, Mismatch, show_tips};
 use crate::app::charts::marker;
 use crate::app::source_view::verdict_colour;
 use crate::profile::report::{BranchProfile, CostVerdict, LineProfile, Profile};
+use crate::report::units::format_count;
 use crate::uniformity::Analysis;
 
 /// Efficiency as a colour: red at 0, amber at 0.5, green at 1.
@@ -291,35 +292,13 @@ impl Cells {
             Bar { share, text, free }
         });
         Self {
-            executions: line.map_or_else(String::new, |l| compact_count(l.executions)),
+            executions: line.map_or_else(String::new, |l| format_count(l.executions)),
             efficiency: efficiency.map_or_else(String::new, |e| format!("{:.0}%", e * 100.0)),
             colour: efficiency.map_or(Color32::TRANSPARENT, efficiency_colour),
             bar,
             mark: line.and_then(|l| Mismatch::of(l, branch)),
         }
     }
-}
-
-/// A count in at most five characters, so that it fits its column: exact below 100,000, else
-/// three significant digits with k, M or G (`128k`, `1.23M`). The line's tooltip has it exact.
-fn compact_count(n: u64) -> String {
-    if n < 100_000 {
-        return n.to_string();
-    }
-    let (value, unit) = [(1e9, "G"), (1e6, "M"), (1e3, "k")]
-        .into_iter()
-        .map(|(scale, unit)| (n as f64 / scale, unit))
-        // 999,999,999 reads 1.00G, not 1000M.
-        .find(|(value, _)| *value >= 0.9995)
-        .expect("n is 100,000 or more");
-    let text = if value >= 99.95 {
-        format!("{value:.0}")
-    } else if value >= 9.995 {
-        format!("{value:.1}")
-    } else {
-        format!("{value:.2}")
-    };
-    format!("{text}{unit}")
 }
 
 /// The gutter cells of one line: fixed widths, so the source lines up.
@@ -504,24 +483,6 @@ mod tests {
             Some(verdict_colour(verdict))
         );
         assert_eq!(rows.row(5, "").background(None), None);
-    }
-
-    #[test]
-    fn a_count_fits_its_column() {
-        let cases = [
-            (99_999, "99999"),
-            (128_000, "128k"),
-            (371_765, "372k"),
-            (1_234_567, "1.23M"),
-            (11_896_480, "11.9M"),
-            (999_999_999, "1.00G"),
-            (999_400_000, "999M"),
-            (4_000_000_000, "4.00G"),
-        ];
-        for (n, text) in cases {
-            assert_eq!(compact_count(n), text);
-            assert!(text.len() <= 5, "{text}");
-        }
     }
 
     #[test]
