@@ -11,6 +11,7 @@ use naga::{
 };
 
 use super::ir::{Step, builtin_name, calls_in, operands, place_of, stored_locals, stores_to};
+use crate::profile::kernel::literal_u32;
 use crate::source_map::SourceMap;
 
 /// A loop's bound and where it comes from.
@@ -311,15 +312,7 @@ impl Trace<'_> {
     }
 
     fn constant_index(&self, h: Handle<Expression>) -> Option<u32> {
-        match self.function.expressions[h] {
-            Expression::Literal(l) => match l {
-                naga::Literal::U32(v) => Some(v),
-                naga::Literal::I32(v) => u32::try_from(v).ok(),
-                naga::Literal::AbstractInt(v) => u32::try_from(v).ok(),
-                _ => None,
-            },
-            _ => None,
-        }
+        literal_u32(&self.function.expressions[h])
     }
 
     /// What a load through `pointer` (then `after`) reads.

@@ -21,6 +21,7 @@ use naga::valid::{Capabilities, ModuleInfo, ValidationFlags, Validator};
 use naga::{AddressSpace, Module, Scalar};
 
 pub use self::overrides::apply_overrides;
+pub(crate) use self::overrides::literal_u32;
 pub use self::parsed::Kernel;
 pub use self::resources::{
     SampleKind, SamplerBinding, TextureAccess, TextureBinding, TextureClass, TextureDim,

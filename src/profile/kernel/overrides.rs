@@ -140,6 +140,17 @@ fn value_misfit(ty: &TypeInner, value: f64) -> Option<String> {
     })
 }
 
+/// The value of a `u32`, `i32` or abstract integer literal that fits a `u32` (a size, a
+/// constant index).
+pub(crate) fn literal_u32(e: &naga::Expression) -> Option<u32> {
+    match *e {
+        naga::Expression::Literal(naga::Literal::U32(n)) => Some(n),
+        naga::Expression::Literal(naga::Literal::I32(n)) => u32::try_from(n).ok(),
+        naga::Expression::Literal(naga::Literal::AbstractInt(n)) => u32::try_from(n).ok(),
+        _ => None,
+    }
+}
+
 /// Gives each override-sized array (`array<u32, THREADS>`, as workgroup tiles are declared)
 /// its resolved size: naga 30's WGSL writer drops the element type of an array whose size is
 /// still an override, so the instrumented module would not parse back. An array whose resolved
@@ -147,13 +158,7 @@ fn value_misfit(ty: &TypeInner, value: f64) -> Option<String> {
 fn fix_array_sizes(module: &mut Module) {
     let value = |o: naga::Handle<naga::Override>| {
         let init = module.overrides[o].init?;
-        match module.global_expressions[init] {
-            naga::Expression::Literal(naga::Literal::U32(n)) => Some(n),
-            naga::Expression::Literal(naga::Literal::I32(n)) => u32::try_from(n).ok(),
-            naga::Expression::Literal(naga::Literal::AbstractInt(n)) => u32::try_from(n).ok(),
-            _ => None,
-        }
-        .and_then(std::num::NonZeroU32::new)
+        literal_u32(&module.global_expressions[init]).and_then(std::num::NonZeroU32::new)
     };
     let fixes: Vec<(naga::Handle<naga::Type>, naga::Type)> = module
         .types
