@@ -6,7 +6,7 @@
 //! the run, so the tables of several devices concatenate. A new column is one entry in
 //! [`CSV_COLUMNS`].
 
-use super::{BranchProfile, Clause, LineProfile, Profile};
+use super::{BranchCost, BranchProfile, Clause, LineProfile, Profile};
 use crate::report::{ColumnType, csv_table};
 
 /// One column of the profile CSV.
@@ -59,13 +59,33 @@ impl Row<'_> {
     }
 
     /// A branch row's `--cost`.
-    fn cost(&self) -> Option<&super::BranchCost> {
+    fn cost(&self) -> Option<&BranchCost> {
         self.branch().and_then(|b| b.cost.as_ref())
     }
 
     /// The clause a branch row names (an `if` of a short-circuit chain).
     fn clause(&self) -> Option<&Clause> {
         self.branch().and_then(|b| b.clause.as_ref())
+    }
+
+    /// A line row's cell: `field` of its line; empty on other rows and where it is `None`.
+    fn line_cell<T: ToString>(&self, field: impl FnOnce(&LineProfile) -> Option<T>) -> String {
+        cell(self.line().and_then(field))
+    }
+
+    /// A branch row's cell, as [`Row::line_cell`] is a line row's.
+    fn branch_cell<T: ToString>(&self, field: impl FnOnce(&BranchProfile) -> Option<T>) -> String {
+        cell(self.branch().and_then(field))
+    }
+
+    /// A branch row's `--cost` cell.
+    fn cost_cell<T: ToString>(&self, field: impl FnOnce(&BranchCost) -> Option<T>) -> String {
+        cell(self.cost().and_then(field))
+    }
+
+    /// A branch row's clause cell.
+    fn clause_cell<T: ToString>(&self, field: impl FnOnce(&Clause) -> Option<T>) -> String {
+        cell(self.clause().and_then(field))
     }
 
     /// The line a line or branch row is about.
@@ -121,20 +141,18 @@ pub const CSV_COLUMNS: [Column; 38] = {
         c("line", Integer, |r| cell(r.line_number())),
         c("source", Text, |r| source_line(r.profile, r.line_number())),
         c("static", Text, |r| {
-            cell(r.line().and_then(|l| l.static_verdict.clone()))
+            r.line_cell(|l| l.static_verdict.clone())
         }),
         c("executions", Integer, |r| {
-            cell(r.line().map(|l| l.executions))
+            r.line_cell(|l| Some(l.executions))
         }),
-        c("active_lanes", Integer, |r| {
-            cell(r.line().and_then(|l| l.active_lanes))
-        }),
+        c("active_lanes", Integer, |r| r.line_cell(|l| l.active_lanes)),
         c("efficiency", Number, |r| match r.what {
             What::Kernel => number(r.profile.control_flow_efficiency),
             What::Line(l) => number(l.efficiency),
             What::Branch(_) => String::new(),
         }),
-        c("branch", Text, |r| cell(r.branch().map(|b| b.kind.clone()))),
+        c("branch", Text, |r| r.branch_cell(|b| Some(b.kind.clone()))),
         c("evaluations", Integer, |r| {
             let total = r.kernel_branch_totals().map(|(e, _)| e);
             cell(total.or(r.branch().map(|b| b.executions)))
@@ -152,42 +170,34 @@ pub const CSV_COLUMNS: [Column; 38] = {
             What::Line(_) => String::new(),
         }),
         c("wasted_lane_slots", Integer, |r| {
-            cell(r.branch().and_then(|b| b.wasted_lane_slots))
+            r.branch_cell(|b| b.wasted_lane_slots)
         }),
         c("subgroup_size", Integer, |r| cell(r.profile.subgroup_size)),
-        c("taken", Integer, |r| cell(r.branch().and_then(|b| b.taken))),
-        c("not_taken", Integer, |r| {
-            cell(r.branch().and_then(|b| b.not_taken))
-        }),
-        c("trips", Integer, |r| cell(r.branch().and_then(|b| b.trips))),
-        c("lane_trips", Integer, |r| {
-            cell(r.branch().and_then(|b| b.lane_trips))
-        }),
+        c("taken", Integer, |r| r.branch_cell(|b| b.taken)),
+        c("not_taken", Integer, |r| r.branch_cell(|b| b.not_taken)),
+        c("trips", Integer, |r| r.branch_cell(|b| b.trips)),
+        c("lane_trips", Integer, |r| r.branch_cell(|b| b.lane_trips)),
         c("cost_verdict", Text, |r| {
-            cell(r.cost().map(|c| c.verdict.key()))
+            r.cost_cell(|c| Some(c.verdict.key()))
         }),
-        c("saved_ns", Number, |r| {
-            cell(r.cost().and_then(|c| c.saved_ns))
-        }),
+        c("saved_ns", Number, |r| r.cost_cell(|c| c.saved_ns)),
         c("saved_fraction", Number, |r| {
-            cell(r.cost().and_then(|c| c.saved_fraction))
+            r.cost_cell(|c| c.saved_fraction)
         }),
         c("saved_low_ns", Number, |r| {
-            cell(r.cost().and_then(|c| c.interval_ns).map(|[low, _]| low))
+            r.cost_cell(|c| c.interval_ns.map(|[low, _]| low))
         }),
         c("saved_high_ns", Number, |r| {
-            cell(r.cost().and_then(|c| c.interval_ns).map(|[_, high]| high))
+            r.cost_cell(|c| c.interval_ns.map(|[_, high]| high))
         }),
-        c("predicted_ns", Number, |r| {
-            cell(r.cost().and_then(|c| c.predicted_ns))
-        }),
-        c("clause", Text, |r| cell(r.clause().map(|c| c.text.clone()))),
+        c("predicted_ns", Number, |r| r.cost_cell(|c| c.predicted_ns)),
+        c("clause", Text, |r| r.clause_cell(|c| Some(c.text.clone()))),
         c("clause_operator", Text, |r| {
-            cell(r.clause().and_then(|c| c.operator.clone()))
+            r.clause_cell(|c| c.operator.clone())
         }),
-        c("clause_line", Integer, |r| cell(r.clause().map(|c| c.line))),
+        c("clause_line", Integer, |r| r.clause_cell(|c| Some(c.line))),
         c("clause_column", Integer, |r| {
-            cell(r.clause().map(|c| c.column))
+            r.clause_cell(|c| Some(c.column))
         }),
         c("entry", Text, |r| r.profile.kernel.entry.clone()),
         c("adapter", Text, |r| r.profile.adapter.name.clone()),
