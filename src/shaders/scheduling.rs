@@ -8,6 +8,10 @@ use super::layout::{Mirror, MirroredConst, mirror};
 /// subgroups: the smallest subgroup WGSL allows.
 pub const BLOCK: u32 = 4;
 
+/// Invocations per workgroup in every scheduling kernel but `run_ahead` (whose size is an
+/// override): holds a subgroup of any size WGSL allows.
+pub const WORKGROUP_SIZE: u32 = 128;
+
 /// The spin probes' parameters: `SpinParams` in `scheduling_forward_progress.wgsl` and
 /// `HandshakeParams` in `scheduling_handshake.wgsl` (the same layout).
 #[repr(C)]
@@ -21,11 +25,8 @@ pub struct SpinParams {
 
 /// `scheduling_forward_progress.wgsl`.
 pub mod forward_progress {
-    use super::{BLOCK, Mirror, MirroredConst, SpinParams, mirror};
+    use super::{BLOCK, Mirror, MirroredConst, SpinParams, WORKGROUP_SIZE, mirror};
     use crate::shaders::layout::consts;
-
-    /// Holds a subgroup of any size WGSL allows.
-    pub const WORKGROUP_SIZE: u32 = 128;
     /// A lane that spins on the flag.
     pub const ROLE_SPINNER: u32 = 1;
     /// A lane that sets the flag.
@@ -81,11 +82,8 @@ pub mod forward_progress {
 
 /// `scheduling_handshake.wgsl`.
 pub mod handshake {
-    use super::{BLOCK, Mirror, MirroredConst, SpinParams, mirror};
+    use super::{BLOCK, Mirror, MirroredConst, SpinParams, WORKGROUP_SIZE, mirror};
     use crate::shaders::layout::consts;
-
-    /// Holds a subgroup of any size WGSL allows.
-    pub const WORKGROUP_SIZE: u32 = 128;
     /// The lanes that set flag a, then wait for b.
     pub const SIDE_A: u32 = 1;
     /// The lanes that wait for flag a, then set b.
@@ -141,11 +139,8 @@ pub mod handshake {
 
 /// `scheduling_interleaving.wgsl`.
 pub mod interleaving {
-    use super::{BLOCK, Mirror, MirroredConst, mirror};
+    use super::{BLOCK, Mirror, MirroredConst, WORKGROUP_SIZE, mirror};
     use crate::shaders::layout::consts;
-
-    /// Holds a subgroup of any size WGSL allows.
-    pub const WORKGROUP_SIZE: u32 = 128;
     /// Tickets per lane.
     pub const POINTS: usize = 4;
     /// The lanes in the then-branch.
@@ -198,11 +193,8 @@ pub mod interleaving {
 
 /// `scheduling_lockstep_race.wgsl`.
 pub mod lockstep_race {
-    use super::{BLOCK, Mirror, MirroredConst, mirror};
+    use super::{BLOCK, Mirror, MirroredConst, WORKGROUP_SIZE, mirror};
     use crate::shaders::layout::consts;
-
-    /// Holds a subgroup of any size WGSL allows.
-    pub const WORKGROUP_SIZE: u32 = 128;
 
     /// One dispatch's parameters, `RaceParams` in the shader.
     #[repr(C)]

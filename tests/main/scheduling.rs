@@ -8,12 +8,12 @@ use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use divlab::experiments::scheduling::forward_progress::{
-    self, NOT_SEEN, ROLE_SETTER, ROLE_SPINNER, SpinOrder, SpinProbe, default_cap,
+    NOT_SEEN, ROLE_SETTER, ROLE_SPINNER, SpinOrder, SpinProbe, default_cap,
 };
 use divlab::experiments::scheduling::handshake::{HandshakeOrder, HandshakeProbe};
 use divlab::experiments::scheduling::{
-    self, BLOCK, Grouping, Handshake, Interleaving, LockstepRace, RunAhead, WORKGROUPS, handshake,
-    interleaving, lockstep_race, run_ahead,
+    self, BLOCK, Grouping, Handshake, Interleaving, LockstepRace, RunAhead, WORKGROUP_SIZE,
+    WORKGROUPS, interleaving, lockstep_race, run_ahead,
 };
 use divlab::experiments::{Lab, RunConfig, run_experiment};
 use divlab::gpu::{AdapterSelector, GpuContext};
@@ -158,7 +158,7 @@ fn assert_interleaving_lanes(result: &ExperimentResult) {
     let points: Vec<u32> = indices_by_point.keys().copied().collect();
     let all_points: Vec<u32> = (0..interleaving::POINTS as u32).collect();
     assert_eq!(points, all_points, "{summary}");
-    let workgroup: Vec<u32> = (0..interleaving::WORKGROUP_SIZE).collect();
+    let workgroup: Vec<u32> = (0..WORKGROUP_SIZE).collect();
     for (point, mut indices) in indices_by_point {
         indices.sort_unstable();
         assert_eq!(indices, workgroup, "point {point}\n{summary}");
@@ -245,7 +245,7 @@ fn assert_handshake_counts(result: &ExperimentResult, cap: u32, units: &str, siz
         result.params["runs_per_order"], 2,
         "quick runs 2 per order\n{summary}"
     );
-    let groups = f64::from(2 * WORKGROUPS * handshake::WORKGROUP_SIZE / size);
+    let groups = f64::from(2 * WORKGROUPS * WORKGROUP_SIZE / size);
     assert!(groups > 0.0);
     for order in ["a_then", "a_else"] {
         let m = |name: &str| metric(&format!("{name}_{order}"));
@@ -519,7 +519,7 @@ fn block_records_name_their_block_and_respect_the_cap() {
     let cap = default_cap(&gpu);
     let spin = SpinProbe::new(&gpu).expect("the spin probe compiles without subgroups");
     assert_eq!(spin.grouping(), Grouping::Blocks);
-    let size = forward_progress::WORKGROUP_SIZE;
+    let size = WORKGROUP_SIZE;
     for order in SpinOrder::ALL {
         let run = spin.run(&gpu, order, cap).expect("the spin finishes");
         assert_eq!(run.unrecorded, 0, "{order:?}");

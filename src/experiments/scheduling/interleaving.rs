@@ -9,13 +9,11 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use crate::experiments::RunContext;
-use crate::experiments::scheduling::{BLOCK, Grouping, WORKGROUPS, fraction};
+use crate::experiments::scheduling::{BLOCK, Grouping, WORKGROUP_SIZE, WORKGROUPS, fraction};
 use crate::gpu::{GpuContext, Kernel, RuntimeChecks, read_buffer, storage_buffer};
 use crate::report::{ExperimentInfo, ExperimentResult, Family, Figure, LaneRecord, VerdictStatus};
 use crate::shaders;
-pub use crate::shaders::scheduling::interleaving::{
-    POINTS, SIDE_ELSE, SIDE_THEN, TicketRecord, WORKGROUP_SIZE,
-};
+pub use crate::shaders::scheduling::interleaving::{POINTS, SIDE_ELSE, SIDE_THEN, TicketRecord};
 use crate::{Result, stats};
 
 /// The kernel with subgroups; [`kernel`] gives the one for a grouping. Its loops have constant

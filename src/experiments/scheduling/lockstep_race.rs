@@ -10,14 +10,14 @@
 use std::collections::BTreeMap;
 
 use crate::Result;
-use crate::experiments::scheduling::{Grouping, WORKGROUPS};
+use crate::experiments::scheduling::{Grouping, WORKGROUP_SIZE, WORKGROUPS};
 use crate::experiments::{Progress, RunContext};
 use crate::gpu::{
     Dispatch, GpuContext, Kernel, RuntimeChecks, read_buffer, read_only_buffer, storage_buffer,
 };
 use crate::report::{ExperimentInfo, ExperimentResult, Family, VerdictStatus};
 use crate::shaders;
-pub use crate::shaders::scheduling::lockstep_race::{RaceParams, RaceRecord, WORKGROUP_SIZE};
+pub use crate::shaders::scheduling::lockstep_race::{RaceParams, RaceRecord};
 
 const SOURCE: &str = shaders::SCHEDULING_LOCKSTEP_RACE.source;
 

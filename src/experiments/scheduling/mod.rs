@@ -24,7 +24,7 @@ use crate::experiments::Experiment;
 use crate::gpu::GpuContext;
 
 use crate::report::{ExperimentResult, Family};
-pub use crate::shaders::scheduling::{BLOCK, SpinParams};
+pub use crate::shaders::scheduling::{BLOCK, SpinParams, WORKGROUP_SIZE};
 
 pub use forward_progress::ForwardProgress;
 pub use handshake::Handshake;

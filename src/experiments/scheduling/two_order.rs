@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::marker::PhantomData;
 
-use super::{Grouping, SpinParams, WORKGROUPS};
+use super::{Grouping, SpinParams, WORKGROUP_SIZE, WORKGROUPS};
 use crate::Result;
 use crate::experiments::{Lab, Progress, RunConfig, RunContext};
 use crate::gpu::{Dispatch, GpuContext};
@@ -46,15 +46,11 @@ pub trait TwoOrder: 'static {
     /// One invocation's record.
     type Record: bytemuck::Pod;
     /// What one subgroup (or block) showed in one dispatch.
-    type Subgroup;
-    /// What the experiment declares.
+    type Subgroup: Default;
+    /// What the experiment declares; its one shader is the probe's kernel.
     const INFO: ExperimentInfo;
-    /// The kernel file.
-    const FILE: &'static ShaderFile;
     /// Zeroed `u32` flags per invocation.
     const FLAGS: u64;
-    /// Invocations per workgroup.
-    const WORKGROUP_SIZE: u32;
     /// The check of the opening verdict: every lane finished whatever the other side did.
     const FINISHED: &'static str;
 
@@ -72,9 +68,12 @@ pub trait TwoOrder: 'static {
     /// Which lanes take the then-branch, with subgroups and with blocks.
     fn split() -> [String; 2];
 
-    /// Folds the records and flags of one dispatch into one entry per subgroup (or block), by
-    /// slot, and counts the records that were never written.
-    fn fold(records: &[Self::Record], flags: &[u32]) -> (BTreeMap<u32, Self::Subgroup>, usize);
+    /// The slot of the subgroup (or block) a record belongs to; `None` where its lane never
+    /// wrote it.
+    fn slot(record: &Self::Record) -> Option<u32>;
+
+    /// Adds one lane's record, and the dispatch's `flags`, to its subgroup's (or block's) entry.
+    fn absorb(subgroup: &mut Self::Subgroup, record: &Self::Record, flags: &[u32]);
 
     /// The verdicts and metrics after the opening one.
     fn report(runs: &Runs<Self>, result: &mut ExperimentResult)
@@ -102,7 +101,8 @@ pub struct Run<P: TwoOrder> {
 }
 
 impl<P: TwoOrder> Run<P> {
-    /// Folds one dispatch's records ([`TwoOrder::fold`]).
+    /// Folds one dispatch's records and flags into one entry per subgroup (or block), by slot
+    /// ([`TwoOrder::absorb`]), counting the records that were never written.
     pub fn fold(
         order: P::Order,
         cap: u32,
@@ -110,7 +110,14 @@ impl<P: TwoOrder> Run<P> {
         flags: &[u32],
         records: Vec<P::Record>,
     ) -> Self {
-        let (subgroups, unrecorded) = P::fold(&records, flags);
+        let mut subgroups: BTreeMap<u32, P::Subgroup> = BTreeMap::new();
+        let mut unrecorded = 0;
+        for r in &records {
+            match P::slot(r) {
+                Some(slot) => P::absorb(subgroups.entry(slot).or_default(), r, flags),
+                None => unrecorded += 1,
+            }
+        }
         Self {
             order,
             cap,
@@ -156,7 +163,7 @@ impl<P: TwoOrder> Probe<P> {
     /// Compiles both entry points for `grouping` (blocks run on any device).
     pub fn with_grouping(gpu: &GpuContext, grouping: Grouping) -> Result<Self> {
         let entries = P::Order::ALL.map(|o| o.entry_for(grouping));
-        let kernel = SpinKernel::new(gpu, (P::INFO.id, P::FILE), entries, grouping)?;
+        let kernel = SpinKernel::new(gpu, (P::INFO.id, P::INFO.shaders[0]), entries, grouping)?;
         Ok(Self {
             kernel,
             probe: PhantomData,
@@ -171,7 +178,7 @@ impl<P: TwoOrder> Probe<P> {
     /// Runs one dispatch of `WORKGROUPS` workgroups with fresh (zero) flags, within the
     /// device's timeout, and folds what every subgroup (or block) did.
     pub fn run(&self, gpu: &GpuContext, order: P::Order, cap: u32) -> Result<Run<P>> {
-        let shape = (cap, P::WORKGROUP_SIZE, P::FLAGS);
+        let shape = (cap, WORKGROUP_SIZE, P::FLAGS);
         let (time_ns, flags, records) = self.kernel.run::<P::Record>(gpu, order.index(), shape)?;
         Ok(Run::fold(order, cap, time_ns, &flags, records))
     }
@@ -210,7 +217,7 @@ pub(crate) fn run<P: TwoOrder>(ctx: RunContext<'_>) -> Result<ExperimentResult> 
     let setup = SpinSetup {
         cap,
         runs,
-        workgroup_size: P::WORKGROUP_SIZE,
+        workgroup_size: WORKGROUP_SIZE,
         split: P::split(),
     };
     setup.record(lab, grouping, &mut result)?;
@@ -241,7 +248,7 @@ pub(crate) fn run<P: TwoOrder>(ctx: RunContext<'_>) -> Result<ExperimentResult> 
             .by_order
             .each_ref()
             .map(|runs| runs.first().map(|r| r.records.as_slice()));
-        result.lanes = spin_lane_records(first, P::WORKGROUP_SIZE, P::cell);
+        result.lanes = spin_lane_records(first, WORKGROUP_SIZE, P::cell);
     }
     Ok(result)
 }

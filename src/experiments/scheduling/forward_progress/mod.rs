@@ -8,16 +8,14 @@
 
 mod report;
 
-use std::collections::BTreeMap;
-
 pub use super::two_order::default_cap;
 use super::two_order::{self, Probe, ProbeOrder, Run, Runs, SpinCell, TwoOrder};
 use super::{BLOCK, Grouping};
 use crate::report::{ExperimentInfo, ExperimentResult, Family};
+use crate::shaders;
 pub use crate::shaders::scheduling::forward_progress::{
-    NOT_SEEN, ROLE_SETTER, ROLE_SPINNER, SpinRecord, WORKGROUP_SIZE,
+    NOT_SEEN, ROLE_SETTER, ROLE_SPINNER, SpinRecord,
 };
-use crate::shaders::{self, ShaderFile};
 
 /// Which path spins.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -102,9 +100,7 @@ impl TwoOrder for ForwardProgress {
     type Record = SpinRecord;
     type Subgroup = SubgroupSpin;
     const INFO: ExperimentInfo = INFO;
-    const FILE: &'static ShaderFile = &shaders::SCHEDULING_FORWARD_PROGRESS;
     const FLAGS: u64 = 1;
-    const WORKGROUP_SIZE: u32 = WORKGROUP_SIZE;
     const FINISHED: &'static str =
         "every lane finished its path: the capped spin ends without the setters' help";
 
@@ -135,28 +131,24 @@ impl TwoOrder for ForwardProgress {
         ]
     }
 
-    /// One entry per subgroup (or block), by flag index.
-    fn fold(records: &[SpinRecord], flags: &[u32]) -> (BTreeMap<u32, SubgroupSpin>, usize) {
-        let mut subgroups: BTreeMap<u32, SubgroupSpin> = BTreeMap::new();
-        let mut unrecorded = 0;
-        for r in records {
-            if r.role != ROLE_SPINNER && r.role != ROLE_SETTER {
-                unrecorded += 1;
-                continue;
-            }
-            let s = subgroups.entry(r.subgroup).or_default();
-            s.flag_set = flags.get(r.subgroup as usize) == Some(&1);
-            if r.role == ROLE_SETTER {
-                s.setters += 1;
-            } else {
-                s.spinners += 1;
-                if r.seen != NOT_SEEN {
-                    s.saw += 1;
-                    s.last_seen_at = Some(s.last_seen_at.map_or(r.seen, |m| m.max(r.seen)));
-                }
+    /// The subgroup's (or block's) flag index.
+    fn slot(r: &SpinRecord) -> Option<u32> {
+        [ROLE_SPINNER, ROLE_SETTER]
+            .contains(&r.role)
+            .then_some(r.subgroup)
+    }
+
+    fn absorb(s: &mut SubgroupSpin, r: &SpinRecord, flags: &[u32]) {
+        s.flag_set = flags.get(r.subgroup as usize) == Some(&1);
+        if r.role == ROLE_SETTER {
+            s.setters += 1;
+        } else {
+            s.spinners += 1;
+            if r.seen != NOT_SEEN {
+                s.saw += 1;
+                s.last_seen_at = Some(s.last_seen_at.map_or(r.seen, |m| m.max(r.seen)));
             }
         }
-        (subgroups, unrecorded)
     }
 
     fn report(runs: &Runs<Self>, result: &mut ExperimentResult) {

@@ -9,13 +9,11 @@
 
 mod report;
 
-use std::collections::BTreeMap;
-
 use super::two_order::{self, Probe, ProbeOrder, Run, Runs, SpinCell, TwoOrder};
 use super::{BLOCK, Grouping};
 use crate::report::{ExperimentInfo, ExperimentResult, Family};
-pub use crate::shaders::scheduling::handshake::{HandshakeRecord, SIDE_A, SIDE_B, WORKGROUP_SIZE};
-use crate::shaders::{self, ShaderFile};
+use crate::shaders;
+pub use crate::shaders::scheduling::handshake::{HandshakeRecord, SIDE_A, SIDE_B};
 
 /// Which branch side A takes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -138,9 +136,7 @@ impl TwoOrder for Handshake {
     type Record = HandshakeRecord;
     type Subgroup = SubgroupHandshake;
     const INFO: ExperimentInfo = INFO;
-    const FILE: &'static ShaderFile = &shaders::SCHEDULING_HANDSHAKE;
     const FLAGS: u64 = 2;
-    const WORKGROUP_SIZE: u32 = WORKGROUP_SIZE;
     const FINISHED: &'static str =
         "every lane finished its side: both capped spins end without the other side's help";
 
@@ -169,31 +165,20 @@ impl TwoOrder for Handshake {
         ]
     }
 
-    /// One entry per subgroup (or block); `flags` holds a and b of slot s at 2s, 2s+1.
-    fn fold(
-        records: &[HandshakeRecord],
-        flags: &[u32],
-    ) -> (BTreeMap<u32, SubgroupHandshake>, usize) {
-        let mut subgroups: BTreeMap<u32, SubgroupHandshake> = BTreeMap::new();
-        let mut unrecorded = 0;
-        for r in records {
-            let s = match r.side {
-                SIDE_A | SIDE_B => subgroups.entry(r.subgroup).or_default(),
-                _ => {
-                    unrecorded += 1;
-                    continue;
-                }
-            };
-            let flag = |i: u32| flags.get(i as usize).copied().unwrap_or(0);
-            s.flag_a = flag(2 * r.subgroup);
-            s.flag_b = flag(2 * r.subgroup + 1);
-            if r.side == SIDE_A {
-                s.a.add(r);
-            } else {
-                s.b.add(r);
-            }
+    fn slot(r: &HandshakeRecord) -> Option<u32> {
+        [SIDE_A, SIDE_B].contains(&r.side).then_some(r.subgroup)
+    }
+
+    /// `flags` holds a and b of slot s at 2s, 2s+1.
+    fn absorb(s: &mut SubgroupHandshake, r: &HandshakeRecord, flags: &[u32]) {
+        let flag = |i: u32| flags.get(i as usize).copied().unwrap_or(0);
+        s.flag_a = flag(2 * r.subgroup);
+        s.flag_b = flag(2 * r.subgroup + 1);
+        if r.side == SIDE_A {
+            s.a.add(r);
+        } else {
+            s.b.add(r);
         }
-        (subgroups, unrecorded)
     }
 
     fn report(runs: &Runs<Self>, result: &mut ExperimentResult) {
