@@ -6,7 +6,7 @@ use eframe::egui::{self, Color32, RichText};
 use super::adapters::Adapters;
 use super::runner::Runner;
 use super::{Command, State, Tab, start};
-use crate::experiments::{Experiment, registry};
+use crate::experiments::{Experiment, RunConfig, registry};
 use crate::report::{ExperimentStatus, ResultDocument};
 
 /// What the left panel reads besides the settings it changes.
@@ -92,11 +92,28 @@ impl LeftPanel<'_> {
             ui.checkbox(&mut state.quick, "quick")
                 .on_hover_text(start::RUN_COST);
             let label = ui.label("reps");
-            ui.add(egui::DragValue::new(&mut state.reps).range(0..=1000))
-                .labelled_by(label.id)
-                .on_hover_text(
-                    "Timed repetitions per configuration; 0 for the default (15, 5 with quick)",
-                );
+            // 0 stands for the default, which the field names rather than showing a bare 0.
+            let default = RunConfig {
+                quick: state.quick,
+                ..RunConfig::default()
+            }
+            .reps();
+            ui.add(
+                egui::DragValue::new(&mut state.reps)
+                    .range(0..=1000)
+                    .custom_formatter(move |n, _| match n as usize {
+                        0 => format!("default ({default})"),
+                        n => n.to_string(),
+                    })
+                    .custom_parser(|text| match text.trim() {
+                        t if t.starts_with("default") => Some(0.0),
+                        t => t.parse().ok(),
+                    }),
+            )
+            .labelled_by(label.id)
+            .on_hover_text(
+                "Timed repetitions per configuration; 0 for the default (15, 5 with quick)",
+            );
         });
         let command = ui
             .horizontal(|ui| {

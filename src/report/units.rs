@@ -54,9 +54,38 @@ pub fn format_count(n: u64) -> String {
     format!("{}{unit}", three_digits(value))
 }
 
+/// A count in full with its thousands grouped by commas (`258,954,810`), for a column wide
+/// enough to hold it exactly.
+pub fn format_grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, digit) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_grouped_count_has_a_comma_every_three_digits() {
+        let cases = [
+            (0, "0"),
+            (999, "999"),
+            (1_000, "1,000"),
+            (19_855, "19,855"),
+            (258_954_810, "258,954,810"),
+            (u64::MAX, "18,446,744,073,709,551,615"),
+        ];
+        for (n, text) in cases {
+            assert_eq!(format_grouped(n), text, "{n}");
+        }
+    }
 
     /// A saving within noise of zero can be negative: the sign stays, the unit follows the size.
     #[test]

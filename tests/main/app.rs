@@ -1233,3 +1233,16 @@ fn bump(@builtin(global_invocation_id) gid: vec3<u32>) {
         .unwrap_or_else(|e| panic!("{}", e.message));
     assert_eq!(finished.profile.kernel.entry, "bump");
 }
+
+/// The reps field names the default it stands for rather than showing a bare 0, and follows
+/// quick.
+#[test]
+fn the_reps_field_names_its_default() {
+    let mut harness = harness(DivlabApp::new(State::default()));
+    harness.run_steps(3);
+    harness.get_by_value("default (5)");
+    harness.get_by_label("quick").click();
+    harness.run_steps(3);
+    assert!(!harness.state().state.quick);
+    harness.get_by_value("default (15)");
+}

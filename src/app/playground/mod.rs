@@ -569,12 +569,26 @@ impl Playground {
                 }
                 None => "Not a file yet: Save writes it to one".to_owned(),
             });
-        egui::ScrollArea::vertical()
+        // Lines are not wrapped, as in a code editor: a long one scrolls sideways, so that each
+        // line of the editor is a line of the file (the profile beside it numbers them so).
+        let mut unwrapped = |ui: &egui::Ui, text: &dyn egui::TextBuffer, _wrap_width: f32| {
+            let font = egui::TextStyle::Monospace.resolve(ui.style());
+            let colour = ui.visuals().widgets.inactive.text_color();
+            let job = egui::text::LayoutJob::simple(
+                text.as_str().to_owned(),
+                font,
+                colour,
+                f32::INFINITY,
+            );
+            ui.fonts_mut(|f| f.layout_job(job))
+        };
+        egui::ScrollArea::both()
             .id_salt("playground_editor")
             .show(ui, |ui| {
                 ui.add(
                     egui::TextEdit::multiline(&mut self.source)
                         .code_editor()
+                        .layouter(&mut unwrapped)
                         .desired_width(f32::INFINITY)
                         .desired_rows(24),
                 )

@@ -7,7 +7,7 @@ use eframe::egui::{self, RichText};
 use crate::profile::fill::PREVIEW_VALUES;
 use crate::profile::report::{BranchProfile, CostVerdict, Profile, RequestRecord};
 use crate::profile::run::{Finished, InputPreview};
-use crate::report::units::format_ns;
+use crate::report::units::{format_grouped, format_ns};
 
 /// Subgroup size, control-flow efficiency and the two times.
 pub fn summary(ui: &mut egui::Ui, profile: &Profile) {
@@ -244,15 +244,15 @@ impl BranchRow {
         let figures = b.loop_figures(subgroup_size);
         let (executions, divergent) = if figures.is_some() {
             (
-                format!("{} trips", b.trips.unwrap_or(0)),
-                format!("lanes left on {} tests", b.divergent),
+                format!("{} trips", format_grouped(b.trips.unwrap_or(0))),
+                format!("lanes left on {} tests", format_grouped(b.divergent)),
             )
         } else {
             (
-                b.executions.to_string(),
+                format_grouped(b.executions),
                 match b.divergent_fraction {
-                    Some(f) => format!("{:.0}% ({})", f * 100.0, b.divergent),
-                    None => b.divergent.to_string(),
+                    Some(f) => format!("{:.0}% ({})", f * 100.0, format_grouped(b.divergent)),
+                    None => format_grouped(b.divergent),
                 },
             )
         };
@@ -269,7 +269,7 @@ impl BranchRow {
             figures,
             wasted: b
                 .wasted_lane_slots
-                .map_or_else(|| "—".to_owned(), |w| w.to_string()),
+                .map_or_else(|| "—".to_owned(), format_grouped),
             taken: b
                 .taken_percents()
                 .map_or_else(String::new, |(t, not)| format!("{t} / {not}")),

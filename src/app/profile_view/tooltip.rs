@@ -4,6 +4,7 @@
 use eframe::egui::{self, Color32, RichText};
 
 use crate::profile::report::{BranchProfile, LineProfile};
+use crate::report::units::format_grouped;
 use crate::uniformity::{Analysis, Verdict};
 
 /// The colour of a disagreement mark.
@@ -85,7 +86,10 @@ impl Counted<'_> {
             ));
         }
         if let Some(l) = line {
-            tips.push(Tip::Text(format!("executions: {}", l.executions)));
+            tips.push(Tip::Text(format!(
+                "executions: {}",
+                format_grouped(l.executions)
+            )));
             if let (Some(lanes), true) = (l.active_lanes, l.executions > 0) {
                 tips.push(Tip::Text(format!(
                     "mean active lanes: {:.2}",
@@ -104,8 +108,8 @@ impl Counted<'_> {
             tips.push(Tip::Text(format!(
                 "{}: {taken}divergent in {} of {} executions",
                 b.kind_label(),
-                b.divergent,
-                b.executions
+                format_grouped(b.divergent),
+                format_grouped(b.executions)
             )));
         }
         if let Some(figures) = branch.and_then(|b| b.loop_figures(self.subgroup_size)) {
@@ -116,10 +120,11 @@ impl Counted<'_> {
             tips.push(Tip::Text(format!(
                 "{}: divergent in {} of {} executions{}",
                 b.kind,
-                b.divergent,
-                b.executions,
-                b.wasted_lane_slots
-                    .map_or_else(String::new, |w| format!(", {w} lane slots idle inside it"))
+                format_grouped(b.divergent),
+                format_grouped(b.executions),
+                b.wasted_lane_slots.map_or_else(String::new, |w| {
+                    format!(", {} lane slots idle inside it", format_grouped(w))
+                })
             )));
         }
         if let Some(cost) = branch.and_then(|b| b.cost.as_ref()) {
