@@ -84,17 +84,35 @@ fn the_cost_checkbox_measures_each_branch_and_the_table_shows_the_verdict() {
     harness.get_by_label(&cost.short());
 }
 
-/// A profile of a long 1-D dispatch (16,384 workgroups of 64, a row each: more rows than a
-/// texture may have) opens on its lanes without ending the app: the dispatch map is averaged
-/// down to the largest texture and says so. Its upload ended the app with a wgpu validation
-/// panic on the H200's Collatz profile.
-#[test]
-fn a_dispatch_map_taller_than_the_largest_texture_is_averaged_down_and_says_so() {
+/// Profiles `kernel` (a WGSL text) with `--lanes LINE` and `args`, and opens the profile in
+/// the Playground on the lanes of that line.
+fn lanes_of(kernel: &str, line: u32, args: &[&str]) -> Harness<'static, DivlabApp> {
     let _gpu = crate::util::gpu_shared();
     let dir = crate::util::temp_dir();
-    let kernel = crate::util::path_in(&dir, "long.wgsl");
-    std::fs::write(
-        &kernel,
+    let path = crate::util::path_in(&dir, "kernel.wgsl");
+    std::fs::write(&path, kernel).unwrap();
+    let json = crate::util::path_in(&dir, "kernel.json");
+    let mut cmd = crate::util::divlab(dir.path());
+    cmd.arg("profile").arg(&path).args(args);
+    cmd.args(["--lanes", &line.to_string(), "--reps", "1", "--json"]);
+    cmd.arg(&json);
+    crate::util::run(cmd).assert_code(0);
+    let mut harness = tall_playground();
+    harness.run();
+    harness.state_mut().open_path(&json);
+    harness.run();
+    harness.get_by_label(&format!("Lanes at line {line}")).click();
+    harness.run();
+    harness
+}
+
+/// A profile of a long 1-D dispatch (16,384 workgroups of 64, a row each) opens on its lanes
+/// folded into 16 columns of 1,024 rows: about square, where one column was a strip 64 cells
+/// wide, more rows than a texture may have (its upload ended the app with a wgpu validation
+/// panic on the H200's Collatz profile).
+#[test]
+fn a_long_line_of_workgroups_opens_folded_into_columns() {
+    let harness = lanes_of(
         "@group(0) @binding(0) var<storage, read_write> out: array<u32>;\n\
          @compute @workgroup_size(64)\n\
          fn main(@builtin(global_invocation_id) gid: vec3<u32>) {\n\
@@ -102,29 +120,36 @@ fn a_dispatch_map_taller_than_the_largest_texture_is_averaged_down_and_says_so()
          \x20       out[gid.x] = gid.x;\n\
          \x20   }\n\
          }\n",
-    )
-    .unwrap();
-    let json = crate::util::path_in(&dir, "long.json");
-    let mut cmd = crate::util::divlab(dir.path());
-    cmd.arg("profile").arg(&kernel);
-    cmd.args([
-        "--dispatch",
-        "16384",
-        "--lanes",
-        "5",
-        "--reps",
-        "1",
-        "--json",
-    ]);
-    cmd.arg(&json);
-    crate::util::run(cmd).assert_code(0);
+        5,
+        &["--dispatch", "16384"],
+    );
+    harness.get_by_label_contains(
+        "16384 workgroups of 64 invocations, a row each in 16 columns of 1024, down then across",
+    );
+    assert!(
+        harness
+            .query_by_label_contains("More cells than the largest texture holds")
+            .is_none(),
+        "1,024 × 1,024 cells fit a texture"
+    );
+}
 
-    let mut harness = tall_playground();
-    harness.run();
-    harness.state_mut().open_path(&json);
-    harness.run();
-    harness.get_by_label("Lanes at line 5").click();
-    harness.run();
-    harness.get_by_label_contains("16384 workgroups of 64 invocations, a row each");
+/// A dispatch map wider than the largest texture (2,080 × 8 invocations, the harness's
+/// renderer takes 2,048 a side) opens without ending the app: it is averaged down to the
+/// largest texture and says so.
+#[test]
+fn a_dispatch_map_wider_than_the_largest_texture_is_averaged_down_and_says_so() {
+    let harness = lanes_of(
+        "@group(0) @binding(0) var<storage, read_write> out: array<u32>;\n\
+         @compute @workgroup_size(8, 8)\n\
+         fn main(@builtin(global_invocation_id) gid: vec3<u32>) {\n\
+         \x20   if (gid.x % 3u == 0u) {\n\
+         \x20       out[gid.y * 2080u + gid.x] = gid.x;\n\
+         \x20   }\n\
+         }\n",
+        5,
+        &["--dispatch", "260"],
+    );
+    harness.get_by_label_contains("2080 × 8 invocations");
     harness.get_by_label_contains("More cells than the largest texture holds");
 }

@@ -76,16 +76,60 @@ pub enum CellState {
     NotReached,
 }
 
+/// How a line of 1-D workgroups is drawn: a row each, down a column, and in further columns
+/// side by side where one column would be much taller than wide (16,384 workgroups of 64 make
+/// 16 columns of 1,024 rather than a strip 64 cells wide).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Rows {
+    /// Workgroups dispatched.
+    pub workgroups: u32,
+    /// Invocations per workgroup: the cells of a row.
+    pub width: u32,
+    /// Columns side by side.
+    pub columns: u32,
+    /// Rows per column, workgroup after workgroup down it (the last column may have fewer).
+    pub per_column: u32,
+}
+
+impl Rows {
+    /// `workgroups` of `width`, in as many columns as make the map about square.
+    pub fn new(workgroups: u32, width: u32) -> Self {
+        let square = (f64::from(workgroups) / f64::from(width.max(1)))
+            .sqrt()
+            .round();
+        let columns = (square as u32).clamp(1, workgroups.max(1));
+        let per_column = workgroups.div_ceil(columns);
+        Self {
+            workgroups,
+            width,
+            columns: workgroups.div_ceil(per_column.max(1)),
+            per_column,
+        }
+    }
+
+    /// The cell of local index `local` of `workgroup`.
+    fn place(&self, workgroup: u32, local: u32) -> [u32; 3] {
+        let column = workgroup / self.per_column;
+        [column * self.width + local, workgroup % self.per_column, 0]
+    }
+
+    /// The workgroup and local index at cell (`x`, `y`); `None` past the last workgroup.
+    fn invocation(&self, x: u32, y: u32) -> Option<(u32, u32)> {
+        let workgroup = x / self.width * self.per_column + y;
+        (workgroup < self.workgroups && y < self.per_column).then_some((workgroup, x % self.width))
+    }
+}
+
 /// The whole dispatch at one line.
 pub struct DispatchMap {
     /// The line.
     pub line: u32,
-    /// Cells in x, y, z: the workgroup size times the dispatch, or, in [`Self::rows`], the
-    /// workgroup size by the workgroups.
+    /// Cells in x, y, z: the workgroup size times the dispatch, or, with [`Self::rows`], the
+    /// workgroup size times its columns by its rows per column.
     pub size: [u32; 3],
     /// A line of 1-D workgroups, drawn one row per workgroup (x: the local index) rather than
-    /// as a strip one cell high.
-    pub rows: bool,
+    /// as a strip one cell high, and folded into columns where it is long.
+    pub rows: Option<Rows>,
     workgroup_size: [u32; 3],
     subgroup_size: u32,
     cells: Vec<Cell>,
@@ -125,11 +169,12 @@ impl DispatchMap {
             dispatch,
             subgroup_size,
         } = shape;
-        let rows = workgroup_size[1..] == [1, 1] && dispatch[1..] == [1, 1] && dispatch[0] > 1;
-        let size: [u32; 3] = if rows {
-            [workgroup_size[0], dispatch[0], 1]
-        } else {
-            std::array::from_fn(|i| workgroup_size[i] * dispatch[i])
+        let line_of_workgroups =
+            workgroup_size[1..] == [1, 1] && dispatch[1..] == [1, 1] && dispatch[0] > 1;
+        let rows = line_of_workgroups.then(|| Rows::new(dispatch[0], workgroup_size[0]));
+        let size: [u32; 3] = match rows {
+            Some(r) => [r.width * r.columns, r.per_column, 1],
+            None => std::array::from_fn(|i| workgroup_size[i] * dispatch[i]),
         };
         let invocations = size.iter().map(|&n| n as usize).product::<usize>();
         if invocations == 0 || invocations > 1 << 26 {
@@ -230,10 +275,9 @@ impl DispatchMap {
             return None;
         }
         let local_id = [local % wx, local / wx % wy, local / (wx * wy)];
-        let cell = if self.rows {
-            [local, workgroup[0], 0]
-        } else {
-            std::array::from_fn(|i| workgroup[i] * self.workgroup_size[i] + local_id[i])
+        let cell = match self.rows {
+            Some(rows) => rows.place(workgroup[0], local),
+            None => std::array::from_fn(|i| workgroup[i] * self.workgroup_size[i] + local_id[i]),
         };
         let i = self.index(cell)?;
         self.cells.get_mut(i)
@@ -250,10 +294,24 @@ impl DispatchMap {
         &self.subgroups
     }
 
-    /// The cell at `at` (a global id; in [`Self::rows`], the local index, the workgroup and 0):
-    /// what it shows, and its subgroup's index into [`Self::subgroups`] (none where its
-    /// subgroup never reached the line).
+    /// The global id of the invocation drawn at cell `at` (in x, y, z of [`Self::size`]);
+    /// `None` outside the map, and where folded [`Self::rows`] leave the cell empty.
+    pub fn global_id(&self, at: [u32; 3]) -> Option<[u32; 3]> {
+        self.index(at)?;
+        match self.rows {
+            Some(rows) => {
+                let (workgroup, local) = rows.invocation(at[0], at[1])?;
+                Some([workgroup * rows.width + local, 0, 0])
+            }
+            None => Some(at),
+        }
+    }
+
+    /// The cell at `at` (in x, y, z of [`Self::size`]): what it shows, and its subgroup's index
+    /// into [`Self::subgroups`] (none where its subgroup never reached the line); `None` where
+    /// no invocation is drawn.
     pub fn cell(&self, at: [u32; 3]) -> Option<(CellState, Option<usize>)> {
+        self.global_id(at)?;
         let cell = self.cells[self.index(at)?];
         if cell.subgroup == NONE {
             return Some((CellState::NotReached, None));
@@ -270,10 +328,8 @@ impl DispatchMap {
     /// What hovering the invocation at `at` says: its ids, its subgroup and the ballot.
     pub fn describe(&self, cell: [u32; 3]) -> String {
         let [wx, wy, wz] = self.workgroup_size;
-        let at = if self.rows {
-            [cell[1] * wx + cell[0], 0, 0]
-        } else {
-            cell
+        let Some(at) = self.global_id(cell) else {
+            return "no invocation: past the dispatch's last workgroup".to_owned();
         };
         let workgroup = [at[0] / wx, at[1] / wy, at[2] / wz];
         let local = [at[0] % wx, at[1] % wy, at[2] % wz];
@@ -360,7 +416,7 @@ mod tests {
         let shape = shape([16, 1, 1], [2, 1, 1], 8);
         let records = [record(0, 1, 0xfe), record(0, 2, 0xfc), record(1, 0, 0xff)];
         let map = DispatchMap::from_records(3, shape, &records, 3).unwrap();
-        assert!(map.rows);
+        assert!(map.rows.is_some());
         assert_eq!(map.size, [16, 2, 1]);
         let state = |x, y| map.cell([x, y, 0]).unwrap().0;
         assert_eq!(state(0, 0), CellState::Idle);
@@ -380,6 +436,44 @@ mod tests {
         let px = |x: usize, y: usize| image.pixels[y * image.size[0] + x];
         assert_eq!(px(7 * k + k - 1, k + k / 2), OUTLINE);
         assert_ne!(px(6 * k + k - 1, k + k / 2), OUTLINE);
+    }
+
+    /// Nine workgroups of 4 in a line fold into two columns of five rows, down then across:
+    /// workgroup 7 is the third row of the second column, and the cell after the last
+    /// workgroup holds no invocation.
+    #[test]
+    fn a_long_line_of_workgroups_folds_into_columns() {
+        let shape = shape([4, 1, 1], [9, 1, 1], 4);
+        let map = DispatchMap::from_records(3, shape, &[record(7, 0, 0xf)], 1).unwrap();
+        let rows = map.rows.expect("a line of workgroups");
+        assert_eq!((rows.columns, rows.per_column), (2, 5));
+        assert_eq!(map.size, [8, 5, 1]);
+        assert_eq!(
+            map.global_id([7, 2, 0]),
+            Some([31, 0, 0]),
+            "workgroup 7, lane 3"
+        );
+        assert_eq!(map.cell([7, 2, 0]).unwrap().0, CellState::Ran);
+        assert_eq!(map.cell([3, 2, 0]).unwrap().0, CellState::NotReached);
+        assert!(
+            map.describe([5, 2, 0])
+                .starts_with("global_invocation_id (29, 0, 0)")
+        );
+        assert_eq!(map.global_id([4, 4, 0]), None, "workgroup 9 of 9");
+        assert_eq!(map.cell([4, 4, 0]), None);
+        assert!(
+            map.describe([4, 4, 0])
+                .contains("past the dispatch's last workgroup")
+        );
+        let image = map.image(0, None);
+        let k = map.texels_per_cell() as usize;
+        assert_eq!(
+            image.pixels[(4 * k) * image.size[0] + 4 * k],
+            egui::Color32::TRANSPARENT
+        );
+        // A short line stays one column.
+        assert_eq!(Rows::new(16, 64).columns, 1);
+        assert_eq!(Rows::new(16_384, 64).columns, 16);
     }
 
     /// A 4×4×2 workgroup, two of them in z, subgroups of 16: each record's invocations are
@@ -404,7 +498,7 @@ mod tests {
             invocations_complete: Some(true),
         }];
         let map = DispatchMap::from_records(5, shape, &records, 1).unwrap();
-        assert!(!map.rows);
+        assert!(map.rows.is_none());
         assert_eq!(map.size, [4, 4, 4]);
         let state = |at| map.cell(at).unwrap().0;
         // Global z = 1 × 2 + 1 = 3.

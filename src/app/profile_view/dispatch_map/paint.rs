@@ -3,7 +3,7 @@
 
 use eframe::egui::{self, Color32, Sense, vec2};
 
-use super::{DispatchMap, NONE};
+use super::{DispatchMap, NONE, Rows};
 use crate::app::profile_view::gutter::efficiency_colour;
 use crate::profile::run::TextureImage;
 
@@ -21,8 +21,12 @@ const MIN_OUTLINED_CELL: u32 = 4;
 
 impl DispatchMap {
     /// The colour of the invocation at `at`: green where it ran the line each time its
-    /// subgroup did, red where never, amber between; grey where its subgroup never reached it.
+    /// subgroup did, red where never, amber between; grey where its subgroup never reached it;
+    /// nothing where no invocation is drawn (past the last of folded rows).
     fn colour(&self, at: [u32; 3]) -> Color32 {
+        if self.global_id(at).is_none() {
+            return Color32::TRANSPARENT;
+        }
         let cell = self.cells[self.index(at).expect("inside the dispatch")];
         if cell.subgroup == NONE {
             return NOT_REACHED;
@@ -104,9 +108,21 @@ impl DispatchMap {
     /// dispatch's x × y size) and the map.
     pub fn ui(&mut self, ui: &mut egui::Ui, pictures: &[TextureImage]) {
         let [sx, sy, sz] = self.size;
-        ui.strong(if self.rows {
+        ui.strong(if let Some(rows) = self.rows {
+            let Rows {
+                workgroups,
+                width,
+                columns,
+                per_column,
+            } = rows;
+            let folded = if columns > 1 {
+                format!(" in {columns} columns of {per_column}, down then across")
+            } else {
+                String::new()
+            };
             format!(
-                "Dispatch map of line {}: {sy} workgroups of {sx} invocations, a row each",
+                "Dispatch map of line {}: {workgroups} workgroups of {width} invocations, a row \
+                 each{folded}",
                 self.line
             )
         } else {
