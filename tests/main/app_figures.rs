@@ -101,7 +101,9 @@ fn lanes_of(kernel: &str, line: u32, args: &[&str]) -> Harness<'static, DivlabAp
     harness.run();
     harness.state_mut().open_path(&json);
     harness.run();
-    harness.get_by_label(&format!("Lanes at line {line}")).click();
+    harness
+        .get_by_label(&format!("Lanes at line {line}"))
+        .click();
     harness.run();
     harness
 }

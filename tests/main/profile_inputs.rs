@@ -358,3 +358,50 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
         assert!(message.contains(part), "no `{part}` in: {message}");
     }
 }
+
+/// A spin lock whose lock word starts taken (the default random fill) spins to the cap: the
+/// message names the atomic it waits on, the line that reads it and how it started, and says
+/// what WGSL does not promise. With the lock free (`zeros`) every invocation takes it in turn.
+#[test]
+fn a_spin_on_an_atomic_that_hits_the_cap_names_the_atomic_and_its_start() {
+    const LOCK: &str = "\
+@group(0) @binding(0) var<storage, read_write> lock: atomic<u32>;
+@group(0) @binding(1) var<storage, read_write> total: array<u32>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    var done = false;
+    loop { // loop
+        if (done) { break; }
+        let r = atomicCompareExchangeWeak(&lock, 0u, 1u); // take
+        if (r.exchanged) {
+            total[0] = total[0] + 1u;
+            atomicStore(&lock, 0u);
+            done = true;
+        }
+    }
+}
+";
+    let message = profiled("lock.wgsl", LOCK, |r| r.loop_cap = 1000)
+        .cap_hit
+        .expect("a lock that starts taken is never free");
+    let (lp, take) = (line_of(LOCK, "// loop"), line_of(LOCK, "// take"));
+    assert!(
+        message.starts_with(&format!(
+            "lock.wgsl:{lp}: an invocation hit the loop cap in the loop here, after 1000 loop \
+             iterations in all (the cap counts every loop of one invocation together). It has \
+             no bound divlab can trace, but reads the atomic `lock` at each trip (line {take}: \
+             `let r = atomicCompareExchangeWeak(&lock, 0u, 1u);`)"
+        )),
+        "{message}"
+    );
+    assert!(
+        message.contains("`lock` started as its default random fill: pass `--buffer lock=...`"),
+        "{message}"
+    );
+    let free = profiled("lock.wgsl", LOCK, |r| {
+        r.loop_cap = 1000;
+        r.buffers = vec!["lock=zeros".parse().unwrap()];
+    });
+    assert_eq!(free.cap_hit, None, "a free lock is taken by every invocation in turn");
+}

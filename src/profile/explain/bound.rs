@@ -120,7 +120,7 @@ pub(super) fn loop_bound(
 }
 
 /// The body, `continuing` and `break if` of the first loop statement on `line`.
-fn find_loop<'a>(
+pub(super) fn find_loop<'a>(
     block: &'a Block,
     lines: &SourceMap<'_>,
     line: u32,

@@ -7,6 +7,7 @@ use naga::{Module, Scalar, ScalarKind};
 use super::Fills;
 use super::bound::{LoopBound, Source, loop_bound};
 use super::ir::count_fields;
+use super::spin::{Spin, spin_of};
 use crate::profile::fill::{self, Fill, Resolved};
 use crate::profile::instrument::LoopSite;
 use crate::profile::kernel::{Access, Binding, Kernel};
@@ -23,7 +24,13 @@ pub fn cap_message(kernel: &Kernel, fills: Fills<'_>, site: &LoopSite, loop_cap:
     let tail = "The profile below is of the cut-short run; raise the cap with --loop-cap if the \
                 loops are meant to run longer";
     let Some(bound) = bound_of(kernel, site) else {
-        return format!("{head}; the kernel may never end on this input. {tail}");
+        return match spin_at(kernel, site) {
+            Some(spin) => format!(
+                "{head}. It {}. {tail}",
+                Inputs::new(kernel, fills).spin(&spin)
+            ),
+            None => format!("{head}; the kernel may never end on this input. {tail}"),
+        };
     };
     let why = Inputs::new(kernel, fills).explain(&bound, loop_cap);
     format!("{head}. It {why}. {tail}")
@@ -181,6 +188,12 @@ fn bound_of(kernel: &Kernel, site: &LoopSite) -> Option<LoopBound> {
     loop_bound(&kernel.module, function, entry, &kernel.prepared, site.line)
 }
 
+/// The atomic the loop at `site` waits on, it seems, in the module the run instrumented.
+fn spin_at(kernel: &Kernel, site: &LoopSite) -> Option<Spin> {
+    let (function, _) = kernel.function(&site.function)?;
+    spin_of(&kernel.module, function, &kernel.prepared, site.line)
+}
+
 /// The naga variable of `binding`.
 fn global_of<'m>(
     module: &'m Module,
@@ -305,6 +318,29 @@ impl<'a> Inputs<'a> {
             ),
             Source::Other(ref what) => format!("reads its bound `{text}` from {what}"),
         }
+    }
+
+    /// "It ...": the sentences for a loop that reads an atomic at each trip and has no bound
+    /// the trace follows.
+    fn spin(&self, spin: &Spin) -> String {
+        let Spin {
+            name, line, code, ..
+        } = spin;
+        let start = match self.binding(spin.global) {
+            Some((binding, r)) => format!(
+                "`{name}` started as its {}: pass `--buffer {name}=...` (zeros, values:...) \
+                 with the state the wait expects",
+                fill_kind(binding, r)
+            ),
+            None => format!("`{name}` is workgroup memory, zero when the workgroup starts"),
+        };
+        format!(
+            "has no bound divlab can trace, but reads the atomic `{name}` at each trip (line \
+             {line}: `{code}`): if it waits there for another invocation to change it (a lock, \
+             a flag, a ticket), the wait may never end, since WGSL promises no invocation \
+             progress while another spins (`divlab bench` measures what this adapter does in \
+             scheduling.forward_progress); {start}, and give the wait a bound in the kernel"
+        )
     }
 
     /// The sentence for a bound read from one scalar of a buffer.

@@ -2,7 +2,8 @@
 //! parsed [`Kernel`] and the fills the run resolved: where a loop that hit the cap reads its
 //! bound from, with the value the run used and what to pass instead (`cap.rs`, from the trace
 //! in `bound.rs`, with the small IR reads in `ir.rs`); which integer fields of a uniform buffer
-//! the default fill set (`cap.rs`); and the notes on the counts and the uniformity rules
+//! the default fill set (`cap.rs`); which atomic a loop that hit the cap without such a bound
+//! waits on (`spin.rs`); and the notes on the counts and the uniformity rules
 //! (`notes.rs`).
 
 mod bound;
@@ -11,6 +12,7 @@ mod condition;
 mod infer;
 mod ir;
 mod notes;
+mod spin;
 
 pub use cap::{cap_message, default_notes};
 pub use condition::condition_sources;

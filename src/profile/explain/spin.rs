@@ -1,0 +1,146 @@
+//! A loop that hit the cap with no bound the trace in `bound.rs` finds, but an atomic read at
+//! each trip: the shape of a spin-wait (a lock, a flag, a ticket), which ends only when another
+//! invocation changes the atomic, and which WGSL does not promise will happen.
+
+use naga::{Expression, Function, GlobalVariable, Handle, Module, Statement, TypeInner};
+
+use super::bound::find_loop;
+use crate::naga_walk::each_spanned;
+use crate::shaders::mask_comments;
+use crate::source_map::SourceMap;
+
+/// An atomic a loop reads at each trip.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) struct Spin {
+    /// The variable that holds the atomic (a buffer, or workgroup memory).
+    pub global: Handle<GlobalVariable>,
+    /// Its name in the source.
+    pub name: String,
+    /// The 1-based line that reads it.
+    pub line: u32,
+    /// That line's code, without its comments.
+    pub code: String,
+}
+
+/// The first atomic the loop at `line` of `function` reads, by an atomic function or
+/// `atomicLoad`, in its body or `continuing` (nested statements too, but not called functions).
+/// `source` is the text naga parsed.
+pub(super) fn spin_of(
+    module: &Module,
+    function: &Function,
+    source: &str,
+    line: u32,
+) -> Option<Spin> {
+    let lines = SourceMap::new(source);
+    let (body, continuing, _) = find_loop(&function.body, &lines, line)?;
+    let mut found = None;
+    for block in [body, continuing] {
+        each_spanned(block, &mut |statement, span| {
+            if found.is_some() {
+                return;
+            }
+            let read = match *statement {
+                Statement::Atomic { pointer, .. } => {
+                    atomic_global(module, function, pointer).zip(lines.span_line(span))
+                }
+                Statement::Emit(ref range) => range.clone().find_map(|h| {
+                    let Expression::Load { pointer } = function.expressions[h] else {
+                        return None;
+                    };
+                    let global = atomic_global(module, function, pointer)?;
+                    let at = lines.span_line(function.expressions.get_span(h))?;
+                    Some((global, at))
+                }),
+                _ => None,
+            };
+            found = read;
+        });
+    }
+    let (global, at) = found?;
+    Some(Spin {
+        global,
+        name: module.global_variables[global]
+            .name
+            .clone()
+            .unwrap_or_else(|| "an atomic".to_owned()),
+        line: at,
+        code: mask_comments(source)
+            .lines()
+            .nth(at as usize - 1)?
+            .trim()
+            .to_owned(),
+    })
+}
+
+/// The variable `pointer` points into, where its type holds an atomic.
+fn atomic_global(
+    module: &Module,
+    function: &Function,
+    mut pointer: Handle<Expression>,
+) -> Option<Handle<GlobalVariable>> {
+    let global = loop {
+        match function.expressions[pointer] {
+            Expression::Access { base, .. } | Expression::AccessIndex { base, .. } => {
+                pointer = base;
+            }
+            Expression::GlobalVariable(g) => break g,
+            _ => return None,
+        }
+    };
+    holds_atomic(module, module.global_variables[global].ty).then_some(global)
+}
+
+/// Whether a value of type `ty` is or contains an atomic.
+fn holds_atomic(module: &Module, ty: Handle<naga::Type>) -> bool {
+    match module.types[ty].inner {
+        TypeInner::Atomic(_) => true,
+        TypeInner::Array { base, .. } | TypeInner::BindingArray { base, .. } => {
+            holds_atomic(module, base)
+        }
+        TypeInner::Struct { ref members, .. } => members.iter().any(|m| holds_atomic(module, m.ty)),
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spin(source: &str, line: u32) -> Option<Spin> {
+        let module = naga::front::wgsl::parse_str(source).unwrap();
+        let function = &module.entry_points[0].function;
+        spin_of(&module, function, source, line)
+    }
+
+    /// A lock taken by compare-exchange, and a flag awaited by `atomicLoad` in a `while`: each
+    /// loop's atomic and the line that reads it. A counted loop that touches no atomic has none.
+    #[test]
+    fn a_loop_that_reads_an_atomic_names_it_and_its_line() {
+        let source = "\
+@group(0) @binding(0) var<storage, read_write> lock: atomic<u32>;
+@group(0) @binding(1) var<storage, read_write> flags: array<atomic<u32>>;
+@group(0) @binding(2) var<storage, read_write> out: array<u32>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    var done = false;
+    loop {
+        if (done) { break; }
+        let r = atomicCompareExchangeWeak(&lock, 0u, 1u);
+        if (r.exchanged) { atomicStore(&lock, 0u); done = true; }
+    }
+    while (atomicLoad(&flags[gid.x]) == 0u) {}
+    for (var i = 0u; i < 4u; i++) { out[i] = i; }
+}
+";
+        let lock = spin(source, 8).expect("the lock's loop");
+        assert_eq!((lock.name.as_str(), lock.line), ("lock", 10));
+        assert_eq!(
+            lock.code,
+            "let r = atomicCompareExchangeWeak(&lock, 0u, 1u);"
+        );
+        let flag = spin(source, 13).expect("the flag's loop");
+        assert_eq!((flag.name.as_str(), flag.line), ("flags", 13));
+        assert_eq!(spin(source, 14), None);
+    }
+}
