@@ -210,7 +210,7 @@ fn decide(action: FileAction, path: PathBuf) -> Decision {
 }
 
 /// The path prompt: a notice, a field (which takes the keyboard as the prompt opens, so typing
-/// after Ctrl+O goes into it), OK and Cancel. Returns the decision and whether to close.
+/// after Ctrl+O goes into it, in place of the path suggested), OK and Cancel. Returns the decision and whether to close.
 fn prompt(
     ctx: &egui::Context,
     action: FileAction,
@@ -227,6 +227,13 @@ fn prompt(
             .add(egui::TextEdit::singleline(path).desired_width(500.0))
             .labelled_by(label.id);
         if !*focused {
+            // The suggested path is selected, as a native dialog selects its file name: typing
+            // replaces it, an arrow key keeps it to edit.
+            let mut state =
+                egui::text_edit::TextEditState::load(ui.ctx(), field.id).unwrap_or_default();
+            let all = egui::text_selection::CCursorRange::select_all_str(path);
+            state.cursor.set_char_range(Some(all));
+            state.store(ui.ctx(), field.id);
             field.request_focus();
             *focused = true;
         }

@@ -279,7 +279,8 @@ fn an_edited_kernel_is_marked_saved_as_a_new_file_and_a_comment_edit_keeps_the_p
 }
 
 /// Ctrl+O opens the path prompt with its field taking the keyboard: what is typed next goes
-/// into it, and Enter opens the file. Its title names what it opens.
+/// into it (in place of the path it suggests), and Enter opens the file. Its title names what
+/// it opens.
 #[test]
 fn the_open_prompt_takes_the_keyboard_and_names_profile_documents() {
     let dir = crate::util::temp_dir();
@@ -307,6 +308,20 @@ fn the_open_prompt_takes_the_keyboard_and_names_profile_documents() {
     assert_eq!(
         harness.state().playground().path.as_deref(),
         Some(kernel.as_path())
+    );
+    // Opened again, the prompt suggests that path, selected: what is typed replaces it.
+    let other = dir.path().join("edges.wgsl");
+    std::fs::write(&other, include_str!("../../assets/kernels/edges.wgsl")).unwrap();
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::O);
+    harness.run();
+    harness.event(egui::Event::Text(other.display().to_string()));
+    harness.run();
+    harness.key_press(egui::Key::Enter);
+    harness.run();
+    assert!(!harness.state().asking(), "{:?}", harness.state().message);
+    assert_eq!(
+        harness.state().playground().path.as_deref(),
+        Some(other.as_path())
     );
 }
 

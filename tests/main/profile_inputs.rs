@@ -403,5 +403,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
         r.loop_cap = 1000;
         r.buffers = vec!["lock=zeros".parse().unwrap()];
     });
-    assert_eq!(free.cap_hit, None, "a free lock is taken by every invocation in turn");
+    assert_eq!(
+        free.cap_hit, None,
+        "a free lock is taken by every invocation in turn"
+    );
 }
