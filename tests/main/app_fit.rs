@@ -66,7 +66,7 @@ fn side_by_side_at_1280x800_shows_both_runs_figures_for_a_line_without_scrolling
         before.source.clone().unwrap(),
         after.source.clone().unwrap(),
     );
-    harness.get_by_label_contains("Two versions of playground.wgsl");
+    harness.get_by_label_contains("Two versions of collatz.wgsl");
     for (a, b) in [
         (
             line_of(&source_a, "while (n != 1u"),
@@ -110,7 +110,7 @@ fn side_by_side_at_1280x800_shows_both_runs_figures_for_a_line_without_scrolling
     harness.set_size(egui::vec2(1024.0, 700.0));
     harness.run();
     let heading = harness
-        .get_by_label_contains("Two versions of playground.wgsl")
+        .get_by_label_contains("Two versions of collatz.wgsl")
         .rect();
     assert!(
         heading.width() > 400.0,
@@ -144,7 +144,7 @@ fn opening_another_kernel_leaves_side_by_side_and_warns_of_different_kernels() {
         .get_by_label("Side by side (different kernels)")
         .click();
     harness.run();
-    harness.get_by_label_contains("Different kernels: playground.wgsl (pinned)");
+    harness.get_by_label_contains("Different kernels: collatz.wgsl (pinned)");
 }
 
 /// Closing the window over an edited kernel asks first: Cancel keeps the window, "Close

@@ -187,17 +187,17 @@ fn an_8x8_workgroup_map_outlines_subgroups_as_the_lane_records_give_them() {
 fn collatzs_loop_row_shows_figures_that_agree_with_its_gutter() {
     let mut harness = tall_playground();
     let (before, after) = crate::app_fit::pinned_then_edited(&mut harness);
-    harness.get_by_label_contains("Two versions of playground.wgsl");
+    harness.get_by_label_contains("Two versions of collatz.wgsl");
     let app = harness.state();
     assert_eq!(app.playground().pinned(), Some(&before));
     assert_ne!(before.lines, after.lines, "the edit changed the profile");
     let adapter = &after.adapter.name;
     harness.get_by_label(&format!(
-        "pinned: control-flow efficiency {:.1}% · playground.wgsl on {adapter}",
+        "pinned: control-flow efficiency {:.1}% · collatz.wgsl on {adapter}",
         before.control_flow_efficiency.unwrap() * 100.0
     ));
     harness.get_by_label(&format!(
-        "this run: control-flow efficiency {:.1}% · playground.wgsl on {adapter}",
+        "this run: control-flow efficiency {:.1}% · collatz.wgsl on {adapter}",
         after.control_flow_efficiency.unwrap() * 100.0
     ));
 }

@@ -20,8 +20,8 @@ pub struct Example {
 
 /// Where an example's WGSL comes from.
 enum Kernel {
-    /// A file of `assets/kernels`: its text.
-    File(&'static str),
+    /// A file of `assets/kernels`: its name without `.wgsl`, and its text.
+    File(&'static str, &'static str),
     /// The divergence study's form as divlab generates it, with this many paths.
     Generated(Form, u32),
 }
@@ -37,10 +37,20 @@ enum Run {
 }
 
 impl Example {
+    /// The name the kernel goes by: its file's in `assets/kernels`, or one after the study's
+    /// form (`divergence_if_chain_k8.wgsl`).
+    pub fn file_name(&self) -> String {
+        match self.kernel {
+            Kernel::File(name, _) => format!("{name}.wgsl"),
+            Kernel::Generated(Form::Loop, _) => "divergence_loop.wgsl".to_owned(),
+            Kernel::Generated(form, paths) => format!("divergence_{}_k{paths}.wgsl", form.name()),
+        }
+    }
+
     /// The WGSL.
     pub fn source(&self) -> String {
         match self.kernel {
-            Kernel::File(text) => text.to_owned(),
+            Kernel::File(_, text) => text.to_owned(),
             Kernel::Generated(form, paths) => form.source(paths, Selection::Subgroup),
         }
     }
@@ -66,11 +76,10 @@ impl Example {
 /// The file `assets/kernels/<name>.wgsl` as an example's kernel.
 macro_rules! asset {
     ($name:literal) => {
-        Kernel::File(include_str!(concat!(
-            "../../../assets/kernels/",
+        Kernel::File(
             $name,
-            ".wgsl"
-        )))
+            include_str!(concat!("../../../assets/kernels/", $name, ".wgsl")),
+        )
     };
 }
 
@@ -145,5 +154,25 @@ fn study_settings(trips: fn(u32) -> u32) -> RunSettings {
         workgroups: [64, 1, 1],
         buffers: format!("params=values:8,0,0,0,{}", trips.join(",")),
         ..RunSettings::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each example goes by its own name: an asset's is its file's, which exists.
+    #[test]
+    fn every_example_has_a_name_of_its_own() {
+        let names: std::collections::BTreeSet<String> =
+            EXAMPLES.iter().map(Example::file_name).collect();
+        assert_eq!(names.len(), EXAMPLES.len(), "{names:?}");
+        for example in EXAMPLES {
+            if let Kernel::File(name, _) = example.kernel {
+                let path = format!("{}/assets/kernels/{name}.wgsl", env!("CARGO_MANIFEST_DIR"));
+                assert!(std::path::Path::new(&path).exists(), "{path}");
+            }
+        }
+        assert_eq!(EXAMPLES[7].file_name(), "divergence_if_chain_k8.wgsl");
     }
 }

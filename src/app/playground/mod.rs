@@ -75,8 +75,9 @@ pub struct Playground {
     pub settings: RunSettings,
     /// The file the source was opened from, if any: its name is the kernel's in messages.
     pub path: Option<PathBuf>,
-    /// Without a file, the name of the kernel a profile document shown here was made from
-    /// (`kernel.file`'s last part), so that the editor and messages call it by its name.
+    /// Without a file, the kernel's own name: the example's (`threshold.wgsl`), or that of the
+    /// kernel a profile document shown here was made from (`kernel.file`'s last part), so that
+    /// the editor, messages and Save call it by its name.
     pub origin: Option<String>,
     /// The run settings each opened file had when another kernel took its place, by path: a
     /// kernel opened again starts from its own settings, a new one from the defaults.
@@ -286,7 +287,7 @@ impl Playground {
         };
         self.keep_settings();
         self.path = None;
-        self.origin = None;
+        self.origin = Some(example.file_name());
         self.saved = None;
         self.source = example.source();
         self.settings = example.settings();
@@ -563,10 +564,9 @@ impl Playground {
                     format!("Edited since {} was opened or saved", path.display())
                 }
                 Some(path) => format!("As {} holds it", path.display()),
-                None if self.origin.is_some() => {
-                    "From the profile document last opened, not a file here: Save writes it to one"
-                        .to_owned()
-                }
+                None if self.origin.is_some() => "An example, or the kernel of the profile \
+                    document last opened, not a file here: Save writes it to one"
+                    .to_owned(),
                 None => "Not a file yet: Save writes it to one".to_owned(),
             });
         // Lines are not wrapped, as in a code editor: a long one scrolls sideways, so that each
