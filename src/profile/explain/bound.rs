@@ -10,7 +10,9 @@ use naga::{
     Scalar, Statement, TypeInner, UnaryOperator,
 };
 
-use super::ir::{Step, builtin_name, calls_in, operands, place_of, stored_locals, stores_to};
+use super::ir::{
+    Step, builtin_name, calls_in, operands, place_of, results_in, stored_locals, stores_to,
+};
 use crate::profile::kernel::literal_u32;
 use crate::source_map::SourceMap;
 
@@ -101,13 +103,20 @@ pub(super) fn loop_bound(
     let mut changed = Vec::new();
     stored_locals(body, &function.expressions, &mut changed);
     stored_locals(continuing, &function.expressions, &mut changed);
+    let mut made = Vec::new();
+    results_in(body, &mut made);
+    results_in(continuing, &mut made);
+    let changes = Changes {
+        locals: &changed,
+        results: &made,
+    };
     let trace = Trace {
         module,
         function,
         entry,
         source,
     };
-    let (counter, bound) = match (trace.varies(left, &changed), trace.varies(right, &changed)) {
+    let (counter, bound) = match (trace.varies(left, &changes), trace.varies(right, &changes)) {
         (true, false) => (left, right),
         (false, true) => (right, left),
         _ => return None,
@@ -168,6 +177,13 @@ fn exit_condition(
         _ => break_if,
     }
 }
+/// What a loop changes at each trip: the locals it stores to, and the results its statements
+/// make.
+struct Changes<'a> {
+    locals: &'a [Handle<naga::LocalVariable>],
+    results: &'a [Handle<Expression>],
+}
+
 /// One function's expressions, read back to their sources.
 struct Trace<'a> {
     module: &'a Module,
@@ -218,25 +234,28 @@ impl Trace<'_> {
             .map_or_else(|| "the value".to_owned(), |t| t.trim().to_owned())
     }
 
-    /// Whether `h` reads a local that the loop changes, or calls something.
-    fn varies(&self, h: Handle<Expression>, changed: &[Handle<naga::LocalVariable>]) -> bool {
+    /// Whether `h` reads a local that the loop changes, or the result of a call (an atomic, a
+    /// subgroup operation) the loop makes: one made before the loop is the same at every trip.
+    fn varies(&self, h: Handle<Expression>, changes: &Changes<'_>) -> bool {
         let mut varies = false;
-        self.visit(h, &mut |e| match *e {
-            Expression::LocalVariable(v) => varies |= changed.contains(&v),
+        self.visit(h, &mut |h, e| match *e {
+            Expression::LocalVariable(v) => varies |= changes.locals.contains(&v),
             Expression::CallResult(_)
             | Expression::AtomicResult { .. }
             | Expression::SubgroupBallotResult
             | Expression::SubgroupOperationResult { .. }
-            | Expression::WorkGroupUniformLoadResult { .. } => varies = true,
+            | Expression::WorkGroupUniformLoadResult { .. } => {
+                varies |= changes.results.contains(&h);
+            }
             _ => {}
         });
         varies
     }
 
     /// Calls `f` on `h` and every expression it is computed from.
-    fn visit(&self, h: Handle<Expression>, f: &mut dyn FnMut(&Expression)) {
+    fn visit(&self, h: Handle<Expression>, f: &mut dyn FnMut(Handle<Expression>, &Expression)) {
         let e = &self.function.expressions[h];
-        f(e);
+        f(h, e);
         let mut ops = Vec::new();
         operands(e, &mut ops);
         for op in ops {

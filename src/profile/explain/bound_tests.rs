@@ -135,3 +135,43 @@ fn a_helper_called_once_is_followed_to_the_argument_its_caller_passes() {
         ("info.blocks[1].first", 16 + 16, false)
     );
 }
+
+/// A call made before the loop is the same at every trip: a bound indexed by its result is
+/// traced to the element. A call the loop makes at each trip leaves the bound untraced.
+#[test]
+fn a_call_before_the_loop_does_not_vary_in_it() {
+    let src = "\
+@group(0) @binding(0) var<storage, read_write> data: array<u32>;
+fn cell(x: u32) -> u32 { return x % 8u; }
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let c = cell(gid.x);
+    for (var j = 0u; j < data[c]; j++) { // before
+        data[j % 8u] += 1u;
+    }
+    for (var j = 0u; j < data[cell(j)]; j++) { // inside
+        data[j % 8u] += 1u;
+    }
+}
+";
+    let module = check_wgsl("k.wgsl", src).unwrap();
+    let line = |mark: &str| {
+        (1..)
+            .zip(src.lines())
+            .find(|(_, l)| l.contains(mark))
+            .unwrap()
+            .0
+    };
+    let function = &module.entry_points[0].function;
+    let before = loop_bound(&module, function, true, src, line("// before")).expect("a bound");
+    assert_eq!(before.text, "data[c]");
+    assert!(
+        matches!(&before.source, Source::Element { index, .. } if index == "c"),
+        "{:?}",
+        before.source
+    );
+    assert_eq!(
+        loop_bound(&module, function, true, src, line("// inside")),
+        None
+    );
+}

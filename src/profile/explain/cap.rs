@@ -338,8 +338,9 @@ impl<'a> Inputs<'a> {
             "has no bound divlab can trace, but reads the atomic `{name}` at each trip (line \
              {line}: `{code}`): if it waits there for another invocation to change it (a lock, \
              a flag, a ticket), the wait may never end, since WGSL promises no invocation \
-             progress while another spins (`divlab bench` measures what this adapter does in \
-             scheduling.forward_progress); {start}, and give the wait a bound in the kernel"
+             progress while another spins (for the lanes of one subgroup, `divlab bench` measures \
+             what this adapter does in scheduling.forward_progress); {start}, and give the \
+             wait a bound in the kernel"
         )
     }
 

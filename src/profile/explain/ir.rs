@@ -21,6 +21,19 @@ pub(super) fn stored_locals(
     });
 }
 
+/// Every expression a statement of `block` makes: a call's, an atomic's, a subgroup
+/// operation's or a `workgroupUniformLoad`'s result.
+pub(super) fn results_in(block: &Block, out: &mut Vec<Handle<Expression>>) {
+    each_statement(block, &mut |statement| match *statement {
+        Statement::Call { result, .. } | Statement::Atomic { result, .. } => out.extend(result),
+        Statement::WorkGroupUniformLoad { result, .. }
+        | Statement::SubgroupBallot { result, .. }
+        | Statement::SubgroupGather { result, .. }
+        | Statement::SubgroupCollectiveOperation { result, .. } => out.push(result),
+        _ => {}
+    });
+}
+
 /// The local variable a pointer points into, if it is one.
 pub(super) fn local_root(
     expressions: &naga::Arena<Expression>,
