@@ -352,3 +352,43 @@ fn a_field_that_bounds_an_arrays_index_holds_its_length() {
         f.profile.notes
     );
 }
+
+/// An `if` inside a loop that lanes leave at different trips holds idle slots without ever
+/// diverging (every lane still in the loop takes the same side): the text report's top list
+/// names the `if` that lets lanes out, whose exits leave those slots idle, and not that one.
+#[test]
+fn the_top_divergent_list_leaves_out_a_branch_that_never_diverged() {
+    const LOOP: &str = "\
+@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    var k = 0u;
+    loop {
+        k += 1u;
+        if (k % 3u == 0u) { // every third trip
+            out[gid.x] += k;
+        }
+        if (k >= 2u + gid.x % 8u) { break; } // exit
+    }
+}
+";
+    let f = util::profiled_as("trips.wgsl", LOOP, 3, |r| r.dispatch = [2, 1, 1]);
+    let every_third = line_of(LOOP, "// every third trip");
+    let row = (f.profile.branches.iter())
+        .find(|b| b.line == every_third)
+        .expect("the if's row");
+    assert_eq!(row.divergent, 0, "{row:?}");
+    assert!(row.wasted_lane_slots.unwrap() > 0, "{row:?}");
+    let text = render_text(&f.profile);
+    let top = text
+        .split("top divergent branches")
+        .nth(1)
+        .expect("a top list")
+        .split("\ntime:")
+        .next()
+        .unwrap();
+    let exit = line_of(LOOP, "// exit");
+    assert!(top.contains(&format!("line {exit:>4} if")), "{top}");
+    assert!(!top.contains(&format!("line {every_third:>4} if")), "{top}");
+}

@@ -64,7 +64,7 @@ const COLUMNS: [(f32, &str, &str); 4] = [
         "div",
         "A branch: the share of its executions whose lanes disagreed (grey where a cost run \
          found the divergence free on this adapter). A loop: the share of its trips' lane \
-         slots left idle by lanes that had left",
+         slots left idle by lanes not in the loop",
     ),
     (MARK_WIDTH, "", ""),
 ];
@@ -253,7 +253,7 @@ struct Cells {
 }
 
 /// A branch's bar: its divergent share, or for a loop the share of its trips' lane slots left
-/// idle by lanes that had left.
+/// idle by lanes not in the loop.
 #[derive(Clone, Debug, PartialEq)]
 struct Bar {
     /// The share filled, where measured.

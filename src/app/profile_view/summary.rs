@@ -486,8 +486,8 @@ mod tests {
         assert_eq!(
             row.figures.as_deref(),
             Some(
-                "8 trips, 48 of 64 lane slots ran (75%), 16 left idle by lanes that had left \
-                 the loop, lanes left on 2 of 8 tests"
+                "8 trips, 48 of 64 lane slots ran (75%), 16 left idle by lanes not in the \
+                 loop, lanes left on 2 of 8 tests"
             )
         );
         let mut unmeasured = profile.branches[0].clone();

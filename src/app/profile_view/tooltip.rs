@@ -242,7 +242,7 @@ mod tests {
             tips[5],
             Tip::Text(
                 "the line's own figures are of the loop's entries; its trips: 8 trips, 48 of 64 \
-                 lane slots ran (75%), 16 left idle by lanes that had left the loop, lanes left \
+                 lane slots ran (75%), 16 left idle by lanes not in the loop, lanes left \
                  on 2 of 8 tests"
                     .to_owned()
             )

@@ -291,7 +291,8 @@ impl BranchProfile {
     }
 
     /// A loop's figures in words that add up: its trips, the lane-trips that ran of the lane
-    /// slots its trips paid for, the slots left idle by lanes that had already left, and the
+    /// slots its trips paid for, the slots left idle by lanes not in the loop (they left it, or never
+    /// entered it: a loop inside a branch runs with that side's lanes), and the
     /// tests at which lanes left. `None` for a branch, or a loop without trip counts.
     pub fn loop_figures(&self, subgroup_size: Option<u32>) -> Option<String> {
         let trips = self.trips.filter(|_| self.kind == "loop")?;
@@ -304,7 +305,7 @@ impl BranchProfile {
             };
             parts.push(format!("{ran} of {slots} lane slots ran{share}"));
             parts.push(format!(
-                "{} left idle by lanes that had left the loop",
+                "{} left idle by lanes not in the loop",
                 slots.saturating_sub(ran)
             ));
         }

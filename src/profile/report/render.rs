@@ -100,10 +100,12 @@ fn render_summary(profile: &Profile, out: &mut String) {
             e * 100.0
         );
     }
+    // A branch that never diverged may still hold idle slots, left by a branch or loop around
+    // it: it is not where they come from, so it is not listed.
     let mut top: Vec<&BranchProfile> = profile
         .branches
         .iter()
-        .filter(|b| b.wasted_lane_slots.is_some_and(|w| w > 0))
+        .filter(|b| b.divergent > 0 && b.wasted_lane_slots.is_some_and(|w| w > 0))
         .collect();
     top.sort_by_key(|b| std::cmp::Reverse(b.wasted_lane_slots));
     if !top.is_empty() {
