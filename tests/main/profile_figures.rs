@@ -5,7 +5,9 @@
 //! the default adapter (lavapipe in CI); every expected figure is derived here from the kernel.
 
 use divlab::profile::fill::{BindingRef, BufferSpec, Fill};
-use divlab::profile::report::{BranchProfile, Profile, csv_bytes, json_bytes, render_text};
+use divlab::profile::report::{
+    BranchCost, BranchProfile, CostVerdict, Profile, csv_bytes, json_bytes, render_text,
+};
 use divlab::profile::run::Finished;
 
 use crate::util;
@@ -89,6 +91,27 @@ fn a_chains_rows_name_their_clauses_in_every_output() {
         );
     }
     assert!(text.contains("if `i % 2u == 0u` && (col "), "{text}");
+    // A row's cost names its clause too, as the rows of one line differ.
+    let mut costed = p.clone();
+    let row = (costed.branches.iter_mut())
+        .find(|b| b.line == and)
+        .expect("a row of the chain");
+    let reason = "past --cost-top".to_owned();
+    row.cost = Some(BranchCost::unmeasured(
+        CostVerdict::NotMeasured,
+        None,
+        reason,
+    ));
+    let label = row.kind_label();
+    let costs = render_text(&costed);
+    let costs = costs
+        .split("cost of divergence")
+        .nth(1)
+        .expect("a cost list");
+    assert!(
+        costs.contains(&format!("line {and:>4} {label} not_measured")),
+        "{costs}"
+    );
     let json = String::from_utf8(json_bytes(p)).unwrap();
     assert!(json.contains("\"text\": \"i % 16u == 0u\""), "{json}");
     let csv = String::from_utf8(csv_bytes(p)).unwrap();

@@ -291,7 +291,7 @@ pub(super) fn render_costs(profile: &Profile, out: &mut String) {
             out,
             "  line {:>4} {:<6} {:<13} {measured}{predicted}: {}",
             b.line,
-            b.kind,
+            b.kind_label(),
             c.verdict.key(),
             c.reason
         );
