@@ -210,7 +210,8 @@ fn decide(action: FileAction, path: PathBuf) -> Decision {
 }
 
 /// The path prompt: a notice, a field (which takes the keyboard as the prompt opens, so typing
-/// after Ctrl+O goes into it, in place of the path suggested), OK and Cancel. Returns the decision and whether to close.
+/// after Ctrl+O goes into it, in place of the path suggested), OK and Cancel. Returns the
+/// decision and whether to close.
 fn prompt(
     ctx: &egui::Context,
     action: FileAction,
