@@ -662,7 +662,7 @@ mod tests {
     use super::Playground;
 
     /// A profile document's kernel is named after the file it was made from until it is
-    /// saved somewhere or another kernel takes its place.
+    /// saved somewhere or another kernel takes its place: an example, by its own name.
     #[test]
     fn a_shown_profile_names_its_kernel_by_the_documents_file() {
         let mut playground = Playground::default();
@@ -673,7 +673,7 @@ mod tests {
         assert_eq!(playground.file_name(), "threshold.wgsl");
         assert!(playground.path.is_none(), "no file of its own yet");
         playground.load_example(super::EXAMPLES[0].name);
-        assert_eq!(playground.file_name(), super::FILE);
+        assert_eq!(playground.file_name(), "bounds_checked.wgsl");
     }
 
     #[test]
