@@ -105,7 +105,7 @@ impl DispatchMap {
     }
 
     /// The heading, the z slider, the overlay choice (those of the run's `pictures` of the
-    /// dispatch's x × y size) and the map.
+    /// dispatch's x × y size, where the map is laid out by global id, not in rows) and the map.
     pub fn ui(&mut self, ui: &mut egui::Ui, pictures: &[TextureImage]) {
         let [sx, sy, sz] = self.size;
         ui.strong(if let Some(rows) = self.rows {
@@ -155,7 +155,7 @@ impl DispatchMap {
             let fitting: Vec<(usize, &str)> = pictures
                 .iter()
                 .enumerate()
-                .filter(|(_, p)| p.size == [sx, sy])
+                .filter(|(_, p)| self.rows.is_none() && p.size == [sx, sy])
                 .map(|(i, p)| (i, p.name.as_str()))
                 .collect();
             if !fitting.is_empty() {
