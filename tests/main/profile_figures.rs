@@ -378,7 +378,7 @@ fn a_field_that_bounds_an_arrays_index_holds_its_length() {
 
 /// An `if` inside a loop that lanes leave at different trips holds idle slots without ever
 /// diverging (every lane still in the loop takes the same side): the text report's top list
-/// names the `if` that lets lanes out, whose exits leave those slots idle, and not that one.
+/// names the loop and the `if` that lets lanes out, and not that one.
 #[test]
 fn the_top_divergent_list_leaves_out_a_branch_that_never_diverged() {
     const LOOP: &str = "\
@@ -413,5 +413,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
         .unwrap();
     let exit = line_of(LOOP, "// exit");
     assert!(top.contains(&format!("line {exit:>4} if")), "{top}");
+    let lp = line_of(LOOP, "loop {");
+    assert!(top.contains(&format!("line {lp:>4} loop")), "{top}");
     assert!(!top.contains(&format!("line {every_third:>4} if")), "{top}");
 }
