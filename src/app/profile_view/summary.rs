@@ -190,11 +190,15 @@ pub fn branch_table(ui: &mut egui::Ui, profile: &Profile, jump: &mut Option<u32>
 pub const BRANCH_ROWS: usize = 8;
 
 /// The branches that ran, and how many never ran: with `--cost`, the most time saved first;
-/// then the most wasted lane slots (then by line).
+/// then those that diverged, by the most wasted lane slots (then by line); then those that
+/// never did, whose idle slots a branch or loop around them left, likewise.
 fn ranked(profile: &Profile) -> (Vec<&BranchProfile>, usize) {
     let (mut branches, idle): (Vec<&BranchProfile>, Vec<&BranchProfile>) =
         profile.branches.iter().partition(|b| b.executions > 0);
-    branches.sort_by_key(|b| (std::cmp::Reverse(b.wasted_lane_slots.unwrap_or(0)), b.line));
+    branches.sort_by_key(|b| {
+        let wasted = std::cmp::Reverse(b.wasted_lane_slots.unwrap_or(0));
+        (!b.diverged(), wasted, b.line)
+    });
     let saved = |b: &BranchProfile| {
         let cost = b
             .cost
@@ -233,6 +237,8 @@ struct BranchRow {
     figures: Option<String>,
     /// Wasted lane slots, or `—` where not measured.
     wasted: String,
+    /// The branch never diverged: its wasted slots were left by a branch or loop around it.
+    inherited: bool,
     /// An `if`: the share of its lanes that took the `then` side; empty otherwise.
     taken: String,
     /// `--cost`: the verdict and the saving, and every figure and reason on hover.
@@ -245,7 +251,11 @@ impl BranchRow {
         let (executions, divergent) = if figures.is_some() {
             (
                 format!("{} trips", format_grouped(b.trips.unwrap_or(0))),
-                format!("lanes left on {} tests", format_grouped(b.divergent)),
+                // A loop left by a `break` counts no test at which lanes left.
+                match b.divergent_fraction {
+                    Some(_) => format!("lanes left on {} tests", format_grouped(b.divergent)),
+                    None => "lanes leave by a break".to_owned(),
+                },
             )
         } else {
             (
@@ -270,6 +280,7 @@ impl BranchRow {
             wasted: b
                 .wasted_lane_slots
                 .map_or_else(|| "—".to_owned(), format_grouped),
+            inherited: !b.diverged(),
             taken: b
                 .taken_percents()
                 .map_or_else(String::new, |(t, not)| format!("{t} / {not}")),
@@ -277,6 +288,10 @@ impl BranchRow {
         }
     }
 }
+
+/// Why a branch that never diverged has its wasted slots greyed.
+const INHERITED: &str = "It never diverged: these slots were left idle by a branch or loop \
+     around it (lanes not there), not by this one";
 
 /// What an `if` naga made of a `&&` tests.
 const CLAUSE_AND: &str = "naga makes an if of each && of a condition, on the condition's line: \
@@ -307,13 +322,15 @@ fn branch_grid(ui: &mut egui::Ui, rows: &[BranchRow], jump: &mut Option<u32>) {
                 (
                     "divergent",
                     "Executions in which the subgroup's lanes disagreed; for a loop, the tests \
-                     at which some lanes left while others went on",
+                     at which some lanes left while others went on (a loop that lanes leave by \
+                     a break has no such count: its exit if has it)",
                 ),
                 (
                     "wasted lane slots",
                     "Lane slots the subgroups paid for inside it but left idle: Σ (executions × \
                      subgroup size − active lanes) over the blocks it opens; for a loop, the \
-                     slots of lanes that had already left",
+                     slots of lanes not in the loop. Greyed where the branch never diverged: a \
+                     branch or loop around it left them idle",
                 ),
                 (
                     "taken / not",
@@ -349,7 +366,11 @@ fn branch_grid(ui: &mut egui::Ui, rows: &[BranchRow], jump: &mut Option<u32>) {
                 };
                 figures(ui.label(&row.executions));
                 figures(ui.label(&row.divergent));
-                ui.label(&row.wasted);
+                if row.inherited {
+                    ui.weak(&row.wasted).on_hover_text(INHERITED);
+                } else {
+                    ui.label(&row.wasted);
+                }
                 ui.label(&row.taken);
                 if let Some((short, details)) = &row.cost {
                     // Cut at the pane's edge rather than past it: the tooltip has it all.
@@ -424,6 +445,22 @@ mod tests {
         assert_eq!(never_ran(0), None);
     }
 
+    /// A branch that never diverged ranks after those that did, whatever its wasted slots
+    /// (a branch or loop around it left them idle), and its row says so.
+    #[test]
+    fn a_branch_that_never_diverged_ranks_last_and_is_marked() {
+        let mut profile = fixture::profile();
+        let mut inside = profile.branches[0].clone();
+        (inside.line, inside.divergent, inside.wasted_lane_slots) = (5, 0, Some(64));
+        inside.divergent_fraction = Some(0.0);
+        profile.branches.push(inside);
+        let (branches, _) = ranked(&profile);
+        let lines: Vec<u32> = branches.iter().map(|b| b.line).collect();
+        assert_eq!(lines, [4, 7, 5], "64 idle slots, but none of its own");
+        assert!(BranchRow::of(branches[2], profile.subgroup_size).inherited);
+        assert!(!BranchRow::of(branches[1], profile.subgroup_size).inherited);
+    }
+
     /// With `--cost`, the branch that saves the most comes first, and its row gives the
     /// verdict and the saving, with every figure on hover; a confounded saving does not rank.
     #[test]
@@ -476,6 +513,7 @@ mod tests {
                 divergent: "100% (4)".to_owned(),
                 figures: None,
                 wasted: "16".to_owned(),
+                inherited: false,
                 taken: String::new(),
                 cost: None,
             }
@@ -483,6 +521,10 @@ mod tests {
         let row = BranchRow::of(&profile.branches[1], profile.subgroup_size);
         assert_eq!(row.executions, "8 trips");
         assert_eq!(row.divergent, "lanes left on 2 tests");
+        let mut by_break = profile.branches[1].clone();
+        by_break.divergent_fraction = None;
+        let row_by_break = BranchRow::of(&by_break, profile.subgroup_size);
+        assert_eq!(row_by_break.divergent, "lanes leave by a break");
         assert_eq!(
             row.figures.as_deref(),
             Some(

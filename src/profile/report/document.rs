@@ -290,10 +290,17 @@ impl BranchProfile {
         Some((self.lane_trips?, trips * u64::from(subgroup_size?)))
     }
 
+    /// Whether the idle lane slots inside it are its own: it diverged, or it is a loop that
+    /// lanes leave by a `break` rather than its test, whose own counts do not say where they
+    /// left. A branch that never diverged holds only slots a branch or loop around it left idle.
+    pub fn diverged(&self) -> bool {
+        self.divergent > 0 || (self.kind == "loop" && self.divergent_fraction.is_none())
+    }
+
     /// A loop's figures in words that add up: its trips, the lane-trips that ran of the lane
-    /// slots its trips paid for, the slots left idle by lanes not in the loop (they left it, or never
-    /// entered it: a loop inside a branch runs with that side's lanes), and the
-    /// tests at which lanes left. `None` for a branch, or a loop without trip counts.
+    /// slots its trips paid for, the slots left idle by lanes not in the loop (they left it, or
+    /// never entered it: a loop inside a branch runs with that side's lanes), and the tests at
+    /// which lanes left. `None` for a branch, or a loop without trip counts.
     pub fn loop_figures(&self, subgroup_size: Option<u32>) -> Option<String> {
         let trips = self.trips.filter(|_| self.kind == "loop")?;
         let mut parts = vec![format!("{trips} trips")];

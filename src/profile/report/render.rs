@@ -100,15 +100,11 @@ fn render_summary(profile: &Profile, out: &mut String) {
             e * 100.0
         );
     }
-    // A branch that never diverged may still hold idle slots, left by a branch or loop around
-    // it: it is not where they come from, so it is not listed. A loop that lanes leave by a
-    // `break` rather than its test has no count of its own of where they left: it stays.
-    let diverged =
-        |b: &BranchProfile| b.divergent > 0 || (b.kind == "loop" && b.divergent_fraction.is_none());
+    // Idle slots in a branch that never diverged are not its own (BranchProfile::diverged).
     let mut top: Vec<&BranchProfile> = profile
         .branches
         .iter()
-        .filter(|b| diverged(b) && b.wasted_lane_slots.is_some_and(|w| w > 0))
+        .filter(|b| b.diverged() && b.wasted_lane_slots.is_some_and(|w| w > 0))
         .collect();
     top.sort_by_key(|b| std::cmp::Reverse(b.wasted_lane_slots));
     if !top.is_empty() {
