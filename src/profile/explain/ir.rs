@@ -37,17 +37,25 @@ pub(super) fn results_in(block: &Block, out: &mut Vec<Handle<Expression>>) {
 /// The local variable a pointer points into, if it is one.
 pub(super) fn local_root(
     expressions: &naga::Arena<Expression>,
-    mut pointer: Handle<Expression>,
+    pointer: Handle<Expression>,
 ) -> Option<Handle<naga::LocalVariable>> {
-    loop {
-        match expressions[pointer] {
-            Expression::AccessIndex { base, .. } | Expression::Access { base, .. } => {
-                pointer = base;
-            }
-            Expression::LocalVariable(v) => return Some(v),
-            _ => return None,
-        }
+    match expressions[pointer_root(expressions, pointer)] {
+        Expression::LocalVariable(v) => Some(v),
+        _ => None,
     }
+}
+
+/// What a pointer's accesses start from: a variable, or whatever made the pointer.
+pub(super) fn pointer_root(
+    expressions: &naga::Arena<Expression>,
+    mut pointer: Handle<Expression>,
+) -> Handle<Expression> {
+    while let Expression::AccessIndex { base, .. } | Expression::Access { base, .. } =
+        expressions[pointer]
+    {
+        pointer = base;
+    }
+    pointer
 }
 
 /// One step from a variable to a part of it.

@@ -5,6 +5,7 @@
 use naga::{Expression, Function, GlobalVariable, Handle, Module, Statement, TypeInner};
 
 use super::bound::find_loop;
+use super::ir::pointer_root;
 use crate::naga_walk::each_spanned;
 use crate::shaders::mask_comments;
 use crate::source_map::SourceMap;
@@ -76,16 +77,12 @@ pub(super) fn spin_of(
 fn atomic_global(
     module: &Module,
     function: &Function,
-    mut pointer: Handle<Expression>,
+    pointer: Handle<Expression>,
 ) -> Option<Handle<GlobalVariable>> {
-    let global = loop {
-        match function.expressions[pointer] {
-            Expression::Access { base, .. } | Expression::AccessIndex { base, .. } => {
-                pointer = base;
-            }
-            Expression::GlobalVariable(g) => break g,
-            _ => return None,
-        }
+    let Expression::GlobalVariable(global) =
+        function.expressions[pointer_root(&function.expressions, pointer)]
+    else {
+        return None;
     };
     holds_atomic(module, module.global_variables[global].ty).then_some(global)
 }
