@@ -30,9 +30,20 @@ pub(super) fn restore_phony_uses(
         if uses[handle].is_empty() {
             continue;
         }
-        let lost = w_module.global_variables.iter().find(|(h, w)| {
-            w.binding.as_ref() == Some(binding) && w_uses[*h].is_empty() && w.name.is_some()
-        });
+        // Entry points may share a slot between variables (a texture one reads, a storage
+        // texture another writes): the slot is lost only where no variable at it is used, and
+        // it is this variable's, by its name (naga's namer may append `_` to it).
+        let at_slot: Vec<_> = (w_module.global_variables.iter())
+            .filter(|(_, w)| w.binding.as_ref() == Some(binding))
+            .collect();
+        if at_slot.iter().any(|(h, _)| !w_uses[*h].is_empty()) {
+            continue;
+        }
+        let own = |w: &naga::GlobalVariable| match (&w.name, &var.name) {
+            (Some(w), Some(v)) => w == v || w.strip_suffix('_') == Some(v),
+            _ => false,
+        };
+        let lost = at_slot.into_iter().find(|(_, w)| own(w));
         if let Some((_, w)) = lost {
             let name = w.name.as_deref().expect("filtered on a name");
             // Buffers are taken by pointer; textures and samplers are values a phony takes.
