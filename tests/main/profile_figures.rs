@@ -376,11 +376,29 @@ fn a_field_that_bounds_an_arrays_index_holds_its_length() {
     );
 }
 
-/// An `if` inside a loop that lanes leave at different trips holds idle slots without ever
-/// diverging (every lane still in the loop takes the same side): the text report's top list
-/// names the loop and the `if` that lets lanes out, and not that one.
+/// The text report's top list, as `render_text` writes it.
+fn top_list(profile: &Profile) -> String {
+    let text = render_text(profile);
+    let top = text
+        .split("top divergent branches")
+        .nth(1)
+        .expect("a top list");
+    top.split("\ntime:").next().unwrap().to_owned()
+}
+
+/// The top list's row for `line`, where it has one.
+fn top_row(top: &str, line: u32) -> Option<&str> {
+    top.lines()
+        .find(|l| l.starts_with(&format!("  line {line:>4} ")))
+}
+
+/// Idle slots in a branch that never diverged are the cost of the branch or loop around it,
+/// which does not count them: the top list keeps the branch and says so. An `if` inside a
+/// loop that lanes leave at different trips (every lane still in the loop takes the same
+/// side), and a loop that one lane runs alone inside an `if` (the serial part of a reduction).
 #[test]
-fn the_top_divergent_list_leaves_out_a_branch_that_never_diverged() {
+fn the_top_list_says_when_a_branchs_idle_slots_come_from_around_it() {
+    const NEVER: &str = "; never diverged: a branch or loop around it left those lanes out";
     const LOOP: &str = "\
 @group(0) @binding(0) var<storage, read_write> out: array<u32>;
 
@@ -403,17 +421,29 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
         .expect("the if's row");
     assert_eq!(row.divergent, 0, "{row:?}");
     assert!(row.wasted_lane_slots.unwrap() > 0, "{row:?}");
-    let text = render_text(&f.profile);
-    let top = text
-        .split("top divergent branches")
-        .nth(1)
-        .expect("a top list")
-        .split("\ntime:")
-        .next()
-        .unwrap();
-    let exit = line_of(LOOP, "// exit");
-    assert!(top.contains(&format!("line {exit:>4} if")), "{top}");
-    let lp = line_of(LOOP, "loop {");
-    assert!(top.contains(&format!("line {lp:>4} loop")), "{top}");
-    assert!(!top.contains(&format!("line {every_third:>4} if")), "{top}");
+    let top = top_list(&f.profile);
+    let listed = |line: u32| top_row(&top, line).unwrap_or_else(|| panic!("{line}: {top}"));
+    assert!(listed(every_third).ends_with(NEVER), "{top}");
+    assert!(!listed(line_of(LOOP, "// exit")).ends_with(NEVER), "{top}");
+    assert!(!listed(line_of(LOOP, "loop {")).ends_with(NEVER), "{top}");
+
+    const SERIAL: &str = "\
+@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wg: vec3<u32>) {
+    if (lid == 0u) {
+        var s = 0u;
+        for (var i = 0u; i < 32u; i++) { // serial
+            s += out[wg.x * 64u + i];
+        }
+        out[wg.x * 64u] = s;
+    }
+}
+";
+    let f = util::profiled_as("serial.wgsl", SERIAL, 3, |r| r.dispatch = [2, 1, 1]);
+    let top = top_list(&f.profile);
+    let serial = top_row(&top, line_of(SERIAL, "// serial")).unwrap_or_else(|| panic!("{top}"));
+    assert!(serial.contains("lanes left on 0 of "), "{serial}");
+    assert!(serial.ends_with(NEVER), "{serial}");
 }

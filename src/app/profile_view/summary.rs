@@ -190,15 +190,11 @@ pub fn branch_table(ui: &mut egui::Ui, profile: &Profile, jump: &mut Option<u32>
 pub const BRANCH_ROWS: usize = 8;
 
 /// The branches that ran, and how many never ran: with `--cost`, the most time saved first;
-/// then those that diverged, by the most wasted lane slots (then by line); then those that
-/// never did, whose idle slots a branch or loop around them left, likewise.
+/// then the most wasted lane slots (then by line).
 fn ranked(profile: &Profile) -> (Vec<&BranchProfile>, usize) {
     let (mut branches, idle): (Vec<&BranchProfile>, Vec<&BranchProfile>) =
         profile.branches.iter().partition(|b| b.executions > 0);
-    branches.sort_by_key(|b| {
-        let wasted = std::cmp::Reverse(b.wasted_lane_slots.unwrap_or(0));
-        (!b.diverged(), wasted, b.line)
-    });
+    branches.sort_by_key(|b| (std::cmp::Reverse(b.wasted_lane_slots.unwrap_or(0)), b.line));
     let saved = |b: &BranchProfile| {
         let cost = b
             .cost
@@ -290,8 +286,8 @@ impl BranchRow {
 }
 
 /// Why a branch that never diverged has its wasted slots greyed.
-const INHERITED: &str = "It never diverged: these slots were left idle by a branch or loop \
-     around it (lanes not there), not by this one";
+const INHERITED: &str = "It never diverged: these slots are the cost of a branch or loop \
+     around it, which left those lanes out (and does not count them itself)";
 
 /// What an `if` naga made of a `&&` tests.
 const CLAUSE_AND: &str = "naga makes an if of each && of a condition, on the condition's line: \
@@ -330,7 +326,7 @@ fn branch_grid(ui: &mut egui::Ui, rows: &[BranchRow], jump: &mut Option<u32>) {
                     "Lane slots the subgroups paid for inside it but left idle: Σ (executions × \
                      subgroup size − active lanes) over the blocks it opens; for a loop, the \
                      slots of lanes not in the loop. Greyed where the branch never diverged: a \
-                     branch or loop around it left them idle",
+                     branch or loop around it left those lanes out",
                 ),
                 (
                     "taken / not",
@@ -445,10 +441,11 @@ mod tests {
         assert_eq!(never_ran(0), None);
     }
 
-    /// A branch that never diverged ranks after those that did, whatever its wasted slots
-    /// (a branch or loop around it left them idle), and its row says so.
+    /// A branch that never diverged ranks by its wasted slots like any other (they are the
+    /// cost of the branch or loop around it, which does not count them), and its row says whose
+    /// they are.
     #[test]
-    fn a_branch_that_never_diverged_ranks_last_and_is_marked() {
+    fn a_branch_that_never_diverged_is_marked() {
         let mut profile = fixture::profile();
         let mut inside = profile.branches[0].clone();
         (inside.line, inside.divergent, inside.wasted_lane_slots) = (5, 0, Some(64));
@@ -456,8 +453,8 @@ mod tests {
         profile.branches.push(inside);
         let (branches, _) = ranked(&profile);
         let lines: Vec<u32> = branches.iter().map(|b| b.line).collect();
-        assert_eq!(lines, [4, 7, 5], "64 idle slots, but none of its own");
-        assert!(BranchRow::of(branches[2], profile.subgroup_size).inherited);
+        assert_eq!(lines, [5, 4, 7], "64 idle slots, none of its own");
+        assert!(BranchRow::of(branches[0], profile.subgroup_size).inherited);
         assert!(!BranchRow::of(branches[1], profile.subgroup_size).inherited);
     }
 

@@ -292,7 +292,8 @@ impl BranchProfile {
 
     /// Whether the idle lane slots inside it are its own: it diverged, or it is a loop that
     /// lanes leave by a `break` rather than its test, whose own counts do not say where they
-    /// left. A branch that never diverged holds only slots a branch or loop around it left idle.
+    /// left. A branch that never diverged holds only slots a branch or loop around it left idle
+    /// (which that one does not count: a lone lane's loop inside an `if` is the `if`'s cost).
     pub fn diverged(&self) -> bool {
         self.divergent > 0 || (self.kind == "loop" && self.divergent_fraction.is_none())
     }

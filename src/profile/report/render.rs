@@ -100,11 +100,10 @@ fn render_summary(profile: &Profile, out: &mut String) {
             e * 100.0
         );
     }
-    // Idle slots in a branch that never diverged are not its own (BranchProfile::diverged).
     let mut top: Vec<&BranchProfile> = profile
         .branches
         .iter()
-        .filter(|b| b.diverged() && b.wasted_lane_slots.is_some_and(|w| w > 0))
+        .filter(|b| b.wasted_lane_slots.is_some_and(|w| w > 0))
         .collect();
     top.sort_by_key(|b| std::cmp::Reverse(b.wasted_lane_slots));
     if !top.is_empty() {
@@ -113,8 +112,16 @@ fn render_summary(profile: &Profile, out: &mut String) {
             "top divergent branches (by idle lane slots inside them):"
         );
         for b in top.iter().take(5) {
+            // Idle slots in a branch that never diverged are not its own: they are the cost of
+            // the branch or loop around it, kept here since that one does not count them.
+            let around = if b.diverged() {
+                ""
+            } else {
+                "; never diverged: a branch or loop around it left those lanes out"
+            };
             if let Some(figures) = b.loop_figures(profile.subgroup_size) {
-                let _ = writeln!(out, "  line {:>4} {:<6} {figures}", b.line, b.kind_label());
+                let label = b.kind_label();
+                let _ = writeln!(out, "  line {:>4} {label:<6} {figures}{around}", b.line);
                 continue;
             }
             let taken = b.taken_percents().map_or_else(String::new, |(t, _)| {
@@ -123,7 +130,7 @@ fn render_summary(profile: &Profile, out: &mut String) {
             let _ = writeln!(
                 out,
                 "  line {:>4} {:<6} {} idle lane slots, divergent in {} of {} subgroup \
-                 executions{taken}",
+                 executions{taken}{around}",
                 b.line,
                 b.kind_label(),
                 b.wasted_lane_slots.unwrap_or(0),
