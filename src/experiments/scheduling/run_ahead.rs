@@ -14,8 +14,8 @@
 use crate::experiments::scheduling::Grouping;
 use crate::experiments::{Progress, RunContext};
 use crate::gpu::{
-    Budget, Dispatch, GpuContext, GpuTimer, Kernel, RuntimeChecks, buffer_with, read_only_buffer,
-    storage_buffer,
+    Budget, Dispatch, GpuContext, GpuTimer, Kernel, LLVMPIPE_LOOP_ITERATIONS, RuntimeChecks,
+    buffer_with, read_only_buffer, storage_buffer,
 };
 use crate::report::{
     ExperimentInfo, ExperimentResult, Family, Figure, Point, Series, VerdictStatus,
@@ -54,6 +54,11 @@ pub const WORKGROUPS: u32 = 32;
 pub const MAX_LONG_ITERS: u32 = 1 << 22;
 /// The post-join cap: 128k dependent loads of at most ~0.5 us is ~65 ms.
 pub const MAX_POST_ITERS: u32 = 1 << 17;
+/// On llvmpipe, the most loop iterations a subgroup may run, its long, short and post-join loops
+/// together, with some room for the tests that leave them: past its limit llvmpipe silently
+/// ends a subgroup's loops, so the full part ran less post-join work than the post part, and the
+/// time it did not spend read as overlap (0.79 on lavapipe before this bound, 0.00 after).
+pub const LLVMPIPE_ITERATIONS: u32 = LLVMPIPE_LOOP_ITERATIONS - 1024;
 /// The short path is this fraction of the long one.
 pub const SHORT_DIVISOR: u32 = 16;
 /// Seeds the table's permutation.
@@ -157,23 +162,20 @@ impl Bench {
         )
     }
 
-    fn time(&self, gpu: &GpuContext, dispatch: &Dispatch) -> Result<f64> {
-        self.timer.time(
+    /// What `part` takes beyond `base`: the fastest of four rounds of each, the two timed in
+    /// turn, so that a burst of load on a shared machine falls on both (interruptions only add
+    /// time).
+    fn net(&self, gpu: &GpuContext, base: &AheadParams, part: &AheadParams) -> Result<f64> {
+        let dispatches = [self.prepare(gpu, base), self.prepare(gpu, part)];
+        let samples = self.timer.interleave(
             gpu,
             "divlab.scheduling_run_ahead",
-            std::slice::from_ref(dispatch),
-        )
-    }
-
-    /// The fastest of three runs: on a shared machine interruptions only add time.
-    fn fastest(&self, gpu: &GpuContext, params: &AheadParams) -> Result<f64> {
-        let group = self.prepare(gpu, params);
-        self.time(gpu, &group)?;
-        let mut best = f64::INFINITY;
-        for _ in 0..3 {
-            best = best.min(self.time(gpu, &group)?);
-        }
-        Ok(best)
+            &dispatches,
+            Budget::rounds(4),
+            &mut |_| {},
+        )?;
+        let fastest = |s: &[f64]| s.iter().copied().fold(f64::INFINITY, f64::min);
+        Ok(fastest(&samples[1]) - fastest(&samples[0]))
     }
 }
 
@@ -189,38 +191,74 @@ pub fn single_cycle(n: usize, seed: u64) -> Vec<u32> {
     next
 }
 
-/// Finds the long path and post-join work that each take about `target_ns` beyond the base.
-/// Time is affine in iterations, so rescaling converges within a few rounds. A round changes
-/// the count at most 64x: on a noisy CPU device a small part can measure as no time at all,
-/// and a jump straight to the cap would make one dispatch take seconds.
-fn calibrate(gpu: &GpuContext, bench: &Bench, target_ns: f64) -> Result<(u32, u32)> {
-    let rescale = |iters: u32, net: f64, goal: f64, cap: u32| -> u32 {
-        let factor = (goal / net.max(1.0)).clamp(1.0 / 64.0, 64.0);
-        (f64::from(iters) * factor)
-            .round()
-            .clamp(16.0, f64::from(cap)) as u32
-    };
-    let mut long = 256;
-    let mut long_net = 0.0;
-    for _ in 0..5 {
-        let base = bench.fastest(gpu, &Part::Base.params(long, 0))?;
-        long_net = bench.fastest(gpu, &Part::Long.params(long, 0))? - base;
-        if (long_net / target_ns - 1.0).abs() < 0.2 || long == MAX_LONG_ITERS {
-            break;
-        }
-        long = rescale(long, long_net, target_ns, MAX_LONG_ITERS);
+/// The most iterations of the long path and of the post-join work on `gpu`. On llvmpipe the
+/// full part runs all three loops in one subgroup, so they share [`LLVMPIPE_ITERATIONS`]: half
+/// for the long path, the rest for the short path and the post-join work.
+pub fn max_iterations(gpu: &GpuContext) -> (u32, u32) {
+    if gpu.is_llvmpipe() {
+        let long = LLVMPIPE_ITERATIONS / 2;
+        (long, LLVMPIPE_ITERATIONS - long - long / SHORT_DIVISOR)
+    } else {
+        (MAX_LONG_ITERS, MAX_POST_ITERS)
     }
-    let goal = long_net.max(1.0);
-    let mut post = 64;
-    for _ in 0..5 {
-        let base = bench.fastest(gpu, &Part::Base.params(long, post))?;
-        let net = bench.fastest(gpu, &Part::Post.params(long, post))? - base;
-        if (net / goal - 1.0).abs() < 0.2 || post == MAX_POST_ITERS {
-            break;
-        }
-        post = rescale(post, net, goal, MAX_POST_ITERS);
-    }
+}
+
+/// Finds the long path and post-join work that each take about `target_ns` beyond the base, or
+/// as near as [`max_iterations`] allows.
+fn calibrate(
+    gpu: &GpuContext,
+    bench: &Bench,
+    target_ns: f64,
+    (max_long, max_post): (u32, u32),
+) -> Result<(u32, u32)> {
+    let (long, long_net) = fit_count(256, max_long, target_ns, &mut |long| {
+        bench.net(
+            gpu,
+            &Part::Base.params(long, 0),
+            &Part::Long.params(long, 0),
+        )
+    })?;
+    let (post, _) = fit_count(64, max_post, long_net.max(1.0), &mut |post| {
+        bench.net(
+            gpu,
+            &Part::Base.params(long, post),
+            &Part::Post.params(long, post),
+        )
+    })?;
     Ok((long, post))
+}
+
+/// The count, from `start` up to `cap`, whose `net` time comes within 20% of `goal_ns` twice
+/// in a row, and its last net time. Twice, because on a loaded machine one reading can land
+/// near the goal by chance: a count settled that way was once far too small, so that no part
+/// took measurable time in the run itself. Time is affine in the count, so rescaling converges
+/// within a few readings. A reading changes the count at most 64x: on a noisy CPU device a small
+/// part can measure as no time at all, and a jump straight to the cap would make one dispatch
+/// take seconds.
+fn fit_count(
+    start: u32,
+    cap: u32,
+    goal_ns: f64,
+    net: &mut dyn FnMut(u32) -> Result<f64>,
+) -> Result<(u32, f64)> {
+    let mut count = start;
+    let mut near_before = false;
+    let mut last = 0.0;
+    for _ in 0..8 {
+        last = net(count)?;
+        let near = (last / goal_ns - 1.0).abs() < 0.2;
+        if (near && near_before) || count == cap {
+            break;
+        }
+        if !near {
+            let factor = (goal_ns / last.max(1.0)).clamp(1.0 / 64.0, 64.0);
+            count = (f64::from(count) * factor)
+                .round()
+                .clamp(16.0, f64::from(cap)) as u32;
+        }
+        near_before = near;
+    }
+    Ok((count, last))
 }
 
 /// The `scheduling.run_ahead` experiment.
@@ -240,7 +278,8 @@ fn run(ctx: RunContext<'_>) -> Result<ExperimentResult> {
     } else {
         1e6
     };
-    let (long, post) = calibrate(gpu, &bench, target_ns)?;
+    let (max_long, max_post) = max_iterations(gpu);
+    let (long, post) = calibrate(gpu, &bench, target_ns, (max_long, max_post))?;
     progress(0.2);
     let reps = config.reps();
     let rounds = time_rounds(gpu, &bench, long, post, reps, &|f| progress(0.2 + 0.8 * f))?;
@@ -250,6 +289,8 @@ fn run(ctx: RunContext<'_>) -> Result<ExperimentResult> {
     result.param("long_iters", long);
     result.param("short_iters", Part::Full.params(long, post).short_iters);
     result.param("post_iters", post);
+    result.param("max_long_iters", max_long);
+    result.param("max_post_iters", max_post);
     result.param("fmas_per_iter", 4);
     result.param("table_size", TABLE_SIZE);
     result.param("target_ns", target_ns);
@@ -258,7 +299,7 @@ fn run(ctx: RunContext<'_>) -> Result<ExperimentResult> {
         "timing_source",
         serde_json::to_value(bench.timer.source()).expect("enum serializes"),
     );
-    let note = match grouping {
+    let mut note = match grouping {
         Grouping::Subgroups => {
             result.param(
                 "split",
@@ -282,6 +323,13 @@ fn run(ctx: RunContext<'_>) -> Result<ExperimentResult> {
             )
         }
     };
+    if gpu.is_llvmpipe() {
+        note.push_str(&format!(
+            " [llvmpipe: a subgroup's loops run {} iterations in all, under the driver's silent \
+             limit of {LLVMPIPE_LOOP_ITERATIONS}]",
+            long + Part::Full.params(long, post).short_iters + post
+        ));
+    }
     report(&rounds, &note, &mut result)?;
     Ok(result)
 }
@@ -451,6 +499,26 @@ mod tests {
         assert_eq!(overlap([1.0, 5.0, 3.0, 7.0]), Some(0.0));
         assert_eq!(overlap([1.0, 5.0, 3.0, 5.0]), Some(1.0));
         assert_eq!(overlap([1.0, 1.0, 3.0, 3.0]), None);
+    }
+
+    #[test]
+    fn one_lucky_reading_does_not_settle_the_count() {
+        // 10 ns a count, but the first reading lands on the goal by a burst of load.
+        let mut readings = 0;
+        let mut net = |count: u32| {
+            readings += 1;
+            Ok(if readings == 1 {
+                1e6
+            } else {
+                10.0 * f64::from(count)
+            })
+        };
+        let (count, last) = fit_count(256, 1 << 22, 1e6, &mut net).unwrap();
+        assert!((80_000..=120_000).contains(&count), "{count}");
+        assert!((last / 1e6 - 1.0).abs() < 0.2, "{last}");
+        // A goal past the cap stops there.
+        let (count, _) = fit_count(256, 4096, 1e9, &mut |c| Ok(f64::from(c))).unwrap();
+        assert_eq!(count, 4096);
     }
 
     #[test]
