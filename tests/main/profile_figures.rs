@@ -393,12 +393,17 @@ fn top_row(top: &str, line: u32) -> Option<&str> {
 }
 
 /// Idle slots in a branch that never diverged are the cost of the branch or loop around it,
-/// which does not count them: the top list keeps the branch and says so. An `if` inside a
-/// loop that lanes leave at different trips (every lane still in the loop takes the same
-/// side), and a loop that one lane runs alone inside an `if` (the serial part of a reduction).
+/// which does not count them: the top list keeps the branch and names that one. An `if`
+/// inside a loop that lanes leave at different trips (every lane still in the loop takes the
+/// same side), and a loop that one lane runs alone inside an `if` (the serial part of a
+/// reduction). Where nothing around it diverged, lanes left before it: an early return.
 #[test]
 fn the_top_list_says_when_a_branchs_idle_slots_come_from_around_it() {
-    const NEVER: &str = "; never diverged: a branch or loop around it left those lanes out";
+    let never = |kind: &str, line: u32| {
+        format!(
+            "; never diverged: its idle slots are lanes the {kind} at line {line} around it left out"
+        )
+    };
     const LOOP: &str = "\
 @group(0) @binding(0) var<storage, read_write> out: array<u32>;
 
@@ -423,9 +428,17 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     assert!(row.wasted_lane_slots.unwrap() > 0, "{row:?}");
     let top = top_list(&f.profile);
     let listed = |line: u32| top_row(&top, line).unwrap_or_else(|| panic!("{line}: {top}"));
-    assert!(listed(every_third).ends_with(NEVER), "{top}");
-    assert!(!listed(line_of(LOOP, "// exit")).ends_with(NEVER), "{top}");
-    assert!(!listed(line_of(LOOP, "loop {")).ends_with(NEVER), "{top}");
+    let around = never("loop", line_of(LOOP, "loop {"));
+    assert!(listed(every_third).ends_with(&around), "{top}");
+    assert_eq!(row.inherited_from, Some(line_of(LOOP, "loop {")));
+    assert!(
+        !listed(line_of(LOOP, "// exit")).contains("never diverged"),
+        "{top}"
+    );
+    assert!(
+        !listed(line_of(LOOP, "loop {")).contains("never diverged"),
+        "{top}"
+    );
 
     const SERIAL: &str = "\
 @group(0) @binding(0) var<storage, read_write> out: array<u32>;
@@ -445,5 +458,31 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wg: ve
     let top = top_list(&f.profile);
     let serial = top_row(&top, line_of(SERIAL, "// serial")).unwrap_or_else(|| panic!("{top}"));
     assert!(serial.contains("lanes left on 0 of "), "{serial}");
-    assert!(serial.ends_with(NEVER), "{serial}");
+    assert!(
+        serial.ends_with(&never("if", line_of(SERIAL, "if (lid == 0u)"))),
+        "{serial}"
+    );
+
+    const EARLY: &str = "\
+@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(local_invocation_index) lid: u32) {
+    if (lid % 8u >= 3u) { return; }
+    if (lid < 1000u) { // every lane left takes it
+        out[lid] += 1u;
+    }
+}
+";
+    let f = util::profiled_as("early.wgsl", EARLY, 3, |r| r.dispatch = [1, 1, 1]);
+    let top = top_list(&f.profile);
+    let takes_it = top_row(&top, line_of(EARLY, "// every lane left takes it"))
+        .unwrap_or_else(|| panic!("{top}"));
+    assert!(
+        takes_it.ends_with(
+            "; never diverged: its lanes were idle before it (an earlier return or break, a \
+             branch in a caller, or a partial subgroup)"
+        ),
+        "{takes_it}"
+    );
 }

@@ -170,7 +170,7 @@ pub fn branch_table(ui: &mut egui::Ui, profile: &Profile, jump: &mut Option<u32>
     }
     let rows: Vec<BranchRow> = branches
         .into_iter()
-        .map(|b| BranchRow::of(b, profile.subgroup_size))
+        .map(|b| BranchRow::of(b, &profile.branches, profile.subgroup_size))
         .collect();
     // Eight rows and the heading in view (more scroll), so the annotated source keeps the
     // rest of the pane.
@@ -233,8 +233,8 @@ struct BranchRow {
     figures: Option<String>,
     /// Wasted lane slots, or `—` where not measured.
     wasted: String,
-    /// The branch never diverged: its wasted slots were left by a branch or loop around it.
-    inherited: bool,
+    /// The branch never diverged: why its wasted slots are not its own, on hover over them.
+    inherited: Option<String>,
     /// An `if`: the share of its lanes that took the `then` side; empty otherwise.
     taken: String,
     /// `--cost`: the verdict and the saving, and every figure and reason on hover.
@@ -242,7 +242,8 @@ struct BranchRow {
 }
 
 impl BranchRow {
-    fn of(b: &BranchProfile, subgroup_size: Option<u32>) -> Self {
+    /// The row of `b`, one of `branches` (which name the branch it inherits idle slots from).
+    fn of(b: &BranchProfile, branches: &[BranchProfile], subgroup_size: Option<u32>) -> Self {
         let figures = b.loop_figures(subgroup_size);
         let (executions, divergent) = if figures.is_some() {
             (
@@ -276,7 +277,9 @@ impl BranchRow {
             wasted: b
                 .wasted_lane_slots
                 .map_or_else(|| "—".to_owned(), format_grouped),
-            inherited: !b.diverged(),
+            inherited: b
+                .inherited_reason(branches)
+                .map(|why| format!("It never diverged: {why}. They are not its own cost.")),
             taken: b
                 .taken_percents()
                 .map_or_else(String::new, |(t, not)| format!("{t} / {not}")),
@@ -284,10 +287,6 @@ impl BranchRow {
         }
     }
 }
-
-/// Why a branch that never diverged has its wasted slots greyed.
-const INHERITED: &str = "It never diverged: these slots are the cost of a branch or loop \
-     around it, which left those lanes out (and does not count them itself)";
 
 /// What an `if` naga made of a `&&` tests.
 const CLAUSE_AND: &str = "naga makes an if of each && of a condition, on the condition's line: \
@@ -325,8 +324,8 @@ fn branch_grid(ui: &mut egui::Ui, rows: &[BranchRow], jump: &mut Option<u32>) {
                     "wasted lane slots",
                     "Lane slots the subgroups paid for inside it but left idle: Σ (executions × \
                      subgroup size − active lanes) over the blocks it opens; for a loop, the \
-                     slots of lanes not in the loop. Greyed where the branch never diverged: a \
-                     branch or loop around it left those lanes out",
+                     slots of lanes not in the loop. Greyed where the branch never diverged: the \
+                     lanes were idle before it reached it (hover for whose cost they are)",
                 ),
                 (
                     "taken / not",
@@ -362,8 +361,8 @@ fn branch_grid(ui: &mut egui::Ui, rows: &[BranchRow], jump: &mut Option<u32>) {
                 };
                 figures(ui.label(&row.executions));
                 figures(ui.label(&row.divergent));
-                if row.inherited {
-                    ui.weak(&row.wasted).on_hover_text(INHERITED);
+                if let Some(why) = &row.inherited {
+                    ui.weak(&row.wasted).on_hover_text(why);
                 } else {
                     ui.label(&row.wasted);
                 }
@@ -454,8 +453,26 @@ mod tests {
         let (branches, _) = ranked(&profile);
         let lines: Vec<u32> = branches.iter().map(|b| b.line).collect();
         assert_eq!(lines, [5, 4, 7], "64 idle slots, none of its own");
-        assert!(BranchRow::of(branches[0], profile.subgroup_size).inherited);
-        assert!(!BranchRow::of(branches[1], profile.subgroup_size).inherited);
+        let row = |b| BranchRow::of(b, &profile.branches, profile.subgroup_size);
+        assert_eq!(
+            row(branches[0]).inherited.as_deref(),
+            Some(
+                "It never diverged: its lanes were idle before it (an earlier return or break, a \
+                 branch in a caller, or a partial subgroup). They are not its own cost."
+            )
+        );
+        assert_eq!(row(branches[1]).inherited, None);
+        // Inside the `if` of line 4, which diverged, it names it.
+        profile.branches[2].inherited_from = Some(4);
+        let inside = &profile.branches[2];
+        let reason = BranchRow::of(inside, &profile.branches, profile.subgroup_size).inherited;
+        assert_eq!(
+            reason.as_deref(),
+            Some(
+                "It never diverged: its idle slots are lanes the if at line 4 around it left \
+                 out. They are not its own cost."
+            )
+        );
     }
 
     /// With `--cost`, the branch that saves the most comes first, and its row gives the
@@ -482,7 +499,7 @@ mod tests {
         let (branches, _) = ranked(&profile);
         let lines: Vec<u32> = branches.iter().map(|b| b.line).collect();
         assert_eq!(lines, [7, 9, 4], "the saving first, then the wasted slots");
-        let row = BranchRow::of(branches[0], profile.subgroup_size);
+        let row = BranchRow::of(branches[0], &profile.branches, profile.subgroup_size);
         let (short, details) = row.cost.unwrap();
         assert_eq!(short, "serialized: saves 250 ns (25%)");
         assert!(
@@ -493,13 +510,20 @@ mod tests {
             details.contains("the cost model predicts 250 ns"),
             "{details}"
         );
-        assert_eq!(BranchRow::of(branches[2], None).cost, None);
+        assert_eq!(
+            BranchRow::of(branches[2], &profile.branches, None).cost,
+            None
+        );
     }
 
     #[test]
     fn a_branch_row_gives_its_divergent_share_and_a_loop_row_its_trips() {
         let profile = fixture::profile();
-        let row = BranchRow::of(&profile.branches[0], profile.subgroup_size);
+        let row = BranchRow::of(
+            &profile.branches[0],
+            &profile.branches,
+            profile.subgroup_size,
+        );
         assert_eq!(
             row,
             BranchRow {
@@ -510,17 +534,21 @@ mod tests {
                 divergent: "100% (4)".to_owned(),
                 figures: None,
                 wasted: "16".to_owned(),
-                inherited: false,
+                inherited: None,
                 taken: String::new(),
                 cost: None,
             }
         );
-        let row = BranchRow::of(&profile.branches[1], profile.subgroup_size);
+        let row = BranchRow::of(
+            &profile.branches[1],
+            &profile.branches,
+            profile.subgroup_size,
+        );
         assert_eq!(row.executions, "8 trips");
         assert_eq!(row.divergent, "lanes left on 2 tests");
         let mut by_break = profile.branches[1].clone();
         by_break.divergent_fraction = None;
-        let row_by_break = BranchRow::of(&by_break, profile.subgroup_size);
+        let row_by_break = BranchRow::of(&by_break, &profile.branches, profile.subgroup_size);
         assert_eq!(row_by_break.divergent, "lanes leave by a break");
         assert_eq!(
             row.figures.as_deref(),
@@ -532,20 +560,26 @@ mod tests {
         let mut unmeasured = profile.branches[0].clone();
         unmeasured.divergent_fraction = None;
         unmeasured.wasted_lane_slots = None;
-        let row = BranchRow::of(&unmeasured, None);
+        let row = BranchRow::of(&unmeasured, &profile.branches, None);
         assert_eq!((row.divergent.as_str(), row.wasted.as_str()), ("4", "—"));
         let mut sides = profile.branches[0].clone();
         (sides.taken, sides.not_taken) = (Some(12), Some(20));
-        assert_eq!(BranchRow::of(&sides, Some(8)).taken, "38% / 62%");
+        assert_eq!(
+            BranchRow::of(&sides, &profile.branches, Some(8)).taken,
+            "38% / 62%"
+        );
         (sides.taken, sides.not_taken) = (Some(2), Some(510));
-        assert_eq!(BranchRow::of(&sides, Some(8)).taken, "<1% / >99%");
+        assert_eq!(
+            BranchRow::of(&sides, &profile.branches, Some(8)).taken,
+            "<1% / >99%"
+        );
         sides.clause = Some(crate::profile::report::Clause {
             text: "x > 0u".to_owned(),
             line: 5,
             column: 9,
             operator: Some("&&".to_owned()),
         });
-        let row = BranchRow::of(&sides, Some(8));
+        let row = BranchRow::of(&sides, &profile.branches, Some(8));
         assert_eq!(row.kind, "if `x > 0u` && (line 5, col 9)");
         assert_eq!(row.clause, Some(CLAUSE_AND));
     }

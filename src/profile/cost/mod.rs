@@ -242,6 +242,7 @@ mod tests {
             taken: None,
             not_taken: None,
             cost: None,
+            inherited_from: None,
             clause: None,
         };
         let branches = [

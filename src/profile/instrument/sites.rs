@@ -84,6 +84,8 @@ pub struct BranchSite {
     /// An `if` naga made of a short-circuit `&&`/`||`, or one whose condition is such a
     /// chain: the clause it tests the chain up to.
     pub clause: Option<ClauseSite>,
+    /// What opens the block it stands in: the branch or loop around it, or its function.
+    pub enclosing: Opener,
 }
 
 /// An instrumented loop.
@@ -100,6 +102,8 @@ pub struct LoopSite {
     pub line: u32,
     /// The function it is in.
     pub function: String,
+    /// What opens the block it stands in: the branch or loop around it, or its function.
+    pub enclosing: Opener,
 }
 
 /// The sites numbered so far, in counter order, and what the host derives from them.
@@ -123,24 +127,32 @@ impl Sites {
         self.blocks.len() - 1
     }
 
-    /// Numbers a new branch site.
-    pub fn new_branch(&mut self, kind: BranchKind, line: u32, function: &str) -> usize {
+    /// Numbers a new branch site, standing in a block that `enclosing` opens.
+    pub fn new_branch(
+        &mut self,
+        kind: BranchKind,
+        (line, function): (u32, &str),
+        enclosing: Opener,
+    ) -> usize {
         self.branches.push(BranchSite {
             kind,
             line,
             function: function.to_owned(),
             clause: None,
+            enclosing,
         });
         self.branches.len() - 1
     }
 
-    /// Numbers a new loop site; its exit test is filled in when its body is walked.
-    pub fn new_loop(&mut self, line: u32, function: &str) -> usize {
+    /// Numbers a new loop site, standing in a block that `enclosing` opens; its exit test is
+    /// filled in when its body is walked.
+    pub fn new_loop(&mut self, (line, function): (u32, &str), enclosing: Opener) -> usize {
         self.loops.push(LoopSite {
             exit_test: None,
             test_branches: 0..0,
             line,
             function: function.to_owned(),
+            enclosing,
         });
         self.loops.len() - 1
     }

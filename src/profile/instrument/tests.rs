@@ -120,19 +120,20 @@ fn sites_lines_and_round_trip() {
         block((Continuation, helper), 7, 7..=7, (4, function)),
     ];
     assert_eq!(out.blocks, expected);
-    let branches: Vec<(BranchKind, u32, &str)> = out
+    let branches: Vec<(BranchKind, u32, &str, Opener)> = out
         .branches
         .iter()
-        .map(|b| (b.kind, b.line, b.function.as_str()))
+        .map(|b| (b.kind, b.line, b.function.as_str(), b.enclosing))
         .collect();
+    // The loop's exit test stands in its body; the rest in their functions' bodies.
     assert_eq!(
         branches,
         [
-            (BranchKind::If, 13, "main"),
-            (BranchKind::If, 17, "main"),
-            (BranchKind::Switch, 22, "main"),
-            (BranchKind::If, 27, "main"),
-            (BranchKind::If, 4, "helper"),
+            (BranchKind::If, 13, "main", function),
+            (BranchKind::If, 17, "main", function),
+            (BranchKind::Switch, 22, "main", function),
+            (BranchKind::If, 27, "main", lp(0)),
+            (BranchKind::If, 4, "helper", function),
         ]
     );
     assert_eq!(
@@ -141,7 +142,8 @@ fn sites_lines_and_round_trip() {
             exit_test: Some(3),
             test_branches: 3..4,
             line: 27,
-            function: "main".to_owned()
+            function: "main".to_owned(),
+            enclosing: Opener::Function,
         }]
     );
     assert_eq!(out.counter_words, HEADER_WORDS + 4 * 17 + 4 * 5 + 1);

@@ -405,7 +405,9 @@ impl Pass<'_> {
             (condition, &accept, &reject),
             fx.span,
         );
-        let branch = self.sites.new_branch(BranchKind::If, line, &self.at.name);
+        let branch = self
+            .sites
+            .new_branch(BranchKind::If, (line, &self.at.name), self.at.opener);
         self.sites.branches[branch].clause = clause;
         let how = control::sides(&accept, &reject);
         let voted = self.opts.subgroups && !self.at.quiet;
@@ -482,9 +484,9 @@ impl Pass<'_> {
         line: u32,
         out: &mut Block,
     ) {
-        let branch = self
-            .sites
-            .new_branch(BranchKind::Switch, line, &self.at.name);
+        let branch =
+            self.sites
+                .new_branch(BranchKind::Switch, (line, &self.at.name), self.at.opener);
         if self.opts.subgroups && !self.at.quiet {
             let ty = cases.iter().find_map(|case| match case.value {
                 SwitchValue::I32(_) => Some(self.g.i32_ty),
@@ -518,7 +520,7 @@ impl Pass<'_> {
         line: u32,
         out: &mut Block,
     ) {
-        let lp = self.sites.new_loop(line, &self.at.name);
+        let lp = self.sites.new_loop((line, &self.at.name), self.at.opener);
         let links = if self.opts.subgroups {
             let expressions = &fx.function.expressions;
             hoistable(

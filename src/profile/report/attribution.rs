@@ -2,7 +2,7 @@
 //! line reported with the block that owns it, and the cross-checks against the static
 //! uniformity analysis.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use super::{BranchProfile, Clause, LineProfile};
 use crate::profile::instrument::{
@@ -79,6 +79,7 @@ pub fn lines_and_branches(
         .flat_map(|l| l.test_branches.clone())
         .collect();
     let mut branches = Vec::new();
+    let mut row_of = HashMap::new();
     let mut notes = Vec::new();
     let mut check = |kind: &str, line: u32, arms: &[usize], c: (u64, u64)| {
         if subgroups {
@@ -118,8 +119,10 @@ pub fn lines_and_branches(
             taken,
             not_taken,
             cost: None,
+            inherited_from: None,
             clause: site.clause.as_ref().map(Clause::from),
         });
+        row_of.insert(Opener::Branch(r), branches.len() - 1);
     }
     for (l, site) in instrumented.loops.iter().enumerate() {
         let blocks = opened_by(Opener::Loop(l));
@@ -151,11 +154,42 @@ pub fn lines_and_branches(
             taken: None,
             not_taken: None,
             cost: None,
+            inherited_from: None,
             clause: None,
         });
+        row_of.insert(Opener::Loop(l), branches.len() - 1);
     }
+    mark_inherited(instrumented, &mut branches, &row_of);
     branches.sort_by_key(|b| b.line);
     (lines, branches, notes)
+}
+
+/// Fills in `inherited_from` on each row that never diverged but idled slots: the line of the
+/// innermost branch or loop around it that diverged, walking out through the sites that open
+/// the blocks it stands in (a loop's exit test, which has no row, stands for its loop).
+fn mark_inherited(
+    instrumented: &Instrumented,
+    rows: &mut [BranchProfile],
+    row_of: &HashMap<Opener, usize>,
+) {
+    let enclosing = |site: Opener| match site {
+        Opener::Branch(r) => instrumented.branches[r].enclosing,
+        Opener::Loop(l) => instrumented.loops[l].enclosing,
+        Opener::Function => Opener::Function,
+    };
+    for (&site, &row) in row_of {
+        if !rows[row].inherits_idle_slots() {
+            continue;
+        }
+        let mut around = enclosing(site);
+        rows[row].inherited_from = loop {
+            match row_of.get(&around) {
+                Some(&r) if rows[r].diverged() => break Some(rows[r].line),
+                _ if around == Opener::Function => break None,
+                _ => around = enclosing(around),
+            }
+        };
+    }
 }
 
 /// The blocks `opener` opens that run code: an empty block (an implicit `else`) idles no lane

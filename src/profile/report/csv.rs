@@ -123,7 +123,7 @@ fn source_line(profile: &Profile, line: Option<u32>) -> String {
 /// The columns, in order: the figures first (as before the device's identity was added, so
 /// that scripts reading columns by position keep working), then the kernel, the device and the
 /// run.
-pub const CSV_COLUMNS: [Column; 38] = {
+pub const CSV_COLUMNS: [Column; 39] = {
     use ColumnType::{Integer, Number, Text, Timestamp};
     const fn c(name: &'static str, kind: ColumnType, cell: fn(&Row<'_>) -> String) -> Column {
         Column { name, kind, cell }
@@ -175,6 +175,9 @@ pub const CSV_COLUMNS: [Column; 38] = {
         c("subgroup_size", Integer, |r| cell(r.profile.subgroup_size)),
         c("taken", Integer, |r| r.branch_cell(|b| b.taken)),
         c("not_taken", Integer, |r| r.branch_cell(|b| b.not_taken)),
+        c("inherited_from", Integer, |r| {
+            r.branch_cell(|b| b.inherited_from)
+        }),
         c("trips", Integer, |r| r.branch_cell(|b| b.trips)),
         c("lane_trips", Integer, |r| r.branch_cell(|b| b.lane_trips)),
         c("cost_verdict", Text, |r| {

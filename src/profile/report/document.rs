@@ -216,6 +216,13 @@ pub struct BranchProfile {
     /// `--cost`: what the branch's divergence costs on this adapter (schema 3).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost: Option<BranchCost>,
+    /// A branch that never diverged but idled lane slots: the line of the innermost branch or
+    /// loop around it, in its function, that did. Those slots are the lanes that one left out,
+    /// its cost, which it does not count itself. `None` where none around it diverged: the
+    /// lanes were idle before it (an earlier `return` or `break`, a branch in a caller, a
+    /// partial subgroup).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inherited_from: Option<u32>,
     /// An `if` that tests a short-circuit `&&`/`||` chain up to one of its clauses (naga makes
     /// an `if` of each operator, on the chain's line), or whose condition is a whole chain:
     /// that clause, so that the rows of one line can be told apart.
@@ -296,6 +303,32 @@ impl BranchProfile {
     /// (which that one does not count: a lone lane's loop inside an `if` is the `if`'s cost).
     pub fn diverged(&self) -> bool {
         self.divergent > 0 || (self.kind == "loop" && self.divergent_fraction.is_none())
+    }
+
+    /// Whether it never diverged yet idled lane slots: lanes left out before it reached it.
+    pub fn inherits_idle_slots(&self) -> bool {
+        !self.diverged() && self.wasted_lane_slots.is_some_and(|w| w > 0)
+    }
+
+    /// Why a branch that never diverged has idle slots, as a clause that follows "never
+    /// diverged: "; `None` where it diverged or idled none. `branches` is the profile's, to
+    /// name the branch or loop it inherits them from.
+    pub fn inherited_reason(&self, branches: &[BranchProfile]) -> Option<String> {
+        if !self.inherits_idle_slots() {
+            return None;
+        }
+        Some(match self.inherited_from {
+            Some(line) => {
+                let kind = branches
+                    .iter()
+                    .find(|b| b.line == line && b.diverged())
+                    .map_or("branch", |b| b.kind.as_str());
+                format!("its idle slots are lanes the {kind} at line {line} around it left out")
+            }
+            None => "its lanes were idle before it (an earlier return or break, a branch in a \
+                     caller, or a partial subgroup)"
+                .to_owned(),
+        })
     }
 
     /// A loop's figures in words that add up: its trips, the lane-trips that ran of the lane

@@ -114,11 +114,9 @@ fn render_summary(profile: &Profile, out: &mut String) {
         for b in top.iter().take(5) {
             // Idle slots in a branch that never diverged are not its own: they are the cost of
             // the branch or loop around it, kept here since that one does not count them.
-            let around = if b.diverged() {
-                ""
-            } else {
-                "; never diverged: a branch or loop around it left those lanes out"
-            };
+            let around = b
+                .inherited_reason(&profile.branches)
+                .map_or_else(String::new, |why| format!("; never diverged: {why}"));
             if let Some(figures) = b.loop_figures(profile.subgroup_size) {
                 let label = b.kind_label();
                 let _ = writeln!(out, "  line {:>4} {label:<6} {figures}{around}", b.line);
