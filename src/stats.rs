@@ -159,6 +159,9 @@ pub struct QuadraticFit {
     /// Whether `|c_t_stat|` exceeds the two-sided 95% Student-t critical value,
     /// i.e. the quadratic term is significantly different from zero.
     pub c_significant: bool,
+    /// The 95% confidence interval of `c` (Student-t, `n − 3` degrees of freedom);
+    /// `[c, c]` for a perfect fit.
+    pub c_interval: [f64; 2],
     /// Coefficient of determination `1 − SS_res / SS_tot`.
     pub r2: f64,
 }
@@ -219,7 +222,8 @@ pub fn fit_quadratic(xs: &[f64], ys: &[f64]) -> Option<QuadraticFit> {
     // same way), so it is computed directly in the well-conditioned basis.
     let y_scale = ys.iter().fold(0.0_f64, |m, &y| m.max(y.abs()));
     let sum_y2: f64 = ys.iter().map(|y| y * y).sum();
-    let c_t_stat = if ss_res <= PERFECT_FIT_REL * sum_y2 {
+    let perfect = ss_res <= PERFECT_FIT_REL * sum_y2;
+    let c_t_stat = if perfect {
         // Zero residual variance: the estimate is exact, so any curvature that
         // is not rounding noise is infinitely significant.
         if sc.abs() <= 1e-9 * y_scale {
@@ -232,6 +236,11 @@ pub fn fit_quadratic(xs: &[f64], ys: &[f64]) -> Option<QuadraticFit> {
         sc / (sigma2 * inv_cc).sqrt()
     };
     let c_significant = c_t_stat.abs() > t_critical_95(n - 3);
+    let c_margin = if perfect {
+        0.0
+    } else {
+        t_critical_95(n - 3) * (ss_res / (n - 3) as f64 * inv_cc).sqrt() / (half * half)
+    };
 
     // Undo u = (x − centre) / half:
     //   sa + sb·u + sc·u² = a + b·x + c·x².
@@ -245,6 +254,7 @@ pub fn fit_quadratic(xs: &[f64], ys: &[f64]) -> Option<QuadraticFit> {
         c,
         c_t_stat,
         c_significant,
+        c_interval: [c - c_margin, c + c_margin],
         r2: r_squared(ss_res, ys),
     })
 }
@@ -557,6 +567,7 @@ mod tests {
         close(f.c, 1.0, 1e-12);
         assert!(f.c_t_stat > 1e6, "t = {}", f.c_t_stat);
         assert!(f.c_significant);
+        assert_eq!(f.c_interval, [f.c, f.c], "a perfect fit");
         close(f.r2, 1.0, 1e-12);
     }
 
@@ -588,6 +599,14 @@ mod tests {
         close(f.b, 3.0 / 7.0, 1e-12);
         close(f.c, 3.0 / 14.0, 1e-12);
         close(f.c_t_stat, 1.2 * 3.0_f64.sqrt(), 1e-12);
+        // The interval is c ± t(95%, 4 dof) · se, and se = c / t.
+        let margin = t_critical_95(4) * (3.0 / 14.0) / (1.2 * 3.0_f64.sqrt());
+        close(f.c_interval[0], 3.0 / 14.0 - margin, 1e-12);
+        close(f.c_interval[1], 3.0 / 14.0 + margin, 1e-12);
+        assert!(
+            f.c_interval[0] < 0.0,
+            "not significant: the interval holds 0"
+        );
         assert!(!f.c_significant);
         close(f.r2, 0.960_191_082_802_547_7, 1e-12);
     }

@@ -3,13 +3,13 @@
 use super::*;
 
 /// The linear and quadratic fits of T_div(k) over k <= SG, and for the loop form the max-path
-/// against the sum-of-paths model. Fits are over raw medians: the floor is the intercept.
+/// against the sum-of-paths model. `slope_s_ns` and `intercept_ns` fit the raw medians (the
+/// floor is the intercept); the verdicts read T_div(k) against the k = 1 control of its round.
 pub(super) fn add_fits(
     m: &Measurements,
     within: &[&KPoint],
     ks: &[f64],
     t_div: &[f64],
-    at_sg: &KPoint,
     result: &mut ExperimentResult,
 ) {
     let sg = m.subgroup_size;
@@ -46,25 +46,34 @@ pub(super) fn add_fits(
             ),
         );
     }
-    if let Some(q) = stats::fit_quadratic(ks, t_div) {
-        result.metric("quadratic_c_ns", q.c);
+    // The quadratic term too, on the same drift-free T_div(k), decided by its interval: a
+    // fit of median times once called a straight line bent on a busy CPU.
+    if let Some(q) = stats::fit_quadratic(ks, &clocked) {
+        let k = f64::from(sg);
+        let at_sg = q.a + q.b * k + q.c * k * k;
+        let [low, high] = q.c_interval.map(|c| c * k * k / at_sg);
+        result.metric("quadratic_c", q.c);
         result.metric("quadratic_t_stat", q.c_t_stat);
-        let share = q.c * f64::from(sg * sg) / at_sg.div.time();
-        let superlinear = q.c_significant && q.c > 0.0 && share > limits::SUPERLINEAR_SHARE;
+        result.metric("quadratic_share", q.c * k * k / at_sg);
+        result.metric("quadratic_share_ci_low", low);
+        result.metric("quadratic_share_ci_high", high);
         result.verdict(
             "no_superlinear",
             "no super-linear reconvergence penalty",
-            VerdictStatus::consistent_if(!superlinear),
+            VerdictStatus::decided_by_interval(
+                low,
+                high,
+                f64::NEG_INFINITY,
+                limits::SUPERLINEAR_SHARE,
+            ),
             format!(
-                "quadratic term c = {:.2} ns/path^2 (t = {:.1}, {}), {:.1}% of T({sg})",
-                q.c,
+                "the quadratic term of T_div(k) against the k = 1 control of its round adds \
+                 {:.1}% at k = {sg} (95% interval {:.1}%..{:.1}%, limit {:.0}%; t = {:.1})",
+                100.0 * q.c * k * k / at_sg,
+                100.0 * low,
+                100.0 * high,
+                100.0 * limits::SUPERLINEAR_SHARE,
                 q.c_t_stat,
-                if q.c_significant {
-                    "significant"
-                } else {
-                    "not significant"
-                },
-                share * 100.0
             ),
         );
     }

@@ -54,7 +54,7 @@ pub fn analyze(m: &Measurements, result: &mut ExperimentResult) {
 
     let ks: Vec<f64> = within.iter().map(|p| f64::from(p.k)).collect();
     let t_div: Vec<f64> = within.iter().map(|p| p.div.time()).collect();
-    add_fits(m, &within, &ks, &t_div, at_sg, result);
+    add_fits(m, &within, &ks, &t_div, result);
     add_serialization(m, at_sg, floor, result);
     add_control(m, &within, &ks, first, at_sg, floor, result);
     add_predication(first, at_sg, floor, result);

@@ -84,6 +84,32 @@ fn a_quadratic_penalty_is_caught() {
     assert_eq!(status(&r, "efficiency falls"), VerdictStatus::Inconsistent);
 }
 
+/// A linear device on a CPU that slows down as the run goes on: each k's group runs slower than
+/// the last, its k = 1 control with it. The median times bend upward, the times against each
+/// round's control do not, and neither verdict calls it super-linear.
+#[test]
+fn drift_between_groups_is_not_a_super_linear_penalty() {
+    let mut m = simt(8, 0.0);
+    for p in &mut m.points {
+        let (k, slower) = (f64::from(p.k), 1.0 + 0.02 * f64::from(p.k * p.k));
+        p.div = exact(1000.0 * k * slower);
+        p.uniform = exact(1000.0 * slower);
+        p.uniform_ref = exact(1000.0 * slower);
+    }
+    let r = analyzed(&m);
+    assert_eq!(status(&r, "super-linear"), VerdictStatus::Consistent);
+    assert_eq!(
+        status(&r, "linear serialization"),
+        VerdictStatus::Consistent
+    );
+    assert!(r.metrics["quadratic_share"].abs() < 1e-9);
+    // The median times alone would have called it.
+    let times: Vec<f64> = m.points.iter().map(|p| p.div.time()).collect();
+    let ks: Vec<f64> = m.points.iter().map(|p| f64::from(p.k)).collect();
+    let bent = crate::stats::fit_quadratic(&ks, &times).unwrap();
+    assert!(bent.c_significant && bent.c * 64.0 / times[7] > limits::SUPERLINEAR_SHARE);
+}
+
 #[test]
 fn a_rising_control_is_caught() {
     let mut m = simt(8, 0.0);
