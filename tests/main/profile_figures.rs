@@ -463,6 +463,49 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wg: ve
         "{serial}"
     );
 
+    // A loop left by a `break` that every lane takes at the same trip never diverged; one that
+    // lanes leave at different trips did, even where its test never disagreed.
+    const BREAKS: &str = "\
+@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(local_invocation_index) lid: u32) {
+    if (lid == 0u) {
+        var i = 0u;
+        loop { // together
+            if (i >= 32u) { break; }
+            out[i] += 1u;
+            i += 1u;
+        }
+    }
+    for (var j = 0u; j < 64u; j++) { // apart
+        if (j == lid % 8u) { break; }
+        out[lid] += j;
+    }
+}
+";
+    let f = util::profiled_as("breaks.wgsl", BREAKS, 3, |r| r.dispatch = [1, 1, 1]);
+    let row = |marker: &str| {
+        let line = line_of(BREAKS, marker);
+        (f.profile.branches.iter())
+            .find(|b| b.line == line && b.kind == "loop")
+            .unwrap_or_else(|| panic!("{marker}"))
+    };
+    assert_eq!(row("// together").left_early, Some(false));
+    assert_eq!(row("// apart").left_early, Some(true));
+    assert_eq!(row("// apart").divergent, 0, "its test never disagreed");
+    let top = top_list(&f.profile);
+    let together = top_row(&top, line_of(BREAKS, "// together")).unwrap_or_else(|| panic!("{top}"));
+    assert!(
+        together.ends_with(&never("if", line_of(BREAKS, "if (lid == 0u)"))),
+        "{together}"
+    );
+    let apart = top_row(&top, line_of(BREAKS, "// apart")).unwrap_or_else(|| panic!("{top}"));
+    assert!(
+        apart.ends_with("lanes left early by a break or return"),
+        "{apart}"
+    );
+
     const EARLY: &str = "\
 @group(0) @binding(0) var<storage, read_write> out: array<u32>;
 

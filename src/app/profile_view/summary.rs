@@ -248,10 +248,13 @@ impl BranchRow {
         let (executions, divergent) = if figures.is_some() {
             (
                 format!("{} trips", format_grouped(b.trips.unwrap_or(0))),
-                // A loop left by a `break` counts no test at which lanes left.
-                match b.divergent_fraction {
-                    Some(_) => format!("lanes left on {} tests", format_grouped(b.divergent)),
-                    None => "lanes leave by a break".to_owned(),
+                // A loop left by a `break` counts no test at which lanes left; whether they
+                // left it together is known where a branch holds the `break`.
+                match (b.divergent_fraction, b.left_early) {
+                    (Some(_), _) => format!("lanes left on {} tests", format_grouped(b.divergent)),
+                    (None, Some(true)) => "lanes left early by a break or return".to_owned(),
+                    (None, Some(false)) => "lanes left together".to_owned(),
+                    (None, None) => "lanes leave by a break".to_owned(),
                 },
             )
         } else {
@@ -550,6 +553,12 @@ mod tests {
         by_break.divergent_fraction = None;
         let row_by_break = BranchRow::of(&by_break, &profile.branches, profile.subgroup_size);
         assert_eq!(row_by_break.divergent, "lanes leave by a break");
+        by_break.left_early = Some(false);
+        let together = BranchRow::of(&by_break, &profile.branches, profile.subgroup_size);
+        assert_eq!(together.divergent, "lanes left together");
+        by_break.left_early = Some(true);
+        let early = BranchRow::of(&by_break, &profile.branches, profile.subgroup_size);
+        assert_eq!(early.divergent, "lanes left early by a break or return");
         assert_eq!(
             row.figures.as_deref(),
             Some(

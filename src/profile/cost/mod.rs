@@ -239,6 +239,7 @@ mod tests {
             wasted_lane_slots: Some(idle),
             trips: None,
             lane_trips: None,
+            left_early: None,
             taken: None,
             not_taken: None,
             cost: None,

@@ -54,17 +54,49 @@ pub(super) fn sides(accept: &Block, reject: &Block) -> Sides {
     }
 }
 
+/// How lanes that run `blocks` (an `if`'s sides, a `switch`'s cases) may leave the loop around
+/// them: by a `break` of the innermost loop or `switch` around the statement (not one nested
+/// in the blocks), and by a `return` or `kill` anywhere in them.
+pub(super) fn exits(blocks: &[&Block], in_switch: bool) -> Exits {
+    let any = |inside: (bool, bool), returns| {
+        (blocks.iter()).any(|b| b.iter().any(|s| leaves(s, inside, (false, returns))))
+    };
+    Exits {
+        // Returns left out, breaks alone; then as if in a loop and a switch, returns alone.
+        breaks: any((false, in_switch), false),
+        returns: any((true, true), true),
+    }
+}
+
+/// What [`exits`] finds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Exits {
+    /// A `break` that leaves the innermost loop or `switch` around the statement.
+    pub breaks: bool,
+    /// A `return` or `kill`.
+    pub returns: bool,
+}
+
 /// Whether `statement` leaves the block it is in: a `return` or `kill` anywhere in it, a
 /// `break` that is not of a loop or `switch` nested in it, and (when `continues`) a `continue`
 /// that is not of a nested loop.
 fn escapes(statement: &Statement, in_loop: bool, in_switch: bool, continues: bool) -> bool {
+    leaves(statement, (in_loop, in_switch), (continues, true))
+}
+
+/// [`escapes`], with `return`s and `kill`s counted only when `returns`.
+fn leaves(
+    statement: &Statement,
+    (in_loop, in_switch): (bool, bool),
+    (continues, returns): (bool, bool),
+) -> bool {
     let any = |block: &Block, in_loop, in_switch| {
         block
             .iter()
-            .any(|s| escapes(s, in_loop, in_switch, continues))
+            .any(|s| leaves(s, (in_loop, in_switch), (continues, returns)))
     };
     match statement {
-        Statement::Return { .. } | Statement::Kill => true,
+        Statement::Return { .. } | Statement::Kill => returns,
         Statement::Break => !in_loop && !in_switch,
         Statement::Continue => continues && !in_loop,
         Statement::Block(b) => any(b, in_loop, in_switch),

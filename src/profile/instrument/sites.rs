@@ -6,6 +6,7 @@ use std::ops::RangeInclusive;
 use naga::{Block, Function, Handle, Statement};
 
 use super::clause::ClauseSite;
+pub use super::control::Exits;
 use crate::source_map::SourceMap;
 
 /// What kind of block a [`BlockSite`] is.
@@ -86,6 +87,8 @@ pub struct BranchSite {
     pub clause: Option<ClauseSite>,
     /// What opens the block it stands in: the branch or loop around it, or its function.
     pub enclosing: Opener,
+    /// How its lanes may leave the loop around it: a `break` in a side, a `return`.
+    pub exits: Exits,
 }
 
 /// An instrumented loop.
@@ -104,6 +107,8 @@ pub struct LoopSite {
     pub function: String,
     /// What opens the block it stands in: the branch or loop around it, or its function.
     pub enclosing: Opener,
+    /// Whether its `continuing` ends in a `break if`, a way out that no branch site counts.
+    pub break_if: bool,
 }
 
 /// The sites numbered so far, in counter order, and what the host derives from them.
@@ -140,6 +145,7 @@ impl Sites {
             function: function.to_owned(),
             clause: None,
             enclosing,
+            exits: Exits::default(),
         });
         self.branches.len() - 1
     }
@@ -153,6 +159,7 @@ impl Sites {
             line,
             function: function.to_owned(),
             enclosing,
+            break_if: false,
         });
         self.loops.len() - 1
     }

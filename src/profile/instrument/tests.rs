@@ -136,6 +136,20 @@ fn sites_lines_and_round_trip() {
             (BranchKind::If, 4, "helper", function),
         ]
     );
+    // How their lanes may leave: the early returns, and the exit test's `break`.
+    let exits: Vec<(bool, bool)> = (out.branches.iter())
+        .map(|b| (b.exits.breaks, b.exits.returns))
+        .collect();
+    assert_eq!(
+        exits,
+        [
+            (false, true),
+            (false, false),
+            (false, false),
+            (true, false),
+            (false, true)
+        ]
+    );
     assert_eq!(
         out.loops,
         [LoopSite {
@@ -144,6 +158,7 @@ fn sites_lines_and_round_trip() {
             line: 27,
             function: "main".to_owned(),
             enclosing: Opener::Function,
+            break_if: false,
         }]
     );
     assert_eq!(out.counter_words, HEADER_WORDS + 4 * 17 + 4 * 5 + 1);

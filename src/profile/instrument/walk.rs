@@ -409,6 +409,7 @@ impl Pass<'_> {
             .sites
             .new_branch(BranchKind::If, (line, &self.at.name), self.at.opener);
         self.sites.branches[branch].clause = clause;
+        self.sites.branches[branch].exits = control::exits(&[&accept, &reject], false);
         let how = control::sides(&accept, &reject);
         let voted = self.opts.subgroups && !self.at.quiet;
         // In a loop the sides are counted from the vote, with its election, not each at its
@@ -487,6 +488,8 @@ impl Pass<'_> {
         let branch =
             self.sites
                 .new_branch(BranchKind::Switch, (line, &self.at.name), self.at.opener);
+        let bodies: Vec<&Block> = cases.iter().map(|case| &case.body).collect();
+        self.sites.branches[branch].exits = control::exits(&bodies, true);
         if self.opts.subgroups && !self.at.quiet {
             let ty = cases.iter().find_map(|case| match case.value {
                 SwitchValue::I32(_) => Some(self.g.i32_ty),
@@ -521,6 +524,7 @@ impl Pass<'_> {
         out: &mut Block,
     ) {
         let lp = self.sites.new_loop((line, &self.at.name), self.at.opener);
+        self.sites.loops[lp].break_if = break_if.is_some();
         let links = if self.opts.subgroups {
             let expressions = &fx.function.expressions;
             hoistable(

@@ -116,6 +116,7 @@ pub fn lines_and_branches(
             wasted_lane_slots: wasted(&opened_by(Opener::Branch(r))),
             trips: None,
             lane_trips: None,
+            left_early: None,
             taken,
             not_taken,
             cost: None,
@@ -151,6 +152,9 @@ pub fn lines_and_branches(
             wasted_lane_slots: wasted(&blocks),
             trips: body.map(|b| b.executions),
             lane_trips: body.filter(|_| subgroups).map(|b| b.active_lanes),
+            left_early: subgroups
+                .then(|| left_early(instrumented, counters, l))
+                .flatten(),
             taken: None,
             not_taken: None,
             cost: None,
@@ -162,6 +166,40 @@ pub fn lines_and_branches(
     mark_inherited(instrumented, &mut branches, &row_of);
     branches.sort_by_key(|b| b.line);
     (lines, branches, notes)
+}
+
+/// Whether lanes left loop `l` early: a branch inside it (not its test) with a `break` of it or
+/// a `return` in a side diverged. `None` where no branch holds one, or a `break if` may end it.
+fn left_early(instrumented: &Instrumented, counters: &Counters, l: usize) -> Option<bool> {
+    let site = &instrumented.loops[l];
+    if site.break_if {
+        return None;
+    }
+    // Whether a branch standing in the block `at` opens is inside loop `l`: for a `break`, with
+    // no loop or `switch` between (the `break` would be theirs); for a `return`, anywhere.
+    let inside = |mut at: Opener, returning: bool| loop {
+        match at {
+            Opener::Loop(x) if x == l => return true,
+            Opener::Function => return false,
+            Opener::Loop(_) if !returning => return false,
+            Opener::Branch(r)
+                if !returning && instrumented.branches[r].kind == BranchKind::Switch =>
+            {
+                return false;
+            }
+            Opener::Loop(x) => at = instrumented.loops[x].enclosing,
+            Opener::Branch(r) => at = instrumented.branches[r].enclosing,
+        }
+    };
+    let leaving: Vec<usize> = (0..instrumented.branches.len())
+        .filter(|r| !site.test_branches.contains(r))
+        .filter(|&r| {
+            let b = &instrumented.branches[r];
+            (b.exits.breaks && inside(b.enclosing, false))
+                || (b.exits.returns && inside(b.enclosing, true))
+        })
+        .collect();
+    (!leaving.is_empty()).then(|| leaving.iter().any(|&r| counters.branches[r].divergent > 0))
 }
 
 /// Fills in `inherited_from` on each row that never diverged but idled slots: the line of the

@@ -123,7 +123,7 @@ fn source_line(profile: &Profile, line: Option<u32>) -> String {
 /// The columns, in order: the figures first (as before the device's identity was added, so
 /// that scripts reading columns by position keep working), then the kernel, the device and the
 /// run.
-pub const CSV_COLUMNS: [Column; 39] = {
+pub const CSV_COLUMNS: [Column; 40] = {
     use ColumnType::{Integer, Number, Text, Timestamp};
     const fn c(name: &'static str, kind: ColumnType, cell: fn(&Row<'_>) -> String) -> Column {
         Column { name, kind, cell }
@@ -180,6 +180,7 @@ pub const CSV_COLUMNS: [Column; 39] = {
         }),
         c("trips", Integer, |r| r.branch_cell(|b| b.trips)),
         c("lane_trips", Integer, |r| r.branch_cell(|b| b.lane_trips)),
+        c("left_early", Text, |r| r.branch_cell(|b| b.left_early)),
         c("cost_verdict", Text, |r| {
             r.cost_cell(|c| Some(c.verdict.key()))
         }),

@@ -206,6 +206,12 @@ pub struct BranchProfile {
     /// A loop: Σ active lanes over its trips, the lane-trips that ran (with subgroups).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lane_trips: Option<u64>,
+    /// A loop with a `break` or `return` in a branch inside it: whether some of its lanes left
+    /// by one while others went on (a branch that holds one diverged); its test's divergence is
+    /// `divergent`. `None` for a loop with no such branch, and where it cannot be told: a `break
+    /// if`, no subgroup operations, or a document from before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub left_early: Option<bool>,
     /// An `if`: Σ over its evaluations of the lanes that took its `then` side (invocations
     /// without subgroups).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -297,12 +303,14 @@ impl BranchProfile {
         Some((self.lane_trips?, trips * u64::from(subgroup_size?)))
     }
 
-    /// Whether the idle lane slots inside it are its own: it diverged, or it is a loop that
-    /// lanes leave by a `break` rather than its test, whose own counts do not say where they
-    /// left. A branch that never diverged holds only slots a branch or loop around it left idle
+    /// Whether the idle lane slots inside it are its own: it diverged at its test, lanes left
+    /// it early by a `break` or `return` ([`Self::left_early`]), or it is a loop without a test
+    /// whose way out cannot be told. A branch that never diverged holds only slots a branch or loop around it left idle
     /// (which that one does not count: a lone lane's loop inside an `if` is the `if`'s cost).
     pub fn diverged(&self) -> bool {
-        self.divergent > 0 || (self.kind == "loop" && self.divergent_fraction.is_none())
+        let unknown_exits =
+            self.kind == "loop" && self.divergent_fraction.is_none() && self.left_early.is_none();
+        self.divergent > 0 || self.left_early == Some(true) || unknown_exits
     }
 
     /// Whether it never diverged yet idled lane slots: lanes left out before it reached it.
@@ -356,6 +364,14 @@ impl BranchProfile {
                 self.divergent, self.executions
             ));
         }
+        parts.extend(self.left_early.map(|early| {
+            if early {
+                "lanes left early by a break or return"
+            } else {
+                "no lane left it early"
+            }
+            .to_owned()
+        }));
         Some(parts.join(", "))
     }
 }
