@@ -484,7 +484,12 @@ fn main(@builtin(local_invocation_index) lid: u32) {
     }
 }
 ";
-    let f = util::profiled_as("breaks.wgsl", BREAKS, 3, |r| r.dispatch = [1, 1, 1]);
+    // With --cost, the loop its lanes left apart is priced by its counts; the other did not
+    // diverge.
+    let f = util::profiled_as("breaks.wgsl", BREAKS, 3, |r| {
+        r.dispatch = [1, 1, 1];
+        r.cost_top = Some(5);
+    });
     let row = |marker: &str| {
         let line = line_of(BREAKS, marker);
         (f.profile.branches.iter())
@@ -494,6 +499,9 @@ fn main(@builtin(local_invocation_index) lid: u32) {
     assert_eq!(row("// together").left_early, Some(false));
     assert_eq!(row("// apart").left_early, Some(true));
     assert_eq!(row("// apart").divergent, 0, "its test never disagreed");
+    let verdict = |marker: &str| row(marker).cost.as_ref().map(|c| c.verdict);
+    assert_eq!(verdict("// apart"), Some(CostVerdict::CountOnly));
+    assert_eq!(verdict("// together"), Some(CostVerdict::NotDivergent));
     let top = top_list(&f.profile);
     let together = top_row(&top, line_of(BREAKS, "// together")).unwrap_or_else(|| panic!("{top}"));
     assert!(

@@ -217,7 +217,7 @@ pub(super) fn apply(
         branches[index].cost = Some(decided);
     }
     for branch in branches.iter_mut().filter(|b| b.cost.is_none()) {
-        branch.cost = Some(if branch.kind == "loop" && branch.divergent > 0 {
+        branch.cost = Some(if branch.kind == "loop" && branch.diverged() {
             let predicted = cost::loop_predicted_ns(branch, lines, width, kernel_ns);
             let reason = "lanes left at different trips; a variant whose lanes agree on the \
                           trips would change the work itself (at most this much: the slots of \
