@@ -251,6 +251,10 @@ impl BranchRow {
                 // A loop left by a `break` counts no test at which lanes left; whether they
                 // left it together is known where a branch holds the `break`.
                 match (b.divergent_fraction, b.left_early) {
+                    (Some(_), Some(true)) => format!(
+                        "lanes left on {} tests and by a break or return",
+                        format_grouped(b.divergent)
+                    ),
                     (Some(_), _) => format!("lanes left on {} tests", format_grouped(b.divergent)),
                     (None, Some(true)) => "lanes left early by a break or return".to_owned(),
                     (None, Some(false)) => "lanes left together".to_owned(),
@@ -559,6 +563,13 @@ mod tests {
         by_break.left_early = Some(true);
         let early = BranchRow::of(&by_break, &profile.branches, profile.subgroup_size);
         assert_eq!(early.divergent, "lanes left early by a break or return");
+        let mut tested = profile.branches[1].clone();
+        tested.left_early = Some(true);
+        let tested = BranchRow::of(&tested, &profile.branches, profile.subgroup_size);
+        assert_eq!(
+            tested.divergent,
+            "lanes left on 2 tests and by a break or return"
+        );
         assert_eq!(
             row.figures.as_deref(),
             Some(
