@@ -303,6 +303,16 @@ pub struct Instrumented {
 }
 
 impl Instrumented {
+    /// What opens the block that the branch or loop `site` stands in (a function body stands in
+    /// nothing: its own opener).
+    pub fn enclosing(&self, site: Opener) -> Opener {
+        match site {
+            Opener::Branch(r) => self.branches[r].enclosing,
+            Opener::Loop(l) => self.loops[l].enclosing,
+            Opener::Function => Opener::Function,
+        }
+    }
+
     /// Decodes the counters buffer read back after the dispatch (its stripes folded into
     /// one), and fills in the [`Self::derived`] blocks (callers are numbered before their
     /// callees, so a block's sources are complete when it is reached).

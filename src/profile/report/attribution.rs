@@ -187,8 +187,7 @@ fn left_early(instrumented: &Instrumented, counters: &Counters, l: usize) -> Opt
             {
                 return false;
             }
-            Opener::Loop(x) => at = instrumented.loops[x].enclosing,
-            Opener::Branch(r) => at = instrumented.branches[r].enclosing,
+            _ => at = instrumented.enclosing(at),
         }
     };
     let leaving: Vec<usize> = (0..instrumented.branches.len())
@@ -210,21 +209,16 @@ fn mark_inherited(
     rows: &mut [BranchProfile],
     row_of: &HashMap<Opener, usize>,
 ) {
-    let enclosing = |site: Opener| match site {
-        Opener::Branch(r) => instrumented.branches[r].enclosing,
-        Opener::Loop(l) => instrumented.loops[l].enclosing,
-        Opener::Function => Opener::Function,
-    };
     for (&site, &row) in row_of {
         if !rows[row].inherits_idle_slots() {
             continue;
         }
-        let mut around = enclosing(site);
+        let mut around = instrumented.enclosing(site);
         rows[row].inherited_from = loop {
             match row_of.get(&around) {
                 Some(&r) if rows[r].diverged() => break Some(rows[r].line),
                 _ if around == Opener::Function => break None,
-                _ => around = enclosing(around),
+                _ => around = instrumented.enclosing(around),
             }
         };
     }
