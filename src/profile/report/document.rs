@@ -368,7 +368,7 @@ impl BranchProfile {
             if early {
                 "lanes left early by a break or return"
             } else {
-                "no lane left it early"
+                "no lane left early by a break or return"
             }
             .to_owned()
         }));
