@@ -307,6 +307,7 @@ fn a_test_of_ands_is_counted_after_its_loop_as_its_trips_imply() {
         (l.trips, l.lane_trips),
         (Some(blocks[5].0), Some(lane_trips))
     );
+    assert_eq!(l.wasted_lane_slots, Some(blocks[5].0 * sg - lane_trips));
     assert_no_divlab_bug(p);
 }
 

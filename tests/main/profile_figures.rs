@@ -497,6 +497,11 @@ fn main(@builtin(local_invocation_index) lid: u32) {
             .unwrap_or_else(|| panic!("{marker}"))
     };
     assert_eq!(row("// together").left_early, Some(false));
+    // Its idle slots count each trip once, though the `break`'s `if` splits its body in two.
+    let together = row("// together");
+    let sg = u64::from(f.profile.subgroup_size.expect("subgroups"));
+    let (trips, lane_trips) = (together.trips.unwrap(), together.lane_trips.unwrap());
+    assert_eq!(together.wasted_lane_slots, Some(trips * sg - lane_trips));
     assert_eq!(row("// apart").left_early, Some(true));
     assert_eq!(row("// apart").divergent, 0, "its test never disagreed");
     let verdict = |marker: &str| row(marker).cost.as_ref().map(|c| c.verdict);
