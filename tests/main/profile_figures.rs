@@ -531,6 +531,13 @@ fn main(@builtin(local_invocation_index) lid: u32) {
 }
 ";
     let f = util::profiled_as("early.wgsl", EARLY, 3, |r| r.dispatch = [1, 1, 1]);
+    let takes_it_line = line_of(EARLY, "// every lane left takes it");
+    let row = (f.profile.branches.iter()).find(|b| b.line == takes_it_line);
+    assert_eq!(
+        row.and_then(|b| b.inherited_from),
+        Some(0),
+        "none around it"
+    );
     let top = top_list(&f.profile);
     let takes_it = top_row(&top, line_of(EARLY, "// every lane left takes it"))
         .unwrap_or_else(|| panic!("{top}"));

@@ -461,8 +461,18 @@ mod tests {
         let lines: Vec<u32> = branches.iter().map(|b| b.line).collect();
         assert_eq!(lines, [5, 4, 7], "64 idle slots, none of its own");
         let row = |b| BranchRow::of(b, &profile.branches, profile.subgroup_size);
+        // A document from before `inherited_from` says what it knew.
         assert_eq!(
             row(branches[0]).inherited.as_deref(),
+            Some(
+                "It never diverged: a branch or loop around it, or an earlier return, left those \
+                 lanes out. They are not its own cost."
+            )
+        );
+        let mut before = branches[0].clone();
+        before.inherited_from = Some(0);
+        assert_eq!(
+            row(&before).inherited.as_deref(),
             Some(
                 "It never diverged: its lanes were idle before it (an earlier return or break, a \
                  branch in a caller, or a partial subgroup). They are not its own cost."

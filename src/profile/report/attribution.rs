@@ -210,8 +210,9 @@ fn left_early(instrumented: &Instrumented, counters: &Counters, l: usize) -> Opt
 }
 
 /// Fills in `inherited_from` on each row that never diverged but idled slots: the line of the
-/// innermost branch or loop around it that diverged, walking out through the sites that open
-/// the blocks it stands in (a loop's exit test, which has no row, stands for its loop).
+/// innermost branch or loop around it that diverged (0 where none did), walking out through
+/// the sites that open the blocks it stands in (a loop's exit test, which has no row, stands
+/// for its loop).
 fn mark_inherited(
     instrumented: &Instrumented,
     rows: &mut [BranchProfile],
@@ -225,7 +226,7 @@ fn mark_inherited(
         rows[row].inherited_from = loop {
             match row_of.get(&around) {
                 Some(&r) if rows[r].diverged() => break Some(rows[r].line),
-                _ if around == Opener::Function => break None,
+                _ if around == Opener::Function => break Some(0),
                 _ => around = instrumented.enclosing(around),
             }
         };

@@ -224,9 +224,9 @@ pub struct BranchProfile {
     pub cost: Option<BranchCost>,
     /// A branch that never diverged but idled lane slots: the line of the innermost branch or
     /// loop around it, in its function, that did. Those slots are the lanes that one left out,
-    /// its cost, which it does not count itself. `None` where none around it diverged: the
-    /// lanes were idle before it (an earlier `return` or `break`, a branch in a caller, a
-    /// partial subgroup).
+    /// its cost, which it does not count itself. 0 where none around it diverged: the lanes
+    /// were idle before it (an earlier `return` or `break`, a branch in a caller, a partial
+    /// subgroup). `None` on other rows, and in documents from before it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub inherited_from: Option<u32>,
     /// An `if` that tests a short-circuit `&&`/`||` chain up to one of its clauses (naga makes
@@ -326,6 +326,13 @@ impl BranchProfile {
             return None;
         }
         Some(match self.inherited_from {
+            // A document from before the field: what it knew.
+            None => {
+                "a branch or loop around it, or an earlier return, left those lanes out".to_owned()
+            }
+            Some(0) => "its lanes were idle before it (an earlier return or break, a branch in \
+                        a caller, or a partial subgroup)"
+                .to_owned(),
             Some(line) => {
                 let kind = branches
                     .iter()
@@ -333,9 +340,6 @@ impl BranchProfile {
                     .map_or("branch", |b| b.kind.as_str());
                 format!("its idle slots are lanes the {kind} at line {line} around it left out")
             }
-            None => "its lanes were idle before it (an earlier return or break, a branch in a \
-                     caller, or a partial subgroup)"
-                .to_owned(),
         })
     }
 
