@@ -143,21 +143,13 @@ pub fn lines_and_branches(
         if site.exit_test.is_some() {
             check("loop", site.line, &blocks, (executions, divergent));
         }
-        // Each trip once: summed over the blocks it opens, a trip split by a `break`'s `if`
-        // (counted anew after it) or a counted update would count its idle lanes again.
-        let trip_idle = match (body, subgroup_size) {
-            (Some(b), Some(sg)) if subgroups => {
-                Some((b.executions * u64::from(sg)).saturating_sub(b.active_lanes))
-            }
-            _ => None,
-        };
-        branches.push(BranchProfile {
+        let mut row = BranchProfile {
             line: site.line,
             kind: "loop".to_owned(),
             executions,
             divergent,
             divergent_fraction: site.exit_test.and_then(|_| fraction(divergent, executions)),
-            wasted_lane_slots: trip_idle.or_else(|| wasted(&blocks)),
+            wasted_lane_slots: None,
             trips: body.map(|b| b.executions),
             lane_trips: body.filter(|_| subgroups).map(|b| b.active_lanes),
             left_early: subgroups
@@ -168,7 +160,14 @@ pub fn lines_and_branches(
             cost: None,
             inherited_from: None,
             clause: None,
-        });
+        };
+        // Each trip once, as the loop's own figures count them: summed over the blocks it
+        // opens, a trip split by a `break`'s `if` (counted anew after it) would count its idle
+        // lanes again.
+        row.wasted_lane_slots = (row.trip_slots(subgroup_size))
+            .map(|(ran, paid)| paid.saturating_sub(ran))
+            .or_else(|| wasted(&blocks));
+        branches.push(row);
         row_of.insert(Opener::Loop(l), branches.len() - 1);
     }
     mark_inherited(instrumented, &mut branches, &row_of);
