@@ -53,6 +53,11 @@ impl Capabilities {
 /// invocation together (gallivm's `LP_MAX_TGSI_LOOP_ITERATIONS`), and silently goes on.
 pub const LLVMPIPE_LOOP_ITERATIONS: u32 = 65_535;
 
+/// The loop iterations a lab kernel plans for one subgroup on llvmpipe, all its loops together:
+/// [`LLVMPIPE_LOOP_ITERATIONS`] less some room for the iterations that test a loop's exit. Past
+/// the limit llvmpipe ends the loops silently, and a time stops growing with the work.
+pub const LLVMPIPE_LOOP_BUDGET: u32 = LLVMPIPE_LOOP_ITERATIONS - 1024;
+
 /// A device, its queue and what divlab knows about them.
 ///
 /// Experiments borrow it. The app can build one from eframe's device with [`GpuContext::from_device`].

@@ -12,7 +12,9 @@ mod timer;
 pub mod watchdog;
 
 pub use adapters::{AdapterEntry, AdapterSelector, BackendChoice};
-pub use context::{CancelToken, Capabilities, GpuContext, LLVMPIPE_LOOP_ITERATIONS};
+pub use context::{
+    CancelToken, Capabilities, GpuContext, LLVMPIPE_LOOP_BUDGET, LLVMPIPE_LOOP_ITERATIONS,
+};
 pub use dispatch::Dispatch;
 pub use readback::{buffer_with, map_and_read, read_buffer, read_only_buffer, storage_buffer};
 pub use shader::{

@@ -6,7 +6,7 @@ use super::kernels::{Compiled, Dispatch, DivergenceParams, Form, Mode, Sinks};
 use super::plan::Plan;
 use crate::Result;
 use crate::experiments::{Lab, RunConfig};
-use crate::gpu::{GpuContext, GpuTimer, LLVMPIPE_LOOP_ITERATIONS};
+use crate::gpu::{GpuContext, GpuTimer, LLVMPIPE_LOOP_BUDGET};
 use crate::report::ExperimentResult;
 use crate::stats;
 
@@ -26,8 +26,7 @@ fn max_trips(gpu: &GpuContext, invocations: u32, paths: u32) -> u32 {
     let cap = u32::try_from(cap).unwrap_or(MAX_TRIPS).clamp(1, MAX_TRIPS);
     // Past llvmpipe's loop limit a divergent subgroup's time stopped growing with its trips.
     if gpu.is_llvmpipe() {
-        // A little headroom for the iterations that test a loop's exit.
-        cap.min((LLVMPIPE_LOOP_ITERATIONS - 1024) / paths.max(1))
+        cap.min(LLVMPIPE_LOOP_BUDGET / paths.max(1))
     } else {
         cap
     }

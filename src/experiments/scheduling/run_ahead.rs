@@ -14,8 +14,8 @@
 use crate::experiments::scheduling::Grouping;
 use crate::experiments::{Progress, RunContext};
 use crate::gpu::{
-    Budget, Dispatch, GpuContext, GpuTimer, Kernel, LLVMPIPE_LOOP_ITERATIONS, RuntimeChecks,
-    buffer_with, read_only_buffer, storage_buffer,
+    Budget, Dispatch, GpuContext, GpuTimer, Kernel, LLVMPIPE_LOOP_BUDGET, LLVMPIPE_LOOP_ITERATIONS,
+    RuntimeChecks, buffer_with, read_only_buffer, storage_buffer,
 };
 use crate::report::{
     ExperimentInfo, ExperimentResult, Family, Figure, Point, Series, VerdictStatus,
@@ -54,11 +54,6 @@ pub const WORKGROUPS: u32 = 32;
 pub const MAX_LONG_ITERS: u32 = 1 << 22;
 /// The post-join cap: 128k dependent loads of at most ~0.5 us is ~65 ms.
 pub const MAX_POST_ITERS: u32 = 1 << 17;
-/// On llvmpipe, the most loop iterations a subgroup may run, its long, short and post-join loops
-/// together, with some room for the tests that leave them: past its limit llvmpipe silently
-/// ends a subgroup's loops, so the full part ran less post-join work than the post part, and the
-/// time it did not spend read as overlap (0.79 on lavapipe before this bound, 0.00 after).
-pub const LLVMPIPE_ITERATIONS: u32 = LLVMPIPE_LOOP_ITERATIONS - 1024;
 /// The short path is this fraction of the long one.
 pub const SHORT_DIVISOR: u32 = 16;
 /// Seeds the table's permutation.
@@ -192,12 +187,14 @@ pub fn single_cycle(n: usize, seed: u64) -> Vec<u32> {
 }
 
 /// The most iterations of the long path and of the post-join work on `gpu`. On llvmpipe the
-/// full part runs all three loops in one subgroup, so they share [`LLVMPIPE_ITERATIONS`]: half
-/// for the long path, the rest for the short path and the post-join work.
+/// full part runs all three loops in one subgroup, so they share [`LLVMPIPE_LOOP_BUDGET`]: half
+/// for the long path, the rest for the short path and the post-join work. Past it the full part
+/// ran less post-join work than the post part, and the time it did not spend read as overlap
+/// (0.79 on lavapipe SG 8 before this bound, 0.01 after).
 pub fn max_iterations(gpu: &GpuContext) -> (u32, u32) {
     if gpu.is_llvmpipe() {
-        let long = LLVMPIPE_ITERATIONS / 2;
-        (long, LLVMPIPE_ITERATIONS - long - long / SHORT_DIVISOR)
+        let long = LLVMPIPE_LOOP_BUDGET / 2;
+        (long, LLVMPIPE_LOOP_BUDGET - long - long / SHORT_DIVISOR)
     } else {
         (MAX_LONG_ITERS, MAX_POST_ITERS)
     }
@@ -324,10 +321,11 @@ fn run(ctx: RunContext<'_>) -> Result<ExperimentResult> {
         }
     };
     if gpu.is_llvmpipe() {
+        let full = Part::Full.params(long, post);
         note.push_str(&format!(
             " [llvmpipe: a subgroup's loops run {} iterations in all, under the driver's silent \
              limit of {LLVMPIPE_LOOP_ITERATIONS}]",
-            long + Part::Full.params(long, post).short_iters + post
+            full.long_iters + full.short_iters + full.post_iters
         ));
     }
     report(&rounds, &note, &mut result)?;
