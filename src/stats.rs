@@ -223,6 +223,13 @@ pub fn fit_quadratic(xs: &[f64], ys: &[f64]) -> Option<QuadraticFit> {
     let y_scale = ys.iter().fold(0.0_f64, |m, &y| m.max(y.abs()));
     let sum_y2: f64 = ys.iter().map(|y| y * y).sum();
     let perfect = ss_res <= PERFECT_FIT_REL * sum_y2;
+    // The standard error of `sc`; 0 for a perfect fit.
+    let se_sc = if perfect {
+        0.0
+    } else {
+        (ss_res / (n - 3) as f64 * inv_cc).sqrt()
+    };
+    let t_critical = t_critical_95(n - 3);
     let c_t_stat = if perfect {
         // Zero residual variance: the estimate is exact, so any curvature that
         // is not rounding noise is infinitely significant.
@@ -232,15 +239,10 @@ pub fn fit_quadratic(xs: &[f64], ys: &[f64]) -> Option<QuadraticFit> {
             f64::INFINITY.copysign(sc)
         }
     } else {
-        let sigma2 = ss_res / (n - 3) as f64;
-        sc / (sigma2 * inv_cc).sqrt()
+        sc / se_sc
     };
-    let c_significant = c_t_stat.abs() > t_critical_95(n - 3);
-    let c_margin = if perfect {
-        0.0
-    } else {
-        t_critical_95(n - 3) * (ss_res / (n - 3) as f64 * inv_cc).sqrt() / (half * half)
-    };
+    let c_significant = c_t_stat.abs() > t_critical;
+    let c_margin = t_critical * se_sc / (half * half);
 
     // Undo u = (x − centre) / half:
     //   sa + sb·u + sc·u² = a + b·x + c·x².

@@ -305,8 +305,9 @@ impl BranchProfile {
 
     /// Whether the idle lane slots inside it are its own: it diverged at its test, lanes left
     /// it early by a `break` or `return` ([`Self::left_early`]), or it is a loop without a test
-    /// whose way out cannot be told. A branch that never diverged holds only slots a branch or loop around it left idle
-    /// (which that one does not count: a lone lane's loop inside an `if` is the `if`'s cost).
+    /// whose way out cannot be told. A branch that never diverged holds only slots a branch or
+    /// loop around it left idle (which that one does not count: a lone lane's loop inside an
+    /// `if` is the `if`'s cost).
     pub fn diverged(&self) -> bool {
         let unknown_exits =
             self.kind == "loop" && self.divergent_fraction.is_none() && self.left_early.is_none();

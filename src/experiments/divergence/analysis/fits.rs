@@ -51,10 +51,11 @@ pub(super) fn add_fits(
     if let Some(q) = stats::fit_quadratic(ks, &clocked) {
         let k = f64::from(sg);
         let at_sg = q.a + q.b * k + q.c * k * k;
-        let [low, high] = q.c_interval.map(|c| c * k * k / at_sg);
+        let share_of = |c: f64| c * k * k / at_sg;
+        let (share, [low, high]) = (share_of(q.c), q.c_interval.map(share_of));
         result.metric("quadratic_c", q.c);
         result.metric("quadratic_t_stat", q.c_t_stat);
-        result.metric("quadratic_share", q.c * k * k / at_sg);
+        result.metric("quadratic_share", share);
         result.metric("quadratic_share_ci_low", low);
         result.metric("quadratic_share_ci_high", high);
         result.verdict(
@@ -69,7 +70,7 @@ pub(super) fn add_fits(
             format!(
                 "the quadratic term of T_div(k) against the k = 1 control of its round adds \
                  {:.1}% at k = {sg} (95% interval {:.1}%..{:.1}%, limit {:.0}%; t = {:.1})",
-                100.0 * q.c * k * k / at_sg,
+                100.0 * share,
                 100.0 * low,
                 100.0 * high,
                 100.0 * limits::SUPERLINEAR_SHARE,
