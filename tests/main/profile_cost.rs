@@ -158,6 +158,23 @@ fn one_cheap_assignment_per_side_before_heavy_uniform_work_costs_little() {
 }
 
 #[test]
+fn a_side_that_one_lane_takes_alone_is_predicted_to_save_nothing() {
+    let _gpu = util::gpu_shared();
+    let lab = Lab::new(util::gpu());
+    let (profile, cost) = costed(&lab, "one_lane_side.wgsl", 5);
+    // Every lane but the first of its subgroup idles through the loop...
+    let line = util::line_of(&kernel("one_lane_side.wgsl").1, "// the branch");
+    let branch = (profile.branches.iter()).find(|b| b.line == line && b.kind == "if");
+    let idle = branch.and_then(|b| b.wasted_lane_slots).unwrap_or(0);
+    assert!(idle > 0, "{:#?}", profile.branches);
+    // ...but the subgroups that run it run it all the same when their first lane decides: the
+    // model saves no execution, so it predicts nothing (priced idle slots predicted most of
+    // the kernel).
+    assert_eq!(cost.predicted_ns, Some(0.0), "{cost:#?}");
+    assert_ne!(cost.verdict, CostVerdict::Serialized, "{cost:#?}");
+}
+
+#[test]
 fn the_command_line_prints_the_cost_table_writes_it_and_imports_it() {
     let _gpu = util::gpu_shared();
     let dir = util::temp_dir();

@@ -1,6 +1,6 @@
 //! What a divergent branch costs on this adapter (`divlab profile --cost`), without a device:
 //! which branches get a variant ([`candidates`]), the variants' text ([`variant`]), the cost
-//! model's prediction from the counts ([`predicted_ns`]), how far a variant moved the work
+//! model's prediction from the counted variant ([`dropped_executions`], [`priced_ns`]), how far a variant moved the work
 //! outside its branch ([`outside_change`]), and the verdict from the timed pairs ([`judge`]).
 //! `run/cost.rs` makes and runs the variants.
 
@@ -40,27 +40,41 @@ fn line_slots(lines: &[LineProfile], width: u32) -> u64 {
     lines.iter().map(|l| l.executions * u64::from(width)).sum()
 }
 
-/// The cost model's saving for a branch whose statement spans `region`, its header line
-/// aside: the idle lane slots on those lines (Σ executions × W − active lanes), priced at the
-/// kernel's average time per lane slot of a line. A divergent `if`/`else` whose subgroups
-/// agreed would run one side full instead of both half empty: the slots saved are the idle
-/// ones.
-pub fn predicted_ns(
-    lines: &[LineProfile],
+/// The subgroup executions that the variant (each subgroup follows its first active lane) does
+/// not run on the lines of a branch whose statement spans `region`, its header line aside: Σ
+/// (the original's executions − the variant's). Divergent paths serialize, so a subgroup pays
+/// a line's W lane slots whichever lanes are active: agreeing, it drops the side its first
+/// lane did not take, and where that side is empty (an `if (lid == 0u)` without an `else`) it
+/// saves nothing, however many lanes idled. Negative where the variant runs more (lanes that
+/// follow another lane into a loop).
+pub fn dropped_executions(
+    original: &[LineProfile],
+    variant: &[LineProfile],
     region: &Range<u32>,
-    width: u32,
-    kernel_ns: f64,
-) -> Option<f64> {
+) -> i64 {
+    // The original's lines only: the variant is counted without the analysis that leaves out
+    // the lines of no statement, so blank lines inside its blocks are listed too.
+    let inside = original
+        .iter()
+        .filter(|l| l.line > region.start && l.line < region.end);
+    let as_signed = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
+    inside
+        .map(|line| {
+            let after = variant.iter().find(|v| v.line == line.line);
+            as_signed(line.executions) - after.map_or(0, |v| as_signed(v.executions))
+        })
+        .sum()
+}
+
+/// The cost model's saving of `slots` lane slots, priced at the kernel's average time per lane
+/// slot of a line (`kernel_ns` / Σ executions × W over `lines`).
+pub fn priced_ns(slots: i64, lines: &[LineProfile], width: u32, kernel_ns: f64) -> Option<f64> {
     let total = line_slots(lines, width);
-    let idle: u64 = (lines.iter())
-        .filter(|l| l.line > region.start && l.line < region.end)
-        .filter_map(|l| Some((l.executions * u64::from(width)).saturating_sub(l.active_lanes?)))
-        .sum();
-    (total > 0 && kernel_ns.is_finite()).then(|| kernel_ns * idle as f64 / total as f64)
+    (total > 0 && kernel_ns.is_finite()).then(|| kernel_ns * slots as f64 / total as f64)
 }
 
 /// A loop's count-based cost: its idle trip slots (lanes that had left while others ran more
-/// trips), priced like [`predicted_ns`].
+/// trips), priced like [`priced_ns`].
 pub fn loop_predicted_ns(
     branch: &BranchProfile,
     lines: &[LineProfile],
@@ -68,9 +82,8 @@ pub fn loop_predicted_ns(
     kernel_ns: f64,
 ) -> Option<f64> {
     let (ran, paid) = branch.trip_slots(Some(width))?;
-    let total = line_slots(lines, width);
-    (total > 0 && kernel_ns.is_finite())
-        .then(|| kernel_ns * paid.saturating_sub(ran) as f64 / total as f64)
+    let idle = i64::try_from(paid.saturating_sub(ran)).unwrap_or(i64::MAX);
+    priced_ns(idle, lines, width, kernel_ns)
 }
 
 /// How far the variant's work outside `region` moved from the original's: the larger of Σ |Δ
@@ -187,12 +200,32 @@ mod tests {
     }
 
     #[test]
-    fn the_prediction_prices_the_idle_slots_inside_the_branch_at_the_kernels_average() {
-        // 400 slots in all; lines 4 and 6 leave 40 idle each: 80 of 400 of 1000 ns.
-        let p = predicted_ns(&lines(), &(3..7), 8, 1000.0).unwrap();
+    fn the_prediction_prices_the_executions_the_variant_drops_inside_the_branch() {
+        // Following its first lane, each subgroup runs one side: line 6's 10 executions go.
+        let mut variant = lines();
+        variant[3].executions = 0;
+        variant[3].active_lanes = Some(0);
+        variant[2].active_lanes = Some(80);
+        assert_eq!(dropped_executions(&lines(), &variant, &(3..7)), 10);
+        // 10 × 8 = 80 of the 400 slots of a 1000 ns kernel.
+        let p = priced_ns(80, &lines(), 8, 1000.0).unwrap();
         assert!((p - 200.0).abs() < 1e-9, "{p}");
-        // The header's own slots are not the branch's.
-        assert_eq!(predicted_ns(&lines(), &(4..5), 8, 1000.0), Some(0.0));
+        // The header's own executions are not the branch's.
+        assert_eq!(dropped_executions(&lines(), &variant, &(4..5)), 0);
+        assert_eq!(priced_ns(80, &lines(), 8, f64::NAN), None);
+    }
+
+    #[test]
+    fn a_side_no_lane_takes_saves_nothing_however_many_lanes_idle_on_the_other() {
+        // Line 4 runs one lane of 8 in each of its 10 executions, and no other side runs: the
+        // first lanes of the same subgroups take it again, with all their lanes.
+        let original = vec![line(3, 10, 80), line(4, 10, 10), line(8, 10, 80)];
+        let mut variant = original.clone();
+        variant[1].active_lanes = Some(80);
+        assert_eq!(dropped_executions(&original, &variant, &(3..7)), 0);
+        // A variant whose lanes follow another into a longer loop runs more: a negative saving.
+        variant[1].executions = 12;
+        assert_eq!(dropped_executions(&original, &variant, &(3..7)), -2);
     }
 
     #[test]

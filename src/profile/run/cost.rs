@@ -3,8 +3,6 @@
 //! cost from its pair's samples. The text of the variants and the arithmetic are
 //! [`crate::profile::cost`]'s.
 
-use std::ops::Range;
-
 use crate::Result;
 use crate::gpu::{Dispatch, GpuContext, storage_buffer};
 use crate::profile::cost::{self, variant};
@@ -20,10 +18,10 @@ use super::{Request, Stage};
 pub(super) struct Timed {
     /// Its index in the profile's branches.
     branch: usize,
-    /// The lines its statement spans.
-    region: Range<u32>,
     /// The counted variant's change in lanes outside it.
     outside: f64,
+    /// The subgroup executions the counted variant no longer ran inside it: the model's saving.
+    dropped: i64,
     /// Each lane decides, through the same instructions as `uniform`.
     pub placebo: Dispatch,
     /// The subgroup's first active lane decides.
@@ -92,8 +90,8 @@ pub(super) fn variants(
             }
         };
         let counted = count_variant(gpu, &quiet, kernel, &profile.lines, &text)?;
-        let outside = match counted {
-            Ok(outside) => outside,
+        let (outside, dropped) = match counted {
+            Ok(counted) => counted,
             Err(cost) => {
                 out.decided.push((index, cost));
                 continue;
@@ -127,8 +125,8 @@ pub(super) fn variants(
         ) {
             (Ok(placebo), Ok(uniform)) => out.timed.push(Timed {
                 branch: index,
-                region: text.lines,
                 outside,
+                dropped,
                 placebo,
                 uniform,
             }),
@@ -145,15 +143,16 @@ fn unmeasured(reason: String) -> BranchCost {
     BranchCost::unmeasured(CostVerdict::NotMeasured, None, reason)
 }
 
-/// The counted variant's change in lanes outside the branch (`Err`: the cost decided without
-/// timing, where the variant cannot be counted or does not end).
+/// The counted variant's change in lanes outside the branch, and the subgroup executions it no
+/// longer ran inside it (`Err`: the cost decided without timing, where the variant cannot be counted or
+/// does not end).
 fn count_variant(
     gpu: &GpuContext,
     quiet: &Request,
     kernel: &Kernel,
     original: &[LineProfile],
     text: &variant::BranchText,
-) -> Result<std::result::Result<f64, BranchCost>> {
+) -> Result<std::result::Result<(f64, i64), BranchCost>> {
     let wgsl = variant::write(&kernel.source, text, variant::Form::Counted, 0);
     let entry = Some(kernel.interface.entry.as_str());
     let parsed = Kernel::parse(&kernel.file, &wgsl, &kernel.overrides, entry)
@@ -191,7 +190,10 @@ fn count_variant(
         analysis: None,
         conditions: &std::collections::BTreeMap::new(),
     });
-    Ok(Ok(cost::outside_change(original, &lines, &text.lines)))
+    Ok(Ok((
+        cost::outside_change(original, &lines, &text.lines),
+        cost::dropped_executions(original, &lines, &text.lines),
+    )))
 }
 
 /// Every branch's cost in `profile`, from the timed pairs' samples (`samples[i]` for
@@ -209,7 +211,7 @@ pub(super) fn apply(
         lines, branches, ..
     } = profile;
     for (timed, (placebo, uniform)) in variants.timed.iter().zip(samples) {
-        let predicted = cost::predicted_ns(lines, &timed.region, width, kernel_ns);
+        let predicted = cost::priced_ns(timed.dropped * i64::from(width), lines, width, kernel_ns);
         branches[timed.branch].cost =
             Some(cost::judge((placebo, uniform), timed.outside, predicted));
     }
