@@ -282,6 +282,13 @@ impl ExperimentResult {
         }
     }
 
+    /// Records several metrics, as [`metric`](Self::metric) does each.
+    pub fn metrics<'a>(&mut self, named: impl IntoIterator<Item = (&'a str, f64)>) {
+        for (name, value) in named {
+            self.metric(name, value);
+        }
+    }
+
     /// Records a parameter.
     pub fn param(&mut self, name: &str, value: impl Into<serde_json::Value>) {
         self.params.insert(name.to_owned(), value.into());

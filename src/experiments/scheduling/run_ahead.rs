@@ -404,16 +404,18 @@ fn report(rounds: &[[f64; 4]], note: &str, result: &mut ExperimentResult) -> Res
     // The quartiles as well as min/max: on a shared machine one disturbed dispatch throws its
     // round's fraction far out, and min/max then say little about the rest.
     let (q1, q3) = quartiles(&overlaps);
-    result.metric("overlap_fraction", o.median);
-    result.metric("overlap_fraction_min", o.min);
-    result.metric("overlap_fraction_max", o.max);
-    result.metric("overlap_fraction_q1", q1);
-    result.metric("overlap_fraction_q3", q3);
-    result.metric("overlap_rounds", o.n as f64);
     let (low, high) =
         stats::median_interval(&overlaps).map_or((o.median, o.median), |i| (i.low, i.high));
-    result.metric("overlap_fraction_ci_low", low);
-    result.metric("overlap_fraction_ci_high", high);
+    result.metrics([
+        ("overlap_fraction", o.median),
+        ("overlap_fraction_min", o.min),
+        ("overlap_fraction_max", o.max),
+        ("overlap_fraction_q1", q1),
+        ("overlap_fraction_q3", q3),
+        ("overlap_rounds", o.n as f64),
+        ("overlap_fraction_ci_low", low),
+        ("overlap_fraction_ci_high", high),
+    ]);
     let reading = if o.median < 0.2 {
         "the short lanes waited at the join".to_owned()
     } else if o.median > 0.8 {

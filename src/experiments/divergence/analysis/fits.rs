@@ -53,11 +53,13 @@ pub(super) fn add_fits(
         let at_sg = q.a + q.b * k + q.c * k * k;
         let share_of = |c: f64| c * k * k / at_sg;
         let (share, [low, high]) = (share_of(q.c), q.c_interval.map(share_of));
-        result.metric("quadratic_c", q.c);
-        result.metric("quadratic_t_stat", q.c_t_stat);
-        result.metric("quadratic_share", share);
-        result.metric("quadratic_share_ci_low", low);
-        result.metric("quadratic_share_ci_high", high);
+        result.metrics([
+            ("quadratic_c", q.c),
+            ("quadratic_t_stat", q.c_t_stat),
+            ("quadratic_share", share),
+            ("quadratic_share_ci_low", low),
+            ("quadratic_share_ci_high", high),
+        ]);
         result.verdict(
             "no_superlinear",
             "no super-linear reconvergence penalty",
@@ -144,11 +146,13 @@ pub(super) fn add_control(
     let sets: Vec<&[f64]> = rounds.iter().map(Vec::as_slice).collect();
     let (low, high) =
         stats::bootstrap_medians(&sets, trend_of).map_or((trend, trend), |i| (i.low, i.high));
-    result.metric("uniform_trend_at_sg", trend);
-    result.metric("uniform_trend_at_sg_ci_low", low);
-    result.metric("uniform_trend_at_sg_ci_high", high);
-    result.metric("uniform_max_deviation", deviation);
-    result.metric("uniform_max_deviation_beyond_sg", beyond);
+    result.metrics([
+        ("uniform_trend_at_sg", trend),
+        ("uniform_trend_at_sg_ci_low", low),
+        ("uniform_trend_at_sg_ci_high", high),
+        ("uniform_max_deviation", deviation),
+        ("uniform_max_deviation_beyond_sg", beyond),
+    ]);
     let control = if m.loop_form {
         "divergence across subgroups costs only its trip count (uniform control on model)"
     } else {
