@@ -16,13 +16,11 @@ pub(super) fn add_fits(
     // Linearity is judged on T_div(k) read against the k = 1 control timed beside it in each
     // round, as the ratios are: drift between one k's group and the next (a busy neighbour on a
     // shared CPU) cancels, where a fit of median times over the groups would absorb it.
-    let clocked: Vec<f64> = within
-        .iter()
-        .map(|p| {
-            let rounds = p.div.round_ratios(&p.uniform_ref, m.floor.time());
-            stats::summarize(&rounds).map_or(f64::NAN, |s| s.median)
-        })
+    let rounds: Vec<Vec<f64>> = (within.iter())
+        .map(|p| p.div.round_ratios(&p.uniform_ref, m.floor.time()))
         .collect();
+    let median = |r: &[f64]| stats::summarize(r).map_or(f64::NAN, |s| s.median);
+    let clocked: Vec<f64> = rounds.iter().map(|r| median(r)).collect();
     let times = stats::fit_linear(ks, t_div);
     if let Some(fit) = &times {
         result.metric("slope_s_ns", fit.slope);
@@ -47,12 +45,19 @@ pub(super) fn add_fits(
         );
     }
     // The quadratic term too, on the same drift-free T_div(k), decided by its interval: a
-    // fit of median times once called a straight line bent on a busy CPU.
+    // fit of median times once called a straight line bent on a busy CPU. The interval
+    // resamples each k's rounds: a t interval over the SG medians has SG - 3 degrees of
+    // freedom, one at SG 4, where it could never decide.
+    let k = f64::from(sg);
+    let share_of = |medians: &[f64]| {
+        stats::fit_quadratic(ks, medians)
+            .map_or(f64::NAN, |q| q.c * k * k / (q.a + q.b * k + q.c * k * k))
+    };
     if let Some(q) = stats::fit_quadratic(ks, &clocked) {
-        let k = f64::from(sg);
-        let at_sg = q.a + q.b * k + q.c * k * k;
-        let share_of = |c: f64| c * k * k / at_sg;
-        let (share, [low, high]) = (share_of(q.c), q.c_interval.map(share_of));
+        let share = share_of(&clocked);
+        let sets: Vec<&[f64]> = rounds.iter().map(Vec::as_slice).collect();
+        let (low, high) = stats::bootstrap_medians(&sets, share_of)
+            .map_or((f64::NEG_INFINITY, f64::INFINITY), |i| (i.low, i.high));
         result.metrics([
             ("quadratic_c", q.c),
             ("quadratic_t_stat", q.c_t_stat),

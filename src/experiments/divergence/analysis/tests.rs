@@ -110,6 +110,48 @@ fn drift_between_groups_is_not_a_super_linear_penalty() {
     assert!(bent.c_significant && bent.c * 64.0 / times[7] > limits::SUPERLINEAR_SHARE);
 }
 
+/// At SG 4 the quadratic fit over k = 1..4 has one degree of freedom left: a Student-t
+/// interval over the four medians spans past the limit for rounds with half a percent of
+/// noise. Resampling the rounds decides it.
+#[test]
+fn a_subgroup_of_four_with_noisy_rounds_is_decided() {
+    let noise = [
+        0.02, -0.01, 0.015, -0.02, 0.0, 0.01, -0.015, 0.005, -0.005, 0.02, -0.02, 0.01, 0.0, -0.01,
+        0.015,
+    ];
+    let shifted = |by: usize| -> Vec<f64> { (0..15).map(|i| noise[(i + by) % 15] / 4.0).collect() };
+    let mut m = simt(4, 0.0);
+    for p in &mut m.points {
+        let k = p.k as usize;
+        p.div = noisy(1000.0 * f64::from(p.k), &shifted(3 * k));
+        p.uniform_ref = noisy(1000.0, &shifted(7 * k + 1));
+    }
+    let r = analyzed(&m);
+    assert_eq!(status(&r, "super-linear"), VerdictStatus::Consistent);
+    let (low, high) = (
+        r.metrics["quadratic_share_ci_low"],
+        r.metrics["quadratic_share_ci_high"],
+    );
+    assert!(
+        high < limits::SUPERLINEAR_SHARE && low < 0.0,
+        "{low}..{high}"
+    );
+    // The t interval over the medians could not have decided it.
+    let medians: Vec<f64> = (m.points.iter())
+        .map(|p| {
+            let ratios = p.div.round_ratios(&p.uniform_ref, 0.0);
+            crate::stats::summarize(&ratios).unwrap().median
+        })
+        .collect();
+    let q = crate::stats::fit_quadratic(&[1.0, 2.0, 3.0, 4.0], &medians).unwrap();
+    let at_4 = q.a + 4.0 * q.b + 16.0 * q.c;
+    let t_high = q.c_interval[1] * 16.0 / at_4;
+    assert!(
+        t_high > limits::SUPERLINEAR_SHARE,
+        "t interval up to {t_high}"
+    );
+}
+
 #[test]
 fn a_rising_control_is_caught() {
     let mut m = simt(8, 0.0);
