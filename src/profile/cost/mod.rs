@@ -9,6 +9,7 @@ pub mod variant;
 use std::ops::Range;
 
 use crate::profile::report::{BranchCost, BranchProfile, CostVerdict, LineProfile};
+use crate::report::units::format_ns;
 use crate::stats::median_interval;
 
 /// Below this share of divergent evaluations a branch is `not_divergent` and gets no variant.
@@ -153,10 +154,7 @@ pub fn judge(
             CostVerdict::Serialized,
             "the saving's 95% interval lies above zero".to_owned(),
         ),
-        (Some(_), Some(_)) => (
-            CostVerdict::FreeHere,
-            "the saving's 95% interval includes zero".to_owned(),
-        ),
+        (Some(_), Some(i)) => (CostVerdict::FreeHere, free_reason(i.high, predicted_ns)),
         _ => (
             CostVerdict::NotMeasured,
             "too few timed rounds for an interval".to_owned(),
@@ -171,6 +169,26 @@ pub fn judge(
         variant_reps: diffs.len(),
         outside_change: Some(outside),
         reason,
+    }
+}
+
+/// Why a saving within noise of zero is so: the model foresaw no more (the variant drops
+/// little or no work inside the branch: a side its first lane skips that is empty or cheap), or
+/// it foresaw more and the device did not pay it (the driver predicated or merged the paths).
+fn free_reason(high_ns: f64, predicted_ns: Option<f64>) -> String {
+    match predicted_ns {
+        Some(p) if p <= high_ns => format!(
+            "the saving's 95% interval includes zero, as the model predicts ({}): the variant \
+             drops no more work inside the branch than the noise, since the side its first \
+             lane skips is empty or cheap",
+            format_ns(p)
+        ),
+        Some(p) => format!(
+            "the saving's 95% interval includes zero, below the model's {}: the driver \
+             predicated or merged the paths",
+            format_ns(p)
+        ),
+        None => "the saving's 95% interval includes zero".to_owned(),
     }
 }
 
@@ -255,6 +273,14 @@ mod tests {
             judge((&placebo, &same), 0.0, None).verdict,
             CostVerdict::FreeHere
         );
+        // Within noise: as foreseen, or where the model foresaw a saving the device did not pay.
+        let foreseen = judge((&placebo, &same), 0.0, Some(0.0));
+        assert!(
+            foreseen.reason.contains("as the model predicts"),
+            "{foreseen:?}"
+        );
+        let predicated = judge((&placebo, &same), 0.0, Some(5.0));
+        assert!(predicated.reason.contains("predicated"), "{predicated:?}");
         let moved = judge((&placebo, &half), 0.05, None);
         assert_eq!(moved.verdict, CostVerdict::Confounded);
         let slower = judge((&half, &placebo), 0.0, None);

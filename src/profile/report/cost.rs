@@ -14,7 +14,8 @@ pub enum CostVerdict {
     /// the other, and removing the divergence would save that time.
     Serialized,
     /// Divergent in at least 1% of evaluations, but the saving is within noise of zero: the
-    /// driver predicated or merged the paths, so the divergence costs nothing here.
+    /// driver predicated or merged the paths, or the side the first lane skips holds little or
+    /// no work (the prediction says which), so the divergence costs nothing here.
     FreeHere,
     /// The counterfactual changed more than the branch (the work outside it moved by more than
     /// 1%, or the variant ran slower): its number is not a clean saving.
@@ -51,7 +52,8 @@ impl CostVerdict {
             }
             Self::FreeHere => {
                 "divergent, but the saving is within noise of zero: the driver predicated or \
-                 merged the paths, so removing this divergence gains nothing on this adapter"
+                 merged the paths, or the side the first lane skips holds little work (the \
+                 reason says which); removing this divergence gains nothing on this adapter"
             }
             Self::Confounded => {
                 "the variant changed more than the branch (other work moved, or it ran \
