@@ -124,7 +124,7 @@ impl BranchCost {
         }
         if let Some(p) = self.predicted_ns {
             out.push(format!(
-                "the cost model predicts {} from the idle lane slots",
+                "the cost model predicts {} from the counts",
                 format_ns(p)
             ));
         }
