@@ -127,52 +127,67 @@ pub fn lines_and_branches(
     }
     for (l, site) in instrumented.loops.iter().enumerate() {
         let blocks = opened_by(Opener::Loop(l));
-        // With a `for`/`while` test, a loop's divergence is its test's: the trips on which the
-        // lanes disagreed about going on. A bare `loop` shows its divergence at its `break`s.
-        let body = blocks
-            .iter()
-            .find(|&&b| instrumented.blocks[b].kind == BlockKind::LoopBody)
-            .map(|&b| counters.blocks[b]);
-        let (executions, divergent) = match site.exit_test {
-            Some(test) => {
-                let c = counters.branches[test];
-                (c.evaluations, c.divergent)
-            }
-            None => (body.map_or(0, |b| b.executions), 0),
-        };
+        let row = loop_row(inputs, l, &blocks);
         if site.exit_test.is_some() {
-            check("loop", site.line, &blocks, (executions, divergent));
+            check("loop", site.line, &blocks, (row.executions, row.divergent));
         }
-        let mut row = BranchProfile {
-            line: site.line,
-            kind: "loop".to_owned(),
-            executions,
-            divergent,
-            divergent_fraction: site.exit_test.and_then(|_| fraction(divergent, executions)),
-            wasted_lane_slots: None,
-            trips: body.map(|b| b.executions),
-            lane_trips: body.filter(|_| subgroups).map(|b| b.active_lanes),
-            left_early: subgroups
-                .then(|| left_early(instrumented, counters, l))
-                .flatten(),
-            taken: None,
-            not_taken: None,
-            cost: None,
-            inherited_from: None,
-            clause: None,
-        };
-        // Each trip once, as the loop's own figures count them: summed over the blocks it
-        // opens, a trip split by a `break`'s `if` (counted anew after it) would count its idle
-        // lanes again.
-        row.wasted_lane_slots = (row.trip_slots(subgroup_size))
-            .map(|(ran, paid)| paid.saturating_sub(ran))
-            .or_else(|| wasted(&blocks));
         branches.push(row);
         row_of.insert(Opener::Loop(l), branches.len() - 1);
     }
     mark_inherited(instrumented, &mut branches, &row_of);
     branches.sort_by_key(|b| b.line);
     (lines, branches, notes)
+}
+
+/// Loop `l`'s row, whose blocks are `blocks`, but for what the report adds after (its cost,
+/// the branch its idle slots are inherited from).
+fn loop_row(inputs: &Inputs<'_>, l: usize, blocks: &[usize]) -> BranchProfile {
+    let Inputs {
+        instrumented,
+        counters,
+        subgroup_size,
+        ..
+    } = *inputs;
+    let subgroups = instrumented.options.subgroups;
+    let site = &instrumented.loops[l];
+    // With a `for`/`while` test, a loop's divergence is its test's: the trips on which the
+    // lanes disagreed about going on. A bare `loop` shows its divergence at its `break`s.
+    let body = blocks
+        .iter()
+        .find(|&&b| instrumented.blocks[b].kind == BlockKind::LoopBody)
+        .map(|&b| counters.blocks[b]);
+    let (executions, divergent) = match site.exit_test {
+        Some(test) => {
+            let c = counters.branches[test];
+            (c.evaluations, c.divergent)
+        }
+        None => (body.map_or(0, |b| b.executions), 0),
+    };
+    let tested = site.exit_test.is_some() && subgroups && executions > 0;
+    let mut row = BranchProfile {
+        line: site.line,
+        kind: "loop".to_owned(),
+        executions,
+        divergent,
+        divergent_fraction: tested.then(|| divergent as f64 / executions as f64),
+        wasted_lane_slots: None,
+        trips: body.map(|b| b.executions),
+        lane_trips: body.filter(|_| subgroups).map(|b| b.active_lanes),
+        left_early: subgroups
+            .then(|| left_early(instrumented, counters, l))
+            .flatten(),
+        taken: None,
+        not_taken: None,
+        cost: None,
+        inherited_from: None,
+        clause: None,
+    };
+    // Each trip once, as the loop's own figures count them: summed over the blocks it opens, a
+    // trip split by a `break`'s `if` (counted anew after it) would count its idle lanes again.
+    row.wasted_lane_slots = (row.trip_slots(subgroup_size))
+        .map(|(ran, paid)| paid.saturating_sub(ran))
+        .or_else(|| wasted_slots(counters, subgroup_size, blocks));
+    row
 }
 
 /// Whether lanes left loop `l` early: a branch inside it (not its test) with a `break` of it or
