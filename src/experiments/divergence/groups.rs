@@ -2,7 +2,7 @@
 //! back to back in every round; the same struct holds what it dispatches (`G<Dispatch>`) and
 //! what that measured (`G<Timing>`), so a timing is read by its name, never by its position.
 
-use super::analysis::{KPoint, Marginal, OccupancyPoint, Timing};
+use super::analysis::{FewerTrips, KPoint, Marginal, OccupancyPoint, Timing};
 use super::kernels::{Compiled, Dispatch, DivergenceParams, Form, Mode, Sinks, Variant};
 use super::plan::Plan;
 use crate::gpu::GpuContext;
@@ -167,6 +167,8 @@ group! {
         workgroup_size: u32,
         /// Trips per path of this level.
         trips: u32,
+        /// A quarter of them ([`fewer_trips`]), where that is fewer.
+        fewer: Option<u32>,
         ;
         /// Lane-divergent.
         div,
@@ -174,6 +176,11 @@ group! {
         uniform,
         /// This level's pipeline's dispatch floor.
         floor,
+        ;
+        /// Lane-divergent at `fewer` trips.
+        div_fewer,
+        /// Subgroup-uniform at `fewer` trips.
+        uniform_fewer,
     }
 }
 
@@ -186,17 +193,33 @@ impl OccupancyGroup<Dispatch> {
         (workgroup_size, invocations): (u32, u32),
     ) -> Self {
         let (div, control) = divergent_and_control(form, k, trips);
+        // Again at fewer trips, so that the level's penalty is read on its path work: a sparse
+        // level holds little work, and what its dispatch costs besides its floor (launching its
+        // invocations) bent the floor-corrected ratio on lavapipe.
+        let fewer = fewer_trips(form, trips);
+        let at_fewer = fewer.map(|f| divergent_and_control(form, k, f));
+        let dispatch = |params: &DivergenceParams| src.dispatch(pipeline, params, invocations);
         Self {
             workgroup_size,
             trips,
-            div: src.dispatch(pipeline, &div, invocations),
-            uniform: src.dispatch(pipeline, &control, invocations),
+            fewer,
+            div: dispatch(&div),
+            uniform: dispatch(&control),
             floor: src.floor(pipeline),
+            div_fewer: at_fewer.as_ref().map(|(d, _)| dispatch(d)),
+            uniform_fewer: at_fewer.as_ref().map(|(_, c)| dispatch(c)),
         }
     }
 
     /// The point this level measured.
     pub fn point(&self, timed: OccupancyGroup<Timing>) -> OccupancyPoint {
+        let fewer = (timed.fewer.zip(timed.div_fewer).zip(timed.uniform_fewer)).map(
+            |((trips, div), uniform)| FewerTrips {
+                trips,
+                div,
+                uniform,
+            },
+        );
         OccupancyPoint {
             workgroup_size: self.workgroup_size,
             invocations: self.div.invocations,
@@ -204,6 +227,7 @@ impl OccupancyGroup<Dispatch> {
             div: timed.div,
             uniform: timed.uniform,
             floor: timed.floor,
+            fewer,
         }
     }
 }

@@ -48,22 +48,12 @@ impl Marginal {
     /// F(SG) on the path work: per round, `(T_div - T_div,fewer) / (T_uniform -
     /// T_uniform,fewer)`; `raw` is `T_div / T_uniform` of the same rounds.
     pub fn ratio(&self) -> Ratio {
-        let rounds = difference_ratios(
-            [
-                &self.div,
-                &self.uniform,
-                &self.div_fewer,
-                &self.uniform_fewer,
-            ]
-            .map(|t| &t.samples[..]),
-        );
-        let median = |r: &[f64]| stats::summarize(r).map_or(f64::NAN, |s| s.median);
-        Ratio {
-            value: median(&rounds),
-            raw: median(&self.div.round_ratios(&self.uniform, 0.0)),
-            interval: stats::median_interval(&rounds),
-            rounds,
-        }
+        difference_ratio([
+            &self.div,
+            &self.uniform,
+            &self.div_fewer,
+            &self.uniform_fewer,
+        ])
     }
 
     /// What the dispatch costs besides its path work, `(divergent, uniform)` in ns: each
@@ -79,6 +69,20 @@ impl Marginal {
             at_zero(&self.div, &self.div_fewer),
             at_zero(&self.uniform, &self.uniform_fewer),
         )
+    }
+}
+
+/// The ratio on the path work of `[div, uniform, div_fewer, uniform_fewer]`: the median over
+/// rounds of [`difference_ratios`], with `raw` the plain `T_div / T_uniform` of the same rounds.
+fn difference_ratio(timings: [&Timing; 4]) -> Ratio {
+    let rounds = difference_ratios(timings.map(|t| &t.samples[..]));
+    let median = |r: &[f64]| stats::summarize(r).map_or(f64::NAN, |s| s.median);
+    let [div, uniform, ..] = timings;
+    Ratio {
+        value: median(&rounds),
+        raw: median(&div.round_ratios(uniform, 0.0)),
+        interval: stats::median_interval(&rounds),
+        rounds,
     }
 }
 
@@ -113,6 +117,36 @@ pub struct OccupancyPoint {
     pub uniform: Timing,
     /// An empty dispatch of this level's pipeline: its dispatch floor.
     pub floor: Timing,
+    /// The level again at fewer trips, in the same rounds (`None` where its trips are too few
+    /// to quarter).
+    pub fewer: Option<FewerTrips>,
+}
+
+/// An occupancy level's pair again at fewer trips.
+#[derive(Clone, Debug)]
+pub struct FewerTrips {
+    /// Loop trips per path.
+    pub trips: u32,
+    /// Lane-divergent.
+    pub div: Timing,
+    /// Subgroup-uniform.
+    pub uniform: Timing,
+}
+
+impl OccupancyPoint {
+    /// The level's T_div / T_uniform on its path work, from the two trip counts: whatever the
+    /// dispatch costs besides cancels. Floor-corrected where it ran at one trip count only.
+    pub fn penalty(&self) -> Ratio {
+        match &self.fewer {
+            Some(f) => difference_ratio([&self.div, &self.uniform, &f.div, &f.uniform]),
+            None => self.floor_corrected(),
+        }
+    }
+
+    /// The level's floor-corrected T_div / T_uniform.
+    pub fn floor_corrected(&self) -> Ratio {
+        self.div.ratio_to(&self.uniform, self.floor.time())
+    }
 }
 
 /// Everything the study measured for one form.

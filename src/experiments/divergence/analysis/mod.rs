@@ -10,7 +10,9 @@ mod tests;
 mod timing;
 mod verdicts;
 
-pub use measurements::{KPoint, Marginal, Measurements, OccupancyPoint, difference_ratios};
+pub use measurements::{
+    FewerTrips, KPoint, Marginal, Measurements, OccupancyPoint, difference_ratios,
+};
 pub use timing::{Ratio, Timing};
 
 use crate::report::{ExperimentResult, Point, Series, VerdictStatus};

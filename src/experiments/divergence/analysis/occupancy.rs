@@ -1,13 +1,11 @@
-//! The penalty across occupancy levels, each corrected by its own floor.
+//! The penalty across occupancy levels, each read on its path work (two trip counts), or
+//! corrected by its own floor where it ran at one.
 
 use super::*;
 
 pub(super) fn add_occupancy(m: &Measurements, result: &mut ExperimentResult) {
-    let penalties: Vec<Ratio> = m
-        .occupancy
-        .iter()
-        .map(|o| o.div.ratio_to(&o.uniform, o.floor.time()))
-        .collect();
+    let penalties: Vec<Ratio> = m.occupancy.iter().map(OccupancyPoint::penalty).collect();
+    let on_path_work = m.occupancy.iter().all(|o| o.fewer.is_some());
     let values: Vec<f64> = penalties.iter().map(|p| p.value).collect();
     let Some(summary) = stats::summarize(&values) else {
         return;
@@ -24,6 +22,12 @@ pub(super) fn add_occupancy(m: &Measurements, result: &mut ExperimentResult) {
     result.metric("occupancy_spread_ci_high", high);
     let raw: Vec<f64> = penalties.iter().map(|p| p.raw).collect();
     result.metric("occupancy_spread_raw", spread_of(&raw));
+    // The floor-corrected spread too: beside the path-work one it shows what a level's
+    // dispatch costs besides its floor did to it.
+    let floor_only: Vec<f64> = (m.occupancy.iter())
+        .map(|o| o.floor_corrected().value)
+        .collect();
+    result.metric("occupancy_spread_floor", spread_of(&floor_only));
     let floor_share = m
         .occupancy
         .iter()
@@ -51,10 +55,15 @@ pub(super) fn add_occupancy(m: &Measurements, result: &mut ExperimentResult) {
         "the penalty does not depend on occupancy",
         status,
         format!(
-            "floor-corrected T_div/T_uniform at k = {} over {} levels, each calibrated to its own \
-             trip count: {:.2}..{:.2}, spread {:.1}% (95% interval {:.1}%..{:.1}%, limit {:.0}%; \
-             raw spread {:.1}%); lowest at workgroup {} x {} invocations; the floor is at most \
+            "{} at k = {} over {} levels, each calibrated to its own trip count: {:.2}..{:.2}, \
+             spread {:.1}% (95% interval {:.1}%..{:.1}%, limit {:.0}%; floor-corrected only \
+             {:.1}%, raw {:.1}%); lowest at workgroup {} x {} invocations; the floor is at most \
              {:.1}% of a level's uniform dispatch{note}",
+            if on_path_work {
+                "T_div/T_uniform on the path work (each level at two trip counts)"
+            } else {
+                "floor-corrected T_div/T_uniform"
+            },
             m.occupancy_k,
             values.len(),
             summary.min,
@@ -63,6 +72,7 @@ pub(super) fn add_occupancy(m: &Measurements, result: &mut ExperimentResult) {
             low * 100.0,
             high * 100.0,
             limits::OCCUPANCY_SPREAD * 100.0,
+            spread_of(&floor_only) * 100.0,
             spread_of(&raw) * 100.0,
             lowest.workgroup_size,
             lowest.invocations,

@@ -241,6 +241,7 @@ fn occupancy_levels_are_corrected_by_their_own_floor() {
         div: exact(floor + 32.0 * work),
         uniform: exact(floor + work),
         floor: exact(floor),
+        fewer: None,
     };
     let mut m = simt(32, 0.0);
     m.occupancy = vec![
@@ -250,6 +251,35 @@ fn occupancy_levels_are_corrected_by_their_own_floor() {
     let r = analyzed(&m);
     assert!(r.metrics["occupancy_spread"].abs() < 1e-9);
     assert!(r.metrics["occupancy_spread_raw"] > 0.5);
+    assert_eq!(status(&r, "occupancy"), VerdictStatus::Consistent);
+}
+
+/// A sparse level whose dispatch costs more than its empty floor (launching its invocations:
+/// 20% of its little work, as on lavapipe): floor-corrected, its F(8) reads 6.8 and the spread
+/// 15%; on the path work of two trip counts, 8 at every level.
+#[test]
+fn a_fixed_cost_beside_the_floor_is_not_an_occupancy_penalty() {
+    let level = |invocations, per_trip: f64, launch: f64| {
+        let at = |trips: f64, paths: f64| exact(10_000.0 + launch + paths * per_trip * trips);
+        OccupancyPoint {
+            workgroup_size: 32,
+            invocations,
+            trips: 400,
+            div: at(400.0, 8.0),
+            uniform: at(400.0, 1.0),
+            floor: exact(10_000.0),
+            fewer: Some(FewerTrips {
+                trips: 100,
+                div: at(100.0, 8.0),
+                uniform: at(100.0, 1.0),
+            }),
+        }
+    };
+    let mut m = simt(8, 0.0);
+    m.occupancy = vec![level(64, 100.0, 8_000.0), level(4096, 1_000.0, 8_000.0)];
+    let r = analyzed(&m);
+    assert!(r.metrics["occupancy_spread"].abs() < 1e-9);
+    assert!(r.metrics["occupancy_spread_floor"] > 0.1);
     assert_eq!(status(&r, "occupancy"), VerdictStatus::Consistent);
 }
 
