@@ -230,28 +230,47 @@ fn two_trip_counts_take_out_what_the_floor_does_not() {
     assert_eq!(status(&r, "efficiency falls"), VerdictStatus::Consistent);
 }
 
+/// The analysis of a device of width `sg` with these occupancy `levels`, whose penalty it
+/// must read as flat: no spread, `consistent`.
+fn flat_occupancy(sg: u32, levels: Vec<OccupancyPoint>) -> ExperimentResult {
+    let mut m = simt(sg, 0.0);
+    m.occupancy = levels;
+    let r = analyzed(&m);
+    assert!(
+        r.metrics["occupancy_spread"].abs() < 1e-9,
+        "{:?}",
+        r.metrics
+    );
+    assert_eq!(status(&r, "occupancy"), VerdictStatus::Consistent);
+    r
+}
+
+/// An occupancy level of exact times `(divergent, uniform)` at one trip count.
+fn occupancy_level(invocations: u32, (div, uniform): (f64, f64), floor: f64) -> OccupancyPoint {
+    OccupancyPoint {
+        workgroup_size: 64,
+        invocations,
+        trips: 400,
+        div: exact(div),
+        uniform: exact(uniform),
+        floor: exact(floor),
+        fewer: None,
+    }
+}
+
 #[test]
 fn occupancy_levels_are_corrected_by_their_own_floor() {
     // Two levels with the same work ratio (32) but floors of 7 us and 1 us; raw, the
     // sparse level looks occupancy-dependent.
-    let level = |invocations, work: f64, floor: f64| OccupancyPoint {
-        workgroup_size: 64,
-        invocations,
-        trips: 1,
-        div: exact(floor + 32.0 * work),
-        uniform: exact(floor + work),
-        floor: exact(floor),
-        fewer: None,
+    let level = |invocations, work: f64, floor: f64| {
+        occupancy_level(invocations, (floor + 32.0 * work, floor + work), floor)
     };
-    let mut m = simt(32, 0.0);
-    m.occupancy = vec![
+    let levels = vec![
         level(16_384, 4_000.0, 7_000.0),
         level(1 << 20, 250_000.0, 1_000.0),
     ];
-    let r = analyzed(&m);
-    assert!(r.metrics["occupancy_spread"].abs() < 1e-9);
+    let r = flat_occupancy(32, levels);
     assert!(r.metrics["occupancy_spread_raw"] > 0.5);
-    assert_eq!(status(&r, "occupancy"), VerdictStatus::Consistent);
 }
 
 /// A sparse level whose dispatch costs more than its empty floor (launching its invocations:
@@ -260,27 +279,21 @@ fn occupancy_levels_are_corrected_by_their_own_floor() {
 #[test]
 fn a_fixed_cost_beside_the_floor_is_not_an_occupancy_penalty() {
     let level = |invocations, per_trip: f64, launch: f64| {
-        let at = |trips: f64, paths: f64| exact(10_000.0 + launch + paths * per_trip * trips);
-        OccupancyPoint {
-            workgroup_size: 32,
-            invocations,
-            trips: 400,
-            div: at(400.0, 8.0),
-            uniform: at(400.0, 1.0),
-            floor: exact(10_000.0),
-            fewer: Some(FewerTrips {
-                trips: 100,
-                div: at(100.0, 8.0),
-                uniform: at(100.0, 1.0),
-            }),
-        }
+        let at = |trips: f64, paths: f64| 10_000.0 + launch + paths * per_trip * trips;
+        let mut level = occupancy_level(invocations, (at(400.0, 8.0), at(400.0, 1.0)), 10_000.0);
+        let (div, uniform) = (exact(at(100.0, 8.0)), exact(at(100.0, 1.0)));
+        level.fewer = Some(FewerTrips {
+            trips: 100,
+            div,
+            uniform,
+        });
+        level
     };
-    let mut m = simt(8, 0.0);
-    m.occupancy = vec![level(64, 100.0, 8_000.0), level(4096, 1_000.0, 8_000.0)];
-    let r = analyzed(&m);
-    assert!(r.metrics["occupancy_spread"].abs() < 1e-9);
+    let r = flat_occupancy(
+        8,
+        vec![level(64, 100.0, 8_000.0), level(4096, 1_000.0, 8_000.0)],
+    );
     assert!(r.metrics["occupancy_spread_floor"] > 0.1);
-    assert_eq!(status(&r, "occupancy"), VerdictStatus::Consistent);
 }
 
 #[test]
