@@ -9,7 +9,6 @@ pub mod variant;
 use std::ops::Range;
 
 use crate::profile::report::{BranchCost, BranchProfile, CostVerdict, LineProfile};
-use crate::report::units::format_ns;
 use crate::stats::median_interval;
 
 /// Below this share of divergent evaluations a branch is `not_divergent` and gets no variant.
@@ -154,7 +153,10 @@ pub fn judge(
             CostVerdict::Serialized,
             "the saving's 95% interval lies above zero".to_owned(),
         ),
-        (Some(_), Some(i)) => (CostVerdict::FreeHere, free_reason(i.high, predicted_ns)),
+        (Some(_), Some(i)) => (
+            CostVerdict::FreeHere,
+            free_reason(i.high, predicted_ns).to_owned(),
+        ),
         _ => (
             CostVerdict::NotMeasured,
             "too few timed rounds for an interval".to_owned(),
@@ -175,20 +177,18 @@ pub fn judge(
 /// Why a saving within noise of zero is so: the model foresaw no more (the variant drops
 /// little or no work inside the branch: a side its first lane skips that is empty or cheap), or
 /// it foresaw more and the device did not pay it (the driver predicated or merged the paths).
-fn free_reason(high_ns: f64, predicted_ns: Option<f64>) -> String {
+fn free_reason(high_ns: f64, predicted_ns: Option<f64>) -> &'static str {
     match predicted_ns {
-        Some(p) if p <= high_ns => format!(
-            "the saving's 95% interval includes zero, as the model predicts ({}): the variant \
-             drops no more work inside the branch than the noise, since the side its first \
-             lane skips is empty or cheap",
-            format_ns(p)
-        ),
-        Some(p) => format!(
-            "the saving's 95% interval includes zero, below the model's {}: the driver \
-             predicated or merged the paths",
-            format_ns(p)
-        ),
-        None => "the saving's 95% interval includes zero".to_owned(),
+        Some(p) if p <= high_ns => {
+            "the saving's 95% interval includes zero, as the model predicts: the variant drops \
+             no more work inside the branch than the noise, since the side its first lane skips \
+             is empty or cheap"
+        }
+        Some(_) => {
+            "the saving's 95% interval includes zero, below the model's prediction: the driver \
+             predicated or merged the paths"
+        }
+        None => "the saving's 95% interval includes zero",
     }
 }
 
