@@ -184,6 +184,11 @@ group! {
     }
 }
 
+impl<T> OccupancyGroup<T> {
+    /// Where div, uniform and both at fewer trips stand among its members (after the floor).
+    pub const DIFFERENCE_MEMBERS: [usize; 4] = [0, 1, 3, 4];
+}
+
 impl OccupancyGroup<Dispatch> {
     /// The level of `(wg, invocations)` at `k` with its own `trips`.
     pub fn plan(
@@ -251,6 +256,11 @@ group! {
         /// Subgroup-uniform at `fewer`.
         uniform_fewer,
     }
+}
+
+impl<T> MarginalGroup<T> {
+    /// Where div, uniform and both at fewer trips stand among its members.
+    pub const DIFFERENCE_MEMBERS: [usize; 4] = [0, 1, 2, 3];
 }
 
 impl MarginalGroup<Dispatch> {
@@ -363,4 +373,40 @@ fn fewer_trips(form: Form, trips: u32) -> Option<u32> {
         trips / 4
     };
     (quarter >= 1 && quarter < trips).then_some(quarter)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The schedule judges a group's noise by the members these name: they must be div,
+    /// uniform and both at fewer trips, in that order.
+    #[test]
+    fn difference_members_name_the_pairs_at_two_trip_counts() {
+        let order = ["div", "uniform", "div_fewer", "uniform_fewer"];
+        let level = OccupancyGroup {
+            workgroup_size: 32,
+            trips: 8,
+            fewer: Some(2),
+            div: "div",
+            uniform: "uniform",
+            floor: "floor",
+            div_fewer: Some("div_fewer"),
+            uniform_fewer: Some("uniform_fewer"),
+        };
+        let members = level.members();
+        let named = OccupancyGroup::<&str>::DIFFERENCE_MEMBERS.map(|i| *members[i]);
+        assert_eq!(named, order);
+        let marginal = MarginalGroup {
+            trips: 8,
+            fewer: 2,
+            div: "div",
+            uniform: "uniform",
+            div_fewer: "div_fewer",
+            uniform_fewer: "uniform_fewer",
+        };
+        let members = marginal.members();
+        let named = MarginalGroup::<&str>::DIFFERENCE_MEMBERS.map(|i| *members[i]);
+        assert_eq!(named, order);
+    }
 }

@@ -115,11 +115,17 @@ impl Levels {
         let mut schedule = Schedule::default();
         for (group, (wg, n)) in self.occupancy.iter().zip(&plan.occupancy) {
             let label = format!("occupancy wg {wg} x {n}");
-            schedule.push(label, Noise::Pairs, group);
+            // Judged as the verdict reads it, on the two trip counts.
+            let noise = match group.fewer {
+                Some(_) => Noise::Difference(OccupancyGroup::<Dispatch>::DIFFERENCE_MEMBERS),
+                None => Noise::Pairs,
+            };
+            schedule.push(label, noise, group);
         }
         if let Some(group) = &self.marginal {
             let label = format!("k = {} at fewer trips", plan.occupancy_k());
-            schedule.push(label, Noise::Difference, group);
+            let noise = Noise::Difference(MarginalGroup::<Dispatch>::DIFFERENCE_MEMBERS);
+            schedule.push(label, noise, group);
         }
         if let Some(group) = &self.unbalanced {
             schedule.push("unbalanced paths".to_owned(), Noise::Pairs, group);

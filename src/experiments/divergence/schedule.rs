@@ -29,9 +29,10 @@ pub(super) enum Noise {
     /// T_div/T_uniform (or unbalanced/balanced) and, in a k group, T_div against the k = 1
     /// control, which the linearity fit reads.
     Pairs,
-    /// By [`analysis::difference_ratios`] of its four members, as the verdict reads them
-    /// ([`super::groups::MarginalGroup`]).
-    Difference,
+    /// By [`analysis::difference_ratios`] of these four of its members (div, uniform, and
+    /// both at fewer trips), as the verdict reads them ([`super::groups::MarginalGroup`], an
+    /// occupancy level).
+    Difference([usize; 4]),
 }
 
 /// What to time, and what belongs together.
@@ -135,8 +136,8 @@ impl Schedule {
             .filter_map(|(g, (group, noise))| {
                 let member = |i: usize| &samples[group.start + i][..];
                 let widest = match noise {
-                    Noise::Difference => {
-                        relative_width(&analysis::difference_ratios([0, 1, 2, 3].map(member)))?
+                    Noise::Difference(members) => {
+                        relative_width(&analysis::difference_ratios(members.map(member)))?
                     }
                     Noise::Pairs => [(0, 1), (0, 3)]
                         .iter()
