@@ -68,9 +68,6 @@ pub fn lines_and_branches(
 
     let opened_by = |opener| blocks_opened_by(instrumented, opener);
     let wasted = |blocks: &[usize]| wasted_slots(counters, subgroup_size, blocks);
-    let fraction = |divergent: u64, executions: u64| {
-        (subgroups && executions > 0).then(|| divergent as f64 / executions as f64)
-    };
     // A loop's condition is shown as the loop: its exit test and the short-circuit `if`s naga
     // makes of a `&&`/`||` in it.
     let exit_tests: Vec<usize> = instrumented
@@ -112,7 +109,7 @@ pub fn lines_and_branches(
             kind: branch_kind(site.kind).to_owned(),
             executions: c.evaluations,
             divergent: c.divergent,
-            divergent_fraction: fraction(c.divergent, c.evaluations),
+            divergent_fraction: divergent_fraction(subgroups, c.divergent, c.evaluations),
             wasted_lane_slots: wasted(&opened_by(Opener::Branch(r))),
             trips: None,
             lane_trips: None,
@@ -139,6 +136,12 @@ pub fn lines_and_branches(
     (lines, branches, notes)
 }
 
+/// The share of `executions` that diverged; `None` without subgroups (nothing was counted) or
+/// executions.
+fn divergent_fraction(subgroups: bool, divergent: u64, executions: u64) -> Option<f64> {
+    (subgroups && executions > 0).then(|| divergent as f64 / executions as f64)
+}
+
 /// Loop `l`'s row, whose blocks are `blocks`, but for what the report adds after (its cost,
 /// the branch its idle slots are inherited from).
 fn loop_row(inputs: &Inputs<'_>, l: usize, blocks: &[usize]) -> BranchProfile {
@@ -163,13 +166,14 @@ fn loop_row(inputs: &Inputs<'_>, l: usize, blocks: &[usize]) -> BranchProfile {
         }
         None => (body.map_or(0, |b| b.executions), 0),
     };
-    let tested = site.exit_test.is_some() && subgroups && executions > 0;
     let mut row = BranchProfile {
         line: site.line,
         kind: "loop".to_owned(),
         executions,
         divergent,
-        divergent_fraction: tested.then(|| divergent as f64 / executions as f64),
+        divergent_fraction: site
+            .exit_test
+            .and_then(|_| divergent_fraction(subgroups, divergent, executions)),
         wasted_lane_slots: None,
         trips: body.map(|b| b.executions),
         lane_trips: body.filter(|_| subgroups).map(|b| b.active_lanes),
