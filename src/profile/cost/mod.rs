@@ -1,7 +1,8 @@
 //! What a divergent branch costs on this adapter (`divlab profile --cost`), without a device:
 //! which branches get a variant ([`candidates`]), the variants' text ([`variant`]), the cost
-//! model's prediction from the counted variant ([`dropped_executions`], [`priced_ns`]), how far a variant moved the work
-//! outside its branch ([`outside_change`]), and the verdict from the timed pairs ([`judge`]).
+//! model's prediction from the counted variant ([`dropped_executions`], [`priced_ns`]), how far
+//! a variant moved the work outside its branch ([`outside_change`]), and the verdict from the
+//! timed pairs ([`judge`]).
 //! `run/cost.rs` makes and runs the variants.
 
 pub mod variant;
@@ -60,10 +61,16 @@ pub fn dropped_executions(
     let as_signed = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
     inside
         .map(|line| {
-            let after = variant.iter().find(|v| v.line == line.line);
+            let after = counterpart(variant, line);
             as_signed(line.executions) - after.map_or(0, |v| as_signed(v.executions))
         })
         .sum()
+}
+
+/// The variant's row for the original's `line`, by line number (the variant keeps every line
+/// where it was); `None` where the variant counted nothing there.
+fn counterpart<'a>(variant: &'a [LineProfile], line: &LineProfile) -> Option<&'a LineProfile> {
+    variant.iter().find(|v| v.line == line.line)
 }
 
 /// The cost model's saving of `slots` lane slots, priced at the kernel's average time per lane
@@ -102,10 +109,7 @@ pub fn outside_change(
     let moved = |count: &dyn Fn(&LineProfile) -> f64| {
         let (mut moved, mut total) = (0.0, 0.0);
         for line in original.iter().filter(|l| !region.contains(&l.line)) {
-            let after = variant
-                .iter()
-                .find(|v| v.line == line.line)
-                .map_or(0.0, count);
+            let after = counterpart(variant, line).map_or(0.0, count);
             moved += (after - count(line)).abs();
             total += count(line);
         }

@@ -144,8 +144,8 @@ fn unmeasured(reason: String) -> BranchCost {
 }
 
 /// The counted variant's change in lanes outside the branch, and the subgroup executions it no
-/// longer ran inside it (`Err`: the cost decided without timing, where the variant cannot be counted or
-/// does not end).
+/// longer ran inside it (`Err`: the cost decided without timing, where the variant cannot be
+/// counted or does not end).
 fn count_variant(
     gpu: &GpuContext,
     quiet: &Request,
