@@ -49,12 +49,11 @@ pub(super) fn add_fits(
     // resamples each k's rounds: a t interval over the SG medians has SG - 3 degrees of
     // freedom, one at SG 4, where it could never decide.
     let k = f64::from(sg);
-    let share_of = |medians: &[f64]| {
-        stats::fit_quadratic(ks, medians)
-            .map_or(f64::NAN, |q| q.c * k * k / (q.a + q.b * k + q.c * k * k))
-    };
+    let share_at_sg = |q: &stats::QuadraticFit| q.c * k * k / (q.a + q.b * k + q.c * k * k);
+    let share_of =
+        |medians: &[f64]| stats::fit_quadratic(ks, medians).map_or(f64::NAN, |q| share_at_sg(&q));
     if let Some(q) = stats::fit_quadratic(ks, &clocked) {
-        let share = share_of(&clocked);
+        let share = share_at_sg(&q);
         let sets: Vec<&[f64]> = rounds.iter().map(Vec::as_slice).collect();
         let (low, high) = stats::bootstrap_medians(&sets, share_of)
             .map_or((f64::NEG_INFINITY, f64::INFINITY), |i| (i.low, i.high));
