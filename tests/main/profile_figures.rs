@@ -91,6 +91,13 @@ fn a_chains_rows_name_their_clauses_in_every_output() {
         );
     }
     assert!(text.contains("if `i % 2u == 0u` && (col "), "{text}");
+    // An `||` row's then side is the lanes for which the chain failed, and the text says so.
+    let or_line = line_of(CHAIN, "// or chain");
+    let or_text = CHAIN.lines().nth(or_line as usize - 1).unwrap();
+    let or_col = or_text.find("i < 8u").unwrap() + 1;
+    let first_or =
+        format!("if `i < 8u` || (col {or_col}): the chain up to it failed for 94% of lanes");
+    assert!(text.contains(&first_or), "{first_or}\n{text}");
     // A row's cost names its clause too, as the rows of one line differ.
     let mut costed = p.clone();
     let row = (costed.branches.iter_mut())

@@ -103,8 +103,8 @@ impl Counted<'_> {
         // The `if`s naga makes of a `&&`/`||` chain, each named by its clause.
         for b in self.branches.iter().filter(|b| b.clause.is_some()) {
             let taken = b
-                .taken_percents()
-                .map_or_else(String::new, |(t, _)| format!("taken by {t}, "));
+                .taken_phrase()
+                .map_or_else(String::new, |t| format!("{t}, "));
             tips.push(Tip::Text(format!(
                 "{}: {taken}divergent in {} of {} executions",
                 b.kind_label(),
@@ -274,11 +274,13 @@ mod tests {
             clauses,
             [
                 &Tip::Text(
-                    "if `a` && (col 9): taken by 25%, divergent in 4 of 4 executions".into()
+                    "if `a` && (col 9): the chain up to it held for 25% of lanes, which go on to \
+                     the next clause, divergent in 4 of 4 executions"
+                        .into()
                 ),
                 &Tip::Text(
-                    "if `b`, the whole condition (col 14): taken by 25%, divergent in 4 of 4 \
-                     executions"
+                    "if `b`, the whole condition (col 14): held for 25% of lanes, divergent in 4 \
+                     of 4 executions"
                         .into()
                 ),
             ]

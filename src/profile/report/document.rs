@@ -296,6 +296,20 @@ impl BranchProfile {
         self.taken_share().map(|t| (percent(t), percent(1.0 - t)))
     }
 
+    /// An `if`'s taken share in words: `then side taken by 25% of lanes`, or on a row of a
+    /// `&&`/`||` chain what its `then` side is there (for `||`, the lanes for which every
+    /// clause so far failed).
+    pub fn taken_phrase(&self) -> Option<String> {
+        let (t, _) = self.taken_percents()?;
+        let goes_on = "of lanes, which go on to the next clause";
+        Some(match self.clause.as_ref().map(|c| c.operator.as_deref()) {
+            None => format!("then side taken by {t} of lanes"),
+            Some(None) => format!("held for {t} of lanes"),
+            Some(Some("||")) => format!("the chain up to it failed for {t} {goes_on}"),
+            Some(Some(_)) => format!("the chain up to it held for {t} {goes_on}"),
+        })
+    }
+
     /// A loop's lane slots over its trips: the lane-trips that ran, and the trips × the
     /// subgroup size they paid for. `None` for a branch, or without subgroups.
     pub fn trip_slots(&self, subgroup_size: Option<u32>) -> Option<(u64, u64)> {

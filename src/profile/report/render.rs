@@ -122,9 +122,9 @@ fn render_summary(profile: &Profile, out: &mut String) {
                 let _ = writeln!(out, "  line {:>4} {label:<6} {figures}{around}", b.line);
                 continue;
             }
-            let taken = b.taken_percents().map_or_else(String::new, |(t, _)| {
-                format!(", then side taken by {t} of lanes")
-            });
+            let taken = b
+                .taken_phrase()
+                .map_or_else(String::new, |t| format!(", {t}"));
             let _ = writeln!(
                 out,
                 "  line {:>4} {:<6} {} idle lane slots, divergent in {} of {} subgroup \
@@ -186,14 +186,13 @@ fn render_clauses(profile: &Profile, out: &mut String) {
     }
     let _ = writeln!(
         out,
-        "conditions evaluated clause by clause (naga makes an `if` of each `&&`/`||`; a row's \
-         taken share is of the lanes for which the chain up to its clause held, for `||` \
-         failed):"
+        "conditions evaluated clause by clause (naga makes an `if` of each `&&`/`||`, on the \
+         condition's line):"
     );
     for b in rows {
         let taken = b
-            .taken_percents()
-            .map_or_else(String::new, |(t, _)| format!("taken by {t} of lanes, "));
+            .taken_phrase()
+            .map_or_else(String::new, |t| format!("{t}, "));
         let _ = writeln!(
             out,
             "  line {:>4} {}: {taken}divergent in {} of {} subgroup executions",
