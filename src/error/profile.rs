@@ -274,6 +274,25 @@ pub enum Error {
         max: u64,
     },
 
+    /// A workgroup larger than the adapter runs: wgpu would refuse the pipeline.
+    #[error(
+        "the kernel's workgroup size {size:?} ({invocations} invocations) is more than this \
+         adapter runs: at most {per_dimension:?} along x, y, z \
+         (`max_compute_workgroup_size_*`) and {max_invocations} in all \
+         (`max_compute_invocations_per_workgroup`); make @workgroup_size smaller (or the \
+         --override that sets it)"
+    )]
+    WorkgroupTooLarge {
+        /// `@workgroup_size`, overrides resolved.
+        size: [u32; 3],
+        /// Its invocations.
+        invocations: u64,
+        /// The adapter's limit along each dimension.
+        per_dimension: [u32; 3],
+        /// The adapter's limit on a workgroup's invocations.
+        max_invocations: u32,
+    },
+
     /// `--import FILE` is not a profile document this divlab reads.
     #[error("--import {}: {problem}", path.display())]
     BadDocument {

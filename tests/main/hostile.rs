@@ -95,6 +95,38 @@ fn a_dispatch_of_2_to_the_32_workgroups_is_refused_not_wrapped() {
     }
 }
 
+/// A workgroup past the adapter's limits (an override's value here) is refused by divlab, in
+/// the user's terms, not by wgpu against the instrumented pipeline.
+#[test]
+fn a_workgroup_past_the_adapters_limits_is_refused_before_instrumenting() {
+    let dir = temp_dir();
+    let file = dir.path().join("wide.wgsl");
+    std::fs::write(
+        &file,
+        "override WG: u32;\n\
+         @group(0) @binding(0) var<storage, read_write> v: array<u32>;\n\
+         @compute @workgroup_size(WG)\n\
+         fn main(@builtin(global_invocation_id) g: vec3<u32>) {\n\
+             if (g.x % 3u == 0u) { v[g.x] = 1u; }\n\
+         }\n",
+    )
+    .unwrap();
+    let file = file.to_str().unwrap();
+    let r = bounded(
+        dir.path(),
+        &["profile", file, "--override", "WG=2000"],
+        Duration::from_secs(60),
+    );
+    r.assert_code(2);
+    assert!(
+        r.stderr
+            .contains("workgroup size [2000, 1, 1] (2000 invocations)"),
+        "{r}"
+    );
+    assert!(r.stderr.contains("make @workgroup_size smaller"), "{r}");
+    assert!(!r.stderr.contains("instrumented"), "{r}");
+}
+
 #[test]
 fn twenty_thousand_chained_operators_are_read_not_a_stack_overflow() {
     let dir = temp_dir();

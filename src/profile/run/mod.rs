@@ -22,7 +22,7 @@ use self::bind::resources;
 use self::counted::counted_run;
 pub use self::finished::Finished;
 pub use self::outputs::{InputPreview, TextureImage};
-use self::prepare::{check_dispatch, prepare};
+use self::prepare::{check_dispatch, check_workgroup, prepare};
 pub use self::request::{
     DEFAULT_LOOP_CAP, DEFAULT_REPS, DEFAULT_TIME_BUDGET, MIN_REPS, Request, Stage,
 };
@@ -45,6 +45,7 @@ pub fn profile_with_progress(
     check_dispatch(request.dispatch, per_dimension)?;
     let entry = request.entry.as_deref();
     let kernel = Kernel::parse(&request.file, &request.source, &request.overrides, entry)?;
+    check_workgroup(kernel.interface.workgroup_size, &gpu.limits())?;
     let prepared = prepare(gpu, &kernel, request)?;
     // The resources before the pipelines: a texture format the adapter lacks is then named as
     // such, not as the pipeline's failure to compile.

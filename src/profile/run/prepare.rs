@@ -198,6 +198,29 @@ pub(super) fn check_dispatch(dispatch: [u32; 3], per_dimension: u32) -> Result<(
     Ok(())
 }
 
+/// Refuses a workgroup the adapter does not run, before divlab instruments it (wgpu's own
+/// refusal would name the instrumented pipeline, as if the fault were divlab's).
+pub(super) fn check_workgroup(size: [u32; 3], limits: &wgpu::Limits) -> Result<()> {
+    let per_dimension = [
+        limits.max_compute_workgroup_size_x,
+        limits.max_compute_workgroup_size_y,
+        limits.max_compute_workgroup_size_z,
+    ];
+    let max_invocations = limits.max_compute_invocations_per_workgroup;
+    let invocations: u64 = size.iter().map(|&n| u64::from(n)).product();
+    let within = size.iter().zip(per_dimension).all(|(&n, max)| n <= max);
+    if within && invocations <= u64::from(max_invocations) {
+        return Ok(());
+    }
+    Err(ProfileError::WorkgroupTooLarge {
+        size,
+        invocations,
+        per_dimension,
+        max_invocations,
+    }
+    .into())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -220,5 +243,25 @@ mod tests {
             one.contains("`max_compute_workgroups_per_dimension` is 65535"),
             "{one}"
         );
+    }
+
+    #[test]
+    fn workgroups_past_a_dimension_or_the_total_are_refused() {
+        let limits = wgpu::Limits::defaults();
+        assert!(check_workgroup([256, 1, 1], &limits).is_ok());
+        assert!(check_workgroup([16, 16, 1], &limits).is_ok());
+        let wide = check_workgroup([512, 1, 1], &limits)
+            .unwrap_err()
+            .to_string();
+        assert!(wide.contains("[512, 1, 1] (512 invocations)"), "{wide}");
+        assert!(
+            wide.contains("at most [256, 256, 64] along x, y, z"),
+            "{wide}"
+        );
+        let many = check_workgroup([32, 32, 1], &limits)
+            .unwrap_err()
+            .to_string();
+        assert!(many.contains("1024 invocations"), "{many}");
+        assert!(many.contains("and 256 in all"), "{many}");
     }
 }
