@@ -237,6 +237,8 @@ struct BranchRow {
     inherited: Option<String>,
     /// An `if`: the share of its lanes that took the `then` side; empty otherwise.
     taken: String,
+    /// That share in words, on hover: on a `&&`/`||` row, what its `then` side is.
+    taken_phrase: Option<String>,
     /// `--cost`: the verdict and the saving, and every figure and reason on hover.
     cost: Option<(String, String)>,
 }
@@ -290,6 +292,7 @@ impl BranchRow {
             taken: b
                 .taken_percents()
                 .map_or_else(String::new, |(t, not)| format!("{t} / {not}")),
+            taken_phrase: b.taken_phrase(),
             cost: b.cost.as_ref().map(|c| (c.short(), c.details().join("\n"))),
         }
     }
@@ -373,7 +376,10 @@ fn branch_grid(ui: &mut egui::Ui, rows: &[BranchRow], jump: &mut Option<u32>) {
                 } else {
                     ui.label(&row.wasted);
                 }
-                ui.label(&row.taken);
+                let taken = ui.label(&row.taken);
+                if let Some(phrase) = &row.taken_phrase {
+                    taken.on_hover_text(phrase);
+                }
                 if let Some((short, details)) = &row.cost {
                     // Cut at the pane's edge rather than past it: the tooltip has it all.
                     let label = egui::Label::new(short).truncate();
@@ -553,6 +559,7 @@ mod tests {
                 wasted: "16".to_owned(),
                 inherited: None,
                 taken: String::new(),
+                taken_phrase: None,
                 cost: None,
             }
         );
@@ -612,6 +619,10 @@ mod tests {
         let row = BranchRow::of(&sides, &profile.branches, Some(8));
         assert_eq!(row.kind, "if `x > 0u` && (line 5, col 9)");
         assert_eq!(row.clause, Some(CLAUSE_AND));
+        assert_eq!(
+            row.taken_phrase.as_deref(),
+            Some("the chain up to it held for <1% of lanes, which go on to the next clause")
+        );
     }
 
     #[test]

@@ -38,8 +38,10 @@ impl Mismatch {
     pub fn explain(self) -> &'static str {
         match self {
             Self::NonUniformNeverDiverged => {
-                "statically non-uniform, but it never ran with idle lanes on this input: the \
-                 condition it depends on could be computed from a uniform value"
+                "statically non-uniform, but it never ran with idle lanes on this input: what \
+                 it depends on agreed within every subgroup this run (an input that fits the \
+                 dispatch exactly, or values that differ only between subgroups); another input \
+                 may split it"
             }
             Self::UniformButDiverged => {
                 "statically uniform, yet it ran with idle lanes: lanes left earlier (or a partial \
