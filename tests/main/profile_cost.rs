@@ -125,10 +125,16 @@ fn a_switch_over_every_lane_saves_what_the_studys_serialization_factor_says() {
 fn a_branch_on_the_workgroup_never_diverges_and_runs_no_variant() {
     let _gpu = util::gpu_shared();
     let lab = Lab::new(util::gpu());
-    let (_, cost) = costed(&lab, "workgroup_branch.wgsl", 3);
+    let (profile, cost) = costed(&lab, "workgroup_branch.wgsl", 3);
     assert_eq!(cost.verdict, CostVerdict::NotDivergent, "{cost:#?}");
     assert_eq!(cost.variant_reps, 0);
     assert_eq!(cost.saved_ns, None);
+    // --cost was asked for: the report says why it shows no saving, not nothing.
+    let text = divlab::profile::report::render_text(&profile);
+    assert!(
+        text.contains("(--cost): no branch or loop diverged in 1% or more of its evaluations"),
+        "{text}"
+    );
 }
 
 #[test]

@@ -267,6 +267,14 @@ pub(super) fn render_costs(profile: &Profile, out: &mut String) {
         .filter(|(_, c)| c.verdict != CostVerdict::NotDivergent)
         .collect();
     if costed.is_empty() {
+        // Asked for, and every row judged: say so, rather than leave --cost without a word.
+        if profile.branches.iter().any(|b| b.cost.is_some()) {
+            let _ = writeln!(
+                out,
+                "cost of divergence on this adapter (--cost): no branch or loop diverged in 1% \
+                 or more of its evaluations on this input, so there was nothing to measure"
+            );
+        }
         return;
     }
     let saved = |c: &BranchCost| c.saved_ns.unwrap_or(f64::NEG_INFINITY);
