@@ -169,6 +169,10 @@ fn missing_capability(file: &str, reason: &str) -> Option<Error> {
              VK_EXT_shader_atomic_float, Metal 3): profile it on an adapter that has it \
              (`divlab adapters`)"
             .to_owned(),
+        "SUBGROUP" | "SUBGROUP_BARRIER" => format!(
+            "subgroup operations, which the kernel uses (`enable subgroups;`, wgpu's {name}; \
+             the `subgroups` column of `divlab adapters` shows which adapters have them)"
+        ),
         _ => format!("the shader capability {name}"),
     };
     Some(Error::Unsupported {

@@ -127,6 +127,30 @@ fn a_workgroup_past_the_adapters_limits_is_refused_before_instrumenting() {
     assert!(!r.stderr.contains("instrumented"), "{r}");
 }
 
+/// A kernel with subgroup operations on an adapter without them (llvmpipe's GL) is told what it
+/// lacks and where to look, not only wgpu's capability name.
+#[test]
+fn a_subgroup_kernel_on_an_adapter_without_subgroups_says_what_to_run_it_on() {
+    let dir = temp_dir();
+    let kernel = repo_file("assets/kernels/lane_bits_switch.wgsl");
+    let r = bounded(
+        dir.path(),
+        &["--backend", "gl", "profile", &kernel, "--dispatch", "4"],
+        Duration::from_secs(60),
+    );
+    r.assert_code(2);
+    assert!(
+        r.stderr
+            .contains("needs subgroup operations, which the kernel uses"),
+        "{r}"
+    );
+    assert!(
+        r.stderr
+            .contains("the `subgroups` column of `divlab adapters`"),
+        "{r}"
+    );
+}
+
 #[test]
 fn twenty_thousand_chained_operators_are_read_not_a_stack_overflow() {
     let dir = temp_dir();
