@@ -678,3 +678,47 @@ fn subgroup_results_follow_the_parameter_return_tag() {
         assert_eq!(answer.verdict.accepted, *accepted, "Tint on\n{text}");
     }
 }
+
+/// `--emit-instrumented` writes WGSL that a browser compiles too: the `enable subgroups` naga's
+/// writer leaves out is there, and the counters' votes inside the kernel's branches do not
+/// trip the subgroup uniformity rule.
+#[test]
+fn the_instrumented_kernels_compile_in_tint() {
+    if crate::peers::python().is_none() {
+        return;
+    }
+    let _gpu = crate::util::gpu_shared();
+    let lab = divlab::experiments::Lab::new(crate::util::gpu());
+    let kernels = [
+        "collatz",
+        "lane_bits_switch",
+        "particles",
+        "threshold",
+        "edges",
+    ];
+    let sources: Vec<String> = (kernels.iter())
+        .map(|name| {
+            let path = root().join(format!("assets/kernels/{name}.wgsl"));
+            let source = std::fs::read_to_string(&path).expect("an asset kernel");
+            let mut request =
+                divlab::profile::run::Request::new(path.display().to_string(), source);
+            request.reps = 1;
+            let finished = divlab::profile::run::profile(&lab, &request)
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            finished.instrumented_wgsl
+        })
+        .collect();
+    assert!(
+        sources[1].starts_with("enable subgroups;"),
+        "{}",
+        sources[1]
+    );
+    for ((name, text), answer) in kernels.iter().zip(&sources).zip(tint(&sources)) {
+        assert!(
+            answer.verdict.accepted && answer.other_error.is_none(),
+            "Tint rejects {name}'s instrumented WGSL: {:?} (uniformity errors at lines {:?})\n{text}",
+            answer.other_error,
+            answer.uniformity_errors
+        );
+    }
+}

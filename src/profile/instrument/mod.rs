@@ -411,6 +411,25 @@ pub fn instrument(
     })
 }
 
+/// What `--emit-instrumented` starts with where the counters use subgroup operations: naga's
+/// writer leaves out the `enable` (naga reads WGSL without one; a browser does not), and the
+/// counters vote in control flow that WGSL's uniformity rules call non-uniform.
+const SUBGROUP_DIRECTIVES: &str = "enable subgroups;\n\
+    // divlab's counters vote (ballots, reductions) inside the kernel's branches, on purpose.\n\
+    diagnostic(off, subgroup_uniformity);\n";
+
+impl Instrumented {
+    /// [`Self::wgsl`] as a browser's WebGPU compiles it too: with the directives naga's writer
+    /// leaves out ([`SUBGROUP_DIRECTIVES`]). What `--emit-instrumented` writes.
+    pub fn portable_wgsl(&self) -> String {
+        if self.options.subgroups {
+            format!("{SUBGROUP_DIRECTIVES}{}", self.wgsl)
+        } else {
+            self.wgsl.clone()
+        }
+    }
+}
+
 /// naga's WGSL of the instrumented module, once it validates, and the name it gives the entry
 /// point (its namer escapes keywords and builtins, so it is read back from the text).
 fn validated_wgsl(module: &Module, entry: &str) -> Result<(String, String)> {

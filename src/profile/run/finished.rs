@@ -25,7 +25,8 @@ pub struct Finished {
     /// Where an invocation ran into the loop cap: what to tell the user (the profile is then of
     /// the cut-short run, and untimed).
     pub cap_hit: Option<String>,
-    /// The instrumented kernel's WGSL, as it ran.
+    /// The instrumented kernel's WGSL, as it ran, with the directives a browser needs too
+    /// ([`instrument::Instrumented::portable_wgsl`]).
     pub instrumented_wgsl: String,
     /// The width of the pipeline's subgroups, the `subgroup_size` builtin as the instrumented
     /// kernel saw it ([`instrument::Counters::subgroup_width`]); `None` without subgroups.
@@ -127,7 +128,7 @@ pub(super) fn finished(
     Finished {
         profile,
         cap_hit,
-        instrumented_wgsl: prepared.instrumented.wgsl,
+        instrumented_wgsl: prepared.instrumented.portable_wgsl(),
         subgroup_width: counts.subgroup_width,
         images: run.images,
         inputs: resources.inputs.clone(),
