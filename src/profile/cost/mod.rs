@@ -21,6 +21,10 @@ pub const MAX_OUTSIDE_CHANGE: f64 = 0.01;
 /// The default `--cost-top`: branches measured, by idle lane slots.
 pub const DEFAULT_COST_TOP: usize = 5;
 
+/// A saving of fewer timer steps than this is flagged: on the H200 (32 ns steps), savings of up
+/// to 10 steps held within one run and moved in the next (docs/findings.md).
+pub const FEW_TIMER_STEPS: f64 = 11.0;
+
 /// The branches that get a variant, as indices into `branches`: the `if`s and `switch`es
 /// divergent in at least [`MIN_DIVERGENT_FRACTION`] of their evaluations, the `top` with the
 /// most idle lane slots.
@@ -166,6 +170,23 @@ pub fn judge(
             "too few timed rounds for an interval".to_owned(),
         ),
     };
+    let reason = match (
+        verdict,
+        saved,
+        timer_step([placebo, uniform].concat().as_slice()),
+    ) {
+        (CostVerdict::Serialized | CostVerdict::Confounded, Some(s), Some(step))
+            if s != 0.0 && s.abs() < FEW_TIMER_STEPS * step && outside <= MAX_OUTSIDE_CHANGE =>
+        {
+            format!(
+                "{reason}; but it is {:.0} steps of the timer ({step:.0} ns), and savings of a \
+                 few steps have held within one run and moved in the next: rerun it, or profile \
+                 a larger --dispatch, before acting on it",
+                (s / step).abs()
+            )
+        }
+        _ => reason,
+    };
     BranchCost {
         verdict,
         saved_ns: saved,
@@ -176,6 +197,23 @@ pub fn judge(
         outside_change: Some(outside),
         reason,
     }
+}
+
+/// The step a timer's readings come in, where it is coarse: the greatest common divisor of the
+/// readings in whole nanoseconds, where every reading is whole and the divisor is at least 8 ns
+/// (the H200's Vulkan timestamps move in 32 ns). `None` for a finer clock (lavapipe's).
+fn timer_step(times: &[f64]) -> Option<f64> {
+    fn gcd(a: u64, b: u64) -> u64 {
+        if b == 0 { a } else { gcd(b, a % b) }
+    }
+    let mut step = 0;
+    for &t in times {
+        if !(t.is_finite() && t >= 0.0 && t.fract() == 0.0) {
+            return None;
+        }
+        step = gcd(step, t as u64);
+    }
+    (step >= 8).then_some(step as f64)
 }
 
 /// Why a saving within noise of zero is so: the model foresaw no more (the variant drops
@@ -289,6 +327,34 @@ mod tests {
         assert_eq!(moved.verdict, CostVerdict::Confounded);
         let slower = judge((&half, &placebo), 0.0, None);
         assert_eq!(slower.verdict, CostVerdict::Confounded);
+    }
+
+    /// A saving of a few steps of a coarse timer is decided as the interval says, and flagged;
+    /// on a fine clock, or at many steps, it is not.
+    #[test]
+    fn a_saving_of_a_few_timer_steps_is_flagged() {
+        // The H200's readings: whole multiples of 32 ns, the variant 5 steps faster.
+        let placebo: Vec<f64> = (0..12).map(|i| 4640.0 + 32.0 * f64::from(i % 3)).collect();
+        let uniform: Vec<f64> = placebo.iter().map(|p| p - 160.0).collect();
+        let few = judge((&placebo, &uniform), 0.0, None);
+        assert_eq!(few.verdict, CostVerdict::Serialized);
+        assert!(
+            few.reason.contains("5 steps of the timer (32 ns)"),
+            "{few:?}"
+        );
+        let slower = judge((&uniform, &placebo), 0.0, None);
+        assert!(slower.reason.contains("5 steps of the timer"), "{slower:?}");
+        // Many steps, or a clock that reads in nanoseconds: no flag.
+        let far: Vec<f64> = placebo.iter().map(|p| p - 3200.0).collect();
+        assert!(!judge((&placebo, &far), 0.0, None).reason.contains("steps"));
+        let fine: Vec<f64> = placebo.iter().map(|p| p + 1.0).collect();
+        let fine_less: Vec<f64> = fine.iter().map(|p| p - 160.0).collect();
+        let fine = judge((&fine, &fine_less), 0.0, None);
+        assert_eq!(fine.verdict, CostVerdict::Serialized);
+        assert!(!fine.reason.contains("steps"), "{fine:?}");
+        assert_eq!(timer_step(&[4640.0, 4672.0, 4480.0]), Some(32.0));
+        assert_eq!(timer_step(&[4641.0, 4672.0]), None);
+        assert_eq!(timer_step(&[4640.5]), None);
     }
 
     #[test]
