@@ -225,23 +225,27 @@ pub(super) fn check_workgroup(size: [u32; 3], limits: &wgpu::Limits) -> Result<(
 mod tests {
     use super::*;
 
+    /// `result`'s error, which must say each of `words`.
+    fn refused_saying(result: Result<()>, words: &[&str]) {
+        let message = result.expect_err("refused").to_string();
+        for word in words {
+            assert!(message.contains(word), "{word}: {message}");
+        }
+    }
+
     #[test]
     fn dispatches_past_32_bits_or_a_dimension_are_refused() {
         assert!(check_dispatch([65535, 65535, 1], 65535).is_ok());
-        let all = check_dispatch([4096, 4096, 256], 65535)
-            .unwrap_err()
-            .to_string();
-        assert!(
-            all.contains("4294967296 workgroups, and the most divlab profiles"),
-            "{all}"
+        refused_saying(
+            check_dispatch([4096, 4096, 256], 65535),
+            &["4294967296 workgroups, and the most divlab profiles"],
         );
-        let one = check_dispatch([70000, 1, 1], 65535)
-            .unwrap_err()
-            .to_string();
-        assert!(one.contains("70000 workgroups along x"), "{one}");
-        assert!(
-            one.contains("`max_compute_workgroups_per_dimension` is 65535"),
-            "{one}"
+        refused_saying(
+            check_dispatch([70000, 1, 1], 65535),
+            &[
+                "70000 workgroups along x",
+                "`max_compute_workgroups_per_dimension` is 65535",
+            ],
         );
     }
 
@@ -250,18 +254,16 @@ mod tests {
         let limits = wgpu::Limits::defaults();
         assert!(check_workgroup([256, 1, 1], &limits).is_ok());
         assert!(check_workgroup([16, 16, 1], &limits).is_ok());
-        let wide = check_workgroup([512, 1, 1], &limits)
-            .unwrap_err()
-            .to_string();
-        assert!(wide.contains("[512, 1, 1] (512 invocations)"), "{wide}");
-        assert!(
-            wide.contains("at most [256, 256, 64] along x, y, z"),
-            "{wide}"
+        refused_saying(
+            check_workgroup([512, 1, 1], &limits),
+            &[
+                "[512, 1, 1] (512 invocations)",
+                "at most [256, 256, 64] along x, y, z",
+            ],
         );
-        let many = check_workgroup([32, 32, 1], &limits)
-            .unwrap_err()
-            .to_string();
-        assert!(many.contains("1024 invocations"), "{many}");
-        assert!(many.contains("and 256 in all"), "{many}");
+        refused_saying(
+            check_workgroup([32, 32, 1], &limits),
+            &["1024 invocations", "and 256 in all"],
+        );
     }
 }
