@@ -277,9 +277,31 @@ pub fn check_wgsl(file: &str, source: &str) -> Result<naga::Module> {
             naga::valid::ValidationError::EntryPoint { name, .. } => fn_location(&prepared, name),
             _ => None,
         });
-        invalid(file, loc, e.emit_to_string_with_path(&prepared, file))
+        let mut message = e.emit_to_string_with_path(&prepared, file);
+        if let Some(note) = naga_limit_note(e.as_inner()) {
+            message = format!("{}\n   = note: {note}", message.trim_end());
+        }
+        invalid(file, loc, message)
     })?;
     Ok(module)
+}
+
+/// A note for an error naga gives on valid WGSL that it does not support: what WGSL allows, and
+/// how to write the kernel so that naga (and so wgpu) takes it.
+fn naga_limit_note(error: &naga::valid::ValidationError) -> Option<&'static str> {
+    use naga::valid::{FunctionError, ValidationError};
+    match error {
+        ValidationError::Function {
+            source: FunctionError::InvalidArgumentPointerSpace { .. },
+            ..
+        } => Some(
+            "WGSL allows a pointer into storage or uniform memory as an argument where the \
+             `unrestricted_pointer_parameters` language feature is (Chrome's Tint has it), but \
+             naga 30, which wgpu compiles with, does not: have the function take the index and \
+             read the global variable itself",
+        ),
+        _ => None,
+    }
 }
 
 /// Where `fn NAME` is declared in `source` (1-based line and column of `fn`).
@@ -326,6 +348,28 @@ fn invalid(file: &str, loc: Option<naga::SourceLocation>, message: String) -> Er
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// naga refuses a storage pointer argument, which WGSL allows with a language feature: the
+    /// error keeps naga's words and says what to write instead.
+    #[test]
+    fn a_storage_pointer_argument_is_named_as_a_naga_limit() {
+        let source = "@group(0) @binding(0) var<storage, read_write> a: array<f32>;\n\
+                      fn first(p: ptr<storage, array<f32>, read_write>) -> f32 { return (*p)[0]; }\n\
+                      @compute @workgroup_size(1) fn main() { a[1] = first(&a); }\n";
+        let Err(Error::InvalidWgsl { line, message, .. }) = check_wgsl("p.wgsl", source) else {
+            panic!("naga 30 took a storage pointer argument");
+        };
+        assert_eq!(line, 2);
+        assert!(
+            message.contains("can't be passed into functions"),
+            "{message}"
+        );
+        assert!(
+            message.contains("= note: WGSL allows a pointer into storage"),
+            "{message}"
+        );
+        assert!(message.contains("take the index"), "{message}");
+    }
 
     #[test]
     fn comments_are_blanked_in_place() {
