@@ -122,14 +122,25 @@ impl BranchCost {
                 self.variant_reps
             ));
         }
-        if let Some(p) = self.predicted_ns {
-            out.push(format!(
-                "the cost model predicts {} from the counts",
-                format_ns(p)
-            ));
+        if let Some(p) = self.predicted_text() {
+            out.push(format!("the cost model predicts {p} from the counts"));
         }
         out.push(self.reason.clone());
         out
+    }
+
+    /// The prediction in words: `4.2 µs`, or for a negative one why it is negative.
+    pub fn predicted_text(&self) -> Option<String> {
+        let p = self.predicted_ns?;
+        Some(if p < 0.0 {
+            format!(
+                "{} (the variant ran more subgroup executions inside the branch: lanes that \
+                 skipped it entered, and what is inside ran longer or split more)",
+                format_ns(p)
+            )
+        } else {
+            format_ns(p)
+        })
     }
 
     /// A branch that has no measurement, for `reason`.
@@ -144,5 +155,28 @@ impl BranchCost {
             outside_change: None,
             reason,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A negative prediction says why; a positive one is the figure alone.
+    #[test]
+    fn a_negative_prediction_says_why() {
+        let cost = |p: f64| BranchCost::unmeasured(CostVerdict::FreeHere, Some(p), String::new());
+        assert_eq!(cost(4200.0).predicted_text().as_deref(), Some("4.2 µs"));
+        let negative = cost(-7.2).predicted_text().unwrap();
+        assert!(
+            negative.starts_with("-7.2 ns (the variant ran more"),
+            "{negative}"
+        );
+        assert!(
+            cost(-7.2)
+                .details()
+                .iter()
+                .any(|d| d.contains("split more"))
+        );
     }
 }

@@ -295,9 +295,10 @@ pub(super) fn render_costs(profile: &Profile, out: &mut String) {
             ),
             _ => "not measured".to_owned(),
         };
-        let predicted = c
-            .predicted_ns
-            .map_or_else(String::new, |p| format!(", predicted {}", format_ns(p)));
+        let predicted = match c.predicted_text() {
+            Some(p) => format!(", predicted {p}"),
+            None => String::new(),
+        };
         let _ = writeln!(
             out,
             "  line {:>4} {:<6} {:<13} {measured}{predicted}: {}",
