@@ -35,6 +35,11 @@ pub struct Summary {
     pub cv: f64,
 }
 
+/// The median of `samples`: NaN for an empty slice or where a sample is not finite.
+pub fn median(samples: &[f64]) -> f64 {
+    summarize(samples).map_or(f64::NAN, |s| s.median)
+}
+
 /// Summarises `samples`.
 ///
 /// Returns `None` for an empty slice or if any sample is NaN or infinite.
@@ -317,7 +322,7 @@ pub fn bootstrap_medians(sets: &[&[f64]], statistic: impl Fn(&[f64]) -> f64) -> 
             for (set, median) in sets.iter().zip(&mut resampled_medians) {
                 resample.clear();
                 resample.extend((0..set.len()).map(|_| set[rng.usize(..set.len())]));
-                *median = summarize(&resample).map_or(f64::NAN, |s| s.median);
+                *median = self::median(&resample);
             }
             Some(statistic(&resampled_medians)).filter(|v| v.is_finite())
         })

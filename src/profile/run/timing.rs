@@ -82,8 +82,7 @@ pub(super) fn timing(
         .chunks_exact_mut(2)
         .map(|pair| (std::mem::take(&mut pair[0]), std::mem::take(&mut pair[1])))
         .collect();
-    let [kernel_ns, instrumented_ns] =
-        [0, 1].map(|i| crate::stats::summarize(&samples[i]).map_or(f64::NAN, |s| s.median));
+    let [kernel_ns, instrumented_ns] = [0, 1].map(|i| crate::stats::median(&samples[i]));
     let interval = bootstrap_medians(&[&samples[0], &samples[1]], |m| m[1] / m[0]);
     let record = TimingRecord {
         kernel_ns,

@@ -19,8 +19,7 @@ pub(super) fn add_fits(
     let rounds: Vec<Vec<f64>> = (within.iter())
         .map(|p| p.div.round_ratios(&p.uniform_ref, m.floor.time()))
         .collect();
-    let median = |r: &[f64]| stats::summarize(r).map_or(f64::NAN, |s| s.median);
-    let clocked: Vec<f64> = rounds.iter().map(|r| median(r)).collect();
+    let clocked: Vec<f64> = rounds.iter().map(|r| stats::median(r)).collect();
     let times = stats::fit_linear(ks, t_div);
     if let Some(fit) = &times {
         result.metric("slope_s_ns", fit.slope);
@@ -124,10 +123,9 @@ pub(super) fn add_control(
             .map(|r| r / model)
             .collect()
     };
-    let median = |r: &[f64]| stats::summarize(r).map_or(f64::NAN, |s| s.median);
     // Beyond SG the control runs more distinct code than fits the instruction cache on some
     // devices; that is a code-size cost, not divergence, so the flatness check stops at SG.
-    let deviation_of = |p: &KPoint| (median(&on_model(p)) - 1.0).abs();
+    let deviation_of = |p: &KPoint| (stats::median(&on_model(p)) - 1.0).abs();
     let deviation = within.iter().map(|p| deviation_of(p)).fold(0.0, f64::max);
     let beyond = m
         .points
@@ -145,7 +143,7 @@ pub(super) fn add_control(
         })
     };
     let rounds: Vec<Vec<f64>> = within.iter().map(|p| on_model(p)).collect();
-    let medians: Vec<f64> = rounds.iter().map(|r| median(r)).collect();
+    let medians: Vec<f64> = rounds.iter().map(|r| stats::median(r)).collect();
     let trend = trend_of(&medians);
     let sets: Vec<&[f64]> = rounds.iter().map(Vec::as_slice).collect();
     let (low, high) =

@@ -1,7 +1,6 @@
 //! What the study measured, by configuration: per k, at two trip counts, per occupancy level.
 
 use super::{Ratio, Timing};
-use crate::stats;
 
 /// Timings of one k.
 #[derive(Clone, Debug)]
@@ -76,14 +75,8 @@ impl Marginal {
 /// rounds of [`difference_ratios`], with `raw` the plain `T_div / T_uniform` of the same rounds.
 fn difference_ratio(timings: [&Timing; 4]) -> Ratio {
     let rounds = difference_ratios(timings.map(|t| &t.samples[..]));
-    let median = |r: &[f64]| stats::summarize(r).map_or(f64::NAN, |s| s.median);
     let [div, uniform, ..] = timings;
-    Ratio {
-        value: median(&rounds),
-        raw: median(&div.round_ratios(uniform, 0.0)),
-        interval: stats::median_interval(&rounds),
-        rounds,
-    }
+    Ratio::of_rounds(rounds, &div.round_ratios(uniform, 0.0))
 }
 
 /// Per round r, `(div[r] - div_fewer[r]) / (uniform[r] - uniform_fewer[r])` from the samples of

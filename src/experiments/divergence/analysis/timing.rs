@@ -41,15 +41,10 @@ impl Timing {
     /// `self / other` with the dispatch floor taken out of both, its 95% interval, and the raw
     /// ratio beside it.
     pub fn ratio_to(&self, other: &Timing, floor: f64) -> Ratio {
-        let corrected = self.round_ratios(other, floor);
-        let raw = self.round_ratios(other, 0.0);
-        let median = |r: &[f64]| stats::summarize(r).map_or(f64::NAN, |s| s.median);
-        Ratio {
-            value: median(&corrected),
-            raw: median(&raw),
-            interval: stats::median_interval(&corrected),
-            rounds: corrected,
-        }
+        Ratio::of_rounds(
+            self.round_ratios(other, floor),
+            &self.round_ratios(other, 0.0),
+        )
     }
 }
 
@@ -67,6 +62,17 @@ pub struct Ratio {
 }
 
 impl Ratio {
+    /// The ratio of per-round `rounds`, with `raw` the uncorrected ratios of the same rounds:
+    /// their medians, and the interval of the first.
+    pub fn of_rounds(rounds: Vec<f64>, raw: &[f64]) -> Self {
+        Self {
+            value: stats::median(&rounds),
+            raw: stats::median(raw),
+            interval: stats::median_interval(&rounds),
+            rounds,
+        }
+    }
+
     /// The interval, or the point itself where there is none.
     pub fn bounds(&self) -> (f64, f64) {
         self.interval
