@@ -139,6 +139,17 @@ pub fn judge(
         .filter(|s| s.is_finite())
         .collect();
     let fraction = crate::stats::summarize(&shares).map(|s| s.median);
+    // A saving decided on time alone that is only a few steps of a coarse timer says so.
+    let few_steps = (saved.zip(timer_step(placebo.iter().chain(uniform))))
+        .filter(|&(s, step)| s != 0.0 && s.abs() < FEW_TIMER_STEPS * step)
+        .map_or_else(String::new, |(s, step)| {
+            format!(
+                "; but it is {:.0} steps of the timer ({step:.0} ns), and savings of a few steps \
+                 have held within one run and moved in the next: rerun it, or profile a larger \
+                 --dispatch, before acting on it",
+                (s / step).abs()
+            )
+        });
     let (verdict, reason) = match (saved, interval) {
         _ if outside > MAX_OUTSIDE_CHANGE => (
             CostVerdict::Confounded,
@@ -151,15 +162,16 @@ pub fn judge(
         ),
         (Some(_), Some(i)) if i.high < 0.0 => (
             CostVerdict::Confounded,
-            "the variant ran slower (the interval lies below zero): either the first lane's \
-             path costs more than the mix the lanes took, or the machine's speed drifted \
-             between them; either way it is not the divergence's saving (rerun with more \
-             --reps to tell)"
-                .to_owned(),
+            format!(
+                "the variant ran slower (the interval lies below zero): either the first lane's \
+                 path costs more than the mix the lanes took, or the machine's speed drifted \
+                 between them; either way it is not the divergence's saving (rerun with more \
+                 --reps to tell){few_steps}"
+            ),
         ),
         (Some(_), Some(i)) if i.low > 0.0 => (
             CostVerdict::Serialized,
-            "the saving's 95% interval lies above zero".to_owned(),
+            format!("the saving's 95% interval lies above zero{few_steps}"),
         ),
         (Some(_), Some(i)) => (
             CostVerdict::FreeHere,
@@ -169,23 +181,6 @@ pub fn judge(
             CostVerdict::NotMeasured,
             "too few timed rounds for an interval".to_owned(),
         ),
-    };
-    let reason = match (
-        verdict,
-        saved,
-        timer_step([placebo, uniform].concat().as_slice()),
-    ) {
-        (CostVerdict::Serialized | CostVerdict::Confounded, Some(s), Some(step))
-            if s != 0.0 && s.abs() < FEW_TIMER_STEPS * step && outside <= MAX_OUTSIDE_CHANGE =>
-        {
-            format!(
-                "{reason}; but it is {:.0} steps of the timer ({step:.0} ns), and savings of a \
-                 few steps have held within one run and moved in the next: rerun it, or profile \
-                 a larger --dispatch, before acting on it",
-                (s / step).abs()
-            )
-        }
-        _ => reason,
     };
     BranchCost {
         verdict,
@@ -202,7 +197,7 @@ pub fn judge(
 /// The step a timer's readings come in, where it is coarse: the greatest common divisor of the
 /// readings in whole nanoseconds, where every reading is whole and the divisor is at least 8 ns
 /// (the H200's Vulkan timestamps move in 32 ns). `None` for a finer clock (lavapipe's).
-fn timer_step(times: &[f64]) -> Option<f64> {
+fn timer_step<'a>(times: impl IntoIterator<Item = &'a f64>) -> Option<f64> {
     fn gcd(a: u64, b: u64) -> u64 {
         if b == 0 { a } else { gcd(b, a % b) }
     }
