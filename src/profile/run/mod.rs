@@ -45,7 +45,7 @@ pub fn profile_with_progress(
     check_dispatch(request.dispatch, per_dimension)?;
     let entry = request.entry.as_deref();
     let kernel = Kernel::parse(&request.file, &request.source, &request.overrides, entry)?;
-    check_workgroup(kernel.interface.workgroup_size, &gpu.limits())?;
+    check_workgroup(&kernel.interface, &gpu.limits())?;
     let prepared = prepare(gpu, &kernel, request)?;
     // The resources before the pipelines: a texture format the adapter lacks is then named as
     // such, not as the pipeline's failure to compile.

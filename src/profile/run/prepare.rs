@@ -5,7 +5,7 @@
 use crate::gpu::{GpuContext, LLVMPIPE_LOOP_ITERATIONS};
 use crate::profile::Error as ProfileError;
 use crate::profile::instrument::{self, InstrumentOptions, Instrumented};
-use crate::profile::kernel::Kernel;
+use crate::profile::kernel::{Kernel, KernelInterface};
 use crate::profile::report::{self, OBSERVER_NOTE};
 use crate::{Error, Result};
 
@@ -200,14 +200,14 @@ pub(super) fn check_dispatch(dispatch: [u32; 3], per_dimension: u32) -> Result<(
 
 /// Refuses a workgroup the adapter does not run, before divlab instruments it (wgpu's own
 /// refusal would name the instrumented pipeline, as if the fault were divlab's).
-pub(super) fn check_workgroup(size: [u32; 3], limits: &wgpu::Limits) -> Result<()> {
+pub(super) fn check_workgroup(interface: &KernelInterface, limits: &wgpu::Limits) -> Result<()> {
     let per_dimension = [
         limits.max_compute_workgroup_size_x,
         limits.max_compute_workgroup_size_y,
         limits.max_compute_workgroup_size_z,
     ];
     let max_invocations = limits.max_compute_invocations_per_workgroup;
-    let invocations: u64 = size.iter().map(|&n| u64::from(n)).product();
+    let (size, invocations) = (interface.workgroup_size, interface.workgroup_invocations());
     let within = size.iter().zip(per_dimension).all(|(&n, max)| n <= max);
     if within && invocations <= u64::from(max_invocations) {
         return Ok(());
@@ -252,6 +252,16 @@ mod tests {
     #[test]
     fn workgroups_past_a_dimension_or_the_total_are_refused() {
         let limits = wgpu::Limits::defaults();
+        let check_workgroup = |workgroup_size, limits: &wgpu::Limits| {
+            let interface = KernelInterface {
+                entry: "main".to_owned(),
+                workgroup_size,
+                bindings: Vec::new(),
+                textures: Vec::new(),
+                samplers: Vec::new(),
+            };
+            check_workgroup(&interface, limits)
+        };
         assert!(check_workgroup([256, 1, 1], &limits).is_ok());
         assert!(check_workgroup([16, 16, 1], &limits).is_ok());
         refused_saying(
