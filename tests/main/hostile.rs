@@ -16,6 +16,17 @@ fn bounded(dir: &Path, args: &[&str], bound: Duration) -> Run {
     r
 }
 
+/// Runs `divlab ARGS` in `dir` within a minute; it must exit 2 (refused) and say each of
+/// `says`.
+fn refused(dir: &Path, args: &[&str], says: &[&str]) -> Run {
+    let r = bounded(dir, args, Duration::from_secs(60));
+    r.assert_code(2);
+    for phrase in says {
+        assert!(r.stderr.contains(phrase), "{phrase}\n{r}");
+    }
+    r
+}
+
 /// A file of the repository, as an argument.
 fn repo_file(path: &str) -> String {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(path);
@@ -76,22 +87,17 @@ fn a_dispatch_of_2_to_the_32_workgroups_is_refused_not_wrapped() {
             "65536 workgroups along x, and this adapter's `max_compute_workgroups_per_dimension`",
         ),
     ] {
-        let r = bounded(
-            dir.path(),
-            &[
-                "profile",
-                &kernel,
-                "--dispatch",
-                dispatch,
-                "--len",
-                "seeds=64",
-                "--len",
-                "steps=64",
-            ],
-            Duration::from_secs(60),
-        );
-        r.assert_code(2);
-        assert!(r.stderr.contains(says), "{r}");
+        let args = [
+            "profile",
+            &kernel,
+            "--dispatch",
+            dispatch,
+            "--len",
+            "seeds=64",
+            "--len",
+            "steps=64",
+        ];
+        refused(dir.path(), &args, &[says]);
     }
 }
 
@@ -112,18 +118,14 @@ fn a_workgroup_past_the_adapters_limits_is_refused_before_instrumenting() {
     )
     .unwrap();
     let file = file.to_str().unwrap();
-    let r = bounded(
+    let r = refused(
         dir.path(),
         &["profile", file, "--override", "WG=2000"],
-        Duration::from_secs(60),
+        &[
+            "workgroup size [2000, 1, 1] (2000 invocations)",
+            "make @workgroup_size smaller",
+        ],
     );
-    r.assert_code(2);
-    assert!(
-        r.stderr
-            .contains("workgroup size [2000, 1, 1] (2000 invocations)"),
-        "{r}"
-    );
-    assert!(r.stderr.contains("make @workgroup_size smaller"), "{r}");
     assert!(!r.stderr.contains("instrumented"), "{r}");
 }
 
@@ -133,21 +135,13 @@ fn a_workgroup_past_the_adapters_limits_is_refused_before_instrumenting() {
 fn a_subgroup_kernel_on_an_adapter_without_subgroups_says_what_to_run_it_on() {
     let dir = temp_dir();
     let kernel = repo_file("assets/kernels/lane_bits_switch.wgsl");
-    let r = bounded(
+    refused(
         dir.path(),
         &["--backend", "gl", "profile", &kernel, "--dispatch", "4"],
-        Duration::from_secs(60),
-    );
-    r.assert_code(2);
-    assert!(
-        r.stderr
-            .contains("needs subgroup operations, which the kernel uses"),
-        "{r}"
-    );
-    assert!(
-        r.stderr
-            .contains("the `subgroups` column of `divlab adapters`"),
-        "{r}"
+        &[
+            "needs subgroup operations, which the kernel uses",
+            "the `subgroups` column of `divlab adapters`",
+        ],
     );
 }
 
@@ -216,7 +210,6 @@ fn overrides_that_do_not_fit_or_break_the_kernel_say_why() {
     )
     .unwrap();
     let file = file.to_str().unwrap();
-    let limit = Duration::from_secs(60);
     for (value, says) in [
         (
             "K=-1",
@@ -228,20 +221,12 @@ fn overrides_that_do_not_fit_or_break_the_kernel_say_why() {
             "with these --override values the kernel is not valid WGSL: Division by zero",
         ),
     ] {
-        let r = bounded(dir.path(), &["profile", file, "--override", value], limit);
-        r.assert_code(2);
-        assert!(r.stderr.contains(says), "{value}\n{r}");
+        refused(dir.path(), &["profile", file, "--override", value], &[says]);
     }
-    let r = bounded(
+    refused(
         dir.path(),
         &["profile", file, "--loop-cap", "18446744073709551615"],
-        limit,
-    );
-    r.assert_code(2);
-    assert!(
-        r.stderr
-            .contains("give a whole number from 1 to 4294967295"),
-        "{r}"
+        &["give a whole number from 1 to 4294967295"],
     );
 }
 
