@@ -293,6 +293,22 @@ pub enum Error {
         max_invocations: u32,
     },
 
+    /// llvmpipe ended the instrumented kernel's loops on its own, before the loop cap fired,
+    /// however low divlab set the cap: every count would be of a run cut short where nothing
+    /// says.
+    #[error(
+        "llvmpipe ended the kernel's loops on its own (its silent limit of {limit} loop passes \
+         per invocation, divlab's own included) before the loop cap fired, even with the cap \
+         lowered to {cap}: the counts would be wrong, so divlab shows none. Pass a lower \
+         --loop-cap, or profile on another adapter (`divlab adapters`)"
+    )]
+    DriverLoopLimit {
+        /// llvmpipe's limit.
+        limit: u32,
+        /// The lowest cap divlab tried.
+        cap: u32,
+    },
+
     /// `--import FILE` is not a profile document this divlab reads.
     #[error("--import {}: {problem}", path.display())]
     BadDocument {

@@ -367,6 +367,80 @@ fn a_loop_nest_is_never_cut_short_silently() {
     }
 }
 
+/// Six nested loops of `params.n` trips, 7^6 = 117,649 trips of the innermost per invocation:
+/// past llvmpipe's limit, and deep enough that divlab's rounds after each loop exit (passes
+/// to llvmpipe, not all trips to the cap) used up llvmpipe's limit before a cap of 64,510
+/// fired. Here, not in `kernels/profile/`: the GL sweep there would compare its counts with a
+/// run under another cap.
+const DEEP: &str = "struct Params { n: u32 }
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read_write> out: array<u32>;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    var x = gid.x;
+    for (var a = 0u; a < params.n; a++) { // deep: 1
+        for (var b = 0u; b < params.n; b++) { // deep: 2
+            for (var c = 0u; c < params.n; c++) { // deep: 3
+                for (var d = 0u; d < params.n; d++) { // deep: 4
+                    for (var e = 0u; e < params.n; e++) { // deep: 5
+                        for (var f = 0u; f < params.n; f++) { // deep: 6
+                            x = x * 1664525u + 1013904223u; // deep: body
+                        }
+                    }
+                }
+            }
+        }
+    }
+    out[gid.x] = x;
+}
+";
+
+/// However deep the nest, a run cut short says so: on llvmpipe the cap fires (lowered until
+/// it fires before llvmpipe's own limit), and everywhere each loop was entered once per trip
+/// of the loop around it, so no loop's counts stop where nothing says.
+#[test]
+fn a_deep_loop_nest_is_never_cut_short_silently() {
+    let finished = profiled(DEEP, |r| {
+        r.buffers = vec!["params=values:7".parse::<BufferSpec>().unwrap()];
+        r.lens = vec![(BindingRef::Name("out".to_owned()), 64)];
+    });
+    let p = &finished.profile;
+    let subgroups = 64 / subgroup_size(p);
+    if p.adapter.name.contains("llvmpipe") {
+        assert!(p.loop_cap_hit, "{:#?}", p.lines);
+        assert!(p.loop_cap < 64_510, "the cap lowered: {}", p.loop_cap);
+        assert!(
+            p.notes
+                .iter()
+                .any(|n| n.contains("ran out before a higher cap fired")),
+            "{:#?}",
+            p.notes
+        );
+    }
+    let trips = |marker: &str| {
+        let n = line_of(DEEP, marker);
+        let b = p.branches.iter().find(|b| b.line == n && b.kind == "loop");
+        b.and_then(|b| b.trips)
+            .unwrap_or_else(|| panic!("{marker}: {:#?}", p.branches))
+    };
+    for depth in 1..6 {
+        let (outer, inner) = (
+            format!("// deep: {depth}"),
+            format!("// deep: {}", depth + 1),
+        );
+        assert_eq!(
+            counts(p, DEEP, &inner).0,
+            trips(&outer),
+            "loop {} is entered once per trip of loop {depth}",
+            depth + 1
+        );
+    }
+    assert_eq!(counts(p, DEEP, "// deep: body").0, trips("// deep: 6"));
+    if !p.loop_cap_hit {
+        assert_eq!(counts(p, DEEP, "// deep: body").0, 117_649 * subgroups);
+    }
+}
+
 const LAYERS: &str = include_str!("../kernels/profile/layers_3d.wgsl");
 
 /// A 3-D workgroup of 8x2x4 over 2 workgroups, a branch on `lid.z == 1` (local indices 16 to

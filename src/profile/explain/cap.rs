@@ -13,16 +13,28 @@ use crate::profile::instrument::LoopSite;
 use crate::profile::kernel::{Access, Binding, Kernel};
 
 /// The message for a run whose loop `site` hit the cap of `loop_cap` iterations: where the
-/// loop is, and where its bound comes from when divlab can tell.
-pub fn cap_message(kernel: &Kernel, fills: Fills<'_>, site: &LoopSite, loop_cap: u32) -> String {
+/// loop is, and where its bound comes from when divlab can tell. `driver_ceiling`: the cap is
+/// lower than asked because of the driver's own loop limit (llvmpipe), so raising it does not
+/// help.
+pub fn cap_message(
+    kernel: &Kernel,
+    fills: Fills<'_>,
+    site: &LoopSite,
+    (loop_cap, driver_ceiling): (u32, bool),
+) -> String {
     let line = site.line;
     let head = format!(
         "{}:{line}: an invocation hit the loop cap in the loop here, after {loop_cap} loop \
          iterations in all (the cap counts every loop of one invocation together)",
         kernel.file
     );
-    let tail = "The profile below is of the cut-short run; raise the cap with --loop-cap if the \
-                loops are meant to run longer";
+    let tail = if driver_ceiling {
+        "The profile below is of the cut-short run; this adapter's own loop limit keeps the cap \
+         this low (see the note): profile on another adapter if the loops are meant to run longer"
+    } else {
+        "The profile below is of the cut-short run; raise the cap with --loop-cap if the loops \
+         are meant to run longer"
+    };
     let Some(bound) = bound_of(kernel, site) else {
         return match spin_at(kernel, site) {
             Some(spin) => format!(
@@ -311,9 +323,10 @@ impl<'a> Inputs<'a> {
                 )
             }
             Source::Constant => format!(
-                "compares `{counter}`, which the loop changes, with `{text}`, a constant: if \
-                 the loop is meant to run that long, raise --loop-cap; else `{counter}` does not \
-                 reach it on this input (look at where `{counter}` starts, and how it steps)",
+                "compares `{counter}`, which the loop changes, with `{text}`, a constant: \
+                 either the loops are meant to run that long (the cap counts the trips of the \
+                 loops around this one too), or `{counter}` does not reach it on this input \
+                 (look at where `{counter}` starts, and how it steps)",
                 counter = bound.counter
             ),
             Source::Other(ref what) => format!("reads its bound `{text}` from {what}"),

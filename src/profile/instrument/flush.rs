@@ -2,7 +2,8 @@
 //! loops) go into the counters, summed over the subgroup.
 
 use naga::{
-    BinaryOperator, Block, Expression, Handle, Literal, Module, Statement, SubgroupOperation,
+    AtomicFunction, BinaryOperator, Block, Expression, Handle, Literal, MathFunction, Module,
+    Statement, SubgroupOperation,
 };
 
 use super::Pass;
@@ -31,12 +32,61 @@ impl Pass<'_> {
         let mut fx = Emitter::new(function, self.g.u32_ty, self.g.bool_ty);
         fx.ballot_words = self.opts.ballot_words;
         let mut body = Block::new();
+        if self.opts.probe_loop_limit && !self.sites.loops.is_empty() {
+            self.probe_loop_limit(&mut fx, &mut body);
+        }
         self.flush_body(&mut fx, slots, &mut body);
         fx.function.body = body;
         Patched {
             counters: fx.patches,
             local: fx.local_patches,
         }
+    }
+
+    /// `var divlab_probe = 0u; loop { divlab_probe += 1u; if divlab_probe >=
+    /// min(arrayLength(&divlab_counters), 2u) { break; } } if divlab_probe < 2u {
+    /// atomicMax(&LOOP_LIMIT_WORD, 1u); }`: two passes, unless llvmpipe's loop limit ran out
+    /// earlier in the invocation, after which every loop it enters ends after one. The bound
+    /// is read from the buffer so that no compiler unrolls the loop away.
+    fn probe_loop_limit(&self, fx: &mut Emitter<'_>, out: &mut Block) {
+        let probe = fx.new_local("divlab_probe".to_owned(), fx.u32_ty);
+        let pointer = fx.local(probe, out);
+        let (zero, two) = (
+            fx.literal(Literal::U32(0), out),
+            fx.literal(Literal::U32(2), out),
+        );
+        fx.store(pointer, zero, out);
+        let counters = self.g.counters;
+        let body = fx.nested(out, |fx, b| {
+            let pointer = fx.local(probe, b);
+            let passes = fx.increment(pointer, b);
+            let buffer = fx.global(counters.buffer, b);
+            let length = fx.emitted(Expression::ArrayLength(buffer));
+            let bound = fx.emitted(Expression::Math {
+                fun: MathFunction::Min,
+                arg: length,
+                arg1: Some(two),
+                arg2: None,
+                arg3: None,
+            });
+            let done = fx.binary(BinaryOperator::GreaterEqual, passes, bound);
+            let stop = fx.nested(b, |fx, b| fx.statement(Statement::Break, b));
+            fx.if_then(done, stop, b);
+        });
+        let probe_loop = Statement::Loop {
+            body,
+            continuing: Block::new(),
+            break_if: None,
+        };
+        fx.statement(probe_loop, out);
+        let passes = fx.load(pointer);
+        let cut = fx.binary(BinaryOperator::Less, passes, two);
+        let record = fx.nested(out, |fx, b| {
+            let word = counter(fx, counters, Word::LoopLimit, b);
+            let one = fx.literal(Literal::U32(1), b);
+            fx.atomic(word, AtomicFunction::Max, one, b);
+        });
+        fx.if_then(cut, record, out);
     }
 
     /// `divlab_flush`: each private count, summed over the subgroup's active lanes, added by

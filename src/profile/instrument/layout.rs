@@ -10,13 +10,19 @@ use crate::Result;
 /// invocation's trips crossed the loop cap (`atomicMax`), 0 when none did.
 pub const CAP_HIT_WORD: u32 = 0;
 /// Words before the first block record.
-pub const HEADER_WORDS: u32 = 3;
+pub const HEADER_WORDS: u32 = 4;
 /// The largest active-lane count any subgroup showed at the entry point's entry: the subgroup
 /// size this pipeline runs with (0 without subgroups).
 pub const MAX_LANES_WORD: u32 = 1;
 /// The `subgroup_size` builtin the kernel saw at its entry (`atomicMax`): the width of the
 /// pipeline's subgroups, however few of their lanes a workgroup fills (0 without subgroups).
 pub const SUBGROUP_WIDTH_WORD: u32 = 2;
+/// 1 where an invocation found, as it left the kernel, that the driver had ended its loops
+/// early on its own (`atomicMax`; [`InstrumentOptions::probe_loop_limit`]): llvmpipe's silent
+/// limit on the loop passes of an invocation ran out before the loop cap fired.
+///
+/// [`InstrumentOptions::probe_loop_limit`]: super::InstrumentOptions::probe_loop_limit
+pub const LOOP_LIMIT_WORD: u32 = 3;
 /// Words per block: executions (low, high), active lanes (low, high).
 pub const BLOCK_WORDS: u32 = 4;
 /// Words per branch: evaluations (low, high), divergent evaluations (low, high).
@@ -92,6 +98,7 @@ pub fn read_lanes(words: &[u32], record_words: u32) -> (u64, Vec<LaneRecordRaw>)
 /// | `0` | [`CAP_HIT_WORD`] |
 /// | `1` | [`MAX_LANES_WORD`] |
 /// | `2` | [`SUBGROUP_WIDTH_WORD`] |
+/// | `3` | [`LOOP_LIMIT_WORD`] |
 /// | `3 + 4b ..= 3 + 4b + 3` | block `b`: executions lo, hi; active lanes lo, hi |
 /// | `3 + 4B + 4r ..` | branch `r`: evaluations lo, hi; divergent lo, hi |
 /// | `3 + 4B + 4R + l` | loop `l`: cap hits |
@@ -204,6 +211,7 @@ impl CounterLayout {
             Word::CapHit => CAP_HIT_WORD as usize,
             Word::MaxLanes => MAX_LANES_WORD as usize,
             Word::SubgroupWidth => SUBGROUP_WIDTH_WORD as usize,
+            Word::LoopLimit => LOOP_LIMIT_WORD as usize,
             Word::Block(b, offset) => self.block_executions(b) + offset as usize,
             Word::Branch(r, offset) => self.branch_evaluations(r) + offset as usize,
             Word::Loop(l) => self.loop_cap_hits(l),
@@ -228,6 +236,7 @@ impl CounterLayout {
                 .map(|l| l as usize),
             max_active_lanes: Some(words[MAX_LANES_WORD as usize]).filter(|&n| n > 0),
             subgroup_width: Some(words[SUBGROUP_WIDTH_WORD as usize]).filter(|&n| n > 0),
+            driver_loop_limit: words[LOOP_LIMIT_WORD as usize] > 0,
             blocks: (0..self.blocks as usize)
                 .map(|b| BlockCounts {
                     executions: wide(self.block_executions(b)),
@@ -260,6 +269,9 @@ pub struct Counters {
     /// The loop whose trip crossed the loop cap, if an invocation's did (the highest-indexed
     /// one when several invocations' did; see `loop_cap_hits` for all).
     pub cap_hit: Option<usize>,
+    /// The driver ended loops of an invocation on its own, before the cap fired (see
+    /// [`LOOP_LIMIT_WORD`]): the counts are of a run cut short where nothing says.
+    pub driver_loop_limit: bool,
     /// Per block, in site order.
     pub blocks: Vec<BlockCounts>,
     /// Per branch, in site order (all zero without subgroups).
@@ -308,6 +320,7 @@ pub(super) enum Word {
     CapHit,
     MaxLanes,
     SubgroupWidth,
+    LoopLimit,
     /// Block, offset within its record.
     Block(usize, u32),
     /// Branch, offset within its record.

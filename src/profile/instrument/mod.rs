@@ -192,8 +192,8 @@ use self::globals::Globals;
 pub use self::layout::{
     BLOCK_WORDS, BRANCH_WORDS, BlockCounts, BranchCounts, CAP_HIT_WORD, CounterLayout, Counters,
     HEADER_WORDS, LANE_RECORD_WORDS, LANE_RECORD_WORDS_MULTI, LANE_RECORDS, LANES_COMPLETE,
-    LANES_CONTIGUOUS, LOOP_WORDS, LaneRecordRaw, MAX_LANES_WORD, STRIPE_ALIGN_WORDS, STRIPES,
-    SUBGROUP_WIDTH_WORD, read_lanes,
+    LANES_CONTIGUOUS, LOOP_LIMIT_WORD, LOOP_WORDS, LaneRecordRaw, MAX_LANES_WORD,
+    STRIPE_ALIGN_WORDS, STRIPES, SUBGROUP_WIDTH_WORD, read_lanes,
 };
 use self::sites::Sites;
 pub use self::sites::{BlockKind, BlockSite, BranchKind, BranchSite, LoopSite, Opener};
@@ -227,6 +227,12 @@ pub struct InstrumentOptions {
     /// subgroup is wider than 32 lanes; 4, every word, when not known): the elections, votes
     /// and lane counts made from ballots read only those.
     pub ballot_words: u32,
+    /// For llvmpipe, which ends every loop of an invocation after 65535 passes of all its loops
+    /// together, silently: a kernel with loops ends by probing whether that limit ran out, with
+    /// a loop of two passes that runs one once it has, and sets [`LOOP_LIMIT_WORD`] if so.
+    /// divlab's own loops count toward the limit but not all toward the cap, so the cap alone
+    /// cannot be set to fire first on every kernel.
+    pub probe_loop_limit: bool,
 }
 
 /// Which counters may wrap their low word and so take the carry into their high word. The
@@ -263,6 +269,7 @@ impl Default for InstrumentOptions {
             lanes_block: None,
             invocations: u64::MAX,
             ballot_words: 4,
+            probe_loop_limit: false,
         }
     }
 }

@@ -56,6 +56,7 @@ fn run(source: &str, subgroups: bool, loop_cap: u32) -> Instrumented {
         lanes_block: None,
         invocations: u64::MAX,
         ballot_words: 4,
+        probe_loop_limit: false,
     };
     let out = instrument(&module, &prepared, "main", &opts).expect("instrument");
     // The emitted WGSL goes back through divlab's own naga path, as the GPU will take it.
@@ -542,4 +543,55 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
         "{trip}"
     );
     assert_eq!(count("subgroup"), 2, "{trip}");
+}
+
+/// With `probe_loop_limit`, a kernel with loops ends its flush with the two-pass probe of
+/// llvmpipe's loop limit, bounded by the buffer's length (no compiler unrolls it away), and
+/// records a probe that ran one pass; a kernel without loops has nothing to probe.
+#[test]
+fn the_loop_limit_probe_ends_the_flush_of_a_kernel_with_loops() {
+    for subgroups in [true, false] {
+        let opts = InstrumentOptions {
+            subgroups,
+            counters_group: 1,
+            probe_loop_limit: true,
+            ..InstrumentOptions::default()
+        };
+        let out = run_with(KERNEL, "main", &opts);
+        let flush = &out.wgsl[out.wgsl.find("fn divlab_flush").expect("the flush")..];
+        let probe = flush
+            .find("divlab_probe = 0u")
+            .expect("the probe in the flush");
+        let bound = flush.find("arrayLength((&divlab_counters))");
+        assert!(bound.is_some_and(|b| b > probe), "{flush}");
+        let word = format!("+ {LOOP_LIMIT_WORD}u)]), 1u)");
+        assert!(flush.contains("atomicMax((&divlab_counters[("), "{flush}");
+        assert!(flush.contains(&word), "{word} in\n{flush}");
+        let without = InstrumentOptions {
+            probe_loop_limit: false,
+            ..opts
+        };
+        assert!(
+            !run_with(KERNEL, "main", &without)
+                .wgsl
+                .contains("divlab_probe")
+        );
+    }
+    let no_loops = "\
+@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    if gid.x % 2u == 0u { out[gid.x] = 1u; }
+}
+";
+    let opts = InstrumentOptions {
+        counters_group: 1,
+        probe_loop_limit: true,
+        ..InstrumentOptions::default()
+    };
+    assert!(
+        !run_with(no_loops, "main", &opts)
+            .wgsl
+            .contains("divlab_probe")
+    );
 }

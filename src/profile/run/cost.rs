@@ -11,7 +11,7 @@ use crate::profile::report::{self, BranchCost, CostVerdict, Inputs, LineProfile,
 
 use super::bind::{Resources, dispatch, pipeline, resources};
 use super::counted::count;
-use super::prepare::prepare;
+use super::prepare::{cap_ceiling, prepare};
 use super::{Request, Stage};
 
 /// A branch with a timed pair.
@@ -156,7 +156,7 @@ fn count_variant(
     let wgsl = variant::write(&kernel.source, text, variant::Form::Counted, 0);
     let entry = Some(kernel.interface.entry.as_str());
     let parsed = Kernel::parse(&kernel.file, &wgsl, &kernel.overrides, entry)
-        .and_then(|k| Ok((prepare(gpu, &k, quiet)?, k)));
+        .and_then(|k| Ok((prepare(gpu, &k, quiet, cap_ceiling(gpu))?, k)));
     let (prepared, variant_kernel) = match parsed {
         Ok(p) => p,
         Err(e) => {
@@ -172,6 +172,13 @@ fn count_variant(
     );
     let instrumented = &prepared.instrumented;
     let (_, read) = count(gpu, &label, quiet, &kernel.interface, instrumented, &fresh)?;
+    if read.counters.driver_loop_limit {
+        return Ok(Err(unmeasured(
+            "llvmpipe ended the variant's loops on its own, before the loop cap fired: its \
+             counts cannot be trusted"
+                .to_owned(),
+        )));
+    }
     if read.counters.cap_hit.is_some() {
         return Ok(Err(BranchCost::unmeasured(
             CostVerdict::Confounded,

@@ -66,7 +66,9 @@ pub(super) fn finished(
     });
     let cap_hit = counts.cap_hit.map(|lp| {
         let site = &instrumented.loops[lp];
-        explain::cap_message(kernel, resources.fills(), site, prepared.loop_cap)
+        let driver_ceiling = prepared.loop_cap < request.loop_cap;
+        let cap = (prepared.loop_cap, driver_ceiling);
+        explain::cap_message(kernel, resources.fills(), site, cap)
     });
     let mut notes = prepared.notes;
     notes.extend(textures::describe(

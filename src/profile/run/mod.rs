@@ -16,13 +16,15 @@ mod timing;
 
 use crate::Result;
 use crate::experiments::Lab;
+use crate::gpu::{Dispatch, GpuContext, LLVMPIPE_LOOP_ITERATIONS};
+use crate::profile::Error as ProfileError;
 use crate::profile::kernel::Kernel;
 
-use self::bind::resources;
-use self::counted::counted_run;
+use self::bind::{Resources, resources};
+use self::counted::{Run, counted_run};
 pub use self::finished::Finished;
 pub use self::outputs::{InputPreview, TextureImage};
-use self::prepare::{check_dispatch, check_workgroup, prepare};
+use self::prepare::{Prepared, cap_ceiling, check_dispatch, check_workgroup, prepare};
 pub use self::request::{
     DEFAULT_LOOP_CAP, DEFAULT_REPS, DEFAULT_TIME_BUDGET, MIN_REPS, Request, Stage,
 };
@@ -46,14 +48,14 @@ pub fn profile_with_progress(
     let entry = request.entry.as_deref();
     let kernel = Kernel::parse(&request.file, &request.source, &request.overrides, entry)?;
     check_workgroup(&kernel.interface, &gpu.limits())?;
-    let prepared = prepare(gpu, &kernel, request)?;
-    // The resources before the pipelines: a texture format the adapter lacks is then named as
-    // such, not as the pipeline's failure to compile.
-    let resources = resources(gpu, &kernel, request)?;
-    on_stage(Stage::Counting);
-    let instrumented = &prepared.instrumented;
-    let (counted, run) = counted_run(gpu, request, &kernel.interface, instrumented, &resources)?;
-    let counters_group = instrumented.options.counters_group;
+    let (prepared, resources, counted, run) =
+        count_under_driver_limit(gpu, &kernel, request, on_stage)?;
+    let counters_group = prepared.instrumented.options.counters_group;
+    // The variants count under the cap this run settled on.
+    let settled = Request {
+        loop_cap: request.loop_cap.min(prepared.loop_cap),
+        ..request.clone()
+    };
     let mut finished = finished::finished(lab, request, &kernel, prepared, &resources, run);
     let cost_top = request.cost_top.filter(|_| gpu.caps.subgroups);
     if request.cost_top.is_some() && cost_top.is_none() {
@@ -77,7 +79,7 @@ pub fn profile_with_progress(
         Some(top) => {
             let (shared, group) = (&resources, (top, counters_group));
             Some(cost::variants(
-                gpu, request, &kernel, profile, shared, group, on_stage,
+                gpu, &settled, &kernel, profile, shared, group, on_stage,
             )?)
         }
         None => None,
@@ -91,6 +93,40 @@ pub fn profile_with_progress(
         cost::apply(&mut finished.profile, variants, &timed.pairs, top);
     }
     Ok(finished)
+}
+
+/// Halvings of the loop cap tried where llvmpipe's own loop limit ran out before it fired.
+const DRIVER_LIMIT_RETRIES: u32 = 4;
+
+/// The kernel instrumented, its resources made and the counted run: again from fresh
+/// resources with the cap halved, where the driver ended loops before the cap fired
+/// ([`prepare::cap_ceiling`]), so that no count is of a run cut short where nothing says.
+fn count_under_driver_limit(
+    gpu: &GpuContext,
+    kernel: &Kernel,
+    request: &Request,
+    on_stage: &mut dyn FnMut(Stage),
+) -> Result<(Prepared, Resources, Dispatch, Run)> {
+    let mut ceiling = cap_ceiling(gpu);
+    for _ in 0..=DRIVER_LIMIT_RETRIES {
+        let prepared = prepare(gpu, kernel, request, ceiling)?;
+        // The resources before the pipelines: a texture format the adapter lacks is then named
+        // as such, not as the pipeline's failure to compile.
+        let resources = resources(gpu, kernel, request)?;
+        on_stage(Stage::Counting);
+        let instrumented = &prepared.instrumented;
+        let (counted, run) =
+            counted_run(gpu, request, &kernel.interface, instrumented, &resources)?;
+        if !run.counters.driver_loop_limit {
+            return Ok((prepared, resources, counted, run));
+        }
+        ceiling = prepared.loop_cap / 2;
+    }
+    Err(ProfileError::DriverLoopLimit {
+        limit: LLVMPIPE_LOOP_ITERATIONS,
+        cap: ceiling * 2,
+    }
+    .into())
 }
 
 #[cfg(test)]

@@ -15,6 +15,20 @@ use super::Request;
 /// crossing the cap: divlab's own rounds after each enclosing loop it counts after its end.
 const LLVMPIPE_CAP_ROOM: u32 = 1024;
 
+/// The highest loop cap that fires before llvmpipe's own limit on most kernels: the cap a
+/// profile on llvmpipe starts from, `u32::MAX` (no ceiling) elsewhere. Deep nests of short
+/// loops can still run out of llvmpipe's passes first (divlab's rounds after a loop are
+/// passes too): the instrumented kernel probes for it
+/// ([`InstrumentOptions::probe_loop_limit`]), and the profile counts again with the ceiling
+/// halved.
+pub(super) fn cap_ceiling(gpu: &GpuContext) -> u32 {
+    if gpu.is_llvmpipe() {
+        LLVMPIPE_LOOP_ITERATIONS - 1 - LLVMPIPE_CAP_ROOM
+    } else {
+        u32::MAX
+    }
+}
+
 /// A kernel prepared for profiling: its instrumented form, the cap in force, and the notes so
 /// far.
 pub(super) struct Prepared {
@@ -27,10 +41,16 @@ pub(super) struct Prepared {
     pub notes: Vec<String>,
 }
 
-/// Instruments `kernel` as `request` asks, for this device.
-pub(super) fn prepare(gpu: &GpuContext, kernel: &Kernel, request: &Request) -> Result<Prepared> {
+/// Instruments `kernel` as `request` asks, for this device, with the loop cap at most
+/// `ceiling` ([`cap_ceiling`], or lower where llvmpipe's limit ran out first).
+pub(super) fn prepare(
+    gpu: &GpuContext,
+    kernel: &Kernel,
+    request: &Request,
+    ceiling: u32,
+) -> Result<Prepared> {
     let counters_group = counters_group(gpu, kernel)?;
-    let (loop_cap, llvmpipe_note) = loop_cap(gpu, request.loop_cap);
+    let (loop_cap, llvmpipe_note) = loop_cap(gpu, request.loop_cap, ceiling);
     let mut options = InstrumentOptions {
         subgroups: gpu.caps.subgroups,
         loop_cap,
@@ -44,6 +64,7 @@ pub(super) fn prepare(gpu: &GpuContext, kernel: &Kernel, request: &Request) -> R
             1..=128 => gpu.info.subgroup_max_size.div_ceil(32),
             _ => 4,
         },
+        probe_loop_limit: gpu.is_llvmpipe(),
     };
     let instrument = |options: &InstrumentOptions| {
         let entry = &kernel.interface.entry;
@@ -104,21 +125,28 @@ fn counters_group(gpu: &GpuContext, kernel: &Kernel) -> Result<u32> {
     Ok(counters_group)
 }
 
-/// The loop cap in force for `asked`, and the note where llvmpipe lowers it.
-fn loop_cap(gpu: &GpuContext, asked: u32) -> (u32, Option<String>) {
+/// The loop cap in force for `asked` under `ceiling`, and the note where llvmpipe lowers it.
+fn loop_cap(gpu: &GpuContext, asked: u32, ceiling: u32) -> (u32, Option<String>) {
     let loop_cap = asked.max(1);
     // The cap counts every loop iteration of an invocation, divlab's own after a loop included,
     // as llvmpipe does; once it is crossed, each enclosing counted loop still runs its own
     // rounds (at most 130) on the way out: leave room for them under llvmpipe's limit.
-    let llvmpipe_cap = LLVMPIPE_LOOP_ITERATIONS - 1 - LLVMPIPE_CAP_ROOM;
-    if gpu.is_llvmpipe() && loop_cap > llvmpipe_cap {
-        let note = format!(
-            "llvmpipe ends every loop of an invocation after {LLVMPIPE_LOOP_ITERATIONS} iterations in \
-             total, silently, so the loop cap is lowered to {llvmpipe_cap} here"
-        );
-        return (llvmpipe_cap, Some(note));
+    if loop_cap <= ceiling {
+        return (loop_cap, None);
     }
-    (loop_cap, None)
+    let limit = format!(
+        "llvmpipe ends every loop of an invocation after {LLVMPIPE_LOOP_ITERATIONS} iterations in \
+         total, silently"
+    );
+    let note = if ceiling == cap_ceiling(gpu) {
+        format!("{limit}, so the loop cap is lowered to {ceiling} here")
+    } else {
+        format!(
+            "{limit}, and on this kernel it ran out before a higher cap fired (divlab's own \
+             loop passes count toward it too): the loop cap is lowered to {ceiling} here"
+        )
+    };
+    (ceiling, Some(note))
 }
 
 /// The block that `--lanes LINE` records at: the owner of `line` in the first pass.
