@@ -107,11 +107,21 @@ fn watch() {
 const COMPILE_HINT: &str = "The driver was still compiling the kernel: try a larger --timeout, \
      or another adapter (`divlab adapters`).";
 
+/// The label prefix of a pipeline's first run on llvmpipe, which compiles it then.
+pub const FIRST_RUN: &str = "first run of ";
+
 fn exit(w: &Watchdog, what: &str) -> ! {
     let hint = if what.starts_with("compiling ") {
-        COMPILE_HINT
+        COMPILE_HINT.to_owned()
+    } else if what.starts_with(FIRST_RUN) {
+        format!(
+            "llvmpipe compiles a kernel when it first runs it, which for a large kernel (its \
+             instrumented form, in a profile) can take minutes: try a larger --timeout, or \
+             another adapter (`divlab adapters`). If it was the run: {}",
+            w.hint
+        )
     } else {
-        &w.hint
+        w.hint.clone()
     };
     eprintln!(
         "error: `{what}` did not finish within {} (--timeout); divlab gave up on the device \

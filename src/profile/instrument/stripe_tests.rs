@@ -4,7 +4,7 @@
 use super::*;
 use crate::shaders::{check_wgsl, prepare_for_naga};
 
-/// Two blocks' worth of counters, one branch, two loops: 17 words a copy.
+/// Two blocks' worth of counters, one branch, two loops: 18 words a copy.
 const LAYOUT: CounterLayout = CounterLayout {
     blocks: 2,
     branches: 1,
@@ -21,18 +21,18 @@ fn buffer(layout: &CounterLayout) -> (Vec<u32>, impl Fn(u32, usize) -> usize) {
 #[test]
 fn each_stripe_starts_on_a_line_of_its_own() {
     assert!(STRIPES.is_power_of_two());
-    assert_eq!(LAYOUT.words(), 17);
+    assert_eq!(LAYOUT.words(), 18);
     assert_eq!(LAYOUT.stripe_stride(), STRIPE_ALIGN_WORDS);
     assert_eq!(LAYOUT.buffer_words(), STRIPES * STRIPE_ALIGN_WORDS);
-    // 3 header words + 4 × 7 blocks + 1 loop = 32 words: exactly one line; one more needs two.
+    // 4 header words + 4 × 7 blocks = 32 words: exactly one line; one more needs two.
     let full = CounterLayout {
         blocks: 7,
         branches: 0,
-        loops: 1,
+        loops: 0,
     };
     assert_eq!(full.words(), 32);
     assert_eq!(full.stripe_stride(), 32);
-    let over = CounterLayout { loops: 2, ..full };
+    let over = CounterLayout { loops: 1, ..full };
     assert_eq!(over.stripe_stride(), 64);
 }
 
@@ -75,6 +75,7 @@ fn fold_sums_the_stripes_64_bit_counters_with_their_carries() {
         (c.cap_hit, c.max_active_lanes, c.subgroup_width),
         (None, None, None)
     );
+    assert!(!c.driver_loop_limit);
 }
 
 #[test]
@@ -88,7 +89,10 @@ fn fold_takes_the_largest_of_the_stripes_header_words() {
     words[at(2, MAX_LANES_WORD as usize)] = 32;
     words[at(2, SUBGROUP_WIDTH_WORD as usize)] = 32;
     words[at(STRIPES - 1, SUBGROUP_WIDTH_WORD as usize)] = 32;
+    // One stripe's invocation found llvmpipe's loop limit run out.
+    words[at(17, LOOP_LIMIT_WORD as usize)] = 1;
     let c = LAYOUT.read(&LAYOUT.fold(&words).unwrap()).unwrap();
+    assert!(c.driver_loop_limit);
     assert_eq!(c.cap_hit, Some(1));
     assert_eq!(c.max_active_lanes, Some(32));
     assert_eq!(c.subgroup_width, Some(32));
@@ -97,16 +101,16 @@ fn fold_takes_the_largest_of_the_stripes_header_words() {
 #[test]
 fn fold_ignores_the_padding_and_rejects_a_buffer_of_another_size() {
     let (mut words, at) = buffer(&LAYOUT);
-    // Words past a copy's 17, up to the stride, belong to no counter.
+    // Words past a copy's 18, up to the stride, belong to no counter.
     for stripe in 0..STRIPES {
         for pad in LAYOUT.words() as usize..LAYOUT.stripe_stride() as usize {
             words[at(stripe, pad)] = 7;
         }
     }
-    assert_eq!(LAYOUT.fold(&words).unwrap(), vec![0; 17]);
+    assert_eq!(LAYOUT.fold(&words).unwrap(), vec![0; 18]);
     // One copy's words (the unstriped layout) are not the buffer.
-    let err = LAYOUT.fold(&words[..17]).unwrap_err().to_string();
-    assert!(err.contains("17 words read back"), "{err}");
+    let err = LAYOUT.fold(&words[..18]).unwrap_err().to_string();
+    assert!(err.contains("18 words read back"), "{err}");
     assert!(LAYOUT.fold(&words[1..]).is_err());
 }
 

@@ -320,11 +320,11 @@ fn layout_reads_wide_counters() {
         branches: 1,
         loops: 2,
     };
-    assert_eq!(layout.words(), 3 + 8 + 4 + 2);
-    assert_eq!(layout.block_active_lanes(1), 9);
-    assert_eq!(layout.branch_divergent(0), 13);
-    assert_eq!(layout.loop_cap_hits(1), 16);
-    let mut words = vec![0u32; 17];
+    assert_eq!(layout.words(), 4 + 8 + 4 + 2);
+    assert_eq!(layout.block_active_lanes(1), 10);
+    assert_eq!(layout.branch_divergent(0), 14);
+    assert_eq!(layout.loop_cap_hits(1), 17);
+    let mut words = vec![0u32; 18];
     words[CAP_HIT_WORD as usize] = 2;
     words[MAX_LANES_WORD as usize] = 8;
     words[SUBGROUP_WIDTH_WORD as usize] = 32;
@@ -334,7 +334,10 @@ fn layout_reads_wide_counters() {
     words[layout.branch_evaluations(0)] = 3;
     words[layout.branch_divergent(0)] = 1;
     words[layout.loop_cap_hits(1)] = 9;
+    assert!(!layout.read(&words).unwrap().driver_loop_limit);
+    words[LOOP_LIMIT_WORD as usize] = 1;
     let c = layout.read(&words).unwrap();
+    assert!(c.driver_loop_limit);
     assert_eq!(c.cap_hit, Some(1));
     assert_eq!(c.max_active_lanes, Some(8));
     assert_eq!(c.subgroup_width, Some(32));
