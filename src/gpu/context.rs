@@ -228,6 +228,9 @@ impl GpuContext {
     /// [`Error::Cancelled`] instead once the device's [`CancelToken`] is cancelled.
     pub fn submit_and_wait(&self, what: &str, encoder: wgpu::CommandEncoder) -> Result<()> {
         self.check_cancelled(what)?;
+        // GL runs the work inside `submit`, and llvmpipe's GL compiles the kernel there too
+        // (one took minutes in LLVM): the submission is part of the step.
+        let _armed = super::watchdog::arm(what);
         let index = self.queue.submit([encoder.finish()]);
         self.wait(what, Some(index))
     }

@@ -73,6 +73,36 @@ fn a_dispatch_that_outlives_the_timeout_ends_the_process_with_exit_3() {
     assert!(!r.stderr.contains("--quick"), "profile has no --quick\n{r}");
 }
 
+/// On GL, llvmpipe compiles a kernel inside the queue's submit, where no timeout reached: this
+/// corpus kernel's instrumented form kept LLVM busy for more than five minutes, and divlab
+/// waited. The submission is part of the step --timeout bounds.
+#[test]
+fn a_gl_submission_that_outlives_the_timeout_ends_the_process_with_exit_3() {
+    let dir = temp_dir();
+    let kernel = repo_file("tests/kernels/profile-corpus/big_workgroup_tile.wgsl");
+    let r = bounded(
+        dir.path(),
+        &[
+            "--backend",
+            "gl",
+            "profile",
+            &kernel,
+            "--dispatch",
+            "2",
+            "--buffer",
+            "dims=values:64,64",
+            "--timeout",
+            "3",
+        ],
+        Duration::from_secs(90),
+    );
+    r.assert_code(3);
+    assert!(
+        r.stderr.contains("did not finish within 3s (--timeout)"),
+        "{r}"
+    );
+}
+
 #[test]
 fn a_dispatch_of_2_to_the_32_workgroups_is_refused_not_wrapped() {
     let dir = temp_dir();
