@@ -247,6 +247,39 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     );
 }
 
+/// A bound the trace does not follow to an input (a `select`) is named once, not as read
+/// "from" itself.
+#[test]
+fn a_capped_loop_on_a_bound_the_trace_cannot_follow_names_it_once() {
+    const SELECTED: &str = "\
+struct P { n: u32 }
+@group(0) @binding(0) var<uniform> p: P;
+@group(0) @binding(1) var<storage, read_write> out: array<u32>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(local_invocation_index) li: u32) {
+    var x = li;
+    for (var i = 0u; i < select(p.n, 7u, li == 0u); i++) { // loop
+        x += i;
+    }
+    out[li] = x;
+}
+";
+    let message = profiled("selected.wgsl", SELECTED, |r| {
+        r.buffers = vec!["p=values:100000".parse().unwrap()];
+        r.loop_cap = 1000;
+    })
+    .cap_hit
+    .expect("100000 trips hit a cap of 1000");
+    assert!(
+        message.contains(
+            "It reads its bound `select(p.n, 7u, li == 0u)`, which divlab does not follow to an \
+             input."
+        ),
+        "{message}"
+    );
+}
+
 /// The limit a binding of `bytes` bytes runs into on the default adapter, as the error names it.
 fn limit_for(storage: bool) -> (&'static str, u64) {
     let limits = util::gpu().device.limits();

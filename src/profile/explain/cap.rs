@@ -329,7 +329,11 @@ impl<'a> Inputs<'a> {
                  (look at where `{counter}` starts, and how it steps)",
                 counter = bound.counter
             ),
-            Source::Other(ref what) => format!("reads its bound `{text}` from {what}"),
+            // The bound itself is what divlab did not follow: named once.
+            Source::Other(ref what) => match what.strip_prefix(&format!("`{text}`")) {
+                Some(rest) => format!("reads its bound `{text}`{rest}"),
+                None => format!("reads its bound `{text}` from {what}"),
+            },
         }
     }
 

@@ -135,15 +135,16 @@ fn loop_cap(gpu: &GpuContext, asked: u32, ceiling: u32) -> (u32, Option<String>)
         return (loop_cap, None);
     }
     let limit = format!(
-        "llvmpipe ends every loop of an invocation after {LLVMPIPE_LOOP_ITERATIONS} iterations in \
-         total, silently"
+        "llvmpipe ends the loops of a subgroup after {LLVMPIPE_LOOP_ITERATIONS} passes in all, \
+         silently"
     );
     let note = if ceiling == cap_ceiling(gpu) {
         format!("{limit}, so the loop cap is lowered to {ceiling} here")
     } else {
         format!(
-            "{limit}, and on this kernel it ran out before a higher cap fired (divlab's own \
-             loop passes count toward it too): the loop cap is lowered to {ceiling} here"
+            "{limit}, and on this kernel it ran out before a higher cap fired: it counts every \
+             pass of a subgroup's loops, its lanes' together and divlab's own, where the cap \
+             counts one invocation's trips. The loop cap is lowered to {ceiling} here"
         )
     };
     (ceiling, Some(note))
