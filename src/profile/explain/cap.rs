@@ -13,14 +13,14 @@ use crate::profile::instrument::LoopSite;
 use crate::profile::kernel::{Access, Binding, Kernel};
 
 /// The message for a run whose loop `site` hit the cap of `loop_cap` iterations: where the
-/// loop is, and where its bound comes from when divlab can tell. `driver_ceiling`: the cap is
-/// lower than asked because of the driver's own loop limit (llvmpipe), so raising it does not
-/// help.
+/// loop is, and where its bound comes from when divlab can tell. `held_down`: the cap is
+/// lower than asked (llvmpipe's own loop limit, or the width of the counters' sums), so
+/// raising it does not help.
 pub fn cap_message(
     kernel: &Kernel,
     fills: Fills<'_>,
     site: &LoopSite,
-    (loop_cap, driver_ceiling): (u32, bool),
+    (loop_cap, held_down): (u32, bool),
 ) -> String {
     let line = site.line;
     let head = format!(
@@ -28,9 +28,9 @@ pub fn cap_message(
          iterations in all (the cap counts every loop of one invocation together)",
         kernel.file
     );
-    let tail = if driver_ceiling {
-        "The profile below is of the cut-short run; this adapter's own loop limit keeps the cap \
-         this low (see the note): profile on another adapter if the loops are meant to run longer"
+    let tail = if held_down {
+        "The profile below is of the cut-short run; divlab holds the cap below what --loop-cap \
+         asked, for the reason the note gives, so a larger --loop-cap does not raise it"
     } else {
         "The profile below is of the cut-short run; raise the cap with --loop-cap if the loops \
          are meant to run longer"

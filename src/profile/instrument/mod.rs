@@ -307,6 +307,9 @@ pub struct Instrumented {
     pub buffer_words: u32,
     /// The options it was built with.
     pub options: InstrumentOptions,
+    /// The largest loop cap under which no count of this kernel can wrap (its call paths and
+    /// the subgroup's lanes bound each sum); a larger cap is lowered to it.
+    pub max_loop_cap: u32,
 }
 
 impl Instrumented {
@@ -376,7 +379,8 @@ pub fn instrument(
     let mut module = module.clone();
     let entry_point = module.entry_points.swap_remove(ep_index);
     module.entry_points = vec![entry_point];
-    let wide = Wide::of(opts, control::call_paths(&module));
+    let call_paths = control::call_paths(&module);
+    let wide = Wide::of(opts, call_paths);
     let mut pass = Pass {
         opts: *opts,
         wide,
@@ -415,7 +419,22 @@ pub fn instrument(
         counter_words: layout.words(),
         buffer_words: layout.buffer_words(),
         options: *opts,
+        max_loop_cap: max_loop_cap(opts, call_paths),
     })
+}
+
+/// The largest loop cap under which no count can wrap before its carry is taken: a lane's
+/// private count of a block in a loop is at most `(cap + 1) × call_paths` in 32 bits, and the
+/// exit flush and the hoisted loops add such counts over a subgroup's lanes (up to 32 a ballot
+/// word) in 32 bits, before the 64-bit add. At least 1.
+fn max_loop_cap(opts: &InstrumentOptions, call_paths: u64) -> u32 {
+    let lanes = if opts.subgroups {
+        32 * u64::from(opts.ballot_words.max(1))
+    } else {
+        1
+    };
+    let most = u64::from(u32::MAX) / lanes.saturating_mul(call_paths.max(1));
+    most.saturating_sub(1).clamp(1, u64::from(u32::MAX - 1)) as u32
 }
 
 /// What `--emit-instrumented` starts with where the counters use subgroup operations: naga's

@@ -598,3 +598,25 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
             .contains("divlab_probe")
     );
 }
+
+/// The cap under which no count wraps: a lane's private count is at most `(cap + 1)` per call
+/// path, and a subgroup's sum of them (up to 32 lanes a ballot word) is 32-bit.
+#[test]
+fn the_largest_safe_cap_divides_32_bits_by_the_lanes_and_the_call_paths() {
+    let opts = |subgroups, ballot_words| InstrumentOptions {
+        subgroups,
+        ballot_words,
+        ..InstrumentOptions::default()
+    };
+    assert_eq!(max_loop_cap(&opts(true, 1), 1), u32::MAX / 32 - 1);
+    assert_eq!(max_loop_cap(&opts(true, 4), 1), u32::MAX / 128 - 1);
+    // 4096 call paths of 32 lanes: 2^32 / 2^17 = 32768 a lane, less the entry trip.
+    assert_eq!(max_loop_cap(&opts(true, 1), 4096), 32_766);
+    assert_eq!(max_loop_cap(&opts(false, 1), 1), u32::MAX - 1);
+    assert_eq!(max_loop_cap(&opts(false, 1), 3), u32::MAX / 3 - 1);
+    // A call tree past any bound still leaves a cap of one trip.
+    assert_eq!(max_loop_cap(&opts(true, 4), u64::MAX), 1);
+    // KERNEL calls `helper` from one place: one call path.
+    let out = run(KERNEL, true, 1000);
+    assert_eq!(out.max_loop_cap, u32::MAX / 128 - 1);
+}

@@ -66,8 +66,8 @@ pub(super) fn finished(
     });
     let cap_hit = counts.cap_hit.map(|lp| {
         let site = &instrumented.loops[lp];
-        let driver_ceiling = prepared.loop_cap < request.loop_cap;
-        let cap = (prepared.loop_cap, driver_ceiling);
+        let held_down = prepared.loop_cap < request.loop_cap;
+        let cap = (prepared.loop_cap, held_down);
         explain::cap_message(kernel, resources.fills(), site, cap)
     });
     let mut notes = prepared.notes;

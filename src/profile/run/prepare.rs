@@ -71,6 +71,18 @@ pub(super) fn prepare(
         instrument::instrument(&kernel.module, &kernel.prepared, entry, options)
     };
     let mut instrumented = instrument(&options)?;
+    let sum_note = (options.loop_cap > instrumented.max_loop_cap).then(|| {
+        let (lanes, most) = (32 * options.ballot_words, instrumented.max_loop_cap);
+        options.loop_cap = most;
+        format!(
+            "divlab adds a loop's counts over a subgroup's lanes in 32 bits: with up to {lanes} \
+             lanes and the calls of this kernel's functions, a cap above {most} could wrap a \
+             sum, so the loop cap is lowered to {most} here"
+        )
+    });
+    if sum_note.is_some() {
+        instrumented = instrument(&options)?;
+    }
     if let Some(line) = request.lanes_line {
         // The blocks are numbered the same on the second pass: record at the line's owner.
         options.lanes_block = Some(lanes_block(gpu, kernel, &instrumented, line)?);
@@ -86,6 +98,7 @@ pub(super) fn prepare(
     }];
     // Said only where it matters: a kernel without loops never meets llvmpipe's limit.
     notes.extend(llvmpipe_note.filter(|_| !instrumented.loops.is_empty()));
+    notes.extend(sum_note);
     if !gpu.caps.subgroups {
         notes.push(
             "this adapter has no subgroup operations: executions count invocations, and \
@@ -94,8 +107,8 @@ pub(super) fn prepare(
         );
     }
     Ok(Prepared {
+        loop_cap: options.loop_cap,
         instrumented,
-        loop_cap,
         notes,
     })
 }
