@@ -352,7 +352,8 @@ pub(crate) struct ProfileArgs {
     /// After the run, write what the kernel left in a storage texture (layer 0) as PNG.
     #[arg(long = "save", value_name = "NAME=FILE.png", value_parser = |s: &str| s.parse::<profile::fill::SaveSpec>())]
     pub(crate) saves: Vec<profile::fill::SaveSpec>,
-    /// The most loop iterations one invocation may run, of all its loops together.
+    /// The most loop iterations one invocation may run, of all its loops together (a note
+    /// says where divlab holds it lower: on llvmpipe, or where a count could wrap).
     #[arg(long, value_name = "N", default_value_t = profile::run::DEFAULT_LOOP_CAP, value_parser = |s: &str| whole_number(s, 1, u32::MAX.into()).map(|n| n as u32))]
     pub(crate) loop_cap: u32,
     /// The most timed runs of the kernel alone and instrumented (medians; ≥ 1).
