@@ -441,6 +441,56 @@ fn a_deep_loop_nest_is_never_cut_short_silently() {
     }
 }
 
+/// Two loops of `params.n` trips, the first taken by even lanes, the second by odd ones: 40,000
+/// trips for each invocation, under the cap, but 80,000 passes for a subgroup, which is what
+/// llvmpipe counts toward its limit.
+const ALTERNATING: &str = "struct Params { n: u32 }
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read_write> out: array<u32>;
+@compute @workgroup_size(64)
+fn main(@builtin(local_invocation_index) li: u32) {
+    var x = li;
+    let even = li % 2u == 0u;
+    for (var i = 0u; i < select(0u, params.n, even); i++) {
+        x = x * 1664525u + 1013904223u; // alternating: even
+    }
+    for (var i = 0u; i < select(params.n, 0u, even); i++) {
+        x = x ^ (x >> 3u); // alternating: odd
+    }
+    out[li] = x;
+}
+";
+
+/// Loops that lanes take in turn are counted whole, or the run says it was cut: llvmpipe counts
+/// a subgroup's passes, its lanes' together, where the cap counts one invocation's trips.
+#[test]
+fn loops_that_lanes_take_in_turn_are_never_cut_short_silently() {
+    let finished = profiled(ALTERNATING, |r| {
+        r.buffers = vec!["params=values:40000".parse::<BufferSpec>().unwrap()];
+        r.lens = vec![(BindingRef::Name("out".to_owned()), 64)];
+    });
+    let p = &finished.profile;
+    let subgroups = 64 / subgroup_size(p);
+    let [even, odd] =
+        ["even", "odd"].map(|side| counts(p, ALTERNATING, &format!("// alternating: {side}")));
+    if p.adapter.name.contains("llvmpipe") {
+        assert!(p.loop_cap_hit, "{:#?}", p.lines);
+        assert!(p.loop_cap < 40_000, "the cap lowered: {}", p.loop_cap);
+        // Every lane ran its own loop up to the cap, less divlab's rounds after the first.
+        let half = 64 / 2;
+        assert_eq!(even.1, Some(half * u64::from(p.loop_cap)), "{even:?}");
+        assert!(
+            odd.1
+                .is_some_and(|l| l > half * (u64::from(p.loop_cap) - 64)),
+            "{odd:?}"
+        );
+    } else {
+        assert!(!p.loop_cap_hit);
+        assert_eq!(even, (40_000 * subgroups, Some(40_000 * 32)));
+        assert_eq!(odd, (40_000 * subgroups, Some(40_000 * 32)));
+    }
+}
+
 const LAYERS: &str = include_str!("../kernels/profile/layers_3d.wgsl");
 
 /// A 3-D workgroup of 8x2x4 over 2 workgroups, a branch on `lid.z == 1` (local indices 16 to
