@@ -43,32 +43,37 @@ fn chained_sum(n: usize) -> String {
     )
 }
 
+/// Runs `divlab ARGS --timeout SECONDS` in a fresh folder: it must give up on the device with
+/// exit 3 and say so, well within 90 s.
+fn timed_out(args: &[&str], seconds: u32) -> Run {
+    let dir = temp_dir();
+    let timeout = seconds.to_string();
+    let args: Vec<&str> = args
+        .iter()
+        .copied()
+        .chain(["--timeout", &timeout])
+        .collect();
+    let r = bounded(dir.path(), &args, Duration::from_secs(90));
+    r.assert_code(3);
+    let says = format!("did not finish within {seconds}s (--timeout)");
+    assert!(r.stderr.contains(&says), "{says}\n{r}");
+    r
+}
+
 #[test]
 fn a_dispatch_that_outlives_the_timeout_ends_the_process_with_exit_3() {
-    let dir = temp_dir();
     let kernel = repo_file("assets/kernels/collatz.wgsl");
     // About 67 million invocations, each walking its Collatz chain: minutes on lavapipe.
-    let r = bounded(
-        dir.path(),
-        &[
-            "profile",
-            &kernel,
-            "--dispatch",
-            "65535,1024",
-            "--len",
-            "seeds=1024",
-            "--len",
-            "steps=1024",
-            "--timeout",
-            "2",
-        ],
-        Duration::from_secs(90),
-    );
-    r.assert_code(3);
-    assert!(
-        r.stderr.contains("did not finish within 2s (--timeout)"),
-        "{r}"
-    );
+    let dispatch = [
+        "--dispatch",
+        "65535,1024",
+        "--len",
+        "seeds=1024",
+        "--len",
+        "steps=1024",
+    ];
+    let args: Vec<&str> = ["profile", &kernel].into_iter().chain(dispatch).collect();
+    let r = timed_out(&args, 2);
     assert!(r.stderr.contains("fewer workgroups (--dispatch)"), "{r}");
     assert!(!r.stderr.contains("--quick"), "profile has no --quick\n{r}");
 }
@@ -78,29 +83,13 @@ fn a_dispatch_that_outlives_the_timeout_ends_the_process_with_exit_3() {
 /// waited. The submission is part of the step --timeout bounds.
 #[test]
 fn a_gl_submission_that_outlives_the_timeout_ends_the_process_with_exit_3() {
-    let dir = temp_dir();
     let kernel = repo_file("tests/kernels/profile-corpus/big_workgroup_tile.wgsl");
-    let r = bounded(
-        dir.path(),
-        &[
-            "--backend",
-            "gl",
-            "profile",
-            &kernel,
-            "--dispatch",
-            "2",
-            "--buffer",
-            "dims=values:64,64",
-            "--timeout",
-            "3",
-        ],
-        Duration::from_secs(90),
-    );
-    r.assert_code(3);
-    assert!(
-        r.stderr.contains("did not finish within 3s (--timeout)"),
-        "{r}"
-    );
+    let run = ["--dispatch", "2", "--buffer", "dims=values:64,64"];
+    let args: Vec<&str> = ["--backend", "gl", "profile", &kernel]
+        .into_iter()
+        .chain(run)
+        .collect();
+    timed_out(&args, 3);
 }
 
 #[test]

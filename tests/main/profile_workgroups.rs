@@ -343,25 +343,46 @@ fn a_full_subgroup_reports_its_width_as_its_widest_ballot() {
     );
 }
 
+/// `source` profiled with `params=values:PARAMS` and 64 elements of `out`, one workgroup of 64:
+/// its profile, and the subgroups of the workgroup.
+fn looped(source: &str, params: &str) -> (Profile, u64) {
+    let finished = profiled(source, |r| {
+        r.buffers = vec![
+            format!("params=values:{params}")
+                .parse::<BufferSpec>()
+                .unwrap(),
+        ];
+        r.lens = vec![(BindingRef::Name("out".to_owned()), 64)];
+    });
+    let subgroups = 64 / subgroup_size(&finished.profile);
+    (finished.profile, subgroups)
+}
+
+/// On llvmpipe, a run whose loops outran llvmpipe's limit: the cap fired, lowered below `below`
+/// with the note that says why.
+fn assert_cap_lowered_on_llvmpipe(p: &Profile, below: u32) {
+    if !p.adapter.name.contains("llvmpipe") {
+        return;
+    }
+    assert!(p.loop_cap_hit, "{:#?}", p.lines);
+    assert!(p.loop_cap < below, "the cap lowered: {}", p.loop_cap);
+    let note = "ran out before a higher cap fired";
+    assert!(p.notes.iter().any(|n| n.contains(note)), "{:#?}", p.notes);
+}
+
 /// A nest of 20,000 outer trips with one inner trip each: 60,000 trips of the kernel's own
 /// loops, and 40,000 more rounds of divlab's after each inner loop. llvmpipe ends the loops of
 /// an invocation after 65,535 iterations in all, silently; the profile must then report the
 /// cap, never counts cut short without a word. Elsewhere every trip is counted.
 #[test]
 fn a_loop_nest_is_never_cut_short_silently() {
-    let finished = profiled(NESTED, |r| {
-        r.buffers = vec!["params=values:20000,1".parse::<BufferSpec>().unwrap()];
-        r.lens = vec![(BindingRef::Name("out".to_owned()), 64)];
-    });
-    let p = &finished.profile;
-    let subgroups = 64 / subgroup_size(p);
+    let (p, subgroups) = looped(NESTED, "20000,1");
     if p.adapter.name.contains("llvmpipe") {
         assert!(p.loop_cap_hit, "{:#?}", p.lines);
-        assert!(finished.cap_hit.is_some());
     }
     if !p.loop_cap_hit {
         assert_eq!(
-            counts(p, NESTED, "// nest: body"),
+            counts(&p, NESTED, "// nest: body"),
             (20_000 * subgroups, Some(20_000 * 64))
         );
     }
@@ -400,23 +421,9 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
 /// of the loop around it, so no loop's counts stop where nothing says.
 #[test]
 fn a_deep_loop_nest_is_never_cut_short_silently() {
-    let finished = profiled(DEEP, |r| {
-        r.buffers = vec!["params=values:7".parse::<BufferSpec>().unwrap()];
-        r.lens = vec![(BindingRef::Name("out".to_owned()), 64)];
-    });
-    let p = &finished.profile;
-    let subgroups = 64 / subgroup_size(p);
-    if p.adapter.name.contains("llvmpipe") {
-        assert!(p.loop_cap_hit, "{:#?}", p.lines);
-        assert!(p.loop_cap < 64_510, "the cap lowered: {}", p.loop_cap);
-        assert!(
-            p.notes
-                .iter()
-                .any(|n| n.contains("ran out before a higher cap fired")),
-            "{:#?}",
-            p.notes
-        );
-    }
+    let (profile, subgroups) = looped(DEEP, "7");
+    let p = &profile;
+    assert_cap_lowered_on_llvmpipe(p, 64_510);
     let trips = |marker: &str| {
         let n = line_of(DEEP, marker);
         let b = p.branches.iter().find(|b| b.line == n && b.kind == "loop");
@@ -465,17 +472,12 @@ fn main(@builtin(local_invocation_index) li: u32) {
 /// a subgroup's passes, its lanes' together, where the cap counts one invocation's trips.
 #[test]
 fn loops_that_lanes_take_in_turn_are_never_cut_short_silently() {
-    let finished = profiled(ALTERNATING, |r| {
-        r.buffers = vec!["params=values:40000".parse::<BufferSpec>().unwrap()];
-        r.lens = vec![(BindingRef::Name("out".to_owned()), 64)];
-    });
-    let p = &finished.profile;
-    let subgroups = 64 / subgroup_size(p);
+    let (profile, subgroups) = looped(ALTERNATING, "40000");
+    let p = &profile;
     let [even, odd] =
         ["even", "odd"].map(|side| counts(p, ALTERNATING, &format!("// alternating: {side}")));
+    assert_cap_lowered_on_llvmpipe(p, 40_000);
     if p.adapter.name.contains("llvmpipe") {
-        assert!(p.loop_cap_hit, "{:#?}", p.lines);
-        assert!(p.loop_cap < 40_000, "the cap lowered: {}", p.loop_cap);
         // Every lane ran its own loop up to the cap, less divlab's rounds after the first.
         let half = 64 / 2;
         assert_eq!(even.1, Some(half * u64::from(p.loop_cap)), "{even:?}");
