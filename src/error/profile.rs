@@ -298,9 +298,9 @@ pub enum Error {
     /// says.
     #[error(
         "llvmpipe ended the kernel's loops on its own (its silent limit of {limit} loop passes \
-         per invocation, divlab's own included) before the loop cap fired, even with the cap \
-         lowered to {cap}: the counts would be wrong, so divlab shows none. Pass a lower \
-         --loop-cap, or profile on another adapter (`divlab adapters`)"
+         a subgroup, its lanes' together and divlab's own) before the loop cap fired, even \
+         with the cap lowered to {cap}: the counts would be wrong, so divlab shows none. Pass \
+         a lower --loop-cap, or profile on another adapter (`divlab adapters`)"
     )]
     DriverLoopLimit {
         /// llvmpipe's limit.

@@ -46,7 +46,7 @@ impl Pass<'_> {
     /// `var divlab_probe = 0u; loop { divlab_probe += 1u; if divlab_probe >=
     /// min(arrayLength(&divlab_counters), 2u) { break; } } if divlab_probe < 2u {
     /// atomicMax(&LOOP_LIMIT_WORD, 1u); }`: two passes, unless llvmpipe's loop limit ran out
-    /// earlier in the invocation, after which every loop it enters ends after one. The bound
+    /// earlier in the subgroup, after which every loop it enters ends after one. The bound
     /// is read from the buffer so that no compiler unrolls the loop away.
     fn probe_loop_limit(&self, fx: &mut Emitter<'_>, out: &mut Block) {
         let probe = fx.new_local("divlab_probe".to_owned(), fx.u32_ty);

@@ -19,7 +19,7 @@ pub const MAX_LANES_WORD: u32 = 1;
 pub const SUBGROUP_WIDTH_WORD: u32 = 2;
 /// 1 where an invocation found, as it left the kernel, that the driver had ended its loops
 /// early on its own (`atomicMax`; [`InstrumentOptions::probe_loop_limit`]): llvmpipe's silent
-/// limit on the loop passes of an invocation ran out before the loop cap fired.
+/// limit on the loop passes of a subgroup ran out before the loop cap fired.
 ///
 /// [`InstrumentOptions::probe_loop_limit`]: super::InstrumentOptions::probe_loop_limit
 pub const LOOP_LIMIT_WORD: u32 = 3;
@@ -99,9 +99,9 @@ pub fn read_lanes(words: &[u32], record_words: u32) -> (u64, Vec<LaneRecordRaw>)
 /// | `1` | [`MAX_LANES_WORD`] |
 /// | `2` | [`SUBGROUP_WIDTH_WORD`] |
 /// | `3` | [`LOOP_LIMIT_WORD`] |
-/// | `3 + 4b ..= 3 + 4b + 3` | block `b`: executions lo, hi; active lanes lo, hi |
-/// | `3 + 4B + 4r ..` | branch `r`: evaluations lo, hi; divergent lo, hi |
-/// | `3 + 4B + 4R + l` | loop `l`: cap hits |
+/// | `4 + 4b ..= 4 + 4b + 3` | block `b`: executions lo, hi; active lanes lo, hi |
+/// | `4 + 4B + 4r ..` | branch `r`: evaluations lo, hi; divergent lo, hi |
+/// | `4 + 4B + 4R + l` | loop `l`: cap hits |
 ///
 /// (`B` blocks, `R` branches.) Each 64-bit counter is `lo + (hi << 32)`. The buffer holds
 /// [`STRIPES`] copies of these words, copy `s` at word `s * stripe_stride()`
@@ -269,7 +269,7 @@ pub struct Counters {
     /// The loop whose trip crossed the loop cap, if an invocation's did (the highest-indexed
     /// one when several invocations' did; see `loop_cap_hits` for all).
     pub cap_hit: Option<usize>,
-    /// The driver ended loops of an invocation on its own, before the cap fired (see
+    /// The driver ended loops of a subgroup on its own, before the cap fired (see
     /// [`LOOP_LIMIT_WORD`]): the counts are of a run cut short where nothing says.
     pub driver_loop_limit: bool,
     /// Per block, in site order.

@@ -227,11 +227,11 @@ pub struct InstrumentOptions {
     /// subgroup is wider than 32 lanes; 4, every word, when not known): the elections, votes
     /// and lane counts made from ballots read only those.
     pub ballot_words: u32,
-    /// For llvmpipe, which ends every loop of an invocation after 65535 passes of all its loops
-    /// together, silently: a kernel with loops ends by probing whether that limit ran out, with
-    /// a loop of two passes that runs one once it has, and sets [`LOOP_LIMIT_WORD`] if so.
-    /// divlab's own loops count toward the limit but not all toward the cap, so the cap alone
-    /// cannot be set to fire first on every kernel.
+    /// For llvmpipe, which ends the loops of a subgroup after 65535 passes of all its loops
+    /// together (its lanes' and divlab's own), silently: a kernel with loops ends by probing
+    /// whether that limit ran out, with a loop of two passes that runs one once it has, and sets
+    /// [`LOOP_LIMIT_WORD`] if so. The cap counts one invocation's trips, so it alone cannot be
+    /// set to fire first on every kernel.
     pub probe_loop_limit: bool,
 }
 

@@ -102,9 +102,10 @@ pub(super) fn count(
         request.dispatch,
     );
     // llvmpipe compiles the pipeline here: a timeout says it may be the compile.
-    let run = match gpu.is_llvmpipe() {
-        true => format!("{}{label}", crate::gpu::watchdog::FIRST_RUN),
-        false => label.to_owned(),
+    let run = if gpu.is_llvmpipe() {
+        format!("{}{label}", crate::gpu::watchdog::FIRST_RUN)
+    } else {
+        label.to_owned()
     };
     gpu.run_batch(&run, std::slice::from_ref(&counted))?;
     // Before the timed runs write to them again.

@@ -1,7 +1,8 @@
 //! Running a profile, in the order [`profile_with_progress`] reads: the kernel parsed once
 //! ([`Kernel`]), what can be checked before the device runs anything (`prepare.rs`), the
 //! resources made and filled (`bind.rs`, `textures/`), the instrumented kernel run once,
-//! counting (`counted.rs`), the report of that run (`finished.rs`), and the kernel timed alone
+//! counting (`counted.rs`; again from fresh resources with the cap halved where llvmpipe's own
+//! loop limit ran out first), the report of that run (`finished.rs`), and the kernel timed alone
 //! and instrumented (`timing.rs`). What to run is a [`Request`] (`request.rs`).
 
 mod bind;
@@ -51,11 +52,7 @@ pub fn profile_with_progress(
     let (prepared, resources, counted, run) =
         count_under_driver_limit(gpu, &kernel, request, on_stage)?;
     let counters_group = prepared.instrumented.options.counters_group;
-    // The variants count under the cap this run settled on.
-    let settled = Request {
-        loop_cap: request.loop_cap.min(prepared.loop_cap),
-        ..request.clone()
-    };
+    let settled_cap = prepared.loop_cap;
     let mut finished = finished::finished(lab, request, &kernel, prepared, &resources, run);
     let cost_top = request.cost_top.filter(|_| gpu.caps.subgroups);
     if request.cost_top.is_some() && cost_top.is_none() {
@@ -78,8 +75,13 @@ pub fn profile_with_progress(
     let variants = match cost_top {
         Some(top) => {
             let (shared, group) = (&resources, (top, counters_group));
+            // The variants count under the cap this run settled on.
+            let settled = &Request {
+                loop_cap: request.loop_cap.min(settled_cap),
+                ..request.clone()
+            };
             Some(cost::variants(
-                gpu, &settled, &kernel, profile, shared, group, on_stage,
+                gpu, settled, &kernel, profile, shared, group, on_stage,
             )?)
         }
         None => None,
@@ -120,7 +122,7 @@ fn count_under_driver_limit(
         if !run.counters.driver_loop_limit {
             return Ok((prepared, resources, counted, run));
         }
-        ceiling = prepared.loop_cap / 2;
+        ceiling = (prepared.loop_cap / 2).max(1);
     }
     Err(ProfileError::DriverLoopLimit {
         limit: LLVMPIPE_LOOP_ITERATIONS,
