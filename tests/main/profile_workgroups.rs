@@ -493,6 +493,53 @@ fn loops_that_lanes_take_in_turn_are_never_cut_short_silently() {
     }
 }
 
+/// `n` `if`s nested one in another around a store, each holding back one more lane of a
+/// workgroup of 128, so the store runs on 128 - n lanes.
+fn nested_ifs(n: u64) -> String {
+    let mut s = String::from(
+        "@group(0) @binding(0) var<storage, read_write> out: array<u32>;\n\
+         @compute @workgroup_size(128)\n\
+         fn main(@builtin(local_invocation_index) i: u32) {\n",
+    );
+    for d in 0..n {
+        s += &format!("if i != {d}u {{\n");
+    }
+    s += "out[i] = 1u; // nested: store\n";
+    s += &"}\n".repeat(n as usize + 1);
+    s
+}
+
+/// llvmpipe applies 80 nested conditions; a deeper one holds no lane back (gallivm's mask
+/// stack), so 90 nested `if`s run their store on lanes whose conditions were false. A line
+/// that deep is counted as llvmpipe ran it, with a note that names it; never silently.
+/// Elsewhere, and at 60 deep everywhere, the count is exact.
+#[test]
+fn conditions_nested_past_llvmpipes_limit_are_counted_right_or_named_in_a_note() {
+    for n in [60, 90] {
+        let source = nested_ifs(n);
+        let finished = profiled(&source, |r| {
+            r.lens = vec![(BindingRef::Name("out".to_owned()), 128)];
+        });
+        let p = &finished.profile;
+        let lanes = counts(p, &source, "// nested: store").1;
+        let line = line_of(&source, "// nested: store");
+        let note = (p.notes.iter()).find(|n| n.contains("llvmpipe applies only 80 nested"));
+        match note {
+            Some(note) => {
+                assert!(n > 79, "a note at {n} deep: {note}");
+                assert!(
+                    note.contains(&format!("line {line} sits inside up to {n} ")),
+                    "{note}"
+                );
+            }
+            None => assert_eq!(lanes, Some(128 - n), "{n} deep: {:#?}", p.notes),
+        }
+        if n == 90 && p.adapter.name.contains("llvmpipe") {
+            assert!(note.is_some(), "{:#?}", p.notes);
+        }
+    }
+}
+
 const LAYERS: &str = include_str!("../kernels/profile/layers_3d.wgsl");
 
 /// A 3-D workgroup of 8x2x4 over 2 workgroups, a branch on `lid.z == 1` (local indices 16 to

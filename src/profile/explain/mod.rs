@@ -3,20 +3,23 @@
 //! bound from, with the value the run used and what to pass instead (`cap.rs`, from the trace
 //! in `bound.rs`, with the small IR reads in `ir.rs`); which integer fields of a uniform buffer
 //! the default fill set (`cap.rs`); which atomic a loop that hit the cap without such a bound
-//! waits on (`spin.rs`); and the notes on the counts and the uniformity rules
-//! (`notes.rs`).
+//! waits on (`spin.rs`); the notes on the counts and the uniformity rules (`notes.rs`); and
+//! where llvmpipe's limit on nested conditions makes the deepest lines' counts wrong
+//! (`nesting.rs`).
 
 mod bound;
 mod cap;
 mod condition;
 mod infer;
 mod ir;
+mod nesting;
 mod notes;
 mod spin;
 
 pub use cap::{cap_message, default_notes};
 pub use condition::condition_sources;
 pub use infer::infer;
+pub use nesting::llvmpipe_nesting_note;
 pub use notes::{entry_check, uniformity_note};
 
 use crate::profile::fill::Resolved;

@@ -83,6 +83,9 @@ pub(super) fn finished(
         resources.invocations,
     ));
     notes.extend(explain::uniformity_note(&kernel.analysis));
+    if lab.gpu.is_llvmpipe() {
+        notes.extend(explain::llvmpipe_nesting_note(kernel));
+    }
     notes.extend(report::width_note(
         workgroup_size,
         subgroup_size,
