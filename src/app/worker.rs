@@ -174,4 +174,13 @@ impl ProfileRun {
     pub fn poll(&self) -> Option<crate::Result<Finished>> {
         self.try_recv()
     }
+
+    /// Whether the run has ended: it reported its one outcome (taken here), or its thread is
+    /// gone.
+    pub fn ended(&self) -> bool {
+        !matches!(
+            self.reports.try_recv(),
+            Err(std::sync::mpsc::TryRecvError::Empty)
+        )
+    }
 }

@@ -1,8 +1,10 @@
 //! The app on image and grid kernels: textures as pictures, the dispatch map of a line's lanes,
-//! loops whose figures add up, and two profiles side by side. Every run is real, on the default
-//! adapter (lavapipe in CI), driven through the app as a user would.
+//! loops whose figures add up, two profiles side by side, and Cancel during a long dispatch.
+//! Every run is real, on the default adapter (lavapipe in CI), driven through the app as a user
+//! would.
 
 use std::collections::HashMap;
+use std::time::Duration;
 
 use divlab::app::DivlabApp;
 use divlab::app::dispatch_map::{CellState, OUTLINE};
@@ -11,7 +13,7 @@ use eframe::egui::{Color32, accesskit::Role};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable as _;
 
-use crate::app::{last_profile, line_of, pick_example, run_playground};
+use crate::app::{button, last_profile, line_of, pick_example, run_playground, step_until};
 
 /// The Playground, in a window tall enough for the pictures, the maps and the source at once.
 pub(crate) fn tall_playground() -> Harness<'static, DivlabApp> {
@@ -312,4 +314,69 @@ fn the_playground_saves_its_kernel_its_profile_and_its_pictures() {
     let shown = picture(harness.state().playground().pictures().images(), "dst");
     assert_eq!(image.dimensions(), (64, 64));
     assert_eq!(image.into_raw(), shown.rgba);
+}
+
+/// Each invocation loops `params.trips` times: with 60,000 trips and 1,024 workgroups, one
+/// dispatch of 3.9 billion trips, seconds on lavapipe.
+const SLOW: &str = "struct Params { trips: u32 }
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read_write> out: array<u32>;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    var x = gid.x;
+    for (var i = 0u; i < params.trips; i++) {
+        x = x * 1664525u + 1013904223u;
+    }
+    out[gid.x] = x;
+}
+";
+
+/// Cancel frees the Playground at once, though the run's thread is inside one long dispatch
+/// (or a compile), which nothing can interrupt: the run shows as cancelled, the editor can run
+/// again, and the cancelled thread ends on its own at its next check.
+#[test]
+fn cancel_frees_the_playground_at_once_and_the_cancelled_run_ends_on_its_own() {
+    let mut harness = tall_playground();
+    harness.run();
+    let playground = &mut harness.state_mut().state.playground;
+    playground.source = SLOW.to_owned();
+    playground.settings.workgroups = [1024, 1, 1];
+    playground.settings.buffers = "params=values:60000".to_owned();
+    harness.run();
+    button(&harness, "Run").click();
+    harness.step();
+    // Into the counted dispatch: the device and the compile take well under a second.
+    let start = std::time::Instant::now();
+    step_until(&mut harness, Duration::from_secs(5), "a second", |_| {
+        start.elapsed() > Duration::from_secs(1)
+    });
+    assert!(
+        harness.state().playground().running(),
+        "the run ended too soon"
+    );
+    button(&harness, "Cancel").click();
+    harness.step();
+    let playground = harness.state().playground();
+    assert!(!playground.running(), "Cancel waits for the worker");
+    assert!(
+        playground.cancelled_still_busy(),
+        "the dispatch ended first"
+    );
+    let last = playground.last.as_ref().expect("the cancelled run");
+    let error = last.outcome.as_ref().expect_err("cancelled");
+    assert_eq!(error.message, "the run of playground.wgsl was cancelled");
+    harness.run();
+    harness.get_by_label_contains("a cancelled run is finishing its driver call");
+    step_until(
+        &mut harness,
+        Duration::from_secs(120),
+        "the cancelled run",
+        |app| !app.playground().cancelled_still_busy(),
+    );
+    let settings = &mut harness.state_mut().state.playground.settings;
+    (settings.workgroups, settings.buffers) = ([1, 1, 1], "params=values:10".to_owned());
+    harness.run();
+    run_playground(&mut harness);
+    let last = harness.state().playground().last.as_ref().expect("a run");
+    assert!(last.outcome.is_ok(), "{:?}", last.outcome.as_ref().err());
 }

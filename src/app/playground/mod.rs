@@ -95,6 +95,11 @@ pub struct Playground {
     outcome: Outcome,
     #[serde(skip)]
     run: Option<(ProfileRun, String)>,
+    /// Cancelled runs whose thread is still inside one driver call (a compile, or one
+    /// submission: llvmpipe took minutes over some): nothing waits for them, and each ends
+    /// there, at its next check of the cancel.
+    #[serde(skip)]
+    cancelled: Vec<ProfileRun>,
     /// The last run's outcome.
     #[serde(skip)]
     pub last: Option<LastRun>,
@@ -163,6 +168,7 @@ impl Playground {
             settings_by_file: BTreeMap::new(),
             saved: None,
             run: None,
+            cancelled: Vec::new(),
             last: None,
             jump: None,
             lane_map: None,
@@ -460,14 +466,29 @@ impl Playground {
         }
     }
 
-    /// Cancels the run in progress.
-    pub fn cancel_run(&self) {
-        if let Some((run, _)) = &self.run {
-            run.cancel();
-        }
+    /// Cancels the run in progress, at once: the editor can run again while the cancelled
+    /// run's thread finishes the driver call it is in.
+    pub fn cancel_run(&mut self) {
+        let Some((run, source)) = self.run.take() else {
+            return;
+        };
+        run.cancel();
+        self.cancelled.push(run);
+        self.clear_run();
+        let message = format!("the run of {} was cancelled", self.file_name());
+        self.last = Some(LastRun {
+            source,
+            outcome: Err(RunError { line: 0, message }),
+        });
+    }
+
+    /// Whether a cancelled run's thread is still inside a driver call.
+    pub fn cancelled_still_busy(&self) -> bool {
+        !self.cancelled.is_empty()
     }
 
     fn poll_run(&mut self) {
+        self.cancelled.retain(|run| !run.ended());
         let Some((run, _)) = &self.run else { return };
         let Some(outcome) = run.poll() else { return };
         let (_, source) = self.run.take().expect("a run is in progress");
@@ -617,12 +638,9 @@ impl Playground {
                 self.load_example(name);
             }
             match &self.run {
-                Some((run, _)) => {
-                    if ui
-                        .add_enabled(!run.cancelling(), egui::Button::new("Cancel"))
-                        .clicked()
-                    {
-                        run.cancel();
+                Some(_) => {
+                    if ui.button("Cancel").clicked() {
+                        self.cancel_run();
                     }
                     // No spinner: it would repaint every frame, and on a CPU device every frame
                     // takes cycles from the kernel being timed.
@@ -636,6 +654,16 @@ impl Playground {
                         self.start_run(ui.ctx(), adapter);
                     }
                 }
+            }
+            if self.cancelled_still_busy() {
+                ui.weak("a cancelled run is finishing its driver call (a compile or one dispatch)")
+                    .on_hover_text(
+                        "It stops there. Until then it shares the device, so a run started now \
+                         may time slower",
+                    );
+                // Nothing else repaints when it ends.
+                ui.ctx()
+                    .request_repaint_after(std::time::Duration::from_millis(500));
             }
         });
     }
