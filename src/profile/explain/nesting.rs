@@ -32,9 +32,9 @@ pub fn llvmpipe_nesting_note(kernel: &Kernel) -> Option<String> {
         format!(
             "line {} sits inside up to {} conditions (`if`s and `switch` cases, through calls); \
              llvmpipe applies only {LLVMPIPE_CONDITIONS} nested conditions, and divlab's counters \
-             add one, so lines nested that deep may have run, and been counted, with lanes whose \
-             conditions were false (the kernel alone from {} deep on): profile it on a GPU \
-             driver, or nest it less, to trust those lines",
+             add one, so lines inside {LLVMPIPE_CONDITIONS} or more may have run, and been \
+             counted, with lanes whose conditions were false (the kernel alone, inside {} or \
+             more): profile it on a GPU driver, or nest it less, to trust those lines",
             deepest.line,
             deepest.depth,
             LLVMPIPE_CONDITIONS + 1,
