@@ -309,6 +309,24 @@ pub enum Error {
         cap: u32,
     },
 
+    /// The instrumented kernel's WGSL would nest its blocks past WGSL's limit, which the
+    /// user's source keeps: naga writes each `else if` as an `else` block holding an `if`.
+    #[error(
+        "line {line} of the kernel would sit {depth} braces deep in the instrumented kernel's \
+         WGSL, past WGSL's limit of {limit} (naga writes each `else if` as an `else` block holding an `if`, and \
+         each loop's body as a block inside the loop, so about 125 `else if`s in a chain, or \
+         loops nested about 60 deep, reach it); make the chain a `switch` or a lookup, or nest \
+         less"
+    )]
+    NestedTooDeep {
+        /// The deepest line of the kernel.
+        line: u32,
+        /// How deep naga would write it.
+        depth: u32,
+        /// WGSL's limit.
+        limit: u32,
+    },
+
     /// `--import FILE` is not a profile document this divlab reads.
     #[error("--import {}: {problem}", path.display())]
     BadDocument {
@@ -353,6 +371,7 @@ impl Error {
         let line = match self {
             Self::UnsupportedBinding { line, .. }
             | Self::UnboundedIndexOnGl { line, .. }
+            | Self::NestedTooDeep { line, .. }
             | Self::BadLanes { line, .. } => *line,
             Self::BadFill {
                 binding: Some(slot),

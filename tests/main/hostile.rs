@@ -469,3 +469,35 @@ fn a_short_file_fill_is_zero_padded_with_a_note() {
         "{r}"
     );
 }
+
+/// An `else if` chain is flat in WGSL but nested in naga's IR, and naga writes each link as an
+/// `else` block holding an `if`: a chain too long for WGSL's 127 braces once written is refused
+/// with the kernel's line (exit 2), not called a divlab bug (exit 4), and a shorter one profiles.
+#[test]
+fn an_else_if_chain_past_wgsls_brace_limit_is_refused_with_its_line() {
+    let dir = temp_dir();
+    let limit = Duration::from_secs(60);
+    let chain = |links: u32| {
+        let mut s = String::from(
+            "@group(0) @binding(0) var<storage, read_write> out: array<u32>;\n\
+             @compute @workgroup_size(64)\n\
+             fn main(@builtin(local_invocation_index) i: u32) {\n\
+             if i == 0u { out[i] = 0u; }\n",
+        );
+        for k in 1..=links {
+            s += &format!("else if i == {k}u {{ out[i] = {k}u; }}\n");
+        }
+        let path = dir.path().join(format!("chain{links}.wgsl"));
+        std::fs::write(&path, s + "}\n").unwrap();
+        path.to_str().unwrap().to_owned()
+    };
+    let (short, long) = (chain(100), chain(130));
+    bounded(dir.path(), &["profile", &short, "--reps", "1"], limit).assert_code(0);
+    let r = bounded(dir.path(), &["profile", &long, "--reps", "1"], limit);
+    r.assert_code(2);
+    assert!(
+        r.stderr.contains("line 134 of the kernel would sit")
+            && r.stderr.contains("past WGSL's limit of 127"),
+        "{r}"
+    );
+}

@@ -30,7 +30,8 @@ pub fn llvmpipe_nesting_note(kernel: &Kernel) -> Option<String> {
     let deepest = deepest_of_entry(&kernel.module, &kernel.interface.entry, &kernel.prepared)?;
     (deepest.depth >= LLVMPIPE_CONDITIONS).then(|| {
         format!(
-            "line {} sits inside up to {} conditions (`if`s and `switch` cases, through calls); \
+            "line {} sits inside up to {} conditions (`if`s, `else if`s, each inside the `if` \
+             before it, and `switch` cases, through calls); \
              llvmpipe applies only {LLVMPIPE_CONDITIONS} nested conditions, and divlab's counters \
              add one, so lines inside {LLVMPIPE_CONDITIONS} or more may have run, and been \
              counted, with lanes whose conditions were false (the kernel alone, inside {} or \

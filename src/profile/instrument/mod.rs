@@ -400,6 +400,15 @@ pub fn instrument(
     patch::apply(&mut module, patches, &layout, &slots);
     pass.g.size_local(&mut module, slots.len() as u32);
     depth::name_deep_expressions(&mut module);
+    let (braces, line) = depth::deepest_braces(&module, &pass.lines);
+    if braces > depth::MAX_BRACE_DEPTH {
+        return Err(ProfileError::NestedTooDeep {
+            line: line.unwrap_or(0),
+            depth: braces,
+            limit: depth::MAX_BRACE_DEPTH,
+        }
+        .into());
+    }
     let (wgsl, written_entry) = validated_wgsl(&module, entry)?;
     let lane_record_words = if pass.g.multi_dim {
         LANE_RECORD_WORDS_MULTI
