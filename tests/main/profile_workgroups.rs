@@ -540,6 +540,34 @@ fn conditions_nested_past_llvmpipes_limit_are_counted_right_or_named_in_a_note()
     }
 }
 
+/// A `switch` of 100 cases on the local index of 64 lanes: each lane takes its own case and
+/// none the default. llvmpipe tests the cases one inside another, and past its 80 nested
+/// conditions counted a lane in the default: the count is exact, or a note names the default.
+#[test]
+fn a_switch_of_100_cases_is_counted_right_or_named_in_a_note() {
+    let mut source = String::from(
+        "@group(0) @binding(0) var<storage, read_write> out: array<u32>;\n\
+         @compute @workgroup_size(64)\n\
+         fn main(@builtin(local_invocation_index) i: u32) {\n\
+         switch i {\n",
+    );
+    for k in 0..100 {
+        source += &format!("case {k}u {{ out[i] = {k}u; }}\n");
+    }
+    source += "default { out[i] = 7u; } // switch: default\n}\n}\n";
+    let finished = profiled(&source, |r| {
+        r.lens = vec![(BindingRef::Name("out".to_owned()), 64)];
+    });
+    let p = &finished.profile;
+    let line = line_of(&source, "// switch: default");
+    let named = format!("line {line} sits inside up to 101 conditions");
+    if !p.notes.iter().any(|n| n.contains(&named)) {
+        assert!(!p.adapter.name.contains("llvmpipe"), "{:#?}", p.notes);
+        assert_eq!(counts(p, &source, "// switch: default").0, 0);
+        assert_eq!(counts(p, &source, "case 63u").1, Some(1));
+    }
+}
+
 const LAYERS: &str = include_str!("../kernels/profile/layers_3d.wgsl");
 
 /// A 3-D workgroup of 8x2x4 over 2 workgroups, a branch on `lid.z == 1` (local indices 16 to
