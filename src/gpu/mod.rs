@@ -9,6 +9,7 @@ mod readback;
 mod shader;
 mod texture;
 mod timer;
+mod translator;
 pub mod watchdog;
 
 pub use adapters::{AdapterEntry, AdapterSelector, BackendChoice};

@@ -84,22 +84,26 @@ pub fn create_pipeline(
     let scope = gpu.device.push_error_scope(wgpu::ErrorFilter::Validation);
     // The driver compiles here; a long kernel on a slow driver can take minutes.
     let _armed = super::watchdog::arm(&format!("compiling {label}"));
-    let pipeline = gpu
-        .device
-        .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some(label),
-            layout: None,
-            module,
-            entry_point: Some(entry),
-            compilation_options: wgpu::PipelineCompilationOptions {
-                constants,
-                zero_initialize_workgroup_memory: true,
-            },
-            cache: None,
-        });
-    if let Some(e) = pollster::block_on(scope.pop()) {
+    let what = format!("pipeline {label}");
+    let pipeline = super::translator::translating(&what, || {
+        gpu.device
+            .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some(label),
+                layout: None,
+                module,
+                entry_point: Some(entry),
+                compilation_options: wgpu::PipelineCompilationOptions {
+                    constants,
+                    zero_initialize_workgroup_memory: true,
+                },
+                cache: None,
+            })
+    });
+    let scoped = pollster::block_on(scope.pop());
+    let pipeline = pipeline?;
+    if let Some(e) = scoped {
         return Err(Error::Wgpu {
-            what: format!("pipeline {label}"),
+            what,
             reason: e.to_string(),
         });
     }
@@ -133,16 +137,20 @@ pub fn compile_checked_wgsl(
     };
     let scope = gpu.device.push_error_scope(wgpu::ErrorFilter::Validation);
     let _armed = super::watchdog::arm(&format!("compiling {file}"));
-    let module = match checks {
-        RuntimeChecks::Checked => gpu.device.create_shader_module(desc),
-        // SAFETY: only kernels whose loops and indices are bounded by construction are marked
-        // `UncheckedBoundedByConstruction`; see each kernel's definition.
-        RuntimeChecks::UncheckedBoundedByConstruction => unsafe {
-            gpu.device
-                .create_shader_module_trusted(desc, wgpu::ShaderRuntimeChecks::unchecked())
-        },
-    };
-    if let Some(e) = pollster::block_on(scope.pop()) {
+    let module = super::translator::translating(&format!("shader module {file}"), || {
+        match checks {
+            RuntimeChecks::Checked => gpu.device.create_shader_module(desc),
+            // SAFETY: only kernels whose loops and indices are bounded by construction are
+            // marked `UncheckedBoundedByConstruction`; see each kernel's definition.
+            RuntimeChecks::UncheckedBoundedByConstruction => unsafe {
+                gpu.device
+                    .create_shader_module_trusted(desc, wgpu::ShaderRuntimeChecks::unchecked())
+            },
+        }
+    });
+    let scoped = pollster::block_on(scope.pop());
+    let module = module?;
+    if let Some(e) = scoped {
         let reason = e.to_string();
         if let Some(missing) = missing_capability(file, &reason) {
             return Err(missing);

@@ -501,3 +501,39 @@ fn an_else_if_chain_past_wgsls_brace_limit_is_refused_with_its_line() {
         "{r}"
     );
 }
+
+/// naga 30's SPIR-V writer panics on valid WGSL that passes a pointer to a local array's
+/// element to a function ("Expression [N] is not cached"): the profile ends with an error that
+/// quotes it and names another backend (exit 2), never a crash (exit 101); where the backend
+/// translates the kernel, it profiles.
+#[test]
+fn a_kernel_naga_cannot_translate_is_an_error_not_a_crash() {
+    let dir = temp_dir();
+    let path = dir.path().join("element_pointer.wgsl");
+    std::fs::write(
+        &path,
+        "@group(0) @binding(0) var<storage, read_write> out: array<u32>;\n\
+         fn bump(p: ptr<function, u32>, by: u32) { *p += by; }\n\
+         @compute @workgroup_size(64)\n\
+         fn main(@builtin(local_invocation_index) i: u32) {\n\
+         var a = array<u32, 4>(i, i * 2u, 7u, 40u);\n\
+         bump(&a[1], i);\n\
+         out[i] = a[1];\n\
+         }\n",
+    )
+    .unwrap();
+    let path = path.to_str().unwrap();
+    let r = bounded(
+        dir.path(),
+        &["profile", path, "--reps", "1"],
+        Duration::from_secs(60),
+    );
+    if r.code != Some(0) {
+        r.assert_code(2);
+        assert!(
+            r.stderr.contains("hit an internal error on this kernel")
+                && r.stderr.contains("--backend gl"),
+            "{r}"
+        );
+    }
+}
