@@ -295,10 +295,10 @@ fn naga_limit_note(error: &naga::valid::ValidationError) -> Option<&'static str>
             source: FunctionError::InvalidArgumentPointerSpace { .. },
             ..
         } => Some(
-            "WGSL allows a pointer into storage or uniform memory as an argument where the \
-             `unrestricted_pointer_parameters` language feature is (Chrome's Tint has it), but \
-             naga 30, which wgpu compiles with, does not: have the function take the index and \
-             read the global variable itself",
+            "WGSL allows a pointer into storage, uniform or workgroup memory as an argument \
+             where the `unrestricted_pointer_parameters` language feature is (Chrome's Tint has \
+             it), but naga 30, which wgpu compiles with, does not: have the function take the \
+             index and read the global variable itself",
         ),
         _ => None,
     }
