@@ -349,24 +349,29 @@ fn invalid(file: &str, loc: Option<naga::SourceLocation>, message: String) -> Er
 mod tests {
     use super::*;
 
-    /// naga refuses a storage pointer argument, which WGSL allows with a language feature: the
-    /// error keeps naga's words and says what to write instead.
+    /// naga refuses a storage or workgroup pointer argument, which WGSL allows with a language
+    /// feature: the error keeps naga's words and says what to write instead.
     #[test]
-    fn a_storage_pointer_argument_is_named_as_a_naga_limit() {
-        let source = "@group(0) @binding(0) var<storage, read_write> a: array<f32>;\n\
+    fn a_storage_or_workgroup_pointer_argument_is_named_as_a_naga_limit() {
+        let storage = "@group(0) @binding(0) var<storage, read_write> a: array<f32>;\n\
                       fn first(p: ptr<storage, array<f32>, read_write>) -> f32 { return (*p)[0]; }\n\
                       @compute @workgroup_size(1) fn main() { a[1] = first(&a); }\n";
-        let Err(Error::InvalidWgsl { line, message, .. }) = check_wgsl("p.wgsl", source) else {
-            panic!("naga 30 took a storage pointer argument");
-        };
-        assert_eq!(line, 2);
-        let said = [
-            "can't be passed into functions",
-            "= note: WGSL allows a pointer into storage",
-            "take the index",
-        ];
-        let missing: Vec<&str> = said.into_iter().filter(|w| !message.contains(w)).collect();
-        assert!(missing.is_empty(), "{missing:?} not in {message}");
+        let workgroup = "var<workgroup> a: array<f32, 4>;\n\
+                      fn first(p: ptr<workgroup, array<f32, 4>>) -> f32 { return (*p)[0]; }\n\
+                      @compute @workgroup_size(1) fn main() { a[1] = first(&a); }\n";
+        for source in [storage, workgroup] {
+            let Err(Error::InvalidWgsl { line, message, .. }) = check_wgsl("p.wgsl", source) else {
+                panic!("naga 30 took the pointer argument: {source}");
+            };
+            assert_eq!(line, 2);
+            let said = [
+                "can't be passed into functions",
+                "= note: WGSL allows a pointer into storage, uniform or workgroup memory",
+                "take the index",
+            ];
+            let missing: Vec<&str> = said.into_iter().filter(|w| !message.contains(w)).collect();
+            assert!(missing.is_empty(), "{missing:?} not in {message}");
+        }
     }
 
     #[test]
