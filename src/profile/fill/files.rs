@@ -78,10 +78,12 @@ pub fn file_notes(
         .collect()
 }
 
-/// The note for a `file:` fill of `len` bytes in a buffer of `bytes`.
+/// The note for a `file:` fill of `len` bytes in a buffer of `bytes`. The `--len` hint is left
+/// out where the array is already the shortest that holds the file (its size is no multiple of
+/// the stride).
 fn short_file_note(binding: &Binding, fill: &Fill, len: u64, bytes: u64) -> String {
     let hint = match elements_for(binding.size, len) {
-        Some(n) if n > 0 => format!(
+        Some(n) if n > 0 && binding.size.bytes(n) < bytes => format!(
             "; pass --len {}={n} to size the array to the file",
             binding.name
         ),

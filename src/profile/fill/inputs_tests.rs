@@ -193,6 +193,14 @@ fn file_fills_are_sized_before_they_are_read() {
         "{}",
         notes[0]
     );
+    // With --len data=3 the array is the shortest that holds the 10 bytes: no hint to pass it.
+    let lens = [(BindingRef::Name("data".to_owned()), 3)];
+    let resolved = resolve(&k, &specs, &lens).unwrap();
+    let notes = file_notes(&k, &resolved, 4);
+    assert!(
+        notes[0].contains("takes 12 bytes") && !notes[0].contains("--len"),
+        "{notes:?}"
+    );
     // /dev/zero never ends: it is refused unread, as no regular file.
     #[cfg(unix)]
     {
