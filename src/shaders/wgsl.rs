@@ -257,6 +257,19 @@ pub fn parsed_texts() -> Vec<String> {
     PARSED.with(|p| std::mem::take(&mut *p.borrow_mut()))
 }
 
+/// Whether naga gave expression `h` of `function` another's span: the load of a `let` pointer
+/// (`let p = &buf[i];`, then `*p` or `*p += 1u`) carries the `let`'s span, though it is
+/// evaluated where it is used, in a branch perhaps. What maps code to lines leaves it out.
+pub fn span_is_borrowed(function: &naga::Function, h: naga::Handle<naga::Expression>) -> bool {
+    match function.expressions[h] {
+        naga::Expression::Load { pointer } => {
+            function.named_expressions.contains_key(&pointer)
+                && function.expressions.get_span(h) == function.expressions.get_span(pointer)
+        }
+        _ => false,
+    }
+}
+
 /// Parses and validates WGSL with naga, the way wgpu will, and reports the first error with its
 /// location. `file` names the source in the message.
 pub fn check_wgsl(file: &str, source: &str) -> Result<naga::Module> {

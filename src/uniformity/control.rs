@@ -9,6 +9,7 @@ use super::behavior::{self, Behaviors};
 use super::function::{Builder, Frame};
 use super::graph::{Kind, NodeId};
 use super::source::{Rule, Severity};
+use crate::shaders::span_is_borrowed;
 
 impl Builder<'_> {
     /// Walks a statement list from `cf`; returns the control flow at its end.
@@ -34,7 +35,9 @@ impl Builder<'_> {
                 for h in range.clone() {
                     let node = self.eval(h, cf);
                     self.values[h.index()] = Some(node);
-                    self.point(self.span_of(h), cf);
+                    if !span_is_borrowed(self.func, h) {
+                        self.point(self.span_of(h), cf);
+                    }
                 }
                 cf
             }

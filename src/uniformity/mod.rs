@@ -103,6 +103,7 @@ mod tags;
 use serde::{Deserialize, Serialize};
 
 use crate::{Error, Result};
+pub use filters::blank_statement_filters;
 use function::{Context, FunctionGraph};
 pub use kernel::StaticPoint;
 pub use rule::{Rule, Severity};

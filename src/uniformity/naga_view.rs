@@ -17,6 +17,7 @@ use naga::{Block, Statement};
 use super::source::Source;
 use super::{Verdict, parse_and_validate};
 use crate::Result;
+use crate::shaders::span_is_borrowed;
 
 /// naga's verdicts on one source.
 #[derive(Clone, Debug, Default)]
@@ -106,7 +107,7 @@ impl Walk<'_> {
             }
             let exit = match s {
                 Statement::Emit(range) => {
-                    for h in range.clone() {
+                    for h in range.clone().filter(|&h| !span_is_borrowed(self.func, h)) {
                         self.point(self.func.expressions.get_span(h), disrupted);
                     }
                     false

@@ -449,6 +449,97 @@ fn a_switch_on_lane_mod_4_runs_each_case_with_a_quarter() {
     assert_no_divlab_bug(&p);
 }
 
+const LET_POINTER: &str = "\
+@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+@group(0) @binding(1) var<storage, read_write> seen: array<u32>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let slot = &out[gid.x]; // let
+    seen[gid.x] = 0u; // entry
+    if (gid.x % 4u == 0u) { // branch
+        seen[gid.x] = *slot; // then
+    }
+    switch gid.x % 2u { // switch
+        case 0u: { *slot += 1u; } // case 0
+        default: {}
+    }
+}
+";
+
+/// naga gives the load of a `let` pointer (`*slot`) the `let`'s span, though it is evaluated in
+/// the branch that uses it. Each line keeps its own block's counts: the `let`, the entry and
+/// the branch lines every lane, the `if`'s body a quarter, the case half; and the `let` runs in
+/// uniform control flow. (The branches' bodies had taken the lines back to the `let`: every
+/// entry line read a quarter of the lanes.)
+#[test]
+fn a_let_pointer_loaded_in_a_branch_leaves_each_line_its_own_counts() {
+    let p = profiled(LET_POINTER, |_| {}).profile;
+    let (_, subgroups) = subgroups_of_64(&p);
+    for (marker, lanes) in [
+        ("// let", 64),
+        ("// entry", 64),
+        ("// branch", 64),
+        ("// then", 16),
+        ("// switch", 64),
+        ("// case 0", 32),
+    ] {
+        let l = line(&p, line_of(LET_POINTER, marker));
+        assert_eq!(
+            (l.executions, l.active_lanes),
+            (subgroups, Some(lanes)),
+            "{marker}"
+        );
+    }
+    let slot = line(&p, line_of(LET_POINTER, "// let"));
+    assert_eq!(slot.static_verdict.as_deref(), Some("uniform"));
+    assert_no_divlab_bug(&p);
+}
+
+const STATEMENT_FILTER: &str = "\
+enable subgroups;
+@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    @diagnostic(off, subgroup_uniformity) if (gid.x % 4u == 0u) { // branch
+        out[gid.x] = subgroupAdd(1u); // then
+    }
+}
+";
+
+/// A `@diagnostic` attribute on a statement is valid WGSL that naga 30 rejects ("not yet
+/// implemented"): the kernel profiles, counted as without it, its report shows the line as
+/// written, and the analysis honours the filter (without it, WGSL's rules reject the
+/// `subgroupAdd` under a lane-dependent `if`, and a note says so).
+#[test]
+fn a_diagnostic_attribute_on_a_statement_is_honoured_not_refused() {
+    let filtered = profiled(STATEMENT_FILTER, |_| {}).profile;
+    let (_, subgroups) = subgroups_of_64(&filtered);
+    let then = line(&filtered, line_of(STATEMENT_FILTER, "// then"));
+    assert_eq!((then.executions, then.active_lanes), (subgroups, Some(16)));
+    let b = branch(&filtered, line_of(STATEMENT_FILTER, "// branch"), "if");
+    assert_eq!((b.executions, b.divergent), (subgroups, subgroups));
+    let shown = filtered
+        .source
+        .as_deref()
+        .expect("the report keeps the source");
+    assert!(
+        shown.contains("@diagnostic(off, subgroup_uniformity) if"),
+        "{shown}"
+    );
+    let rejected = |p: &Profile| {
+        p.notes
+            .iter()
+            .any(|n| n.contains("uniformity rules reject"))
+    };
+    assert!(!rejected(&filtered), "{:#?}", filtered.notes);
+    let plain = STATEMENT_FILTER.replace("@diagnostic(off, subgroup_uniformity) ", "");
+    let unfiltered = profiled(&plain, |_| {}).profile;
+    assert!(rejected(&unfiltered), "{:#?}", unfiltered.notes);
+    assert_no_divlab_bug(&filtered);
+}
+
 /// `--lanes` at each case: one record per subgroup, its ballot exactly the lanes whose
 /// `gid.x % 4` picks the case (with subgroups laid out in order, lane i holds gid.x = base + i,
 /// and every subgroup starts at a multiple of 4).

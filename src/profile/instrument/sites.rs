@@ -3,10 +3,11 @@
 
 use std::ops::RangeInclusive;
 
-use naga::{Block, Function, Handle, Statement};
+use naga::{Block, Function, Handle, Span, Statement};
 
 use super::clause::ClauseSite;
 pub use super::control::Exits;
+use crate::shaders::span_is_borrowed;
 use crate::source_map::SourceMap;
 
 /// What kind of block a [`BlockSite`] is.
@@ -209,29 +210,36 @@ pub(super) fn decl_line(source: &str, lines: &SourceMap<'_>, name: &str) -> Opti
 }
 
 /// The first line and the line range of a block's own statements (recursing into plain
-/// `{ }` blocks; a nested `if`/`switch`/loop contributes its first line).
+/// `{ }` blocks; a nested `if`/`switch`/loop contributes its first line). `function` holds the
+/// block's expressions.
 pub(super) fn own_lines(
     lines: &SourceMap<'_>,
+    function: &Function,
     block: &Block,
 ) -> Option<(u32, RangeInclusive<u32>)> {
     let mut first = None;
     let mut range: Option<(u32, u32)> = None;
-    own_lines_into(lines, block, &mut first, &mut range);
+    own_lines_into(lines, function, block, &mut first, &mut range);
     Some((first?, range.map(|(a, b)| a..=b)?))
 }
 
 fn own_lines_into(
     lines: &SourceMap<'_>,
+    function: &Function,
     block: &Block,
     first: &mut Option<u32>,
     range: &mut Option<(u32, u32)>,
 ) {
     for (statement, span) in block.span_iter() {
         if let Statement::Block(ref inner) = *statement {
-            own_lines_into(lines, inner, first, range);
+            own_lines_into(lines, function, inner, first, range);
             continue;
         }
-        let Some((start, end)) = lines.span_lines(*span) else {
+        let span = match *statement {
+            Statement::Emit(ref emitted) => emitted_span(function, emitted.clone(), *span),
+            _ => *span,
+        };
+        let Some((start, end)) = lines.span_lines(span) else {
             continue;
         };
         let end = match *statement {
@@ -244,4 +252,16 @@ fn own_lines_into(
             Some((a, b)) => (a.min(start), b.max(end)),
         });
     }
+}
+
+/// The span of the text an `Emit` evaluates: the statement's `span`, less any load whose span
+/// naga borrowed from a `let` pointer ([`span_is_borrowed`]), which would stretch a branch's
+/// lines back to the `let` and take the lines in between from the block that runs them.
+fn emitted_span(function: &Function, emitted: naga::Range<naga::Expression>, span: Span) -> Span {
+    let borrowed = |&h: &Handle<naga::Expression>| span_is_borrowed(function, h);
+    if !emitted.clone().any(|h| borrowed(&h)) {
+        return span;
+    }
+    let spans = &function.expressions;
+    Span::total_span(emitted.filter(|h| !borrowed(h)).map(|h| spans.get_span(h)))
 }

@@ -152,7 +152,7 @@ impl Pass<'_> {
         fx.ballot_words = self.opts.ballot_words;
         self.at = Walk::new(name, is_entry);
         self.at.hot = calls.iter().any(|&(_, hot)| hot);
-        let first = own_lines(&self.lines, &body).map_or(1, |(l, _)| l);
+        let first = own_lines(&self.lines, fx.function, &body).map_or(1, |(l, _)| l);
         let line = decl_line.unwrap_or(first);
         let index = self.sites.blocks.len();
         let entry = Entry {
@@ -186,7 +186,7 @@ impl Pass<'_> {
     ) -> Block {
         // A function body is reported at its `fn` line, every other block at its first line.
         let line_is_parent = kind == BlockKind::FunctionBody;
-        let own = own_lines(&self.lines, &block);
+        let own = own_lines(&self.lines, fx.function, &block);
         let (line, lines, empty) = match own {
             Some((first, range)) if !line_is_parent => (first, range, false),
             Some((_, range)) => (parent_line, range, false),
@@ -286,7 +286,7 @@ impl Pass<'_> {
 
     /// The statements after one that can take lanes out: counted as a block of their own.
     fn continuation(&mut self, fx: &mut Emitter<'_>, rest: Block, after: Span, out: &mut Block) {
-        let Some((first, lines)) = own_lines(&self.lines, &rest) else {
+        let Some((first, lines)) = own_lines(&self.lines, fx.function, &rest) else {
             self.statements(fx, rest, out);
             return;
         };

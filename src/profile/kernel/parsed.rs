@@ -8,14 +8,16 @@ use naga::{Function, Module};
 use super::{KernelInterface, apply_overrides, interface};
 use crate::Result;
 use crate::shaders::{check_wgsl, prepare_for_naga};
-use crate::uniformity::{Analysis, analyze_module};
+use crate::uniformity::{Analysis, analyze_module, blank_statement_filters};
 
 /// A user's kernel, parsed once.
 #[derive(Debug)]
 pub struct Kernel {
     /// The file, as the user named it (for messages and the report).
     pub file: String,
-    /// Its WGSL as the user wrote it (the text the timing run compiles).
+    /// Its WGSL as the user wrote it, less any `@diagnostic` attribute on a statement (blanked:
+    /// naga 30 rejects them, and a filter does not change what runs): the text the timing run
+    /// and the cost variants compile.
     pub source: String,
     /// The text naga parsed ([`prepare_for_naga`]: the same lines and columns).
     pub prepared: String,
@@ -40,14 +42,16 @@ impl Kernel {
         overrides: &[(String, f64)],
         entry: Option<&str>,
     ) -> Result<Self> {
-        let parsed = check_wgsl(file, source)?;
+        let runnable = blank_statement_filters(source);
+        let parsed = check_wgsl(file, &runnable)?;
         let module = apply_overrides(&parsed, overrides)?;
-        let prepared = prepare_for_naga(source);
+        let prepared = prepare_for_naga(&runnable);
         let interface = interface(&module, &prepared, file, entry)?;
+        // The analysis reads every filter, statement attributes included, from the source.
         let analysis = analyze_module(file, source, &parsed);
         Ok(Self {
             file: file.to_owned(),
-            source: source.to_owned(),
+            source: runnable,
             prepared,
             module,
             overrides: overrides.to_vec(),
