@@ -257,17 +257,25 @@ pub fn parsed_texts() -> Vec<String> {
     PARSED.with(|p| std::mem::take(&mut *p.borrow_mut()))
 }
 
-/// Whether naga gave expression `h` of `function` another's span: the load of a `let` pointer
-/// (`let p = &buf[i];`, then `*p` or `*p += 1u`) carries the `let`'s span, though it is
-/// evaluated where it is used, in a branch perhaps. What maps code to lines leaves it out.
+/// Whether naga gave expression `h` of `function` its operand's span: a load or a splat of a
+/// value evaluated elsewhere carries the span of that value, though it is evaluated where it is
+/// used, in a branch perhaps. The load of a `let` pointer (`let p = &buf[i];`, then `*p` or `*p
+/// += 1u`) has the `let`'s span, and `v / x` with a scalar `x` splats `x` with the span of its
+/// `let` or its parameter. What maps code to lines leaves such an expression out. (A module-scope
+/// variable is an expression at each use, so a load of one keeps its own span.)
 pub fn span_is_borrowed(function: &naga::Function, h: naga::Handle<naga::Expression>) -> bool {
-    match function.expressions[h] {
-        naga::Expression::Load { pointer } => {
-            function.named_expressions.contains_key(&pointer)
-                && function.expressions.get_span(h) == function.expressions.get_span(pointer)
-        }
-        _ => false,
-    }
+    let operand = match function.expressions[h] {
+        naga::Expression::Load { pointer } => pointer,
+        naga::Expression::Splat { value, .. } => value,
+        _ => return false,
+    };
+    let defined_once = function.named_expressions.contains_key(&operand)
+        || matches!(
+            function.expressions[operand],
+            naga::Expression::FunctionArgument(_)
+        );
+    let span = function.expressions.get_span(h);
+    defined_once && span.is_defined() && span == function.expressions.get_span(operand)
 }
 
 /// Parses and validates WGSL with naga, the way wgpu will, and reports the first error with its

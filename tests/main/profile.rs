@@ -496,6 +496,60 @@ fn a_let_pointer_loaded_in_a_branch_leaves_each_line_its_own_counts() {
     assert_no_divlab_bug(&p);
 }
 
+const SCALAR_SPLAT: &str = "\
+@group(0) @binding(0) var<storage, read_write> out: array<vec4<f32>>;
+
+fn scaled(v: vec4<f32>, by: f32, lid: u32) -> vec4<f32> {
+    var t = v; // copy
+    if (lid % 2u == 0u) { // parity
+        t = t / by; // halved
+    }
+    return t;
+}
+
+@compute @workgroup_size(64)
+fn main(@builtin(local_invocation_index) lid: u32) {
+    let r = f32(lid) + 1.0; // let
+    var acc = vec4<f32>(0.0); // entry
+    for (var j = 0u; j < lid % 4u; j++) { // loop
+        acc -= r; // trip
+    }
+    out[lid] = scaled(acc, r, lid); // after
+}
+";
+
+/// naga splats a scalar into a vector (`acc -= r`, `t / by`) with the span of the scalar's
+/// `let` or parameter, though it evaluates the splat in the loop or branch: each line keeps
+/// its own block's counts (the loop body had taken the lines back to the `let`, and the
+/// helper's branch its whole body).
+#[test]
+fn a_scalar_splatted_in_a_loop_or_branch_leaves_each_line_its_own_counts() {
+    let p = profiled(SCALAR_SPLAT, |_| {}).profile;
+    let (sg, subgroups) = subgroups_of_64(&p);
+    // lid % 4 trips: each run of 4 lanes runs 0 + 1 + 2 + 3 lane trips.
+    let trip_lanes = 64 / 4 * 6;
+    for (marker, lanes) in [
+        ("// let", 64),
+        ("// entry", 64),
+        ("// loop", 64),
+        ("// trip", trip_lanes),
+        ("// after", 64),
+        ("// copy", 64),
+        ("// parity", 64),
+        ("// halved", 32),
+    ] {
+        let l = line(&p, line_of(SCALAR_SPLAT, marker));
+        assert_eq!(l.active_lanes, Some(lanes), "{marker}");
+    }
+    let trip = line(&p, line_of(SCALAR_SPLAT, "// trip"));
+    assert_eq!(
+        trip.executions,
+        subgroups * 3,
+        "the longest lanes run 3 trips, SG {sg}"
+    );
+    assert_no_divlab_bug(&p);
+}
+
 const STATEMENT_FILTER: &str = "\
 enable subgroups;
 @group(0) @binding(0) var<storage, read_write> out: array<u32>;
