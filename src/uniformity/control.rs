@@ -35,7 +35,8 @@ impl Builder<'_> {
                 for h in range.clone() {
                     let node = self.eval(h, cf);
                     self.values[h.index()] = Some(node);
-                    if !span_is_borrowed(self.func, h) {
+                    // A borrowed span is the operand's line; a `let` of it is found in the text.
+                    if self.let_spans.contains_key(&h) || !span_is_borrowed(self.func, h) {
                         self.point(self.span_of(h), cf);
                     }
                 }

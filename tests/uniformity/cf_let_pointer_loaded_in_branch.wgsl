@@ -5,7 +5,8 @@
 fn main(@builtin(local_invocation_index) lid: u32) {
     let slot = &data[lid];
     if lid % 2u == 0u {
-        *slot += 1u;
+        let before = *slot;
+        *slot = before + 1u;
     }
     workgroupBarrier();
 }
