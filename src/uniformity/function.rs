@@ -168,8 +168,19 @@ pub(crate) fn build(
     }
 }
 
+/// Where each `let` of `func` is written, for the `let`s naga gives no span of their own:
+/// `source` is the text naga parsed `func` from. For a caller without the analysis's
+/// [`Source`] (`divlab profile`'s line map).
+pub(crate) fn let_spans(
+    source: &str,
+    func: &Function,
+) -> std::collections::HashMap<Handle<naga::Expression>, Span> {
+    locate_lets(&Source::new("", source), func)
+}
+
 /// Finds where each `let` of `func` is written. naga keeps only the name: a `let` of a loaded
-/// variable has an undefined span, and one that renames a parameter has the parameter's span.
+/// variable has an undefined span, one that renames a parameter has the parameter's span, and
+/// one of a load through a `let` pointer has that pointer's span.
 fn locate_lets(
     source: &Source,
     func: &Function,

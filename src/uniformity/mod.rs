@@ -104,6 +104,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::{Error, Result};
 pub use filters::blank_statement_filters;
+pub(crate) use function::let_spans;
 use function::{Context, FunctionGraph};
 pub use kernel::StaticPoint;
 pub use rule::{Rule, Severity};

@@ -458,7 +458,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     let slot = &out[gid.x]; // let
     seen[gid.x] = 0u; // entry
     if (gid.x % 4u == 0u) { // branch
-        seen[gid.x] = *slot; // then
+        let before = *slot; // read
+        seen[gid.x] = before + *slot; // then
     }
     switch gid.x % 2u { // switch
         case 0u: { *slot += 1u; } // case 0
@@ -469,8 +470,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
 
 /// naga gives the load of a `let` pointer (`*slot`) the `let`'s span, though it is evaluated in
 /// the branch that uses it. Each line keeps its own block's counts: the `let`, the entry and
-/// the branch lines every lane, the `if`'s body a quarter, the case half; and the `let` runs in
-/// uniform control flow. (The branches' bodies had taken the lines back to the `let`: every
+/// the branch lines every lane, the `if`'s body a quarter (its `let before = *slot;` found at
+/// its `let`), the case half; and the `let` runs in uniform control flow. (The branches' bodies had taken the lines back to the `let`: every
 /// entry line read a quarter of the lanes.)
 #[test]
 fn a_let_pointer_loaded_in_a_branch_leaves_each_line_its_own_counts() {
@@ -480,6 +481,7 @@ fn a_let_pointer_loaded_in_a_branch_leaves_each_line_its_own_counts() {
         ("// let", 64),
         ("// entry", 64),
         ("// branch", 64),
+        ("// read", 16),
         ("// then", 16),
         ("// switch", 64),
         ("// case 0", 32),

@@ -387,7 +387,7 @@ pub fn instrument(
         g: Globals::add(&mut module, opts)?,
         lines: SourceMap::new(source),
         sites: Sites::default(),
-        at: Walk::new(entry, true),
+        at: Walk::new(entry, true, Default::default()),
     };
     let mut patches = pass.functions(&mut module, source, entry);
     let slots = patch::private_slots(&patches);

@@ -1,6 +1,7 @@
 //! The site tables: every block, branch and loop the pass numbers, in counter order, with the
 //! source lines a report attributes them to; and the calls between them.
 
+use std::collections::HashMap;
 use std::ops::RangeInclusive;
 
 use naga::{Block, Function, Handle, Span, Statement};
@@ -209,34 +210,49 @@ pub(super) fn decl_line(source: &str, lines: &SourceMap<'_>, name: &str) -> Opti
     })
 }
 
+/// Where the `let`s of a function that naga gave a borrowed span are written
+/// ([`span_is_borrowed`], [`crate::uniformity::let_spans`]): the line of `let v = *p;`.
+pub(super) type LetSpans = HashMap<Handle<naga::Expression>, Span>;
+
+/// The [`LetSpans`] of `function`, parsed from `source`; empty (and not searched for) where no
+/// expression's span is borrowed.
+pub(super) fn borrowed_let_spans(source: &str, function: &Function) -> LetSpans {
+    let borrows = (function.expressions.iter()).any(|(h, _)| span_is_borrowed(function, h));
+    if borrows {
+        crate::uniformity::let_spans(source, function)
+    } else {
+        LetSpans::new()
+    }
+}
+
 /// The first line and the line range of a block's own statements (recursing into plain
 /// `{ }` blocks; a nested `if`/`switch`/loop contributes its first line). `function` holds the
-/// block's expressions.
+/// block's expressions, `lets` where its `let`s are written.
 pub(super) fn own_lines(
     lines: &SourceMap<'_>,
-    function: &Function,
+    (function, lets): (&Function, &LetSpans),
     block: &Block,
 ) -> Option<(u32, RangeInclusive<u32>)> {
     let mut first = None;
     let mut range: Option<(u32, u32)> = None;
-    own_lines_into(lines, function, block, &mut first, &mut range);
+    own_lines_into(lines, (function, lets), block, &mut first, &mut range);
     Some((first?, range.map(|(a, b)| a..=b)?))
 }
 
 fn own_lines_into(
     lines: &SourceMap<'_>,
-    function: &Function,
+    (function, lets): (&Function, &LetSpans),
     block: &Block,
     first: &mut Option<u32>,
     range: &mut Option<(u32, u32)>,
 ) {
     for (statement, span) in block.span_iter() {
         if let Statement::Block(ref inner) = *statement {
-            own_lines_into(lines, function, inner, first, range);
+            own_lines_into(lines, (function, lets), inner, first, range);
             continue;
         }
         let span = match *statement {
-            Statement::Emit(ref emitted) => emitted_span(function, emitted.clone(), *span),
+            Statement::Emit(ref emitted) => emitted_span((function, lets), emitted.clone(), *span),
             _ => *span,
         };
         let Some((start, end)) = lines.span_lines(span) else {
@@ -254,14 +270,25 @@ fn own_lines_into(
     }
 }
 
-/// The span of the text an `Emit` evaluates: the statement's `span`, less any load whose span
-/// naga borrowed from a `let` pointer ([`span_is_borrowed`]), which would stretch a branch's
-/// lines back to the `let` and take the lines in between from the block that runs them.
-fn emitted_span(function: &Function, emitted: naga::Range<naga::Expression>, span: Span) -> Span {
-    let borrowed = |&h: &Handle<naga::Expression>| span_is_borrowed(function, h);
-    if !emitted.clone().any(|h| borrowed(&h)) {
+/// The span of the text an `Emit` evaluates: the statement's `span`, where an expression whose
+/// span naga borrowed ([`span_is_borrowed`]) counts at its `let` (`let v = *p;`) or not at all,
+/// since its borrowed span would stretch a branch's lines back to the value it reads and take
+/// the lines in between from the block that runs them.
+fn emitted_span(
+    (function, lets): (&Function, &LetSpans),
+    emitted: naga::Range<naga::Expression>,
+    span: Span,
+) -> Span {
+    let borrowed = |h: Handle<naga::Expression>| span_is_borrowed(function, h);
+    if !emitted.clone().any(borrowed) {
         return span;
     }
     let spans = &function.expressions;
-    Span::total_span(emitted.filter(|h| !borrowed(h)).map(|h| spans.get_span(h)))
+    Span::total_span(emitted.filter_map(|h| {
+        if borrowed(h) {
+            lets.get(&h).copied()
+        } else {
+            Some(spans.get_span(h))
+        }
+    }))
 }

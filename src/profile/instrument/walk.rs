@@ -16,7 +16,9 @@ use super::count::VotedIf;
 use super::elect::Election;
 use super::emit::{Emitter, Patches};
 use super::hoist::mark_failed_links;
-use super::sites::{BlockKind, BlockSite, BranchKind, Opener, decl_line, own_lines};
+use super::sites::{
+    BlockKind, BlockSite, BranchKind, LetSpans, Opener, borrowed_let_spans, decl_line, own_lines,
+};
 
 /// Where the walk is in the function being instrumented.
 pub(super) struct Walk {
@@ -46,10 +48,12 @@ pub(super) struct Walk {
     pub election: Cell<Option<Election>>,
     /// The short-circuit chains seen so far, to name the clause each `if` tests.
     pub chains: Chains,
+    /// Where the function's `let`s of a borrowed span are written (`sites::own_lines`).
+    pub lets: LetSpans,
 }
 
 impl Walk {
-    pub fn new(name: &str, is_entry: bool) -> Self {
+    pub fn new(name: &str, is_entry: bool, lets: LetSpans) -> Self {
         Self {
             name: name.to_owned(),
             is_entry,
@@ -60,6 +64,7 @@ impl Walk {
             trip_ifs: None,
             election: Cell::new(None),
             chains: Chains::default(),
+            lets,
         }
     }
 }
@@ -116,12 +121,14 @@ impl Pass<'_> {
         let reachable = reachable_functions(module);
         let entry_line = decl_line(source, &self.lines, entry);
         let function = &mut module.entry_points[0].function;
-        let mut patches = vec![(None, self.function(function, None, entry, entry_line))];
+        let lets = borrowed_let_spans(source, function);
+        let mut patches = vec![(None, self.function(function, None, entry, entry_line, lets))];
         for handle in reachable.into_iter().rev() {
             let line = self.lines.span_line(module.functions.get_span(handle));
             let function = &mut module.functions[handle];
             let name = function.name.clone().unwrap_or_default();
-            let p = self.function(function, Some(handle), &name, line);
+            let lets = borrowed_let_spans(source, function);
+            let p = self.function(function, Some(handle), &name, line, lets);
             patches.push((Some(handle), p));
         }
         patches
@@ -136,6 +143,7 @@ impl Pass<'_> {
         handle: Option<Handle<Function>>,
         name: &str,
         decl_line: Option<u32>,
+        lets: LetSpans,
     ) -> Patched {
         let is_entry = handle.is_none();
         let calls = self.sites.calls_of(handle);
@@ -150,9 +158,10 @@ impl Pass<'_> {
         let body = std::mem::take(&mut function.body);
         let mut fx = Emitter::new(function, self.g.u32_ty, self.g.bool_ty);
         fx.ballot_words = self.opts.ballot_words;
-        self.at = Walk::new(name, is_entry);
+        self.at = Walk::new(name, is_entry, lets);
         self.at.hot = calls.iter().any(|&(_, hot)| hot);
-        let first = own_lines(&self.lines, fx.function, &body).map_or(1, |(l, _)| l);
+        let first =
+            own_lines(&self.lines, (fx.function, &self.at.lets), &body).map_or(1, |(l, _)| l);
         let line = decl_line.unwrap_or(first);
         let index = self.sites.blocks.len();
         let entry = Entry {
@@ -186,7 +195,7 @@ impl Pass<'_> {
     ) -> Block {
         // A function body is reported at its `fn` line, every other block at its first line.
         let line_is_parent = kind == BlockKind::FunctionBody;
-        let own = own_lines(&self.lines, fx.function, &block);
+        let own = own_lines(&self.lines, (fx.function, &self.at.lets), &block);
         let (line, lines, empty) = match own {
             Some((first, range)) if !line_is_parent => (first, range, false),
             Some((_, range)) => (parent_line, range, false),
@@ -286,7 +295,8 @@ impl Pass<'_> {
 
     /// The statements after one that can take lanes out: counted as a block of their own.
     fn continuation(&mut self, fx: &mut Emitter<'_>, rest: Block, after: Span, out: &mut Block) {
-        let Some((first, lines)) = own_lines(&self.lines, fx.function, &rest) else {
+        let Some((first, lines)) = own_lines(&self.lines, (fx.function, &self.at.lets), &rest)
+        else {
             self.statements(fx, rest, out);
             return;
         };
