@@ -1,10 +1,34 @@
-//! Kernels to start from in the Playground, each with the run settings that make it show
-//! something: a bounds check, distance tests, a Collatz loop, an image threshold and edge
+//! Kernels to start from in the Playground: the one it opens with ([`EXAMPLE`]), and the menu's,
+//! each with the run settings that make it show something: a bounds check, distance tests, a Collatz loop, an image threshold and edge
 //! detection on textures, a switch on lane bits (the files in `assets/kernels`, which `divlab
 //! profile` takes too), and the divergence study's forms as divlab generates them.
 
 use super::settings::RunSettings;
 use crate::shaders::divergence::{Form, Selection};
+
+/// The shader the playground starts with: valid WGSL that shows both verdicts, a ballot every
+/// lane reaches and one only the odd lanes reach.
+pub const EXAMPLE: &str = "enable subgroups;
+// WGSL rejects a subgroup op under a lane-dependent branch
+// unless this rule is off; divlab's experiments turn it off
+// to watch which lanes run such a line together.
+diagnostic(off, subgroup_uniformity);
+
+@group(0) @binding(0) var<storage, read_write> out: array<vec4<u32>>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(local_invocation_index) lid: u32,
+        @builtin(subgroup_invocation_id) sid: u32) {
+    // Uniform: every lane of the subgroup reaches this ballot.
+    let everyone = subgroupBallot(true);
+    var odd = vec4<u32>(0u);
+    if (sid % 2u == 1u) {
+        // Non-uniform: only the odd lanes run this line.
+        odd = subgroupBallot(true);
+    }
+    out[lid] = everyone ^ odd;
+}
+";
 
 /// One example.
 pub struct Example {

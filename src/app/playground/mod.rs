@@ -20,32 +20,9 @@ use crate::gpu::AdapterSelector;
 use crate::profile::report::Profile;
 use crate::profile::run::Finished;
 use crate::uniformity::{Analysis, analyze_source};
+pub use examples::EXAMPLE;
 use examples::EXAMPLES;
 pub use settings::{FILE, RunSettings};
-
-/// The shader the playground starts with: valid WGSL that shows both verdicts, a ballot every
-/// lane reaches and one only the odd lanes reach.
-pub const EXAMPLE: &str = "enable subgroups;
-// WGSL rejects a subgroup op under a lane-dependent branch
-// unless this rule is off; divlab's experiments turn it off
-// to watch which lanes run such a line together.
-diagnostic(off, subgroup_uniformity);
-
-@group(0) @binding(0) var<storage, read_write> out: array<vec4<u32>>;
-
-@compute @workgroup_size(64)
-fn main(@builtin(local_invocation_index) lid: u32,
-        @builtin(subgroup_invocation_id) sid: u32) {
-    // Uniform: every lane of the subgroup reaches this ballot.
-    let everyone = subgroupBallot(true);
-    var odd = vec4<u32>(0u);
-    if (sid % 2u == 1u) {
-        // Non-uniform: only the odd lanes run this line.
-        odd = subgroupBallot(true);
-    }
-    out[lid] = everyone ^ odd;
-}
-";
 
 /// A failed run: where (a line, when the error has one) and why.
 #[derive(Clone, Debug)]
