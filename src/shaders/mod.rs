@@ -18,7 +18,7 @@ use layout::{Mirror, MirroredConst};
 #[cfg(test)]
 pub use wgsl::parsed_texts;
 pub use wgsl::{
-    check_wgsl, mask_comments, normalize_line_breaks, parse_error_message, parse_wgsl,
+    blanked, check_wgsl, mask_comments, normalize_line_breaks, parse_error_message, parse_wgsl,
     prepare_for_naga, required_extensions, span_is_borrowed,
 };
 

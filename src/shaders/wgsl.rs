@@ -224,6 +224,17 @@ fn split_names(list: &str, offset: usize) -> Vec<(usize, &str)> {
     names
 }
 
+/// `text` with each of `ranges` replaced by spaces, keeping line breaks, so every line and
+/// column stays where it was.
+pub fn blanked(text: &str, ranges: impl IntoIterator<Item = std::ops::Range<usize>>) -> String {
+    let mut bytes = text.as_bytes().to_vec();
+    for range in ranges {
+        blank(&mut bytes, range);
+    }
+    // Only whole bytes of the ranges were replaced, by ASCII spaces: still UTF-8.
+    String::from_utf8(bytes).unwrap_or_else(|_| text.to_owned())
+}
+
 /// Replaces `range` with spaces, keeping line breaks.
 fn blank(text: &mut [u8], range: std::ops::Range<usize>) {
     for b in &mut text[range] {

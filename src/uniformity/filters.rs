@@ -171,15 +171,11 @@ pub(crate) fn scan_filters(text: &str) -> (Vec<Filter>, Vec<Range<usize>>) {
 }
 
 /// `text` with its statement-level `@diagnostic(...)` attributes blanked with spaces (lines and
-/// columns stay): valid WGSL that naga 30 rejects. A filter changes only which diagnostics are
-/// reported, so the text runs the same without them; the analysis reads them from the text as
-/// written.
+/// columns stay, line breaks inside an attribute too): valid WGSL that naga 30 rejects. A
+/// filter changes only which diagnostics are reported, so the text runs the same without them;
+/// the analysis reads them from the text as written.
 pub fn blank_statement_filters(text: &str) -> String {
-    let mut out = text.to_owned();
-    for range in scan_filters(text).1 {
-        out.replace_range(range.clone(), &" ".repeat(range.len()));
-    }
-    out
+    crate::shaders::blanked(text, scan_filters(text).1)
 }
 
 /// The end of the construct an attribute applies to, `look` standing just before it.
@@ -260,5 +256,14 @@ mod tests {
         let runnable = blank_statement_filters(src);
         assert_eq!(crate::shaders::prepare_for_naga(&runnable), s.prepared);
         assert_eq!(runnable.lines().count(), src.lines().count());
+        // An attribute over two lines leaves both line breaks: the lines after it keep their
+        // numbers (it took one line out of every later number).
+        let two_lines =
+            "fn f() {\n@diagnostic(off,\n  subgroup_uniformity)\nif true { let x = 1; }\n}\n";
+        let runnable = blank_statement_filters(two_lines);
+        assert!(!runnable.contains("@diagnostic"), "{runnable}");
+        assert_eq!(runnable.lines().count(), two_lines.lines().count());
+        let s = Source::new("t.wgsl", two_lines);
+        assert_eq!(s.prepared.lines().count(), two_lines.lines().count());
     }
 }

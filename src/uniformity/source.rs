@@ -50,12 +50,10 @@ impl Source {
         // Lone CRs as line feeds: every line below is then the line naga and an editor count.
         let normalized = crate::shaders::normalize_line_breaks(original);
         let original: &str = &normalized;
-        let mut prepared = prepare_for_naga(original);
+        let prepared = prepare_for_naga(original);
         let lines = map_lines(original, &prepared);
         let (filters, blank) = scan_filters(&prepared);
-        for range in blank {
-            prepared.replace_range(range.clone(), &" ".repeat(range.len()));
-        }
+        let prepared = crate::shaders::blanked(&prepared, blank);
         let original_lines = std::iter::once(0)
             .chain(original.match_indices('\n').map(|(i, _)| i + 1))
             .collect();
