@@ -164,6 +164,8 @@ pub enum Error {
         flag: Option<Flag>,
         /// The constant, where the error is about one (by name or `@id`, as given).
         constant: Option<String>,
+        /// The line that declares that constant; 0 where the kernel declares none.
+        line: u32,
         /// What is wrong and what to do: the whole message.
         why: String,
     },
@@ -372,7 +374,8 @@ impl Error {
             Self::UnsupportedBinding { line, .. }
             | Self::UnboundedIndexOnGl { line, .. }
             | Self::NestedTooDeep { line, .. }
-            | Self::BadLanes { line, .. } => *line,
+            | Self::BadLanes { line, .. }
+            | Self::BadOverride { line, .. } => *line,
             Self::BadFill {
                 binding: Some(slot),
                 ..

@@ -943,18 +943,20 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     harness.get_by_role_and_label(Role::Group, &format!("line {loop_line}"));
 }
 
-/// A run the engine refuses marks the line of the binding its error names, read from the
-/// error's own field: a fill that does not fit its buffer, a format that cannot back a texture.
+/// A run the engine refuses marks the line of the binding or constant its error names, read
+/// from the error's own field: a fill that does not fit its buffer, a format that cannot back a
+/// texture, an override value the constant's type cannot hold.
 #[test]
 fn a_refused_run_marks_the_line_of_the_binding_its_error_names() {
-    let source = "// Two bindings, on lines of their own.
+    let source = "// Two bindings and an override, on lines of their own.
 @group(0) @binding(0) var<storage, read_write> out: array<u32, 2>;
 
 @group(0) @binding(1) var tex: texture_2d<f32>;
+override SHIFT: u32 = 0u;
 
 @compute @workgroup_size(1)
 fn main() {
-    out[0] = u32(textureLoad(tex, vec2(0i), 0).x);
+    out[0] = u32(textureLoad(tex, vec2(0i), 0).x) << SHIFT;
 }
 ";
     let mut harness = playground_harness();
@@ -963,17 +965,32 @@ fn main() {
         (
             "out=values:1,2,3",
             "",
+            "",
             "out: array<u32, 2>",
             "values: gives 3 values",
         ),
-        ("", "format tex=r32uint", "var tex:", "--format tex=r32uint"),
+        (
+            "",
+            "format tex=r32uint",
+            "",
+            "var tex:",
+            "--format tex=r32uint",
+        ),
+        (
+            "",
+            "",
+            "SHIFT=1.5",
+            "override SHIFT",
+            "--override SHIFT=1.5",
+        ),
     ];
-    for (buffers, textures, declared, says) in cases {
+    for (buffers, textures, overrides, declared, says) in cases {
         {
             let app = harness.state_mut();
             app.state.playground.source = source.to_owned();
             app.state.playground.settings.buffers = buffers.to_owned();
             app.state.playground.settings.textures = textures.to_owned();
+            app.state.playground.settings.overrides = overrides.to_owned();
             app.state.playground.settings.workgroups = [1, 1, 1];
             app.state.playground.settings.reps = 1;
         }
@@ -981,7 +998,7 @@ fn main() {
         run_playground(&mut harness);
         let last = harness.state().playground().last.as_ref().expect("a run");
         let Err(error) = &last.outcome else {
-            panic!("the run with `{buffers}{textures}` did not fail");
+            panic!("the run with `{buffers}{textures}{overrides}` did not fail");
         };
         assert!(error.message.contains(says), "{}", error.message);
         assert!(!error.message.contains("line "), "{}", error.message);

@@ -267,6 +267,7 @@ pub fn interface(
         return Err(ProfileError::BadOverride {
             flag: None,
             constant: None,
+            line: 0,
             why: format!(
                 "the workgroup size of `{}` in {file} depends on `override` constants that are \
                  not resolved yet; resolve them first (`profile::kernel::apply_overrides`)",

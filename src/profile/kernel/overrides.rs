@@ -1,11 +1,12 @@
 //! Overrides: the kernel's pipeline-overridable constants, resolved on the host with naga's
 //! own `process_overrides` so that everything after sees plain constants.
 
-use naga::{ArraySize, Module, TypeInner};
+use naga::{ArraySize, Handle, Module, Override, TypeInner};
 
 use super::shape::scalar_name;
 use super::validate;
 use crate::profile::error::{Error as ProfileError, Flag, with_causes};
+use crate::source_map::SourceMap;
 
 /// `module` with its pipeline-overridable constants replaced by plain constants: `overrides`
 /// gives values by name (or by `@id`), the rest keep their defaults. Uses naga's own
@@ -14,25 +15,25 @@ use crate::profile::error::{Error as ProfileError, Flag, with_causes};
 /// kernel's overridable constants.
 pub fn apply_overrides(
     module: &Module,
+    source: &str,
     overrides: &[(String, f64)],
 ) -> Result<Module, ProfileError> {
     let info = validate(module).map_err(|e| ProfileError::BadOverride {
         flag: None,
         constant: None,
+        line: 0,
         why: format!("the kernel does not validate: {e}"),
     })?;
+    let declared_on = |key: &str| declaration_line(module, source, key);
     let bad = |name: &str, why: String| ProfileError::BadOverride {
         flag: Some(Flag::Override),
         constant: Some(name.to_owned()),
+        line: declared_on(name),
         why,
     };
     let mut constants = naga::back::PipelineConstants::default();
     for (name, value) in overrides {
-        let found = module.overrides.iter().find(|(_, o)| {
-            o.name.as_deref() == Some(name.as_str())
-                || o.id.is_some_and(|id| id.to_string() == *name)
-        });
-        let Some((_, o)) = found else {
+        let Some((_, o)) = find_override(module, name) else {
             return Err(bad(
                 name,
                 format!(
@@ -62,9 +63,10 @@ pub fn apply_overrides(
     )
     .map_err(|e| {
         use naga::back::pipeline_constants::PipelineConstantError as E;
-        let (constant, what) = match e {
+        let (constant, line, what) = match e {
             E::MissingValue(key) => (
                 Some(display_key(module, &key)),
+                declared_on(&key),
                 format!(
                     "the `override` constant `{}` has no default value: pass --override {}=VALUE",
                     display_key(module, &key),
@@ -76,6 +78,7 @@ pub fn apply_overrides(
             // entry point, its causes say what.
             other => (
                 None,
+                0,
                 format!(
                     "with these --override values the kernel is not valid WGSL: {}",
                     with_causes(&other)
@@ -85,6 +88,7 @@ pub fn apply_overrides(
         ProfileError::BadOverride {
             flag: None,
             constant,
+            line,
             why: format!("{what}. {}", list_overrides(module)),
         }
     })?;
@@ -216,6 +220,21 @@ fn list_overrides(module: &Module) -> String {
 }
 
 /// The override naga calls `key` (its @id or its name), by name where it has one.
+/// The line of `source` that declares the override keyed `key` (its name or `@id`); 0 where
+/// none does.
+fn declaration_line(module: &Module, source: &str, key: &str) -> u32 {
+    find_override(module, key)
+        .and_then(|(handle, _)| SourceMap::new(source).span_line(module.overrides.get_span(handle)))
+        .unwrap_or(0)
+}
+
+/// The override named `key`, or whose `@id` is `key`.
+fn find_override<'m>(module: &'m Module, key: &str) -> Option<(Handle<Override>, &'m Override)> {
+    (module.overrides.iter()).find(|(_, o)| {
+        o.name.as_deref() == Some(key) || o.id.is_some_and(|id| id.to_string() == key)
+    })
+}
+
 fn display_key(module: &Module, key: &str) -> String {
     module
         .overrides

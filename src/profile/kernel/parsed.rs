@@ -44,7 +44,7 @@ impl Kernel {
     ) -> Result<Self> {
         let runnable = blank_statement_filters(source);
         let parsed = check_wgsl(file, &runnable)?;
-        let module = apply_overrides(&parsed, overrides)?;
+        let module = apply_overrides(&parsed, &runnable, overrides)?;
         let prepared = prepare_for_naga(&runnable);
         let interface = interface(&module, &prepared, file, entry)?;
         // The analysis reads every filter, statement attributes included, from the source.

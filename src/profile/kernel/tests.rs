@@ -231,7 +231,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
 fn overrides_become_constants() {
     let module = check_wgsl("k.wgsl", OVERRIDES).unwrap();
     let overrides = [("BLOCK".to_owned(), 32.0), ("n".to_owned(), 100.0)];
-    let resolved = apply_overrides(&module, &overrides).unwrap();
+    let resolved = apply_overrides(&module, OVERRIDES, &overrides).unwrap();
     assert!(resolved.overrides.is_empty());
     let value = |name: &str| {
         let (_, c) = resolved
@@ -262,7 +262,7 @@ fn overrides_become_constants() {
     check_wgsl("written.wgsl", &text).unwrap();
     // By @id too.
     let by_id = [("7".to_owned(), 2.0), ("n".to_owned(), 1.0)];
-    assert!(apply_overrides(&module, &by_id).is_ok());
+    assert!(apply_overrides(&module, OVERRIDES, &by_id).is_ok());
 }
 
 #[test]
@@ -275,7 +275,11 @@ fn unresolved_workgroup_size_is_an_error() {
 #[test]
 fn unknown_override_lists_the_overridable_constants() {
     let module = check_wgsl("k.wgsl", OVERRIDES).unwrap();
-    let m = message(apply_overrides(&module, &[("BLOK".to_owned(), 1.0)]));
+    let m = message(apply_overrides(
+        &module,
+        OVERRIDES,
+        &[("BLOK".to_owned(), 1.0)],
+    ));
     assert_mentions(
         &m,
         &[
@@ -288,26 +292,33 @@ fn unknown_override_lists_the_overridable_constants() {
 }
 
 #[test]
-fn missing_override_value_says_which() {
+fn missing_override_value_says_which_and_where() {
     let module = check_wgsl("k.wgsl", OVERRIDES).unwrap();
-    let m = message(apply_overrides(&module, &[]));
+    let missing = apply_overrides(&module, OVERRIDES, &[]).unwrap_err();
+    // `override n: u32;` is line 3: the Playground marks it.
+    assert_eq!(missing.line(), Some(3));
+    let m = missing.to_string();
     assert!(m.contains("`n` has no default value"), "{m}");
     assert!(m.contains("--override n=VALUE"), "{m}");
-    let m = message(apply_overrides(
-        &module,
-        &[("n".to_owned(), 1.0), ("n".to_owned(), 2.0)],
-    ));
-    assert!(m.contains("twice"), "{m}");
+    let twice = [("n".to_owned(), 1.0), ("n".to_owned(), 2.0)];
+    let twice = apply_overrides(&module, OVERRIDES, &twice).unwrap_err();
+    assert_eq!(twice.line(), Some(3));
+    assert!(twice.to_string().contains("twice"), "{twice}");
+    // By `@id`, the line of the constant that has it.
+    let misfit = apply_overrides(&module, OVERRIDES, &[("7".to_owned(), f64::NAN)]);
+    assert_eq!(misfit.unwrap_err().line(), Some(2));
+    let unknown = apply_overrides(&module, OVERRIDES, &[("BLOK".to_owned(), 1.0)]);
+    assert_eq!(unknown.unwrap_err().line(), None);
 }
 
 #[test]
 fn no_overrides_leaves_module_alone() {
     let module = check_wgsl("k.wgsl", KERNEL).unwrap();
-    let resolved = apply_overrides(&module, &[]).unwrap();
+    let resolved = apply_overrides(&module, KERNEL, &[]).unwrap();
     assert_eq!(
         resolved.global_variables.len(),
         module.global_variables.len()
     );
-    let m = message(apply_overrides(&module, &[("x".to_owned(), 1.0)]));
+    let m = message(apply_overrides(&module, KERNEL, &[("x".to_owned(), 1.0)]));
     assert!(m.contains("declares no `override` constants"), "{m}");
 }
