@@ -15,12 +15,7 @@ pub struct ReconvergenceFuzz;
 
 /// A style's pass rate, which decides that style's verdict.
 const fn pass_rate(key: &'static str, label: &'static str, verdict: &'static str) -> Figure {
-    Figure {
-        key,
-        label,
-        decimals: 3,
-        decides: Some(verdict),
-    }
+    Figure::new(key, label, 3, Some(verdict))
 }
 
 fn run(ctx: RunContext<'_>) -> Result<ExperimentResult> {

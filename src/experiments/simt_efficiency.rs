@@ -233,6 +233,14 @@ fn lane_records(point: u32, k: u32, lanes: &[Lane]) -> Vec<LaneRecord> {
         .collect()
 }
 
+/// The key figure, on which `simt_efficiency` is decided.
+const ACTIVE_LANES: Figure = Figure::new(
+    "active_lanes_at_sg",
+    "active lanes per path at k = SG",
+    2,
+    Some("simt_efficiency"),
+);
+
 /// What `simt.efficiency` declares.
 pub const INFO: ExperimentInfo = ExperimentInfo {
     id: "simt.efficiency",
@@ -242,12 +250,7 @@ pub const INFO: ExperimentInfo = ExperimentInfo {
            execution efficiency falls as SG/k",
     source: "“Characterizing Warp Divergence from Pascal to Blackwell”",
     shaders: &[&shaders::SIMT_EFFICIENCY],
-    figures: &[Figure {
-        key: "active_lanes_at_sg",
-        label: "active lanes per path at k = SG",
-        decimals: 2,
-        decides: Some("simt_efficiency"),
-    }],
+    figures: &[ACTIVE_LANES],
     fit: None,
 };
 

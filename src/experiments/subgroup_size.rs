@@ -261,30 +261,10 @@ pub const INFO: ExperimentInfo = ExperimentInfo {
     source: "WGSL: the subgroup_size built-in value",
     shaders: &[&shaders::SUBGROUP_SIZE, &shaders::FMA_CHAIN],
     figures: &[
-        Figure {
-            key: "observed_subgroup_size",
-            label: "SG",
-            decimals: 0,
-            decides: Some("power_of_two"),
-        },
-        Figure {
-            key: "fma_ns",
-            label: "FMA (ns)",
-            decimals: 0,
-            decides: None,
-        },
-        Figure {
-            key: "fma_gflops",
-            label: "FMA GFLOP/s",
-            decimals: 0,
-            decides: None,
-        },
-        Figure {
-            key: "timer_scaling_4x",
-            label: "4x work / 1x",
-            decimals: 2,
-            decides: Some("timer_scales"),
-        },
+        Figure::new("observed_subgroup_size", "SG", 0, Some("power_of_two")),
+        Figure::new("fma_ns", "FMA (ns)", 0, None),
+        Figure::new("fma_gflops", "FMA GFLOP/s", 0, None),
+        Figure::new("timer_scaling_4x", "4x work / 1x", 2, Some("timer_scales")),
     ],
     fit: None,
 };

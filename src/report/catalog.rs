@@ -74,6 +74,35 @@ pub struct Figure {
     pub decimals: usize,
     /// The key of the verdict decided on this figure, if any.
     pub decides: Option<&'static str>,
+    /// The figure is the measurement's own spread (a CV), not a property of the device: the
+    /// tables show it, `--threshold` does not gate it.
+    pub noise: bool,
+}
+
+impl Figure {
+    /// A figure of the device, which `--threshold` gates.
+    pub const fn new(
+        key: &'static str,
+        label: &'static str,
+        decimals: usize,
+        decides: Option<&'static str>,
+    ) -> Self {
+        Self {
+            key,
+            label,
+            decimals,
+            decides,
+            noise: false,
+        }
+    }
+
+    /// The same figure as the measurement's own spread, which `--threshold` does not gate.
+    pub const fn noise(self) -> Self {
+        Self {
+            noise: true,
+            ..self
+        }
+    }
 }
 
 /// A fitted straight line `y = intercept + slope * x` over a chart's series, by metric keys.

@@ -6,7 +6,9 @@
 
 use std::fmt;
 
-use crate::report::{Catalog, Comparison, ExperimentStatus, ResultDocument, VerdictStatus};
+use crate::report::{
+    Catalog, Comparison, ExperimentResult, ExperimentStatus, Figure, ResultDocument, VerdictStatus,
+};
 
 /// Which changes fail the gate (`--fail-on LEVEL`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -153,13 +155,8 @@ impl Gate {
                 let Some(threshold) = self.threshold else {
                     continue;
                 };
-                for figure in catalog.figures(&table.id) {
-                    let (Some(&x), Some(&y)) =
-                        (a.metrics.get(figure.key), b.metrics.get(figure.key))
-                    else {
-                        continue;
-                    };
-                    if let Some(what) = moved(x, y, threshold, figure.decimals) {
+                for figure in catalog.figures(&table.id).iter().filter(|f| !f.noise) {
+                    if let Some(what) = moved(figure, a, b, threshold) {
                         out.push(change(&table.id, figure.key, (i, j), what));
                     }
                 }
@@ -169,13 +166,33 @@ impl Gate {
     }
 }
 
-/// `+14.2% (8.00 → 9.14)` when `to` lies more than `threshold` (a fraction of `from`) away from
-/// `from`; a figure that was 0 has moved by any amount.
-fn moved(from: f64, to: f64, threshold: f64, decimals: usize) -> Option<String> {
-    let relative = if from == 0.0 {
-        if to == 0.0 { 0.0 } else { f64::INFINITY }
+/// `+14.2% (8.00 → 9.14)` when `figure` lies more than `threshold` (a fraction of its value in
+/// `from`) away in `to`, beyond noise: not where the two show the same number at the tables'
+/// precision, nor where both files give a 95% interval and the intervals overlap (criterion
+/// likewise counts a change past its noise threshold only where it is significant). A figure
+/// that was 0 has moved by any amount that shows.
+fn moved(
+    figure: &Figure,
+    from: &ExperimentResult,
+    to: &ExperimentResult,
+    threshold: f64,
+) -> Option<String> {
+    let (key, decimals) = (figure.key, figure.decimals);
+    let (&x, &y) = (from.metrics.get(key)?, to.metrics.get(key)?);
+    let scale = 10f64.powi(decimals as i32);
+    if (x * scale).round() == (y * scale).round() {
+        return None;
+    }
+    if let (Some((low_x, high_x)), Some((low_y, high_y))) = (from.interval(key), to.interval(key))
+        && low_x <= high_y
+        && low_y <= high_x
+    {
+        return None;
+    }
+    let relative = if x == 0.0 {
+        f64::INFINITY
     } else {
-        (to - from) / from.abs()
+        (y - x) / x.abs()
     };
     (relative.abs() > threshold).then(|| {
         let percent = if relative.is_finite() {
@@ -183,7 +200,7 @@ fn moved(from: f64, to: f64, threshold: f64, decimals: usize) -> Option<String> 
         } else {
             "from 0".to_owned()
         };
-        format!("{percent} ({from:.decimals$} → {to:.decimals$})")
+        format!("{percent} ({x:.decimals$} → {y:.decimals$})")
     })
 }
 
@@ -224,15 +241,54 @@ mod tests {
         for bad in ["", "%", "-5%", "0%", "ten", "NaN%", "inf"] {
             assert!(parse_threshold(bad).is_err(), "{bad}");
         }
-        assert_eq!(moved(8.0, 8.5, 0.1, 2), None);
+    }
+
+    /// A result with `key` at `value`, and its 95% interval where given.
+    fn result(key: &str, value: f64, interval: Option<(f64, f64)>) -> ExperimentResult {
+        let rule = crate::report::Rule {
+            text: String::new(),
+            source: String::new(),
+        };
+        let mut r = ExperimentResult::new("t", "t", rule);
+        r.metric(key, value);
+        if let Some((low, high)) = interval {
+            r.metric(&format!("{key}_ci_low"), low);
+            r.metric(&format!("{key}_ci_high"), high);
+        }
+        r
+    }
+
+    #[test]
+    fn a_figure_moves_only_past_the_threshold_and_beyond_noise() {
+        let f = Figure::new("f", "f", 2, None);
+        let moved = |x: f64, y: f64, intervals: Option<((f64, f64), (f64, f64))>| {
+            let (a, b) = (intervals.map(|i| i.0), intervals.map(|i| i.1));
+            moved(&f, &result("f", x, a), &result("f", y, b), 0.1)
+        };
+        assert_eq!(moved(8.0, 8.5, None), None);
         assert_eq!(
-            moved(8.0, 9.0, 0.1, 2).as_deref(),
+            moved(8.0, 9.0, None).as_deref(),
             Some("+12.5% (8.00 → 9.00)")
         );
         assert_eq!(
-            moved(-2.0, -1.0, 0.1, 1).as_deref(),
-            Some("+50.0% (-2.0 → -1.0)")
+            moved(-2.0, -1.0, None).as_deref(),
+            Some("+50.0% (-2.00 → -1.00)")
         );
-        assert!(moved(0.0, 1.0, 0.1, 0).is_some() && moved(0.0, 0.0, 0.1, 0).is_none());
+        assert_eq!(
+            moved(0.0, 1.0, None).as_deref(),
+            Some("from 0 (0.00 → 1.00)")
+        );
+        // The same number at the tables' precision: 0.00 → 0.00 is no move.
+        assert_eq!(moved(0.0, 0.0004, None), None);
+        assert_eq!(moved(0.001, 0.004, None), None);
+        // Past the threshold but inside each other's 95% interval: noise.
+        let overlapping = ((7.0, 9.0), (8.5, 10.0));
+        assert_eq!(moved(8.0, 9.5, Some(overlapping)), None);
+        let apart = ((7.8, 8.2), (9.3, 9.7));
+        assert!(moved(8.0, 9.5, Some(apart)).is_some());
+        // One interval alone decides nothing.
+        let key = "f";
+        let (a, b) = (result(key, 8.0, Some((7.0, 9.0))), result(key, 9.5, None));
+        assert!(super::moved(&f, &a, &b, 0.1).is_some());
     }
 }

@@ -282,6 +282,12 @@ impl ExperimentResult {
         }
     }
 
+    /// The 95% interval recorded beside metric `key` (`<key>_ci_low`, `<key>_ci_high`).
+    pub fn interval(&self, key: &str) -> Option<(f64, f64)> {
+        let bound = |b: &str| self.metrics.get(&format!("{key}_ci_{b}")).copied();
+        Some((bound("low")?, bound("high")?))
+    }
+
     /// Records several metrics, as [`metric`](Self::metric) does each.
     pub fn metrics<'a>(&mut self, named: impl IntoIterator<Item = (&'a str, f64)>) {
         for (name, value) in named {

@@ -162,18 +162,17 @@ pub fn markdown_key_table(docs: &[(String, ResultDocument)], catalog: &Catalog) 
             );
             for f in figures {
                 let (metric, decimals) = (f.key, f.decimals);
-                let interval = |bound: &str| e.metrics.get(&format!("{metric}_ci_{bound}"));
-                match (e.metrics.get(metric), interval("low"), interval("high")) {
-                    (Some(v), Some(low), Some(high)) => {
+                match (e.metrics.get(metric), e.interval(metric)) {
+                    (Some(v), Some((low, high))) => {
                         let _ = write!(
                             out,
                             " {v:.decimals$} ({low:.decimals$}–{high:.decimals$}) |"
                         );
                     }
-                    (Some(v), _, _) => {
+                    (Some(v), None) => {
                         let _ = write!(out, " {v:.decimals$} |");
                     }
-                    (None, _, _) => out.push_str(" – |"),
+                    (None, _) => out.push_str(" – |"),
                 }
             }
             out.push('\n');

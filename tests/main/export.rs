@@ -25,10 +25,11 @@ fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The four reference result files, sorted as a shell sorts `assets/reference/*.json`.
+/// The reference result files (lavapipe's three, the H100's and the H200's), sorted as a shell
+/// sorts `assets/reference/*.json`.
 fn references() -> Vec<PathBuf> {
     let files = crate::compare::all_references();
-    assert_eq!(files.len(), 4, "the four reference files: {files:?}");
+    assert_eq!(files.len(), 5, "the five reference files: {files:?}");
     files
 }
 
@@ -138,8 +139,8 @@ if bad:
 /// The heading of the long export's section in docs/results.md.
 const LONG_HEADING: &str = "## CSV: the long export";
 
-/// The acceptance test of the long export: the four references' exports, each made alone and
-/// concatenated, equal the export of all four at once; every row names its device and backend;
+/// The acceptance test of the long export: the references' exports, each made alone and
+/// concatenated, equal the export of all of them at once; every row names its device and backend;
 /// lavapipe's Vulkan and GL runs are told apart; integer columns hold integers.
 #[test]
 fn long_exports_of_the_references_concatenate_with_typed_columns() {
@@ -277,7 +278,9 @@ fn flip_first(
 
 /// The levels on edited copies of one reference file (no GPU): a model's claim that flips
 /// fails `model` and `any` but not `guarantee`; a move to `inconclusive` fails no level; a key
-/// figure fails only past `--threshold`; `--fail-on-difference` is `--fail-on any`.
+/// figure fails only past `--threshold`, and not where its 95% interval still overlaps the
+/// reference's or where it is the measurement's spread (a CV); `--fail-on-difference` is
+/// `--fail-on any`.
 #[test]
 fn gate_levels_and_threshold_on_edited_copies() {
     let _cpu = util::gpu_shared();
@@ -294,14 +297,33 @@ fn gate_levels_and_threshold_on_edited_copies() {
     flip_first(&mut model, "consistent", "inconsistent", all);
     let mut inconclusive = base.clone();
     flip_first(&mut inconclusive, "consistent", "inconclusive", all);
-    // F(SG) of the switch form, 20% higher.
-    let mut figure = base.clone();
-    let switch = (figure["experiments"].as_array_mut().unwrap().iter_mut())
-        .find(|e| e["id"] == "divergence.switch")
-        .expect("divergence.switch");
-    let f = &mut switch["metrics"]["serialization_at_sg"];
-    *f = Value::from(f.as_f64().unwrap() * 1.2);
-    let cases: [(&str, &Value, &[&str], i32); 10] = [
+    // The switch form's metrics, some scaled.
+    let scaled = |scales: &[(&str, f64)]| {
+        let mut doc = base.clone();
+        let switch = (doc["experiments"].as_array_mut().unwrap().iter_mut())
+            .find(|e| e["id"] == "divergence.switch")
+            .expect("divergence.switch");
+        for (key, by) in scales {
+            let f = &mut switch["metrics"][*key];
+            *f = Value::from(f.as_f64().unwrap_or_else(|| panic!("no {key}")) * by);
+        }
+        doc
+    };
+    // F(SG) 20% higher, its interval with it.
+    let figure = scaled(&[
+        ("serialization_at_sg", 1.2),
+        ("serialization_at_sg_ci_low", 1.2),
+        ("serialization_at_sg_ci_high", 1.2),
+    ]);
+    // F(SG) 20% higher, its interval stretched down over the reference's value: noise.
+    let within = scaled(&[
+        ("serialization_at_sg", 1.2),
+        ("serialization_at_sg_ci_low", 0.5),
+        ("serialization_at_sg_ci_high", 1.2),
+    ]);
+    // The measurement's spread tripled: the machine, not the device.
+    let noisier = scaled(&[("cv_median", 3.0)]);
+    let cases: [(&str, &Value, &[&str], i32); 12] = [
         ("model.json", &model, &["--fail-on", "guarantee"], 0),
         ("model.json", &model, &["--fail-on", "model"], 1),
         ("model.json", &model, &["--fail-on", "any"], 1),
@@ -327,6 +349,18 @@ fn gate_levels_and_threshold_on_edited_copies() {
             0,
         ),
         ("figure.json", &figure, &["--threshold", "10%"], 2),
+        (
+            "within.json",
+            &within,
+            &["--fail-on", "guarantee", "--threshold", "10%"],
+            0,
+        ),
+        (
+            "noisier.json",
+            &noisier,
+            &["--fail-on", "guarantee", "--threshold", "10%"],
+            0,
+        ),
     ];
     for (name, doc, flags, code) in cases {
         let edited = write(name, doc);

@@ -44,37 +44,23 @@ const INFO: ExperimentInfo = ExperimentInfo {
 
 /// The study's key figures.
 const FIGURES: &[Figure] = &[
-    figure("slope_s_ns", "s (ns/path)", 0, None),
-    figure("r2", "R²", 4, Some("linear")),
-    figure("serialization_at_sg", "F(SG)", 2, Some("simt_model")),
-    figure("serialization_at_sg_raw", "F(SG) raw", 2, None),
-    figure("serialization_at_sg_floor", "F(SG) floor only", 2, None),
-    figure("fixed_cost_uniform_ns", "fixed cost, uniform (ns)", 0, None),
-    figure("dispatch_floor_ns", "floor (ns)", 0, None),
-    figure(
+    Figure::new("slope_s_ns", "s (ns/path)", 0, None),
+    Figure::new("r2", "R²", 4, Some("linear")),
+    Figure::new("serialization_at_sg", "F(SG)", 2, Some("simt_model")),
+    Figure::new("serialization_at_sg_raw", "F(SG) raw", 2, None),
+    Figure::new("serialization_at_sg_floor", "F(SG) floor only", 2, None),
+    Figure::new("fixed_cost_uniform_ns", "fixed cost, uniform (ns)", 0, None),
+    Figure::new("dispatch_floor_ns", "floor (ns)", 0, None),
+    Figure::new(
         "predicated_ratio_at_sg",
         "T_pred(SG)/T_pred(1)",
         3,
         Some("predication"),
     ),
-    figure("baseline_gflops", "baseline GFLOP/s", 0, None),
-    figure("occupancy_spread", "occupancy spread", 3, Some("occupancy")),
-    figure("cv_median", "CV (median)", 4, None),
+    Figure::new("baseline_gflops", "baseline GFLOP/s", 0, None),
+    Figure::new("occupancy_spread", "occupancy spread", 3, Some("occupancy")),
+    Figure::new("cv_median", "CV (median)", 4, None).noise(),
 ];
-
-const fn figure(
-    key: &'static str,
-    label: &'static str,
-    decimals: usize,
-    decides: Option<&'static str>,
-) -> Figure {
-    Figure {
-        key,
-        label,
-        decimals,
-        decides,
-    }
-}
 
 /// One form of the divergence study.
 pub struct Divergence {

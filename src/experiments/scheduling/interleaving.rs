@@ -350,12 +350,7 @@ pub const INFO: ExperimentInfo = ExperimentInfo {
            reconvergence stack, possibly interleaved with per-lane program counters)",
     source: "“Independent Thread Scheduling”; “Per-Lane Program Counters and Independent Thread Scheduling”; WGSL guarantees no scheduling order",
     shaders: &[&shaders::SCHEDULING_INTERLEAVING],
-    figures: &[Figure {
-        key: "interleaved_fraction",
-        label: "interleaved",
-        decimals: 2,
-        decides: None,
-    }],
+    figures: &[Figure::new("interleaved_fraction", "interleaved", 2, None)],
     fit: None,
 };
 

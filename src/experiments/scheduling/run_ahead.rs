@@ -468,6 +468,9 @@ fn quartiles(values: &[f64]) -> (f64, f64) {
     (at(0.25), at(0.75))
 }
 
+/// The key figure, on which `parts_add_up` is decided.
+const OVERLAP: Figure = Figure::new("overlap_fraction", "overlap", 2, Some("parts_add_up"));
+
 /// What `scheduling.run_ahead` declares.
 pub const INFO: ExperimentInfo = ExperimentInfo {
     id: "scheduling.run_ahead",
@@ -478,12 +481,7 @@ pub const INFO: ExperimentInfo = ExperimentInfo {
            waits at the join and the time is the sum of the parts. Neither is guaranteed",
     source: "“Per-Lane Program Counters and Independent Thread Scheduling” (what it does to the cost model); “Independent Thread Scheduling”",
     shaders: &[&shaders::SCHEDULING_RUN_AHEAD],
-    figures: &[Figure {
-        key: "overlap_fraction",
-        label: "overlap",
-        decimals: 2,
-        decides: Some("parts_add_up"),
-    }],
+    figures: &[OVERLAP],
     fit: None,
 };
 
