@@ -8,6 +8,11 @@ use super::verdicts::status_label;
 use crate::experiments::catalog;
 use crate::report::{Comparison, ResultDocument, VerdictRow};
 
+/// What the view says before any file is open: how to open one, and where one comes from.
+pub const EMPTY: &str = "Open result files with Open… (or drop them on the window) to compare \
+    them. Save As… after Run all in the Experiment tab writes one, as `divlab --bench --json \
+    FILE` does; the repository's assets/reference/ holds the H200's, the H100's and lavapipe's.";
+
 /// Loaded documents, overlaid and compared; the experiment shown is the app's selection.
 #[derive(Default)]
 pub struct CompareView {
@@ -63,9 +68,7 @@ impl CompareView {
     /// selection, which the view's own picker changes too.
     pub fn ui(&mut self, ui: &mut egui::Ui, selected: &mut Option<String>) {
         if self.docs.is_empty() {
-            ui.weak(
-                "Open result files (path field above, or drop them on the window) to compare them.",
-            );
+            ui.weak(EMPTY);
             return;
         }
         if let Some(i) = self.documents_key(ui) {

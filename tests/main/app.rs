@@ -256,6 +256,21 @@ fn lane_grid_keeps_a_ballots_colour_when_scrolled() {
     );
 }
 
+/// Before any file is open, Compare says how to open one and where one comes from, naming
+/// controls the window has.
+#[test]
+fn an_empty_compare_view_names_the_way_to_a_file() {
+    let mut app = DivlabApp::new(State::default());
+    app.state.tab = Tab::Compare;
+    let mut harness = harness(app);
+    harness.run();
+    harness.get_by_label(divlab::app::compare::EMPTY);
+    for control in ["Open…", "Save As…", "Run all"] {
+        assert!(divlab::app::compare::EMPTY.contains(control), "{control}");
+        harness.get_by_label(control);
+    }
+}
+
 #[test]
 fn compare_view_shows_two_documents_and_their_verdicts() {
     let dir = tempfile::tempdir().unwrap();
