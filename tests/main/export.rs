@@ -382,6 +382,39 @@ fn gate_levels_and_threshold_on_edited_copies() {
     }
 }
 
+/// The threshold on real runs: the H100's against the H200's (one architecture and driver,
+/// other memory) passes at 10%, its figures within noise or their intervals; lavapipe at
+/// subgroup 4 against subgroup 8 fails on F(SG), which halves with the subgroup.
+#[test]
+fn the_threshold_passes_two_gpus_of_one_kind_and_fails_another_subgroup_size() {
+    let dir = temp_dir();
+    let reference = |name: &str| root().join("assets/reference").join(name);
+    let gate = |baseline: &str, other: &str| {
+        let mut cmd = divlab(dir.path());
+        cmd.args(["compare", "--baseline"])
+            .arg(reference(baseline))
+            .arg(reference(other))
+            .args([
+                "--fail-on",
+                "model",
+                "--threshold",
+                "10%",
+                "-o",
+                "table.txt",
+            ]);
+        run(cmd)
+    };
+    gate("nvidia-h200.json", "nvidia-h100.json").assert_code(0);
+    let out = gate("lavapipe-sg8.json", "lavapipe-sg4.json");
+    out.assert_code(1);
+    assert!(
+        out.stderr
+            .contains("divergence.switch.serialization_at_sg: -50.0%"),
+        "{out}"
+    );
+    assert!(!out.stderr.contains("cv_median"), "{out}");
+}
+
 /// Each committed schema in `schemas/` is what this build generates from its types.
 /// `DIVLAB_UPDATE_SCHEMAS=1` writes them again instead.
 #[test]
