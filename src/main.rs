@@ -469,20 +469,29 @@ fn compare(args: &CompareArgs) -> Result<u8, Failure> {
         threshold: args.threshold,
         baseline: args.baseline.is_some(),
     };
-    let changes = gate.changes(&docs, &cmp, &catalog);
-    if changes.is_empty() {
+    let report = gate.changes(&docs, &cmp, &catalog);
+    let threshold = args.threshold.map(|t| (t * 1e6).round() / 1e4);
+    if !report.within_noise.is_empty() {
+        eprintln!(
+            "note: {} key figure(s) moved more than {}% but inside both files' 95% intervals: \
+             noise, not counted:",
+            report.within_noise.len(),
+            threshold.unwrap_or_default()
+        );
+        for change in &report.within_noise {
+            eprintln!("  {change}");
+        }
+    }
+    if report.changes.is_empty() {
         return Ok(0);
     }
     eprintln!(
         "error: {} change(s) fail the gate (--fail-on {}{}):",
-        changes.len(),
+        report.changes.len(),
         level.name(),
-        args.threshold.map_or_else(String::new, |t| format!(
-            " --threshold {}%",
-            (t * 1e6).round() / 1e4
-        ))
+        threshold.map_or_else(String::new, |t| format!(" --threshold {t}%"))
     );
-    for change in &changes {
+    for change in &report.changes {
         eprintln!("  {change}");
     }
     Ok(1)

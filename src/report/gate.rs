@@ -106,22 +106,32 @@ pub struct Gate {
     pub baseline: bool,
 }
 
+/// What the gate found between result files.
+#[derive(Clone, Debug, Default)]
+pub struct GateReport {
+    /// The changes that fail it.
+    pub changes: Vec<Change>,
+    /// Key figures that moved past the threshold but inside both files' 95% intervals: noise,
+    /// not counted, listed so that a reader sees what the gate let pass.
+    pub within_noise: Vec<Change>,
+}
+
 impl Gate {
     /// Every change between `docs` (as `cmp` matched them) that fails the gate: an experiment
     /// whose status changed, a verdict change this level counts, and, with a threshold, a key
-    /// figure (as `catalog` declares them) that moved by more than it. A check or experiment
-    /// that one of two files lacks is not a change.
+    /// figure (as `catalog` declares them) that moved by more than it beyond noise. A check or
+    /// experiment that one of two files lacks is not a change.
     pub fn changes(
         &self,
         docs: &[(String, ResultDocument)],
         cmp: &Comparison,
         catalog: &Catalog,
-    ) -> Vec<Change> {
+    ) -> GateReport {
         let pairs: Vec<(usize, usize)> = (0..docs.len())
             .flat_map(|j| (0..j).map(move |i| (i, j)))
             .filter(|&(i, _)| !self.baseline || i == 0)
             .collect();
-        let mut out = Vec::new();
+        let mut out = GateReport::default();
         let change = |experiment: &str, key: &str, (i, j): (usize, usize), what: String| Change {
             experiment: experiment.to_owned(),
             key: key.to_owned(),
@@ -139,7 +149,7 @@ impl Gate {
                 };
                 if a.status != b.status {
                     let what = format!("{} → {}", a.status.as_str(), b.status.as_str());
-                    out.push(change(&table.id, "status", (i, j), what));
+                    out.changes.push(change(&table.id, "status", (i, j), what));
                 }
                 if a.status != ExperimentStatus::Ok || b.status != ExperimentStatus::Ok {
                     continue;
@@ -149,16 +159,19 @@ impl Gate {
                         && self.level.counts(from, to)
                     {
                         let what = format!("{} → {}", from.as_str(), to.as_str());
-                        out.push(change(&table.id, v.id(), (i, j), what));
+                        out.changes.push(change(&table.id, v.id(), (i, j), what));
                     }
                 }
                 let Some(threshold) = self.threshold else {
                     continue;
                 };
                 for figure in catalog.figures(&table.id).iter().filter(|f| !f.noise) {
-                    if let Some(what) = moved(figure, a, b, threshold) {
-                        out.push(change(&table.id, figure.key, (i, j), what));
-                    }
+                    let (list, what) = match moved(figure, a, b, threshold) {
+                        Some(Move::Past(what)) => (&mut out.changes, what),
+                        Some(Move::WithinNoise(what)) => (&mut out.within_noise, what),
+                        None => continue,
+                    };
+                    list.push(change(&table.id, figure.key, (i, j), what));
                 }
             }
         }
@@ -166,27 +179,29 @@ impl Gate {
     }
 }
 
-/// `+14.2% (8.00 → 9.14)` when `figure` lies more than `threshold` (a fraction of its value in
-/// `from`) away in `to`, beyond noise: not where the two show the same number at the tables'
-/// precision, nor where both files give a 95% interval and the intervals overlap (criterion
-/// likewise counts a change past its noise threshold only where it is significant). A figure
-/// that was 0 has moved by any amount that shows.
+/// How a key figure moved past the threshold, in words: `+14.2% (8.00 → 9.14)`.
+#[derive(Clone, Debug, PartialEq)]
+enum Move {
+    /// Beyond noise: a change.
+    Past(String),
+    /// Inside both files' 95% intervals, which overlap: noise (criterion, likewise, counts a
+    /// change past its noise threshold only where it is significant).
+    WithinNoise(String),
+}
+
+/// Whether `figure` lies more than `threshold` (a fraction of its value in `from`) away in
+/// `to`. Not where the two show the same number at the tables' precision; a figure that was 0
+/// has moved by any amount that shows.
 fn moved(
     figure: &Figure,
     from: &ExperimentResult,
     to: &ExperimentResult,
     threshold: f64,
-) -> Option<String> {
+) -> Option<Move> {
     let (key, decimals) = (figure.key, figure.decimals);
     let (&x, &y) = (from.metrics.get(key)?, to.metrics.get(key)?);
     let scale = 10f64.powi(decimals as i32);
     if (x * scale).round() == (y * scale).round() {
-        return None;
-    }
-    if let (Some((low_x, high_x)), Some((low_y, high_y))) = (from.interval(key), to.interval(key))
-        && low_x <= high_y
-        && low_y <= high_x
-    {
         return None;
     }
     let relative = if x == 0.0 {
@@ -194,13 +209,23 @@ fn moved(
     } else {
         (y - x) / x.abs()
     };
-    (relative.abs() > threshold).then(|| {
-        let percent = if relative.is_finite() {
-            format!("{:+.1}%", relative * 100.0)
-        } else {
-            "from 0".to_owned()
-        };
-        format!("{percent} ({x:.decimals$} → {y:.decimals$})")
+    if relative.abs() <= threshold {
+        return None;
+    }
+    let percent = if relative.is_finite() {
+        format!("{:+.1}%", relative * 100.0)
+    } else {
+        "from 0".to_owned()
+    };
+    let what = format!("{percent} ({x:.decimals$} → {y:.decimals$})");
+    let overlap = match (from.interval(key), to.interval(key)) {
+        (Some((low_x, high_x)), Some((low_y, high_y))) => low_x <= high_y && low_y <= high_x,
+        _ => false,
+    };
+    Some(if overlap {
+        Move::WithinNoise(what)
+    } else {
+        Move::Past(what)
     })
 }
 
@@ -263,7 +288,11 @@ mod tests {
         let f = Figure::new("f", "f", 2, None);
         let moved = |x: f64, y: f64, intervals: Option<((f64, f64), (f64, f64))>| {
             let (a, b) = (intervals.map(|i| i.0), intervals.map(|i| i.1));
-            moved(&f, &result("f", x, a), &result("f", y, b), 0.1)
+            match moved(&f, &result("f", x, a), &result("f", y, b), 0.1) {
+                Some(Move::Past(what)) => Some(what),
+                Some(Move::WithinNoise(what)) => Some(format!("noise {what}")),
+                None => None,
+            }
         };
         assert_eq!(moved(8.0, 8.5, None), None);
         assert_eq!(
@@ -283,12 +312,20 @@ mod tests {
         assert_eq!(moved(0.001, 0.004, None), None);
         // Past the threshold but inside each other's 95% interval: noise.
         let overlapping = ((7.0, 9.0), (8.5, 10.0));
-        assert_eq!(moved(8.0, 9.5, Some(overlapping)), None);
+        assert_eq!(
+            moved(8.0, 9.5, Some(overlapping)).as_deref(),
+            Some("noise +18.8% (8.00 → 9.50)")
+        );
+        // Within the threshold, overlapping or not: no move at all.
+        assert_eq!(moved(8.0, 8.5, Some(overlapping)), None);
         let apart = ((7.8, 8.2), (9.3, 9.7));
-        assert!(moved(8.0, 9.5, Some(apart)).is_some());
+        assert_eq!(
+            moved(8.0, 9.5, Some(apart)).as_deref(),
+            Some("+18.8% (8.00 → 9.50)")
+        );
         // One interval alone decides nothing.
         let key = "f";
         let (a, b) = (result(key, 8.0, Some((7.0, 9.0))), result(key, 9.5, None));
-        assert!(super::moved(&f, &a, &b, 0.1).is_some());
+        assert!(matches!(super::moved(&f, &a, &b, 0.1), Some(Move::Past(_))));
     }
 }

@@ -20,7 +20,7 @@ pub mod units;
 pub use atomic::{STALE_AFTER, TEMP_PREFIX, check_writable, write_atomic};
 pub use catalog::{Catalog, ExperimentInfo, Family, Figure, Fit};
 pub use compare::{Cell, Comparison, ExperimentTable, Mark, Observation, Row, RowKind, VerdictRow};
-pub use gate::{Change, FailOn, Gate, parse_threshold};
+pub use gate::{Change, FailOn, Gate, GateReport, parse_threshold};
 pub use html::html_report;
 pub use io::{
     ReadErrors, csv_bytes, file_labels, json_bytes, parse_json, read_documents, read_json,
