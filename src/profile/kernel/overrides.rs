@@ -58,40 +58,46 @@ pub fn apply_overrides(
             ));
         }
     }
-    let (resolved, _) = naga::back::pipeline_constants::process_overrides(
-        module, &info, None, &constants,
-    )
-    .map_err(|e| {
-        use naga::back::pipeline_constants::PipelineConstantError as E;
-        let (constant, line, what) = match e {
-            E::MissingValue(key) => (
-                Some(display_key(module, &key)),
-                declared_on(&key),
-                format!(
-                    "the `override` constant `{}` has no default value: pass --override {}=VALUE",
-                    display_key(module, &key),
-                    display_key(module, &key)
-                ),
-            ),
-            // An expression of the kernel that the values make invalid (a `% K` with K = 0 in a
-            // constant expression, an array size of 0): naga's outer message names only the
-            // entry point, its causes say what.
-            other => (
-                None,
-                0,
-                format!(
-                    "with these --override values the kernel is not valid WGSL: {}",
-                    with_causes(&other)
-                ),
-            ),
-        };
-        ProfileError::BadOverride {
-            flag: None,
-            constant,
-            line,
-            why: format!("{what}. {}", list_overrides(module)),
-        }
-    })?;
+    let (resolved, _) =
+        naga::back::pipeline_constants::process_overrides(module, &info, None, &constants)
+            .map_err(|e| {
+                use naga::back::pipeline_constants::PipelineConstantError as E;
+                let (constant, line, what) = match e {
+                    E::MissingValue(key) => {
+                        let (name, line) = (display_key(module, &key), declared_on(&key));
+                        let at = if line > 0 {
+                            format!(" (line {line})")
+                        } else {
+                            String::new()
+                        };
+                        (
+                            Some(name.clone()),
+                            line,
+                            format!(
+                                "the `override` constant `{name}`{at} has no default value: pass \
+                         --override {name}=VALUE"
+                            ),
+                        )
+                    }
+                    // An expression of the kernel that the values make invalid (a `% K` with K = 0 in a
+                    // constant expression, an array size of 0): naga's outer message names only the
+                    // entry point, its causes say what.
+                    other => (
+                        None,
+                        0,
+                        format!(
+                            "with these --override values the kernel is not valid WGSL: {}",
+                            with_causes(&other)
+                        ),
+                    ),
+                };
+                ProfileError::BadOverride {
+                    flag: None,
+                    constant,
+                    line,
+                    why: format!("{what}. {}", list_overrides(module)),
+                }
+            })?;
     let mut resolved = resolved.into_owned();
     fix_array_sizes(&mut resolved);
     // naga keeps the (now unreferenced) overrides, with their chosen values as defaults, for

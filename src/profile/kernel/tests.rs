@@ -298,7 +298,7 @@ fn missing_override_value_says_which_and_where() {
     // `override n: u32;` is line 3: the Playground marks it.
     assert_eq!(missing.line(), Some(3));
     let m = missing.to_string();
-    assert!(m.contains("`n` has no default value"), "{m}");
+    assert!(m.contains("`n` (line 3) has no default value"), "{m}");
     assert!(m.contains("--override n=VALUE"), "{m}");
     let twice = [("n".to_owned(), 1.0), ("n".to_owned(), 2.0)];
     let twice = apply_overrides(&module, OVERRIDES, &twice).unwrap_err();
