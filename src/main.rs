@@ -469,7 +469,7 @@ fn compare(args: &CompareArgs) -> Result<u8, Failure> {
         threshold: args.threshold,
         baseline: args.baseline.is_some(),
     };
-    let report = gate.changes(&docs, &cmp, &catalog);
+    let report = gate.check(&docs, &cmp, &catalog);
     let threshold = args.threshold.map(|t| (t * 1e6).round() / 1e4);
     if !report.within_noise.is_empty() {
         eprintln!(

@@ -117,11 +117,11 @@ pub struct GateReport {
 }
 
 impl Gate {
-    /// Every change between `docs` (as `cmp` matched them) that fails the gate: an experiment
+    /// Checks `docs` (as `cmp` matched them): every change that fails the gate, an experiment
     /// whose status changed, a verdict change this level counts, and, with a threshold, a key
     /// figure (as `catalog` declares them) that moved by more than it beyond noise. A check or
     /// experiment that one of two files lacks is not a change.
-    pub fn changes(
+    pub fn check(
         &self,
         docs: &[(String, ResultDocument)],
         cmp: &Comparison,
