@@ -280,7 +280,9 @@ pub(crate) struct CompareArgs {
     /// inconclusive never counts, and an experiment's status change always does.
     #[arg(long, value_name = "LEVEL", value_enum)]
     pub(crate) fail_on: Option<divlab::report::FailOn>,
-    /// With --fail-on: a key figure that moves by more than this (`10%`) counts as a change too.
+    /// With --fail-on: a key figure that moves by more than this (`10%`) counts as a change too,
+    /// unless both files' 95% intervals for it overlap (noise: named in a note); the CV is
+    /// never gated.
     #[arg(long, value_name = "PERCENT", value_parser = divlab::report::parse_threshold)]
     pub(crate) threshold: Option<f64>,
     /// The same as `--fail-on any` (kept for older scripts).
