@@ -193,18 +193,19 @@ fn run(cli: Cli) -> Result<u8, Failure> {
             };
             run_fuzz(&campaign, &selector, fail_on_mismatch, json.as_ref())
         }
-        None => app(&selector),
+        None => app(&selector, cli.open),
     }
 }
 
-/// Opens the desktop app (`divlab` with no arguments). `--adapter N` preselects an adapter;
-/// `DIVLAB_OPEN` lists result (`.json`) or `.wgsl` files to open at start, separated like `PATH`.
+/// Opens the desktop app (`divlab` with no command). `--adapter N` preselects an adapter; the
+/// files named (`divlab a.json k.wgsl`) and those `DIVLAB_OPEN` lists, separated like `PATH`,
+/// open at start.
 #[cfg(feature = "app")]
-fn app(selector: &AdapterSelector) -> Result<u8, Failure> {
+fn app(selector: &AdapterSelector, mut open: Vec<PathBuf>) -> Result<u8, Failure> {
     no_display_check()?;
-    let open: Vec<PathBuf> = std::env::var_os("DIVLAB_OPEN")
-        .map(|v| std::env::split_paths(&v).collect())
-        .unwrap_or_default();
+    if let Some(listed) = std::env::var_os("DIVLAB_OPEN") {
+        open.extend(std::env::split_paths(&listed));
+    }
     let adapter = selector
         .adapter
         .as_deref()
@@ -257,7 +258,7 @@ fn no_display_check() -> Result<(), Failure> {
 
 /// Without the `app` feature there is no window to open.
 #[cfg(not(feature = "app"))]
-fn app(_selector: &AdapterSelector) -> Result<u8, Failure> {
+fn app(_selector: &AdapterSelector, _open: Vec<PathBuf>) -> Result<u8, Failure> {
     Err(anyhow::anyhow!("this divlab was built without the `app` feature; {HEADLESS_HINT}").into())
 }
 

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 use divlab::gpu::BackendChoice;
 use divlab::{fuzz, profile};
 
@@ -36,10 +36,15 @@ stdout (the human summary then goes to stderr). Guide: docs/README.md";
     version,
     long_version = divlab::report::build::LONG_VERSION,
     about = "A portable GPU divergence lab",
-    long_about = "A portable GPU divergence lab. With no command, divlab opens the desktop app.",
+    long_about = "A portable GPU divergence lab. With no command, divlab opens the desktop app, \
+                  with any result (.json) or kernel (.wgsl) files named.",
     after_help = AFTER_HELP
 )]
 pub(crate) struct Cli {
+    /// Result documents (.json) or kernels (.wgsl) for the app to open, as if dropped on its
+    /// window.
+    #[arg(value_name = "FILE", value_parser = parse_app_file)]
+    pub(crate) open: Vec<PathBuf>,
     /// Backend: vulkan, metal, dx12 or gl.
     #[arg(long, global = true, env = "WGPU_BACKEND", value_parser = parse_backend)]
     pub(crate) backend: Option<BackendChoice>,
@@ -53,6 +58,34 @@ pub(crate) struct Cli {
     pub(crate) timeout: std::time::Duration,
     #[command(subcommand)]
     pub(crate) command: Option<Command>,
+}
+
+/// A file for the app: `.json` or `.wgsl`. Anything else is more likely a mistyped command.
+fn parse_app_file(s: &str) -> Result<PathBuf, String> {
+    let path = PathBuf::from(s);
+    let extension = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_lowercase);
+    match extension.as_deref() {
+        Some("json" | "wgsl") => Ok(path),
+        _ => {
+            // The command it most looks like, as clap itself would suggest one.
+            let command = Cli::command();
+            let closest = (command.get_subcommands())
+                .map(|c| (strsim::jaro(c.get_name(), s), c.get_name()))
+                .filter(|&(likeness, _)| likeness > 0.7)
+                .max_by(|a, b| a.0.total_cmp(&b.0));
+            let hint = closest.map_or_else(
+                || " (`divlab --help` lists the commands)".to_owned(),
+                |(_, name)| format!(": did you mean `divlab {name}`?"),
+            );
+            Err(format!(
+                "`{s}` is neither a command nor a result (.json) or kernel (.wgsl) file for \
+                 the app to open{hint}"
+            ))
+        }
+    }
 }
 
 /// Where a document goes: a file, written atomically, or stdout (`-`).

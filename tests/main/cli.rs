@@ -503,6 +503,33 @@ fn no_command_without_a_display_exits_2() {
     assert!(out.stderr.contains("divlab profile"), "{out}");
 }
 
+/// `divlab FILE...` names files for the app to open: a `.json` or `.wgsl` reaches the app (here,
+/// its no-display error); anything else is a mistyped command, said so; a command after a global
+/// option is still the command.
+#[test]
+fn files_for_the_app_and_mistyped_commands() {
+    let dir = temp_dir();
+    let mut cmd = divlab(dir.path());
+    cmd.args(["results.json", "kernel.wgsl"])
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY");
+    let out = run(cmd);
+    out.assert_code(2);
+    assert!(out.stderr.contains("no display"), "{out}");
+    let mut cmd = divlab(dir.path());
+    cmd.arg("bnech");
+    let out = run(cmd);
+    out.assert_code(2);
+    assert!(
+        out.stderr.contains("`bnech` is neither a command")
+            && out.stderr.contains("did you mean `divlab bench`?"),
+        "{out}"
+    );
+    let mut cmd = divlab(dir.path());
+    cmd.args(["--backend", "vulkan", "adapters"]);
+    run(cmd).assert_code(0);
+}
+
 /// The bash completion script parses (`bash -n`) and knows the commands; the man page is roff
 /// with a title, a name and the commands.
 #[test]
