@@ -96,20 +96,23 @@ const BENCH_OPTIONS: [&str; 6] = [
 /// Prints clap's error (or help, exit 0) and, for a bench option given without `bench`, where it
 /// belongs: `divlab --quick` once opened the app, silently ignoring the option.
 fn usage_error(e: &clap::Error) -> ExitCode {
-    let _ = e.print();
+    let code = ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2));
     if e.kind() == clap::error::ErrorKind::UnknownArgument
         && let Some(clap::error::ContextValue::String(arg)) =
             e.get(clap::error::ContextKind::InvalidArg)
     {
         let name = arg.split('=').next().unwrap_or(arg);
         if BENCH_OPTIONS.contains(&name) {
+            // Not clap's text: its tip would offer `-- {arg}`, as a file for the app.
             eprintln!(
-                "note: `{name}` is an option of `divlab bench`: run `divlab bench {arg}` \
+                "error: `{name}` is an option of `divlab bench`: run `divlab bench {arg}` \
                  (or `divlab --bench {arg}`)"
             );
+            return code;
         }
     }
-    ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2))
+    let _ = e.print();
+    code
 }
 
 fn run(cli: Cli) -> Result<u8, Failure> {

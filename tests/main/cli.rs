@@ -411,6 +411,8 @@ fn options_of_other_commands_are_errors() {
                 out.stderr.contains("divlab bench --quick"),
                 "no hint where --quick belongs\n{out}"
             );
+            // Not as a file for the app, as clap's own tip would offer.
+            assert!(!out.stderr.contains("-- --quick"), "{out}");
         }
     }
     assert_eq!(
