@@ -1,7 +1,8 @@
 //! Kernels to start from in the Playground: the one it opens with ([`EXAMPLE`]), and the menu's,
-//! each with the run settings that make it show something: a bounds check, distance tests, a Collatz loop, an image threshold and edge
-//! detection on textures, a switch on lane bits (the files in `assets/kernels`, which `divlab
-//! profile` takes too), and the divergence study's forms as divlab generates them.
+//! each with the run settings that make it show something: a bounds check, distance tests, a
+//! Collatz loop, an image threshold and edge detection on textures, a switch on lane bits (the
+//! files in `assets/kernels`, which `divlab profile` takes too), and the divergence study's
+//! forms as divlab generates them.
 
 use super::settings::RunSettings;
 use crate::shaders::divergence::{Form, Selection};

@@ -60,44 +60,7 @@ pub fn apply_overrides(
     }
     let (resolved, _) =
         naga::back::pipeline_constants::process_overrides(module, &info, None, &constants)
-            .map_err(|e| {
-                use naga::back::pipeline_constants::PipelineConstantError as E;
-                let (constant, line, what) = match e {
-                    E::MissingValue(key) => {
-                        let (name, line) = (display_key(module, &key), declared_on(&key));
-                        let at = if line > 0 {
-                            format!(" (line {line})")
-                        } else {
-                            String::new()
-                        };
-                        (
-                            Some(name.clone()),
-                            line,
-                            format!(
-                                "the `override` constant `{name}`{at} has no default value: pass \
-                         --override {name}=VALUE"
-                            ),
-                        )
-                    }
-                    // An expression of the kernel that the values make invalid (a `% K` with K = 0 in a
-                    // constant expression, an array size of 0): naga's outer message names only the
-                    // entry point, its causes say what.
-                    other => (
-                        None,
-                        0,
-                        format!(
-                            "with these --override values the kernel is not valid WGSL: {}",
-                            with_causes(&other)
-                        ),
-                    ),
-                };
-                ProfileError::BadOverride {
-                    flag: None,
-                    constant,
-                    line,
-                    why: format!("{what}. {}", list_overrides(module)),
-                }
-            })?;
+            .map_err(|e| unresolved(module, source, e))?;
     let mut resolved = resolved.into_owned();
     fix_array_sizes(&mut resolved);
     // naga keeps the (now unreferenced) overrides, with their chosen values as defaults, for
@@ -225,7 +188,51 @@ fn list_overrides(module: &Module) -> String {
     format!("Overridable constants: {}", items.join(", "))
 }
 
-/// The override naga calls `key` (its @id or its name), by name where it has one.
+/// naga's refusal to resolve the overrides, as the error that says which constant and what to
+/// pass.
+fn unresolved(
+    module: &Module,
+    source: &str,
+    e: naga::back::pipeline_constants::PipelineConstantError,
+) -> ProfileError {
+    use naga::back::pipeline_constants::PipelineConstantError as E;
+    let (constant, line, what) = match e {
+        E::MissingValue(key) => {
+            let (name, line) = (
+                display_key(module, &key),
+                declaration_line(module, source, &key),
+            );
+            let at = if line > 0 {
+                format!(" (line {line})")
+            } else {
+                String::new()
+            };
+            let what = format!(
+                "the `override` constant `{name}`{at} has no default value: pass --override \
+                 {name}=VALUE"
+            );
+            (Some(name), line, what)
+        }
+        // An expression of the kernel that the values make invalid (a `% K` with K = 0 in a
+        // constant expression, an array size of 0): naga's outer message names only the entry
+        // point, its causes say what.
+        other => (
+            None,
+            0,
+            format!(
+                "with these --override values the kernel is not valid WGSL: {}",
+                with_causes(&other)
+            ),
+        ),
+    };
+    ProfileError::BadOverride {
+        flag: None,
+        constant,
+        line,
+        why: format!("{what}. {}", list_overrides(module)),
+    }
+}
+
 /// The line of `source` that declares the override keyed `key` (its name or `@id`); 0 where
 /// none does.
 fn declaration_line(module: &Module, source: &str, key: &str) -> u32 {
@@ -241,11 +248,9 @@ fn find_override<'m>(module: &'m Module, key: &str) -> Option<(Handle<Override>,
     })
 }
 
+/// The override naga calls `key` (its @id or its name), by name where it has one.
 fn display_key(module: &Module, key: &str) -> String {
-    module
-        .overrides
-        .iter()
-        .find(|(_, o)| o.id.is_some_and(|id| id.to_string() == key))
+    find_override(module, key)
         .and_then(|(_, o)| o.name.clone())
         .unwrap_or_else(|| key.to_owned())
 }
