@@ -227,9 +227,7 @@ fn app(selector: &AdapterSelector, mut open: Vec<PathBuf>) -> Result<u8, Failure
             if adapter.is_some() {
                 app.state.adapter = adapter;
             }
-            for path in &open {
-                app.open_path(path);
-            }
+            app.open_paths(&open);
             Ok(Box::new(app))
         }),
     )

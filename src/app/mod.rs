@@ -56,8 +56,8 @@ use worker::WorkerEvent;
 pub enum Command {
     /// Ask for a result file or kernel to open.
     Open,
-    /// Open this file (dropped on the window).
-    OpenPath(PathBuf),
+    /// Open these files (dropped on the window together).
+    OpenPaths(Vec<PathBuf>),
     /// Save the shown document to its file.
     Save,
     /// Ask where to save the shown document.
@@ -181,6 +181,27 @@ impl DivlabApp {
         self.runner.cancel();
     }
 
+    /// Opens several files, each as [`open_path`](Self::open_path) does. Where one fails, the
+    /// message names every failure, not only the last file's outcome.
+    pub fn open_paths(&mut self, paths: &[PathBuf]) {
+        let mut failed = Vec::new();
+        for path in paths {
+            self.open_path(path);
+            if let Some((true, why)) = &self.message {
+                failed.push(why.clone());
+            }
+        }
+        if !failed.is_empty() {
+            let opened = paths.len() - failed.len();
+            let also = if opened > 0 {
+                format!(" (the other {opened} opened)")
+            } else {
+                String::new()
+            };
+            self.message = Some((true, format!("{}{also}", failed.join("; "))));
+        }
+    }
+
     /// Opens a result JSON file or, for `.wgsl`, loads it into the playground. A file already
     /// open is read again into its document.
     pub fn open_path(&mut self, path: &Path) {
@@ -239,7 +260,7 @@ impl DivlabApp {
     pub fn apply(&mut self, ctx: &egui::Context, command: Command) {
         match command {
             Command::Open => self.open(),
-            Command::OpenPath(path) => self.open_path(&path),
+            Command::OpenPaths(paths) => self.open_paths(&paths),
             Command::Save => self.save(),
             Command::SaveAs => self.save_as(),
             Command::Decided(decision) => self.decided(decision),
@@ -317,15 +338,18 @@ impl DivlabApp {
     /// What the window gives this frame: dropped files, Ctrl+O and Ctrl+S, and an answered file
     /// question.
     fn input_commands(&mut self, ui: &mut egui::Ui) -> Vec<Command> {
-        let mut commands: Vec<Command> = ui.input(|i| {
+        let dropped: Vec<PathBuf> = ui.input(|i| {
             i.raw
                 .dropped_files
                 .iter()
                 .map(|f| f.path().to_path_buf())
                 .filter(|p| !p.as_os_str().is_empty())
-                .map(Command::OpenPath)
                 .collect()
         });
+        let mut commands: Vec<Command> = Vec::new();
+        if !dropped.is_empty() {
+            commands.push(Command::OpenPaths(dropped));
+        }
         let (open, save) = ui.input_mut(|i| {
             (
                 i.consume_key(egui::Modifiers::COMMAND, egui::Key::O),

@@ -271,6 +271,29 @@ fn an_empty_compare_view_names_the_way_to_a_file() {
     }
 }
 
+/// Files opened together (dropped, or named on the command line): a broken one is named in
+/// the message even where a later one opened, and the good one is open.
+#[test]
+fn a_file_that_fails_among_several_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let broken = dir.path().join("broken.json");
+    std::fs::write(&broken, "{\"schema_version\": 3, \"experim").unwrap();
+    let good = dir.path().join("good.json");
+    write_json(&good, bench_doc()).unwrap();
+    let mut app = DivlabApp::new(State::default());
+    app.open_paths(&[broken, good]);
+    let (is_error, message) = app.message.clone().expect("a message");
+    assert!(is_error, "{message}");
+    assert!(
+        message.contains("broken.json") && message.contains("the other 1 opened"),
+        "{message}"
+    );
+    app.state.tab = Tab::Compare;
+    let mut harness = harness(app);
+    harness.run();
+    assert_eq!(harness.state().compare.docs().len(), 1);
+}
+
 #[test]
 fn compare_view_shows_two_documents_and_their_verdicts() {
     let dir = tempfile::tempdir().unwrap();
