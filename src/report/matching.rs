@@ -201,8 +201,9 @@ fn merge_wordings<'a>(wordings: impl Iterator<Item = &'a str>) -> String {
         .join(" / ")
 }
 
-/// What kind of thing an observation says: numbers dropped, except that a fraction `a/b` reads
-/// as all, none or some. "12/12 sets" on one device and "6/6" on another observed the same.
+/// What kind of thing an observation says: numbers dropped, signs with them, except that a
+/// fraction `a/b` reads as all, none or some. "12/12 sets" on one device and "6/6" on another
+/// observed the same, as did "interval -0.00..0.00" and "interval 0.00..0.00".
 pub(crate) fn observation_kind(detail: &str) -> String {
     let parts = runs(detail);
     let mut out = String::new();
@@ -220,12 +221,29 @@ pub(crate) fn observation_kind(detail: &str) -> String {
                 _ => "some",
             });
             i += 3;
+        } else if is_number(parts[i]) {
+            out.push('#');
+            i += 1;
         } else {
-            out.push_str(if is_number(parts[i]) { "#" } else { parts[i] });
+            let signed = parts.get(i + 1).is_some_and(|next| is_number(next));
+            out.push_str(if signed {
+                without_sign(parts[i])
+            } else {
+                parts[i]
+            });
             i += 1;
         }
     }
     out
+}
+
+/// The text before a number without the number's minus sign: "interval -" becomes "interval ",
+/// but the hyphen of "SG-32" stays.
+fn without_sign(before: &str) -> &str {
+    match before.strip_suffix('-') {
+        Some(rest) if !rest.ends_with(|c: char| c.is_alphanumeric() || c == ')') => rest,
+        _ => before,
+    }
 }
 
 #[cfg(test)]
@@ -265,5 +283,12 @@ mod tests {
             kind("linear (sid = lid % 8)")
         );
         assert_ne!(kind("linear"), kind("not linear"));
+        // A tiny negative median rounds to -0.00 on one run and 0.00 on the next.
+        assert_eq!(
+            kind("overlap 0.00 (interval -0.00..0.00; quartiles -0.01..-0.00, min -0.02)"),
+            kind("overlap 0.00 (interval 0.00..0.00; quartiles 0.00..0.00, min 0.00)")
+        );
+        assert_ne!(kind("SG-32"), kind("SG 32"));
+        assert_ne!(kind("T(k)-1"), kind("T(k) 1"));
     }
 }
