@@ -668,8 +668,24 @@ fn profile_with_progress(
     // 3 for a GPU that timed out or was lost, 4 for a divlab bug, else 2.
     result.map_err(|e| Failure {
         code: e.exit_code(),
-        error: e.into(),
+        error: located(e, request),
     })
+}
+
+/// A profile error that names a line of the kernel, led by `file:line:` as compilers write it,
+/// for an editor to jump to. Invalid WGSL and `--lanes` name their place already.
+fn located(error: divlab::Error, request: &profile::run::Request) -> anyhow::Error {
+    let placed = match &error {
+        divlab::Error::InvalidWgsl { .. } => true,
+        divlab::Error::Profile(e) => matches!(**e, profile::Error::BadLanes { .. }),
+        _ => false,
+    };
+    match error.line() {
+        Some(line) if !placed => {
+            anyhow::Error::from(error).context(format!("{}:{line}", request.file))
+        }
+        _ => error.into(),
+    }
 }
 
 /// Prints a profile's report (to stderr when a document goes to stdout) and writes its

@@ -301,10 +301,11 @@ const BOOTSTRAP_RESAMPLES: usize = 2000;
 ///
 /// Each resample draws every set's samples with replacement (sets are resampled independently:
 /// they are separate configurations) and evaluates `statistic` on the resampled medians. The
-/// seed is fixed, so the same data gives the same interval. `None` when a set is empty or holds
-/// a non-finite value, or when the statistic is not finite on the data itself.
+/// seed is fixed, so the same data gives the same interval. `None` when a set holds fewer than
+/// two samples (one resamples only to itself: an interval of zero width that would call any
+/// difference real) or a non-finite value, or when the statistic is not finite on the data.
 pub fn bootstrap_medians(sets: &[&[f64]], statistic: impl Fn(&[f64]) -> f64) -> Option<Interval> {
-    if sets.is_empty() || sets.iter().any(|s| s.is_empty() || !all_finite(s)) {
+    if sets.is_empty() || sets.iter().any(|s| s.len() < 2 || !all_finite(s)) {
         return None;
     }
     let medians: Vec<f64> = sets

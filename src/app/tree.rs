@@ -6,7 +6,7 @@ use eframe::egui::{self, Color32, RichText};
 use super::adapters::Adapters;
 use super::runner::Runner;
 use super::{Command, State, Tab, start};
-use crate::experiments::{Experiment, RunConfig, registry};
+use crate::experiments::{Experiment, MIN_REPS, RunConfig, registry};
 use crate::report::{ExperimentStatus, ResultDocument};
 
 /// What the left panel reads besides the settings it changes.
@@ -92,6 +92,7 @@ impl LeftPanel<'_> {
             ui.checkbox(&mut state.quick, "quick")
                 .on_hover_text(start::RUN_COST);
             let label = ui.label("reps");
+            let before = state.reps;
             // 0 stands for the default, which the field names rather than showing a bare 0.
             let default = RunConfig {
                 quick: state.quick,
@@ -112,8 +113,13 @@ impl LeftPanel<'_> {
             )
             .labelled_by(label.id)
             .on_hover_text(
-                "Timed repetitions per configuration; 0 for the default (15, 5 with quick)",
+                "Timed repetitions per configuration, at least 2; 0 for the default (15, 5 \
+                 with quick)",
             );
+            // One round has no interval: the field steps over 1, up to 2 or down to the default.
+            if (1..MIN_REPS).contains(&state.reps) {
+                state.reps = if before >= MIN_REPS { 0 } else { MIN_REPS };
+            }
         });
         let command = ui
             .horizontal(|ui| {

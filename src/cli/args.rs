@@ -126,7 +126,7 @@ pub(crate) struct BenchArgs {
     /// Fewer repetitions and smaller sweeps.
     #[arg(long)]
     pub(crate) quick: bool,
-    /// Timed repetitions per configuration (default 15, 5 with --quick).
+    /// Timed repetitions per configuration (default 15, 5 with --quick; at least 2).
     #[arg(long, value_name = "N")]
     pub(crate) reps: Option<usize>,
     /// Seeds per style in the bench's reconvergence-fuzzer batch (default 24, 8 with --quick).

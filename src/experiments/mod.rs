@@ -38,12 +38,16 @@ use crate::{Error, Result};
 
 pub use subgroup_size::SubgroupObservation;
 
+/// The fewest timed repetitions a run takes: one round resamples only to itself.
+pub const MIN_REPS: usize = 2;
+
 /// How much work a run does.
 #[derive(Clone, Debug, Default)]
 pub struct RunConfig {
     /// Fewer repetitions and smaller sweeps, for CI and a first look.
     pub quick: bool,
-    /// Timed repetitions per configuration; `None` for the default (15, or 5 with `quick`).
+    /// Timed repetitions per configuration, at least [`MIN_REPS`]; `None` for the default (15,
+    /// or 5 with `quick`).
     pub reps: Option<usize>,
     /// Seeds per style in the fuzzer's batch; `None` for the default (24, or 8 with `quick`).
     pub fuzz_seeds: Option<u64>,
@@ -58,7 +62,10 @@ impl RunConfig {
     /// Rejects settings that cannot produce a result.
     pub fn validate(&self) -> Result<()> {
         match self.reps {
-            Some(0) => Err(Error::InvalidSettings("reps must be at least 1".to_owned())),
+            Some(n) if n < MIN_REPS => Err(Error::InvalidSettings(format!(
+                "reps = {n}: at least {MIN_REPS} are needed, as one round has no 95% interval \
+                 and every verdict would rest on a single time"
+            ))),
             Some(n) if n > 1000 => Err(Error::InvalidSettings(format!(
                 "reps = {n} is more than 1000; use fewer"
             ))),

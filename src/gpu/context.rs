@@ -36,7 +36,12 @@ impl Capabilities {
         // `enable f16;` kernels (ML code).
         .union(wgpu::Features::SHADER_F16)
         // `atomic<f32>` (gradient accumulation in ML and splatting kernels).
-        .union(wgpu::Features::SHADER_FLOAT32_ATOMIC);
+        .union(wgpu::Features::SHADER_FLOAT32_ATOMIC)
+        // `f64`, `i64`/`u64` and their atomics (scientific kernels, 64-bit keys and counters).
+        .union(wgpu::Features::SHADER_F64)
+        .union(wgpu::Features::SHADER_INT64)
+        .union(wgpu::Features::SHADER_INT64_ATOMIC_MIN_MAX)
+        .union(wgpu::Features::SHADER_INT64_ATOMIC_ALL_OPS);
 
     /// Reads the capabilities off a device's enabled features.
     pub fn from_features(features: wgpu::Features) -> Self {

@@ -164,14 +164,19 @@ pub fn compile_checked_wgsl(
 }
 
 /// A shader capability the device lacks, from wgpu's "Capability Capabilities(NAME) is
-/// required", as [`Error::Unsupported`] naming the feature to look for.
+/// required" or naga's "requires the `naga::valid::Capabilities::NAME` flag", as
+/// [`Error::Unsupported`] naming the feature to look for.
 fn missing_capability(file: &str, reason: &str) -> Option<Error> {
-    let name = reason
-        .split("Capabilities(")
-        .nth(1)?
-        .split(')')
-        .next()?
-        .to_owned();
+    let name = ["Capabilities(", "Capabilities::"]
+        .iter()
+        .find_map(|opening| reason.split(opening).nth(1))?;
+    let name: String = name
+        .chars()
+        .take_while(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || *c == '_')
+        .collect();
+    if name.is_empty() {
+        return None;
+    }
     let feature = match name.as_str() {
         "SHADER_FLOAT32_ATOMIC" => "atomic<f32> (wgpu's SHADER_FLOAT32_ATOMIC; Vulkan's \
              VK_EXT_shader_atomic_float, Metal 3): profile it on an adapter that has it \
@@ -181,10 +186,46 @@ fn missing_capability(file: &str, reason: &str) -> Option<Error> {
             "subgroup operations, which the kernel uses (`enable subgroups;`, wgpu's {name}; \
              the `subgroups` column of `divlab adapters` shows which adapters have them)"
         ),
+        "FLOAT64" => "64-bit floats (`f64`; wgpu's SHADER_F64, Vulkan's shaderFloat64, which \
+             Metal and many mobile GPUs lack): profile it on an adapter that has it (`divlab \
+             adapters`)"
+            .to_owned(),
+        "SHADER_INT64" | "SHADER_INT64_ATOMIC_MIN_MAX" | "SHADER_INT64_ATOMIC_ALL_OPS" => format!(
+            "64-bit integers or their atomics (`i64`/`u64`; wgpu's {name}): profile it on an \
+             adapter that has it (`divlab adapters`)"
+        ),
         _ => format!("the shader capability {name}"),
     };
     Some(Error::Unsupported {
         what: file.to_owned(),
         feature,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::missing_capability;
+    use crate::Error;
+
+    /// Both of wgpu's wordings of a missing capability become the feature to look for.
+    #[test]
+    fn a_missing_capability_names_the_feature() {
+        let feature = |reason: &str| match missing_capability("k.wgsl", reason) {
+            Some(Error::Unsupported { feature, .. }) => feature,
+            other => panic!("{reason}: {other:?}"),
+        };
+        let naga = "Shader validation error: Type [0] '' is invalid\n = Using `f64` values \
+                    requires the `naga::valid::Capabilities::FLOAT64` flag";
+        assert!(
+            feature(naga).starts_with("64-bit floats"),
+            "{}",
+            feature(naga)
+        );
+        let wgpu = "Capability Capabilities(SHADER_INT64_ATOMIC_ALL_OPS) is required";
+        assert!(feature(wgpu).contains("SHADER_INT64_ATOMIC_ALL_OPS"));
+        let subgroups = "Capability Capabilities(SUBGROUP) is required";
+        assert!(feature(subgroups).starts_with("subgroup operations"));
+        assert!(missing_capability("k.wgsl", "Capabilities::lowercase").is_none());
+        assert!(missing_capability("k.wgsl", "some other validation error").is_none());
+    }
 }

@@ -274,6 +274,13 @@ fn bootstrap_of_a_constant_is_a_point_and_of_nothing_is_none() {
     let ci = median_interval(&[3.0; 7]).unwrap();
     assert_eq!((ci.low, ci.high), (3.0, 3.0));
     assert_eq!(median_interval(&[]), None);
+    // One sample has no spread to resample: no interval, rather than one of zero width.
+    assert_eq!(median_interval(&[3.0]), None);
+    assert_eq!(
+        bootstrap_medians(&[&[1.0, 2.0], &[4.0]], |m| m[1] / m[0]),
+        None
+    );
+    assert!(median_interval(&[3.0, 4.0]).is_some());
     assert_eq!(median_interval(&[1.0, f64::NAN]), None);
     // A statistic of several sets: the spread of two medians.
     let a = [1.0, 1.01, 0.99, 1.0, 1.02];

@@ -141,6 +141,25 @@ fn unknown_backend_exits_2() {
     }
 }
 
+/// One round has no interval, so every verdict would rest on one time: `--reps 1` is refused
+/// before anything runs, and no document is written.
+#[test]
+fn a_single_round_is_refused() {
+    let dir = temp_dir();
+    for reps in ["0", "1"] {
+        let mut cmd = divlab(dir.path());
+        cmd.args(["bench", "--quick", "--reps", reps, "--json", "out.json"]);
+        let out = run(cmd);
+        out.assert_code(2);
+        assert!(
+            out.stderr
+                .contains(&format!("reps = {reps}: at least 2 are needed")),
+            "{out}"
+        );
+        assert!(!path_in(&dir, "out.json").exists(), "{out}");
+    }
+}
+
 #[test]
 fn only_matching_nothing_exits_2() {
     let _gpu = util::gpu_shared();

@@ -885,6 +885,28 @@ fn the_studys_switch_kernel_has_case_efficiency_one_over_k() {
     }
 }
 
+/// One timed run has no interval: the document records none, and the report never calls the
+/// overhead beyond noise (a single pair once gave "95% interval 0.84x to 0.84x").
+#[test]
+fn one_timed_run_claims_no_interval() {
+    let _gpu = util::gpu_shared();
+    let dir = temp_dir();
+    std::fs::write(path_in(&dir, "k.wgsl"), LANE_MOD_4).unwrap();
+    let mut cmd = divlab(dir.path());
+    cmd.args(["profile", "k.wgsl", "--reps", "1", "--json", "p.json"]);
+    let out = run(cmd);
+    out.assert_code(0);
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path_in(&dir, "p.json")).unwrap()).unwrap();
+    assert_eq!(doc["timing"]["reps"], 1, "{out}");
+    assert!(doc["timing"]["overhead_interval"].is_null(), "{out}");
+    let time = (out.stdout.lines())
+        .find(|l| l.starts_with("time:"))
+        .unwrap_or_else(|| panic!("no time line\n{out}"));
+    assert!(!time.contains("interval"), "{time}");
+    assert!(!out.stdout.contains("beyond noise"), "{out}");
+}
+
 /// Bad input is exit 2 with a message that names the problem, never a panic.
 #[test]
 fn cli_profile_rejects_bad_input_clearly() {
@@ -920,7 +942,10 @@ fn cli_profile_rejects_bad_input_clearly() {
         (&["bad.wgsl"], "bad.wgsl:3:13"),
         (&["vertex.wgsl"], "no @compute entry point"),
         (&["ok.wgsl", "--entry", "nope"], "nope"),
-        (&["texture.wgsl"], "`tex` (@group(0) @binding(0), line 1"),
+        (
+            &["texture.wgsl"],
+            "error: texture.wgsl:1: `tex` (@group(0) @binding(0), line 1",
+        ),
         (&["ok.wgsl", "--buffer", "out"], "BINDING=FILL"),
         (&["ok.wgsl", "--buffer", "out=values:1,x"], "values:1,x"),
         (&["ok.wgsl", "--len", "out=many"], "out=many"),
@@ -933,9 +958,10 @@ fn cli_profile_rejects_bad_input_clearly() {
         (&["ok.wgsl", "--buffer", "nothing=zeros"], "nothing"),
         (&["missing.wgsl"], "missing.wgsl"),
         (&["groups.wgsl"], "bind groups"),
+        // `--lanes` names its place itself: no `ok.wgsl:1:` before it.
         (
             &["ok.wgsl", "--lanes", "1"],
-            "--lanes 1: ok.wgsl:1 has no code",
+            "error: --lanes 1: ok.wgsl:1 has no code",
         ),
         (&["ok.wgsl", "--lanes", "x"], "--lanes"),
     ];

@@ -253,11 +253,6 @@ fn bad_texture_input_is_a_clear_error() {
             "max_texture_dimension_2d",
         ),
         (&filter, &["--sampler", "smp=cubic"], "not a sampler mode"),
-        (
-            &filter,
-            &["--sampler", "src=linear"],
-            "uses no sampler `src`",
-        ),
         (&filter, &["--save", "src=x.png"], "cannot write"),
         (&filter, &["--texture", "src=checker:0"], "cell size"),
         (&r64, &[], "cannot make `dst`"),
@@ -286,6 +281,40 @@ fn bad_texture_input_is_a_clear_error() {
             "{args:?}: expected `{needle}`\n{out}"
         );
         assert!(!out.stderr.contains("panicked"), "{out}");
+    }
+    // An option that names a resource of another kind says what it is, and which option
+    // takes it, led by the line that declares it (`file:line:`, for an editor).
+    let at = |marker: &str| {
+        let line = line_of("image_filter.wgsl", marker);
+        format!("{}:{line}: ", filter.display())
+    };
+    let wrong_kind: [(&[&str], String); 4] = [
+        (
+            &["--sampler", "src=linear"],
+            format!("{}--sampler src=...: `src` is a texture", at("var src")),
+        ),
+        (
+            &["--buffer", "src=zeros"],
+            format!("{}--buffer src=...: `src` is a texture", at("var src")),
+        ),
+        (
+            &["--len", "smp=4"],
+            format!("{}--len smp=...: `smp` is a sampler", at("var smp")),
+        ),
+        (
+            &["--texture", "smp=gradient"],
+            format!("{}--texture smp=...: `smp` is a sampler", at("var smp")),
+        ),
+    ];
+    for (args, needle) in wrong_kind {
+        let mut cmd = divlab(dir.path());
+        cmd.arg("profile").arg(&filter).args(args);
+        let out = run(cmd);
+        out.assert_code(2);
+        assert!(
+            out.stderr.contains(&needle),
+            "{args:?}: expected `{needle}`\n{out}"
+        );
     }
     assert!(!path_in(&dir, "x.png").exists());
     assert_eq!(

@@ -2,7 +2,7 @@
 //! name it.
 
 use super::{BindingRef, BufferSpec, Fill, Resolved};
-use crate::profile::error::{Error, Flag, Result};
+use crate::profile::error::{Error, Flag, Result, Slot};
 use crate::profile::kernel::{Access, BufferSize, KernelInterface};
 
 #[cfg(test)]
@@ -158,27 +158,76 @@ fn find(interface: &KernelInterface, target: &BindingRef, flag: Flag) -> Result<
                 .iter()
                 .map(|b| format!("{} at {}:{} ({})", b.name, b.group, b.binding, b.access))
                 .collect();
+            let (binding, why) = unknown_target(flag, target, "binding", &names, interface);
             Error::BadFill {
                 flag: Some(flag),
-                binding: None,
-                why: unknown_target(flag, target, "binding", &names, &interface.entry),
+                binding,
+                why,
             }
         })
 }
 
-/// Why `target` names nothing: the entry point's own `kind`s (`names`), so that the user can
-/// pick one.
+/// Why `target` names nothing `flag` takes: the resource of another kind it names, with the
+/// option that takes that (and the resource, for its line), else the entry point's own
+/// `kind`s (`names`), so that the user can pick one.
 pub(crate) fn unknown_target(
     flag: Flag,
     target: &BindingRef,
     kind: &str,
     names: &[String],
-    entry: &str,
-) -> String {
+    interface: &KernelInterface,
+) -> (Option<Slot>, String) {
+    let head = format!("{flag} {target}=...");
+    if let Some((slot, what, options)) = other_kind(interface, target, flag) {
+        let why = format!(
+            "{head}: `{}` is {what}, which {flag} does not take; {options}",
+            slot.name
+        );
+        return (Some(slot), why);
+    }
     let list = if names.is_empty() {
         format!("it uses no {kind}")
     } else {
         format!("its {kind}s are {}", names.join(", "))
     };
-    format!("{flag} {target}=...: entry point `{entry}` uses no {kind} `{target}`; {list}")
+    let entry = &interface.entry;
+    (
+        None,
+        format!("{head}: entry point `{entry}` uses no {kind} `{target}`; {list}"),
+    )
+}
+
+/// The resource `target` names where it is not of the kind `flag` takes: it, what it is, and
+/// the options that take it.
+fn other_kind(
+    interface: &KernelInterface,
+    target: &BindingRef,
+    flag: Flag,
+) -> Option<(Slot, String, String)> {
+    let buffer = (interface.bindings.iter())
+        .filter(|b| b.access != Access::Immediate)
+        .find(|b| target.matches(b))
+        .map(|b| {
+            let options =
+                format!("fill it with --buffer {target}=FILL or size it with --len {target}=N");
+            (b.slot(), format!("a buffer ({})", b.access), options)
+        });
+    let texture = (interface.textures.iter())
+        .find(|t| target.names(&t.name, t.group, t.binding))
+        .map(|t| {
+            let options = format!("fill it with --texture {target}=FILL (--size, --format and --save take textures too)");
+            (t.slot(), format!("a texture ({} {})", t.dim, t.class), options)
+        });
+    let sampler = (interface.samplers.iter())
+        .find(|s| target.names(&s.name, s.group, s.binding))
+        .map(|s| {
+            let options = format!("set it with --sampler {target}=MODE");
+            (s.slot(), "a sampler".to_owned(), options)
+        });
+    match flag {
+        Flag::Buffer | Flag::Len => texture.or(sampler),
+        Flag::Texture | Flag::Size | Flag::Format | Flag::Save => buffer.or(sampler),
+        Flag::Sampler => buffer.or(texture),
+        Flag::Override => None,
+    }
 }

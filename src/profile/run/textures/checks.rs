@@ -50,13 +50,7 @@ pub(super) fn check_names(interface: &KernelInterface, request: &Request) -> Res
             .iter()
             .any(|t| target.names(&t.name, t.group, t.binding))
         {
-            return Err(unknown(
-                flag,
-                target,
-                "texture",
-                &textures,
-                &interface.entry,
-            ));
+            return Err(unknown(flag, target, "texture", &textures, interface));
         }
     }
     for spec in &request.textures.samplers {
@@ -70,7 +64,7 @@ pub(super) fn check_names(interface: &KernelInterface, request: &Request) -> Res
                 &spec.target,
                 "sampler",
                 &samplers,
-                &interface.entry,
+                interface,
             ));
         }
     }
@@ -99,11 +93,17 @@ pub(super) fn check_names(interface: &KernelInterface, request: &Request) -> Res
     Ok(())
 }
 
-fn unknown(flag: Flag, target: &BindingRef, kind: &str, names: &[String], entry: &str) -> Error {
-    let why = unknown_target(flag, target, kind, names, entry);
+fn unknown(
+    flag: Flag,
+    target: &BindingRef,
+    kind: &str,
+    names: &[String],
+    interface: &KernelInterface,
+) -> Error {
+    let (binding, why) = unknown_target(flag, target, kind, names, interface);
     ProfileError::BadTexture {
         flag: Some(flag),
-        binding: None,
+        binding,
         why,
     }
     .into()
