@@ -22,26 +22,7 @@ pub struct Capabilities {
 
 impl Capabilities {
     /// The features divlab asks for when the adapter has them.
-    pub const WANTED: wgpu::Features = wgpu::Features::SUBGROUP
-        .union(wgpu::Features::SUBGROUP_BARRIER)
-        .union(wgpu::Features::TIMESTAMP_QUERY)
-        .union(wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS)
-        .union(wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES)
-        // User kernels' push constants and the storage formats the adapter has beyond
-        // WebGPU's (`divlab profile`).
-        .union(wgpu::Features::IMMEDIATES)
-        .union(wgpu::Features::TEXTURE_ADAPTER_SPECIFIC_FORMAT_FEATURES)
-        .union(wgpu::Features::TEXTURE_FORMAT_16BIT_NORM)
-        .union(wgpu::Features::BGRA8UNORM_STORAGE)
-        // `enable f16;` kernels (ML code).
-        .union(wgpu::Features::SHADER_F16)
-        // `atomic<f32>` (gradient accumulation in ML and splatting kernels).
-        .union(wgpu::Features::SHADER_FLOAT32_ATOMIC)
-        // `f64`, `i64`/`u64` and their atomics (scientific kernels, 64-bit keys and counters).
-        .union(wgpu::Features::SHADER_F64)
-        .union(wgpu::Features::SHADER_INT64)
-        .union(wgpu::Features::SHADER_INT64_ATOMIC_MIN_MAX)
-        .union(wgpu::Features::SHADER_INT64_ATOMIC_ALL_OPS);
+    pub const WANTED: wgpu::Features = LAB_FEATURES.union(USER_RESOURCES).union(USER_TYPES);
 
     /// Reads the capabilities off a device's enabled features.
     pub fn from_features(features: wgpu::Features) -> Self {
@@ -53,6 +34,31 @@ impl Capabilities {
         }
     }
 }
+
+/// What the lab's own kernels use: subgroup operations (ballots, votes, barriers) and GPU
+/// timestamps at pass boundaries and inside passes.
+const LAB_FEATURES: wgpu::Features = wgpu::Features::SUBGROUP
+    .union(wgpu::Features::SUBGROUP_BARRIER)
+    .union(wgpu::Features::TIMESTAMP_QUERY)
+    .union(wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS)
+    .union(wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES);
+
+/// What users' kernels bind beyond WebGPU (`divlab profile`): push constants, and the storage
+/// formats the adapter has.
+const USER_RESOURCES: wgpu::Features = wgpu::Features::IMMEDIATES
+    .union(wgpu::Features::TEXTURE_ADAPTER_SPECIFIC_FORMAT_FEATURES)
+    .union(wgpu::Features::TEXTURE_FORMAT_16BIT_NORM)
+    .union(wgpu::Features::BGRA8UNORM_STORAGE);
+
+/// The types users' kernels compute in beyond WebGPU: `f16` (ML code), `atomic<f32>`
+/// (gradient accumulation, splatting), `f64` (scientific code), and `i64`/`u64` with their
+/// atomics (64-bit keys and counters).
+const USER_TYPES: wgpu::Features = wgpu::Features::SHADER_F16
+    .union(wgpu::Features::SHADER_FLOAT32_ATOMIC)
+    .union(wgpu::Features::SHADER_F64)
+    .union(wgpu::Features::SHADER_INT64)
+    .union(wgpu::Features::SHADER_INT64_ATOMIC_MIN_MAX)
+    .union(wgpu::Features::SHADER_INT64_ATOMIC_ALL_OPS);
 
 /// llvmpipe ends a shader's loops after this many iterations, counted over every loop of one
 /// invocation together (gallivm's `LP_MAX_TGSI_LOOP_ITERATIONS`), and silently goes on.
