@@ -99,26 +99,29 @@ impl LeftPanel<'_> {
                 ..RunConfig::default()
             }
             .reps();
-            ui.add(
-                egui::DragValue::new(&mut state.reps)
-                    .range(0..=1000)
-                    .custom_formatter(move |n, _| match n as usize {
-                        0 => format!("default ({default})"),
-                        n => n.to_string(),
-                    })
-                    .custom_parser(|text| match text.trim() {
-                        t if t.starts_with("default") => Some(0.0),
-                        t => t.parse().ok(),
-                    }),
-            )
-            .labelled_by(label.id)
-            .on_hover_text(
-                "Timed repetitions per configuration, at least 2; 0 for the default (15, 5 \
+            let field = ui
+                .add(
+                    egui::DragValue::new(&mut state.reps)
+                        .range(0..=1000)
+                        .custom_formatter(move |n, _| match n as usize {
+                            0 => format!("default ({default})"),
+                            n => n.to_string(),
+                        })
+                        .custom_parser(|text| match text.trim() {
+                            t if t.starts_with("default") => Some(0.0),
+                            t => t.parse().ok(),
+                        }),
+                )
+                .labelled_by(label.id)
+                .on_hover_text(
+                    "Timed repetitions per configuration, at least 2; 0 for the default (15, 5 \
                  with quick)",
-            );
-            // One round has no interval: the field steps over 1, up to 2 or down to the default.
+                );
+            // One round has no interval: a typed 1 becomes 2, and a drag steps over 1, up to 2
+            // or down to the default.
             if (1..MIN_REPS).contains(&state.reps) {
-                state.reps = if before >= MIN_REPS { 0 } else { MIN_REPS };
+                let down = field.dragged() && before >= MIN_REPS;
+                state.reps = if down { 0 } else { MIN_REPS };
             }
         });
         let command = ui

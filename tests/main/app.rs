@@ -1289,8 +1289,8 @@ fn bump(@builtin(global_invocation_id) gid: vec3<u32>) {
     assert_eq!(finished.profile.kernel.entry, "bump");
 }
 
-/// The reps field names the default it stands for rather than showing a bare 0, and follows
-/// quick.
+/// The reps field names the default it stands for rather than showing a bare 0, follows quick,
+/// and never holds 1.
 #[test]
 fn the_reps_field_names_its_default() {
     let mut harness = harness(DivlabApp::new(State::default()));
@@ -1300,4 +1300,9 @@ fn the_reps_field_names_its_default() {
     harness.run_steps(3);
     assert!(!harness.state().state.quick);
     harness.get_by_value("default (15)");
+    // One round has no interval, and bench refuses it: a 1 typed in becomes 2.
+    harness.state_mut().state.reps = 1;
+    harness.run_steps(2);
+    assert_eq!(harness.state().state.reps, 2);
+    harness.get_by_value("2");
 }
