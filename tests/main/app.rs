@@ -983,7 +983,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
 
 /// A run the engine refuses marks the line of the binding or constant its error names, read
 /// from the error's own field: a fill that does not fit its buffer, a format that cannot back a
-/// texture, an override value the constant's type cannot hold.
+/// texture, an override value the constant's type cannot hold, a fill that names a texture.
 #[test]
 fn a_refused_run_marks_the_line_of_the_binding_its_error_names() {
     let source = "// Two bindings and an override, on lines of their own.
@@ -1021,6 +1021,8 @@ fn main() {
             "override SHIFT",
             "--override SHIFT=1.5",
         ),
+        // A buffer fill that names the texture: the texture's line.
+        ("tex=zeros", "", "", "var tex:", "`tex` is a texture"),
     ];
     for (buffers, textures, overrides, declared, says) in cases {
         {
