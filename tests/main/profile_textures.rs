@@ -267,6 +267,12 @@ fn bad_texture_input_is_a_clear_error() {
             &["--buffer", "params=gradient"],
             "textures only",
         ),
+        (
+            &kernel("immediates.wgsl"),
+            &["--texture", "params=gradient"],
+            "`params` is the immediates (var<immediate>), which --texture does not take; fill \
+             it with --buffer params=FILL",
+        ),
     ];
     for (path, args, needle) in cases {
         let mut cmd = divlab(dir.path());

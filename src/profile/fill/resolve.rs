@@ -205,12 +205,25 @@ fn other_kind(
     flag: Flag,
 ) -> Option<(Slot, String, String)> {
     let buffer = (interface.bindings.iter())
-        .filter(|b| b.access != Access::Immediate)
-        .find(|b| target.matches(b))
-        .map(|b| {
-            let options =
-                format!("fill it with --buffer {target}=FILL or size it with --len {target}=N");
-            (b.slot(), format!("a buffer ({})", b.access), options)
+        // The immediates have no slot: only their name names them.
+        .find(|b| match b.access {
+            Access::Immediate => matches!(target, BindingRef::Name(name) if *name == b.name),
+            _ => target.matches(b),
+        })
+        .map(|b| match b.access {
+            Access::Immediate => {
+                let options = format!("fill it with --buffer {target}=FILL");
+                (
+                    b.slot(),
+                    "the immediates (var<immediate>)".to_owned(),
+                    options,
+                )
+            }
+            _ => {
+                let options =
+                    format!("fill it with --buffer {target}=FILL or size it with --len {target}=N");
+                (b.slot(), format!("a buffer ({})", b.access), options)
+            }
         });
     let texture = (interface.textures.iter())
         .find(|t| target.names(&t.name, t.group, t.binding))
