@@ -253,6 +253,9 @@ impl BranchRow {
                 // A loop left by a `break` counts no test at which lanes left; whether they
                 // left it together is known where a branch holds the `break`.
                 match (b.divergent_fraction, b.left_early) {
+                    (Some(_), Some(true)) if b.divergent == 0 => {
+                        "lanes left early by a break or return, at no test".to_owned()
+                    }
                     (Some(_), Some(true)) => format!(
                         "lanes left on {} tests and by a break or return",
                         format_grouped(b.divergent)
@@ -586,6 +589,14 @@ mod tests {
         assert_eq!(
             tested.divergent,
             "lanes left on 2 tests and by a break or return"
+        );
+        // Every lane that left early left by the break: "on 0 tests" said nothing.
+        let mut untested = profile.branches[1].clone();
+        (untested.left_early, untested.divergent) = (Some(true), 0);
+        let untested = BranchRow::of(&untested, &profile.branches, profile.subgroup_size);
+        assert_eq!(
+            untested.divergent,
+            "lanes left early by a break or return, at no test"
         );
         assert_eq!(
             row.figures.as_deref(),
