@@ -289,3 +289,30 @@ fn bootstrap_of_a_constant_is_a_point_and_of_nothing_is_none() {
     assert!(spread.low < 1.0 && 1.0 < spread.high, "{spread:?}");
     assert!(spread.low > 0.9 && spread.high < 1.1, "{spread:?}");
 }
+
+/// The range of four medians that agree: noise in the resamples widens the range, so the plain
+/// percentile interval lies above the range itself; shifted by the bootstrap's bias, it holds
+/// it, at the same width.
+#[test]
+fn a_range_of_medians_gets_a_debiased_interval_that_holds_it() {
+    // Four levels whose medians agree within 0.01, each noisy by ±0.15 around it.
+    let level = |m: f64| [m - 0.15, m - 0.1, m, m + 0.1, m + 0.15, m - 0.05, m + 0.05];
+    let levels = [level(1.0), level(1.0), level(1.005), level(1.01)];
+    let sets: Vec<&[f64]> = levels.iter().map(|l| &l[..]).collect();
+    let range = |m: &[f64]| {
+        let (min, max) = m.iter().fold((f64::MAX, f64::MIN), |(lo, hi), &v| {
+            (lo.min(v), hi.max(v))
+        });
+        max - min
+    };
+    let point = range(&[1.0, 1.0, 1.005, 1.01]);
+    let plain = bootstrap_medians(&sets, range).unwrap();
+    assert!(plain.low > point, "{point} {plain:?}");
+    let shifted = bootstrap_medians_debiased(&sets, range).unwrap();
+    assert!(shifted.low < point && point < shifted.high, "{point} {shifted:?}");
+    let width = |i: &Interval| i.high - i.low;
+    assert!((width(&plain) - width(&shifted)).abs() < 1e-12);
+    // A statistic without bias (one set's median) moves little.
+    let median = bootstrap_medians_debiased(&[&level(1.0)], |m| m[0]).unwrap();
+    assert!(median.low <= 1.0 && 1.0 <= median.high, "{median:?}");
+}
