@@ -300,16 +300,19 @@ fn a_range_of_medians_gets_a_debiased_interval_that_holds_it() {
     let levels = [level(1.0), level(1.0), level(1.005), level(1.01)];
     let sets: Vec<&[f64]> = levels.iter().map(|l| &l[..]).collect();
     let range = |m: &[f64]| {
-        let (min, max) = m.iter().fold((f64::MAX, f64::MIN), |(lo, hi), &v| {
-            (lo.min(v), hi.max(v))
-        });
+        let (min, max) = m
+            .iter()
+            .fold((f64::MAX, f64::MIN), |(lo, hi), &v| (lo.min(v), hi.max(v)));
         max - min
     };
     let point = range(&[1.0, 1.0, 1.005, 1.01]);
     let plain = bootstrap_medians(&sets, range).unwrap();
     assert!(plain.low > point, "{point} {plain:?}");
     let shifted = bootstrap_medians_debiased(&sets, range).unwrap();
-    assert!(shifted.low < point && point < shifted.high, "{point} {shifted:?}");
+    assert!(
+        shifted.low < point && point < shifted.high,
+        "{point} {shifted:?}"
+    );
     let width = |i: &Interval| i.high - i.low;
     assert!((width(&plain) - width(&shifted)).abs() < 1e-12);
     // A statistic without bias (one set's median) moves little.
