@@ -205,11 +205,7 @@ fn other_kind(
     flag: Flag,
 ) -> Option<(Slot, String, String)> {
     let buffer = (interface.bindings.iter())
-        // The immediates have no slot: only their name names them.
-        .find(|b| match b.access {
-            Access::Immediate => matches!(target, BindingRef::Name(name) if *name == b.name),
-            _ => target.matches(b),
-        })
+        .find(|b| target.matches(b))
         .map(|b| match b.access {
             Access::Immediate => {
                 let options = format!("fill it with --buffer {target}=FILL");
