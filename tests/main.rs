@@ -59,6 +59,8 @@ mod profile_figures;
 mod profile_inputs;
 #[path = "main/profile_invariant.rs"]
 mod profile_invariant;
+#[path = "main/profile_outputs.rs"]
+mod profile_outputs;
 #[path = "main/profile_textures.rs"]
 mod profile_textures;
 #[path = "main/profile_workgroups.rs"]

@@ -92,6 +92,7 @@ fn profile_with_progress(
         let doing = match stage {
             Stage::Preparing => "instrumenting and compiling".to_owned(),
             Stage::Counting => "running the instrumented kernel".to_owned(),
+            Stage::Comparing => "running the kernel alone to compare its outputs".to_owned(),
             Stage::Variants { done, of } => {
                 format!("--cost: variant {} of {of}, counted and compiled", done + 1)
             }

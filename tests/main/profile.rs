@@ -698,6 +698,10 @@ fn an_endless_loop_stops_at_the_cap() {
     assert!(p.loop_cap_hit);
     assert_eq!(p.loop_cap_line, Some(spin));
     assert!(p.timing.is_none());
+    assert!(
+        p.outputs.is_none(),
+        "the kernel alone may not end: it never runs"
+    );
     let message = finished.cap_hit.expect("the cap was hit");
     assert!(
         message.contains(&format!("test.wgsl:{spin}")) && message.contains("1000"),

@@ -1,6 +1,6 @@
 //! Above the annotated source: the summary's figures (subgroup size, control-flow and branch
-//! efficiency, the two times) and the notes, the inputs the kernel ran on, and the branches
-//! ranked by wasted lane slots.
+//! efficiency, the two times, the outputs against the kernel alone) and the notes, the inputs
+//! the kernel ran on, and the branches ranked by wasted lane slots.
 
 use eframe::egui::{self, RichText};
 
@@ -99,6 +99,27 @@ fn figures(profile: &Profile) -> Vec<(String, String)> {
             "not timed".to_owned(),
             "The run hit the loop cap, or was opened from a document without times".to_owned(),
         )),
+    }
+    if let Some(outputs) = &profile.outputs {
+        let text = if outputs.not_compared.is_some() {
+            "outputs not compared"
+        } else if outputs.agree() {
+            "outputs as alone"
+        } else {
+            "outputs differ from alone"
+        };
+        let about = std::iter::once(format!(
+            "What the instrumented kernel wrote, against a run of the kernel alone from the same \
+             inputs: {}",
+            outputs.summary()
+        ));
+        parts.push((
+            text.to_owned(),
+            about
+                .chain(outputs.notes())
+                .collect::<Vec<_>>()
+                .join("\n\n"),
+        ));
     }
     parts
 }

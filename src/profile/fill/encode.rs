@@ -308,7 +308,7 @@ fn short(v: f64) -> String {
 pub const PREVIEW_VALUES: usize = 8;
 
 /// The first [`PREVIEW_VALUES`] scalars of `bytes` laid out as `binding`, in layout order,
-/// each as WGSL would print it (`7u`, `-3i`, `0.25`, `true`); a 16-bit float shows its bits.
+/// each as [`scalar_text`] writes it.
 pub fn first_values(binding: &Binding, bytes: &[u8]) -> Vec<String> {
     let len = binding.size.len_for(bytes.len() as u64);
     let mut out = Vec::new();
@@ -319,18 +319,7 @@ pub fn first_values(binding: &Binding, bytes: &[u8]) -> Vec<String> {
             let Some(raw) = bytes.get(at..at + usize::from(scalar.width)) else {
                 return ControlFlow::Break(());
             };
-            let mut word = [0u8; 8];
-            word[..raw.len()].copy_from_slice(raw);
-            let bits = u64::from_le_bytes(word);
-            out.push(match (scalar.kind, scalar.width) {
-                (ScalarKind::Uint, _) => format!("{bits}u"),
-                (ScalarKind::Sint, 4) => format!("{}i", bits as u32 as i32),
-                (ScalarKind::Sint, _) => format!("{}i", bits as i64),
-                (ScalarKind::Float, 4) => short(f64::from(f32::from_bits(bits as u32))),
-                (ScalarKind::Float, 8) => short(f64::from_bits(bits)),
-                (ScalarKind::Bool, _) => (bits != 0).to_string(),
-                _ => format!("0x{bits:x}"),
-            });
+            out.push(scalar_text(scalar, raw));
             if out.len() >= PREVIEW_VALUES {
                 ControlFlow::Break(())
             } else {
@@ -338,4 +327,22 @@ pub fn first_values(binding: &Binding, bytes: &[u8]) -> Vec<String> {
             }
         });
     out
+}
+
+/// One scalar's little-endian bytes as WGSL would print it (`7u`, `-3i`, `0.25`, `true`); a
+/// 16-bit float shows its bits.
+pub fn scalar_text(scalar: Scalar, raw: &[u8]) -> String {
+    let mut word = [0u8; 8];
+    let n = raw.len().min(8);
+    word[..n].copy_from_slice(&raw[..n]);
+    let bits = u64::from_le_bytes(word);
+    match (scalar.kind, scalar.width) {
+        (ScalarKind::Uint, _) => format!("{bits}u"),
+        (ScalarKind::Sint, 4) => format!("{}i", bits as u32 as i32),
+        (ScalarKind::Sint, _) => format!("{}i", bits as i64),
+        (ScalarKind::Float, 4) => short(f64::from(f32::from_bits(bits as u32))),
+        (ScalarKind::Float, 8) => short(f64::from_bits(bits)),
+        (ScalarKind::Bool, _) => (bits != 0).to_string(),
+        _ => format!("0x{bits:x}"),
+    }
 }

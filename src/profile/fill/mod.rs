@@ -11,7 +11,7 @@ mod tests;
 mod texels;
 mod texture;
 
-pub use encode::{PREVIEW_VALUES, contents, count_scalars, first_values, initial};
+pub use encode::{PREVIEW_VALUES, contents, count_scalars, first_values, initial, scalar_text};
 pub use files::file_notes;
 pub use grammar::{
     BindingRef, BufferSpec, DEFAULT_CHECKER_CELL, DEFAULT_SEED, Fill, parse_dispatch, parse_len,

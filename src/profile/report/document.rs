@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::BranchCost;
+use super::{BranchCost, OutputsRecord};
 use crate::report::AdapterRecord;
 
 /// The profile document's format version.
@@ -69,6 +69,10 @@ pub struct Profile {
     pub loop_cap: u32,
     /// The kernel's time alone and with its counters; absent when the run hit the loop cap.
     pub timing: Option<TimingRecord>,
+    /// The outputs of the counted run against a run of the kernel alone; absent where the run
+    /// hit the loop cap, and in documents written before divlab compared them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outputs: Option<OutputsRecord>,
     /// Remarks a user should read: the observer effect, why a figure is absent, cross-checks
     /// between the static analysis and what ran.
     pub notes: Vec<String>,

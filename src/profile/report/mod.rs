@@ -1,8 +1,10 @@
 //! What `divlab profile` found, per line and per branch, from the counters of one instrumented
 //! run: the profile document (`--json`, described in docs/profile.md) in `document.rs`, the
 //! attribution of counters to lines and branches in `attribution.rs`, the annotated source in
-//! `render.rs`, the CSV in `csv.rs`, and reading a document back (`--import`) in `import.rs`.
+//! `render.rs`, the CSV in `csv.rs`, the outputs instrumented against alone in `agreement.rs`,
+//! and reading a document back (`--import`) in `import.rs`.
 
+mod agreement;
 mod attribution;
 mod cost;
 mod csv;
@@ -10,6 +12,7 @@ mod document;
 mod import;
 mod render;
 
+pub use agreement::{OutputComparison, OutputUnit, OutputsRecord};
 pub use attribution::{
     ConditionSource, Inputs, branch_efficiency, control_flow_efficiency, line_owner,
     lines_and_branches, loop_lines_note, width_note,

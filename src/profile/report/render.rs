@@ -164,6 +164,12 @@ fn render_summary(profile: &Profile, out: &mut String) {
             let _ = writeln!(out, "time: not measured (the run hit the loop cap)");
         }
     }
+    if let Some(outputs) = &profile.outputs {
+        let _ = writeln!(out, "outputs: {}", outputs.summary());
+        for note in outputs.notes() {
+            let _ = writeln!(out, "note: {note}");
+        }
+    }
     if let Some(lanes) = &profile.lanes {
         let shape = profile.kernel.workgroup_size;
         render_lanes(out, lanes, profile.subgroup_size.unwrap_or(32), shape);

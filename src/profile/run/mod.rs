@@ -2,9 +2,11 @@
 //! ([`Kernel`]), what can be checked before the device runs anything (`prepare.rs`), the
 //! resources made and filled (`bind.rs`, `textures/`), the instrumented kernel run once,
 //! counting (`counted.rs`; again from fresh resources with the cap halved where llvmpipe's own
-//! loop limit ran out first), the report of that run (`finished.rs`), and the kernel timed alone
-//! and instrumented (`timing.rs`). What to run is a [`Request`] (`request.rs`).
+//! loop limit ran out first), the report of that run (`finished.rs`), the outputs of that run
+//! against the kernel alone (`agreement.rs`), and the kernel timed alone and instrumented
+//! (`timing.rs`). What to run is a [`Request`] (`request.rs`).
 
+mod agreement;
 mod bind;
 mod cost;
 mod counted;
@@ -21,7 +23,7 @@ use crate::gpu::{Dispatch, GpuContext, LLVMPIPE_LOOP_ITERATIONS};
 use crate::profile::Error as ProfileError;
 use crate::profile::kernel::Kernel;
 
-use self::bind::{Resources, resources};
+use self::bind::{Resources, pipeline, resources};
 use self::counted::{Run, counted_run};
 pub use self::finished::Finished;
 pub use self::outputs::{InputPreview, TextureImage};
@@ -49,8 +51,9 @@ pub fn profile_with_progress(
     let entry = request.entry.as_deref();
     let kernel = Kernel::parse(&request.file, &request.source, &request.overrides, entry)?;
     check_workgroup(&kernel.interface, &gpu.limits())?;
-    let (prepared, resources, counted, run) =
+    let (prepared, resources, counted, mut run) =
         count_under_driver_limit(gpu, &kernel, request, on_stage)?;
+    let outputs = std::mem::take(&mut run.outputs);
     let counters_group = prepared.instrumented.options.counters_group;
     let settled_cap = prepared.loop_cap;
     let mut finished = finished::finished(lab, request, &kernel, prepared, &resources, run);
@@ -89,7 +92,26 @@ pub fn profile_with_progress(
     let pairs = (variants.iter().flat_map(|v| &v.timed))
         .map(|t| (t.placebo.clone(), t.uniform.clone()))
         .collect();
-    let timed = timing(gpu, request, &kernel, &resources, counted, pairs, on_stage)?;
+    // The source the kernel parsed, already validated: only the device compiles it again.
+    let plain = pipeline(
+        gpu,
+        &kernel.file,
+        &kernel.source,
+        &kernel.interface.entry,
+        &kernel.constants(),
+        true,
+    )?;
+    on_stage(Stage::Comparing);
+    finished.profile.outputs = Some(agreement::compare(gpu, request, &kernel, &plain, &outputs)?);
+    let timed = timing(
+        gpu,
+        request,
+        &kernel,
+        &resources,
+        (&plain, counted),
+        pairs,
+        on_stage,
+    )?;
     finished.profile.timing = Some(timed.record);
     if let (Some(variants), Some(top)) = (variants, cost_top) {
         cost::apply(&mut finished.profile, variants, &timed.pairs, top);

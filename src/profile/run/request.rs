@@ -37,6 +37,9 @@ pub enum Stage {
         /// How many there are.
         of: usize,
     },
+    /// The kernel alone runs once from fresh resources, its outputs compared with the
+    /// instrumented run's.
+    Comparing,
     /// Timed repetition `done` (0 before the first) of at most `of`.
     Timing {
         /// Repetitions finished.

@@ -8,7 +8,7 @@ use crate::profile::kernel::Kernel;
 use crate::profile::report::TimingRecord;
 use crate::stats::bootstrap_medians;
 
-use super::bind::{Resources, dispatch, pipeline};
+use super::bind::{Resources, dispatch};
 use super::counted::instrumented_label;
 use super::{MIN_REPS, Request, Stage};
 
@@ -21,22 +21,13 @@ pub(super) fn timing(
     request: &Request,
     kernel: &Kernel,
     resources: &Resources,
-    counted: Dispatch,
+    (plain_pipeline, counted): (&wgpu::ComputePipeline, Dispatch),
     pairs: Vec<(Dispatch, Dispatch)>,
     on_stage: &mut dyn FnMut(Stage),
 ) -> Result<Timings> {
-    // The source the kernel parsed, already validated: only the device compiles it again.
-    let plain_pipeline = pipeline(
-        gpu,
-        &kernel.file,
-        &kernel.source,
-        &kernel.interface.entry,
-        &kernel.constants(),
-        true,
-    )?;
     let plain = dispatch(
         gpu,
-        &plain_pipeline,
+        plain_pipeline,
         &kernel.interface,
         resources,
         None,

@@ -1,0 +1,225 @@
+//! Whether the instrumented kernel wrote what the kernel alone writes: the check that the
+//! counts are of the user's kernel, and not of a rewrite that computes something else.
+
+use serde::{Deserialize, Serialize};
+
+/// The kernel's outputs instrumented against alone: every storage buffer and storage texture it
+/// can write, read back after the counted run and after a run of the kernel alone from the same
+/// inputs (fresh resources, filled alike).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct OutputsRecord {
+    /// One entry per `read_write` storage buffer, then per written storage texture, in the
+    /// interface's order.
+    pub resources: Vec<OutputComparison>,
+    /// Why nothing was compared, where nothing was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_compared: Option<String>,
+    /// Whether the kernel declares atomics, whose order between invocations follows the timing.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub atomics: bool,
+}
+
+/// One resource's values, instrumented against alone.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct OutputComparison {
+    /// `` `name` (@group(G) @binding(B)) ``.
+    pub label: String,
+    /// What is counted: a buffer's scalars, or the texels of a texture's layer 0.
+    pub unit: OutputUnit,
+    /// How many were compared.
+    pub compared: u64,
+    /// How many differ, bit for bit.
+    pub differing: u64,
+    /// The first that differs, with both values: `byte 12: 17u instrumented, 16u alone`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_difference: Option<String>,
+    /// Where some differ: how many differ between two runs of the kernel alone from the same
+    /// inputs (0: the kernel alone repeats itself, so the difference came with the counters).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub differing_alone: Option<u64>,
+}
+
+/// What an [`OutputComparison`] counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum OutputUnit {
+    /// A buffer's scalars, in layout order (padding left out).
+    Values,
+    /// Texels of a storage texture's layer 0.
+    Texels,
+}
+
+impl OutputUnit {
+    /// `n` of them: `1 value`, `64 texels`.
+    fn count(self, n: u64) -> String {
+        let noun = match self {
+            Self::Values => "value",
+            Self::Texels => "texel",
+        };
+        format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
+    }
+}
+
+impl OutputsRecord {
+    /// Whether every resource compared holds the same bits instrumented and alone.
+    pub fn agree(&self) -> bool {
+        self.resources.iter().all(|r| r.differing == 0)
+    }
+
+    /// One line for the report: the same, what differs, or why nothing was compared.
+    pub fn summary(&self) -> String {
+        if let Some(why) = &self.not_compared {
+            return format!("not compared with the kernel alone: {why}");
+        }
+        if self.resources.is_empty() {
+            return "nothing to compare: the kernel writes no storage buffer or texture".to_owned();
+        }
+        if self.agree() {
+            let each: Vec<String> = (self.resources.iter())
+                .map(|r| format!("{} {}", r.label, r.unit.count(r.compared)))
+                .collect();
+            return format!(
+                "the same as the kernel alone writes, bit for bit: {}",
+                each.join(", ")
+            );
+        }
+        let each: Vec<String> = (self.resources.iter())
+            .filter(|r| r.differing > 0)
+            .map(|r| {
+                let first = (r.first_difference.as_deref())
+                    .map_or_else(String::new, |f| format!(" (first at {f})"));
+                format!(
+                    "{} in {} of {}{first}",
+                    r.label,
+                    r.differing,
+                    r.unit.count(r.compared)
+                )
+            })
+            .collect();
+        format!("differ from the kernel alone: {}", each.join("; "))
+    }
+
+    /// Where outputs differ, what else could make them differ, from the second run alone.
+    pub fn notes(&self) -> Vec<String> {
+        let differing = || self.resources.iter().filter(|r| r.differing > 0);
+        let varies: Vec<&str> = differing()
+            .filter(|r| r.differing_alone.is_some_and(|n| n > 0))
+            .map(|r| r.label.as_str())
+            .collect();
+        let steady: Vec<&str> = differing()
+            .filter(|r| r.differing_alone == Some(0))
+            .map(|r| r.label.as_str())
+            .collect();
+        let mut notes = Vec::new();
+        if !varies.is_empty() {
+            notes.push(format!(
+                "{} also {} between two runs of the kernel alone: the kernel's result depends \
+                 on timing (a race between invocations, the order of atomic operations), so a \
+                 difference instrumented says nothing of the counters",
+                varies.join(", "),
+                if varies.len() == 1 {
+                    "differs"
+                } else {
+                    "differ"
+                }
+            ));
+        }
+        if !steady.is_empty() && self.atomics {
+            notes.push(format!(
+                "two runs of the kernel alone agree on {}, and the instrumented run does not. \
+                 The kernel uses atomics: the order in which invocations reach them follows the \
+                 timing, which the counters change, so a result that depends on that order can \
+                 differ instrumented while the counts are still the kernel's. If the result \
+                 should not depend on the order, the instrumentation changed it: please report \
+                 it with this profile's --json",
+                steady.join(", ")
+            ));
+        } else if !steady.is_empty() {
+            notes.push(format!(
+                "two runs of the kernel alone agree on {}, and the instrumented run does not: \
+                 the instrumented kernel computed something else. A race between invocations \
+                 that the counters make come out another way can do that; otherwise it is a \
+                 divlab bug, and the counts may not be the kernel's: please report it with this \
+                 profile's --json",
+                steady.join(", ")
+            ));
+        }
+        notes
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn compared(label: &str, differing: u64, differing_alone: Option<u64>) -> OutputComparison {
+        OutputComparison {
+            label: format!("`{label}`"),
+            unit: OutputUnit::Values,
+            compared: 64,
+            differing,
+            first_difference: (differing > 0).then(|| "byte 4: 2u instrumented, 1u alone".into()),
+            differing_alone,
+        }
+    }
+
+    #[test]
+    fn agreeing_outputs_say_so_and_need_no_note() {
+        let record = OutputsRecord {
+            resources: vec![compared("out", 0, None)],
+            not_compared: None,
+            atomics: false,
+        };
+        assert!(record.agree());
+        assert_eq!(
+            record.summary(),
+            "the same as the kernel alone writes, bit for bit: `out` 64 values"
+        );
+        assert!(record.notes().is_empty());
+    }
+
+    #[test]
+    fn a_difference_is_blamed_on_timing_only_where_the_kernel_alone_varies() {
+        let record = OutputsRecord {
+            resources: vec![
+                compared("hist", 3, Some(5)),
+                compared("out", 1, Some(0)),
+                compared("same", 0, None),
+            ],
+            not_compared: None,
+            atomics: false,
+        };
+        assert!(!record.agree());
+        let summary = record.summary();
+        assert!(summary.contains("`hist` in 3 of 64 values (first at byte 4"));
+        assert!(summary.contains("`out` in 1 of 64"));
+        assert!(!summary.contains("same"), "{summary}");
+        let notes = record.notes();
+        assert_eq!(notes.len(), 2);
+        assert!(notes[0].starts_with("`hist` also differs"), "{notes:?}");
+        assert!(notes[1].contains("agree on `out`"), "{notes:?}");
+        assert!(notes[1].contains("divlab bug"), "{notes:?}");
+        let with_atomics = OutputsRecord {
+            atomics: true,
+            ..record
+        };
+        let notes = with_atomics.notes();
+        assert!(notes[1].contains("The kernel uses atomics"), "{notes:?}");
+        assert!(!notes[1].contains("divlab bug"), "{notes:?}");
+    }
+
+    #[test]
+    fn nothing_compared_says_why() {
+        let record = OutputsRecord {
+            resources: Vec::new(),
+            not_compared: Some("too large".into()),
+            atomics: false,
+        };
+        assert_eq!(
+            record.summary(),
+            "not compared with the kernel alone: too large"
+        );
+    }
+}

@@ -1,0 +1,243 @@
+//! The kernel's outputs instrumented against alone: what the counted run wrote to its
+//! `read_write` buffers and storage textures, against what a run of the kernel alone writes from
+//! fresh resources filled alike, and, where they differ, against a second run alone (a kernel
+//! whose result depends on timing differs from itself too).
+
+use std::ops::ControlFlow;
+
+use crate::Result;
+use crate::gpu::{GpuContext, read_buffer};
+use crate::profile::fill::scalar_text;
+use crate::profile::kernel::{Access, Binding, Kernel, KernelInterface};
+use crate::profile::report::{OutputComparison, OutputUnit, OutputsRecord};
+
+use super::Request;
+use super::bind::{Resources, dispatch, resources};
+
+/// The most bytes of outputs read back for the check: a copy of each is held on the host, two
+/// at a time.
+pub(super) const MAX_COMPARED_BYTES: u64 = 256 << 20;
+
+/// What the kernel can write, read back: the `read_write` buffers in the interface's order,
+/// then the written storage textures' layer 0.
+pub(super) enum Outputs {
+    /// Each resource's bytes (none before a run is read).
+    Read(Vec<Vec<u8>>),
+    /// Left unread: this many bytes, over [`MAX_COMPARED_BYTES`].
+    TooLarge(u64),
+}
+
+impl Default for Outputs {
+    fn default() -> Self {
+        Self::Read(Vec::new())
+    }
+}
+
+/// One resource the kernel can write, as [`Outputs`] holds it.
+enum Written<'a> {
+    /// A `read_write` buffer: its binding, and its buffer.
+    Buffer(&'a Binding, &'a wgpu::Buffer),
+    /// A written storage texture: its label, texel size and texture.
+    Texture(String, u32, &'a wgpu::Texture),
+}
+
+fn written<'a>(interface: &'a KernelInterface, resources: &'a Resources) -> Vec<Written<'a>> {
+    let buffers = (interface.bindings.iter())
+        .zip(&resources.buffers)
+        .filter(|(b, _)| b.access == Access::StorageReadWrite)
+        .filter_map(|(b, buffer)| Some(Written::Buffer(b, buffer.as_ref()?)));
+    let textures = (resources.textures.iter())
+        .filter(|made| interface.textures[made.index].is_written())
+        .filter_map(|made| {
+            let texel = made.format.block_copy_size(None)?;
+            let label = interface.textures[made.index].label();
+            Some(Written::Texture(label, texel, &made.texture))
+        });
+    buffers.chain(textures).collect()
+}
+
+/// The outputs of a run on `resources`, as they are now.
+pub(super) fn read_outputs(
+    gpu: &GpuContext,
+    interface: &KernelInterface,
+    resources: &Resources,
+) -> Result<Outputs> {
+    let written = written(interface, resources);
+    let bytes: u64 = (written.iter())
+        .map(|w| match w {
+            Written::Buffer(_, buffer) => buffer.size(),
+            Written::Texture(_, texel, texture) => {
+                let size = texture.size();
+                u64::from(size.width) * u64::from(size.height) * u64::from(*texel)
+            }
+        })
+        .sum();
+    if bytes > MAX_COMPARED_BYTES {
+        return Ok(Outputs::TooLarge(bytes));
+    }
+    let what = "reading the kernel's outputs back";
+    let read = written
+        .iter()
+        .map(|w| match w {
+            Written::Buffer(_, buffer) => read_buffer(gpu, what, buffer),
+            Written::Texture(_, texel, texture) => gpu.read_texture(what, texture, *texel),
+        })
+        .collect::<Result<_>>()?;
+    Ok(Outputs::Read(read))
+}
+
+/// The counted run's `outputs` against the kernel alone (`plain`, its pipeline), run from fresh
+/// resources; where some differ, a second run alone says whether the kernel differs from itself.
+pub(super) fn compare(
+    gpu: &GpuContext,
+    request: &Request,
+    kernel: &Kernel,
+    plain: &wgpu::ComputePipeline,
+    outputs: &Outputs,
+) -> Result<OutputsRecord> {
+    let counted = match outputs {
+        Outputs::Read(read) => read,
+        Outputs::TooLarge(bytes) => {
+            return Ok(OutputsRecord {
+                resources: Vec::new(),
+                not_compared: Some(format!(
+                    "the kernel's writable buffers and textures hold {} MiB, more than the {} \
+                     MiB divlab reads back to compare",
+                    bytes >> 20,
+                    MAX_COMPARED_BYTES >> 20
+                )),
+                atomics: false,
+            });
+        }
+    };
+    let interface = &kernel.interface;
+    let run_alone = || -> Result<(Resources, Vec<Vec<u8>>)> {
+        let fresh = resources(gpu, kernel, request)?;
+        let alone = dispatch(gpu, plain, interface, &fresh, None, request.dispatch);
+        gpu.run_batch(&request.file, &[alone])?;
+        let Outputs::Read(read) = read_outputs(gpu, interface, &fresh)? else {
+            unreachable!("fresh resources are the size of the counted run's");
+        };
+        Ok((fresh, read))
+    };
+    let (fresh, alone) = run_alone()?;
+    let written = written(interface, &fresh);
+    let mut record = OutputsRecord {
+        atomics: (kernel.module.types.iter())
+            .any(|(_, t)| matches!(t.inner, naga::TypeInner::Atomic(_))),
+        ..OutputsRecord::default()
+    };
+    for ((w, ours), theirs) in written.iter().zip(counted).zip(&alone) {
+        record.resources.push(compare_one(w, ours, theirs));
+    }
+    if !record.agree() {
+        let (_, again) = run_alone()?;
+        for ((r, w), (first, second)) in (record.resources.iter_mut())
+            .zip(&written)
+            .zip(alone.iter().zip(&again))
+        {
+            if r.differing > 0 {
+                r.differing_alone = Some(compare_one(w, first, second).differing);
+            }
+        }
+    }
+    Ok(record)
+}
+
+/// `ours` (instrumented) against `theirs` (alone), value by value or texel by texel.
+fn compare_one(written: &Written<'_>, ours: &[u8], theirs: &[u8]) -> OutputComparison {
+    match written {
+        Written::Buffer(binding, _) => compare_values(binding, ours, theirs),
+        Written::Texture(label, texel, texture) => {
+            compare_texels(label.clone(), *texel, texture.width(), ours, theirs)
+        }
+    }
+}
+
+/// A buffer's scalars in layout order (padding left out).
+fn compare_values(binding: &Binding, ours: &[u8], theirs: &[u8]) -> OutputComparison {
+    let len = binding.size.len_for(ours.len() as u64);
+    let (mut compared, mut differing, mut first) = (0, 0, None);
+    let _ = binding
+        .shape
+        .for_each_scalar(0, len, &mut |offset, scalar| {
+            let at = offset as usize..offset as usize + usize::from(scalar.width);
+            let (Some(a), Some(b)) = (ours.get(at.clone()), theirs.get(at)) else {
+                return ControlFlow::Break(());
+            };
+            compared += 1;
+            if a != b {
+                differing += 1;
+                first.get_or_insert_with(|| {
+                    format!(
+                        "byte {offset}: {} instrumented, {} alone",
+                        scalar_text(scalar, a),
+                        scalar_text(scalar, b)
+                    )
+                });
+            }
+            ControlFlow::Continue(())
+        });
+    OutputComparison {
+        label: binding.label(),
+        unit: OutputUnit::Values,
+        compared,
+        differing,
+        first_difference: first,
+        differing_alone: None,
+    }
+}
+
+/// Layer 0 of a texture `width` texels wide, `texel` bytes a texel, rows top to bottom.
+fn compare_texels(
+    label: String,
+    texel: u32,
+    width: u32,
+    ours: &[u8],
+    theirs: &[u8],
+) -> OutputComparison {
+    let texel = texel as usize;
+    let mut pairs = ours.chunks(texel).zip(theirs.chunks(texel)).enumerate();
+    let first = pairs.clone().find(|(_, (a, b))| a != b).map(|(i, (a, b))| {
+        let (x, y) = (i % width as usize, i / width as usize);
+        format!(
+            "texel ({x}, {y}): 0x{} instrumented, 0x{} alone",
+            hex(a),
+            hex(b)
+        )
+    });
+    let differing = pairs.by_ref().filter(|(_, (a, b))| a != b).count() as u64;
+    OutputComparison {
+        label,
+        unit: OutputUnit::Texels,
+        compared: (ours.len() / texel) as u64,
+        differing,
+        first_difference: first,
+        differing_alone: None,
+    }
+}
+
+/// Bytes as hex, in memory order.
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn texels_are_counted_and_the_first_difference_placed() {
+        // A 3-texel-wide picture of 2-byte texels: texels 4 and 5 differ.
+        let ours = [0u8, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11];
+        let mut theirs = ours;
+        theirs[8] = 0xff;
+        theirs[11] = 0xee;
+        let c = compare_texels("`img`".into(), 2, 3, &ours, &theirs);
+        assert_eq!((c.compared, c.differing), (6, 2));
+        assert_eq!(
+            c.first_difference.as_deref(),
+            Some("texel (1, 1): 0x0809 instrumented, 0xff09 alone")
+        );
+    }
+}
