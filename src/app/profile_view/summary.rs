@@ -104,9 +104,9 @@ fn figures(profile: &Profile) -> Vec<(String, String)> {
         let text = if outputs.not_compared.is_some() {
             "outputs not compared"
         } else if outputs.agree() {
-            "outputs as alone"
+            "outputs match the kernel alone"
         } else {
-            "outputs differ from alone"
+            "outputs differ from the kernel alone"
         };
         let about = std::iter::once(format!(
             "What the instrumented kernel wrote, against a run of the kernel alone from the same \
