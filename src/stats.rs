@@ -375,6 +375,36 @@ pub fn median_interval(samples: &[f64]) -> Option<Interval> {
     bootstrap_medians(&[samples], |m| m[0])
 }
 
+/// The probability that `n` independent trials, each a success with probability `p`, give `k`
+/// successes or more (`at_least`), or `k` or fewer: how likely a count at least that far out is
+/// by chance alone. Summed in log space, so that `n` in the thousands does not underflow.
+pub fn binomial_tail(n: u64, k: u64, p: f64, at_least: bool) -> f64 {
+    let p = p.clamp(0.0, 1.0);
+    let range = if at_least { k..=n } else { 0..=k.min(n) };
+    // ln C(n, j), kept up to date as j walks up from 0.
+    let mut ln_choose = 0.0;
+    let mut total = 0.0;
+    for j in 0..=n {
+        if range.contains(&j) {
+            let ln_p = ln_times(j, p) + ln_times(n - j, 1.0 - p);
+            total += (ln_choose + ln_p).exp();
+        }
+        if j < n {
+            ln_choose += ((n - j) as f64).ln() - ((j + 1) as f64).ln();
+        }
+    }
+    total.min(1.0)
+}
+
+/// `times · ln(p)`, with 0 · ln(0) taken as 0 (certain failure happens zero times for sure).
+fn ln_times(times: u64, p: f64) -> f64 {
+    if times == 0 {
+        0.0
+    } else {
+        times as f64 * p.ln()
+    }
+}
+
 /// Residual sum of squares below `PERFECT_FIT_REL · Σy²` counts as zero: an RMS
 /// residual 10⁻¹² of the data's RMS size is floating-point noise, not misfit.
 const PERFECT_FIT_REL: f64 = 1e-24;

@@ -98,6 +98,68 @@ pub struct Observation {
     pub details: Vec<Option<String>>,
 }
 
+impl Observation {
+    /// Where the files counted programs out of different totals (`24/24 programs matched`
+    /// against `815/1000`): how likely each smaller count is at the largest file's rate, so that
+    /// a difference a small sample can make by chance is told from one it cannot.
+    pub fn sampling_note(&self, labels: &[String]) -> Option<String> {
+        let counts: Vec<(usize, u64, u64)> = (self.details.iter().enumerate())
+            .filter_map(|(i, d)| {
+                let (matched, of) = programs_matched(d.as_deref()?)?;
+                Some((i, matched, of))
+            })
+            .collect();
+        let most = counts.iter().map(|c| c.2).max()?;
+        let &(reference, matched, of) = counts.iter().find(|c| c.2 == most)?;
+        let rate = matched as f64 / of as f64;
+        let each: Vec<String> = (counts.iter())
+            .filter(|c| c.2 < most)
+            .map(|&(i, a, n)| {
+                let above = a as f64 >= rate * n as f64;
+                let p = crate::stats::binomial_tail(n, a, rate, above);
+                let verdict = if p < 0.05 {
+                    "beyond sampling: the devices differ"
+                } else {
+                    "within sampling: more programs would tell"
+                };
+                let count = match (a, above) {
+                    _ if a == n => format!("all {n}"),
+                    (0, _) => format!("none of {n}"),
+                    (_, true) => format!("{a} or more of {n}"),
+                    (_, false) => format!("{a} or fewer of {n}"),
+                };
+                let p = probability(p);
+                format!("{}: {count} matching, p = {p} ({verdict})", labels[i])
+            })
+            .collect();
+        (!each.is_empty()).then(|| {
+            format!(
+                "the files ran different numbers of programs. At {}'s rate ({matched}/{of} \
+                 matched), the chance of each smaller file's count or one further out: {}",
+                labels[reference],
+                each.join("; ")
+            )
+        })
+    }
+}
+
+/// `(A, N)` of a detail that says `A/N programs matched`.
+fn programs_matched(detail: &str) -> Option<(u64, u64)> {
+    let (head, _) = detail.split_once(" programs matched")?;
+    let (a, n) = head.rsplit(' ').next()?.split_once('/')?;
+    Some((a.parse().ok()?, n.parse().ok()?))
+}
+
+/// A probability as a reader takes it in: two significant figures, or `< 0.0001`.
+fn probability(p: f64) -> String {
+    if p < 1e-4 {
+        "< 0.0001".to_owned()
+    } else {
+        let decimals = (-p.log10()).floor().max(0.0) as usize + 2;
+        format!("{p:.decimals$}")
+    }
+}
+
 /// Several result documents side by side.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Comparison {

@@ -64,6 +64,9 @@ impl Comparison {
                 for line in columns(&[(4, 1), (0, 0)], details) {
                     let _ = writeln!(out, "{line}");
                 }
+                if let Some(note) = o.sampling_note(&self.labels) {
+                    let _ = writeln!(out, "    note: {note}");
+                }
             }
         }
         let _ = writeln!(out, "\n{TEXT_LEGEND}");
@@ -92,6 +95,17 @@ impl Comparison {
                     let _ = write!(out, " {} |", d.as_deref().map_or(MISSING.to_owned(), md));
                 }
                 out.push('\n');
+            }
+            for o in &self.observations {
+                if let Some(note) = o.sampling_note(&self.labels) {
+                    let _ = writeln!(
+                        out,
+                        "\n{}: {}: {}",
+                        md(&o.experiment),
+                        md(&o.check),
+                        md(&note)
+                    );
+                }
             }
         }
         let _ = writeln!(out, "\n{MARKDOWN_LEGEND}");
@@ -332,5 +346,44 @@ mod tests {
             })
             .collect();
         assert_eq!(starts[0], starts[1], "{out}");
+    }
+
+    fn fuzz_observation(counts: &[Option<&str>]) -> Observation {
+        Observation {
+            experiment: "fuzz.reconvergence".to_owned(),
+            key: "maximal".to_owned(),
+            check: "maximal style: ballots match the simulation".to_owned(),
+            details: (counts.iter())
+                .map(|c| c.map(|c| format!("observed: {c} programs matched; failing seeds []")))
+                .collect(),
+        }
+    }
+
+    /// 8 of 8 against 815 of 1000 is what 0.815^8 = 19% of small runs show; 24 of 24 is not.
+    #[test]
+    fn a_smaller_run_is_weighed_against_the_largest_runs_rate() {
+        let labels = ["small.json", "big.json", "mid.json", "none.json"].map(str::to_owned);
+        let o = fuzz_observation(&[Some("8/8"), Some("815/1000"), Some("24/24"), None]);
+        let note = o.sampling_note(&labels).expect("the totals differ");
+        assert!(
+            note.contains("At big.json's rate (815/1000 matched)"),
+            "{note}"
+        );
+        assert!(
+            note.contains("small.json: all 8 matching, p = 0.19 (within sampling"),
+            "{note}"
+        );
+        assert!(
+            note.contains("mid.json: all 24 matching, p = 0.0074 (beyond sampling"),
+            "{note}"
+        );
+        let fewer = fuzz_observation(&[Some("5/10"), Some("900/1000")]);
+        let note = fewer.sampling_note(&labels[..2]).unwrap();
+        assert!(
+            note.contains("small.json: 5 or fewer of 10 matching, p = 0.0016"),
+            "{note}"
+        );
+        let same_totals = fuzz_observation(&[Some("1000/1000"), Some("815/1000")]);
+        assert_eq!(same_totals.sampling_note(&labels[..2]), None);
     }
 }

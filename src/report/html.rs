@@ -333,7 +333,12 @@ fn observations(cmp: &Comparison, labels: &[&str]) -> Markup {
                     @for o in &cmp.observations {
                         tr {
                             td { (o.experiment) }
-                            td { (o.check) }
+                            td {
+                                (o.check)
+                                @if let Some(note) = o.sampling_note(&cmp.labels) {
+                                    br; small { (note) }
+                                }
+                            }
                             @for d in &o.details {
                                 @match d {
                                     Some(d) => td { (d) },

@@ -319,3 +319,19 @@ fn a_range_of_medians_gets_a_debiased_interval_that_holds_it() {
     let median = bootstrap_medians_debiased(&[&level(1.0)], |m| m[0]).unwrap();
     assert!(median.low <= 1.0 && 1.0 <= median.high, "{median:?}");
 }
+
+#[test]
+fn binomial_tails_match_their_closed_forms() {
+    let close = |a: f64, b: f64| (a - b).abs() < 1e-9 * b;
+    // Every one of 8 at 0.815 each: 0.815^8.
+    assert!(close(binomial_tail(8, 8, 0.815, true), 0.815f64.powi(8)));
+    // Two heads or fewer in 10 fair tosses: (1 + 10 + 45) / 1024.
+    assert!(close(binomial_tail(10, 2, 0.5, false), 56.0 / 1024.0));
+    // At least 0 is certain; with p = 1, fewer than all is impossible.
+    assert!(close(binomial_tail(1000, 0, 0.3, true), 1.0));
+    assert_eq!(binomial_tail(5, 4, 1.0, false), 0.0);
+    assert!(close(binomial_tail(5, 5, 1.0, true), 1.0));
+    // Thousands of trials do not underflow to 0 where the tail is not small.
+    let half = binomial_tail(4000, 2000, 0.5, true);
+    assert!(half > 0.5 && half < 0.52, "{half}");
+}
