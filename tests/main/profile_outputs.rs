@@ -61,12 +61,7 @@ fn a_deterministic_kernel_writes_what_it_writes_alone() {
         ]
     );
     assert!(outputs.agree() && !outputs.atomics && outputs.notes().is_empty());
-    assert!(
-        outputs
-            .resources
-            .iter()
-            .all(|r| r.differing_alone.is_none())
-    );
+    assert!(outputs.resources.iter().all(|r| r.difference.is_none()));
     let text = divlab::profile::report::render_text(&finished.profile);
     assert!(
         text.contains("outputs: the same as the kernel alone writes, bit for bit"),
@@ -109,8 +104,7 @@ fn an_order_dependent_kernel_is_checked_against_itself_and_not_blamed_on_divlab(
     };
     assert_eq!((next.compared, next.differing), (1, 0), "4096 either way");
     assert_eq!(order.compared, 4096);
-    assert_eq!(order.differing_alone.is_some(), order.differing > 0);
-    assert_eq!(order.first_difference.is_some(), order.differing > 0);
+    assert_eq!(order.difference.is_some(), order.differing > 0);
     for note in outputs.notes() {
         assert!(!note.contains("divlab bug"), "{note}");
     }

@@ -32,13 +32,20 @@ pub struct OutputComparison {
     pub compared: u64,
     /// How many differ, bit for bit.
     pub differing: u64,
+    /// Where some differ: the first, and the kernel alone against itself.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub difference: Option<OutputDifference>,
+}
+
+/// Where a resource's outputs differ, instrumented against alone.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct OutputDifference {
     /// The first that differs, with both values: `byte 12: 17u instrumented, 16u alone`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub first_difference: Option<String>,
-    /// Where some differ: how many differ between two runs of the kernel alone from the same
-    /// inputs (0: the kernel alone repeats itself, so the difference came with the counters).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub differing_alone: Option<u64>,
+    pub first: String,
+    /// How many differ between two runs of the kernel alone from the same inputs (0: the
+    /// kernel alone repeats itself, so the difference came with the counters).
+    pub differing_alone: u64,
 }
 
 /// What an [`OutputComparison`] counts.
@@ -88,8 +95,8 @@ impl OutputsRecord {
         let each: Vec<String> = (self.resources.iter())
             .filter(|r| r.differing > 0)
             .map(|r| {
-                let first = (r.first_difference.as_deref())
-                    .map_or_else(String::new, |f| format!(" (first at {f})"));
+                let first = (r.difference.as_ref())
+                    .map_or_else(String::new, |d| format!(" (first at {})", d.first));
                 format!(
                     "{} in {} of {}{first}",
                     r.label,
@@ -103,15 +110,15 @@ impl OutputsRecord {
 
     /// Where outputs differ, what else could make them differ, from the second run alone.
     pub fn notes(&self) -> Vec<String> {
-        let differing = || self.resources.iter().filter(|r| r.differing > 0);
-        let varies: Vec<&str> = differing()
-            .filter(|r| r.differing_alone.is_some_and(|n| n > 0))
-            .map(|r| r.label.as_str())
-            .collect();
-        let steady: Vec<&str> = differing()
-            .filter(|r| r.differing_alone == Some(0))
-            .map(|r| r.label.as_str())
-            .collect();
+        let alone = |varies: bool| -> Vec<&str> {
+            (self.resources.iter())
+                .filter(|r| {
+                    (r.difference.as_ref()).is_some_and(|d| (d.differing_alone > 0) == varies)
+                })
+                .map(|r| r.label.as_str())
+                .collect()
+        };
+        let (varies, steady) = (alone(true), alone(false));
         let mut notes = Vec::new();
         if !varies.is_empty() {
             notes.push(format!(
@@ -154,21 +161,23 @@ impl OutputsRecord {
 mod tests {
     use super::*;
 
-    fn compared(label: &str, differing: u64, differing_alone: Option<u64>) -> OutputComparison {
+    fn compared(label: &str, differing: u64, differing_alone: u64) -> OutputComparison {
         OutputComparison {
             label: format!("`{label}`"),
             unit: OutputUnit::Values,
             compared: 64,
             differing,
-            first_difference: (differing > 0).then(|| "byte 4: 2u instrumented, 1u alone".into()),
-            differing_alone,
+            difference: (differing > 0).then(|| OutputDifference {
+                first: "byte 4: 2u instrumented, 1u alone".into(),
+                differing_alone,
+            }),
         }
     }
 
     #[test]
     fn agreeing_outputs_say_so_and_need_no_note() {
         let record = OutputsRecord {
-            resources: vec![compared("out", 0, None)],
+            resources: vec![compared("out", 0, 0)],
             not_compared: None,
             atomics: false,
         };
@@ -184,9 +193,9 @@ mod tests {
     fn a_difference_is_blamed_on_timing_only_where_the_kernel_alone_varies() {
         let record = OutputsRecord {
             resources: vec![
-                compared("hist", 3, Some(5)),
-                compared("out", 1, Some(0)),
-                compared("same", 0, None),
+                compared("hist", 3, 5),
+                compared("out", 1, 0),
+                compared("same", 0, 0),
             ],
             not_compared: None,
             atomics: false,

@@ -12,7 +12,7 @@ mod document;
 mod import;
 mod render;
 
-pub use agreement::{OutputComparison, OutputUnit, OutputsRecord};
+pub use agreement::{OutputComparison, OutputDifference, OutputUnit, OutputsRecord};
 pub use attribution::{
     ConditionSource, Inputs, branch_efficiency, control_flow_efficiency, line_owner,
     lines_and_branches, loop_lines_note, width_note,

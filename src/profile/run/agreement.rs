@@ -9,7 +9,7 @@ use crate::Result;
 use crate::gpu::{GpuContext, read_buffer};
 use crate::profile::fill::scalar_text;
 use crate::profile::kernel::{Access, Binding, Kernel, KernelInterface};
-use crate::profile::report::{OutputComparison, OutputUnit, OutputsRecord};
+use crate::profile::report::{OutputComparison, OutputDifference, OutputUnit, OutputsRecord};
 
 use super::Request;
 use super::bind::{Resources, dispatch, resources};
@@ -122,40 +122,64 @@ pub(super) fn compare(
     };
     let (fresh, alone) = run_alone()?;
     let written = written(interface, &fresh);
-    let mut record = OutputsRecord {
+    let tallies: Vec<Tally> = (written.iter().zip(counted).zip(&alone))
+        .map(|((w, ours), theirs)| tally(w, ours, theirs))
+        .collect();
+    // Where some differ, the kernel alone against itself.
+    let again = if tallies.iter().any(|t| t.differing > 0) {
+        Some(run_alone()?.1)
+    } else {
+        None
+    };
+    let resources = (written.iter().zip(tallies).enumerate())
+        .map(|(i, (w, t))| {
+            let difference = t.first.map(|first| OutputDifference {
+                first,
+                differing_alone: again
+                    .as_ref()
+                    .map_or(0, |again| tally(w, &alone[i], &again[i]).differing),
+            });
+            let (label, unit) = match w {
+                Written::Buffer(binding, _) => (binding.label(), OutputUnit::Values),
+                Written::Texture(label, ..) => (label.clone(), OutputUnit::Texels),
+            };
+            OutputComparison {
+                label,
+                unit,
+                compared: t.compared,
+                differing: t.differing,
+                difference,
+            }
+        })
+        .collect();
+    Ok(OutputsRecord {
+        resources,
+        not_compared: None,
         atomics: (kernel.module.types.iter())
             .any(|(_, t)| matches!(t.inner, naga::TypeInner::Atomic(_))),
-        ..OutputsRecord::default()
-    };
-    for ((w, ours), theirs) in written.iter().zip(counted).zip(&alone) {
-        record.resources.push(compare_one(w, ours, theirs));
-    }
-    if !record.agree() {
-        let (_, again) = run_alone()?;
-        for ((r, w), (first, second)) in (record.resources.iter_mut())
-            .zip(&written)
-            .zip(alone.iter().zip(&again))
-        {
-            if r.differing > 0 {
-                r.differing_alone = Some(compare_one(w, first, second).differing);
-            }
-        }
-    }
-    Ok(record)
+    })
+}
+
+/// One resource's outputs counted against another run's.
+struct Tally {
+    /// Values or texels compared.
+    compared: u64,
+    /// How many differ.
+    differing: u64,
+    /// The first that differs, with both values.
+    first: Option<String>,
 }
 
 /// `ours` (instrumented) against `theirs` (alone), value by value or texel by texel.
-fn compare_one(written: &Written<'_>, ours: &[u8], theirs: &[u8]) -> OutputComparison {
+fn tally(written: &Written<'_>, ours: &[u8], theirs: &[u8]) -> Tally {
     match written {
-        Written::Buffer(binding, _) => compare_values(binding, ours, theirs),
-        Written::Texture(label, texel, texture) => {
-            compare_texels(label.clone(), *texel, texture.width(), ours, theirs)
-        }
+        Written::Buffer(binding, _) => tally_values(binding, ours, theirs),
+        Written::Texture(_, texel, texture) => tally_texels(*texel, texture.width(), ours, theirs),
     }
 }
 
 /// A buffer's scalars in layout order (padding left out).
-fn compare_values(binding: &Binding, ours: &[u8], theirs: &[u8]) -> OutputComparison {
+fn tally_values(binding: &Binding, ours: &[u8], theirs: &[u8]) -> Tally {
     let len = binding.size.len_for(ours.len() as u64);
     let (mut compared, mut differing, mut first) = (0, 0, None);
     let _ = binding
@@ -178,24 +202,15 @@ fn compare_values(binding: &Binding, ours: &[u8], theirs: &[u8]) -> OutputCompar
             }
             ControlFlow::Continue(())
         });
-    OutputComparison {
-        label: binding.label(),
-        unit: OutputUnit::Values,
+    Tally {
         compared,
         differing,
-        first_difference: first,
-        differing_alone: None,
+        first,
     }
 }
 
 /// Layer 0 of a texture `width` texels wide, `texel` bytes a texel, rows top to bottom.
-fn compare_texels(
-    label: String,
-    texel: u32,
-    width: u32,
-    ours: &[u8],
-    theirs: &[u8],
-) -> OutputComparison {
+fn tally_texels(texel: u32, width: u32, ours: &[u8], theirs: &[u8]) -> Tally {
     let texel = texel as usize;
     let mut pairs = ours.chunks(texel).zip(theirs.chunks(texel)).enumerate();
     let first = pairs.clone().find(|(_, (a, b))| a != b).map(|(i, (a, b))| {
@@ -207,13 +222,10 @@ fn compare_texels(
         )
     });
     let differing = pairs.by_ref().filter(|(_, (a, b))| a != b).count() as u64;
-    OutputComparison {
-        label,
-        unit: OutputUnit::Texels,
+    Tally {
         compared: (ours.len() / texel) as u64,
         differing,
-        first_difference: first,
-        differing_alone: None,
+        first,
     }
 }
 
@@ -233,10 +245,10 @@ mod tests {
         let mut theirs = ours;
         theirs[8] = 0xff;
         theirs[11] = 0xee;
-        let c = compare_texels("`img`".into(), 2, 3, &ours, &theirs);
-        assert_eq!((c.compared, c.differing), (6, 2));
+        let t = tally_texels(2, 3, &ours, &theirs);
+        assert_eq!((t.compared, t.differing), (6, 2));
         assert_eq!(
-            c.first_difference.as_deref(),
+            t.first.as_deref(),
             Some("texel (1, 1): 0x0809 instrumented, 0xff09 alone")
         );
     }
