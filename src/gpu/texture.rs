@@ -92,12 +92,24 @@ impl GpuContext {
         texture: &wgpu::Texture,
         texel_bytes: u32,
     ) -> Result<Vec<u8>> {
+        self.read_texture_layers(what, texture, texel_bytes, 1)
+    }
+
+    /// The first `layers` layers (or depth slices) of `texture` as it is now, `texel_bytes` a
+    /// texel: layer by layer, rows top to bottom, without the padding a copy adds to each row.
+    pub fn read_texture_layers(
+        &self,
+        what: &str,
+        texture: &wgpu::Texture,
+        texel_bytes: u32,
+        layers: u32,
+    ) -> Result<Vec<u8>> {
         let wgpu::Extent3d { width, height, .. } = texture.size();
         let tight = width * texel_bytes;
         let row = tight.next_multiple_of(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT);
         let buffer = self.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("divlab.read_texture"),
-            size: u64::from(row * height),
+            size: u64::from(row) * u64::from(height) * u64::from(layers),
             usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
             mapped_at_creation: false,
         });
@@ -115,7 +127,7 @@ impl GpuContext {
             wgpu::Extent3d {
                 width,
                 height,
-                depth_or_array_layers: 1,
+                depth_or_array_layers: layers,
             },
         );
         self.submit_and_wait(what, encoder)?;

@@ -109,3 +109,35 @@ fn an_order_dependent_kernel_is_checked_against_itself_and_not_blamed_on_divlab(
         assert!(!note.contains("divlab bug"), "{note}");
     }
 }
+
+/// Writes every texel of a 3-D texture and of each layer of an array, from its coordinates.
+const VOLUMES: &str = "\
+@group(0) @binding(0) var vol: texture_storage_3d<r32uint, write>;
+@group(0) @binding(1) var layers: texture_storage_2d_array<rgba8unorm, write>;
+
+@compute @workgroup_size(4, 4, 4)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    textureStore(vol, gid, vec4<u32>(gid.x + 10u * gid.y + 100u * gid.z));
+    if (gid.z < 3u) {
+        textureStore(layers, gid.xy, gid.z, vec4<f32>(f32(gid.z) / 4.0, 0.5, 0.0, 1.0));
+    }
+}
+";
+
+/// Every depth slice and layer is compared, not only the first: 8 × 8 × 8 texels of the
+/// volume, 8 × 8 × 3 of the array.
+#[test]
+fn textures_are_compared_in_every_layer() {
+    let finished = profiled_as("volumes.wgsl", VOLUMES, 2, |r| {
+        r.dispatch = [2, 2, 2];
+        r.textures.add("--size layers=8x8x3").unwrap();
+    });
+    let outputs = outputs(&finished.profile);
+    let found: Vec<(OutputUnit, u64, u64)> = (outputs.resources.iter())
+        .map(|r| (r.unit, r.compared, r.differing))
+        .collect();
+    assert_eq!(
+        found,
+        [(OutputUnit::Texels, 512, 0), (OutputUnit::Texels, 192, 0)]
+    );
+}

@@ -26,7 +26,7 @@ pub struct OutputsRecord {
 pub struct OutputComparison {
     /// `` `name` (@group(G) @binding(B)) ``.
     pub label: String,
-    /// What is counted: a buffer's scalars, or the texels of a texture's layer 0.
+    /// What is counted: a buffer's scalars, or a texture's texels (every layer).
     pub unit: OutputUnit,
     /// How many were compared.
     pub compared: u64,
@@ -54,7 +54,7 @@ pub struct OutputDifference {
 pub enum OutputUnit {
     /// A buffer's scalars, in layout order (padding left out).
     Values,
-    /// Texels of a storage texture's layer 0.
+    /// Texels of a storage texture, every layer or depth slice.
     Texels,
 }
 

@@ -19,7 +19,7 @@ use super::bind::{Resources, dispatch, resources};
 pub(super) const MAX_COMPARED_BYTES: u64 = 256 << 20;
 
 /// What the kernel can write, read back: the `read_write` buffers in the interface's order,
-/// then the written storage textures' layer 0.
+/// then the written storage textures, every layer.
 pub(super) enum Outputs {
     /// Each resource's bytes (none before a run is read).
     Read(Vec<Vec<u8>>),
@@ -68,7 +68,10 @@ pub(super) fn read_outputs(
             Written::Buffer(_, buffer) => buffer.size(),
             Written::Texture(_, texel, texture) => {
                 let size = texture.size();
-                u64::from(size.width) * u64::from(size.height) * u64::from(*texel)
+                u64::from(size.width)
+                    * u64::from(size.height)
+                    * u64::from(size.depth_or_array_layers)
+                    * u64::from(*texel)
             }
         })
         .sum();
@@ -80,7 +83,10 @@ pub(super) fn read_outputs(
         .iter()
         .map(|w| match w {
             Written::Buffer(_, buffer) => read_buffer(gpu, what, buffer),
-            Written::Texture(_, texel, texture) => gpu.read_texture(what, texture, *texel),
+            Written::Texture(_, texel, texture) => {
+                let layers = texture.depth_or_array_layers();
+                gpu.read_texture_layers(what, texture, *texel, layers)
+            }
         })
         .collect::<Result<_>>()?;
     Ok(Outputs::Read(read))
@@ -174,7 +180,11 @@ struct Tally {
 fn tally(written: &Written<'_>, ours: &[u8], theirs: &[u8]) -> Tally {
     match written {
         Written::Buffer(binding, _) => tally_values(binding, ours, theirs),
-        Written::Texture(_, texel, texture) => tally_texels(*texel, texture.width(), ours, theirs),
+        Written::Texture(_, texel, texture) => {
+            let size = texture.size();
+            let extent = [size.width, size.height, size.depth_or_array_layers];
+            tally_texels(*texel, extent, ours, theirs)
+        }
     }
 }
 
@@ -209,17 +219,25 @@ fn tally_values(binding: &Binding, ours: &[u8], theirs: &[u8]) -> Tally {
     }
 }
 
-/// Layer 0 of a texture `width` texels wide, `texel` bytes a texel, rows top to bottom.
-fn tally_texels(texel: u32, width: u32, ours: &[u8], theirs: &[u8]) -> Tally {
+/// A texture of `[width, height, layers]` texels, `texel` bytes a texel, layer by layer and rows
+/// top to bottom; a texel is placed by (x, y), with its layer where there are several.
+fn tally_texels(
+    texel: u32,
+    [width, height, layers]: [u32; 3],
+    ours: &[u8],
+    theirs: &[u8],
+) -> Tally {
     let texel = texel as usize;
     let mut pairs = ours.chunks(texel).zip(theirs.chunks(texel)).enumerate();
     let first = pairs.clone().find(|(_, (a, b))| a != b).map(|(i, (a, b))| {
-        let (x, y) = (i % width as usize, i / width as usize);
-        format!(
-            "texel ({x}, {y}): 0x{} instrumented, 0x{} alone",
-            hex(a),
-            hex(b)
-        )
+        let (w, h) = (width as usize, height as usize);
+        let (x, y, layer) = (i % w, i / w % h, i / (w * h));
+        let at = if layers > 1 {
+            format!("({x}, {y}, {layer})")
+        } else {
+            format!("({x}, {y})")
+        };
+        format!("texel {at}: 0x{} instrumented, 0x{} alone", hex(a), hex(b))
     });
     let differing = pairs.by_ref().filter(|(_, (a, b))| a != b).count() as u64;
     Tally {
@@ -245,11 +263,17 @@ mod tests {
         let mut theirs = ours;
         theirs[8] = 0xff;
         theirs[11] = 0xee;
-        let t = tally_texels(2, 3, &ours, &theirs);
+        let t = tally_texels(2, [3, 2, 1], &ours, &theirs);
         assert_eq!((t.compared, t.differing), (6, 2));
         assert_eq!(
             t.first.as_deref(),
             Some("texel (1, 1): 0x0809 instrumented, 0xff09 alone")
+        );
+        // The same bytes as two layers of 3 × 1 texels: texel 4 is (1, 0) of layer 1.
+        let t = tally_texels(2, [3, 1, 2], &ours, &theirs);
+        assert_eq!(
+            t.first.as_deref(),
+            Some("texel (1, 0, 1): 0x0809 instrumented, 0xff09 alone")
         );
     }
 }

@@ -261,8 +261,8 @@ pub(super) fn describe(
             TextureDim::D1 => format!("{w}"),
             TextureDim::D2 => format!("{w}×{h}"),
             TextureDim::Cube => format!("{w}×{h}, 6 faces"),
-            TextureDim::CubeArray => format!("{w}×{h}, {} cubes", d / 6),
-            TextureDim::D2Array => format!("{w}×{h}, {d} layers"),
+            TextureDim::CubeArray => format!("{w}×{h}, {}", count(d / 6, "cube")),
+            TextureDim::D2Array => format!("{w}×{h}, {}", count(d, "layer")),
             TextureDim::D3 => format!("{w}×{h}×{d}"),
         };
         format!(
@@ -324,4 +324,9 @@ fn uncovered(
         w.div_ceil(wx),
         h.div_ceil(wy)
     ))
+}
+
+/// `n` of `noun`: `1 layer`, `4 layers`.
+fn count(n: u32, noun: &str) -> String {
+    format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
 }
