@@ -70,15 +70,9 @@ fn parse_app_file(s: &str) -> Result<PathBuf, String> {
     match extension.as_deref() {
         Some("json" | "wgsl") => Ok(path),
         _ => {
-            // The command it most looks like, as clap itself would suggest one.
-            let command = Cli::command();
-            let closest = (command.get_subcommands())
-                .map(|c| (strsim::jaro(c.get_name(), s), c.get_name()))
-                .filter(|&(likeness, _)| likeness > 0.7)
-                .max_by(|a, b| a.0.total_cmp(&b.0));
-            let hint = closest.map_or_else(
+            let hint = closest_command(s).map_or_else(
                 || " (`divlab --help` lists the commands)".to_owned(),
-                |(_, name)| format!(": did you mean `divlab {name}`?"),
+                |name| format!(": did you mean `divlab {name}`?"),
             );
             Err(format!(
                 "`{s}` is neither a command nor a result (.json) or kernel (.wgsl) file for \
@@ -86,6 +80,19 @@ fn parse_app_file(s: &str) -> Result<PathBuf, String> {
             ))
         }
     }
+}
+
+/// The command `typed` most looks like: the fewest edits away (a swap of two letters is one),
+/// and at most a third of the command's letters (at least one). clap's own measure (Jaro above
+/// 0.7) offered `fuzz` for `zzz`.
+fn closest_command(typed: &str) -> Option<String> {
+    let command = Cli::command();
+    (command.get_subcommands())
+        .map(|c| c.get_name())
+        .map(|name| (strsim::damerau_levenshtein(name, typed), name))
+        .filter(|&(edits, name)| edits <= (name.chars().count() / 3).max(1))
+        .min_by_key(|&(edits, _)| edits)
+        .map(|(_, name)| name.to_owned())
 }
 
 /// Where a document goes: a file, written atomically, or stdout (`-`).
@@ -474,4 +481,23 @@ fn parse_time_budget(s: &str) -> Result<std::time::Duration, String> {
         return Err(bad());
     }
     std::time::Duration::try_from_secs_f64(seconds).map_err(|_| bad())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::closest_command;
+
+    #[test]
+    fn a_mistyped_command_is_suggested_and_a_stranger_is_not() {
+        for (typed, want) in [
+            ("bnech", Some("bench")),
+            ("reprot", Some("report")),
+            ("fuz", Some("fuzz")),
+            ("uniformty", Some("uniformity")),
+            ("zzz", None),
+            ("data", None),
+        ] {
+            assert_eq!(closest_command(typed).as_deref(), want, "{typed}");
+        }
+    }
 }
