@@ -19,6 +19,21 @@ pub fn summary(ui: &mut egui::Ui, profile: &Profile) {
             ui.strong(text).on_hover_text(about);
         }
     });
+    // Outputs that differ from the kernel alone are said in the open, not only on hover: in the
+    // warning colour where the kernel alone repeats itself (the counters may have changed what
+    // it computes), muted where it differs from itself too (its result follows the timing).
+    if let Some(outputs) = profile.outputs.as_ref().filter(|o| !o.agree()) {
+        let steady = (outputs.resources.iter())
+            .any(|r| (r.difference.as_ref()).is_some_and(|d| d.differing_alone == 0));
+        let colour = if steady {
+            ui.visuals().warn_fg_color
+        } else {
+            ui.visuals().weak_text_color()
+        };
+        for note in outputs.notes() {
+            ui.add(egui::Label::new(RichText::new(note).color(colour)).wrap());
+        }
+    }
     if !profile.notes.is_empty() {
         egui::CollapsingHeader::new(format!(
             "Notes ({}): how the counts were taken, and what the kernel ran on",
@@ -452,6 +467,33 @@ mod tests {
                 "not timed"
             ]
         );
+    }
+
+    #[test]
+    fn outputs_that_differ_from_the_kernel_alone_are_a_figure_with_their_reason() {
+        use crate::profile::report::{
+            OutputComparison, OutputDifference, OutputUnit, OutputsRecord,
+        };
+        let mut profile = fixture::profile();
+        profile.outputs = Some(OutputsRecord {
+            resources: vec![OutputComparison {
+                label: "`out`".to_owned(),
+                unit: OutputUnit::Values,
+                compared: 64,
+                differing: 2,
+                difference: Some(OutputDifference {
+                    first: "byte 0: 1u instrumented, 2u alone".to_owned(),
+                    differing_alone: 0,
+                }),
+            }],
+            not_compared: None,
+            atomics: false,
+        });
+        let found = figures(&profile);
+        let (text, about) = found.last().expect("the outputs figure");
+        assert_eq!(text, "outputs differ from the kernel alone");
+        assert!(about.contains("`out` in 2 of 64 values"), "{about}");
+        assert!(about.contains("divlab bug"), "{about}");
     }
 
     #[test]
