@@ -9,6 +9,7 @@
 //! tooltip, and the dispatch map and the side-by-side view the gutter's efficiency colour. So
 //! the modules form a tree.
 
+mod branches;
 pub mod dispatch_map;
 #[cfg(test)]
 pub(crate) mod fixture;
@@ -134,7 +135,7 @@ impl ProfilePane<'_> {
         // Outside that area, so its eight rows are never squeezed by what is above.
         egui::CollapsingHeader::new("Branches and loops, by wasted lane slots")
             .default_open(true)
-            .show(ui, |ui| summary::branch_table(ui, profile, jump));
+            .show(ui, |ui| branches::branch_table(ui, profile, jump));
         // The legend says a click on a line records its lanes.
         let gutter = Gutter {
             source: self.source,
