@@ -1,7 +1,8 @@
 //! `divlab profile` on the corpus of kernels written in the patterns of public compute shaders
 //! (tests/kernels/profile-corpus, its README says how each is run): every run of every file ends
 //! with exit 0, or 1 with the cap message, or, for a file marked `// divlab-profile-expect:
-//! exit 2`, a located error; none says "divlab bug" or panics.
+//! exit 2`, a located error; none says "divlab bug" or panics, and each that ends says whether
+//! its outputs are the kernel alone's.
 
 use std::path::{Path, PathBuf};
 
@@ -56,7 +57,10 @@ fn every_corpus_kernel_runs_to_its_end_the_cap_or_a_located_error() {
             let wrong = match (code, expect) {
                 _ if out.stderr.contains("divlab bug") => Some("says \"divlab bug\""),
                 _ if out.stderr.contains("panicked") => Some("panicked"),
-                (0, None | Some(0)) => None,
+                // A run that ends is timed, and its outputs compared with the kernel alone.
+                (0, None | Some(0)) => (!out.stdout.contains("\noutputs: ")
+                    && !out.stderr.contains("\noutputs: "))
+                .then_some("no `outputs:` line"),
                 (1, None | Some(1)) if out.stderr.contains("hit the loop cap") => None,
                 (1, _) => Some("exit 1 without the cap message"),
                 // A located error (`FILE:LINE:COL: error`, or `line N of FILE`), or, for valid
