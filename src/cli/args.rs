@@ -208,7 +208,8 @@ pub(crate) enum Command {
     /// Profile any WGSL compute kernel: per line, how many subgroup executions ran it with how
     /// many lanes, which branches diverged, and the static uniformity verdict beside it. The
     /// kernel is instrumented on naga's IR; every loop gets a cap, so no kernel can hang the GPU.
-    /// Exit code 1 when a loop hit the cap.
+    /// What the instrumented kernel wrote is checked against a run of the kernel alone. Exit
+    /// code 1 when a loop hit the cap.
     Profile(Box<ProfileArgs>),
     /// Static uniformity analysis of WGSL by the WGSL spec's rules, as a linter: diagnostics
     /// with reasons, for files, directories and stdin, as text, JSON, rustc's JSON, SARIF or
