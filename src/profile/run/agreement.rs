@@ -21,16 +21,10 @@ pub(super) const MAX_COMPARED_BYTES: u64 = 256 << 20;
 /// What the kernel can write, read back: the `read_write` buffers in the interface's order,
 /// then the written storage textures, every layer.
 pub(super) enum Outputs {
-    /// Each resource's bytes (none before a run is read).
+    /// Each resource's bytes.
     Read(Vec<Vec<u8>>),
     /// Left unread: this many bytes, over [`MAX_COMPARED_BYTES`].
     TooLarge(u64),
-}
-
-impl Default for Outputs {
-    fn default() -> Self {
-        Self::Read(Vec::new())
-    }
 }
 
 /// One resource the kernel can write, as [`Outputs`] holds it.
@@ -78,8 +72,13 @@ pub(super) fn read_outputs(
     if bytes > MAX_COMPARED_BYTES {
         return Ok(Outputs::TooLarge(bytes));
     }
+    Ok(Outputs::Read(read_written(gpu, &written)?))
+}
+
+/// Each of `written`'s bytes, as they are now.
+fn read_written(gpu: &GpuContext, written: &[Written<'_>]) -> Result<Vec<Vec<u8>>> {
     let what = "reading the kernel's outputs back";
-    let read = written
+    written
         .iter()
         .map(|w| match w {
             Written::Buffer(_, buffer) => read_buffer(gpu, what, buffer),
@@ -88,8 +87,7 @@ pub(super) fn read_outputs(
                 gpu.read_texture_layers(what, texture, *texel, layers)
             }
         })
-        .collect::<Result<_>>()?;
-    Ok(Outputs::Read(read))
+        .collect()
 }
 
 /// The counted run's `outputs` against the kernel alone (`plain`, its pipeline), run from fresh
@@ -121,9 +119,8 @@ pub(super) fn compare(
         let fresh = resources(gpu, kernel, request)?;
         let alone = dispatch(gpu, plain, interface, &fresh, None, request.dispatch);
         gpu.run_batch(&request.file, &[alone])?;
-        let Outputs::Read(read) = read_outputs(gpu, interface, &fresh)? else {
-            unreachable!("fresh resources are the size of the counted run's");
-        };
+        // The same resources as the counted run's, so within the bound it was read under.
+        let read = read_written(gpu, &written(interface, &fresh))?;
         Ok((fresh, read))
     };
     let (fresh, alone) = run_alone()?;

@@ -1,6 +1,5 @@
 //! The instrumented kernel run once, counting: its counters and lane records read back, the
-//! textures `--save` names written, the textures kept for the app, and its outputs kept to
-//! compare with the kernel alone.
+//! textures `--save` names written, and the textures kept for the app.
 
 use crate::Result;
 use crate::gpu::{Dispatch, GpuContext, read_buffer, storage_buffer};
@@ -8,7 +7,6 @@ use crate::profile::instrument::{self, Counters, Instrumented};
 use crate::profile::kernel::KernelInterface;
 use crate::profile::report;
 
-use super::agreement::{Outputs, read_outputs};
 use super::bind::{Resources, dispatch, pipeline};
 use super::{Request, TextureImage, textures};
 
@@ -20,8 +18,6 @@ pub(super) struct Run {
     pub lanes: Option<report::LaneCapture>,
     /// The textures, where [`Request::keep_images`] asked for them.
     pub images: Vec<TextureImage>,
-    /// What the kernel wrote, to compare with the kernel alone.
-    pub outputs: Outputs,
 }
 
 /// The label of the instrumented kernel's pipeline and dispatches.
@@ -42,8 +38,6 @@ pub(super) fn counted_run(
     let label = instrumented_label(&request.file);
     let (counted, read) = count(gpu, &label, request, interface, instrumented, resources)?;
     let Read { counters, lanes } = read;
-    // Before the timing and `--cost`'s variants run on the same resources again.
-    let outputs = read_outputs(gpu, interface, resources)?;
     let images = if request.keep_images {
         textures::images(gpu, interface, &resources.textures)?
     } else {
@@ -55,7 +49,6 @@ pub(super) fn counted_run(
             counters,
             lanes,
             images,
-            outputs,
         },
     ))
 }

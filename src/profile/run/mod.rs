@@ -51,9 +51,8 @@ pub fn profile_with_progress(
     let entry = request.entry.as_deref();
     let kernel = Kernel::parse(&request.file, &request.source, &request.overrides, entry)?;
     check_workgroup(&kernel.interface, &gpu.limits())?;
-    let (prepared, resources, counted, mut run) =
+    let (prepared, resources, counted, run) =
         count_under_driver_limit(gpu, &kernel, request, on_stage)?;
-    let outputs = std::mem::take(&mut run.outputs);
     let counters_group = prepared.instrumented.options.counters_group;
     let settled_cap = prepared.loop_cap;
     let mut finished = finished::finished(lab, request, &kernel, prepared, &resources, run);
@@ -72,6 +71,9 @@ pub fn profile_with_progress(
         }
         return Ok(finished);
     }
+    // What the counted run wrote, before `--cost`'s variants and the timing run on the same
+    // resources again.
+    let outputs = agreement::read_outputs(gpu, &kernel.interface, &resources)?;
     // The kernel ends on this input: time it alone and instrumented, interleaved, with the
     // variants `--cost` asks for.
     let profile = &finished.profile;
