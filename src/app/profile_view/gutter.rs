@@ -338,7 +338,7 @@ fn paint_cells(ui: &mut egui::Ui, cells: &Cells) {
     });
 }
 
-/// The key to the gutter's columns.
+/// The key to the gutter's columns; the swatches' text is black, as in the gutter's cells.
 fn legend(ui: &mut egui::Ui) {
     ui.horizontal_wrapped(|ui| {
         ui.weak("efficiency:");
@@ -346,6 +346,7 @@ fn legend(ui: &mut egui::Ui) {
             ui.label(
                 RichText::new(format!(" {name} "))
                     .monospace()
+                    .color(Color32::BLACK)
                     .background_color(efficiency_colour(e)),
             );
         }
