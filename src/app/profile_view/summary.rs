@@ -11,15 +11,11 @@ use crate::report::units::format_ns;
 
 /// Subgroup size, control-flow efficiency and the two times.
 pub fn summary(ui: &mut egui::Ui, profile: &Profile) {
-    // Each separator ends the figure before it, so that a wrapped row never starts with one.
     ui.horizontal_wrapped(|ui| {
-        let figures = figures(profile);
-        for (i, (text, about)) in figures.iter().enumerate() {
-            let text = if i + 1 < figures.len() {
-                format!("{text}  ·")
-            } else {
-                text.clone()
-            };
+        for (i, (text, about)) in figures(profile).iter().enumerate() {
+            if i > 0 {
+                ui.strong("·");
+            }
             ui.strong(text).on_hover_text(about);
         }
     });
