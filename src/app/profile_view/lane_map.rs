@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use eframe::egui;
 
 use crate::app::lane_grid::{LaneCache, LaneGrid};
-use crate::profile::report::{LaneCapture, Profile};
+use crate::profile::report::{LaneCapture, LaneExecution, Profile};
 use crate::report::LaneRecord;
 
 /// The lanes recorded at one line (`--lanes`), as a lane grid: one row per subgroup execution,
@@ -20,6 +20,8 @@ pub struct LaneMap {
     /// Each row's workgroup, subgroup and (where its subgroup ran the line more than once)
     /// trip, in row order.
     labels: Vec<String>,
+    /// Rows that contradict the linear mapping their lanes are placed by.
+    off_linear: usize,
     cache: LaneCache,
 }
 
@@ -36,10 +38,7 @@ impl LaneMap {
             .records
             .iter()
             .map(|e| {
-                let lowest = (0..4)
-                    .find(|&w| e.ballot[w] != 0)
-                    .map_or(0, |w| w as u32 * 32 + e.ballot[w].trailing_zeros());
-                let base = e.first_local_index.saturating_sub(lowest);
+                let base = e.first_local_index.saturating_sub(e.lowest_lane());
                 let [x, y, z] = e.workgroup;
                 let workgroup = x + dx * (y + dy * z);
                 let active = |i: u32| e.ballot[(i / 32) as usize % 4] & (1 << (i % 32)) != 0;
@@ -67,6 +66,7 @@ impl LaneMap {
             executions: capture.executions,
             records,
             labels,
+            off_linear: off_linear(&capture.records, size),
             cache,
         })
     }
@@ -89,9 +89,10 @@ impl LaneMap {
     fn heading(&self) -> String {
         let kept = self.records.len() as u64;
         format!(
-            "Lanes at line {}: {} subgroup executions{}",
+            "Lanes at line {}: {} subgroup execution{}{}",
             self.line,
             self.executions,
+            if self.executions == 1 { "" } else { "s" },
             if kept < self.executions {
                 format!(" (the first {kept} shown)")
             } else {
@@ -108,6 +109,9 @@ impl LaneMap {
              where a subgroup ran the line again (a loop), its trip; one colour per set of \
              lanes that ran the line together; grey: lanes not there. Hover a lane for its ids.",
         );
+        if let Some(warning) = off_linear_warning(self.off_linear, self.records.len()) {
+            ui.colored_label(ui.visuals().warn_fg_color, warning);
+        }
         // A row may repeat a subgroup (a loop's trips): the grid's sort is stable, so they
         // stay in the order they ran.
         let records = &self.records;
@@ -122,6 +126,26 @@ impl LaneMap {
                     .show(ui);
             });
     }
+}
+
+/// How many of `records` contradict the linear lane mapping the maps place lanes by.
+pub fn off_linear(records: &[LaneExecution], subgroup_size: u32) -> usize {
+    (records.iter())
+        .filter(|r| r.contradicts_linear_mapping(subgroup_size))
+        .count()
+}
+
+/// What a map says where `off` of its `rows` contradict the linear lane mapping: that its lanes'
+/// places are a guess there. `None` where none does.
+pub fn off_linear_warning(off: usize, rows: usize) -> Option<String> {
+    (off > 0).then(|| {
+        format!(
+            "{off} of {rows} recorded executions put their lowest lane where the linear lane \
+             mapping (lane = local index mod subgroup size), by which this map places lanes, \
+             would not: on this device the lanes' places here are a guess; the ballots are \
+             as recorded."
+        )
+    })
 }
 
 /// A label per record: `wg X[,Y[,Z]] sg I` (as many workgroup ids as the dispatch has
@@ -236,6 +260,48 @@ mod tests {
         assert_eq!(map.labels, ["wg 1,2 sg 0"]);
         // Workgroup (1, 2) is number 1 + 2 × 2 = 5 in x-major order, two subgroups each.
         assert_eq!(map.records[0].subgroup, 10);
-        assert_eq!(map.heading(), "Lanes at line 8: 1 subgroup executions");
+        assert_eq!(map.heading(), "Lanes at line 8: 1 subgroup execution");
+    }
+
+    #[test]
+    fn a_record_the_linear_mapping_cannot_give_is_counted_and_said() {
+        // Subgroups of 8: lane 1 at local index 9 is subgroup 1's; at local index 5 or 0 no
+        // linear mapping puts it.
+        assert!(!execution([0, 0, 0], 9, 0xfe).contradicts_linear_mapping(8));
+        assert!(execution([0, 0, 0], 5, 0xfe).contradicts_linear_mapping(8));
+        assert!(execution([0, 0, 0], 0, 0xfe).contradicts_linear_mapping(8));
+        // A 2-D record whose lanes' places are unknown is drawn from its invocations alone.
+        let unplaced = LaneExecution {
+            invocations: Some(vec![crate::profile::report::LaneInvocation {
+                local_id: [5, 0, 0],
+                lane: None,
+            }]),
+            invocations_complete: Some(true),
+            ..execution([0, 0, 0], 5, 0x02)
+        };
+        assert_eq!(unplaced.subgroup_base(), None);
+        assert!(!unplaced.contradicts_linear_mapping(8));
+        let placed = LaneExecution {
+            invocations: Some(vec![crate::profile::report::LaneInvocation {
+                local_id: [5, 0, 0],
+                lane: Some(1),
+            }]),
+            ..unplaced.clone()
+        };
+        assert_eq!(placed.subgroup_base(), Some(4));
+        assert!(placed.contradicts_linear_mapping(8));
+
+        assert!(LaneMap::of(&captured()).expect("a map").off_linear == 0);
+        assert_eq!(off_linear_warning(0, 4), None);
+        let mut profile = captured();
+        let capture = profile.lanes.as_mut().expect("a capture");
+        capture.records[1].first_local_index = 5;
+        let map = LaneMap::of(&profile).expect("a lane map");
+        assert_eq!(map.off_linear, 1);
+        let warning = off_linear_warning(map.off_linear, map.records.len()).expect("a warning");
+        assert!(
+            warning.starts_with("1 of 4 recorded executions"),
+            "{warning}"
+        );
     }
 }

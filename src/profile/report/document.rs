@@ -124,6 +124,45 @@ pub struct LaneInvocation {
     pub lane: Option<u32>,
 }
 
+impl LaneExecution {
+    /// The lowest active lane (the ballot's lowest set bit), or 0 for an empty ballot.
+    pub fn lowest_lane(&self) -> u32 {
+        (0..4)
+            .find(|&w| self.ballot[w] != 0)
+            .map_or(0, |w| w as u32 * 32 + self.ballot[w].trailing_zeros())
+    }
+
+    /// The local index of the subgroup's lane 0 (lane `i` is this + `i`), where the lanes'
+    /// places are known: in a 1-D workgroup, by the linear mapping every device seen so far
+    /// uses; in a 2-D or 3-D one, where every active lane checked its place by a shuffle.
+    /// `None` where they are not known, or where the lowest lane's local index is below its
+    /// lane id (no contiguous layout puts it there).
+    pub fn subgroup_base(&self) -> Option<u32> {
+        let placed = match &self.invocations {
+            None => true,
+            Some(lanes) => {
+                lanes.iter().all(|l| l.lane.is_some()) && self.invocations_complete != Some(false)
+            }
+        };
+        placed
+            .then(|| self.first_local_index.checked_sub(self.lowest_lane()))
+            .flatten()
+    }
+
+    /// Whether this execution contradicts the linear mapping (lane = local index mod
+    /// `subgroup_size`) that the lane and dispatch maps place lanes by: they place its lanes
+    /// from its base, which that mapping would make a whole number of subgroups, and it is not.
+    pub fn contradicts_linear_mapping(&self, subgroup_size: u32) -> bool {
+        match (self.subgroup_base(), &self.invocations) {
+            (Some(base), _) => base % subgroup_size.max(1) != 0,
+            // 1-D: the lowest lane's local index is below its lane id.
+            (None, None) => true,
+            // 2-D or 3-D with places unknown: the maps draw only the recorded invocations.
+            (None, Some(_)) => false,
+        }
+    }
+}
+
 /// What the profile was asked to do, each option in the form the command line takes, so that
 /// a reader can run it again.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]

@@ -217,9 +217,10 @@ fn render_lanes(out: &mut String, lanes: &LaneCapture, subgroup_size: u32, shape
     const SHOWN: usize = 16;
     let _ = writeln!(
         out,
-        "lanes at line {}: {} subgroup executions{}; the first {} (# = active lane):",
+        "lanes at line {}: {} subgroup execution{}{}; the first {} (# = active lane):",
         lanes.line,
         lanes.executions,
+        if lanes.executions == 1 { "" } else { "s" },
         if lanes.executions > lanes.records.len() as u64 {
             format!(" ({} recorded)", lanes.records.len())
         } else {

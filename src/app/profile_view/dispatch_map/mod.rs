@@ -137,6 +137,10 @@ pub struct DispatchMap {
     /// Executions at the line were more than the records kept: some cells show as not reached
     /// though their subgroup did reach it.
     pub truncated: bool,
+    /// Executions recorded, and how many of them contradict the linear lane mapping that
+    /// places their lanes.
+    recorded: usize,
+    off_linear: usize,
     /// The slice shown.
     pub z: u32,
     /// The texture to draw under the cells, by its index in the pictures, if any.
@@ -195,6 +199,8 @@ impl DispatchMap {
             ],
             subgroups: Vec::new(),
             truncated: executions > records.len() as u64,
+            recorded: records.len(),
+            off_linear: super::lane_map::off_linear(records, subgroup_size),
             z: 0,
             overlay: None,
             texture: None,
@@ -209,34 +215,22 @@ impl DispatchMap {
     /// Places one record's lanes: the active ones ran, the others of its subgroup (where
     /// known) sat idle.
     fn add(&mut self, record: &LaneExecution, index: &mut HashMap<([u32; 3], u32), u32>) {
-        let lowest = lowest_lane(record.ballot);
         let active =
             |lane: u32| lane < 128 && record.ballot[(lane / 32) as usize] >> (lane % 32) & 1 == 1;
         let per_workgroup: u32 = self.workgroup_size.iter().product();
         // The active lanes' local indices, and the subgroup's first local index where known.
-        let (ran, base): (Vec<u32>, Option<u32>) = match &record.invocations {
-            None => {
-                let base = record.first_local_index.checked_sub(lowest);
-                let ran = (0..self.subgroup_size.min(128))
-                    .filter(|&l| active(l))
-                    .filter_map(|l| base.map(|b| b + l))
-                    .collect();
-                (ran, base)
-            }
+        let base = record.subgroup_base();
+        let ran: Vec<u32> = match &record.invocations {
+            None => (0..self.subgroup_size.min(128))
+                .filter(|&l| active(l))
+                .filter_map(|l| base.map(|b| b + l))
+                .collect(),
             Some(lanes) => {
                 let [wx, wy, _] = self.workgroup_size;
-                let ran = lanes
+                lanes
                     .iter()
                     .map(|l| l.local_id[0] + wx * (l.local_id[1] + wy * l.local_id[2]))
-                    .collect();
-                let placed = lanes.iter().all(|l| l.lane.is_some())
-                    && record.invocations_complete != Some(false);
-                (
-                    ran,
-                    placed
-                        .then(|| record.first_local_index.checked_sub(lowest))
-                        .flatten(),
-                )
+                    .collect()
             }
         };
         let key = (record.workgroup, base.unwrap_or(record.first_local_index));
@@ -379,13 +373,6 @@ impl DispatchMap {
     }
 }
 
-/// The ballot's lowest set bit, or 0.
-fn lowest_lane(ballot: [u32; 4]) -> u32 {
-    (0..4)
-        .find(|&w| ballot[w] != 0)
-        .map_or(0, |w| w as u32 * 32 + ballot[w].trailing_zeros())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -406,6 +393,15 @@ mod tests {
             invocations: None,
             invocations_complete: None,
         }
+    }
+
+    #[test]
+    fn records_the_linear_mapping_cannot_give_are_counted() {
+        // Lane 2 at local index 10 is subgroup 1's; at local index 7 no linear mapping puts it.
+        let records = [record(0, 10, 0x04), record(1, 7, 0x04)];
+        let map = DispatchMap::from_records(3, shape([16, 1, 1], [2, 1, 1], 8), &records, 2)
+            .expect("a map");
+        assert_eq!((map.recorded, map.off_linear), (2, 1));
     }
 
     /// Two workgroups of 16 in a line, subgroups of 8: a row per workgroup. Workgroup 0's first
