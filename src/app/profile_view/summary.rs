@@ -11,11 +11,10 @@ use crate::report::units::format_ns;
 
 /// Subgroup size, control-flow efficiency and the two times.
 pub fn summary(ui: &mut egui::Ui, profile: &Profile) {
+    // Spaced apart rather than dotted: a wrapped row never starts with a separator.
     ui.horizontal_wrapped(|ui| {
-        for (i, (text, about)) in figures(profile).iter().enumerate() {
-            if i > 0 {
-                ui.strong("·");
-            }
+        ui.spacing_mut().item_spacing.x = 18.0;
+        for (text, about) in figures(profile) {
             ui.strong(text).on_hover_text(about);
         }
     });
