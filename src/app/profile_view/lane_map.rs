@@ -140,10 +140,10 @@ pub fn off_linear(records: &[LaneExecution], subgroup_size: u32) -> usize {
 pub fn off_linear_warning(off: usize, rows: usize) -> Option<String> {
     (off > 0).then(|| {
         format!(
-            "{off} of {rows} recorded executions put their lowest lane where the linear lane \
-             mapping (lane = local index mod subgroup size), by which this map places lanes, \
-             would not: on this device the lanes' places here are a guess; the ballots are \
-             as recorded."
+            "{off} of {rows} recorded executions contradict the linear lane mapping (lane = \
+             local index mod subgroup size) by which this map places the lanes a record does \
+             not place itself: on this device those places are a guess; the ballots are as \
+             recorded."
         )
     })
 }
@@ -270,7 +270,7 @@ mod tests {
         assert!(!execution([0, 0, 0], 9, 0xfe).contradicts_linear_mapping(8));
         assert!(execution([0, 0, 0], 5, 0xfe).contradicts_linear_mapping(8));
         assert!(execution([0, 0, 0], 0, 0xfe).contradicts_linear_mapping(8));
-        // A 2-D record whose lanes' places are unknown is drawn from its invocations alone.
+        // A 2-D record whose lanes failed the shuffle check is not contiguous in local index.
         let unplaced = LaneExecution {
             invocations: Some(vec![crate::profile::report::LaneInvocation {
                 local_id: [5, 0, 0],
@@ -280,7 +280,18 @@ mod tests {
             ..execution([0, 0, 0], 5, 0x02)
         };
         assert_eq!(unplaced.subgroup_base(), None);
-        assert!(!unplaced.contradicts_linear_mapping(8));
+        assert!(unplaced.contradicts_linear_mapping(8));
+        // One whose list was cut short (lanes far past the first) says nothing either way.
+        let cut_short = LaneExecution {
+            invocations_complete: Some(false),
+            invocations: Some(vec![crate::profile::report::LaneInvocation {
+                local_id: [5, 0, 0],
+                lane: Some(1),
+            }]),
+            ..unplaced.clone()
+        };
+        assert_eq!(cut_short.subgroup_base(), None);
+        assert!(!cut_short.contradicts_linear_mapping(8));
         let placed = LaneExecution {
             invocations: Some(vec![crate::profile::report::LaneInvocation {
                 local_id: [5, 0, 0],

@@ -150,15 +150,16 @@ impl LaneExecution {
     }
 
     /// Whether this execution contradicts the linear mapping (lane = local index mod
-    /// `subgroup_size`) that the lane and dispatch maps place lanes by: they place its lanes
-    /// from its base, which that mapping would make a whole number of subgroups, and it is not.
+    /// `subgroup_size`) that the lane and dispatch maps place lanes by where a record does not
+    /// place them itself: its base is not a whole number of subgroups, its lowest lane's local
+    /// index is below its lane id, or (2-D and 3-D) its lanes failed the shuffle check that
+    /// they are contiguous in local index.
     pub fn contradicts_linear_mapping(&self, subgroup_size: u32) -> bool {
         match (self.subgroup_base(), &self.invocations) {
             (Some(base), _) => base % subgroup_size.max(1) != 0,
-            // 1-D: the lowest lane's local index is below its lane id.
             (None, None) => true,
-            // 2-D or 3-D with places unknown: the maps draw only the recorded invocations.
-            (None, Some(_)) => false,
+            // A list cut short (lanes 128 or more past the first) is no evidence either way.
+            (None, Some(lanes)) => lanes.iter().any(|l| l.lane.is_none()),
         }
     }
 }
