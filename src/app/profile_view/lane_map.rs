@@ -20,8 +20,8 @@ pub struct LaneMap {
     /// Each row's workgroup, subgroup and (where its subgroup ran the line more than once)
     /// trip, in row order.
     labels: Vec<String>,
-    /// Rows that contradict the linear mapping their lanes are placed by.
-    off_linear: usize,
+    /// What the map says where rows contradict the linear mapping their lanes are placed by.
+    off_linear: Option<String>,
     cache: LaneCache,
 }
 
@@ -66,7 +66,7 @@ impl LaneMap {
             executions: capture.executions,
             records,
             labels,
-            off_linear: off_linear(&capture.records, size),
+            off_linear: off_linear_warning(&capture.records, size),
             cache,
         })
     }
@@ -109,7 +109,7 @@ impl LaneMap {
              where a subgroup ran the line again (a loop), its trip; one colour per set of \
              lanes that ran the line together; grey: lanes not there. Hover a lane for its ids.",
         );
-        if let Some(warning) = off_linear_warning(self.off_linear, self.records.len()) {
+        if let Some(warning) = &self.off_linear {
             ui.colored_label(ui.visuals().warn_fg_color, warning);
         }
         // A row may repeat a subgroup (a loop's trips): the grid's sort is stable, so they
@@ -128,22 +128,19 @@ impl LaneMap {
     }
 }
 
-/// How many of `records` contradict the linear lane mapping the maps place lanes by.
-pub fn off_linear(records: &[LaneExecution], subgroup_size: u32) -> usize {
-    (records.iter())
+/// What a map says where some of `records` contradict the linear lane mapping it places lanes
+/// by: how many, and that their lanes' places are a guess. `None` where none does.
+pub fn off_linear_warning(records: &[LaneExecution], subgroup_size: u32) -> Option<String> {
+    let off = (records.iter())
         .filter(|r| r.contradicts_linear_mapping(subgroup_size))
-        .count()
-}
-
-/// What a map says where `off` of its `rows` contradict the linear lane mapping: that its lanes'
-/// places are a guess there. `None` where none does.
-pub fn off_linear_warning(off: usize, rows: usize) -> Option<String> {
+        .count();
     (off > 0).then(|| {
         format!(
-            "{off} of {rows} recorded executions contradict the linear lane mapping (lane = \
+            "{off} of {} recorded executions contradict the linear lane mapping (lane = \
              local index mod subgroup size) by which this map places the lanes a record does \
              not place itself: on this device those places are a guess; the ballots are as \
-             recorded."
+             recorded.",
+            records.len()
         )
     })
 }
@@ -302,14 +299,12 @@ mod tests {
         assert_eq!(placed.subgroup_base(), Some(4));
         assert!(placed.contradicts_linear_mapping(8));
 
-        assert!(LaneMap::of(&captured()).expect("a map").off_linear == 0);
-        assert_eq!(off_linear_warning(0, 4), None);
+        assert_eq!(LaneMap::of(&captured()).expect("a map").off_linear, None);
         let mut profile = captured();
         let capture = profile.lanes.as_mut().expect("a capture");
         capture.records[1].first_local_index = 5;
         let map = LaneMap::of(&profile).expect("a lane map");
-        assert_eq!(map.off_linear, 1);
-        let warning = off_linear_warning(map.off_linear, map.records.len()).expect("a warning");
+        let warning = map.off_linear.expect("a warning");
         assert!(
             warning.starts_with("1 of 4 recorded executions"),
             "{warning}"

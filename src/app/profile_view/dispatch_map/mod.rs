@@ -137,10 +137,9 @@ pub struct DispatchMap {
     /// Executions at the line were more than the records kept: some cells show as not reached
     /// though their subgroup did reach it.
     pub truncated: bool,
-    /// Executions recorded, and how many of them contradict the linear lane mapping that
-    /// places their lanes.
-    recorded: usize,
-    off_linear: usize,
+    /// What the map says where records contradict the linear lane mapping that places their
+    /// lanes.
+    off_linear: Option<String>,
     /// The slice shown.
     pub z: u32,
     /// The texture to draw under the cells, by its index in the pictures, if any.
@@ -199,8 +198,7 @@ impl DispatchMap {
             ],
             subgroups: Vec::new(),
             truncated: executions > records.len() as u64,
-            recorded: records.len(),
-            off_linear: super::lane_map::off_linear(records, subgroup_size),
+            off_linear: super::lane_map::off_linear_warning(records, subgroup_size),
             z: 0,
             overlay: None,
             texture: None,
@@ -401,7 +399,11 @@ mod tests {
         let records = [record(0, 10, 0x04), record(1, 7, 0x04)];
         let map = DispatchMap::from_records(3, shape([16, 1, 1], [2, 1, 1], 8), &records, 2)
             .expect("a map");
-        assert_eq!((map.recorded, map.off_linear), (2, 1));
+        let warning = map.off_linear.expect("a warning");
+        assert!(
+            warning.starts_with("1 of 2 recorded executions"),
+            "{warning}"
+        );
     }
 
     /// Two workgroups of 16 in a line, subgroups of 8: a row per workgroup. Workgroup 0's first

@@ -5,7 +5,6 @@ use eframe::egui::{self, Color32, Sense, vec2};
 
 use super::{DispatchMap, NONE, Rows};
 use crate::app::profile_view::gutter::efficiency_colour;
-use crate::app::profile_view::lane_map::off_linear_warning;
 use crate::profile::run::TextureImage;
 
 /// A cell whose subgroup never reached the line (or was not recorded).
@@ -141,7 +140,7 @@ impl DispatchMap {
         if self.truncated {
             ui.weak("The records ran out before the dispatch did: grey also marks subgroups not recorded.");
         }
-        if let Some(warning) = off_linear_warning(self.off_linear, self.recorded) {
+        if let Some(warning) = &self.off_linear {
             ui.colored_label(ui.visuals().warn_fg_color, warning);
         }
         let max_side = ui.ctx().input(|i| i.max_texture_side);
