@@ -100,12 +100,9 @@ impl BranchCost {
     /// The cost in a few words, for a table cell: `serialized: saves 4.2 ms (78%)`.
     pub fn short(&self) -> String {
         match (self.saved_ns, self.saved_fraction) {
-            (Some(saved), Some(share)) => format!(
-                "{}: saves {} ({:.0}%)",
-                self.verdict.key(),
-                format_ns(saved),
-                share * 100.0
-            ),
+            (Some(saved), Some(share)) => {
+                format!("{}: {}", self.verdict.key(), saving_words(saved, share, 0))
+            }
             _ => self.verdict.key().to_owned(),
         }
     }
@@ -114,9 +111,10 @@ impl BranchCost {
     pub fn details(&self) -> Vec<String> {
         let mut out = vec![self.verdict.meaning().to_owned()];
         if let (Some(saved), Some([low, high])) = (self.saved_ns, self.interval_ns) {
+            let share = self.saved_fraction.unwrap_or(f64::NAN);
             out.push(format!(
-                "saves {} per dispatch (95% interval {} to {}) over {} timed rounds",
-                format_ns(saved),
+                "{} per dispatch; the saving's 95% interval {} to {}, over {} timed rounds",
+                saving_words(saved, share, 1),
                 format_ns(low),
                 format_ns(high),
                 self.variant_reps
@@ -158,6 +156,21 @@ impl BranchCost {
     }
 }
 
+/// A median saving and its share of the kernel in words: `saves 4.2 µs (12%)`, or for a
+/// negative one (the variant ran slower: noise, or a confounded variant) `saves nothing: the
+/// variant ran 287 ns (3%) slower` rather than a negative saving.
+pub fn saving_words(saved_ns: f64, share: f64, decimals: usize) -> String {
+    let percent = share.abs() * 100.0;
+    if saved_ns < 0.0 {
+        format!(
+            "saves nothing: the variant ran {} ({percent:.decimals$}%) slower",
+            format_ns(-saved_ns)
+        )
+    } else {
+        format!("saves {} ({percent:.decimals$}%)", format_ns(saved_ns))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -177,6 +190,29 @@ mod tests {
                 .details()
                 .iter()
                 .any(|d| d.contains("split more"))
+        );
+    }
+
+    /// A negative median is never printed as a negative saving.
+    #[test]
+    fn a_slower_variant_saves_nothing_in_words() {
+        let measured = |saved: f64| BranchCost {
+            saved_ns: Some(saved),
+            saved_fraction: Some(saved / 10_000.0),
+            interval_ns: Some([saved - 500.0, saved + 500.0]),
+            variant_reps: 15,
+            ..BranchCost::unmeasured(CostVerdict::FreeHere, None, String::new())
+        };
+        assert_eq!(measured(2500.0).short(), "free_here: saves 2.5 µs (25%)");
+        let slower = measured(-287.0);
+        assert_eq!(
+            slower.short(),
+            "free_here: saves nothing: the variant ran 287 ns (3%) slower"
+        );
+        assert_eq!(
+            slower.details()[1],
+            "saves nothing: the variant ran 287 ns (2.9%) slower per dispatch; the saving's 95% \
+             interval -787 ns to 213 ns, over 15 timed rounds"
         );
     }
 }

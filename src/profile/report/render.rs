@@ -3,6 +3,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
+use super::cost::saving_words;
 use super::{BranchCost, BranchProfile, CostVerdict, LaneCapture, LineProfile, Profile};
 use crate::report::units::format_ns;
 
@@ -289,16 +290,16 @@ pub(super) fn render_costs(profile: &Profile, out: &mut String) {
     let _ = writeln!(
         out,
         "cost of divergence on this adapter (--cost: the kernel against a variant whose \
-         subgroups follow their first active lane; saving, 95% interval, share of the kernel):"
+         subgroups follow their first active lane; median saving per dispatch, share of the \
+         kernel, 95% interval):"
     );
     for (b, c) in &costed {
         let measured = match (c.saved_ns, c.interval_ns) {
             (Some(s), Some([low, high])) => format!(
-                "saves {} ({} to {}, {:.1}%)",
-                format_ns(s),
+                "{}, interval {} to {}",
+                saving_words(s, c.saved_fraction.unwrap_or(f64::NAN), 1),
                 format_ns(low),
                 format_ns(high),
-                c.saved_fraction.unwrap_or(f64::NAN) * 100.0
             ),
             _ => "not measured".to_owned(),
         };
