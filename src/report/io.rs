@@ -22,8 +22,21 @@ pub fn read_json(path: &Path) -> Result<ResultDocument> {
     })?;
     parse_json(&text).map_err(|reason| Error::ResultFile {
         path: path.to_owned(),
-        reason,
+        reason: reason + kernel_hint(path),
     })
+}
+
+/// For a kernel given where a result document goes, what to run instead.
+fn kernel_hint(path: &Path) -> &'static str {
+    if path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("wgsl"))
+    {
+        "; this is a WGSL kernel, and this command reads result documents (what `divlab bench \
+         --json` writes): `divlab profile FILE` profiles a kernel"
+    } else {
+        ""
+    }
 }
 
 /// Parses a result document from text; the error names the field (`experiments[3].metrics.r2`)

@@ -265,6 +265,7 @@ fn import_refuses_what_is_not_a_schema_2_profile() {
     write("truncated.json", &good[..good.len() / 2]);
     write("empty.json", b"");
     write("garbage.json", b"this is not json\n");
+    write("kernel.wgsl", b"@compute @workgroup_size(1) fn main() {}\n");
     write("v1.json", &with(&|d| d["schema_version"] = json!(1)));
     write("v4.json", &with(&|d| d["schema_version"] = json!(4)));
     write("array.json", b"[1, 2, 3]\n");
@@ -320,6 +321,11 @@ fn import_refuses_what_is_not_a_schema_2_profile() {
             "read it with `divlab compare`",
         ),
         ("folder.json", "a directory, not a profile document", ""),
+        (
+            "kernel.wgsl",
+            "not JSON (a syntax error at line 1, column",
+            "this is a WGSL kernel: leave out --import to profile it",
+        ),
         ("missing.json", "cannot read it", "No such file"),
     ];
     for (file, what, todo) in cases {

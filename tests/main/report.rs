@@ -232,6 +232,13 @@ fn mistyped_json_is_a_clear_error() {
         "not JSON at all",
         &["not valid JSON"],
     ));
+    let kernel = path_in(&dir, "mine.wgsl");
+    std::fs::write(&kernel, "@compute @workgroup_size(1) fn main() {}\n").expect("writing");
+    failures.extend(check_rejected(
+        &kernel,
+        "a kernel given for a result file",
+        &["not valid JSON", "WGSL kernel", "divlab profile FILE"],
+    ));
     assert!(failures.is_empty(), "\n{}", failures.join("\n"));
 }
 

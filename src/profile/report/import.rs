@@ -22,7 +22,17 @@ pub fn read_profile(path: &Path) -> Result<Profile, ProfileError> {
         problem,
     };
     let text = read_text(path).map_err(bad)?;
-    parse_profile(&text).map_err(bad)
+    parse_profile(&text).map_err(|problem| {
+        let is_kernel = path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("wgsl"));
+        match is_kernel {
+            true => bad(format!(
+                "{problem}; this is a WGSL kernel: leave out --import to profile it"
+            )),
+            false => bad(problem),
+        }
+    })
 }
 
 /// Parses a profile document; the error says what is wrong and what to do.
