@@ -11,11 +11,13 @@ use crate::report::units::format_ns;
 
 /// Subgroup size, control-flow efficiency and the two times.
 pub fn summary(ui: &mut egui::Ui, profile: &Profile) {
-    // Spaced apart rather than dotted: a wrapped row never starts with a separator.
+    // Spaced apart rather than dotted: a wrapped row never starts with a separator. Each figure
+    // stays whole: one that does not fit moves to the next row rather than splitting.
     ui.horizontal_wrapped(|ui| {
         ui.spacing_mut().item_spacing.x = 18.0;
         for (text, about) in figures(profile) {
-            ui.strong(text).on_hover_text(about);
+            ui.add(egui::Label::new(RichText::new(text).strong()).extend())
+                .on_hover_text(about);
         }
     });
     // Outputs that differ from the kernel alone are said in the open, not only on hover: in the
