@@ -429,7 +429,8 @@ pub(crate) struct ProfileArgs {
     #[arg(long)]
     pub(crate) cost: bool,
     /// With --cost: how many divergent branches get a variant, those with the most idle lane
-    /// slots first.
+    /// slots first (one that cannot have a variant, such as a second `if` on its line, takes
+    /// no place).
     #[arg(long, value_name = "N", requires = "cost", default_value_t = profile::cost::DEFAULT_COST_TOP, value_parser = |s: &str| whole_number(s, 1, 64).map(|n| n as usize))]
     pub(crate) cost_top: usize,
     /// Print the report of a profile document (`--json`'s) again, without a GPU; --json and

@@ -20,6 +20,11 @@ fn kernel(name: &str) -> (String, String) {
 /// `name` profiled with `--cost` (or without, `cost: false`) with its header's dispatch, as
 /// many as `reps` timed rounds.
 fn profiled(lab: &Lab, name: &str, cost: bool, reps: usize) -> Profile {
+    profiled_top(lab, name, cost.then_some(5), reps)
+}
+
+/// `name` profiled with `--cost-top` `top` (`None`: no `--cost`).
+fn profiled_top(lab: &Lab, name: &str, top: Option<usize>, reps: usize) -> Profile {
     let (path, source) = kernel(name);
     let args = util::header_args(&source).unwrap_or_default();
     let mut request = Request::new(path, source.clone());
@@ -28,7 +33,7 @@ fn profiled(lab: &Lab, name: &str, cost: bool, reps: usize) -> Profile {
     }
     request.reps = reps;
     request.time_budget = Duration::from_secs(60);
-    request.cost_top = cost.then_some(5);
+    request.cost_top = top;
     divlab::profile::run::profile(lab, &request)
         .unwrap_or_else(|e| panic!("{name}: {e}"))
         .profile
@@ -178,6 +183,40 @@ fn a_side_that_one_lane_takes_alone_is_predicted_to_save_nothing() {
     // the kernel).
     assert_eq!(cost.predicted_ns, Some(0.0), "{cost:#?}");
     assert_ne!(cost.verdict, CostVerdict::Serialized, "{cost:#?}");
+}
+
+#[test]
+fn branches_that_share_a_line_take_no_cost_top_slot() {
+    let _gpu = util::gpu_shared();
+    let lab = Lab::new(util::gpu());
+    let name = "packed_line.wgsl";
+    let profile = profiled_top(&lab, name, Some(1), 3);
+    let source = kernel(name).1;
+    let packed = util::line_of(&source, "if (gid.x % 2u == 0u)");
+    let on_packed: Vec<&BranchCost> = (profile.branches.iter())
+        .filter(|b| b.line == packed)
+        .filter_map(|b| b.cost.as_ref())
+        .collect();
+    assert_eq!(on_packed.len(), 3, "{:#?}", profile.branches);
+    for cost in &on_packed {
+        assert_eq!(cost.verdict, CostVerdict::NotMeasured, "{cost:#?}");
+        assert!(cost.reason.contains("more than one `if`"), "{cost:#?}");
+    }
+    // They rank above the branch by idle lane slots, and still it is the one measured.
+    let idle = |line: u32| {
+        (profile.branches.iter())
+            .find(|b| b.line == line)
+            .and_then(|b| b.wasted_lane_slots)
+            .unwrap_or(0)
+    };
+    let line = util::line_of(&source, "// the branch");
+    assert!(idle(packed) > idle(line), "{:#?}", profile.branches);
+    let cost = cost_of(&profile, &source);
+    assert!(cost.saved_ns.is_some(), "{cost:#?}");
+    assert!(cost.variant_reps > 0, "{cost:#?}");
+    // The report prints the three alike once.
+    let text = divlab::profile::report::render_text(&profile);
+    assert!(text.contains("(3 branches alike)"), "{text}");
 }
 
 #[test]

@@ -267,6 +267,30 @@ fn render_lanes(out: &mut String, lanes: &LaneCapture, subgroup_size: u32, shape
     }
 }
 
+/// One row of `--cost`'s table, without its line end.
+fn cost_row(b: &BranchProfile, c: &BranchCost) -> String {
+    let measured = match (c.saved_ns, c.interval_ns) {
+        (Some(s), Some([low, high])) => format!(
+            "{}, interval {} to {}",
+            saving_words(s, c.saved_fraction.unwrap_or(f64::NAN), 1),
+            format_ns(low),
+            format_ns(high),
+        ),
+        _ => "not measured".to_owned(),
+    };
+    let predicted = match c.predicted_text() {
+        Some(p) => format!(", predicted {p}"),
+        None => String::new(),
+    };
+    format!(
+        "  line {:>4} {:<6} {:<13} {measured}{predicted}: {}",
+        b.line,
+        b.kind_label(),
+        c.verdict.key(),
+        c.reason
+    )
+}
+
 /// `--cost`'s table: the measured branches by saving (most first), then the others, each with
 /// its interval, the prediction and the verdict; a line on each verdict shown.
 pub(super) fn render_costs(profile: &Profile, out: &mut String) {
@@ -293,28 +317,14 @@ pub(super) fn render_costs(profile: &Profile, out: &mut String) {
          subgroups follow their first active lane; median saving per dispatch, share of the \
          kernel, 95% interval):"
     );
-    for (b, c) in &costed {
-        let measured = match (c.saved_ns, c.interval_ns) {
-            (Some(s), Some([low, high])) => format!(
-                "{}, interval {} to {}",
-                saving_words(s, c.saved_fraction.unwrap_or(f64::NAN), 1),
-                format_ns(low),
-                format_ns(high),
-            ),
-            _ => "not measured".to_owned(),
+    let rows: Vec<String> = costed.iter().map(|(b, c)| cost_row(b, c)).collect();
+    // Branches alike (several `if`s on one line, none measured) print once, with their count.
+    for alike in rows.chunk_by(|a, b| a == b) {
+        let count = match alike.len() {
+            1 => String::new(),
+            n => format!(" ({n} branches alike)"),
         };
-        let predicted = match c.predicted_text() {
-            Some(p) => format!(", predicted {p}"),
-            None => String::new(),
-        };
-        let _ = writeln!(
-            out,
-            "  line {:>4} {:<6} {:<13} {measured}{predicted}: {}",
-            b.line,
-            b.kind_label(),
-            c.verdict.key(),
-            c.reason
-        );
+        let _ = writeln!(out, "{}{count}", alike[0]);
     }
     let mut shown: Vec<CostVerdict> = costed.iter().map(|(_, c)| c.verdict).collect();
     shown.sort_by_key(|v| v.key());

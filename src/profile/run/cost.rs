@@ -5,9 +5,12 @@
 
 use crate::Result;
 use crate::gpu::{Dispatch, GpuContext, storage_buffer};
-use crate::profile::cost::{self, variant};
+use crate::profile::cost;
+use crate::profile::cost::variant::{self, BranchText};
 use crate::profile::kernel::Kernel;
-use crate::profile::report::{self, BranchCost, CostVerdict, Inputs, LineProfile, Profile};
+use crate::profile::report::{
+    self, BranchCost, BranchProfile, CostVerdict, Inputs, LineProfile, Profile,
+};
 
 use super::bind::{Resources, dispatch, pipeline, resources};
 use super::counted::count;
@@ -36,9 +39,9 @@ pub(super) struct Variants {
     decided: Vec<(usize, BranchCost)>,
 }
 
-/// The variants of the `top` most divergent branches of `profile` (the counted run's), made
-/// and counted on fresh resources filled as the original's were, and compiled to run on
-/// `shared` (the resources the timing uses).
+/// The variants of the `top` most divergent branches of `profile` (the counted run's) that can
+/// have one, made and counted on fresh resources filled as the original's were, and compiled
+/// to run on `shared` (the resources the timing uses).
 pub(super) fn variants(
     gpu: &GpuContext,
     request: &Request,
@@ -48,48 +51,33 @@ pub(super) fn variants(
     (top, control_group): (usize, u32),
     on_stage: &mut dyn FnMut(Stage),
 ) -> Result<Variants> {
-    let chosen = cost::candidates(&profile.branches, top);
     let mut out = Variants {
         timed: Vec::new(),
         decided: Vec::new(),
     };
+    // Whether a branch can have a variant is read from the text, before any GPU work, so one
+    // that cannot (two `if`s on a line) takes no --cost-top slot from one that can.
+    let mut chosen = Vec::new();
+    for index in cost::candidates(&profile.branches, usize::MAX) {
+        match branch_text(&kernel.source, &profile.branches[index]) {
+            Ok(text) if chosen.len() < top => chosen.push((index, text)),
+            Ok(_) => {}
+            Err(reason) => out.decided.push((index, unmeasured(reason))),
+        }
+    }
     // The counts and the `--save`d textures are the original's: a variant saves nothing.
     let mut quiet = request.clone();
     quiet.lanes_line = None;
     quiet.keep_images = false;
     quiet.textures.saves.clear();
     let control = storage_buffer(gpu, "divlab.cost.control", 16);
-    for (done, &index) in chosen.iter().enumerate() {
+    for (done, (index, text)) in chosen.iter().enumerate() {
         on_stage(Stage::Variants {
             done,
             of: chosen.len(),
         });
-        let branch = &profile.branches[index];
-        let keyword = if branch.kind == "switch" {
-            "switch"
-        } else {
-            "if"
-        };
-        let text = match variant::find(&kernel.source, branch.line, keyword) {
-            Ok(text) => text,
-            Err(why) => {
-                let reason = match why {
-                    variant::NoVariant::NotInText => format!(
-                        "no `{keyword}` starts on line {}: a test naga made of `&&`/`||` \
-                         (its clause is costed with the `if` it belongs to) or a loop's",
-                        branch.line
-                    ),
-                    variant::NoVariant::Several => format!(
-                        "more than one `{keyword}` on line {}: put each on its own line to \
-                         cost it",
-                        branch.line
-                    ),
-                };
-                out.decided.push((index, unmeasured(reason)));
-                continue;
-            }
-        };
-        let counted = count_variant(gpu, &quiet, kernel, &profile.lines, &text)?;
+        let (index, branch) = (*index, &profile.branches[*index]);
+        let counted = count_variant(gpu, &quiet, kernel, &profile.lines, text)?;
         let (outside, dropped) = match counted {
             Ok(counted) => counted,
             Err(cost) => {
@@ -98,7 +86,7 @@ pub(super) fn variants(
             }
         };
         let compile = |form| {
-            let wgsl = variant::write(&kernel.source, &text, form, control_group);
+            let wgsl = variant::write(&kernel.source, text, form, control_group);
             let label = format!("{} (line {} {form:?})", kernel.file, branch.line);
             let p = pipeline(
                 gpu,
@@ -139,6 +127,26 @@ pub(super) fn variants(
     Ok(out)
 }
 
+/// The text of `branch`'s statement in `source`, or why no variant of it can be written.
+fn branch_text(source: &str, branch: &BranchProfile) -> std::result::Result<BranchText, String> {
+    let keyword = if branch.kind == "switch" {
+        "switch"
+    } else {
+        "if"
+    };
+    variant::find(source, branch.line, keyword).map_err(|why| match why {
+        variant::NoVariant::NotInText => format!(
+            "no `{keyword}` starts on line {}: a test naga made of `&&`/`||` (its clause is \
+             costed with the `if` it belongs to) or a loop's",
+            branch.line
+        ),
+        variant::NoVariant::Several => format!(
+            "more than one `{keyword}` on line {}: put each on its own line to cost it",
+            branch.line
+        ),
+    })
+}
+
 fn unmeasured(reason: String) -> BranchCost {
     BranchCost::unmeasured(CostVerdict::NotMeasured, None, reason)
 }
@@ -151,7 +159,7 @@ fn count_variant(
     quiet: &Request,
     kernel: &Kernel,
     original: &[LineProfile],
-    text: &variant::BranchText,
+    text: &BranchText,
 ) -> Result<std::result::Result<(f64, i64), BranchCost>> {
     let wgsl = variant::write(&kernel.source, text, variant::Form::Counted, 0);
     let entry = Some(kernel.interface.entry.as_str());
