@@ -262,6 +262,28 @@ fn the_command_line_prints_the_cost_table_writes_it_and_imports_it() {
         costs.iter().any(|c| c["verdict"] == "count_only"),
         "{doc:#}"
     );
+    // An empty kernel over the same workgroups was timed with it, and the predictions price
+    // only the time above it: none exceeds it (on lavapipe the floor is most of this small
+    // kernel's time, so pricing the whole time would).
+    let kernel_ns = doc["timing"]["kernel_ns"].as_f64().unwrap();
+    let floor_ns = doc["timing"]["floor_ns"]
+        .as_f64()
+        .expect("--cost times the floor");
+    assert!(floor_ns > 0.0, "{doc:#}");
+    assert!(
+        run.stdout
+            .contains("an empty kernel over the same workgroups"),
+        "{run}"
+    );
+    for cost in &costs {
+        if let Some(predicted) = cost["predicted_ns"].as_f64() {
+            assert!(
+                predicted <= (kernel_ns - floor_ns).max(0.0) + 1e-6,
+                "{predicted} ns predicted, above the kernel's {kernel_ns} ns less its floor \
+                 {floor_ns} ns: {cost:#}"
+            );
+        }
+    }
     let mut cmd = util::divlab(dir.path());
     cmd.args(["profile", "--import"]).arg(&json);
     let again = util::run(cmd);

@@ -96,11 +96,19 @@ fn figures(profile: &Profile) -> Vec<(String, String)> {
         Some(t) => {
             // The notes on the times (noise, a faster instrumented run) on hover, where the
             // time is.
+            let floor = t.floor_ns.map(|f| {
+                format!(
+                    "An empty kernel over the same workgroups took {}: the fixed cost of a \
+                     dispatch, which the cost predictions leave out",
+                    format_ns(f)
+                )
+            });
             let about = std::iter::once(
                 "Medians of the timed repetitions, the kernel alone and with divlab's counters, \
                  interleaved"
                     .to_owned(),
-            );
+            )
+            .chain(floor);
             parts.push((
                 format!(
                     "{} alone, {} instrumented ({})",

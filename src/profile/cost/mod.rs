@@ -78,7 +78,8 @@ fn counterpart<'a>(variant: &'a [LineProfile], line: &LineProfile) -> Option<&'a
 }
 
 /// The cost model's saving of `slots` lane slots, priced at the kernel's average time per lane
-/// slot of a line (`kernel_ns` / Σ executions × W over `lines`).
+/// slot of a line (`kernel_ns` / Σ executions × W over `lines`); `kernel_ns` is the kernel's
+/// time above an empty dispatch's, where that was timed.
 pub fn priced_ns(slots: i64, lines: &[LineProfile], width: u32, kernel_ns: f64) -> Option<f64> {
     let total = line_slots(lines, width);
     (total > 0 && kernel_ns.is_finite()).then(|| kernel_ns * slots as f64 / total as f64)

@@ -83,8 +83,8 @@ pub struct BranchCost {
     /// The 95% bootstrap interval of `saved_ns`.
     pub interval_ns: Option<[f64; 2]>,
     /// The cost model's saving from the counts: the idle lane slots on the branch's lines,
-    /// priced at the kernel's average time per lane slot of a line (for a loop: its idle
-    /// trip slots).
+    /// priced at the kernel's average time per lane slot of a line, from its time above an
+    /// empty dispatch's (`timing.floor_ns`) (for a loop: its idle trip slots).
     pub predicted_ns: Option<f64>,
     /// Timed rounds of each variant.
     pub variant_reps: usize,

@@ -470,6 +470,10 @@ pub struct TimingRecord {
     /// The kernel's run-to-run spread: the coefficient of variation of its times (schema 3).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kernel_cv: Option<f64>,
+    /// With `--cost`: an empty kernel's time over the same workgroups (median), the fixed cost
+    /// of a dispatch that the cost model's price per lane slot leaves out (schema 3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub floor_ns: Option<f64>,
 }
 
 impl TimingRecord {
@@ -501,6 +505,12 @@ impl TimingRecord {
             ));
         }
         notes
+    }
+
+    /// The kernel's time above an empty dispatch's (`floor_ns`, where it was timed), never
+    /// below zero: what the cost model spreads over the lane slots.
+    pub fn above_floor_ns(&self) -> f64 {
+        (self.kernel_ns - self.floor_ns.unwrap_or(0.0)).max(0.0)
     }
 
     /// The overhead as the report prints it: never a figure below 1 without its reason.
@@ -539,4 +549,29 @@ pub fn json_bytes(profile: &Profile) -> Vec<u8> {
 /// reading it back gives NaN, so that such a document still imports.
 fn f64_or_nan<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
     Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::NAN))
+}
+
+#[cfg(test)]
+mod timing_tests {
+    use super::*;
+
+    /// The cost model prices the time above the empty kernel's, and a floor measured above
+    /// the kernel (noise) leaves nothing rather than a negative time.
+    #[test]
+    fn the_time_above_the_floor_is_never_negative() {
+        let timing = |floor_ns| TimingRecord {
+            kernel_ns: 24_800.0,
+            instrumented_ns: 32_800.0,
+            overhead: 32.8 / 24.8,
+            reps: 41,
+            time_budget_s: 5.0,
+            source: crate::report::TimingSource::GpuTimestamp,
+            overhead_interval: None,
+            kernel_cv: None,
+            floor_ns,
+        };
+        assert_eq!(timing(None).above_floor_ns(), 24_800.0);
+        assert_eq!(timing(Some(21_700.0)).above_floor_ns(), 3_100.0);
+        assert_eq!(timing(Some(26_000.0)).above_floor_ns(), 0.0);
+    }
 }

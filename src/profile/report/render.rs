@@ -142,10 +142,17 @@ fn render_summary(profile: &Profile, out: &mut String) {
     render_clauses(profile, out);
     match &profile.timing {
         Some(t) => {
+            let floor = t.floor_ns.map_or_else(String::new, |f| {
+                format!(
+                    "; an empty kernel over the same workgroups {}, the fixed cost --cost's \
+                     predictions leave out",
+                    format_ns(f)
+                )
+            });
             let _ = writeln!(
                 out,
                 "time: {} alone, {} instrumented ({}), medians of {} runs ({}; --reps {}, \
-                 --time-budget {} s)",
+                 --time-budget {} s){floor}",
                 format_ns(t.kernel_ns),
                 format_ns(t.instrumented_ns),
                 t.overhead_text(),

@@ -219,7 +219,9 @@ pub(super) fn apply(
     samples: &[(Vec<f64>, Vec<f64>)],
     top: usize,
 ) {
-    let kernel_ns = profile.timing.as_ref().map_or(f64::NAN, |t| t.kernel_ns);
+    // The fixed cost of a dispatch is paid however many lane slots run: the model spreads
+    // only the time above the empty kernel's over them.
+    let kernel_ns = (profile.timing.as_ref()).map_or(f64::NAN, |t| t.above_floor_ns());
     let width = profile.subgroup_size.unwrap_or(0);
     // The lines are read while the branches are written: borrowed apart, not copied.
     let Profile {

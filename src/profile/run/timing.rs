@@ -8,14 +8,15 @@ use crate::profile::kernel::Kernel;
 use crate::profile::report::TimingRecord;
 use crate::stats::bootstrap_medians;
 
-use super::bind::{Resources, dispatch};
+use super::bind::{Resources, dispatch, pipeline};
 use super::counted::instrumented_label;
 use super::{MIN_REPS, Request, Stage};
 
 /// The kernel alone (the user's own source, with their overrides as pipeline constants) and
 /// instrumented (`counted`), timed interleaved for as many rounds as the request's budget
 /// allows, with `--cost`'s variant pairs among them (each pair back to back, so that its two
-/// samples of a round are close in time). Returns each pair's samples too.
+/// samples of a round are close in time) and, with them, an empty kernel over the same
+/// workgroups (the floor). Returns each pair's samples too.
 pub(super) fn timing(
     gpu: &GpuContext,
     request: &Request,
@@ -25,6 +26,11 @@ pub(super) fn timing(
     pairs: Vec<(Dispatch, Dispatch)>,
     on_stage: &mut dyn FnMut(Stage),
 ) -> Result<Timings> {
+    let floor = if pairs.is_empty() {
+        None
+    } else {
+        Some(empty_dispatch(gpu, kernel, request.dispatch)?)
+    };
     let plain = dispatch(
         gpu,
         plain_pipeline,
@@ -58,21 +64,25 @@ pub(super) fn timing(
     };
     let label = instrumented_label(&request.file);
     let pair_count = pairs.len();
+    // The kernel alone, instrumented, the floor where there is one, then the pairs.
+    let singles = 2 + usize::from(floor.is_some());
     let dispatches: Vec<Dispatch> = [plain, counted]
         .into_iter()
+        .chain(floor)
         .chain(pairs.into_iter().flat_map(|(a, b)| [a, b]))
         .collect();
-    let groups: Vec<Range<usize>> = [0..1, 1..2]
-        .into_iter()
-        .chain((0..pair_count).map(|i| 2 + 2 * i..4 + 2 * i))
+    let groups: Vec<Range<usize>> = (0..singles)
+        .map(|i| i..i + 1)
+        .chain((0..pair_count).map(|i| singles + 2 * i..singles + 2 + 2 * i))
         .collect();
     let mut samples =
         timer.interleave_groups(gpu, &label, (&dispatches, &groups), budget, &mut on_round)?;
     let pair_samples = samples
-        .split_off(2)
+        .split_off(singles)
         .chunks_exact_mut(2)
         .map(|pair| (std::mem::take(&mut pair[0]), std::mem::take(&mut pair[1])))
         .collect();
+    let floor_ns = samples.get(2).map(|s| crate::stats::median(s));
     let [kernel_ns, instrumented_ns] = [0, 1].map(|i| crate::stats::median(&samples[i]));
     let interval = bootstrap_medians(&[&samples[0], &samples[1]], |m| m[1] / m[0]);
     let record = TimingRecord {
@@ -84,10 +94,26 @@ pub(super) fn timing(
         source: timer.source(),
         overhead_interval: interval.map(|i| [i.low, i.high]),
         kernel_cv: crate::stats::summarize(&samples[0]).map(|s| s.cv),
+        floor_ns: floor_ns.filter(|f| f.is_finite()),
     };
     Ok(Timings {
         record,
         pairs: pair_samples,
+    })
+}
+
+/// An empty kernel of `kernel`'s workgroup size over `workgroups`: what a dispatch of that
+/// shape costs with no work in it.
+fn empty_dispatch(gpu: &GpuContext, kernel: &Kernel, workgroups: [u32; 3]) -> Result<Dispatch> {
+    let [x, y, z] = kernel.interface.workgroup_size;
+    let wgsl = format!("@compute @workgroup_size({x}, {y}, {z})\nfn main() {{}}\n");
+    let label = format!("{} (empty kernel, the floor)", kernel.file);
+    let pipeline = pipeline(gpu, &label, &wgsl, "main", &[], false)?;
+    Ok(Dispatch {
+        pipeline,
+        bind_groups: Vec::new(),
+        workgroups,
+        immediates: Vec::new(),
     })
 }
 
