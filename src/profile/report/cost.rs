@@ -97,9 +97,16 @@ pub struct BranchCost {
 }
 
 impl BranchCost {
-    /// The cost in a few words, for a table cell: `serialized: saves 4.2 ms (78%)`.
+    /// The cost in a few words, for a table cell: `serialized: saves 4.2 ms (78%)`, or
+    /// `free_here: saves nothing (variant 287 ns slower)`.
     pub fn short(&self) -> String {
         match (self.saved_ns, self.saved_fraction) {
+            // Short enough for the app's column; the share and the interval are on hover.
+            (Some(saved), _) if saved < 0.0 => format!(
+                "{}: saves nothing (variant {} slower)",
+                self.verdict.key(),
+                format_ns(-saved)
+            ),
             (Some(saved), Some(share)) => {
                 format!("{}: {}", self.verdict.key(), saving_words(saved, share, 0))
             }
@@ -207,7 +214,7 @@ mod tests {
         let slower = measured(-287.0);
         assert_eq!(
             slower.short(),
-            "free_here: saves nothing: the variant ran 287 ns (3%) slower"
+            "free_here: saves nothing (variant 287 ns slower)"
         );
         assert_eq!(
             slower.details()[1],
