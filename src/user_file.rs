@@ -10,6 +10,13 @@ use std::fs::{File, Metadata};
 use std::io::Read as _;
 use std::path::Path;
 
+/// Whether `path` names a WGSL kernel by its extension (`.wgsl`, in any case): for the
+/// readers of documents, to say what to run instead when given one.
+pub fn is_wgsl(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("wgsl"))
+}
+
 /// Why a file a user named was not read.
 #[derive(Debug)]
 pub enum ReadError {

@@ -28,10 +28,7 @@ pub fn read_json(path: &Path) -> Result<ResultDocument> {
 
 /// For a kernel given where a result document goes, what to run instead.
 fn kernel_hint(path: &Path) -> &'static str {
-    if path
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("wgsl"))
-    {
+    if crate::user_file::is_wgsl(path) {
         "; this is a WGSL kernel, and this command reads result documents (what `divlab bench \
          --json` writes): `divlab profile FILE` profiles a kernel"
     } else {

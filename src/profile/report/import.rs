@@ -23,14 +23,12 @@ pub fn read_profile(path: &Path) -> Result<Profile, ProfileError> {
     };
     let text = read_text(path).map_err(bad)?;
     parse_profile(&text).map_err(|problem| {
-        let is_kernel = path
-            .extension()
-            .is_some_and(|e| e.eq_ignore_ascii_case("wgsl"));
-        match is_kernel {
-            true => bad(format!(
+        if crate::user_file::is_wgsl(path) {
+            bad(format!(
                 "{problem}; this is a WGSL kernel: leave out --import to profile it"
-            )),
-            false => bad(problem),
+            ))
+        } else {
+            bad(problem)
         }
     })
 }
