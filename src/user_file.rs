@@ -10,8 +10,9 @@ use std::fs::{File, Metadata};
 use std::io::Read as _;
 use std::path::Path;
 
-/// Whether `path` names a WGSL kernel by its extension (`.wgsl`, in any case): for the
-/// readers of documents, to say what to run instead when given one.
+/// Whether `path` names a WGSL kernel by its extension (`.wgsl`, in any case): what the app
+/// opens in the Playground and `uniformity` lints in a folder, and what the readers of
+/// documents, given one, say to profile instead.
 pub fn is_wgsl(path: &Path) -> bool {
     path.extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("wgsl"))

@@ -206,7 +206,7 @@ impl DivlabApp {
     /// open is read again into its document.
     pub fn open_path(&mut self, path: &Path) {
         self.state.path = path.display().to_string();
-        if path.extension().is_some_and(|e| e == "wgsl") {
+        if crate::user_file::is_wgsl(path) {
             match std::fs::read_to_string(path) {
                 Ok(text) => {
                     let told = self.state.playground.open_kernel(path, text);

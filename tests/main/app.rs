@@ -1216,7 +1216,8 @@ fn a_cli_profile_document_opens_with_the_clis_figures() {
 fn an_opened_kernel_keeps_its_name_and_its_own_settings() {
     let dir = crate::util::temp_dir();
     let first = crate::util::path_in(&dir, "first.wgsl");
-    let second = crate::util::path_in(&dir, "broken.wgsl");
+    // The extension in any case, as Windows tools write it.
+    let second = crate::util::path_in(&dir, "broken.WGSL");
     std::fs::write(&first, EXAMPLE).unwrap();
     std::fs::write(
         &second,
@@ -1234,11 +1235,11 @@ fn an_opened_kernel_keeps_its_name_and_its_own_settings() {
         playground.settings,
         divlab::app::playground::RunSettings::default()
     );
-    assert_eq!(playground.file_name(), "broken.wgsl");
+    assert_eq!(playground.file_name(), "broken.WGSL");
     // The compile error names the file it came from.
     assert!(
         harness
-            .query_all_by_label_contains("broken.wgsl:2:")
+            .query_all_by_label_contains("broken.WGSL:2:")
             .next()
             .is_some()
     );

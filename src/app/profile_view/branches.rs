@@ -335,6 +335,7 @@ mod tests {
             saved_fraction: Some(saved / 1000.0),
             interval_ns: Some([saved * 0.9, saved * 1.1]),
             predicted_ns: Some(saved),
+            predicted_interval_ns: None,
             variant_reps: 9,
             outside_change: Some(0.0),
             reason: "the saving's 95% interval lies above zero".to_owned(),

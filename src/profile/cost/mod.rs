@@ -77,12 +77,33 @@ fn counterpart<'a>(variant: &'a [LineProfile], line: &LineProfile) -> Option<&'a
     variant.iter().find(|v| v.line == line.line)
 }
 
+/// A time and its 95% interval: the kernel's time above the floor, which lane slots are
+/// priced from, or a prediction priced from it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Estimate {
+    pub ns: f64,
+    pub interval: Option<[f64; 2]>,
+}
+
 /// The cost model's saving of `slots` lane slots, priced at the kernel's average time per lane
-/// slot of a line (`kernel_ns` / Σ executions × W over `lines`); `kernel_ns` is the kernel's
-/// time above an empty dispatch's, where that was timed.
-pub fn priced_ns(slots: i64, lines: &[LineProfile], width: u32, kernel_ns: f64) -> Option<f64> {
+/// slot of a line (`work` / Σ executions × W over `lines`), with the interval `work`'s gives;
+/// `work` is the kernel's time above an empty dispatch's, where that was timed.
+pub fn priced_ns(
+    slots: i64,
+    lines: &[LineProfile],
+    width: u32,
+    work: Estimate,
+) -> Option<Estimate> {
     let total = line_slots(lines, width);
-    (total > 0 && kernel_ns.is_finite()).then(|| kernel_ns * slots as f64 / total as f64)
+    let price = |ns: f64| ns * slots as f64 / total as f64;
+    (total > 0 && work.ns.is_finite()).then(|| Estimate {
+        ns: price(work.ns),
+        // Fewer slots than none (a negative saving) turn the interval around.
+        interval: work.interval.map(|[low, high]| {
+            let [a, b] = [price(low), price(high)];
+            [a.min(b), a.max(b)]
+        }),
+    })
 }
 
 /// A loop's count-based cost: its idle trip slots (lanes that had left while others ran more
@@ -91,11 +112,11 @@ pub fn loop_predicted_ns(
     branch: &BranchProfile,
     lines: &[LineProfile],
     width: u32,
-    kernel_ns: f64,
-) -> Option<f64> {
+    work: Estimate,
+) -> Option<Estimate> {
     let (ran, paid) = branch.trip_slots(Some(width))?;
     let idle = i64::try_from(paid.saturating_sub(ran)).unwrap_or(i64::MAX);
-    priced_ns(idle, lines, width, kernel_ns)
+    priced_ns(idle, lines, width, work)
 }
 
 /// How far the variant's work outside `region` moved from the original's: the larger of Σ |Δ
@@ -128,7 +149,7 @@ pub fn outside_change(
 pub fn judge(
     (placebo, uniform): (&[f64], &[f64]),
     outside: f64,
-    predicted_ns: Option<f64>,
+    predicted: Option<Estimate>,
 ) -> BranchCost {
     let diffs: Vec<f64> = placebo.iter().zip(uniform).map(|(p, u)| p - u).collect();
     let saved = crate::stats::summarize(&diffs).map(|s| s.median);
@@ -176,7 +197,7 @@ pub fn judge(
         ),
         (Some(_), Some(i)) => (
             CostVerdict::FreeHere,
-            free_reason(i.high, predicted_ns).to_owned(),
+            free_reason(i.high, predicted).to_owned(),
         ),
         _ => (
             CostVerdict::NotMeasured,
@@ -188,7 +209,8 @@ pub fn judge(
         saved_ns: saved,
         saved_fraction: fraction,
         interval_ns: interval.map(|i| [i.low, i.high]),
-        predicted_ns,
+        predicted_ns: predicted.map(|p| p.ns),
+        predicted_interval_ns: predicted.and_then(|p| p.interval),
         variant_reps: diffs.len(),
         outside_change: Some(outside),
         reason,
@@ -214,17 +236,24 @@ fn timer_step<'a>(times: impl IntoIterator<Item = &'a f64>) -> Option<f64> {
 
 /// Why a saving within noise of zero is so: the model foresaw no more (the variant drops
 /// little or no work inside the branch: a side its first lane skips that is empty or cheap), or
-/// it foresaw more and the device did not pay it (the driver predicated or merged the paths).
-fn free_reason(high_ns: f64, predicted_ns: Option<f64>) -> &'static str {
-    match predicted_ns {
-        Some(p) if p <= high_ns => {
+/// it foresaw more and the device did not pay it (the driver predicated or merged the paths),
+/// or the prediction is too uncertain to tell the two apart (its interval reaches the saving's).
+fn free_reason(high_ns: f64, predicted: Option<Estimate>) -> &'static str {
+    let reaches = |p: &Estimate| p.interval.is_some_and(|[low, _]| low <= high_ns);
+    match predicted {
+        Some(p) if p.ns <= high_ns => {
             "the saving's 95% interval includes zero, as the model predicts: the variant drops \
              no more work inside the branch than the noise, since the side its first lane skips \
              is empty or cheap"
         }
+        Some(p) if reaches(&p) => {
+            "the saving's 95% interval includes zero and reaches the model's prediction's: the \
+             kernel's time above the empty kernel's is too noisy here to tell a cheap side from \
+             paths the driver merged (a larger --dispatch tells them apart)"
+        }
         Some(_) => {
-            "the saving's 95% interval includes zero, below the model's prediction: the driver \
-             predicated or merged the paths"
+            "the saving's 95% interval includes zero, below the model's prediction and its \
+             interval: the driver predicated or merged the paths"
         }
         None => "the saving's 95% interval includes zero",
     }
@@ -264,11 +293,23 @@ mod tests {
         variant[2].active_lanes = Some(80);
         assert_eq!(dropped_executions(&lines(), &variant, &(3..7)), 10);
         // 10 × 8 = 80 of the 400 slots of a 1000 ns kernel.
-        let p = priced_ns(80, &lines(), 8, 1000.0).unwrap();
-        assert!((p - 200.0).abs() < 1e-9, "{p}");
+        let work = Estimate {
+            ns: 1000.0,
+            interval: Some([800.0, 1400.0]),
+        };
+        let p = priced_ns(80, &lines(), 8, work).unwrap();
+        assert!((p.ns - 200.0).abs() < 1e-9, "{p:?}");
+        assert_eq!(p.interval, Some([160.0, 280.0]));
+        // A negative saving's interval stays low to high.
+        let negative = priced_ns(-80, &lines(), 8, work).unwrap();
+        assert_eq!(negative.interval, Some([-280.0, -160.0]));
         // The header's own executions are not the branch's.
         assert_eq!(dropped_executions(&lines(), &variant, &(4..5)), 0);
-        assert_eq!(priced_ns(80, &lines(), 8, f64::NAN), None);
+        let unknown = Estimate {
+            ns: f64::NAN,
+            interval: None,
+        };
+        assert_eq!(priced_ns(80, &lines(), 8, unknown), None);
     }
 
     #[test]
@@ -312,13 +353,18 @@ mod tests {
             CostVerdict::FreeHere
         );
         // Within noise: as foreseen, or where the model foresaw a saving the device did not pay.
-        let foreseen = judge((&placebo, &same), 0.0, Some(0.0));
+        let predicted = |ns, interval| Some(Estimate { ns, interval });
+        let foreseen = judge((&placebo, &same), 0.0, predicted(0.0, None));
         assert!(
             foreseen.reason.contains("as the model predicts"),
             "{foreseen:?}"
         );
-        let predicated = judge((&placebo, &same), 0.0, Some(5.0));
+        let predicated = judge((&placebo, &same), 0.0, predicted(5.0, Some([4.0, 6.0])));
         assert!(predicated.reason.contains("predicated"), "{predicated:?}");
+        assert_eq!(predicated.predicted_interval_ns, Some([4.0, 6.0]));
+        // A prediction whose interval reaches the saving's cannot tell the two apart.
+        let noisy = judge((&placebo, &same), 0.0, predicted(5.0, Some([0.1, 9.0])));
+        assert!(noisy.reason.contains("too noisy"), "{noisy:?}");
         let moved = judge((&placebo, &half), 0.05, None);
         assert_eq!(moved.verdict, CostVerdict::Confounded);
         let slower = judge((&half, &placebo), 0.0, None);

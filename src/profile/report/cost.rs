@@ -86,6 +86,10 @@ pub struct BranchCost {
     /// priced at the kernel's average time per lane slot of a line, from its time above an
     /// empty dispatch's (`timing.floor_ns`) (for a loop: its idle trip slots).
     pub predicted_ns: Option<f64>,
+    /// The 95% interval of `predicted_ns`, from the interval of the kernel's time above the
+    /// floor (`timing.above_floor_interval_ns`) (schema 3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub predicted_interval_ns: Option<[f64; 2]>,
     /// Timed rounds of each variant.
     pub variant_reps: usize,
     /// The variant's change in the work outside the branch against the original: the larger
@@ -134,7 +138,8 @@ impl BranchCost {
         out
     }
 
-    /// The prediction in words: `4.2 µs`, or for a negative one why it is negative.
+    /// The prediction in words: `4.2 µs (3.1 µs to 5 µs)` with its interval, or for a negative
+    /// one why it is negative.
     pub fn predicted_text(&self) -> Option<String> {
         let p = self.predicted_ns?;
         Some(if p < 0.0 {
@@ -142,6 +147,13 @@ impl BranchCost {
                 "{} (the variant ran more subgroup executions inside the branch: lanes that \
                  skipped it entered, and what is inside ran longer or split more)",
                 format_ns(p)
+            )
+        } else if let Some([low, high]) = self.predicted_interval_ns {
+            format!(
+                "{} ({} to {})",
+                format_ns(p),
+                format_ns(low),
+                format_ns(high)
             )
         } else {
             format_ns(p)
@@ -156,6 +168,7 @@ impl BranchCost {
             saved_fraction: None,
             interval_ns: None,
             predicted_ns,
+            predicted_interval_ns: None,
             variant_reps: 0,
             outside_change: None,
             reason,
@@ -187,6 +200,14 @@ mod tests {
     fn a_negative_prediction_says_why() {
         let cost = |p: f64| BranchCost::unmeasured(CostVerdict::FreeHere, Some(p), String::new());
         assert_eq!(cost(4200.0).predicted_text().as_deref(), Some("4.2 µs"));
+        let with_interval = BranchCost {
+            predicted_interval_ns: Some([3100.0, 5000.0]),
+            ..cost(4200.0)
+        };
+        assert_eq!(
+            with_interval.predicted_text().as_deref(),
+            Some("4.2 µs (3.1 µs to 5 µs)")
+        );
         let negative = cost(-7.2).predicted_text().unwrap();
         assert!(
             negative.starts_with("-7.2 ns (the variant ran more"),

@@ -123,7 +123,7 @@ fn source_line(profile: &Profile, line: Option<u32>) -> String {
 /// The columns, in order: the figures first (as before the device's identity was added, so
 /// that scripts reading columns by position keep working), then the kernel, the device and the
 /// run.
-pub const CSV_COLUMNS: [Column; 40] = {
+pub const CSV_COLUMNS: [Column; 42] = {
     use ColumnType::{Integer, Number, Text, Timestamp};
     const fn c(name: &'static str, kind: ColumnType, cell: fn(&Row<'_>) -> String) -> Column {
         Column { name, kind, cell }
@@ -195,6 +195,12 @@ pub const CSV_COLUMNS: [Column; 40] = {
             r.cost_cell(|c| c.interval_ns.map(|[_, high]| high))
         }),
         c("predicted_ns", Number, |r| r.cost_cell(|c| c.predicted_ns)),
+        c("predicted_low_ns", Number, |r| {
+            r.cost_cell(|c| c.predicted_interval_ns.map(|[low, _]| low))
+        }),
+        c("predicted_high_ns", Number, |r| {
+            r.cost_cell(|c| c.predicted_interval_ns.map(|[_, high]| high))
+        }),
         c("clause", Text, |r| r.clause_cell(|c| Some(c.text.clone()))),
         c("clause_operator", Text, |r| {
             r.clause_cell(|c| c.operator.clone())

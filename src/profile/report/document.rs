@@ -474,6 +474,11 @@ pub struct TimingRecord {
     /// of a dispatch that the cost model's price per lane slot leaves out (schema 3).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub floor_ns: Option<f64>,
+    /// With `--cost`: the 95% bootstrap interval of the kernel's time above the floor
+    /// (`kernel_ns` − `floor_ns`, never below 0), which the cost model's predictions are priced
+    /// from (schema 3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub above_floor_interval_ns: Option<[f64; 2]>,
 }
 
 impl TimingRecord {
@@ -569,6 +574,7 @@ mod timing_tests {
             overhead_interval: None,
             kernel_cv: None,
             floor_ns,
+            above_floor_interval_ns: None,
         };
         assert_eq!(timing(None).above_floor_ns(), 24_800.0);
         assert_eq!(timing(Some(21_700.0)).above_floor_ns(), 3_100.0);

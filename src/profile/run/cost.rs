@@ -221,14 +221,20 @@ pub(super) fn apply(
 ) {
     // The fixed cost of a dispatch is paid however many lane slots run: the model spreads
     // only the time above the empty kernel's over them.
-    let work_ns = (profile.timing.as_ref()).map_or(f64::NAN, |t| t.above_floor_ns());
+    let work = cost::Estimate {
+        ns: (profile.timing.as_ref()).map_or(f64::NAN, |t| t.above_floor_ns()),
+        interval: profile
+            .timing
+            .as_ref()
+            .and_then(|t| t.above_floor_interval_ns),
+    };
     let width = profile.subgroup_size.unwrap_or(0);
     // The lines are read while the branches are written: borrowed apart, not copied.
     let Profile {
         lines, branches, ..
     } = profile;
     for (timed, (placebo, uniform)) in variants.timed.iter().zip(samples) {
-        let predicted = cost::priced_ns(timed.dropped * i64::from(width), lines, width, work_ns);
+        let predicted = cost::priced_ns(timed.dropped * i64::from(width), lines, width, work);
         branches[timed.branch].cost =
             Some(cost::judge((placebo, uniform), timed.outside, predicted));
     }
@@ -237,12 +243,15 @@ pub(super) fn apply(
     }
     for branch in branches.iter_mut().filter(|b| b.cost.is_none()) {
         branch.cost = Some(if branch.kind == "loop" && branch.diverged() {
-            let predicted = cost::loop_predicted_ns(branch, lines, width, work_ns);
+            let predicted = cost::loop_predicted_ns(branch, lines, width, work);
             let reason = "lanes left at different trips; a variant whose lanes agree on the \
                           trips would change the work itself (at most this much: the slots of \
                           lanes that never entered count too)"
                 .into();
-            BranchCost::unmeasured(CostVerdict::CountOnly, predicted, reason)
+            BranchCost {
+                predicted_interval_ns: predicted.and_then(|p| p.interval),
+                ..BranchCost::unmeasured(CostVerdict::CountOnly, predicted.map(|p| p.ns), reason)
+            }
         } else if branch.kind == "loop" {
             let reason = "its lanes left together: the loop itself never diverged".to_owned();
             BranchCost::unmeasured(CostVerdict::NotDivergent, None, reason)

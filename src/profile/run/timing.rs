@@ -85,6 +85,10 @@ pub(super) fn timing(
     let floor_ns = samples.get(2).map(|s| crate::stats::median(s));
     let [kernel_ns, instrumented_ns] = [0, 1].map(|i| crate::stats::median(&samples[i]));
     let interval = bootstrap_medians(&[&samples[0], &samples[1]], |m| m[1] / m[0]);
+    // The time the predictions are priced from is a difference of two noisy medians: its
+    // interval bounds theirs.
+    let above_floor = (samples.get(2))
+        .and_then(|floor| bootstrap_medians(&[&samples[0], floor], |m| (m[0] - m[1]).max(0.0)));
     let record = TimingRecord {
         kernel_ns,
         instrumented_ns,
@@ -95,6 +99,7 @@ pub(super) fn timing(
         overhead_interval: interval.map(|i| [i.low, i.high]),
         kernel_cv: crate::stats::summarize(&samples[0]).map(|s| s.cv),
         floor_ns: floor_ns.filter(|f| f.is_finite()),
+        above_floor_interval_ns: above_floor.map(|i| [i.low, i.high]),
     };
     Ok(Timings {
         record,

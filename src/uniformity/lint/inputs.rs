@@ -94,7 +94,7 @@ fn wgsl_files(
     for path in entries {
         if path.is_dir() {
             wgsl_files(&path, seen, out)?;
-        } else if path.extension().is_some_and(|e| e == "wgsl")
+        } else if crate::user_file::is_wgsl(&path)
             && seen.insert(std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone()))
         {
             out.push(path);
@@ -111,7 +111,7 @@ mod tests {
     fn directories_expand_to_sorted_wgsl_files() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir(dir.path().join("sub")).unwrap();
-        for f in ["b.wgsl", "a.wgsl", "notes.txt", "sub/c.wgsl"] {
+        for f in ["b.wgsl", "a.wgsl", "notes.txt", "sub/c.wgsl", "D.WGSL"] {
             std::fs::write(dir.path().join(f), "fn f() {}\n").unwrap();
         }
         let names: Vec<String> = gather(&[dir.path().to_path_buf()])
@@ -127,7 +127,8 @@ mod tests {
                     .to_owned()
             })
             .collect();
-        assert_eq!(rel, ["/a.wgsl", "/b.wgsl", "/sub/c.wgsl"]);
+        // The extension in any case, as Windows tools write it.
+        assert_eq!(rel, ["/D.WGSL", "/a.wgsl", "/b.wgsl", "/sub/c.wgsl"]);
     }
 
     /// `ln -s . loop` and `ln -s .. sub/up` once made the walk endless (or lint each file 41
