@@ -52,8 +52,9 @@ impl CostVerdict {
             }
             Self::FreeHere => {
                 "divergent, but the saving is within noise of zero: the driver predicated or \
-                 merged the paths, or the side the first lane skips holds little work (the \
-                 reason says which); removing this divergence gains nothing on this adapter"
+                 merged the paths, or the side the first lane skips holds little work, or the \
+                 run was too noisy to tell which (the reason says); removing this divergence \
+                 gains nothing measurable on this adapter"
             }
             Self::Confounded => {
                 "the variant changed more than the branch (other work moved, or it ran \
