@@ -162,7 +162,8 @@ pub fn judge(
         .collect();
     let fraction = crate::stats::summarize(&shares).map(|s| s.median);
     // A saving decided on time alone that is only a few steps of a coarse timer says so.
-    let few_steps = (saved.zip(timer_step(placebo.iter().chain(uniform))))
+    let step = timer_step(placebo.iter().chain(uniform));
+    let few_steps = (saved.zip(step))
         .filter(|&(s, step)| s != 0.0 && s.abs() < FEW_TIMER_STEPS * step)
         .map_or_else(String::new, |(s, step)| {
             format!(
@@ -195,10 +196,7 @@ pub fn judge(
             CostVerdict::Serialized,
             format!("the saving's 95% interval lies above zero{few_steps}"),
         ),
-        (Some(_), Some(i)) => (
-            CostVerdict::FreeHere,
-            free_reason(i.high, predicted).to_owned(),
-        ),
+        (Some(_), Some(i)) => (CostVerdict::FreeHere, free_reason(i.high, predicted, step)),
         _ => (
             CostVerdict::NotMeasured,
             "too few timed rounds for an interval".to_owned(),
@@ -237,25 +235,33 @@ fn timer_step<'a>(times: impl IntoIterator<Item = &'a f64>) -> Option<f64> {
 /// Why a saving within noise of zero is so: the model foresaw no more (the variant drops
 /// little or no work inside the branch: a side its first lane skips that is empty or cheap), or
 /// it foresaw more and the device did not pay it (the driver predicated or merged the paths),
-/// or the prediction is too uncertain to tell the two apart (its interval reaches the saving's).
-fn free_reason(high_ns: f64, predicted: Option<Estimate>) -> &'static str {
-    let reaches = |p: &Estimate| p.interval.is_some_and(|[low, _]| low <= high_ns);
-    match predicted {
-        Some(p) if p.ns <= high_ns => {
-            "the saving's 95% interval includes zero, as the model predicts: the variant drops \
-             no more work inside the branch than the noise, since the side its first lane skips \
-             is empty or cheap"
-        }
-        Some(p) if reaches(&p) => {
-            "the saving's 95% interval includes zero and reaches the model's prediction's: the \
-             kernel's time above the empty kernel's is too noisy here to tell a cheap side from \
-             paths the driver merged (a larger --dispatch tells them apart)"
-        }
-        Some(_) => {
-            "the saving's 95% interval includes zero, below the model's prediction and its \
-             interval: the driver predicated or merged the paths"
-        }
-        None => "the saving's 95% interval includes zero",
+/// or the prediction is too uncertain to tell the two apart: its interval reaches the saving's,
+/// or on a coarse timer (`step`) it is only a few steps, which do not repeat between runs.
+fn free_reason(high_ns: f64, predicted: Option<Estimate>, step: Option<f64>) -> String {
+    let Some(p) = predicted else {
+        return "the saving's 95% interval includes zero".to_owned();
+    };
+    if p.ns <= high_ns {
+        "the saving's 95% interval includes zero, as the model predicts: the variant drops no \
+         more work inside the branch than the noise, since the side its first lane skips is \
+         empty or cheap"
+            .to_owned()
+    } else if p.interval.is_some_and(|[low, _]| low <= high_ns) {
+        "the saving's 95% interval includes zero and reaches the model's prediction's: the \
+         kernel's time above the empty kernel's is too noisy here to tell a cheap side from \
+         paths the driver merged (a larger --dispatch tells them apart)"
+            .to_owned()
+    } else if let Some(step) = step.filter(|&step| p.ns < FEW_TIMER_STEPS * step) {
+        format!(
+            "the saving's 95% interval includes zero, and the model's prediction is {:.1} steps \
+             of the timer ({step:.0} ns): too few to tell a cheap side from paths the driver \
+             merged (a larger --dispatch tells them apart)",
+            p.ns / step
+        )
+    } else {
+        "the saving's 95% interval includes zero, below the model's prediction and its \
+         interval: the driver predicated or merged the paths"
+            .to_owned()
     }
 }
 
@@ -394,6 +400,23 @@ mod tests {
         let fine = judge((&fine, &fine_less), 0.0, None);
         assert_eq!(fine.verdict, CostVerdict::Serialized);
         assert!(!fine.reason.contains("steps"), "{fine:?}");
+        // A prediction of a few steps (the H100's cheap_sides: 38.9 ns against 0 to 32 ns
+        // saved) cannot call the paths predicated; one of many steps can.
+        let same = placebo.clone();
+        let predicted = |ns: f64| {
+            Some(Estimate {
+                ns,
+                interval: Some([ns, ns]),
+            })
+        };
+        let tiny = judge((&placebo, &same), 0.0, predicted(38.9));
+        assert_eq!(tiny.verdict, CostVerdict::FreeHere);
+        assert!(
+            tiny.reason.contains("1.2 steps of the timer (32 ns)"),
+            "{tiny:?}"
+        );
+        let large = judge((&placebo, &same), 0.0, predicted(3200.0));
+        assert!(large.reason.contains("predicated"), "{large:?}");
         assert_eq!(timer_step(&[4640.0, 4672.0, 4480.0]), Some(32.0));
         assert_eq!(timer_step(&[4641.0, 4672.0]), None);
         assert_eq!(timer_step(&[4640.5]), None);
