@@ -1,5 +1,6 @@
 //! Records what built this divlab, for `divlab --version` and every result document: the git
-//! commit, and the wgpu and naga versions from Cargo.lock (the compiler that wrote the SPIR-V).
+//! commit (`-dirty` where the work tree differs from it), and the wgpu and naga versions from
+//! Cargo.lock (the compiler that wrote the SPIR-V).
 
 use std::process::Command;
 
@@ -29,9 +30,21 @@ fn locked_version(lock: &str, krate: &str) -> Option<String> {
     None
 }
 
-/// The commit checked out when this was built; `unknown` outside a git checkout (a source
-/// tarball, a registry build). No `-dirty` mark: tracking the work tree would rerun this script
-/// on every file save.
+/// What a build compiles in, besides Cargo's own sources: a change to any of them marks the
+/// commit `-dirty`.
+const BUILT_FROM: [&str; 7] = [
+    "src",
+    "shaders",
+    "assets/kernels",
+    "docs/exit-codes.md",
+    "Cargo.toml",
+    "Cargo.lock",
+    "build.rs",
+];
+
+/// The commit checked out when this was built, with `-dirty` where the files it compiles in
+/// differ from it (a binary built from a work tree in progress must not pass for the commit);
+/// `unknown` outside a git checkout (a source tarball, a registry build).
 fn git_commit() -> String {
     let git = |args: &[&str]| {
         Command::new("git")
@@ -56,7 +69,22 @@ fn git_commit() -> String {
     {
         watch(p);
     }
+    // And when what is compiled in changes, which rebuilds the crate anyway: the script's few
+    // git calls are all it adds. The index too, since a commit of the changes cleans the mark.
+    for p in BUILT_FROM {
+        watch(p.to_owned());
+    }
+    if let Some(p) = git(&["rev-parse", "--git-path", "index"]) {
+        watch(p);
+    }
+    let status = [
+        &["status", "--porcelain", "--untracked-files=no", "--"][..],
+        &BUILT_FROM,
+    ]
+    .concat();
+    let dirty = git(&status).is_some_and(|changes| !changes.is_empty());
     match git(&["rev-parse", "--short=12", "HEAD"]) {
+        Some(commit) if !commit.is_empty() && dirty => format!("{commit}-dirty"),
         Some(commit) if !commit.is_empty() => commit,
         _ => "unknown".to_owned(),
     }
