@@ -70,12 +70,10 @@ fn git_commit() -> String {
         watch(p);
     }
     // And when what is compiled in changes, which rebuilds the crate anyway: the script's few
-    // git calls are all it adds. The index too, since a commit of the changes cleans the mark.
+    // git calls are all it adds. Not the index, which `git status` rewrites: a commit moves the
+    // branch, watched above, and that clears the mark.
     for p in BUILT_FROM {
         watch(p.to_owned());
-    }
-    if let Some(p) = git(&["rev-parse", "--git-path", "index"]) {
-        watch(p);
     }
     let status = [
         &["status", "--porcelain", "--untracked-files=no", "--"][..],
