@@ -221,12 +221,10 @@ pub(super) fn apply(
 ) {
     // The fixed cost of a dispatch is paid however many lane slots run: the model spreads
     // only the time above the empty kernel's over them.
+    let timing = profile.timing.as_ref();
     let work = cost::Estimate {
-        ns: (profile.timing.as_ref()).map_or(f64::NAN, |t| t.above_floor_ns()),
-        interval: profile
-            .timing
-            .as_ref()
-            .and_then(|t| t.above_floor_interval_ns),
+        ns: timing.map_or(f64::NAN, |t| t.above_floor_ns()),
+        interval: timing.and_then(|t| t.above_floor_interval_ns),
     };
     let width = profile.subgroup_size.unwrap_or(0);
     // The lines are read while the branches are written: borrowed apart, not copied.
