@@ -228,6 +228,24 @@ mod tests {
         );
     }
 
+    /// With `--cost`, the times' hover names the floor and the time above it that the
+    /// predictions price, with its interval.
+    #[test]
+    fn with_a_floor_the_times_hover_gives_what_the_predictions_price() {
+        let mut profile = fixture::profile();
+        let timing = profile.timing.as_mut().unwrap();
+        timing.floor_ns = Some(400.0);
+        timing.above_floor_interval_ns = Some([450.0, 700.0]);
+        let hover = figures(&profile).pop().unwrap().1;
+        assert!(
+            hover.contains(
+                "took 400 ns: the fixed cost of a dispatch, which the cost predictions leave \
+                 out; they price the 600 ns above it (95% interval 450 ns to 700 ns)"
+            ),
+            "{hover}"
+        );
+    }
+
     #[test]
     fn without_subgroups_or_times_the_summary_says_so() {
         let mut profile = fixture::profile();
