@@ -82,12 +82,13 @@ pub(super) fn timing(
         .chunks_exact_mut(2)
         .map(|pair| (std::mem::take(&mut pair[0]), std::mem::take(&mut pair[1])))
         .collect();
-    let floor_ns = samples.get(2).map(|s| crate::stats::median(s));
     let [kernel_ns, instrumented_ns] = [0, 1].map(|i| crate::stats::median(&samples[i]));
     let interval = bootstrap_medians(&[&samples[0], &samples[1]], |m| m[1] / m[0]);
+    let floor_samples = samples.get(2);
+    let floor_ns = floor_samples.map(|s| crate::stats::median(s));
     // The time the predictions are priced from is a difference of two noisy medians: its
     // interval bounds theirs.
-    let above_floor = (samples.get(2))
+    let above_floor = floor_samples
         .and_then(|floor| bootstrap_medians(&[&samples[0], floor], |m| (m[0] - m[1]).max(0.0)));
     let record = TimingRecord {
         kernel_ns,
