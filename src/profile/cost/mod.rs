@@ -9,7 +9,7 @@ pub mod variant;
 
 use std::ops::Range;
 
-use crate::profile::report::{BranchCost, BranchProfile, CostVerdict, LineProfile};
+use crate::profile::report::{BranchCost, BranchProfile, CostVerdict, Estimate, LineProfile};
 use crate::stats::median_interval;
 
 /// Below this share of divergent evaluations a branch is `not_divergent` and gets no variant.
@@ -75,14 +75,6 @@ pub fn dropped_executions(
 /// where it was); `None` where the variant counted nothing there.
 fn counterpart<'a>(variant: &'a [LineProfile], line: &LineProfile) -> Option<&'a LineProfile> {
     variant.iter().find(|v| v.line == line.line)
-}
-
-/// A time and its 95% interval: the kernel's time above the floor, which lane slots are
-/// priced from, or a prediction priced from it.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Estimate {
-    pub ns: f64,
-    pub interval: Option<[f64; 2]>,
 }
 
 /// The cost model's saving of `slots` lane slots, priced at the kernel's average time per lane
@@ -203,15 +195,12 @@ pub fn judge(
         ),
     };
     BranchCost {
-        verdict,
         saved_ns: saved,
         saved_fraction: fraction,
         interval_ns: interval.map(|i| [i.low, i.high]),
-        predicted_ns: predicted.map(|p| p.ns),
-        predicted_interval_ns: predicted.and_then(|p| p.interval),
         variant_reps: diffs.len(),
         outside_change: Some(outside),
-        reason,
+        ..BranchCost::unmeasured(verdict, predicted, reason)
     }
 }
 

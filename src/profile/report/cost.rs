@@ -70,6 +70,14 @@ impl CostVerdict {
     }
 }
 
+/// A time and its 95% interval: the kernel's time above the floor, which lane slots are
+/// priced from, or a prediction priced from it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Estimate {
+    pub ns: f64,
+    pub interval: Option<[f64; 2]>,
+}
+
 /// One branch's cost, in the profile document (schema 3).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct BranchCost {
@@ -161,15 +169,16 @@ impl BranchCost {
         })
     }
 
-    /// A branch that has no measurement, for `reason`.
-    pub fn unmeasured(verdict: CostVerdict, predicted_ns: Option<f64>, reason: String) -> Self {
+    /// A branch that has no measurement, with the cost model's prediction where there is one,
+    /// for `reason`.
+    pub fn unmeasured(verdict: CostVerdict, predicted: Option<Estimate>, reason: String) -> Self {
         Self {
             verdict,
             saved_ns: None,
             saved_fraction: None,
             interval_ns: None,
-            predicted_ns,
-            predicted_interval_ns: None,
+            predicted_ns: predicted.map(|p| p.ns),
+            predicted_interval_ns: predicted.and_then(|p| p.interval),
             variant_reps: 0,
             outside_change: None,
             reason,
@@ -199,12 +208,15 @@ mod tests {
     /// A negative prediction says why; a positive one is the figure alone.
     #[test]
     fn a_negative_prediction_says_why() {
-        let cost = |p: f64| BranchCost::unmeasured(CostVerdict::FreeHere, Some(p), String::new());
+        let predicted = |ns, interval| Some(Estimate { ns, interval });
+        let cost =
+            |ns| BranchCost::unmeasured(CostVerdict::FreeHere, predicted(ns, None), String::new());
         assert_eq!(cost(4200.0).predicted_text().as_deref(), Some("4.2 µs"));
-        let with_interval = BranchCost {
-            predicted_interval_ns: Some([3100.0, 5000.0]),
-            ..cost(4200.0)
-        };
+        let with_interval = BranchCost::unmeasured(
+            CostVerdict::FreeHere,
+            predicted(4200.0, Some([3100.0, 5000.0])),
+            String::new(),
+        );
         assert_eq!(
             with_interval.predicted_text().as_deref(),
             Some("4.2 µs (3.1 µs to 5 µs)")

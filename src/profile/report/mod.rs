@@ -17,7 +17,7 @@ pub use attribution::{
     ConditionSource, Inputs, branch_efficiency, control_flow_efficiency, line_owner,
     lines_and_branches, loop_lines_note, width_note,
 };
-pub use cost::{BranchCost, CostVerdict};
+pub use cost::{BranchCost, CostVerdict, Estimate};
 pub use csv::{CSV_COLUMNS, Column, csv_bytes, csv_header};
 pub use document::{
     BranchProfile, Clause, KernelRecord, LaneCapture, LaneExecution, LaneInvocation, LineProfile,

@@ -222,7 +222,7 @@ pub(super) fn apply(
     // The fixed cost of a dispatch is paid however many lane slots run: the model spreads
     // only the time above the empty kernel's over them.
     let timing = profile.timing.as_ref();
-    let work = cost::Estimate {
+    let work = report::Estimate {
         ns: timing.map_or(f64::NAN, |t| t.above_floor_ns()),
         interval: timing.and_then(|t| t.above_floor_interval_ns),
     };
@@ -246,10 +246,7 @@ pub(super) fn apply(
                           trips would change the work itself (at most this much: the slots of \
                           lanes that never entered count too)"
                 .into();
-            BranchCost {
-                predicted_interval_ns: predicted.and_then(|p| p.interval),
-                ..BranchCost::unmeasured(CostVerdict::CountOnly, predicted.map(|p| p.ns), reason)
-            }
+            BranchCost::unmeasured(CostVerdict::CountOnly, predicted, reason)
         } else if branch.kind == "loop" {
             let reason = "its lanes left together: the loop itself never diverged".to_owned();
             BranchCost::unmeasured(CostVerdict::NotDivergent, None, reason)
