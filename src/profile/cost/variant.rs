@@ -1,12 +1,15 @@
 //! The counterfactual kernels of one branch, written into the user's text so that every line
-//! keeps its number: the branch's decision taken from the subgroup's first active lane
-//! (`Uniform`), the same instructions with each lane's own decision (`Placebo`), and the
-//! uniform decision without the control buffer, for the counted run (`Counted`).
+//! keeps its number: the timed kernel (`Timed`), in which a control buffer picks the branch's
+//! decision, the subgroup's first active lane's ([`Control::Uniform`]) or each lane's own
+//! ([`Control::Placebo`]), and the first lane's decision without the buffer, for the counted
+//! run (`Counted`).
 //!
-//! The timed pair differs only in which operand a `select` returns, on a condition read from a
-//! buffer of zeros (`divlab_ctl[0] == 0u`) that the compiler cannot see: it must compile both
-//! as a branch on a value that may differ between lanes, with the same instructions around it,
-//! so their difference is the divergence's cost and not the probe's.
+//! The timed pair is one pipeline dispatched with two control buffers: the compiler cannot see
+//! the value (`divlab_ctl[0] == 0u`), so it must compile a branch on a value that may differ
+//! between lanes, and the two dispatches run the same machine code, so their difference is the
+//! divergence's cost, not the probe's nor where the driver placed two pipelines' code (two
+//! pipelines differing only in a `select`'s operands moved a few timer steps between
+//! processes on the H200: docs/findings.md).
 
 use std::ops::Range;
 
@@ -15,12 +18,21 @@ use crate::shaders::mask_comments;
 /// Which counterfactual to write.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Form {
-    /// Each subgroup takes the path its first active lane takes.
-    Uniform,
-    /// Each lane takes its own path, through the same instructions as `Uniform`.
-    Placebo,
-    /// `Uniform` without the control buffer: what the counted (instrumented) run executes.
+    /// The control buffer picks whose decision each lane follows.
+    Timed,
+    /// [`Control::Uniform`]'s decision without the control buffer: what the counted
+    /// (instrumented) run executes.
     Counted,
+}
+
+/// The value of the timed kernel's control buffer (`divlab_ctl[0]`): whose decision its lanes
+/// follow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Control {
+    /// Each subgroup takes the path its first active lane takes.
+    Uniform = 0,
+    /// Each lane takes its own path, through the same instructions.
+    Placebo = 1,
 }
 
 /// A branch found in the text: the keyword, its condition or selector, and the lines the
@@ -64,18 +76,14 @@ fn switch_selector(selector: &str, form: Form) -> String {
 }
 
 /// The `select` between each lane's own decision (`own`) and its subgroup's first lane's
-/// (`first`) that `form` takes: the uniform and counted forms return `first`, the placebo
-/// `own`, and the timed forms pick by the control buffer so that both keep both operands.
+/// (`first`): the counted form returns `first`, the timed form whichever the control buffer
+/// names ([`Control`]).
 fn decision(own: &str, first: &str, form: Form) -> String {
-    let keep = match form {
-        Form::Uniform | Form::Placebo => "divlab_ctl[0] == 0u",
-        Form::Counted => "true",
+    let uniform = match form {
+        Form::Timed => format!("divlab_ctl[0] == {}u", Control::Uniform as u32),
+        Form::Counted => "true".to_owned(),
     };
-    let (when_zero, otherwise) = match form {
-        Form::Uniform | Form::Counted => (first, own),
-        Form::Placebo => (own, first),
-    };
-    format!("select({otherwise}, {when_zero}, {keep})")
+    format!("select({own}, {first}, {uniform})")
 }
 
 /// `source` with the branch at `branch` rewritten as `form`; timed forms bind the control
@@ -268,7 +276,7 @@ fn main(@builtin(local_invocation_index) lid: u32) {
     fn variants_keep_every_line_and_parse() {
         for (line, keyword) in [(5, "if"), (8, "if"), (13, "switch")] {
             let branch = find(KERNEL, line, keyword).unwrap();
-            for form in [Form::Uniform, Form::Placebo, Form::Counted] {
+            for form in [Form::Timed, Form::Counted] {
                 let text = write(KERNEL, &branch, form, 1);
                 let original: Vec<&str> = KERNEL.lines().collect();
                 let lines: Vec<&str> = text.lines().collect();
@@ -288,7 +296,7 @@ fn main(@builtin(local_invocation_index) lid: u32) {
     fn the_uniform_variant_is_still_a_branch_the_compiler_must_treat_as_divergent() {
         for (line, keyword, body) in [(5, "if", 7), (13, "switch", 14)] {
             let branch = find(KERNEL, line, keyword).unwrap();
-            let text = write(KERNEL, &branch, Form::Uniform, 1);
+            let text = write(KERNEL, &branch, Form::Timed, 1);
             let analysis = crate::uniformity::analyze_source("variant.wgsl", &text).unwrap();
             let verdict = analysis.line(body).unwrap();
             assert_eq!(
@@ -300,19 +308,16 @@ fn main(@builtin(local_invocation_index) lid: u32) {
     }
 
     #[test]
-    fn the_timed_pair_differs_only_in_which_operand_select_returns() {
+    fn the_control_value_picks_the_first_lanes_decision_or_each_lanes_own() {
         let branch = find(KERNEL, 13, "switch").unwrap();
-        let uniform = write(KERNEL, &branch, Form::Uniform, 1);
-        let placebo = write(KERNEL, &branch, Form::Placebo, 1);
+        let timed = write(KERNEL, &branch, Form::Timed, 1);
+        let counted = write(KERNEL, &branch, Form::Counted, 1);
+        // select(f, t, c) is t where c holds: 0 in the buffer takes the first lane's.
         assert!(
-            uniform.contains(
+            timed.contains(
                 "select((lid % 4u), subgroupBroadcastFirst(lid % 4u), divlab_ctl[0] == 0u)"
             )
         );
-        assert!(
-            placebo.contains(
-                "select(subgroupBroadcastFirst(lid % 4u), (lid % 4u), divlab_ctl[0] == 0u)"
-            )
-        );
+        assert!(counted.contains("select((lid % 4u), subgroupBroadcastFirst(lid % 4u), true)"));
     }
 }

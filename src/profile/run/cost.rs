@@ -4,9 +4,9 @@
 //! [`crate::profile::cost`]'s.
 
 use crate::Result;
-use crate::gpu::{Dispatch, GpuContext, storage_buffer};
+use crate::gpu::{Dispatch, GpuContext, read_only_buffer};
 use crate::profile::cost;
-use crate::profile::cost::variant::{self, BranchText};
+use crate::profile::cost::variant::{self, BranchText, Control};
 use crate::profile::kernel::Kernel;
 use crate::profile::report::{
     self, BranchCost, BranchProfile, CostVerdict, Inputs, LineProfile, Profile,
@@ -70,7 +70,11 @@ pub(super) fn variants(
     quiet.lanes_line = None;
     quiet.keep_images = false;
     quiet.textures.saves.clear();
-    let control = storage_buffer(gpu, "divlab.cost.control", 16);
+    let control = |value: Control| {
+        let label = format!("divlab.cost.control.{value:?}");
+        read_only_buffer(gpu, &label, &[value as u32; 4])
+    };
+    let (uniform, placebo) = (control(Control::Uniform), control(Control::Placebo));
     for (done, (index, text)) in chosen.iter().enumerate() {
         on_stage(Stage::Variants {
             done,
@@ -85,40 +89,33 @@ pub(super) fn variants(
                 continue;
             }
         };
-        let compile = |form| {
-            let wgsl = variant::write(&kernel.source, text, form, control_group);
-            let label = format!("{} (line {} {form:?})", kernel.file, branch.line);
-            let p = pipeline(
-                gpu,
-                &label,
-                &wgsl,
-                &kernel.interface.entry,
-                &kernel.constants(),
-                false,
-            )?;
-            let ours = [&control];
-            let group = Some((control_group, &ours[..]));
-            Ok::<_, crate::Error>(dispatch(
-                gpu,
-                &p,
-                &kernel.interface,
-                shared,
-                group,
-                request.dispatch,
-            ))
-        };
-        match (
-            compile(variant::Form::Placebo),
-            compile(variant::Form::Uniform),
-        ) {
-            (Ok(placebo), Ok(uniform)) => out.timed.push(Timed {
-                branch: index,
-                outside,
-                dropped,
-                placebo,
-                uniform,
-            }),
-            (Err(e), _) | (_, Err(e)) => {
+        let wgsl = variant::write(&kernel.source, text, variant::Form::Timed, control_group);
+        let label = format!("{} (line {} timed variant)", kernel.file, branch.line);
+        let entry = &kernel.interface.entry;
+        match pipeline(gpu, &label, &wgsl, entry, &kernel.constants(), false) {
+            Ok(timed) => {
+                // One pipeline, so the pair runs the same machine code.
+                let with = |control: &wgpu::Buffer| {
+                    let ours = [control];
+                    let group = Some((control_group, &ours[..]));
+                    dispatch(
+                        gpu,
+                        &timed,
+                        &kernel.interface,
+                        shared,
+                        group,
+                        request.dispatch,
+                    )
+                };
+                out.timed.push(Timed {
+                    branch: index,
+                    outside,
+                    dropped,
+                    placebo: with(&placebo),
+                    uniform: with(&uniform),
+                });
+            }
+            Err(e) => {
                 let reason = format!("the variant did not compile on this adapter: {e}");
                 out.decided.push((index, unmeasured(reason)));
             }
