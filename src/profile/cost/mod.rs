@@ -223,20 +223,25 @@ fn timer_step<'a>(times: impl IntoIterator<Item = &'a f64>) -> Option<f64> {
 /// reach.
 fn within_band(saved_ns: f64, step: f64, predicted: Option<Estimate>) -> String {
     let steps = (saved_ns / step).abs();
-    let foreseen = match predicted {
+    let model = match predicted {
         Some(p) if p.ns >= FEW_TIMER_STEPS * step => format!(
             ", though the model predicted {:.0} steps: the driver may have predicated or merged \
-             the paths",
+             the paths (a larger --dispatch resolves it)",
             p.ns / step
         ),
-        _ => String::new(),
+        Some(p) => format!(
+            ", and the model predicts as little ({:.1} steps): whether the paths serialize is \
+             below this timer here (a larger --dispatch helps only where it lengthens the \
+             branch's work, not the empty kernel's)",
+            p.ns / step
+        ),
+        None => " (a larger --dispatch may resolve it)".to_owned(),
     };
+    let direction = if saved_ns < 0.0 { "slower" } else { "faster" };
     format!(
         "the saving's 95% interval leaves out zero, but the variant ran {steps:.0} steps of the \
-         timer ({step:.0} ns) {}, within the {FEW_TIMER_STEPS:.0} steps that savings have \
-         moved by between runs: too small to call on this timer{foreseen} (a larger --dispatch \
-         resolves it)",
-        if saved_ns < 0.0 { "slower" } else { "faster" }
+         timer ({step:.0} ns) {direction}, within the {FEW_TIMER_STEPS:.0} steps that savings \
+         have moved by between runs: too small to call on this timer{model}"
     )
 }
 
@@ -263,7 +268,7 @@ fn free_reason(high_ns: f64, predicted: Option<Estimate>, step: Option<f64>) -> 
         format!(
             "the saving's 95% interval includes zero, and the model's prediction is {:.1} steps \
              of the timer ({step:.0} ns): too few to tell a cheap side from paths the driver \
-             merged (a larger --dispatch tells them apart)",
+             merged (a larger --dispatch tells them apart where it lengthens the branch's work)",
             p.ns / step
         )
     } else {
@@ -414,6 +419,15 @@ mod tests {
         });
         let unpaid = judge((&placebo, &uniform), 0.0, foreseen);
         assert!(unpaid.reason.contains("predicted 100 steps"), "{unpaid:?}");
+        let little = Some(Estimate {
+            ns: 176.0,
+            interval: None,
+        });
+        let little = judge((&placebo, &uniform), 0.0, little);
+        assert!(
+            little.reason.contains("predicts as little (5.5 steps)"),
+            "{little:?}"
+        );
         // 11 steps and more, or a clock that reads in nanoseconds: the interval decides.
         let far: Vec<f64> = placebo.iter().map(|p| p - 352.0).collect();
         let far = judge((&placebo, &far), 0.0, None);
