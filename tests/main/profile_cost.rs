@@ -71,6 +71,15 @@ fn equal_sides_of_a_lane_parity_if_serialize_and_cost_one_side() {
     let predicted = cost.predicted_ns.unwrap() / profile.timing.as_ref().unwrap().kernel_ns;
     assert!((0.3..=0.7).contains(&predicted), "{cost:#?}");
     assert_eq!(cost.outside_change, Some(0.0));
+    // Timed on the default three placements of the buffers, each saving; the interval spans
+    // them.
+    let each = cost.placement_saved_ns.as_ref().expect("placements");
+    assert_eq!(each.len(), 3, "{cost:#?}");
+    let [low, high] = cost.interval_ns.unwrap();
+    assert!(
+        each.iter().all(|&s| s > 0.0 && (low..=high).contains(&s)),
+        "{cost:#?}"
+    );
 
     // The variants change nothing the profile counts.
     let plain = profiled(&lab, "parity_equal_sides.wgsl", false, 3);
@@ -234,13 +243,16 @@ fn the_command_line_prints_the_cost_table_writes_it_and_imports_it() {
         "--reps",
         "3",
         "--cost",
+        "--cost-placements",
+        "2",
         "--json",
     ])
     .arg(&json);
     let run = util::run(cmd);
     run.assert_code(0);
     assert!(
-        run.stdout.contains("cost of divergence on this adapter"),
+        run.stdout
+            .contains("95% interval over 2 buffer placements)"),
         "{run}"
     );
     assert!(
@@ -251,6 +263,7 @@ fn the_command_line_prints_the_cost_table_writes_it_and_imports_it() {
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(doc["schema_version"], 3);
     assert_eq!(doc["request"]["cost_top"], 5);
+    assert_eq!(doc["request"]["cost_placements"], 2);
     let costs: Vec<&serde_json::Value> = (doc["branches"].as_array().unwrap().iter())
         .filter_map(|b| b.get("cost"))
         .collect();

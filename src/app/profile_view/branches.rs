@@ -337,6 +337,7 @@ mod tests {
             predicted_ns: Some(saved),
             predicted_interval_ns: None,
             variant_reps: 9,
+            placement_saved_ns: None,
             outside_change: Some(0.0),
             reason: "the saving's 95% interval lies above zero".to_owned(),
         };

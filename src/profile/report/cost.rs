@@ -87,13 +87,20 @@ pub struct BranchCost {
     /// The verdict.
     pub verdict: CostVerdict,
     /// The median time saved per dispatch when the branch's subgroups agree (placebo minus
-    /// uniform variant, paired by round); `None` where no variant ran.
+    /// uniform variant, paired by round, over every placement's rounds); `None` where no
+    /// variant ran.
     pub saved_ns: Option<f64>,
     /// The saving as a share of the kernel's time: the median over rounds of each round's
     /// saving over its placebo's time (the kernel with the probe's instructions).
     pub saved_fraction: Option<f64>,
-    /// The 95% bootstrap interval of `saved_ns`.
+    /// The 95% bootstrap interval of `saved_ns`: with several buffer placements, from the
+    /// lowest placement's low to the highest's high.
     pub interval_ns: Option<[f64; 2]>,
+    /// Each buffer placement's median saving (`--cost-placements`): the kernel's buffers and
+    /// textures made again, filled alike, and the pair timed on each; `None` for one placement
+    /// and in documents from before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub placement_saved_ns: Option<Vec<f64>>,
     /// The cost model's saving from the counts: the idle lane slots on the branch's lines,
     /// priced at the kernel's average time per lane slot of a line, from its time above an
     /// empty dispatch's (`timing.floor_ns`) (for a loop: its idle trip slots).
@@ -102,7 +109,7 @@ pub struct BranchCost {
     /// floor (`timing.above_floor_interval_ns`) (schema 3).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub predicted_interval_ns: Option<[f64; 2]>,
-    /// Timed rounds of each variant.
+    /// Timed rounds of each variant, on each placement.
     pub variant_reps: usize,
     /// The variant's change in the work outside the branch against the original: the larger
     /// of Σ|Δ lanes| / Σ lanes and Σ|Δ executions| / Σ executions over those lines; above 1%
@@ -141,6 +148,15 @@ impl BranchCost {
                 format_ns(low),
                 format_ns(high),
                 self.variant_reps
+            ));
+        }
+        if let Some(each) = &self.placement_saved_ns {
+            let each: Vec<String> = each.iter().map(|&ns| format_ns(ns)).collect();
+            out.push(format!(
+                "timed on {} buffer placements, the interval spanning them all; each one's \
+                 saving: {}",
+                each.len(),
+                each.join(", ")
             ));
         }
         if let Some(p) = self.predicted_text() {
@@ -183,6 +199,7 @@ impl BranchCost {
             predicted_ns: predicted.map(|p| p.ns),
             predicted_interval_ns: predicted.and_then(|p| p.interval),
             variant_reps: 0,
+            placement_saved_ns: None,
             outside_change: None,
             reason,
         }

@@ -194,6 +194,10 @@ pub struct RequestRecord {
     /// `--cost-top N` (with `--cost`): how many divergent branches got a variant.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost_top: Option<usize>,
+    /// `--cost-placements N` (with `--cost`): the sets of buffers each pair was timed on;
+    /// absent in documents from before it, which timed one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_placements: Option<usize>,
 }
 
 /// The profiled kernel.

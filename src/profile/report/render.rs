@@ -318,11 +318,15 @@ pub(super) fn render_costs(profile: &Profile, out: &mut String) {
     }
     let saved = |c: &BranchCost| c.saved_ns.unwrap_or(f64::NEG_INFINITY);
     costed.sort_by(|a, b| saved(b.1).total_cmp(&saved(a.1)));
+    let placements = (costed.iter())
+        .filter_map(|(_, c)| Some(c.placement_saved_ns.as_ref()?.len()))
+        .max()
+        .map_or_else(String::new, |n| format!(" over {n} buffer placements"));
     let _ = writeln!(
         out,
         "cost of divergence on this adapter (--cost: the kernel against a variant whose \
          subgroups follow their first active lane; median saving per dispatch, share of the \
-         kernel, 95% interval):"
+         kernel, 95% interval{placements}):"
     );
     let rows: Vec<String> = costed.iter().map(|(b, c)| cost_row(b, c)).collect();
     // Branches alike (several `if`s on one line, none measured) print once, with their count.

@@ -25,10 +25,9 @@ pub(super) struct Timed {
     outside: f64,
     /// The subgroup executions the counted variant no longer ran inside it: the model's saving.
     dropped: i64,
-    /// Each lane decides, through the same instructions as `uniform`.
-    pub placebo: Dispatch,
-    /// The subgroup's first active lane decides.
-    pub uniform: Dispatch,
+    /// On each buffer placement, the variant with each lane deciding (the placebo), then with
+    /// the subgroup's first active lane deciding.
+    pub pairs: Vec<(Dispatch, Dispatch)>,
 }
 
 /// The branches' variants: the timed pairs, and the costs decided without timing.
@@ -41,7 +40,8 @@ pub(super) struct Variants {
 
 /// The variants of the `top` most divergent branches of `profile` (the counted run's) that can
 /// have one, made and counted on fresh resources filled as the original's were, and compiled
-/// to run on `shared` (the resources the timing uses).
+/// to run on `shared` (the resources the timing uses) and on `--cost-placements` − 1 more
+/// sets filled alike: where the buffers lie moves a small saving, which one set cannot show.
 pub(super) fn variants(
     gpu: &GpuContext,
     request: &Request,
@@ -75,6 +75,13 @@ pub(super) fn variants(
         read_only_buffer(gpu, &label, &[value as u32; 4])
     };
     let (uniform, placebo) = (control(Control::Uniform), control(Control::Placebo));
+    let mut placements = Vec::new();
+    if !chosen.is_empty() {
+        for _ in 1..request.cost_placements {
+            placements.push(resources(gpu, kernel, &quiet)?);
+        }
+    }
+    let placements: Vec<&Resources> = std::iter::once(shared).chain(&placements).collect();
     for (done, (index, text)) in chosen.iter().enumerate() {
         on_stage(Stage::Variants {
             done,
@@ -95,24 +102,19 @@ pub(super) fn variants(
         match pipeline(gpu, &label, &wgsl, entry, &kernel.constants(), false) {
             Ok(timed) => {
                 // One pipeline, so the pair runs the same machine code.
-                let with = |control: &wgpu::Buffer| {
+                let with = |on: &Resources, control: &wgpu::Buffer| {
                     let ours = [control];
                     let group = Some((control_group, &ours[..]));
-                    dispatch(
-                        gpu,
-                        &timed,
-                        &kernel.interface,
-                        shared,
-                        group,
-                        request.dispatch,
-                    )
+                    dispatch(gpu, &timed, &kernel.interface, on, group, request.dispatch)
                 };
+                let pairs = (placements.iter())
+                    .map(|on| (with(on, &placebo), with(on, &uniform)))
+                    .collect();
                 out.timed.push(Timed {
                     branch: index,
                     outside,
                     dropped,
-                    placebo: with(&placebo),
-                    uniform: with(&uniform),
+                    pairs,
                 });
             }
             Err(e) => {
@@ -208,8 +210,8 @@ fn count_variant(
     )))
 }
 
-/// Every branch's cost in `profile`, from the timed pairs' samples (`samples[i]` for
-/// `variants.timed[i]`, placebo then uniform); `top` is `--cost-top`.
+/// Every branch's cost in `profile`, from the timed pairs' samples (placebo then uniform, in
+/// the order of `variants.timed` and each one's placements); `top` is `--cost-top`.
 pub(super) fn apply(
     profile: &mut Profile,
     variants: Variants,
@@ -228,10 +230,13 @@ pub(super) fn apply(
     let Profile {
         lines, branches, ..
     } = profile;
-    for (timed, (placebo, uniform)) in variants.timed.iter().zip(samples) {
+    let mut samples = samples.iter();
+    for timed in &variants.timed {
+        let placements: Vec<(&[f64], &[f64])> = (samples.by_ref().take(timed.pairs.len()))
+            .map(|(placebo, uniform)| (&placebo[..], &uniform[..]))
+            .collect();
         let predicted = cost::priced_ns(timed.dropped * i64::from(width), lines, width, work);
-        branches[timed.branch].cost =
-            Some(cost::judge((placebo, uniform), timed.outside, predicted));
+        branches[timed.branch].cost = Some(cost::judge(&placements, timed.outside, predicted));
     }
     for (index, decided) in variants.decided {
         branches[index].cost = Some(decided);

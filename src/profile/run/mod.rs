@@ -92,7 +92,7 @@ pub fn profile_with_progress(
         None => None,
     };
     let pairs = (variants.iter().flat_map(|v| &v.timed))
-        .map(|t| (t.placebo.clone(), t.uniform.clone()))
+        .flat_map(|t| t.pairs.iter().cloned())
         .collect();
     // The source the kernel parsed, already validated: only the device compiles it again.
     let plain = pipeline(

@@ -81,6 +81,9 @@ pub struct Request {
     pub keep_images: bool,
     /// `--cost` (`--cost-top N`): measure what the N most divergent branches cost.
     pub cost_top: Option<usize>,
+    /// `--cost-placements`: the sets of buffers and textures, filled alike, each `--cost`
+    /// pair is timed on.
+    pub cost_placements: usize,
 }
 
 impl Request {
@@ -103,6 +106,7 @@ impl Request {
             lanes_line: None,
             keep_images: false,
             cost_top: None,
+            cost_placements: crate::profile::cost::DEFAULT_COST_PLACEMENTS,
         }
     }
 
@@ -149,6 +153,7 @@ impl Request {
             loop_cap: self.loop_cap,
             lanes: self.lanes_line,
             cost_top: self.cost_top,
+            cost_placements: self.cost_top.map(|_| self.cost_placements),
         }
     }
 }
