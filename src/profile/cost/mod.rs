@@ -208,9 +208,9 @@ pub fn judge(
             CostVerdict::Serialized,
             "the saving's 95% interval lies above zero".to_owned(),
         ),
-        (Some(s), Some(i)) if i.low > 0.0 || i.high < 0.0 => {
+        (Some(_), Some(i)) if i.low > 0.0 || i.high < 0.0 => {
             let step = step.unwrap_or(f64::NAN);
-            let reason = within_band(s, (step, band_steps), predicted, placements.len());
+            let reason = within_band(i, (step, band_steps), predicted, placements.len());
             (CostVerdict::FreeHere, reason)
         }
         (Some(_), Some(i)) => (CostVerdict::FreeHere, free_reason(i.high, predicted, step)),
@@ -252,45 +252,46 @@ fn timer_step<'a>(times: impl IntoIterator<Item = &'a f64>) -> Option<f64> {
     (step >= 8).then_some(step as f64)
 }
 
-/// Why a saving whose interval leaves out zero but not a band of `band_steps` steps of a
-/// coarse timer (`step`) is within noise: the readings' rounding ([`RESOLUTION_STEPS`]), and,
+/// Why a saving whose interval leaves out zero but comes within a band of `band_steps` steps of
+/// a coarse timer (`step`) is within noise: the readings' rounding ([`RESOLUTION_STEPS`]), and,
 /// timed on one placement, what moves between placements and runs ([`FEW_TIMER_STEPS`]).
 fn within_band(
-    saved_ns: f64,
+    interval: Interval,
     (step, band_steps): (f64, f64),
     predicted: Option<Estimate>,
     placements: usize,
 ) -> String {
-    let steps = (saved_ns / step).abs();
+    // The end of the interval nearer zero is what the band holds.
+    let near = interval.low.abs().min(interval.high.abs()) / step;
     let model = match predicted {
-        Some(p) if p.ns >= band_steps * step => format!(
+        // As free_reason: a prediction of a few steps cannot call the paths merged.
+        Some(p) if p.ns > interval.high && p.ns >= FEW_TIMER_STEPS * step => format!(
             ", though the model predicted {:.0} steps: the driver may have predicated or merged \
              the paths (a larger --dispatch resolves it)",
             p.ns / step
         ),
         Some(p) => format!(
-            ", and the model predicts as little ({:.1} steps): whether the paths serialize is \
-             below this timer here (a larger --dispatch helps only where it lengthens the \
-             branch's work, not the empty kernel's)",
+            ", and the model predicts {:.1} steps: whether the paths serialize is below this \
+             timer here (a larger --dispatch helps only where it lengthens the branch's work, \
+             not the empty kernel's)",
             p.ns / step
         ),
         None => " (a larger --dispatch may resolve it)".to_owned(),
     };
-    let direction = if saved_ns < 0.0 { "slower" } else { "faster" };
     let band = if placements > 1 {
         format!(
-            "within the {band_steps:.0} steps the rounding of its readings can make (a saving \
-             is two durations, each two readings)"
+            "inside the {band_steps:.0} steps the rounding of the readings can make (a saving is \
+             two durations, each two readings)"
         )
     } else {
         format!(
-            "within the {band_steps:.0} steps savings have moved by between buffer placements \
+            "inside the {band_steps:.0} steps savings have moved by between buffer placements \
              and runs, which one placement cannot show (--cost-placements)"
         )
     };
     format!(
-        "the saving's 95% interval leaves out zero, but the variant ran {steps:.0} steps of the \
-         timer ({step:.0} ns) {direction}, {band}: too small to call on this timer{model}"
+        "the saving's 95% interval leaves out zero, but comes within {near:.0} steps of it on \
+         the timer ({step:.0} ns), {band}: too small to call on this timer{model}"
     )
 }
 
@@ -450,17 +451,10 @@ mod tests {
         let few = judge(&[(&placebo, &uniform)], 0.0, None);
         assert_eq!(few.interval_ns, Some([160.0, 160.0]));
         assert_eq!(few.verdict, CostVerdict::FreeHere, "{few:?}");
-        assert!(
-            few.reason.contains("5 steps of the timer (32 ns) faster"),
-            "{few:?}"
-        );
+        assert!(few.reason.contains("within 5 steps of it"), "{few:?}");
         let slower = judge(&[(&uniform, &placebo)], 0.0, None);
         assert_eq!(slower.verdict, CostVerdict::FreeHere, "{slower:?}");
-        assert!(
-            slower
-                .reason
-                .contains("5 steps of the timer (32 ns) slower")
-        );
+        assert!(slower.reason.contains("within 5 steps of it"), "{slower:?}");
         // Against a prediction of many steps, the device did not pay what the model foresaw.
         let foreseen = Some(Estimate {
             ns: 3200.0,
@@ -474,7 +468,7 @@ mod tests {
         });
         let little = judge(&[(&placebo, &uniform)], 0.0, little);
         assert!(
-            little.reason.contains("predicts as little (5.5 steps)"),
+            little.reason.contains("the model predicts 5.5 steps"),
             "{little:?}"
         );
         // 11 steps and more, or a clock that reads in nanoseconds: the interval decides.
