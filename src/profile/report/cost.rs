@@ -10,14 +10,15 @@ use crate::report::units::format_ns;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum CostVerdict {
-    /// The saving's 95% interval lies above zero (on a coarse timer, above the steps savings
-    /// move by between runs): the device runs the branch's paths one after the other, and
-    /// removing the divergence would save that time.
+    /// The saving's 95% interval lies above zero (on a coarse timer, above a few of its steps):
+    /// the device runs the branch's paths one after the other, and removing the divergence
+    /// would save that time.
     Serialized,
     /// Divergent in at least 1% of evaluations, but the saving is within noise of zero (on a
-    /// coarse timer, within the steps savings move by between runs): the driver predicated or
-    /// merged the paths, or the side the first lane skips holds little or no work (the
-    /// prediction says which), so the divergence costs nothing measurable here.
+    /// coarse timer, within a few of its steps: the readings' rounding, or with one buffer
+    /// placement what moves between placements): the driver predicated or merged the paths, or
+    /// the side the first lane skips holds little or no work (the prediction says which), so
+    /// the divergence costs nothing measurable here.
     FreeHere,
     /// The counterfactual changed more than the branch (the work outside it moved by more than
     /// 1%, or the variant ran slower): its number is not a clean saving.
@@ -54,10 +55,10 @@ impl CostVerdict {
             }
             Self::FreeHere => {
                 "divergent, but the saving is within noise of zero (on a coarse timer, within \
-                 the few steps savings move by between runs): the driver predicated or merged \
-                 the paths, or the side the first lane skips holds little work, or the run was \
-                 too noisy to tell which (the reason says); removing this divergence gains \
-                 nothing measurable on this adapter"
+                 a few of its steps): the driver predicated or merged the paths, or the side \
+                 the first lane skips holds little work, or the run was too noisy to tell which \
+                 (the reason says); removing this divergence gains nothing measurable on this \
+                 adapter"
             }
             Self::Confounded => {
                 "the variant changed more than the branch (other work moved, or it ran \
