@@ -40,6 +40,16 @@ impl Resources {
             invocations: self.invocations,
         }
     }
+
+    /// The bytes the buffers and textures hold (a texture's first mip level).
+    pub fn bytes(&self) -> u64 {
+        let buffers = self.buffers.iter().flatten().map(wgpu::Buffer::size);
+        let textures = self.textures.iter().map(|t| {
+            let texel = t.format.block_copy_size(None).unwrap_or(16);
+            t.extent.iter().map(|&n| u64::from(n)).product::<u64>() * u64::from(texel)
+        });
+        buffers.chain(textures).sum()
+    }
 }
 
 /// The kernel's buffers, immediates, textures and samplers, filled as asked.

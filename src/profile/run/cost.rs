@@ -36,7 +36,13 @@ pub(super) struct Variants {
     pub timed: Vec<Timed>,
     /// Branch index and cost, for the branches that get no timed pair.
     decided: Vec<(usize, BranchCost)>,
+    /// Why the pairs ran on fewer sets of buffers than `--cost-placements` asked.
+    fewer_placements: Option<String>,
 }
+
+/// The most bytes `--cost-placements` makes again: a kernel's buffers held several times over
+/// must not run a device out of memory.
+const PLACEMENT_BYTES: u64 = 1 << 30;
 
 /// The variants of the `top` most divergent branches of `profile` (the counted run's) that can
 /// have one, made and counted on fresh resources filled as the original's were, and compiled
@@ -54,6 +60,7 @@ pub(super) fn variants(
     let mut out = Variants {
         timed: Vec::new(),
         decided: Vec::new(),
+        fewer_placements: None,
     };
     // Whether a branch can have a variant is read from the text, before any GPU work, so one
     // that cannot (two `if`s on a line) takes no --cost-top slot from one that can.
@@ -77,7 +84,9 @@ pub(super) fn variants(
     let (uniform, placebo) = (control(Control::Uniform), control(Control::Placebo));
     let mut placements = Vec::new();
     if !chosen.is_empty() {
-        for _ in 1..request.cost_placements {
+        let (extra, note) = extra_placements(shared.bytes(), request.cost_placements);
+        out.fewer_placements = note;
+        for _ in 0..extra {
             placements.push(resources(gpu, kernel, &quiet)?);
         }
     }
@@ -124,6 +133,30 @@ pub(super) fn variants(
         }
     }
     Ok(out)
+}
+
+/// How many more sets of buffers `--cost-placements` (`asked`) can make of a kernel's `bytes`
+/// within [`PLACEMENT_BYTES`], and where that is fewer than asked, the note that says so.
+fn extra_placements(bytes: u64, asked: usize) -> (usize, Option<String>) {
+    let asked = asked.max(1);
+    let room = usize::try_from(PLACEMENT_BYTES / bytes.max(1)).unwrap_or(usize::MAX);
+    let extra = (asked - 1).min(room);
+    let sets = extra + 1;
+    let note = (sets < asked).then(|| {
+        let one = if sets == 1 {
+            " set: savings under 11 steps of a coarse timer are not called"
+        } else {
+            " sets"
+        };
+        format!(
+            "--cost: each variant was timed on {sets}{one}, not the {asked} --cost-placements \
+             asked: the kernel's buffers and textures hold {} MiB, and divlab makes at most {} \
+             MiB of them again",
+            bytes.div_ceil(1 << 20),
+            PLACEMENT_BYTES >> 20,
+        )
+    });
+    (extra, note)
 }
 
 /// The text of `branch`'s statement in `source`, or why no variant of it can be written.
@@ -218,6 +251,7 @@ pub(super) fn apply(
     samples: &[(Vec<f64>, Vec<f64>)],
     top: usize,
 ) {
+    profile.notes.extend(variants.fewer_placements.clone());
     // The fixed cost of a dispatch is paid however many lane slots run: the model spreads
     // only the time above the empty kernel's over them.
     let timing = profile.timing.as_ref();
@@ -260,5 +294,26 @@ pub(super) fn apply(
                 "past --cost-top {top} (the branches with the most idle lane slots are measured)"
             ))
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn placements_stop_at_a_gibibyte_made_again_and_say_so() {
+        assert_eq!(extra_placements(1 << 20, 3), (2, None));
+        assert_eq!(extra_placements(0, 3), (2, None));
+        assert_eq!(extra_placements(1 << 20, 1), (0, None));
+        let (extra, note) = extra_placements(600 << 20, 3);
+        assert_eq!(extra, 1);
+        let note = note.expect("a note");
+        assert!(note.contains("timed on 2 sets, not the 3"), "{note}");
+        let (extra, note) = extra_placements(3 << 30, 3);
+        assert_eq!(extra, 0);
+        let note = note.expect("a note");
+        assert!(note.contains("on 1 set: savings under 11 steps"), "{note}");
+        assert!(note.contains("hold 3072 MiB"), "{note}");
     }
 }
