@@ -141,22 +141,25 @@ impl BranchCost {
     /// Every figure and the reasons, one per line, for a tooltip.
     pub fn details(&self) -> Vec<String> {
         let mut out = vec![self.verdict.meaning().to_owned()];
+        let placements = self.placement_saved_ns.as_deref().unwrap_or_default();
         if let (Some(saved), Some([low, high])) = (self.saved_ns, self.interval_ns) {
             let share = self.saved_fraction.unwrap_or(f64::NAN);
+            let each = match placements.len() {
+                0 | 1 => String::new(),
+                n => format!(" on each of {n} buffer placements"),
+            };
             out.push(format!(
-                "{} per dispatch; the saving's 95% interval {} to {}, over {} timed rounds",
+                "{} per dispatch; the saving's 95% interval {} to {}, over {} timed rounds{each}",
                 saving_words(saved, share, 1),
                 format_ns(low),
                 format_ns(high),
                 self.variant_reps
             ));
         }
-        if let Some(each) = &self.placement_saved_ns {
-            let each: Vec<String> = each.iter().map(|&ns| format_ns(ns)).collect();
+        if !placements.is_empty() {
+            let each: Vec<String> = placements.iter().map(|&ns| format_ns(ns)).collect();
             out.push(format!(
-                "timed on {} buffer placements, the interval spanning them all; each one's \
-                 saving: {}",
-                each.len(),
+                "each placement's saving: {} (the interval spans them all)",
                 each.join(", ")
             ));
         }
@@ -275,6 +278,20 @@ mod tests {
             slower.details()[1],
             "saves nothing: the variant ran 287 ns (2.9%) slower per dispatch; the saving's 95% \
              interval -787 ns to 213 ns, over 15 timed rounds"
+        );
+        // Timed on several placements, the tooltip says so and gives each one's saving.
+        let placed = BranchCost {
+            placement_saved_ns: Some(vec![2400.0, 2600.0, 2500.0]),
+            ..measured(2500.0)
+        };
+        let details = placed.details();
+        assert!(
+            details[1].ends_with("over 15 timed rounds on each of 3 buffer placements"),
+            "{details:?}"
+        );
+        assert_eq!(
+            details[2],
+            "each placement's saving: 2.4 µs, 2.6 µs, 2.5 µs (the interval spans them all)"
         );
     }
 }
