@@ -297,12 +297,37 @@ fn the_command_line_prints_the_cost_table_writes_it_and_imports_it() {
             );
         }
     }
+    // The timed rows say, as documents and as CSV, on how many placements.
+    let timed = (costs.iter()).find(|c| c["saved_ns"].is_number());
+    let timed = timed.unwrap_or_else(|| panic!("no timed branch: {doc:#}"));
+    assert_eq!(
+        timed["placement_saved_ns"].as_array().map(Vec::len),
+        Some(2)
+    );
+    let csv = util::path_in(&dir, "p.csv");
     let mut cmd = util::divlab(dir.path());
-    cmd.args(["profile", "--import"]).arg(&json);
+    cmd.args(["profile", "--import"])
+        .arg(&json)
+        .arg("--csv")
+        .arg(&csv);
     let again = util::run(cmd);
     again.assert_code(0);
     assert!(
-        again.stdout.contains("cost of divergence on this adapter"),
+        again
+            .stdout
+            .contains("95% interval over 2 buffer placements)"),
         "{again}"
+    );
+    let mut table = csv::Reader::from_path(&csv).unwrap();
+    let header = table.headers().unwrap().clone();
+    let column = header.iter().position(|h| h == "cost_placements");
+    let column = column.unwrap_or_else(|| panic!("no cost_placements column: {header:?}"));
+    let placements: Vec<String> = (table.records().map(Result::unwrap))
+        .map(|row| row[column].to_owned())
+        .filter(|cell| !cell.is_empty())
+        .collect();
+    assert!(
+        !placements.is_empty() && placements.iter().all(|p| p == "2"),
+        "{placements:?}"
     );
 }

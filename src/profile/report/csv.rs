@@ -123,7 +123,7 @@ fn source_line(profile: &Profile, line: Option<u32>) -> String {
 /// The columns, in order: the figures first (as before the device's identity was added, so
 /// that scripts reading columns by position keep working), then the kernel, the device and the
 /// run.
-pub const CSV_COLUMNS: [Column; 42] = {
+pub const CSV_COLUMNS: [Column; 43] = {
     use ColumnType::{Integer, Number, Text, Timestamp};
     const fn c(name: &'static str, kind: ColumnType, cell: fn(&Row<'_>) -> String) -> Column {
         Column { name, kind, cell }
@@ -193,6 +193,12 @@ pub const CSV_COLUMNS: [Column; 42] = {
         }),
         c("saved_high_ns", Number, |r| {
             r.cost_cell(|c| c.interval_ns.map(|[_, high]| high))
+        }),
+        c("cost_placements", Integer, |r| {
+            r.cost_cell(|c| {
+                let placements = c.placement_saved_ns.as_ref().map_or(1, Vec::len);
+                c.saved_ns.map(|_| placements)
+            })
         }),
         c("predicted_ns", Number, |r| r.cost_cell(|c| c.predicted_ns)),
         c("predicted_low_ns", Number, |r| {
