@@ -288,6 +288,13 @@ fn the_command_line_prints_the_cost_table_writes_it_and_imports_it() {
             .contains("an empty kernel over the same workgroups"),
         "{run}"
     );
+    // The time the predictions price, with its interval, on the time line.
+    let time = (run.stdout.lines()).find(|l| l.starts_with("time:"));
+    let time = time.unwrap_or_else(|| panic!("no time line: {run}"));
+    assert!(
+        time.contains("predictions leave out: they price the ") && time.contains("95% interval"),
+        "{time}"
+    );
     for cost in &costs {
         if let Some(predicted) = cost["predicted_ns"].as_f64() {
             assert!(

@@ -97,16 +97,8 @@ fn figures(profile: &Profile) -> Vec<(String, String)> {
             // The notes on the times (noise, a faster instrumented run) on hover, where the
             // time is.
             let floor = t.floor_ns.map(|f| {
-                let priced = t
-                    .above_floor_interval_ns
-                    .map_or_else(String::new, |[low, high]| {
-                        format!(
-                            "; they price the {} above it (95% interval {} to {})",
-                            format_ns(t.above_floor_ns()),
-                            format_ns(low),
-                            format_ns(high)
-                        )
-                    });
+                let priced = (t.above_floor_text())
+                    .map_or_else(String::new, |above| format!("; they price {above}"));
                 format!(
                     "An empty kernel over the same workgroups took {}: the fixed cost of a \
                      dispatch, which the cost predictions leave out{priced}",

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{BranchCost, OutputsRecord};
 use crate::report::AdapterRecord;
+use crate::report::units::format_ns;
 
 /// The profile document's format version.
 pub const PROFILE_SCHEMA_VERSION: u32 = 3;
@@ -520,6 +521,18 @@ impl TimingRecord {
     /// below zero: what the cost model spreads over the lane slots.
     pub fn above_floor_ns(&self) -> f64 {
         (self.kernel_ns - self.floor_ns.unwrap_or(0.0)).max(0.0)
+    }
+
+    /// What the cost predictions price, in words: `the 280 ns above it (95% interval 0 ns to
+    /// 6.09 µs)`; `None` without a floor's interval.
+    pub fn above_floor_text(&self) -> Option<String> {
+        let [low, high] = self.above_floor_interval_ns?;
+        Some(format!(
+            "the {} above it (95% interval {} to {})",
+            format_ns(self.above_floor_ns()),
+            format_ns(low),
+            format_ns(high)
+        ))
     }
 
     /// The overhead as the report prints it: never a figure below 1 without its reason.

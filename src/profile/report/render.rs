@@ -143,9 +143,11 @@ fn render_summary(profile: &Profile, out: &mut String) {
     match &profile.timing {
         Some(t) => {
             let floor = t.floor_ns.map_or_else(String::new, |f| {
+                let priced = (t.above_floor_text())
+                    .map_or_else(String::new, |above| format!(": they price {above}"));
                 format!(
                     "; an empty kernel over the same workgroups {}, the fixed cost --cost's \
-                     predictions leave out",
+                     predictions leave out{priced}",
                     format_ns(f)
                 )
             });
