@@ -289,8 +289,9 @@ fn within_band(
              and runs, which one placement cannot show (--cost-placements)"
         )
     };
+    let steps = if near.round() == 1.0 { "step" } else { "steps" };
     format!(
-        "the saving's 95% interval leaves out zero, but comes within {near:.0} steps of it on \
+        "the saving's 95% interval leaves out zero, but comes within {near:.0} {steps} of it on \
          the timer ({step:.0} ns), {band}: too small to call on this timer{model}"
     )
 }
@@ -529,6 +530,10 @@ mod tests {
         let step = less(32.0);
         let rounding = judge(&[(&placebo, &step), (&placebo, &step)], 0.0, None);
         assert_eq!(rounding.verdict, CostVerdict::FreeHere, "{rounding:?}");
+        assert!(
+            rounding.reason.contains("within 1 step of it"),
+            "{rounding:?}"
+        );
         assert!(rounding.reason.contains("rounding"), "{rounding:?}");
     }
 
