@@ -4,6 +4,7 @@
 use eframe::egui;
 use serde::{Deserialize, Serialize};
 
+use crate::profile::cost::DEFAULT_COST_PLACEMENTS;
 use crate::profile::fill::{BufferSpec, parse_dispatch, parse_len, parse_override};
 use crate::profile::report::RequestRecord;
 use crate::profile::run::{DEFAULT_LOOP_CAP, Request};
@@ -35,6 +36,8 @@ pub struct RunSettings {
     /// `--cost`: measure what each divergent branch costs.
     #[serde(default)]
     pub cost: bool,
+    /// `--cost-placements`: the sets of buffers each cost variant is timed on.
+    pub cost_placements: usize,
 }
 
 impl Default for RunSettings {
@@ -49,6 +52,7 @@ impl Default for RunSettings {
             loop_cap: DEFAULT_LOOP_CAP,
             reps: 15,
             cost: false,
+            cost_placements: DEFAULT_COST_PLACEMENTS,
         }
     }
 }
@@ -71,6 +75,12 @@ impl RunSettings {
             loop_cap: request.loop_cap,
             reps: request.reps,
             cost: request.cost_top.is_some(),
+            // A costed document from before placements timed one set.
+            cost_placements: (request.cost_placements).unwrap_or(if request.cost_top.is_some() {
+                1
+            } else {
+                DEFAULT_COST_PLACEMENTS
+            }),
         }
     }
 
@@ -103,6 +113,7 @@ impl RunSettings {
                 "--loop-cap",
                 "--reps",
                 "--cost-top",
+                "--cost-placements",
             ];
             if !takes_value.contains(&option) {
                 left_out.push(word.clone());
@@ -129,6 +140,13 @@ impl RunSettings {
                     settings.cost = true;
                     true
                 }
+                "--cost-placements" => (value.parse::<usize>().ok())
+                    .filter(|n| (1..=8).contains(n))
+                    .map(|n| {
+                        settings.cost = true;
+                        settings.cost_placements = n;
+                    })
+                    .is_some(),
                 "--entry" => {
                     settings.entry.clone_from(&value);
                     true
@@ -163,6 +181,7 @@ impl RunSettings {
         request.loop_cap = self.loop_cap.max(1);
         request.reps = self.reps.max(1);
         request.cost_top = self.cost.then_some(crate::profile::cost::DEFAULT_COST_TOP);
+        request.cost_placements = self.cost_placements.clamp(1, 8);
         Ok(request)
     }
 
@@ -256,11 +275,23 @@ impl RunSettings {
             .labelled_by(label);
         ui.end_row();
         ui.label("cost");
-        ui.checkbox(&mut self.cost, "measure each divergent branch's cost")
-            .on_hover_text(
-                "--cost: time the kernel against variants whose subgroups follow their first \
-                 active lane, for the 5 branches with the most idle lane slots; slower runs",
+        ui.horizontal(|ui| {
+            ui.checkbox(&mut self.cost, "measure each divergent branch's cost")
+                .on_hover_text(
+                    "--cost: time the kernel against variants whose subgroups follow their \
+                     first active lane, for the 5 branches with the most idle lane slots; \
+                     slower runs",
+                );
+            let placements = egui::DragValue::new(&mut self.cost_placements)
+                .range(1..=8)
+                .prefix("on ")
+                .suffix(" buffer placements");
+            ui.add_enabled(self.cost, placements).on_hover_text(
+                "--cost-placements: each variant is timed on this many copies of the kernel's \
+                 buffers and textures, filled alike; where they lie moves a small saving, and \
+                 the interval spans them. 1 for inputs too large to hold three times",
             );
+        });
         ui.end_row();
     }
 }
@@ -298,7 +329,28 @@ mod tests {
             ("out=64", "params=zeros")
         );
         assert_eq!((settings.loop_cap, settings.cost), (500, true));
+        assert_eq!(settings.cost_placements, 3, "the default");
         assert_eq!(left_out, ["--save", "dst=t.png"]);
+        let placements = |value: &str| {
+            let args = ["--cost-placements".to_owned(), value.to_owned()];
+            RunSettings::of_args(&args)
+        };
+        let (one, left_out) = placements("1");
+        assert_eq!(
+            (one.cost, one.cost_placements, left_out.len()),
+            (true, 1, 0)
+        );
+        let request = one.request("k.wgsl", "").unwrap();
+        assert_eq!(request.cost_placements, 1);
+        let (_, left_out) = placements("9");
+        assert_eq!(left_out, ["--cost-placements 9"], "past the CLI's 8");
+        // A document gives back the placements it ran with; a costed one from before them, 1.
+        let mut record = request.record();
+        assert_eq!(RunSettings::of_request(&record).cost_placements, 1);
+        record.cost_placements = None;
+        assert_eq!(RunSettings::of_request(&record).cost_placements, 1);
+        record.cost_top = None;
+        assert_eq!(RunSettings::of_request(&record).cost_placements, 3);
         let (_, left_out) = RunSettings::of_args(&["--dispatch".to_owned(), "8,x".to_owned()]);
         assert_eq!(
             left_out,
