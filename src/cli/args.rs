@@ -439,7 +439,7 @@ pub(crate) struct ProfileArgs {
     /// 32 ns timer), the same way in every run: the interval spans the sets. 1 times on one,
     /// for inputs too large to hold three times, and then calls no saving under 11 steps of a
     /// coarse timer.
-    #[arg(long, value_name = "N", requires = "cost", default_value_t = profile::cost::DEFAULT_COST_PLACEMENTS, value_parser = |s: &str| whole_number(s, 1, 8).map(|n| n as usize))]
+    #[arg(long, value_name = "N", requires = "cost", default_value_t = profile::cost::DEFAULT_COST_PLACEMENTS, value_parser = |s: &str| whole_number(s, 1, profile::cost::MAX_COST_PLACEMENTS as u64).map(|n| n as usize))]
     pub(crate) cost_placements: usize,
     /// Print the report of a profile document (`--json`'s) again, without a GPU; --json and
     /// --csv write it again.

@@ -4,7 +4,7 @@
 use eframe::egui;
 use serde::{Deserialize, Serialize};
 
-use crate::profile::cost::DEFAULT_COST_PLACEMENTS;
+use crate::profile::cost::{DEFAULT_COST_PLACEMENTS, MAX_COST_PLACEMENTS};
 use crate::profile::fill::{BufferSpec, parse_dispatch, parse_len, parse_override};
 use crate::profile::report::RequestRecord;
 use crate::profile::run::{DEFAULT_LOOP_CAP, Request};
@@ -141,7 +141,7 @@ impl RunSettings {
                     true
                 }
                 "--cost-placements" => (value.parse::<usize>().ok())
-                    .filter(|n| (1..=8).contains(n))
+                    .filter(|n| (1..=MAX_COST_PLACEMENTS).contains(n))
                     .map(|n| {
                         settings.cost = true;
                         settings.cost_placements = n;
@@ -181,7 +181,7 @@ impl RunSettings {
         request.loop_cap = self.loop_cap.max(1);
         request.reps = self.reps.max(1);
         request.cost_top = self.cost.then_some(crate::profile::cost::DEFAULT_COST_TOP);
-        request.cost_placements = self.cost_placements.clamp(1, 8);
+        request.cost_placements = self.cost_placements.clamp(1, MAX_COST_PLACEMENTS);
         Ok(request)
     }
 
@@ -283,7 +283,7 @@ impl RunSettings {
                      slower runs",
                 );
             let placements = egui::DragValue::new(&mut self.cost_placements)
-                .range(1..=8)
+                .range(1..=MAX_COST_PLACEMENTS)
                 .prefix("on ")
                 .suffix(" buffer placements");
             ui.add_enabled(self.cost, placements).on_hover_text(

@@ -35,6 +35,9 @@ pub const RESOLUTION_STEPS: f64 = 2.0;
 /// The default `--cost-placements`: buffer placements each timed pair runs on.
 pub const DEFAULT_COST_PLACEMENTS: usize = 3;
 
+/// The most `--cost-placements`: each holds the kernel's buffers once more.
+pub const MAX_COST_PLACEMENTS: usize = 8;
+
 /// The branches that get a variant, as indices into `branches`: the `if`s and `switch`es
 /// divergent in at least [`MIN_DIVERGENT_FRACTION`] of their evaluations, the `top` with the
 /// most idle lane slots.

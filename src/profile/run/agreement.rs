@@ -13,6 +13,7 @@ use crate::profile::report::{OutputComparison, OutputDifference, OutputUnit, Out
 
 use super::Request;
 use super::bind::{Resources, dispatch, resources};
+use super::textures::level_bytes;
 
 /// The most bytes of outputs read back for the check: a copy of each is held on the host, two
 /// at a time.
@@ -60,13 +61,7 @@ pub(super) fn read_outputs(
     let bytes: u64 = (written.iter())
         .map(|w| match w {
             Written::Buffer(_, buffer) => buffer.size(),
-            Written::Texture(_, texel, texture) => {
-                let size = texture.size();
-                u64::from(size.width)
-                    * u64::from(size.height)
-                    * u64::from(size.depth_or_array_layers)
-                    * u64::from(*texel)
-            }
+            Written::Texture(_, texel, texture) => level_bytes(texture, *texel),
         })
         .sum();
     if bytes > MAX_COMPARED_BYTES {

@@ -12,7 +12,7 @@ use crate::profile::kernel::{self, Kernel, KernelInterface};
 use crate::shaders::bounds::{Unclamped, clamp_indices};
 
 use super::Request;
-use super::textures::{Texture, make_samplers, make_textures};
+use super::textures::{Texture, level_bytes, make_samplers, make_textures};
 
 /// Everything the kernel binds, made and filled as asked.
 pub(super) struct Resources {
@@ -44,10 +44,8 @@ impl Resources {
     /// The bytes the buffers and textures hold (a texture's first mip level).
     pub fn bytes(&self) -> u64 {
         let buffers = self.buffers.iter().flatten().map(wgpu::Buffer::size);
-        let textures = self.textures.iter().map(|t| {
-            let texel = t.format.block_copy_size(None).unwrap_or(16);
-            t.extent.iter().map(|&n| u64::from(n)).product::<u64>() * u64::from(texel)
-        });
+        let textures = (self.textures.iter())
+            .map(|t| level_bytes(&t.texture, t.format.block_copy_size(None).unwrap_or(16)));
         buffers.chain(textures).sum()
     }
 }

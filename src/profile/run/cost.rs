@@ -144,9 +144,12 @@ fn extra_placements(bytes: u64, asked: usize) -> (usize, Option<String>) {
     let sets = extra + 1;
     let note = (sets < asked).then(|| {
         let one = if sets == 1 {
-            " set: savings under 11 steps of a coarse timer are not called"
+            format!(
+                " set: savings under {:.0} steps of a coarse timer are not called",
+                cost::FEW_TIMER_STEPS
+            )
         } else {
-            " sets"
+            " sets".to_owned()
         };
         format!(
             "--cost: each variant was timed on {sets}{one}, not the {asked} --cost-placements \
