@@ -436,9 +436,9 @@ pub(crate) struct ProfileArgs {
     pub(crate) cost_top: usize,
     /// With --cost: on how many sets of the kernel's buffers and textures, filled alike, each
     /// variant is timed. Where the buffers lie moves a small saving (a few steps of NVIDIA's
-    /// 32 ns timer), the same way in every run: the interval spans the sets. 1 times on one,
-    /// for inputs too large to hold three times, and then calls no saving under 11 steps of a
-    /// coarse timer.
+    /// 32 ns timer): the interval spans the sets, and a saving only some sets show is not
+    /// called. 1 times on one, for inputs too large to hold several times, and then calls no
+    /// saving under 11 steps of a coarse timer.
     #[arg(long, value_name = "N", requires = "cost", default_value_t = profile::cost::DEFAULT_COST_PLACEMENTS, value_parser = |s: &str| whole_number(s, 1, profile::cost::MAX_COST_PLACEMENTS as u64).map(|n| n as usize))]
     pub(crate) cost_placements: usize,
     /// Print the report of a profile document (`--json`'s) again, without a GPU; --json and

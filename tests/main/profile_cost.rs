@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use divlab::experiments::divergence::Divergence;
 use divlab::experiments::{Experiment, Lab, RunConfig, run_experiment};
+use divlab::profile::cost::DEFAULT_COST_PLACEMENTS;
 use divlab::profile::report::{BranchCost, CostVerdict, Profile};
 use divlab::profile::run::Request;
 
@@ -71,10 +72,9 @@ fn equal_sides_of_a_lane_parity_if_serialize_and_cost_one_side() {
     let predicted = cost.predicted_ns.unwrap() / profile.timing.as_ref().unwrap().kernel_ns;
     assert!((0.3..=0.7).contains(&predicted), "{cost:#?}");
     assert_eq!(cost.outside_change, Some(0.0));
-    // Timed on the default three placements of the buffers, each saving; the interval spans
-    // them.
+    // Timed on the default placements of the buffers, each saving; the interval spans them.
     let each = cost.placement_saved_ns.as_ref().expect("placements");
-    assert_eq!(each.len(), 3, "{cost:#?}");
+    assert_eq!(each.len(), DEFAULT_COST_PLACEMENTS, "{cost:#?}");
     let [low, high] = cost.interval_ns.unwrap();
     assert!(
         each.iter().all(|&s| s > 0.0 && (low..=high).contains(&s)),

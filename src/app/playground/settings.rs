@@ -288,8 +288,9 @@ impl RunSettings {
                 .suffix(" buffer placements");
             ui.add_enabled(self.cost, placements).on_hover_text(
                 "--cost-placements: each variant is timed on this many copies of the kernel's \
-                 buffers and textures, filled alike; where they lie moves a small saving, and \
-                 the interval spans them. 1 for inputs too large to hold three times",
+                 buffers and textures, filled alike; where they lie moves a small saving: the \
+                 interval spans them, and a saving only some show is not called. 1 for inputs \
+                 too large to hold several times",
             );
         });
         ui.end_row();
@@ -311,7 +312,7 @@ fn parse_lines<T, E: std::fmt::Display>(
 
 #[cfg(test)]
 mod tests {
-    use super::RunSettings;
+    use super::{DEFAULT_COST_PLACEMENTS, RunSettings};
 
     /// A header's arguments fill the form; what the form has no place for is named.
     #[test]
@@ -329,7 +330,7 @@ mod tests {
             ("out=64", "params=zeros")
         );
         assert_eq!((settings.loop_cap, settings.cost), (500, true));
-        assert_eq!(settings.cost_placements, 3, "the default");
+        assert_eq!(settings.cost_placements, DEFAULT_COST_PLACEMENTS);
         assert_eq!(left_out, ["--save", "dst=t.png"]);
         let placements = |value: &str| {
             let args = ["--cost-placements".to_owned(), value.to_owned()];
@@ -350,7 +351,10 @@ mod tests {
         record.cost_placements = None;
         assert_eq!(RunSettings::of_request(&record).cost_placements, 1);
         record.cost_top = None;
-        assert_eq!(RunSettings::of_request(&record).cost_placements, 3);
+        assert_eq!(
+            RunSettings::of_request(&record).cost_placements,
+            DEFAULT_COST_PLACEMENTS
+        );
         let (_, left_out) = RunSettings::of_args(&["--dispatch".to_owned(), "8,x".to_owned()]);
         assert_eq!(
             left_out,

@@ -1,0 +1,452 @@
+//! The verdict on a branch from its timed pairs ([`judge`]): the saving, its interval over
+//! every buffer placement, and on a coarse timer the band of steps a saving must clear, with
+//! the reason in words.
+
+use super::MAX_OUTSIDE_CHANGE;
+use crate::profile::report::{BranchCost, CostVerdict, Estimate};
+use crate::stats::{Interval, median_interval};
+
+/// On a coarse timer, timed on one buffer placement, a saving of fewer steps than this is
+/// within noise, whatever its interval over the run's rounds: on the H200 and the H100 (32 ns
+/// steps), savings of up to 10 steps held within one run and moved in the next, and moved as
+/// far between placements of one run (docs/findings.md).
+pub const FEW_TIMER_STEPS: f64 = 11.0;
+
+/// On a coarse timer, timed on several placements, a saving of fewer steps than this can be the
+/// rounding of the readings alone: a duration is two readings, each rounded to a step, and a
+/// saving two durations, so a saving of nothing reads up to one step either way.
+pub const RESOLUTION_STEPS: f64 = 2.0;
+
+/// On a coarse timer, how far a saving moved between runs (processes) on the H100 whatever the
+/// placements: the lane-bit switch saved 32 ns on six of eight placements in one run and 160 ns
+/// on all eight in the next. A `serialized` saving this near the band says so.
+pub const RUN_SHIFT_STEPS: f64 = 4.0;
+
+/// The verdict on a branch from its timed pair on each buffer placement (`placements`), paired
+/// by round: `placebo` (each lane decides) minus `uniform` (the first active lane decides for
+/// the subgroup) is the saving. Where the buffers lie moves a saving by a few timer steps on
+/// NVIDIA, which one placement's rounds cannot show: the interval spans every placement's, and
+/// a saving some placements show and others do not is not called.
+pub fn judge(
+    placements: &[(&[f64], &[f64])],
+    outside: f64,
+    predicted: Option<Estimate>,
+) -> BranchCost {
+    let per_placement: Vec<Vec<f64>> = (placements.iter())
+        .map(|(placebo, uniform)| placebo.iter().zip(*uniform).map(|(p, u)| p - u).collect())
+        .collect();
+    let diffs = per_placement.concat();
+    let saved = crate::stats::summarize(&diffs).map(|s| s.median);
+    let intervals: Vec<Interval> = (per_placement.iter())
+        .map(|d| median_interval(d))
+        .collect::<Option<_>>()
+        .unwrap_or_default();
+    let interval = intervals.iter().copied().reduce(|a, b| Interval {
+        low: a.low.min(b.low),
+        high: a.high.max(b.high),
+    });
+    // Each round's saving over its own placebo time: the share holds up under drift in the
+    // machine's speed better than a median over another kernel's median.
+    let shares: Vec<f64> = (placements.iter())
+        .flat_map(|(placebo, uniform)| placebo.iter().zip(*uniform))
+        .map(|(p, u)| (p - u) / p)
+        .filter(|s| s.is_finite())
+        .collect();
+    let fraction = crate::stats::summarize(&shares).map(|s| s.median);
+    // On a coarse timer a saving of a few steps is decided against a band, not zero: the
+    // readings' rounding, and with one placement what moves between placements too.
+    let step = timer_step(placements.iter().flat_map(|(p, u)| p.iter().chain(*u)));
+    let band_steps = if placements.len() > 1 {
+        RESOLUTION_STEPS
+    } else {
+        FEW_TIMER_STEPS
+    };
+    let band = step.map_or(0.0, |step| band_steps * step);
+    let above = |i: &Interval| i.low > 0.0 && i.low >= band;
+    let medians: Vec<f64> = per_placement
+        .iter()
+        .map(|d| crate::stats::median(d))
+        .collect();
+    // Only a coarse timer's rounds repeat closely enough to tell placements apart: on
+    // lavapipe's fine but noisy clock, one of eight placements clears zero and another lies
+    // wholly below it by chance.
+    let split = match step {
+        Some(_) => placement_split(&intervals, above),
+        None => Vec::new(),
+    };
+    let (verdict, reason) = match (saved, interval, step) {
+        _ if outside > MAX_OUTSIDE_CHANGE => (
+            CostVerdict::Confounded,
+            format!(
+                "with the subgroup's first lane deciding, the lanes run outside the branch \
+                 changed by {:.1}%: the branch's result steers later work, so the time moved \
+                 for more than the divergence",
+                outside * 100.0
+            ),
+        ),
+        (Some(_), Some(i), _) if i.high < 0.0 && i.high <= -band => (
+            CostVerdict::Confounded,
+            "the variant ran slower (the interval lies below zero): either the first lane's \
+             path costs more than the mix the lanes took, or the machine's speed drifted \
+             between them; either way it is not the divergence's saving (rerun with more \
+             --reps to tell)"
+                .to_owned(),
+        ),
+        (Some(_), Some(i), _) if above(&i) => {
+            let near =
+                step.filter(|&step| placements.len() > 1 && i.low - band < RUN_SHIFT_STEPS * step);
+            let reason = match near {
+                Some(step) => near_band(i.low, step, band_steps),
+                None => "the saving's 95% interval lies above zero".to_owned(),
+            };
+            (CostVerdict::Serialized, reason)
+        }
+        // Some placements save and others, told apart from them, do not: where the buffers
+        // lie decides.
+        (Some(_), Some(_), _) if split.iter().any(|side| side.is_some()) => {
+            let reason = split_reason(&split, &medians, band_steps);
+            (CostVerdict::FreeHere, reason)
+        }
+        (Some(_), Some(i), Some(step)) if i.low > 0.0 || i.high < 0.0 => {
+            let reason = within_band(i, (step, band_steps), predicted, placements.len());
+            (CostVerdict::FreeHere, reason)
+        }
+        (Some(_), Some(i), _) => (CostVerdict::FreeHere, free_reason(i.high, predicted, step)),
+        _ => (
+            CostVerdict::NotMeasured,
+            "too few timed rounds for an interval".to_owned(),
+        ),
+    };
+    BranchCost {
+        saved_ns: saved,
+        saved_fraction: fraction,
+        interval_ns: interval.map(|i| [i.low, i.high]),
+        variant_reps: per_placement.first().map_or(0, Vec::len),
+        placement_saved_ns: (placements.len() > 1).then_some(medians),
+        outside_change: Some(outside),
+        ..BranchCost::unmeasured(verdict, predicted, reason)
+    }
+}
+
+/// The step a timer's readings come in, where it is coarse: the greatest common divisor of the
+/// readings in whole nanoseconds, where every reading is whole and the divisor is at least 8 ns
+/// (the H200's Vulkan timestamps move in 32 ns). `None` for a finer clock (lavapipe's).
+fn timer_step<'a>(times: impl IntoIterator<Item = &'a f64>) -> Option<f64> {
+    fn gcd(a: u64, b: u64) -> u64 {
+        if b == 0 { a } else { gcd(b, a % b) }
+    }
+    let mut step = 0;
+    for &t in times {
+        if !(t.is_finite() && t >= 0.0 && t.fract() == 0.0) {
+            return None;
+        }
+        step = gcd(step, t as u64);
+    }
+    (step >= 8).then_some(step as f64)
+}
+
+/// Why a saving whose interval leaves out zero but comes within a band of `band_steps` steps of
+/// a coarse timer (`step`) is within noise: the readings' rounding ([`RESOLUTION_STEPS`]), and,
+/// timed on one placement, what moves between placements and runs ([`FEW_TIMER_STEPS`]).
+fn within_band(
+    interval: Interval,
+    (step, band_steps): (f64, f64),
+    predicted: Option<Estimate>,
+    placements: usize,
+) -> String {
+    // The end of the interval nearer zero is what the band holds.
+    let near = interval.low.abs().min(interval.high.abs()) / step;
+    let model = match predicted {
+        // As free_reason: a prediction of a few steps cannot call the paths merged.
+        Some(p) if p.ns > interval.high && p.ns >= FEW_TIMER_STEPS * step => format!(
+            ", though the model predicted {:.0} steps: the driver may have predicated or merged \
+             the paths (a larger --dispatch resolves it)",
+            p.ns / step
+        ),
+        Some(p) => format!(
+            ", and the model predicts {:.1} steps: whether the paths serialize is below this \
+             timer here (a larger --dispatch helps only where it lengthens the branch's work, \
+             not the empty kernel's)",
+            p.ns / step
+        ),
+        None => " (a larger --dispatch may resolve it)".to_owned(),
+    };
+    let band = if placements > 1 {
+        format!(
+            "inside the {band_steps:.0} steps the rounding of the readings can make (a saving is \
+             two durations, each two readings)"
+        )
+    } else {
+        format!(
+            "inside the {band_steps:.0} steps savings have moved by between buffer placements \
+             and runs, which one placement cannot show (--cost-placements)"
+        )
+    };
+    let steps = if near.round() == 1.0 { "step" } else { "steps" };
+    format!(
+        "the saving's 95% interval leaves out zero, but comes within {near:.0} {steps} of it on \
+         the timer ({step:.0} ns), {band}: too small to call on this timer{model}"
+    )
+}
+
+/// Why a `serialized` saving whose interval starts at `low`, fewer than [`RUN_SHIFT_STEPS`]
+/// above the band of `band_steps` timer steps, may not repeat.
+fn near_band(low: f64, step: f64, band_steps: f64) -> String {
+    format!(
+        "the saving's 95% interval lies above zero, its low end {:.0} steps of the timer ({step:.0} \
+         ns), {:.0} above the band of {band_steps:.0}: savings moved by up to {RUN_SHIFT_STEPS:.0} \
+         steps between runs on an H100 whatever the placements, so another run may call this one \
+         free_here (a larger --dispatch settles it where it lengthens the branch's work)",
+        low / step,
+        low / step - band_steps,
+    )
+}
+
+/// Which placements save (`Some(true)`: their interval is `above` the band) and which, told
+/// apart from one that saves, do not (`Some(false)`: their interval lies wholly below that
+/// one's); `None` for the rest. Only intervals that do not overlap say the placement decided:
+/// of eight placements, one's interval can clear zero by chance alone.
+fn placement_split(intervals: &[Interval], above: impl Fn(&Interval) -> bool) -> Vec<Option<bool>> {
+    // A placement wholly below any saving one is below the one whose low is highest.
+    let saving_low = (intervals.iter().filter(|i| above(i)))
+        .map(|i| i.low)
+        .reduce(f64::max);
+    let Some(saving_low) = saving_low else {
+        return vec![None; intervals.len()];
+    };
+    let below = |i: &Interval| !above(i) && i.high < saving_low;
+    if !intervals.iter().any(below) {
+        return vec![None; intervals.len()];
+    }
+    (intervals.iter())
+        .map(|i| (above(i).then_some(true)).or(below(i).then_some(false)))
+        .collect()
+}
+
+/// Why a saving that some placements show and others, told apart from them, do not (`split`,
+/// with each placement's median saving) is not called: the buffers' placement decides it.
+fn split_reason(split: &[Option<bool>], medians: &[f64], band_steps: f64) -> String {
+    let list = |side: bool| {
+        (split.iter().zip(medians))
+            .filter(|(s, _)| **s == Some(side))
+            .map(|(_, ns)| format!("{ns:.0} ns"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let saving = split.iter().filter(|s| **s == Some(true)).count();
+    format!(
+        "{saving} of {} buffer placements saved time ({}: 95% intervals above zero, \
+         beyond {band_steps:.0} timer steps), \
+         and others' intervals lie wholly below theirs ({}): where the kernel's buffers lie \
+         decides whether the paths cost anything here, so no saving is called (another run may \
+         place them otherwise)",
+        split.len(),
+        list(true),
+        list(false),
+    )
+}
+
+/// Why a saving within noise of zero is so: the model foresaw no more (the variant drops
+/// little or no work inside the branch: a side its first lane skips that is empty or cheap), or
+/// it foresaw more and the device did not pay it (the driver predicated or merged the paths),
+/// or the prediction is too uncertain to tell the two apart: its interval reaches the saving's,
+/// or on a coarse timer (`step`) it is only a few steps, which do not repeat between runs.
+fn free_reason(high_ns: f64, predicted: Option<Estimate>, step: Option<f64>) -> String {
+    let Some(p) = predicted else {
+        return "the saving's 95% interval includes zero".to_owned();
+    };
+    if p.ns <= high_ns {
+        "the saving's 95% interval includes zero, as the model predicts: the variant drops no \
+         more work inside the branch than the noise, since the side its first lane skips is \
+         empty or cheap"
+            .to_owned()
+    } else if p.interval.is_some_and(|[low, _]| low <= high_ns) {
+        "the saving's 95% interval includes zero and reaches the model's prediction's: the \
+         kernel's time above the empty kernel's is too noisy here to tell a cheap side from \
+         paths the driver merged (a larger --dispatch tells them apart)"
+            .to_owned()
+    } else if let Some(step) = step.filter(|&step| p.ns < FEW_TIMER_STEPS * step) {
+        format!(
+            "the saving's 95% interval includes zero, and the model's prediction is {:.1} steps \
+             of the timer ({step:.0} ns): too few to tell a cheap side from paths the driver \
+             merged (a larger --dispatch tells them apart where it lengthens the branch's work)",
+            p.ns / step
+        )
+    } else {
+        "the saving's 95% interval includes zero, below the model's prediction and its \
+         interval: the driver predicated or merged the paths"
+            .to_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn verdicts_follow_the_interval_and_the_work_outside() {
+        let placebo = [10.0, 11.0, 10.5, 10.2, 10.8, 10.1, 10.9, 10.4];
+        let half: Vec<f64> = placebo.iter().map(|p| p / 2.0).collect();
+        let same: Vec<f64> = placebo.iter().rev().copied().collect();
+        let saved = judge(&[(&placebo, &half)], 0.0, None);
+        assert_eq!(saved.verdict, CostVerdict::Serialized);
+        assert!(saved.saved_fraction.unwrap() > 0.4);
+        assert_eq!(
+            judge(&[(&placebo, &same)], 0.0, None).verdict,
+            CostVerdict::FreeHere
+        );
+        // Within noise: as foreseen, or where the model foresaw a saving the device did not pay.
+        let predicted = |ns, interval| Some(Estimate { ns, interval });
+        let foreseen = judge(&[(&placebo, &same)], 0.0, predicted(0.0, None));
+        assert!(
+            foreseen.reason.contains("as the model predicts"),
+            "{foreseen:?}"
+        );
+        let predicated = judge(&[(&placebo, &same)], 0.0, predicted(5.0, Some([4.0, 6.0])));
+        assert!(predicated.reason.contains("predicated"), "{predicated:?}");
+        assert_eq!(predicated.predicted_interval_ns, Some([4.0, 6.0]));
+        // A prediction whose interval reaches the saving's cannot tell the two apart.
+        let noisy = judge(&[(&placebo, &same)], 0.0, predicted(5.0, Some([0.1, 9.0])));
+        assert!(noisy.reason.contains("too noisy"), "{noisy:?}");
+        let moved = judge(&[(&placebo, &half)], 0.05, None);
+        assert_eq!(moved.verdict, CostVerdict::Confounded);
+        let slower = judge(&[(&half, &placebo)], 0.0, None);
+        assert_eq!(slower.verdict, CostVerdict::Confounded);
+    }
+
+    /// On a coarse timer, a saving whose interval leaves out zero but lies within a few steps
+    /// is within noise (such savings moved between runs); at many steps, or on a fine clock,
+    /// the interval decides.
+    #[test]
+    fn a_saving_within_a_few_timer_steps_is_free_here() {
+        // The H200's readings: whole multiples of 32 ns, the variant 5 steps faster.
+        let placebo: Vec<f64> = (0..12).map(|i| 4640.0 + 32.0 * f64::from(i % 3)).collect();
+        let uniform: Vec<f64> = placebo.iter().map(|p| p - 160.0).collect();
+        let few = judge(&[(&placebo, &uniform)], 0.0, None);
+        assert_eq!(few.interval_ns, Some([160.0, 160.0]));
+        assert_eq!(few.verdict, CostVerdict::FreeHere, "{few:?}");
+        assert!(few.reason.contains("within 5 steps of it"), "{few:?}");
+        let slower = judge(&[(&uniform, &placebo)], 0.0, None);
+        assert_eq!(slower.verdict, CostVerdict::FreeHere, "{slower:?}");
+        assert!(slower.reason.contains("within 5 steps of it"), "{slower:?}");
+        // Against a prediction of many steps, the device did not pay what the model foresaw.
+        let foreseen = Some(Estimate {
+            ns: 3200.0,
+            interval: None,
+        });
+        let unpaid = judge(&[(&placebo, &uniform)], 0.0, foreseen);
+        assert!(unpaid.reason.contains("predicted 100 steps"), "{unpaid:?}");
+        let little = Some(Estimate {
+            ns: 176.0,
+            interval: None,
+        });
+        let little = judge(&[(&placebo, &uniform)], 0.0, little);
+        assert!(
+            little.reason.contains("the model predicts 5.5 steps"),
+            "{little:?}"
+        );
+        // 11 steps and more, or a clock that reads in nanoseconds: the interval decides.
+        let far: Vec<f64> = placebo.iter().map(|p| p - 352.0).collect();
+        let far = judge(&[(&placebo, &far)], 0.0, None);
+        assert_eq!(far.verdict, CostVerdict::Serialized, "{far:?}");
+        let far_slower: Vec<f64> = placebo.iter().map(|p| p + 352.0).collect();
+        let far_slower = judge(&[(&placebo, &far_slower)], 0.0, None);
+        assert_eq!(far_slower.verdict, CostVerdict::Confounded);
+        let fine: Vec<f64> = placebo.iter().map(|p| p + 1.0).collect();
+        let fine_less: Vec<f64> = fine.iter().map(|p| p - 160.0).collect();
+        let fine = judge(&[(&fine, &fine_less)], 0.0, None);
+        assert_eq!(fine.verdict, CostVerdict::Serialized);
+        assert!(!fine.reason.contains("steps"), "{fine:?}");
+        // A prediction of a few steps (the H100's cheap_sides: 38.9 ns against 0 to 32 ns
+        // saved) cannot call the paths predicated; one of many steps can.
+        let same = placebo.clone();
+        let predicted = |ns: f64| {
+            Some(Estimate {
+                ns,
+                interval: Some([ns, ns]),
+            })
+        };
+        let tiny = judge(&[(&placebo, &same)], 0.0, predicted(38.9));
+        assert_eq!(tiny.verdict, CostVerdict::FreeHere);
+        assert!(
+            tiny.reason.contains("1.2 steps of the timer (32 ns)"),
+            "{tiny:?}"
+        );
+        let large = judge(&[(&placebo, &same)], 0.0, predicted(3200.0));
+        assert!(large.reason.contains("predicated"), "{large:?}");
+        assert_eq!(timer_step(&[4640.0, 4672.0, 4480.0]), Some(32.0));
+        assert_eq!(timer_step(&[4641.0, 4672.0]), None);
+        assert_eq!(timer_step(&[4640.5]), None);
+    }
+
+    /// Timed on several placements, the interval spans them all, and a coarse timer's band
+    /// is only its rounding: a saving every placement shows is called at a few steps, one a
+    /// placement does not show is not, and one or two steps are the readings' rounding.
+    #[test]
+    fn placements_widen_the_interval_and_narrow_the_band() {
+        let placebo: Vec<f64> = (0..12).map(|i| 4640.0 + 32.0 * f64::from(i % 3)).collect();
+        let less = |ns: f64| -> Vec<f64> { placebo.iter().map(|p| p - ns).collect() };
+        let (high, low, none) = (less(288.0), less(160.0), less(0.0));
+        let both = judge(&[(&placebo, &high), (&placebo, &low)], 0.0, None);
+        assert_eq!(both.verdict, CostVerdict::Serialized, "{both:?}");
+        assert_eq!(both.interval_ns, Some([160.0, 288.0]));
+        assert_eq!(both.placement_saved_ns, Some(vec![288.0, 160.0]));
+        assert_eq!(both.variant_reps, 12);
+        // 5 steps is within a run's shift of the band: the reason says another run may differ.
+        assert!(
+            (both.reason)
+                .contains("its low end 5 steps of the timer (32 ns), 3 above the band of 2"),
+            "{both:?}"
+        );
+        let far = less(320.0);
+        let clear = judge(&[(&placebo, &far), (&placebo, &far)], 0.0, None);
+        assert_eq!(clear.reason, "the saving's 95% interval lies above zero");
+        // The same 160 ns on one placement is inside the band of what moves between them.
+        let alone = judge(&[(&placebo, &low)], 0.0, None);
+        assert_eq!(alone.verdict, CostVerdict::FreeHere, "{alone:?}");
+        assert_eq!(alone.placement_saved_ns, None);
+        // A placement that saves nothing brings the interval to zero.
+        // and where another placement's own interval lies clear of it, the reason says the
+        // placement decided, with each one's saving.
+        let one_not = judge(&[(&placebo, &high), (&placebo, &none)], 0.0, None);
+        assert_eq!(one_not.verdict, CostVerdict::FreeHere, "{one_not:?}");
+        assert!(
+            (one_not.reason).starts_with("1 of 2 buffer placements saved time (288 ns: "),
+            "{one_not:?}"
+        );
+        assert!(
+            one_not.reason.contains("wholly below theirs (0 ns)"),
+            "{one_not:?}"
+        );
+        assert!(
+            one_not.reason.contains("beyond 2 timer steps"),
+            "{one_not:?}"
+        );
+        // On a fine clock, one noisy placement's interval that clears zero while another's
+        // does not is as likely chance, whether or not they overlap.
+        let fine: Vec<f64> = (0..12).map(|i| 5000.5 + 40.0 * f64::from(i % 4)).collect();
+        let by = |shift: f64| -> Vec<f64> {
+            let wobble = |i: usize| 40.0 * ((i * 7 % 5) as f64 - 2.0);
+            (fine.iter().enumerate())
+                .map(|(i, p)| p - shift - wobble(i))
+                .collect()
+        };
+        let (clears, below) = (by(90.0), by(-60.0));
+        let alone = judge(&[(&fine, &clears)], 0.0, None);
+        assert_eq!(alone.verdict, CostVerdict::Serialized, "{alone:?}");
+        let noisy = judge(&[(&fine, &clears), (&fine, &below)], 0.0, None);
+        let [low, high] = noisy.interval_ns.unwrap();
+        assert!(low < 0.0 && high > 0.0, "{noisy:?}");
+        assert_eq!(noisy.verdict, CostVerdict::FreeHere, "{noisy:?}");
+        assert!(!noisy.reason.contains("placements"), "{noisy:?}");
+        // One step on every placement: the rounding of the readings.
+        let step = less(32.0);
+        let rounding = judge(&[(&placebo, &step), (&placebo, &step)], 0.0, None);
+        assert_eq!(rounding.verdict, CostVerdict::FreeHere, "{rounding:?}");
+        assert!(
+            rounding.reason.contains("within 1 step of it"),
+            "{rounding:?}"
+        );
+        assert!(rounding.reason.contains("rounding"), "{rounding:?}");
+    }
+}
