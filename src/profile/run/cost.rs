@@ -82,15 +82,9 @@ pub(super) fn variants(
         read_only_buffer(gpu, &label, &[value as u32; 4])
     };
     let (uniform, placebo) = (control(Control::Uniform), control(Control::Placebo));
-    let mut placements = Vec::new();
-    if !chosen.is_empty() {
-        let (extra, note) = extra_placements(shared.bytes(), request.cost_placements);
-        out.fewer_placements = note;
-        for _ in 0..extra {
-            placements.push(resources(gpu, kernel, &quiet)?);
-        }
-    }
-    let placements: Vec<&Resources> = std::iter::once(shared).chain(&placements).collect();
+    // The sets beside `shared`, made for the first branch timed: one settled without timing
+    // (its variant hit the loop cap, or did not compile) needs none.
+    let mut extra_sets: Option<Vec<Resources>> = None;
     for (done, (index, text)) in chosen.iter().enumerate() {
         on_stage(Stage::Variants {
             done,
@@ -110,13 +104,20 @@ pub(super) fn variants(
         let entry = &kernel.interface.entry;
         match pipeline(gpu, &label, &wgsl, entry, &kernel.constants(), false) {
             Ok(timed) => {
+                if extra_sets.is_none() {
+                    let (extra, note) = extra_placements(shared.bytes(), request.cost_placements);
+                    out.fewer_placements = note;
+                    let made = (0..extra).map(|_| resources(gpu, kernel, &quiet));
+                    extra_sets = Some(made.collect::<Result<_>>()?);
+                }
+                let placements = std::iter::once(shared).chain(extra_sets.iter().flatten());
                 // One pipeline, so the pair runs the same machine code.
                 let with = |on: &Resources, control: &wgpu::Buffer| {
                     let ours = [control];
                     let group = Some((control_group, &ours[..]));
                     dispatch(gpu, &timed, &kernel.interface, on, group, request.dispatch)
                 };
-                let pairs = (placements.iter())
+                let pairs = placements
                     .map(|on| (with(on, &placebo), with(on, &uniform)))
                     .collect();
                 out.timed.push(Timed {
