@@ -228,23 +228,32 @@ fn placement_split(intervals: &[Interval], above: impl Fn(&Interval) -> bool) ->
 /// Why a saving that some placements show and others, told apart from them, do not (`split`,
 /// with each placement's median saving) is not called: the buffers' placement decides it.
 fn split_reason(split: &[Option<bool>], medians: &[f64], band_steps: f64) -> String {
-    let list = |side: bool| {
+    let side = |wanted: bool| -> Vec<String> {
         (split.iter().zip(medians))
-            .filter(|(s, _)| **s == Some(side))
+            .filter(|(s, _)| **s == Some(wanted))
             .map(|(_, ns)| format!("{ns:.0} ns"))
-            .collect::<Vec<_>>()
-            .join(", ")
+            .collect()
     };
-    let saving = split.iter().filter(|s| **s == Some(true)).count();
+    let (saving, below) = (side(true), side(false));
+    let (its, it) = if saving.len() == 1 {
+        ("its 95% interval", "it")
+    } else {
+        ("their 95% intervals", "them")
+    };
+    let others = if below.len() == 1 {
+        "1 other's interval lies".to_owned()
+    } else {
+        format!("{} others' intervals lie", below.len())
+    };
     format!(
-        "{saving} of {} buffer placements saved time ({}: 95% intervals above zero, \
-         beyond {band_steps:.0} timer steps), \
-         and others' intervals lie wholly below theirs ({}): where the kernel's buffers lie \
+        "{} of {} buffer placements saved time ({}: {its} above zero, beyond {band_steps:.0} \
+         timer steps), and {others} wholly below {it} ({}): where the kernel's buffers lie \
          decides whether the paths cost anything here, so no saving is called (another run may \
          place them otherwise)",
+        saving.len(),
         split.len(),
-        list(true),
-        list(false),
+        saving.join(", "),
+        below.join(", "),
     )
 }
 
@@ -417,7 +426,11 @@ mod tests {
             "{one_not:?}"
         );
         assert!(
-            one_not.reason.contains("wholly below theirs (0 ns)"),
+            (one_not.reason).contains("its 95% interval above zero"),
+            "{one_not:?}"
+        );
+        assert!(
+            (one_not.reason).contains("1 other's interval lies wholly below it (0 ns)"),
             "{one_not:?}"
         );
         assert!(
