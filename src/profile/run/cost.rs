@@ -144,18 +144,21 @@ fn extra_placements(bytes: u64, asked: usize) -> (usize, Option<String>) {
     let extra = (asked - 1).min(room);
     let sets = extra + 1;
     let note = (sets < asked).then(|| {
-        let one = if sets == 1 {
-            format!(
-                " set: savings under {:.0} steps of a coarse timer are not called",
-                cost::FEW_TIMER_STEPS
+        let (plural, one) = if sets == 1 {
+            let band = cost::FEW_TIMER_STEPS;
+            (
+                "",
+                format!(
+                    "; with one, savings under {band:.0} steps of a coarse timer are not called"
+                ),
             )
         } else {
-            " sets".to_owned()
+            ("s", String::new())
         };
         format!(
-            "--cost: each variant was timed on {sets}{one}, not the {asked} --cost-placements \
-             asked: the kernel's buffers and textures hold {} MiB, and divlab makes at most {} \
-             MiB of them again",
+            "--cost: each variant was timed on {sets} set{plural}, not the {asked} \
+             --cost-placements asked: the kernel's buffers and textures hold {} MiB, and divlab \
+             makes at most {} MiB of them again{one}",
             bytes.div_ceil(1 << 20),
             PLACEMENT_BYTES >> 20,
         )
@@ -317,7 +320,13 @@ mod tests {
         let (extra, note) = extra_placements(3 << 30, 3);
         assert_eq!(extra, 0);
         let note = note.expect("a note");
-        assert!(note.contains("on 1 set: savings under 11 steps"), "{note}");
+        assert!(note.contains("on 1 set, not the 3"), "{note}");
+        assert!(
+            note.ends_with(
+                "again; with one, savings under 11 steps of a coarse timer are not called"
+            ),
+            "{note}"
+        );
         assert!(note.contains("hold 3072 MiB"), "{note}");
     }
 }
