@@ -27,7 +27,7 @@ pub const RUN_SHIFT_STEPS: f64 = 5.0;
 /// by round: `placebo` (each lane decides) minus `uniform` (the first active lane decides for
 /// the subgroup) is the saving. Where the buffers lie moves a saving by a few timer steps on
 /// NVIDIA, which one placement's rounds cannot show: the interval spans every placement's, and
-/// a saving some placements show and others do not is not called.
+/// on a coarse timer a saving some placements show and others do not is not called.
 pub fn judge(
     placements: &[(&[f64], &[f64])],
     outside: f64,
