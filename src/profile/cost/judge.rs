@@ -71,11 +71,8 @@ pub fn judge(
     // Only a coarse timer's rounds repeat closely enough to tell placements apart: on
     // lavapipe's fine but noisy clock, one of eight placements clears zero and another lies
     // wholly below it by chance.
-    let split = match step {
-        Some(_) => placement_split(&intervals, above),
-        None => Vec::new(),
-    };
-    let (verdict, reason) = match (saved, interval, step) {
+    let split = step.and_then(|_| placement_split(&intervals, above));
+    let (verdict, reason) = match (saved, interval, step, split) {
         _ if outside > MAX_OUTSIDE_CHANGE => (
             CostVerdict::Confounded,
             format!(
@@ -85,7 +82,7 @@ pub fn judge(
                 outside * 100.0
             ),
         ),
-        (Some(_), Some(i), _) if i.high < 0.0 && i.high <= -band => (
+        (Some(_), Some(i), _, _) if i.high < 0.0 && i.high <= -band => (
             CostVerdict::Confounded,
             "the variant ran slower (the interval lies below zero): either the first lane's \
              path costs more than the mix the lanes took, or the machine's speed drifted \
@@ -93,7 +90,7 @@ pub fn judge(
              --reps to tell)"
                 .to_owned(),
         ),
-        (Some(_), Some(i), _) if above(&i) => {
+        (Some(_), Some(i), _, _) if above(&i) => {
             let near =
                 step.filter(|&step| placements.len() > 1 && i.low - band < RUN_SHIFT_STEPS * step);
             let reason = match near {
@@ -104,15 +101,17 @@ pub fn judge(
         }
         // Some placements save and others, told apart from them, do not: where the buffers
         // lie decides.
-        (Some(_), Some(_), _) if split.iter().any(|side| side.is_some()) => {
+        (Some(_), Some(_), _, Some(split)) => {
             let reason = split_reason(&split, &medians, band_steps);
             (CostVerdict::FreeHere, reason)
         }
-        (Some(_), Some(i), Some(step)) if i.low > 0.0 || i.high < 0.0 => {
+        (Some(_), Some(i), Some(step), None) if i.low > 0.0 || i.high < 0.0 => {
             let reason = within_band(i, (step, band_steps), predicted, placements.len());
             (CostVerdict::FreeHere, reason)
         }
-        (Some(_), Some(i), _) => (CostVerdict::FreeHere, free_reason(i.high, predicted, step)),
+        (Some(_), Some(i), _, None) => {
+            (CostVerdict::FreeHere, free_reason(i.high, predicted, step))
+        }
         _ => (
             CostVerdict::NotMeasured,
             "too few timed rounds for an interval".to_owned(),
@@ -206,23 +205,23 @@ fn near_band(low: f64, step: f64, band_steps: f64) -> String {
 
 /// Which placements save (`Some(true)`: their interval is `above` the band) and which, told
 /// apart from one that saves, do not (`Some(false)`: their interval lies wholly below that
-/// one's); `None` for the rest. Only intervals that do not overlap say the placement decided:
-/// of eight placements, one's interval can clear zero by chance alone.
-fn placement_split(intervals: &[Interval], above: impl Fn(&Interval) -> bool) -> Vec<Option<bool>> {
+/// one's), `None` for the rest; `None` where no placement saves or none lies below one that
+/// does. Only intervals that do not overlap say the placement decided: of eight placements,
+/// one's interval can clear zero by chance alone.
+fn placement_split(
+    intervals: &[Interval],
+    above: impl Fn(&Interval) -> bool,
+) -> Option<Vec<Option<bool>>> {
     // A placement wholly below any saving one is below the one whose low is highest.
     let saving_low = (intervals.iter().filter(|i| above(i)))
         .map(|i| i.low)
-        .reduce(f64::max);
-    let Some(saving_low) = saving_low else {
-        return vec![None; intervals.len()];
-    };
+        .reduce(f64::max)?;
     let below = |i: &Interval| !above(i) && i.high < saving_low;
-    if !intervals.iter().any(below) {
-        return vec![None; intervals.len()];
-    }
-    (intervals.iter())
-        .map(|i| (above(i).then_some(true)).or(below(i).then_some(false)))
-        .collect()
+    intervals.iter().any(below).then(|| {
+        (intervals.iter())
+            .map(|i| (above(i).then_some(true)).or(below(i).then_some(false)))
+            .collect()
+    })
 }
 
 /// Why a saving that some placements show and others, told apart from them, do not (`split`,
