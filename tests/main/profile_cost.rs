@@ -7,7 +7,7 @@ use std::time::Duration;
 use divlab::experiments::divergence::Divergence;
 use divlab::experiments::{Experiment, Lab, RunConfig, run_experiment};
 use divlab::profile::cost::DEFAULT_COST_PLACEMENTS;
-use divlab::profile::report::{BranchCost, CostVerdict, Profile};
+use divlab::profile::report::{BranchCost, BranchProfile, CostVerdict, Profile};
 use divlab::profile::run::Request;
 
 use crate::util;
@@ -226,6 +226,67 @@ fn branches_that_share_a_line_take_no_cost_top_slot() {
     // The report prints the three alike once.
     let text = divlab::profile::report::render_text(&profile);
     assert!(text.contains("(3 branches alike)"), "{text}");
+}
+
+#[test]
+fn a_chains_clause_rows_are_not_their_ifs_body_and_take_no_cost_top_slot() {
+    let _gpu = util::gpu_shared();
+    let lab = Lab::new(util::gpu());
+    let name = "chain_clauses.wgsl";
+    let profile = profiled_top(&lab, name, Some(1), 3);
+    let source = kernel(name).1;
+    let (chain, branch) = (
+        util::line_of(&source, "let marked"),
+        util::line_of(&source, "// the branch"),
+    );
+    let rows = |line: u32| -> Vec<&BranchProfile> {
+        (profile.branches.iter())
+            .filter(|b| b.line == line && b.kind == "if")
+            .collect()
+    };
+    let operator = |b: &BranchProfile| b.clause.as_ref().and_then(|c| c.operator.clone());
+    let (clause, whole): (Vec<_>, Vec<_>) = rows(branch)
+        .into_iter()
+        .partition(|b| operator(b).is_some());
+    assert_eq!(
+        (clause.len(), whole.len()),
+        (1, 1),
+        "{:#?}",
+        profile.branches
+    );
+    // The clause ranks above the `if`'s own row, and still the `if` is the one measured.
+    assert!(
+        clause[0].wasted_lane_slots > whole[0].wasted_lane_slots,
+        "{:#?}",
+        profile.branches
+    );
+    let measured = whole[0].cost.as_ref().expect("the if's row is costed");
+    assert!(measured.variant_reps > 0, "{measured:#?}");
+    let of_clause = clause[0].cost.as_ref().expect("the clause's row says why");
+    assert_eq!(
+        of_clause.verdict,
+        CostVerdict::NotMeasured,
+        "{of_clause:#?}"
+    );
+    assert_eq!(of_clause.variant_reps, 0);
+    assert!(
+        of_clause.reason.contains(&format!(
+            "a clause of the condition of the `if` on line {branch}"
+        )),
+        "{of_clause:#?}"
+    );
+    // The `let`'s two rows belong to no `if`, and say what evaluates the chain without them.
+    let in_let = rows(chain);
+    assert_eq!(in_let.len(), 2, "{:#?}", profile.branches);
+    for row in in_let {
+        let cost = row.cost.as_ref().expect("each row says why");
+        assert_eq!(cost.verdict, CostVerdict::NotMeasured, "{cost:#?}");
+        assert!(
+            cost.reason.contains("outside any `if`'s condition"),
+            "{cost:#?}"
+        );
+        assert!(cost.reason.contains("`&` in place of `&&`"), "{cost:#?}");
+    }
 }
 
 #[test]

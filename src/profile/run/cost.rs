@@ -66,7 +66,7 @@ pub(super) fn variants(
     // that cannot (two `if`s on a line) takes no --cost-top slot from one that can.
     let mut chosen = Vec::new();
     for index in cost::candidates(&profile.branches, usize::MAX) {
-        match branch_text(&kernel.source, &profile.branches[index]) {
+        match branch_text(&kernel.source, &profile.branches, index) {
             Ok(text) if chosen.len() < top => chosen.push((index, text)),
             Ok(_) => {}
             Err(reason) => out.decided.push((index, unmeasured(reason))),
@@ -166,17 +166,26 @@ fn extra_placements(bytes: u64, asked: usize) -> (usize, Option<String>) {
     (extra, note)
 }
 
-/// The text of `branch`'s statement in `source`, or why no variant of it can be written.
-fn branch_text(source: &str, branch: &BranchProfile) -> std::result::Result<BranchText, String> {
+/// The text of `branches[index]`'s statement in `source`, or why no variant of it can be
+/// written.
+fn branch_text(
+    source: &str,
+    branches: &[BranchProfile],
+    index: usize,
+) -> std::result::Result<BranchText, String> {
+    let branch = &branches[index];
     let keyword = if branch.kind == "switch" {
         "switch"
     } else {
         "if"
     };
+    if let Some(operator) = branch.clause.as_ref().and_then(|c| c.operator.as_deref()) {
+        return Err(clause_reason(branches, branch.line, operator));
+    }
     variant::find(source, branch.line, keyword).map_err(|why| match why {
         variant::NoVariant::NotInText => format!(
-            "no `{keyword}` starts on line {}: a test naga made of `&&`/`||` (its clause is \
-             costed with the `if` it belongs to) or a loop's",
+            "no `{keyword}` starts on line {}: a loop's test, or a branch the compiler made \
+             that the text does not write",
             branch.line
         ),
         variant::NoVariant::Several => format!(
@@ -184,6 +193,36 @@ fn branch_text(source: &str, branch: &BranchProfile) -> std::result::Result<Bran
             branch.line
         ),
     })
+}
+
+/// Why the `if` naga made of a chain's `operator` (`&&` or `||`) on `line` gets no variant:
+/// its sides are the next clause's evaluation, not a block of the text. The `if` whose
+/// condition holds the chain (a row of `branches` on that line that no operator made) is
+/// costed on its own row; a chain in a `let`, an assignment, a `return` or a loop's test has
+/// no such row.
+fn clause_reason(branches: &[BranchProfile], line: u32, operator: &str) -> String {
+    let made_of = "naga tests the chain up to this clause in an `if` of its own, whose one side \
+                   evaluates the next clause";
+    let owner = branches.iter().find(|b| {
+        b.line == line && b.kind == "if" && b.clause.as_ref().is_none_or(|c| c.operator.is_none())
+    });
+    match owner {
+        Some(owner) => format!(
+            "a clause of the condition of the `if` on line {line}: {made_of}, not the `if`'s \
+             body; the body's divergence is costed on the `if`'s own row ({})",
+            owner.kind_label()
+        ),
+        None => {
+            let eager = if operator == "||" { "|" } else { "&" };
+            format!(
+                "a clause of an `{operator}` chain outside any `if`'s condition (a `let`, an \
+                 assignment, a `return` or a loop's test): {made_of}, and divlab writes variants \
+                 of `if` and `switch` statements only; `{eager}` in place of `{operator}` \
+                 evaluates every clause without that branch, where the clauses are cheap and \
+                 have no side effects"
+            )
+        }
+    }
 }
 
 fn unmeasured(reason: String) -> BranchCost {
