@@ -425,7 +425,8 @@ pub(crate) struct ProfileArgs {
     #[arg(long, value_name = "LINE")]
     pub(crate) lanes: Option<u32>,
     /// Measure what each divergent branch costs on this adapter: the kernel timed against a
-    /// variant in which the branch's subgroups follow their first active lane, with a 95%
+    /// variant in which the branch's subgroups follow their first active lane (for a `&&`/`||`
+    /// clause, one in which every lane evaluates the next clause, as `&`/`|` would), with a 95%
     /// interval and a verdict (serialized, free_here, confounded, not_divergent).
     #[arg(long)]
     pub(crate) cost: bool,

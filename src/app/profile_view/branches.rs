@@ -205,7 +205,8 @@ fn branch_grid(ui: &mut egui::Ui, rows: &[BranchRow], jump: &mut Option<u32>) {
             if costed {
                 ui.strong("cost here").on_hover_text(
                     "Measure cost (--cost): the time the kernel saves on this adapter when the \
-                     branch's subgroups follow their first active lane, and the verdict; hover \
+                     branch's subgroups follow their first active lane (a `&&`/`||` clause's: \
+                     when every lane evaluates the next clause), and the verdict; hover \
                      a cell for the interval, the cost model's prediction and the reason",
                 );
             }

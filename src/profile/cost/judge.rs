@@ -2,7 +2,7 @@
 //! every buffer placement, and on a coarse timer the band of steps a saving must clear, with
 //! the reason in words.
 
-use super::MAX_OUTSIDE_CHANGE;
+use super::{Counterfactual, MAX_OUTSIDE_CHANGE};
 use crate::profile::report::{BranchCost, CostVerdict, Estimate};
 use crate::stats::{Interval, median_interval};
 
@@ -32,7 +32,9 @@ pub fn judge(
     placements: &[(&[f64], &[f64])],
     outside: f64,
     predicted: Option<Estimate>,
+    counterfactual: Counterfactual,
 ) -> BranchCost {
+    let eager = counterfactual == Counterfactual::Eager;
     let per_placement: Vec<Vec<f64>> = (placements.iter())
         .map(|(placebo, uniform)| placebo.iter().zip(*uniform).map(|(p, u)| p - u).collect())
         .collect();
@@ -76,11 +78,18 @@ pub fn judge(
         _ if outside > MAX_OUTSIDE_CHANGE => (
             CostVerdict::Confounded,
             format!(
-                "with the subgroup's first lane deciding, the lanes run outside the branch \
-                 changed by {:.1}%: the branch's result steers later work, so the time moved \
-                 for more than the divergence",
+                "{}, the lanes run outside the branch changed by {:.1}%: the branch's result \
+                 steers later work, so the time moved for more than the divergence",
+                counterfactual.doing(),
                 outside * 100.0
             ),
+        ),
+        (Some(_), Some(i), _, _) if eager && i.high < 0.0 && i.high <= -band => (
+            CostVerdict::FreeHere,
+            "evaluating the next clause in every lane ran slower (the interval lies below \
+             zero): the short-circuit pays here, since a subgroup whose lanes all skip the clause \
+             skips its work"
+                .to_owned(),
         ),
         (Some(_), Some(i), _, _) if i.high < 0.0 && i.high <= -band => (
             CostVerdict::Confounded,
@@ -97,6 +106,14 @@ pub fn judge(
                 Some(step) => near_band(i.low, step, band_steps),
                 None => "the saving's 95% interval lies above zero".to_owned(),
             };
+            let reason = if eager {
+                format!(
+                    "{reason}: evaluating the next clause in every lane is faster than the \
+                     short-circuit's branch around it (`&` or `|` in place of `&&` or `||`)"
+                )
+            } else {
+                reason
+            };
             (CostVerdict::Serialized, reason)
         }
         // Some placements save and others, told apart from them, do not: where the buffers
@@ -109,6 +126,13 @@ pub fn judge(
             let reason = within_band(i, (step, band_steps), predicted, placements.len());
             (CostVerdict::FreeHere, reason)
         }
+        (Some(_), Some(_), _, None) if eager => (
+            CostVerdict::FreeHere,
+            "the saving's 95% interval includes zero: the short-circuit's branch costs no more \
+             than evaluating the next clause in every lane (the compiler may evaluate it without \
+             a branch already)"
+                .to_owned(),
+        ),
         (Some(_), Some(i), _, None) => {
             (CostVerdict::FreeHere, free_reason(i.high, predicted, step))
         }
@@ -293,34 +317,42 @@ fn free_reason(high_ns: f64, predicted: Option<Estimate>, step: Option<f64>) -> 
 mod tests {
     use super::*;
 
+    fn first_lane(
+        placements: &[(&[f64], &[f64])],
+        outside: f64,
+        predicted: Option<Estimate>,
+    ) -> BranchCost {
+        judge(placements, outside, predicted, Counterfactual::FirstLane)
+    }
+
     #[test]
     fn verdicts_follow_the_interval_and_the_work_outside() {
         let placebo = [10.0, 11.0, 10.5, 10.2, 10.8, 10.1, 10.9, 10.4];
         let half: Vec<f64> = placebo.iter().map(|p| p / 2.0).collect();
         let same: Vec<f64> = placebo.iter().rev().copied().collect();
-        let saved = judge(&[(&placebo, &half)], 0.0, None);
+        let saved = first_lane(&[(&placebo, &half)], 0.0, None);
         assert_eq!(saved.verdict, CostVerdict::Serialized);
         assert!(saved.saved_fraction.unwrap() > 0.4);
         assert_eq!(
-            judge(&[(&placebo, &same)], 0.0, None).verdict,
+            first_lane(&[(&placebo, &same)], 0.0, None).verdict,
             CostVerdict::FreeHere
         );
         // Within noise: as foreseen, or where the model foresaw a saving the device did not pay.
         let predicted = |ns, interval| Some(Estimate { ns, interval });
-        let foreseen = judge(&[(&placebo, &same)], 0.0, predicted(0.0, None));
+        let foreseen = first_lane(&[(&placebo, &same)], 0.0, predicted(0.0, None));
         assert!(
             foreseen.reason.contains("as the model predicts"),
             "{foreseen:?}"
         );
-        let predicated = judge(&[(&placebo, &same)], 0.0, predicted(5.0, Some([4.0, 6.0])));
+        let predicated = first_lane(&[(&placebo, &same)], 0.0, predicted(5.0, Some([4.0, 6.0])));
         assert!(predicated.reason.contains("predicated"), "{predicated:?}");
         assert_eq!(predicated.predicted_interval_ns, Some([4.0, 6.0]));
         // A prediction whose interval reaches the saving's cannot tell the two apart.
-        let noisy = judge(&[(&placebo, &same)], 0.0, predicted(5.0, Some([0.1, 9.0])));
+        let noisy = first_lane(&[(&placebo, &same)], 0.0, predicted(5.0, Some([0.1, 9.0])));
         assert!(noisy.reason.contains("too noisy"), "{noisy:?}");
-        let moved = judge(&[(&placebo, &half)], 0.05, None);
+        let moved = first_lane(&[(&placebo, &half)], 0.05, None);
         assert_eq!(moved.verdict, CostVerdict::Confounded);
-        let slower = judge(&[(&half, &placebo)], 0.0, None);
+        let slower = first_lane(&[(&half, &placebo)], 0.0, None);
         assert_eq!(slower.verdict, CostVerdict::Confounded);
     }
 
@@ -332,11 +364,11 @@ mod tests {
         // The H200's readings: whole multiples of 32 ns, the variant 5 steps faster.
         let placebo: Vec<f64> = (0..12).map(|i| 4640.0 + 32.0 * f64::from(i % 3)).collect();
         let uniform: Vec<f64> = placebo.iter().map(|p| p - 160.0).collect();
-        let few = judge(&[(&placebo, &uniform)], 0.0, None);
+        let few = first_lane(&[(&placebo, &uniform)], 0.0, None);
         assert_eq!(few.interval_ns, Some([160.0, 160.0]));
         assert_eq!(few.verdict, CostVerdict::FreeHere, "{few:?}");
         assert!(few.reason.contains("within 5 steps of it"), "{few:?}");
-        let slower = judge(&[(&uniform, &placebo)], 0.0, None);
+        let slower = first_lane(&[(&uniform, &placebo)], 0.0, None);
         assert_eq!(slower.verdict, CostVerdict::FreeHere, "{slower:?}");
         assert!(slower.reason.contains("within 5 steps of it"), "{slower:?}");
         // Against a prediction of many steps, the device did not pay what the model foresaw.
@@ -344,27 +376,27 @@ mod tests {
             ns: 3200.0,
             interval: None,
         });
-        let unpaid = judge(&[(&placebo, &uniform)], 0.0, foreseen);
+        let unpaid = first_lane(&[(&placebo, &uniform)], 0.0, foreseen);
         assert!(unpaid.reason.contains("predicted 100 steps"), "{unpaid:?}");
         let little = Some(Estimate {
             ns: 176.0,
             interval: None,
         });
-        let little = judge(&[(&placebo, &uniform)], 0.0, little);
+        let little = first_lane(&[(&placebo, &uniform)], 0.0, little);
         assert!(
             little.reason.contains("the model predicts 5.5 steps"),
             "{little:?}"
         );
         // 11 steps and more, or a clock that reads in nanoseconds: the interval decides.
         let far: Vec<f64> = placebo.iter().map(|p| p - 352.0).collect();
-        let far = judge(&[(&placebo, &far)], 0.0, None);
+        let far = first_lane(&[(&placebo, &far)], 0.0, None);
         assert_eq!(far.verdict, CostVerdict::Serialized, "{far:?}");
         let far_slower: Vec<f64> = placebo.iter().map(|p| p + 352.0).collect();
-        let far_slower = judge(&[(&placebo, &far_slower)], 0.0, None);
+        let far_slower = first_lane(&[(&placebo, &far_slower)], 0.0, None);
         assert_eq!(far_slower.verdict, CostVerdict::Confounded);
         let fine: Vec<f64> = placebo.iter().map(|p| p + 1.0).collect();
         let fine_less: Vec<f64> = fine.iter().map(|p| p - 160.0).collect();
-        let fine = judge(&[(&fine, &fine_less)], 0.0, None);
+        let fine = first_lane(&[(&fine, &fine_less)], 0.0, None);
         assert_eq!(fine.verdict, CostVerdict::Serialized);
         assert!(!fine.reason.contains("steps"), "{fine:?}");
         // A prediction of a few steps (the H100's cheap_sides: 38.9 ns against 0 to 32 ns
@@ -376,13 +408,13 @@ mod tests {
                 interval: Some([ns, ns]),
             })
         };
-        let tiny = judge(&[(&placebo, &same)], 0.0, predicted(38.9));
+        let tiny = first_lane(&[(&placebo, &same)], 0.0, predicted(38.9));
         assert_eq!(tiny.verdict, CostVerdict::FreeHere);
         assert!(
             tiny.reason.contains("1.2 steps of the timer (32 ns)"),
             "{tiny:?}"
         );
-        let large = judge(&[(&placebo, &same)], 0.0, predicted(3200.0));
+        let large = first_lane(&[(&placebo, &same)], 0.0, predicted(3200.0));
         assert!(large.reason.contains("predicated"), "{large:?}");
         assert_eq!(timer_step(&[4640.0, 4672.0, 4480.0]), Some(32.0));
         assert_eq!(timer_step(&[4641.0, 4672.0]), None);
@@ -397,7 +429,7 @@ mod tests {
         let placebo: Vec<f64> = (0..12).map(|i| 4640.0 + 32.0 * f64::from(i % 3)).collect();
         let less = |ns: f64| -> Vec<f64> { placebo.iter().map(|p| p - ns).collect() };
         let (high, low, none) = (less(288.0), less(160.0), less(0.0));
-        let both = judge(&[(&placebo, &high), (&placebo, &low)], 0.0, None);
+        let both = first_lane(&[(&placebo, &high), (&placebo, &low)], 0.0, None);
         assert_eq!(both.verdict, CostVerdict::Serialized, "{both:?}");
         assert_eq!(both.interval_ns, Some([160.0, 288.0]));
         assert_eq!(both.placement_saved_ns, Some(vec![288.0, 160.0]));
@@ -409,16 +441,16 @@ mod tests {
             "{both:?}"
         );
         let far = less(320.0);
-        let clear = judge(&[(&placebo, &far), (&placebo, &far)], 0.0, None);
+        let clear = first_lane(&[(&placebo, &far), (&placebo, &far)], 0.0, None);
         assert_eq!(clear.reason, "the saving's 95% interval lies above zero");
         // The same 160 ns on one placement is inside the band of what moves between them.
-        let alone = judge(&[(&placebo, &low)], 0.0, None);
+        let alone = first_lane(&[(&placebo, &low)], 0.0, None);
         assert_eq!(alone.verdict, CostVerdict::FreeHere, "{alone:?}");
         assert_eq!(alone.placement_saved_ns, None);
         // A placement that saves nothing brings the interval to zero.
         // and where another placement's own interval lies clear of it, the reason says the
         // placement decided, with each one's saving.
-        let one_not = judge(&[(&placebo, &high), (&placebo, &none)], 0.0, None);
+        let one_not = first_lane(&[(&placebo, &high), (&placebo, &none)], 0.0, None);
         assert_eq!(one_not.verdict, CostVerdict::FreeHere, "{one_not:?}");
         assert!(
             (one_not.reason).starts_with("1 of 2 buffer placements saved time (288 ns: "),
@@ -446,16 +478,16 @@ mod tests {
                 .collect()
         };
         let (clears, below) = (by(90.0), by(-60.0));
-        let alone = judge(&[(&fine, &clears)], 0.0, None);
+        let alone = first_lane(&[(&fine, &clears)], 0.0, None);
         assert_eq!(alone.verdict, CostVerdict::Serialized, "{alone:?}");
-        let noisy = judge(&[(&fine, &clears), (&fine, &below)], 0.0, None);
+        let noisy = first_lane(&[(&fine, &clears), (&fine, &below)], 0.0, None);
         let [low, high] = noisy.interval_ns.unwrap();
         assert!(low < 0.0 && high > 0.0, "{noisy:?}");
         assert_eq!(noisy.verdict, CostVerdict::FreeHere, "{noisy:?}");
         assert!(!noisy.reason.contains("placements"), "{noisy:?}");
         // One step on every placement: the rounding of the readings.
         let step = less(32.0);
-        let rounding = judge(&[(&placebo, &step), (&placebo, &step)], 0.0, None);
+        let rounding = first_lane(&[(&placebo, &step), (&placebo, &step)], 0.0, None);
         assert_eq!(rounding.verdict, CostVerdict::FreeHere, "{rounding:?}");
         assert!(
             rounding.reason.contains("within 1 step of it"),

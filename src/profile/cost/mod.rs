@@ -5,6 +5,7 @@
 //! timed pairs ([`judge`]).
 //! `run/cost.rs` makes and runs the variants.
 
+pub mod chain;
 mod judge;
 pub mod variant;
 
@@ -13,6 +14,27 @@ pub use judge::{FEW_TIMER_STEPS, RESOLUTION_STEPS, RUN_SHIFT_STEPS, judge};
 use std::ops::Range;
 
 use crate::profile::report::{BranchProfile, Estimate, LineProfile};
+
+/// What a branch's variant does in place of the divergence.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Counterfactual {
+    /// Each subgroup takes the path its first active lane takes (an `if` or `switch` of the
+    /// text: [`variant`]).
+    FirstLane,
+    /// Every lane evaluates the next clause of a short-circuit chain, as `&` or `|` would
+    /// ([`chain`]): the results stay as they were, so the model predicts no saving.
+    Eager,
+}
+
+impl Counterfactual {
+    /// The variant, as a phrase that opens a reason.
+    pub fn doing(self) -> &'static str {
+        match self {
+            Self::FirstLane => "with the subgroup's first lane deciding",
+            Self::Eager => "with every lane evaluating the next clause",
+        }
+    }
+}
 
 /// Below this share of divergent evaluations a branch is `not_divergent` and gets no variant.
 pub const MIN_DIVERGENT_FRACTION: f64 = 0.01;
@@ -116,7 +138,7 @@ pub fn loop_predicted_ns(
     priced_ns(idle, lines, width, work)
 }
 
-/// How far the variant's work outside `region` moved from the original's: the larger of Σ |Δ
+/// How far the variant's work outside the lines of `region` moved from the original's: the larger of Σ |Δ
 /// lanes| / Σ lanes and Σ |Δ executions| / Σ executions over the original's lines outside it.
 /// Both, because lanes whose trips change can leave a line's lane total as it was while the
 /// subgroups run more or fewer trips (Collatz's lanes, sent down another lane's side, still
@@ -125,13 +147,14 @@ pub fn loop_predicted_ns(
 pub fn outside_change(
     original: &[LineProfile],
     variant: &[LineProfile],
-    region: &Range<u32>,
+    region: &[Range<u32>],
 ) -> f64 {
     let lanes = |l: &LineProfile| l.active_lanes.unwrap_or(l.executions) as f64;
     let executions = |l: &LineProfile| l.executions as f64;
     let moved = |count: &dyn Fn(&LineProfile) -> f64| {
         let (mut moved, mut total) = (0.0, 0.0);
-        for line in original.iter().filter(|l| !region.contains(&l.line)) {
+        let inside = |line: u32| region.iter().any(|r| r.contains(&line));
+        for line in original.iter().filter(|l| !inside(l.line)) {
             let after = counterpart(variant, line).map_or(0.0, count);
             moved += (after - count(line)).abs();
             total += count(line);
@@ -211,14 +234,17 @@ mod tests {
     fn only_lanes_outside_the_branch_count_as_moved_work() {
         let mut variant = lines();
         variant[2].active_lanes = Some(80); // inside: free to change
-        assert_eq!(outside_change(&lines(), &variant, &(3..7)), 0.0);
+        assert_eq!(
+            outside_change(&lines(), &variant, std::slice::from_ref(&(3..7))),
+            0.0
+        );
         variant[4].active_lanes = Some(40); // after the branch: 40 of the 160 lanes outside
-        let moved = outside_change(&lines(), &variant, &(3..7));
+        let moved = outside_change(&lines(), &variant, std::slice::from_ref(&(3..7)));
         assert!((moved - 40.0 / 160.0).abs() < 1e-9, "{moved}");
         // The same lanes in more subgroup executions (trips) moved too: 5 of 20.
         let mut variant = lines();
         variant[4].executions = 15;
-        let moved = outside_change(&lines(), &variant, &(3..7));
+        let moved = outside_change(&lines(), &variant, std::slice::from_ref(&(3..7)));
         assert!((moved - 5.0 / 20.0).abs() < 1e-9, "{moved}");
     }
 

@@ -58,7 +58,7 @@ pub enum NoVariant {
 }
 
 /// The module-scope declarations a timed variant appends: the control buffer at `group`.
-fn control_binding(group: u32) -> String {
+pub(super) fn control_binding(group: u32) -> String {
     format!("\n@group({group}) @binding(0) var<storage, read> divlab_ctl: array<u32>;\n")
 }
 

@@ -89,7 +89,12 @@ fn site(
     }
     let raw = lines.slice(range.clone())?;
     let start = range.start + (raw.len() - raw.trim_start().len());
-    let text = raw.trim();
+    let mut text = raw.trim();
+    // And leave out the opening parentheses of the next clause (`(a) && (b)`: the left side
+    // runs up to `b`, its span's start).
+    while text.ends_with('(') && text.matches('(').count() > text.matches(')').count() {
+        text = text[..text.len() - 1].trim_end();
+    }
     let text = text
         .strip_suffix("&&")
         .or_else(|| text.strip_suffix("||"))

@@ -327,8 +327,9 @@ pub(super) fn render_costs(profile: &Profile, out: &mut String) {
     let _ = writeln!(
         out,
         "cost of divergence on this adapter (--cost: the kernel against a variant whose \
-         subgroups follow their first active lane; median saving per dispatch, share of the \
-         kernel, 95% interval{placements}):"
+         subgroups follow their first active lane, or for a `&&`/`||` clause one whose every \
+         lane evaluates the next clause; median saving per dispatch, share of the kernel, 95% \
+         interval{placements}):"
     );
     let rows: Vec<String> = costed.iter().map(|(b, c)| cost_row(b, c)).collect();
     // Branches alike (several `if`s on one line, none measured) print once, with their count.

@@ -5,8 +5,9 @@
 
 use crate::Result;
 use crate::gpu::{Dispatch, GpuContext, read_only_buffer};
-use crate::profile::cost;
+use crate::profile::cost::chain::{self, ChainText, ClauseAt};
 use crate::profile::cost::variant::{self, BranchText, Control};
+use crate::profile::cost::{self, Counterfactual};
 use crate::profile::kernel::Kernel;
 use crate::profile::report::{
     self, BranchCost, BranchProfile, CostVerdict, Inputs, LineProfile, Profile,
@@ -21,6 +22,8 @@ use super::{Request, Stage};
 pub(super) struct Timed {
     /// Its index in the profile's branches.
     branch: usize,
+    /// What its variant does in place of the divergence.
+    counterfactual: Counterfactual,
     /// The counted variant's change in lanes outside it.
     outside: f64,
     /// The subgroup executions the counted variant no longer ran inside it: the model's saving.
@@ -38,6 +41,41 @@ pub(super) struct Variants {
     decided: Vec<(usize, BranchCost)>,
     /// Why the pairs ran on fewer sets of buffers than `--cost-placements` asked.
     fewer_placements: Option<String>,
+}
+
+/// Where a branch's variant is written: an `if` or `switch` statement, or the `if` naga made
+/// of a short-circuit operator.
+enum Written {
+    Branch(BranchText),
+    Chain(ChainText),
+}
+
+impl Written {
+    /// The variant's text in `form`, its control buffer at `control_group`.
+    fn variant(&self, source: &str, form: variant::Form, control_group: u32) -> String {
+        match self {
+            Self::Branch(text) => variant::write(source, text, form, control_group),
+            Self::Chain(text) => chain::write(source, text, form, control_group),
+        }
+    }
+
+    /// The lines the variant changes the work of: the branch's, or the chain's and those of
+    /// the functions its next clause calls.
+    fn lines(&self) -> Vec<std::ops::Range<u32>> {
+        match self {
+            Self::Branch(text) => vec![text.lines.clone()],
+            Self::Chain(text) => std::iter::once(text.lines.clone())
+                .chain(text.calls.iter().cloned())
+                .collect(),
+        }
+    }
+
+    fn counterfactual(&self) -> Counterfactual {
+        match self {
+            Self::Branch(_) => Counterfactual::FirstLane,
+            Self::Chain(_) => Counterfactual::Eager,
+        }
+    }
 }
 
 /// The most bytes `--cost-placements` makes again: a kernel's buffers held several times over
@@ -66,7 +104,7 @@ pub(super) fn variants(
     // that cannot (two `if`s on a line) takes no --cost-top slot from one that can.
     let mut chosen = Vec::new();
     for index in cost::candidates(&profile.branches, usize::MAX) {
-        match branch_text(&kernel.source, &profile.branches, index) {
+        match written(kernel, &profile.branches, index) {
             Ok(text) if chosen.len() < top => chosen.push((index, text)),
             Ok(_) => {}
             Err(reason) => out.decided.push((index, unmeasured(reason))),
@@ -92,6 +130,7 @@ pub(super) fn variants(
         });
         let (index, branch) = (*index, &profile.branches[*index]);
         let counted = count_variant(gpu, &quiet, kernel, &profile.lines, text)?;
+        let counterfactual = text.counterfactual();
         let (outside, dropped) = match counted {
             Ok(counted) => counted,
             Err(cost) => {
@@ -99,7 +138,7 @@ pub(super) fn variants(
                 continue;
             }
         };
-        let wgsl = variant::write(&kernel.source, text, variant::Form::Timed, control_group);
+        let wgsl = text.variant(&kernel.source, variant::Form::Timed, control_group);
         let label = format!("{} (line {} timed variant)", kernel.file, branch.line);
         let entry = &kernel.interface.entry;
         match pipeline(gpu, &label, &wgsl, entry, &kernel.constants(), false) {
@@ -122,6 +161,7 @@ pub(super) fn variants(
                     .collect();
                 out.timed.push(Timed {
                     branch: index,
+                    counterfactual,
                     outside,
                     dropped,
                     pairs,
@@ -166,23 +206,39 @@ fn extra_placements(bytes: u64, asked: usize) -> (usize, Option<String>) {
     (extra, note)
 }
 
-/// The text of `branches[index]`'s statement in `source`, or why no variant of it can be
-/// written.
-fn branch_text(
-    source: &str,
+/// Where the variant of `branches[index]` is written in `kernel`'s text, or why none can be.
+fn written(
+    kernel: &Kernel,
     branches: &[BranchProfile],
     index: usize,
-) -> std::result::Result<BranchText, String> {
+) -> std::result::Result<Written, String> {
     let branch = &branches[index];
     let keyword = if branch.kind == "switch" {
         "switch"
     } else {
         "if"
     };
-    if let Some(operator) = branch.clause.as_ref().and_then(|c| c.operator.as_deref()) {
-        return Err(clause_reason(branches, branch.line, operator));
+    if branch.clause.as_ref().is_some_and(|c| c.operator.is_some()) {
+        // Every clause row, so that the chain's first clause can be found.
+        let rows: Vec<(usize, ClauseAt<'_>)> = (branches.iter().enumerate())
+            .filter_map(|(i, b)| {
+                let c = b.clause.as_ref()?;
+                let clause = ClauseAt {
+                    line: c.line,
+                    column: c.column,
+                    text: &c.text,
+                    operator: c.operator.as_deref()?,
+                };
+                Some((i, clause))
+            })
+            .collect();
+        let at = rows.iter().position(|(i, _)| *i == index).unwrap_or(0);
+        let clauses: Vec<ClauseAt<'_>> = rows.iter().map(|(_, c)| *c).collect();
+        return chain::find(&kernel.source, &kernel.module, &clauses, at)
+            .map(Written::Chain)
+            .map_err(|why| format!("a clause of a short-circuit chain: {why}"));
     }
-    variant::find(source, branch.line, keyword).map_err(|why| match why {
+    let text = variant::find(&kernel.source, branch.line, keyword).map_err(|why| match why {
         variant::NoVariant::NotInText => format!(
             "no `{keyword}` starts on line {}: a loop's test, or a branch the compiler made \
              that the text does not write",
@@ -192,37 +248,8 @@ fn branch_text(
             "more than one `{keyword}` on line {}: put each on its own line to cost it",
             branch.line
         ),
-    })
-}
-
-/// Why the `if` naga made of a chain's `operator` (`&&` or `||`) on `line` gets no variant:
-/// its sides are the next clause's evaluation, not a block of the text. The `if` whose
-/// condition holds the chain (a row of `branches` on that line that no operator made) is
-/// costed on its own row; a chain in a `let`, an assignment, a `return` or a loop's test has
-/// no such row.
-fn clause_reason(branches: &[BranchProfile], line: u32, operator: &str) -> String {
-    let made_of = "naga tests the chain up to this clause in an `if` of its own, whose one side \
-                   evaluates the next clause";
-    let owner = branches.iter().find(|b| {
-        b.line == line && b.kind == "if" && b.clause.as_ref().is_none_or(|c| c.operator.is_none())
-    });
-    match owner {
-        Some(owner) => format!(
-            "a clause of the condition of the `if` on line {line}: {made_of}, not the `if`'s \
-             body; the body's divergence is costed on the `if`'s own row ({})",
-            owner.kind_label()
-        ),
-        None => {
-            let eager = if operator == "||" { "|" } else { "&" };
-            format!(
-                "a clause of an `{operator}` chain outside any `if`'s condition (a `let`, an \
-                 assignment, a `return` or a loop's test): {made_of}, and divlab writes variants \
-                 of `if` and `switch` statements only; `{eager}` in place of `{operator}` \
-                 evaluates every clause without that branch, where the clauses are cheap and \
-                 have no side effects"
-            )
-        }
-    }
+    })?;
+    Ok(Written::Branch(text))
 }
 
 fn unmeasured(reason: String) -> BranchCost {
@@ -237,9 +264,10 @@ fn count_variant(
     quiet: &Request,
     kernel: &Kernel,
     original: &[LineProfile],
-    text: &BranchText,
+    text: &Written,
 ) -> Result<std::result::Result<(f64, i64), BranchCost>> {
-    let wgsl = variant::write(&kernel.source, text, variant::Form::Counted, 0);
+    let wgsl = text.variant(&kernel.source, variant::Form::Counted, 0);
+    let region = text.lines();
     let entry = Some(kernel.interface.entry.as_str());
     let parsed = Kernel::parse(&kernel.file, &wgsl, &kernel.overrides, entry)
         .and_then(|k| Ok((prepare(gpu, &k, quiet, cap_ceiling(gpu))?, k)));
@@ -252,10 +280,7 @@ fn count_variant(
     };
     // The same fills as the original's counted run saw, not what the runs since left.
     let fresh = resources(gpu, kernel, quiet)?;
-    let label = format!(
-        "{} (line {} counted variant)",
-        kernel.file, text.lines.start
-    );
+    let label = format!("{} (line {} counted variant)", kernel.file, region[0].start);
     let instrumented = &prepared.instrumented;
     let (_, read) = count(gpu, &label, quiet, &kernel.interface, instrumented, &fresh)?;
     if read.counters.driver_loop_limit {
@@ -269,9 +294,10 @@ fn count_variant(
         return Ok(Err(BranchCost::unmeasured(
             CostVerdict::Confounded,
             None,
-            "with the subgroup's first lane deciding, a loop ran into the loop cap: the \
-             branch's result steers later work"
-                .to_owned(),
+            format!(
+                "{}, a loop ran into the loop cap: the branch's result steers later work",
+                text.counterfactual().doing()
+            ),
         )));
     }
     let (lines, _, _) = report::lines_and_branches(&Inputs {
@@ -284,8 +310,8 @@ fn count_variant(
         conditions: &std::collections::BTreeMap::new(),
     });
     Ok(Ok((
-        cost::outside_change(original, &lines, &text.lines),
-        cost::dropped_executions(original, &lines, &text.lines),
+        cost::outside_change(original, &lines, &region),
+        cost::dropped_executions(original, &lines, &region[0]),
     )))
 }
 
@@ -315,8 +341,12 @@ pub(super) fn apply(
         let placements: Vec<(&[f64], &[f64])> = (samples.by_ref().take(timed.pairs.len()))
             .map(|(placebo, uniform)| (&placebo[..], &uniform[..]))
             .collect();
-        let predicted = cost::priced_ns(timed.dropped * i64::from(width), lines, width, work);
-        branches[timed.branch].cost = Some(cost::judge(&placements, timed.outside, predicted));
+        // Evaluating a clause in every lane leaves no path out: the model predicts no saving.
+        let predicted = (timed.counterfactual == Counterfactual::FirstLane)
+            .then(|| cost::priced_ns(timed.dropped * i64::from(width), lines, width, work))
+            .flatten();
+        let judged = cost::judge(&placements, timed.outside, predicted, timed.counterfactual);
+        branches[timed.branch].cost = Some(judged);
     }
     for (index, decided) in variants.decided {
         branches[index].cost = Some(decided);

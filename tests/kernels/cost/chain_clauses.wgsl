@@ -1,20 +1,31 @@
 // divlab-profile: --dispatch 4
-// naga makes an `if` of each `&&`: on the marked `if`'s line, one that tests `i % 2u == 0u`
-// and evaluates the next clause on its `then` side, and the `if` of the whole condition, whose
-// side is the loop. The clause's row is not the `if`'s body: it gets no variant and takes no
-// --cost-top slot, though it ranks above the `if`'s own row by idle lane slots, and with
-// --cost-top 1 the `if` is the one measured. The chain in the `let` is in no `if`'s condition.
+// naga makes an `if` of each `&&`, whose `then` side evaluates the next clause: the lanes of a
+// subgroup agree when every one evaluates it, as `&` would, and the results stay as they were.
+// On the marked `if`'s line, one row tests `i % 2u == 0u` and evaluates `i % 3u != 0u`, and
+// the row of the whole condition guards the loop (a first-lane variant, as any `if`). In the
+// `let`s, no `if` holds the chains. `rare`'s next clause is 256 dependent multiply-adds that
+// one lane in 64 needs: short-circuited, only the subgroups that hold such a lane run them;
+// evaluated in every lane, every subgroup does, many times the work, so the short-circuit pays.
 @group(0) @binding(0) var<storage, read_write> data: array<f32>;
+
+fn settle(x: f32) -> f32 {
+    var y = x;
+    for (var k = 0u; k < 256u; k++) {
+        y = fma(y, 0.999, 0.5);
+    }
+    return y;
+}
 
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) gid: vec3u) {
     let i = gid.x;
     var x = data[i];
-    let marked = i % 2u == 1u && i % 3u == 0u && i % 5u != 0u;
+    let marked = (i % 2u == 1u) && (i % 3u == 0u) && i % 5u != 0u;
+    let rare = (i % 64u == 0u) && (settle(x) > 1.0);
     if (i % 2u == 0u && i % 3u != 0u) { // the branch
         for (var k = 0u; k < 32u; k++) {
             x = fma(x, 0.999, 0.5);
         }
     }
-    data[i] = select(x, x + 1.0, marked);
+    data[i] = select(select(x, x + 1.0, marked), 0.0, rare);
 }

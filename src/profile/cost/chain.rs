@@ -1,0 +1,515 @@
+//! The counterfactual of a clause of a short-circuit chain. naga makes an `if` of each `&&`/`||`
+//! whose one side evaluates the next clause, so the lanes of a subgroup agree when all of them
+//! evaluate it: the variant writes `&` for `&&` (`|` for `||`), whose sides WGSL evaluates
+//! both, which leaves every result as it was where the next clause has no side effects. The
+//! timed form computes the chain up to the next clause into a `bool` before its statement,
+//! either way as the control buffer says; the counted form writes it inline. Both keep every
+//! line where it was.
+
+use std::ops::Range;
+
+use naga::{Block, Expression, Function, Handle, Module, Statement};
+
+use super::variant::{Control, Form, control_binding};
+use crate::shaders::mask_comments;
+
+/// A clause row of a chain, where the source writes it (as the profile's `Clause` gives it).
+#[derive(Clone, Copy, Debug)]
+pub struct ClauseAt<'a> {
+    /// 1-based line and column (bytes) of the clause.
+    pub line: u32,
+    pub column: u32,
+    /// The clause, blanks collapsed.
+    pub text: &'a str,
+    /// `&&` or `||` after it.
+    pub operator: &'a str,
+}
+
+/// The chain of one clause row, found in the text: `left operator right`, where `left` is the
+/// chain up to the clause and `right` the next clause.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChainText {
+    /// `&&` or `||`.
+    pub operator: &'static str,
+    /// Byte range of the chain up to and including the clause.
+    pub left: Range<usize>,
+    /// Byte range of the next clause.
+    pub right: Range<usize>,
+    /// Where the statement that holds the chain starts.
+    pub statement: usize,
+    /// 1-based lines from the chain's first to its next clause's last.
+    pub lines: Range<u32>,
+    /// The lines of the functions the next clause calls, whose work it is too.
+    pub calls: Vec<Range<u32>>,
+}
+
+/// The chain of `clauses[at]` in `source`, or why no variant of it can be written; `clauses`
+/// are the rows of `module`'s chains, so that the chain's first clause can be found.
+pub fn find(
+    source: &str,
+    module: &Module,
+    clauses: &[ClauseAt<'_>],
+    at: usize,
+) -> Result<ChainText, String> {
+    let code = mask_comments(source);
+    let sides: Vec<Option<Sides>> = clauses.iter().map(|c| sides(&code, c)).collect();
+    let not_found = || "the clause was not found in the text".to_owned();
+    let own = sides[at].clone().ok_or_else(not_found)?;
+    // The chain's first clause: follow the clauses whose next clause starts where this does.
+    let mut first = own.start;
+    for _ in 0..clauses.len() {
+        match sides.iter().flatten().find(|s| s.right.start == first) {
+            Some(before) => first = before.start,
+            None => break,
+        }
+    }
+    let operator = if clauses[at].operator == "||" {
+        "||"
+    } else {
+        "&&"
+    };
+    let statement = statement_start(&code, first);
+    match first_word(&code, statement) {
+        "for" | "while" | "loop" | "break" | "continuing" | "else" | "switch" | "case" => {
+            return Err(format!(
+                "the chain is in the head of a `{}` (a loop's test or an `else if`): a value \
+                 computed before its statement would not be computed again",
+                first_word(&code, statement)
+            ));
+        }
+        _ => {}
+    }
+    let right = &code[own.right.clone()];
+    if let Some(call) = side_effect(module, right) {
+        return Err(format!(
+            "the next clause, `{}`, calls `{call}`, which writes memory or takes other lanes' \
+             values: evaluated in every lane it would change what the kernel computes",
+            flat(right)
+        ));
+    }
+    let chain = ChainText {
+        operator,
+        left: first..own.left_end,
+        right: own.right.clone(),
+        statement,
+        lines: line_of(&code, first)..line_of(&code, own.right.end) + 1,
+        calls: calls(module, right)
+            .filter_map(|name| function_lines(&code, name))
+            .collect(),
+    };
+    // A chain in a `for` header's condition has a `;` before it too: what cannot be written
+    // before its statement does not parse.
+    naga::front::wgsl::parse_str(&write(source, &chain, Form::Timed, 0)).map_err(|_| {
+        "the chain's statement could not be found in the text (a loop's header?)".to_owned()
+    })?;
+    Ok(chain)
+}
+
+/// `source` with `chain` evaluated eagerly (`Counted`), or either way as the control buffer
+/// at `@group(control_group) @binding(0)` says (`Timed`: [`Control::Uniform`] eagerly).
+pub fn write(source: &str, chain: &ChainText, form: Form, control_group: u32) -> String {
+    let code = mask_comments(source);
+    let (left, right) = (
+        flat(&code[chain.left.clone()]),
+        flat(&code[chain.right.clone()]),
+    );
+    let eager = if chain.operator == "||" { "|" } else { "&" };
+    let both = format!("({left}) {eager} ({right})");
+    let span = chain.left.start..chain.right.end;
+    let breaks = "\n".repeat(code[span.clone()].matches('\n').count());
+    let mut out = String::with_capacity(source.len() + 256);
+    match form {
+        Form::Counted => {
+            out.push_str(&source[..span.start]);
+            out.push_str(&format!("({both})"));
+        }
+        Form::Timed => {
+            let uniform = Control::Uniform as u32;
+            let short = format!("({left}) {} ({right})", chain.operator);
+            out.push_str(&source[..chain.statement]);
+            out.push_str(&format!(
+                "var divlab_chain: bool; if divlab_ctl[0] == {uniform}u {{ divlab_chain = \
+                 {both}; }} else {{ divlab_chain = {short}; }} "
+            ));
+            out.push_str(&source[chain.statement..span.start]);
+            out.push_str("divlab_chain");
+        }
+    }
+    out.push_str(&breaks);
+    out.push_str(&source[span.end..]);
+    if form == Form::Timed {
+        out.push_str(&control_binding(control_group));
+    }
+    out
+}
+
+/// Where a clause ends, and its next clause's range.
+#[derive(Clone, Debug)]
+struct Sides {
+    start: usize,
+    left_end: usize,
+    right: Range<usize>,
+}
+
+/// The clause at its line and column in `code`: its end (matched against its text, blanks
+/// aside), the operator after it, and the next clause, up to the chain's next operator or the
+/// end of the expression that holds it.
+fn sides(code: &str, clause: &ClauseAt<'_>) -> Option<Sides> {
+    let start = offset(code, clause.line, clause.column)?;
+    let bytes = code.as_bytes();
+    let mut at = start;
+    for c in clause.text.bytes().filter(|c| !c.is_ascii_whitespace()) {
+        at = skip_space(code, at);
+        if bytes.get(at) != Some(&c) {
+            return None;
+        }
+        at += 1;
+    }
+    let left_end = at;
+    let op = skip_space(code, at);
+    if !code[op..].starts_with(clause.operator) {
+        return None;
+    }
+    let from = skip_space(code, op + 2);
+    let mut depth = 0i32;
+    let mut end = from;
+    while end < bytes.len() {
+        match bytes[end] {
+            b'(' | b'[' => depth += 1,
+            b')' | b']' if depth == 0 => break,
+            b')' | b']' => depth -= 1,
+            b';' | b'{' | b'}' | b',' if depth == 0 => break,
+            b'&' | b'|' if depth == 0 && bytes.get(end + 1) == Some(&bytes[end]) => break,
+            _ => {}
+        }
+        end += 1;
+    }
+    let right_end = from + code[from..end].trim_end().len();
+    (right_end > from).then_some(Sides {
+        start,
+        left_end,
+        right: from..right_end,
+    })
+}
+
+/// The start of the statement that holds the byte at `at`: after the `;`, `{` or `}` before
+/// it, outside the brackets it is in.
+fn statement_start(code: &str, at: usize) -> usize {
+    let bytes = code.as_bytes();
+    let mut depth = 0i32;
+    let mut i = at;
+    while i > 0 {
+        i -= 1;
+        match bytes[i] {
+            b')' | b']' => depth += 1,
+            b'(' | b'[' => depth -= 1,
+            b';' | b'{' | b'}' if depth <= 0 => return skip_space(code, i + 1),
+            _ => {}
+        }
+    }
+    skip_space(code, 0)
+}
+
+/// The word that starts at `at` (`let`, `if`, a name), or `""`.
+fn first_word(code: &str, at: usize) -> &str {
+    let rest = &code[at..];
+    let end = rest
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(rest.len());
+    &rest[..end]
+}
+
+/// A call in `clause` that has side effects or reads other lanes: a module function that
+/// writes memory outside its own variables (or calls one that does), takes a subgroup's values
+/// or waits at a barrier; an atomic other than a load; a subgroup or quad operation.
+fn side_effect(module: &Module, clause: &str) -> Option<String> {
+    let bytes = clause.as_bytes();
+    let mut at = 0;
+    while at < bytes.len() {
+        if !(bytes[at].is_ascii_alphabetic() || bytes[at] == b'_') {
+            at += 1;
+            continue;
+        }
+        let name = first_word(clause, at);
+        at += name.len();
+        if clause[at..].trim_start().starts_with('(') {
+            let builtin = (name.starts_with("atomic") && name != "atomicLoad")
+                || name.starts_with("subgroup")
+                || name.starts_with("quad")
+                || name.ends_with("Barrier");
+            let function = module
+                .functions
+                .iter()
+                .find(|(_, f)| f.name.as_deref() == Some(name));
+            if builtin || function.is_some_and(|(h, _)| impure(module, h, 0)) {
+                return Some(name.to_owned());
+            }
+        }
+    }
+    None
+}
+
+/// The module functions `clause` calls, and those they call, by name.
+fn calls<'m>(module: &'m Module, clause: &str) -> impl Iterator<Item = &'m str> {
+    let mut found: Vec<Handle<Function>> = (module.functions.iter())
+        .filter(|(_, f)| f.name.as_deref().is_some_and(|n| called(clause, n)))
+        .map(|(h, _)| h)
+        .collect();
+    let mut at = 0;
+    while at < found.len() {
+        let f = &module.functions[found[at]];
+        let mut callees = Vec::new();
+        collect_calls(&f.body, &mut callees);
+        for callee in callees {
+            if !found.contains(&callee) {
+                found.push(callee);
+            }
+        }
+        at += 1;
+    }
+    found
+        .into_iter()
+        .filter_map(|h| module.functions[h].name.as_deref())
+}
+
+fn collect_calls(block: &Block, out: &mut Vec<Handle<Function>>) {
+    for statement in block.iter() {
+        match statement {
+            Statement::Call { function, .. } => out.push(*function),
+            Statement::Block(b) => collect_calls(b, out),
+            Statement::If { accept, reject, .. } => {
+                collect_calls(accept, out);
+                collect_calls(reject, out);
+            }
+            Statement::Switch { cases, .. } => {
+                cases.iter().for_each(|c| collect_calls(&c.body, out))
+            }
+            Statement::Loop {
+                body, continuing, ..
+            } => {
+                collect_calls(body, out);
+                collect_calls(continuing, out);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Whether `clause` calls `name` (the name, then `(`).
+fn called(clause: &str, name: &str) -> bool {
+    clause.match_indices(name).any(|(at, _)| {
+        let before = clause[..at].bytes().next_back();
+        let word_before = before.is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_');
+        !word_before && clause[at + name.len()..].trim_start().starts_with('(')
+    })
+}
+
+/// The lines of `fn name`'s declaration, to its body's closing brace.
+fn function_lines(code: &str, name: &str) -> Option<Range<u32>> {
+    let bytes = code.as_bytes();
+    let start = code.match_indices("fn ").map(|(at, _)| at).find(|&at| {
+        first_word(code, skip_space(code, at + 3)) == name
+            && (at == 0 || !(bytes[at - 1].is_ascii_alphanumeric() || bytes[at - 1] == b'_'))
+    })?;
+    let open = start + code[start..].find('{')?;
+    let mut depth = 0;
+    for (i, &b) in bytes.iter().enumerate().skip(open) {
+        match b {
+            b'{' => depth += 1,
+            b'}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(line_of(code, start)..line_of(code, i) + 1);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Whether calling `function` writes memory other than its own local variables, uses atomics,
+/// textures' stores, barriers or subgroup operations, or calls a function that does.
+fn impure(module: &Module, function: Handle<Function>, depth: usize) -> bool {
+    let f = &module.functions[function];
+    depth > 32 || block_impure(module, f, &f.body, depth)
+}
+
+fn block_impure(module: &Module, f: &Function, block: &Block, depth: usize) -> bool {
+    block.iter().any(|statement| match statement {
+        Statement::Store { pointer, .. } => !is_local(f, *pointer),
+        Statement::Call { function, .. } => impure(module, *function, depth + 1),
+        Statement::Block(b) => block_impure(module, f, b, depth),
+        Statement::If { accept, reject, .. } => {
+            block_impure(module, f, accept, depth) || block_impure(module, f, reject, depth)
+        }
+        Statement::Switch { cases, .. } => {
+            (cases.iter()).any(|c| block_impure(module, f, &c.body, depth))
+        }
+        Statement::Loop {
+            body, continuing, ..
+        } => block_impure(module, f, body, depth) || block_impure(module, f, continuing, depth),
+        Statement::Emit(_)
+        | Statement::Break
+        | Statement::Continue
+        | Statement::Return { .. }
+        | Statement::Kill => false,
+        _ => true,
+    })
+}
+
+/// Whether `pointer` points into one of `f`'s own local variables.
+fn is_local(f: &Function, mut pointer: Handle<Expression>) -> bool {
+    loop {
+        match f.expressions[pointer] {
+            Expression::LocalVariable(_) => return true,
+            Expression::Access { base, .. } | Expression::AccessIndex { base, .. } => {
+                pointer = base
+            }
+            _ => return false,
+        }
+    }
+}
+
+fn flat(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn offset(code: &str, line: u32, column: u32) -> Option<usize> {
+    let mut at = 0;
+    for _ in 1..line {
+        at += code[at..].find('\n')? + 1;
+    }
+    let at = at + usize::try_from(column.checked_sub(1)?).ok()?;
+    (at < code.len()).then_some(at)
+}
+
+fn line_of(code: &str, at: usize) -> u32 {
+    1 + code[..at].matches('\n').count() as u32
+}
+
+fn skip_space(code: &str, mut at: usize) -> usize {
+    let bytes = code.as_bytes();
+    while at < bytes.len() && bytes[at].is_ascii_whitespace() {
+        at += 1;
+    }
+    at
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const KERNEL: &str = "@group(0) @binding(0) var<storage, read_write> out: array<f32>;
+var<private> seed: u32;
+fn pure_test(x: f32) -> bool {
+    var y = x;
+    y = y * 2.0;
+    return y > 1.0;
+}
+fn draws(x: f32) -> bool {
+    seed = seed * 3u;
+    return x > f32(seed);
+}
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3u) {
+    let x = out[gid.x];
+    let hit = x > 0.5 && // a comment
+              pure_test(x) &&
+              x < 2.0;
+    if (gid.x % 2u == 0u || draws(x)) {
+        out[gid.x] = 1.0;
+    } else if (x > 0.0 && x < 1.0) {
+        out[gid.x] = 2.0;
+    }
+    for (var i = 0u; i < 4u && x > 0.0; i++) {
+        out[gid.x] += 1.0;
+    }
+    out[gid.x] = select(x, 0.0, hit);
+}
+";
+
+    fn module() -> Module {
+        naga::front::wgsl::parse_str(KERNEL).unwrap()
+    }
+
+    /// The rows of the `let`'s chain: `x > 0.5` && (line 15) and `pure_test(x)` && (line 16).
+    fn let_chain() -> Vec<ClauseAt<'static>> {
+        vec![
+            ClauseAt {
+                line: 15,
+                column: 15,
+                text: "x > 0.5",
+                operator: "&&",
+            },
+            ClauseAt {
+                line: 16,
+                column: 15,
+                text: "pure_test(x)",
+                operator: "&&",
+            },
+        ]
+    }
+
+    #[test]
+    fn a_clause_finds_its_chain_from_the_first_clause_to_the_next_one() {
+        let clauses = let_chain();
+        let second = find(KERNEL, &module(), &clauses, 1).unwrap();
+        assert_eq!(
+            flat(&mask_comments(KERNEL)[second.left.clone()]),
+            "x > 0.5 && pure_test(x)"
+        );
+        assert_eq!(&KERNEL[second.right.clone()], "x < 2.0");
+        assert_eq!(second.lines, 15..18);
+        assert!(KERNEL[second.statement..].starts_with("let hit"));
+        let first = find(KERNEL, &module(), &clauses, 0).unwrap();
+        assert_eq!(&KERNEL[first.left.clone()], "x > 0.5");
+        assert_eq!(&KERNEL[first.right.clone()], "pure_test(x)");
+        // The function the next clause calls is its work too.
+        assert_eq!(first.calls.first(), Some(&(3..8)));
+        assert!(second.calls.is_empty());
+    }
+
+    #[test]
+    fn both_forms_keep_every_line_parse_and_evaluate_eagerly() {
+        let clauses = let_chain();
+        let chain = find(KERNEL, &module(), &clauses, 1).unwrap();
+        for form in [Form::Timed, Form::Counted] {
+            let text = write(KERNEL, &chain, form, 1);
+            let (original, lines): (Vec<&str>, Vec<&str>) =
+                (KERNEL.lines().collect(), text.lines().collect());
+            assert_eq!(lines[17..27], original[17..27], "{form:?}\n{text}");
+            naga::front::wgsl::parse_str(&text).unwrap_or_else(|e| panic!("{form:?}: {e}\n{text}"));
+            assert!(
+                text.contains("(x > 0.5 && pure_test(x)) & (x < 2.0)"),
+                "{text}"
+            );
+        }
+        let timed = write(KERNEL, &chain, Form::Timed, 1);
+        assert!(
+            timed.contains("if divlab_ctl[0] == 0u { divlab_chain = (x > 0.5 && pure_test(x)) & (x < 2.0); } else { divlab_chain = (x > 0.5 && pure_test(x)) && (x < 2.0); } let hit = divlab_chain"),
+            "{timed}"
+        );
+    }
+
+    #[test]
+    fn side_effects_loop_heads_and_else_ifs_have_no_variant() {
+        let at = |line, column, text, operator| {
+            vec![ClauseAt {
+                line,
+                column,
+                text,
+                operator,
+            }]
+        };
+        let or = at(18, 9, "gid.x % 2u == 0u", "||");
+        let why = find(KERNEL, &module(), &or, 0).unwrap_err();
+        assert!(why.contains("calls `draws`"), "{why}");
+        let else_if = at(20, 16, "x > 0.0", "&&");
+        let why = find(KERNEL, &module(), &else_if, 0).unwrap_err();
+        assert!(why.contains("`else`"), "{why}");
+        let header = at(23, 22, "i < 4u", "&&");
+        assert!(find(KERNEL, &module(), &header, 0).is_err());
+        assert!(find(KERNEL, &module(), &at(15, 16, "x > 0.5", "&&"), 0).is_err());
+    }
+}
