@@ -79,11 +79,14 @@ pub fn find(
         }
         _ => {}
     }
+    // The chain up to the next clause moves before its statement, so all of it must be free
+    // of side effects, not only the clause evaluated in more lanes.
     let right = &code[own.right.clone()];
-    if let Some(call) = side_effect(module, right) {
+    if let Some(call) = side_effect(module, &code[first..own.right.end]) {
         return Err(format!(
-            "the next clause, `{}`, calls `{call}`, which writes memory or takes other lanes' \
-             values: evaluated in every lane it would change what the kernel computes",
+            "the chain up to `{}` calls `{call}`, which writes memory or takes other lanes' \
+             values: evaluated in other lanes or in another order it would change what the \
+             kernel computes",
             flat(right)
         ));
     }
