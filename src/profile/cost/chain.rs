@@ -11,7 +11,7 @@ use std::ops::Range;
 use naga::{Block, Expression, Function, Handle, Module, Statement};
 
 use super::variant::{Control, Form, control_binding};
-use crate::shaders::mask_comments;
+use crate::shaders::{mask_comments, prepare_for_naga};
 
 /// A clause row of a chain, where the source writes it (as the profile's `Clause` gives it).
 #[derive(Clone, Copy, Debug)]
@@ -72,8 +72,9 @@ pub fn find(
     match first_word(&code, statement) {
         "for" | "while" | "loop" | "break" | "continuing" | "else" | "switch" | "case" => {
             return Err(format!(
-                "the chain is in the head of a `{}` (a loop's test or an `else if`): a value \
-                 computed before its statement would not be computed again",
+                "the chain is in a loop's test or an `else if`'s condition (its statement \
+                 starts `{}`): a value computed before the statement would not be computed \
+                 again",
                 first_word(&code, statement)
             ));
         }
@@ -102,7 +103,8 @@ pub fn find(
     };
     // A chain in a `for` header's condition has a `;` before it too: what cannot be written
     // before its statement does not parse.
-    naga::front::wgsl::parse_str(&write(source, &chain, Form::Timed, 0)).map_err(|_| {
+    let timed = prepare_for_naga(&write(source, &chain, Form::Timed, 0));
+    naga::front::wgsl::parse_str(&timed).map_err(|_| {
         "the chain's statement could not be found in the text (a loop's header?)".to_owned()
     })?;
     Ok(chain)
@@ -510,9 +512,31 @@ fn main(@builtin(global_invocation_id) gid: vec3u) {
         assert!(why.contains("calls `draws`"), "{why}");
         let else_if = at(20, 16, "x > 0.0", "&&");
         let why = find(KERNEL, &module(), &else_if, 0).unwrap_err();
-        assert!(why.contains("`else`"), "{why}");
+        assert!(why.contains("starts `else`"), "{why}");
         let header = at(23, 22, "i < 4u", "&&");
         assert!(find(KERNEL, &module(), &header, 0).is_err());
         assert!(find(KERNEL, &module(), &at(15, 16, "x > 0.5", "&&"), 0).is_err());
+    }
+
+    #[test]
+    fn a_kernel_that_enables_subgroups_is_read_as_naga_reads_it() {
+        let kernel = "enable subgroups;
+@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+@compute @workgroup_size(64)
+fn main(@builtin(subgroup_invocation_id) lane: u32) {
+    if (lane == 0u && out[0] < 4u) {
+        out[1] = 1u;
+    }
+}
+";
+        let module = naga::front::wgsl::parse_str(&prepare_for_naga(kernel)).unwrap();
+        let clause = [ClauseAt {
+            line: 5,
+            column: 9,
+            text: "lane == 0u",
+            operator: "&&",
+        }];
+        let chain = find(kernel, &module, &clause, 0).unwrap();
+        assert_eq!(&kernel[chain.right], "out[0] < 4u");
     }
 }
