@@ -283,6 +283,12 @@ fn a_chains_clauses_are_costed_against_every_lane_evaluating_the_next_one() {
     assert!(rare.reason.contains("the short-circuit pays"), "{rare:#?}");
     // The function the clause calls is its work, not work outside it.
     assert!(rare.outside_change.is_some_and(|o| o <= 0.01), "{rare:#?}");
+    // The report says what the clauses were timed against.
+    let text = divlab::profile::report::render_text(&profile);
+    assert!(
+        text.contains("a `&&`/`||` clause's variant is another: every lane evaluates"),
+        "{text}"
+    );
 }
 
 #[test]

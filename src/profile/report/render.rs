@@ -327,9 +327,8 @@ pub(super) fn render_costs(profile: &Profile, out: &mut String) {
     let _ = writeln!(
         out,
         "cost of divergence on this adapter (--cost: the kernel against a variant whose \
-         subgroups follow their first active lane, or for a `&&`/`||` clause one whose every \
-         lane evaluates the next clause; median saving per dispatch, share of the kernel, 95% \
-         interval{placements}):"
+         subgroups follow their first active lane; median saving per dispatch, share of the \
+         kernel, 95% interval{placements}):"
     );
     let rows: Vec<String> = costed.iter().map(|(b, c)| cost_row(b, c)).collect();
     // Branches alike (several `if`s on one line, none measured) print once, with their count.
@@ -345,5 +344,15 @@ pub(super) fn render_costs(profile: &Profile, out: &mut String) {
     shown.dedup();
     for verdict in shown {
         let _ = writeln!(out, "  {}: {}", verdict.key(), verdict.meaning());
+    }
+    let timed_clause = (costed.iter()).any(|(b, c)| {
+        c.variant_reps > 0 && b.clause.as_ref().is_some_and(|c| c.operator.is_some())
+    });
+    if timed_clause {
+        let _ = writeln!(
+            out,
+            "  a `&&`/`||` clause's variant is another: every lane evaluates the next clause, as \
+             `&`/`|` would, which leaves no path out, so it has no prediction"
+        );
     }
 }
