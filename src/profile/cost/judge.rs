@@ -75,6 +75,16 @@ pub fn judge(
     // wholly below it by chance.
     let split = step.and_then(|_| placement_split(&intervals, above));
     let (verdict, reason) = match (saved, interval, step, split) {
+        _ if outside > MAX_OUTSIDE_CHANGE && eager => (
+            CostVerdict::Confounded,
+            format!(
+                "{}, the lanes run outside the chain changed by {:.1}%, though its value is the \
+                 same either way: the kernel's own counts vary between runs (a spin, the order \
+                 of atomics), so the time moved for more than the branch",
+                counterfactual.doing(),
+                outside * 100.0
+            ),
+        ),
         _ if outside > MAX_OUTSIDE_CHANGE => (
             CostVerdict::Confounded,
             format!(
@@ -323,6 +333,35 @@ mod tests {
         predicted: Option<Estimate>,
     ) -> BranchCost {
         judge(placements, outside, predicted, Counterfactual::FirstLane)
+    }
+
+    #[test]
+    fn a_clause_evaluated_in_every_lane_reads_as_the_short_circuit_paying_or_not() {
+        let eager = |placebo: &[f64], uniform: &[f64], outside: f64| {
+            judge(&[(placebo, uniform)], outside, None, Counterfactual::Eager)
+        };
+        let placebo = [10.0, 11.0, 10.5, 10.2, 10.8, 10.1, 10.9, 10.4];
+        let double: Vec<f64> = placebo.iter().map(|p| p * 2.0).collect();
+        let half: Vec<f64> = placebo.iter().map(|p| p / 2.0).collect();
+        let same: Vec<f64> = placebo.iter().rev().copied().collect();
+        // Slower in every lane: the short-circuit pays, which is no confound here.
+        let pays = eager(&placebo, &double, 0.0);
+        assert_eq!(pays.verdict, CostVerdict::FreeHere, "{pays:#?}");
+        assert!(pays.reason.contains("the short-circuit pays"), "{pays:#?}");
+        let faster = eager(&placebo, &half, 0.0);
+        assert_eq!(faster.verdict, CostVerdict::Serialized, "{faster:#?}");
+        assert!(
+            faster.reason.contains("`&` or `|` in place of"),
+            "{faster:#?}"
+        );
+        let alike = eager(&placebo, &same, 0.0);
+        assert_eq!(alike.verdict, CostVerdict::FreeHere, "{alike:#?}");
+        assert!(alike.reason.contains("costs no more"), "{alike:#?}");
+        assert_eq!(alike.predicted_ns, None);
+        // Its value is the same either way: work that moved outside is the kernel's own.
+        let moved = eager(&placebo, &same, 0.2);
+        assert_eq!(moved.verdict, CostVerdict::Confounded, "{moved:#?}");
+        assert!(moved.reason.contains("same either way"), "{moved:#?}");
     }
 
     #[test]

@@ -295,8 +295,13 @@ fn count_variant(
             CostVerdict::Confounded,
             None,
             format!(
-                "{}, a loop ran into the loop cap: the branch's result steers later work",
-                text.counterfactual().doing()
+                "{}, a loop ran into the loop cap: {}",
+                text.counterfactual().doing(),
+                match text.counterfactual() {
+                    Counterfactual::FirstLane => "the branch's result steers later work",
+                    Counterfactual::Eager =>
+                        "the clause runs a loop that the lanes it skipped do not end",
+                }
             ),
         )));
     }
