@@ -279,8 +279,8 @@ impl RunSettings {
             ui.checkbox(&mut self.cost, "measure each divergent branch's cost")
                 .on_hover_text(
                     "--cost: time the kernel against variants whose subgroups follow their \
-                     first active lane, for the 5 branches with the most idle lane slots; \
-                     slower runs",
+                     first active lane (a `&&`/`||` clause: whose every lane evaluates the next \
+                     clause), for the 5 branches with the most idle lane slots; slower runs",
                 );
             let placements = egui::DragValue::new(&mut self.cost_placements)
                 .range(1..=MAX_COST_PLACEMENTS)
