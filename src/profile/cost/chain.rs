@@ -80,14 +80,16 @@ pub fn find(
         }
         _ => {}
     }
-    // The chain up to the next clause moves before its statement, so all of it must be free
-    // of side effects, not only the clause evaluated in more lanes.
+    // The chain up to the next clause moves before its statement, which then runs the rest
+    // after it: the whole statement must be free of side effects, not only the clause
+    // evaluated in more lanes.
     let right = &code[own.right.clone()];
-    if let Some(call) = side_effect(module, &code[first..own.right.end]) {
+    let statement_end = statement_end(&code, own.right.end);
+    if let Some(call) = side_effect(module, &code[statement..statement_end]) {
         return Err(format!(
-            "the chain up to `{}` calls `{call}`, which writes memory or takes other lanes' \
-             values: evaluated in other lanes or in another order it would change what the \
-             kernel computes",
+            "its statement calls `{call}`, which writes memory or takes other lanes' values: \
+             with the chain up to `{}` evaluated before it, and in other lanes, it would change \
+             what the kernel computes",
             flat(right)
         ));
     }
@@ -213,6 +215,22 @@ fn statement_start(code: &str, at: usize) -> usize {
         }
     }
     skip_space(code, 0)
+}
+
+/// The end of the statement whose expression goes on at `at`: its `;`, or the `{` of the
+/// block an `if` opens, outside brackets.
+fn statement_end(code: &str, at: usize) -> usize {
+    let bytes = code.as_bytes();
+    let mut depth = 0i32;
+    for (i, &b) in bytes.iter().enumerate().skip(at) {
+        match b {
+            b'(' | b'[' => depth += 1,
+            b')' | b']' => depth -= 1,
+            b';' | b'{' | b'}' if depth <= 0 => return i,
+            _ => {}
+        }
+    }
+    bytes.len()
 }
 
 /// The word that starts at `at` (`let`, `if`, a name), or `""`.
@@ -431,6 +449,7 @@ fn main(@builtin(global_invocation_id) gid: vec3u) {
         out[gid.x] += 1.0;
     }
     out[gid.x] = select(x, 0.0, hit);
+    let odd = draws(x) == (x > 3.0 && x < 4.0);
 }
 ";
 
@@ -510,6 +529,10 @@ fn main(@builtin(global_invocation_id) gid: vec3u) {
         let or = at(18, 9, "gid.x % 2u == 0u", "||");
         let why = find(KERNEL, &module(), &or, 0).unwrap_err();
         assert!(why.contains("calls `draws`"), "{why}");
+        // A pure chain in a statement that calls `draws` besides: it would run after the chain.
+        let besides = at(27, 28, "x > 3.0", "&&");
+        let why = find(KERNEL, &module(), &besides, 0).unwrap_err();
+        assert!(why.contains("its statement calls `draws`"), "{why}");
         let else_if = at(20, 16, "x > 0.0", "&&");
         let why = find(KERNEL, &module(), &else_if, 0).unwrap_err();
         assert!(why.contains("starts `else`"), "{why}");
