@@ -8,9 +8,12 @@
 
 use std::ops::Range;
 
-use naga::{Block, Expression, Function, Handle, Module, Statement};
+use naga::{Expression, Function, Handle, Module, Statement};
 
-use super::variant::{Control, Form, control_binding};
+use super::variant::{
+    Control, Form, control_binding, flat, line_of, line_start, matching_brace, skip_space,
+};
+use crate::naga_walk::each_statement;
 use crate::shaders::{mask_comments, prepare_for_naga};
 
 /// A clause row of a chain, where the source writes it (as the profile's `Clause` gives it).
@@ -69,16 +72,12 @@ pub fn find(
         "&&"
     };
     let statement = statement_start(&code, first);
-    match first_word(&code, statement) {
-        "for" | "while" | "loop" | "break" | "continuing" | "else" | "switch" | "case" => {
-            return Err(format!(
-                "the chain is in a loop's test or an `else if`'s condition (its statement \
-                 starts `{}`): a value computed before the statement would not be computed \
-                 again",
-                first_word(&code, statement)
-            ));
-        }
-        _ => {}
+    let word = first_word(&code, statement);
+    if let "for" | "while" | "loop" | "break" | "continuing" | "else" | "switch" | "case" = word {
+        return Err(format!(
+            "the chain is in a loop's test or an `else if`'s condition (its statement starts \
+             `{word}`): a value computed before the statement would not be computed again"
+        ));
     }
     // The chain up to the next clause moves before its statement, which then runs the rest
     // after it: the whole statement must be free of side effects, not only the clause
@@ -242,52 +241,70 @@ fn first_word(code: &str, at: usize) -> &str {
     &rest[..end]
 }
 
-/// A call in `clause` that has side effects or reads other lanes: a module function that
+/// The names `text` calls: each name followed by `(`.
+fn call_names(text: &str) -> impl Iterator<Item = &str> {
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        while at < bytes.len() {
+            if !(bytes[at].is_ascii_alphabetic() || bytes[at] == b'_') || word_before(text, at) {
+                at += 1;
+                continue;
+            }
+            let name = first_word(text, at);
+            at += name.len();
+            if text[at..].trim_start().starts_with('(') {
+                return Some(name);
+            }
+        }
+        None
+    })
+}
+
+fn word_before(text: &str, at: usize) -> bool {
+    let before = text[..at].bytes().next_back();
+    before.is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_')
+}
+
+/// The module function named `name`.
+fn function(module: &Module, name: &str) -> Option<Handle<Function>> {
+    (module.functions.iter())
+        .find(|(_, f)| f.name.as_deref() == Some(name))
+        .map(|(h, _)| h)
+}
+
+/// A call in `text` that has side effects or reads other lanes: a module function that
 /// writes memory outside its own variables (or calls one that does), takes a subgroup's values
 /// or waits at a barrier; an atomic other than a load; a subgroup or quad operation.
-fn side_effect(module: &Module, clause: &str) -> Option<String> {
-    let bytes = clause.as_bytes();
-    let mut at = 0;
-    while at < bytes.len() {
-        if !(bytes[at].is_ascii_alphabetic() || bytes[at] == b'_') {
-            at += 1;
-            continue;
-        }
-        let name = first_word(clause, at);
-        at += name.len();
-        if clause[at..].trim_start().starts_with('(') {
+fn side_effect(module: &Module, text: &str) -> Option<String> {
+    call_names(text)
+        .find(|&name| {
             let builtin = (name.starts_with("atomic") && name != "atomicLoad")
                 || name.starts_with("subgroup")
                 || name.starts_with("quad")
                 || name.ends_with("Barrier");
-            let function = module
-                .functions
-                .iter()
-                .find(|(_, f)| f.name.as_deref() == Some(name));
-            if builtin || function.is_some_and(|(h, _)| impure(module, h, 0)) {
-                return Some(name.to_owned());
-            }
-        }
-    }
-    None
+            builtin || function(module, name).is_some_and(|h| impure(module, h, 0))
+        })
+        .map(str::to_owned)
 }
 
 /// The module functions `clause` calls, and those they call, by name.
 fn calls<'m>(module: &'m Module, clause: &str) -> impl Iterator<Item = &'m str> {
-    let mut found: Vec<Handle<Function>> = (module.functions.iter())
-        .filter(|(_, f)| f.name.as_deref().is_some_and(|n| called(clause, n)))
-        .map(|(h, _)| h)
-        .collect();
+    let mut found: Vec<Handle<Function>> = Vec::new();
+    for h in call_names(clause).filter_map(|name| function(module, name)) {
+        if !found.contains(&h) {
+            found.push(h);
+        }
+    }
     let mut at = 0;
     while at < found.len() {
-        let f = &module.functions[found[at]];
-        let mut callees = Vec::new();
-        collect_calls(&f.body, &mut callees);
-        for callee in callees {
-            if !found.contains(&callee) {
-                found.push(callee);
+        each_statement(&module.functions[found[at]].body, &mut |statement| {
+            if let Statement::Call { function, .. } = *statement
+                && !found.contains(&function)
+            {
+                found.push(function);
             }
-        }
+        });
         at += 1;
     }
     found
@@ -295,90 +312,40 @@ fn calls<'m>(module: &'m Module, clause: &str) -> impl Iterator<Item = &'m str> 
         .filter_map(|h| module.functions[h].name.as_deref())
 }
 
-fn collect_calls(block: &Block, out: &mut Vec<Handle<Function>>) {
-    for statement in block.iter() {
-        match statement {
-            Statement::Call { function, .. } => out.push(*function),
-            Statement::Block(b) => collect_calls(b, out),
-            Statement::If { accept, reject, .. } => {
-                collect_calls(accept, out);
-                collect_calls(reject, out);
-            }
-            Statement::Switch { cases, .. } => {
-                cases.iter().for_each(|c| collect_calls(&c.body, out))
-            }
-            Statement::Loop {
-                body, continuing, ..
-            } => {
-                collect_calls(body, out);
-                collect_calls(continuing, out);
-            }
-            _ => {}
-        }
-    }
-}
-
-/// Whether `clause` calls `name` (the name, then `(`).
-fn called(clause: &str, name: &str) -> bool {
-    clause.match_indices(name).any(|(at, _)| {
-        let before = clause[..at].bytes().next_back();
-        let word_before = before.is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_');
-        !word_before && clause[at + name.len()..].trim_start().starts_with('(')
-    })
-}
-
 /// The lines of `fn name`'s declaration, to its body's closing brace.
 fn function_lines(code: &str, name: &str) -> Option<Range<u32>> {
-    let bytes = code.as_bytes();
-    let start = code.match_indices("fn ").map(|(at, _)| at).find(|&at| {
-        first_word(code, skip_space(code, at + 3)) == name
-            && (at == 0 || !(bytes[at - 1].is_ascii_alphanumeric() || bytes[at - 1] == b'_'))
-    })?;
+    let start = code
+        .match_indices("fn ")
+        .map(|(at, _)| at)
+        .find(|&at| first_word(code, skip_space(code, at + 3)) == name && !word_before(code, at))?;
     let open = start + code[start..].find('{')?;
-    let mut depth = 0;
-    for (i, &b) in bytes.iter().enumerate().skip(open) {
-        match b {
-            b'{' => depth += 1,
-            b'}' => {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(line_of(code, start)..line_of(code, i) + 1);
-                }
-            }
-            _ => {}
-        }
-    }
-    None
+    let close = matching_brace(code, open)?;
+    Some(line_of(code, start)..line_of(code, close) + 1)
 }
 
 /// Whether calling `function` writes memory other than its own local variables, uses atomics,
 /// textures' stores, barriers or subgroup operations, or calls a function that does.
 fn impure(module: &Module, function: Handle<Function>, depth: usize) -> bool {
     let f = &module.functions[function];
-    depth > 32 || block_impure(module, f, &f.body, depth)
-}
-
-fn block_impure(module: &Module, f: &Function, block: &Block, depth: usize) -> bool {
-    block.iter().any(|statement| match statement {
-        Statement::Store { pointer, .. } => !is_local(f, *pointer),
-        Statement::Call { function, .. } => impure(module, *function, depth + 1),
-        Statement::Block(b) => block_impure(module, f, b, depth),
-        Statement::If { accept, reject, .. } => {
-            block_impure(module, f, accept, depth) || block_impure(module, f, reject, depth)
-        }
-        Statement::Switch { cases, .. } => {
-            (cases.iter()).any(|c| block_impure(module, f, &c.body, depth))
-        }
-        Statement::Loop {
-            body, continuing, ..
-        } => block_impure(module, f, body, depth) || block_impure(module, f, continuing, depth),
-        Statement::Emit(_)
-        | Statement::Break
-        | Statement::Continue
-        | Statement::Return { .. }
-        | Statement::Kill => false,
-        _ => true,
-    })
+    let mut impure = depth > 32;
+    each_statement(&f.body, &mut |statement| {
+        impure |= match statement {
+            Statement::Store { pointer, .. } => !is_local(f, *pointer),
+            Statement::Call { function, .. } => self::impure(module, *function, depth + 1),
+            // Blocks, branches and loops: their statements are visited in turn.
+            Statement::Block(_)
+            | Statement::If { .. }
+            | Statement::Switch { .. }
+            | Statement::Loop { .. }
+            | Statement::Emit(_)
+            | Statement::Break
+            | Statement::Continue
+            | Statement::Return { .. }
+            | Statement::Kill => false,
+            _ => true,
+        };
+    });
+    impure
 }
 
 /// Whether `pointer` points into one of `f`'s own local variables.
@@ -394,29 +361,10 @@ fn is_local(f: &Function, mut pointer: Handle<Expression>) -> bool {
     }
 }
 
-fn flat(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
+/// The byte at a 1-based line and column (bytes) of `code`.
 fn offset(code: &str, line: u32, column: u32) -> Option<usize> {
-    let mut at = 0;
-    for _ in 1..line {
-        at += code[at..].find('\n')? + 1;
-    }
-    let at = at + usize::try_from(column.checked_sub(1)?).ok()?;
+    let at = line_start(code, line)? + usize::try_from(column.checked_sub(1)?).ok()?;
     (at < code.len()).then_some(at)
-}
-
-fn line_of(code: &str, at: usize) -> u32 {
-    1 + code[..at].matches('\n').count() as u32
-}
-
-fn skip_space(code: &str, mut at: usize) -> usize {
-    let bytes = code.as_bytes();
-    while at < bytes.len() && bytes[at].is_ascii_whitespace() {
-        at += 1;
-    }
-    at
 }
 
 #[cfg(test)]

@@ -92,7 +92,7 @@ pub fn write(source: &str, branch: &BranchText, form: Form, control_group: u32) 
     // The condition without its comments, on one line.
     let code = mask_comments(source);
     let condition = &code[branch.condition.clone()];
-    let flat = condition.split_whitespace().collect::<Vec<_>>().join(" ");
+    let flat = flat(condition);
     let replaced = match branch.keyword {
         "if" => format!(" divlab_decide({flat}) "),
         _ => format!(" {} ", switch_selector(&flat, form)),
@@ -151,7 +151,12 @@ pub fn find(source: &str, line: u32, keyword: &'static str) -> Result<BranchText
     })
 }
 
-fn line_start(text: &str, line: u32) -> Option<usize> {
+/// `text` on one line, its blanks collapsed.
+pub(super) fn flat(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+pub(super) fn line_start(text: &str, line: u32) -> Option<usize> {
     if line == 0 {
         return None;
     }
@@ -162,7 +167,7 @@ fn line_start(text: &str, line: u32) -> Option<usize> {
     Some(at)
 }
 
-fn line_of(text: &str, offset: usize) -> u32 {
+pub(super) fn line_of(text: &str, offset: usize) -> u32 {
     1 + text[..offset].matches('\n').count() as u32
 }
 
@@ -184,7 +189,7 @@ fn keyword_positions(line: &str, keyword: &str) -> Vec<usize> {
         .collect()
 }
 
-fn skip_space(text: &str, mut at: usize) -> usize {
+pub(super) fn skip_space(text: &str, mut at: usize) -> usize {
     let bytes = text.as_bytes();
     while at < bytes.len() && bytes[at].is_ascii_whitespace() {
         at += 1;
@@ -208,7 +213,7 @@ fn top_level_brace(text: &str, from: usize) -> Option<usize> {
     None
 }
 
-fn matching_brace(text: &str, open: usize) -> Option<usize> {
+pub(super) fn matching_brace(text: &str, open: usize) -> Option<usize> {
     let mut depth = 0i32;
     for (i, b) in text.bytes().enumerate().skip(open) {
         match b {
