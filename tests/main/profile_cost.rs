@@ -292,6 +292,56 @@ fn a_chains_clauses_are_costed_against_every_lane_evaluating_the_next_one() {
 }
 
 #[test]
+fn an_else_ifs_and_a_break_ifs_clauses_are_costed_where_their_conditions_are_read() {
+    use divlab::profile::cost::chain::{self, ClauseAt};
+    use divlab::profile::cost::variant::Form;
+    let _gpu = util::gpu_shared();
+    let lab = Lab::new(util::gpu());
+    let name = "chain_else_if.wgsl";
+    let profile = profiled_top(&lab, name, Some(9), 9);
+    let source = kernel(name).1;
+    let module = naga::front::wgsl::parse_str(&source).unwrap();
+    let rows: Vec<&BranchProfile> = (profile.branches.iter())
+        .filter(|b| b.clause.as_ref().is_some_and(|c| c.operator.is_some()))
+        .collect();
+    let clauses: Vec<ClauseAt<'_>> = (rows.iter())
+        .filter_map(|b| b.clause.as_ref())
+        .map(|c| ClauseAt {
+            line: c.line,
+            column: c.column,
+            text: &c.text,
+            operator: c.operator.as_deref().unwrap(),
+        })
+        .collect();
+    let wrong = util::line_of(&source, "// wrong");
+    for marker in ["// the else if", "// the break if"] {
+        let line = util::line_of(&source, marker);
+        let at = (rows.iter().position(|b| b.line == line))
+            .unwrap_or_else(|| panic!("no clause row at line {line}: {rows:#?}"));
+        let cost = rows[at].cost.clone().unwrap();
+        assert!(
+            cost.variant_reps > 0 && cost.outside_change.is_some_and(|o| o <= 0.01),
+            "{marker}: {cost:#?}"
+        );
+        // What was timed, either way the control buffer says, computes what the kernel does:
+        // no lane reaches the line that says it went wrong.
+        let found = chain::find(&source, &module, &clauses, at).unwrap();
+        let timed = chain::write(&source, &found, Form::Timed, 1);
+        for control in ["0", "1"] {
+            let mut request = Request::new(format!("{name} ({marker}, timed)"), timed.clone());
+            request.dispatch = [4, 1, 1];
+            request.reps = 1;
+            request.buffers = vec![format!("divlab_ctl=values:{control}").parse().unwrap()];
+            let run = divlab::profile::run::profile(&lab, &request)
+                .unwrap_or_else(|e| panic!("{marker}: {e}\n{timed}"));
+            let lines = &run.profile.lines;
+            let reached = lines.iter().find(|l| l.line == wrong).map(|l| l.executions);
+            assert_eq!(reached, Some(0), "{marker}, control {control}:\n{timed}");
+        }
+    }
+}
+
+#[test]
 fn the_command_line_prints_the_cost_table_writes_it_and_imports_it() {
     let _gpu = util::gpu_shared();
     let dir = util::temp_dir();

@@ -38,12 +38,24 @@ pub struct ChainText {
     pub left: Range<usize>,
     /// Byte range of the next clause.
     pub right: Range<usize>,
-    /// Where the statement that holds the chain starts.
-    pub statement: usize,
+    /// Where the timed form computes the chain before it is used.
+    pub hoist: Hoist,
     /// 1-based lines from the chain's first to its next clause's last.
     pub lines: Range<u32>,
     /// The lines of the functions the next clause calls, whose work it is too.
     pub calls: Vec<Range<u32>>,
+}
+
+/// Where the timed form computes the chain up to the next clause, so that the control buffer
+/// can pick either way of evaluating it before the condition reads it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Hoist {
+    /// Before the statement that holds the chain, which starts at this byte.
+    Before(usize),
+    /// In a block that the `else` of an `else if` opens (after the `else`, at `open`), closed
+    /// after the `if`'s last branch (at `close`): the condition is computed only where the
+    /// `if`s before it failed, as written.
+    InElse { open: usize, close: usize },
 }
 
 /// The chain of `clauses[at]` in `source`, or why no variant of it can be written; `clauses`
@@ -72,19 +84,12 @@ pub fn find(
         "&&"
     };
     let statement = statement_start(&code, first);
-    let word = first_word(&code, statement);
-    if let "for" | "while" | "loop" | "break" | "continuing" | "else" | "switch" | "case" = word {
-        return Err(format!(
-            "the chain is in a loop's test or an `else if`'s condition (its statement starts \
-             `{word}`): a value computed before the statement would not be computed again"
-        ));
-    }
-    // The chain up to the next clause moves before its statement, which then runs the rest
-    // after it: the whole statement must be free of side effects, not only the clause
-    // evaluated in more lanes.
+    let (hoist, checked) = hoist(&code, statement, first..own.right.end)?;
+    // The chain up to the next clause moves before what reads it, which then runs the rest
+    // after it: all of that must be free of side effects, not only the clause evaluated in
+    // more lanes.
     let right = &code[own.right.clone()];
-    let statement_end = statement_end(&code, own.right.end);
-    if let Some(call) = side_effect(module, &code[statement..statement_end]) {
+    if let Some(call) = side_effect(module, &code[checked]) {
         return Err(format!(
             "its statement calls `{call}`, which writes memory or takes other lanes' values: \
              with the chain up to `{}` evaluated before it, and in other lanes, it would change \
@@ -96,18 +101,16 @@ pub fn find(
         operator,
         left: first..own.left_end,
         right: own.right.clone(),
-        statement,
+        hoist,
         lines: line_of(&code, first)..line_of(&code, own.right.end) + 1,
         calls: calls(module, right)
             .filter_map(|name| function_lines(&code, name))
             .collect(),
     };
-    // A chain in a `for` header's condition has a `;` before it too: what cannot be written
-    // before its statement does not parse.
+    // What the text scan misread does not parse.
     let timed = prepare_for_naga(&write(source, &chain, Form::Timed, 0));
-    naga::front::wgsl::parse_str(&timed).map_err(|_| {
-        "the chain's statement could not be found in the text (a loop's header?)".to_owned()
-    })?;
+    naga::front::wgsl::parse_str(&timed)
+        .map_err(|_| "the chain's statement could not be found in the text".to_owned())?;
     Ok(chain)
 }
 
@@ -123,30 +126,104 @@ pub fn write(source: &str, chain: &ChainText, form: Form, control_group: u32) ->
     let both = format!("({left}) {eager} ({right})");
     let span = chain.left.start..chain.right.end;
     let breaks = "\n".repeat(code[span.clone()].matches('\n').count());
-    let mut out = String::with_capacity(source.len() + 256);
-    match form {
-        Form::Counted => {
-            out.push_str(&source[..span.start]);
-            out.push_str(&format!("({both})"));
+    let eagerly = format!("({both})");
+    let Form::Timed = form else {
+        return [
+            &source[..span.start],
+            &eagerly,
+            &breaks,
+            &source[span.end..],
+        ]
+        .concat();
+    };
+    let uniform = Control::Uniform as u32;
+    let short = format!("({left}) {} ({right})", chain.operator);
+    let computed = format!(
+        "var divlab_chain: bool; if divlab_ctl[0] == {uniform}u {{ divlab_chain = {both}; }} \
+         else {{ divlab_chain = {short}; }}"
+    );
+    let read = ["divlab_chain", &breaks].concat();
+    let timed = match &chain.hoist {
+        Hoist::Before(statement) => [
+            &source[..*statement],
+            &computed,
+            " ",
+            &source[*statement..span.start],
+            &read,
+            &source[span.end..],
+        ]
+        .concat(),
+        Hoist::InElse { open, close } => [
+            &source[..*open],
+            " { ",
+            &computed,
+            &source[*open..span.start],
+            &read,
+            &source[span.end..*close],
+            " }",
+            &source[*close..],
+        ]
+        .concat(),
+    };
+    timed + &control_binding(control_group)
+}
+
+/// Where the timed form computes the chain at `chain` of the statement at `statement`, and the
+/// text that then runs after it, which must be free of side effects; or why it cannot.
+fn hoist(
+    code: &str,
+    statement: usize,
+    chain: Range<usize>,
+) -> Result<(Hoist, Range<usize>), String> {
+    let word = first_word(code, statement);
+    let refused = |what: &str| {
+        Err(format!(
+            "the chain is in {what} (its statement starts `{word}`): divlab writes no variant there"
+        ))
+    };
+    match word {
+        "else" => {
+            let open = statement + word.len();
+            let condition = skip_space(code, open);
+            if first_word(code, condition) != "if" {
+                return refused("an `else` it cannot read");
+            }
+            let brace = statement_end(code, chain.end);
+            let Some(close) = last_branch_end(code, brace) else {
+                return refused("an `else if` whose branches it cannot read");
+            };
+            Ok((Hoist::InElse { open, close }, condition..brace))
         }
-        Form::Timed => {
-            let uniform = Control::Uniform as u32;
-            let short = format!("({left}) {} ({right})", chain.operator);
-            out.push_str(&source[..chain.statement]);
-            out.push_str(&format!(
-                "var divlab_chain: bool; if divlab_ctl[0] == {uniform}u {{ divlab_chain = \
-                 {both}; }} else {{ divlab_chain = {short}; }} "
-            ));
-            out.push_str(&source[chain.statement..span.start]);
-            out.push_str("divlab_chain");
+        "for" | "while" | "loop" | "continuing" | "switch" | "case" => {
+            refused("a loop's or a switch's header")
+        }
+        // `break if` in a `continuing` block takes statements before it, as any other does.
+        _ => Ok((
+            Hoist::Before(statement),
+            statement..statement_end(code, chain.end),
+        )),
+    }
+}
+
+/// The end of an `if` whose first branch opens at `brace`, after each `else if` and `else`
+/// that follows it: just past the last branch's `}`.
+fn last_branch_end(code: &str, mut brace: usize) -> Option<usize> {
+    loop {
+        let close = matching_brace(code, brace)?;
+        let next = skip_space(code, close + 1);
+        if first_word(code, next) != "else" {
+            return Some(close + 1);
+        }
+        let after = skip_space(code, next + "else".len());
+        brace = if first_word(code, after) == "if" {
+            statement_end(code, after)
+        } else {
+            after
+        };
+        if code.as_bytes().get(brace) != Some(&b'{') {
+            return None;
         }
     }
-    out.push_str(&breaks);
-    out.push_str(&source[span.end..]);
-    if form == Form::Timed {
-        out.push_str(&control_binding(control_group));
-    }
-    out
 }
 
 /// Where a clause ends, and its next clause's range.
@@ -398,6 +475,16 @@ fn main(@builtin(global_invocation_id) gid: vec3u) {
     }
     out[gid.x] = select(x, 0.0, hit);
     let odd = draws(x) == (x > 3.0 && x < 4.0);
+    var n = 0u;
+    while (n < 3u &&
+           x > 1.0) {
+        n += 1u;
+    }
+    loop {
+        n += 1u;
+        continuing { break if n > 8u || x < 0.0; }
+    }
+    for (var i = 0u; i < 2u; i += u32(x > 9.0 && x < 10.0)) {}
 }
 ";
 
@@ -433,7 +520,7 @@ fn main(@builtin(global_invocation_id) gid: vec3u) {
         );
         assert_eq!(&KERNEL[second.right.clone()], "x < 2.0");
         assert_eq!(second.lines, 15..18);
-        assert!(KERNEL[second.statement..].starts_with("let hit"));
+        assert_eq!(second.hoist, Hoist::Before(KERNEL.find("let hit").unwrap()));
         let first = find(KERNEL, &module(), &clauses, 0).unwrap();
         assert_eq!(&KERNEL[first.left.clone()], "x > 0.5");
         assert_eq!(&KERNEL[first.right.clone()], "pure_test(x)");
@@ -464,16 +551,17 @@ fn main(@builtin(global_invocation_id) gid: vec3u) {
         );
     }
 
+    fn at(line: u32, column: u32, text: &'static str, op: &'static str) -> Vec<ClauseAt<'static>> {
+        vec![ClauseAt {
+            line,
+            column,
+            text,
+            operator: op,
+        }]
+    }
+
     #[test]
-    fn side_effects_loop_heads_and_else_ifs_have_no_variant() {
-        let at = |line, column, text, operator| {
-            vec![ClauseAt {
-                line,
-                column,
-                text,
-                operator,
-            }]
-        };
+    fn side_effects_and_loop_tests_have_no_variant() {
         let or = at(18, 9, "gid.x % 2u == 0u", "||");
         let why = find(KERNEL, &module(), &or, 0).unwrap_err();
         assert!(why.contains("calls `draws`"), "{why}");
@@ -481,12 +569,52 @@ fn main(@builtin(global_invocation_id) gid: vec3u) {
         let besides = at(27, 28, "x > 3.0", "&&");
         let why = find(KERNEL, &module(), &besides, 0).unwrap_err();
         assert!(why.contains("its statement calls `draws`"), "{why}");
-        let else_if = at(20, 16, "x > 0.0", "&&");
-        let why = find(KERNEL, &module(), &else_if, 0).unwrap_err();
-        assert!(why.contains("starts `else`"), "{why}");
-        let header = at(23, 22, "i < 4u", "&&");
-        assert!(find(KERNEL, &module(), &header, 0).is_err());
+        // A loop's test is the loop's, not its clauses': no row reaches here, but none is
+        // written either (a `for` header's condition does not parse written before it).
+        let while_test = at(29, 12, "n < 3u", "&&");
+        let why = find(KERNEL, &module(), &while_test, 0).unwrap_err();
+        assert!(why.contains("starts `while`"), "{why}");
+        assert!(find(KERNEL, &module(), &at(23, 22, "i < 4u", "&&"), 0).is_err());
+        assert!(find(KERNEL, &module(), &at(37, 39, "x > 9.0", "&&"), 0).is_err());
         assert!(find(KERNEL, &module(), &at(15, 16, "x > 0.5", "&&"), 0).is_err());
+    }
+
+    /// The timed form of the clause at `clause`, checked to keep every line and to parse.
+    fn timed(clause: &[ClauseAt<'_>]) -> String {
+        let chain = find(KERNEL, &module(), clause, 0).unwrap();
+        let text = write(KERNEL, &chain, Form::Timed, 1);
+        let (original, lines): (Vec<&str>, Vec<&str>) =
+            (KERNEL.lines().collect(), text.lines().collect());
+        assert_eq!(lines[original.len() - 1], "}", "{text}");
+        assert_eq!(lines[25], original[25], "{text}");
+        naga::front::wgsl::parse_str(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        text
+    }
+
+    #[test]
+    fn an_else_if_computes_its_chain_where_the_ifs_before_it_failed() {
+        let text = timed(&at(20, 16, "x > 0.0", "&&"));
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(
+            lines[19],
+            "    } else { var divlab_chain: bool; if divlab_ctl[0] == 0u { divlab_chain = (x > \
+             0.0) & (x < 1.0); } else { divlab_chain = (x > 0.0) && (x < 1.0); } if \
+             (divlab_chain) {"
+        );
+        assert_eq!(lines[21], "    } }");
+    }
+
+    #[test]
+    fn a_break_if_computes_its_chain_in_its_continuing_block() {
+        let text = timed(&at(35, 31, "n > 8u", "||"));
+        assert!(
+            text.contains(
+                "continuing { var divlab_chain: bool; if divlab_ctl[0] == 0u { \
+                           divlab_chain = (n > 8u) | (x < 0.0); } else { divlab_chain = (n > \
+                           8u) || (x < 0.0); } break if divlab_chain; }"
+            ),
+            "{text}"
+        );
     }
 
     #[test]
