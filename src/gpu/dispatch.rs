@@ -3,7 +3,7 @@
 //! compute pass or builds a bind group.
 
 use crate::Result;
-use crate::gpu::GpuContext;
+use crate::gpu::{GpuContext, Restore};
 
 /// One compute dispatch: a pipeline, its bind groups and the workgroup grid.
 #[derive(Clone, Debug)]
@@ -17,6 +17,9 @@ pub struct Dispatch {
     /// The kernel's immediate data (`var<immediate>`), set before the dispatch; empty for
     /// none.
     pub immediates: Vec<u8>,
+    /// What the kernel writes, put back as it was filled before each timed run
+    /// ([`crate::gpu::GpuTimer`] runs a dispatch again and again); empty for none.
+    pub restores: Vec<Restore>,
 }
 
 impl Dispatch {
@@ -34,6 +37,7 @@ impl Dispatch {
             bind_groups: vec![gpu.bind(label, pipeline, buffers)],
             workgroups: [workgroups, 1, 1],
             immediates: Vec::new(),
+            restores: Vec::new(),
         }
     }
 

@@ -6,6 +6,7 @@ mod context;
 mod dispatch;
 pub mod inventory;
 mod readback;
+mod restore;
 mod shader;
 mod texture;
 mod timer;
@@ -18,6 +19,7 @@ pub use context::{
 };
 pub use dispatch::Dispatch;
 pub use readback::{buffer_with, map_and_read, read_buffer, read_only_buffer, storage_buffer};
+pub use restore::{Restore, Written};
 pub use shader::{
     Kernel, RuntimeChecks, check_wgsl, compile_checked_wgsl, compile_wgsl, create_pipeline,
     prepare_for_naga,

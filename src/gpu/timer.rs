@@ -62,6 +62,8 @@ impl GpuTimer {
                 beginning_of_pass_write_index: Some(0),
                 end_of_pass_write_index: Some(1),
             });
+        let restores: Vec<_> = dispatches.iter().flat_map(|d| d.restores.clone()).collect();
+        gpu.restore(what, &restores)?;
         let mut encoder = gpu.encode(what, timestamp_writes, dispatches);
         let Some(q) = &self.queries else {
             let start = Instant::now();

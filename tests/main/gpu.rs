@@ -240,3 +240,37 @@ fn invalid_wgsl_names_its_line() {
     compile_wgsl(&gpu, "good.wgsl", &good, RuntimeChecks::Checked)
         .unwrap_or_else(|e| panic!("valid WGSL was rejected: {e}"));
 }
+
+/// The timer runs a dispatch again and again: with its restores, each run starts from the
+/// contents as filled; without, from what the run before it left.
+#[test]
+fn a_timed_dispatch_starts_each_run_from_what_was_filled() {
+    use divlab::gpu::{Dispatch, Written, buffer_with, create_pipeline, read_buffer};
+    let _gpu = util::gpu_shared();
+    let gpu = gpu();
+    let wgsl = "@group(0) @binding(0) var<storage, read_write> data: array<u32>;
+@compute @workgroup_size(4)
+fn main(@builtin(global_invocation_id) gid: vec3u) {
+    data[gid.x] += 1u;
+}
+";
+    let module = compile_wgsl(&gpu, "adds_one.wgsl", wgsl, RuntimeChecks::Checked).unwrap();
+    let pipeline = create_pipeline(&gpu, "adds_one.wgsl", &module, "main", &[]).unwrap();
+    let usage =
+        wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
+    let data = buffer_with(&gpu, "data", bytemuck::cast_slice(&[1u32, 2, 3, 4]), usage);
+    let mut dispatch = Dispatch::new(&gpu, "adds_one.wgsl", &pipeline, &[&data], 1);
+    dispatch.restores = (gpu.keep_filled("adds_one.wgsl", &[Written::Buffer(&data)])).unwrap();
+    let timer = GpuTimer::new(&gpu);
+    let run = |dispatch: &Dispatch| {
+        for _ in 0..3 {
+            timer
+                .time(&gpu, "adds_one.wgsl", std::slice::from_ref(dispatch))
+                .unwrap();
+        }
+        read_buffer::<u32>(&gpu, "data", &data).unwrap()
+    };
+    assert_eq!(run(&dispatch), [2, 3, 4, 5]);
+    dispatch.restores.clear();
+    assert_eq!(run(&dispatch), [5, 6, 7, 8]);
+}

@@ -141,3 +141,33 @@ fn textures_are_compared_in_every_layer() {
         [(OutputUnit::Texels, 512, 0), (OutputUnit::Texels, 192, 0)]
     );
 }
+
+/// The timed runs start from the inputs the profile counted: a kernel that reads its loop's
+/// bound from the buffer it writes is timed over as many trips as it counted (none, from
+/// zeros), not over the 20000 a lane that each run leaves behind. A ratio with a wide margin
+/// (about 150 on lavapipe; 1, both 20000 trips, when the runs followed each other's outputs).
+#[test]
+fn the_timed_runs_start_from_the_inputs_the_profile_counted() {
+    let _gpu = crate::util::gpu_exclusive();
+    let lab = divlab::experiments::Lab::new(crate::util::gpu());
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/kernels/profile/writes_its_own_bound.wgsl"
+    );
+    let source = std::fs::read_to_string(path).unwrap();
+    let time_from = |fill: String| {
+        let mut request = divlab::profile::run::Request::new(path, source.clone());
+        request.dispatch = [4, 1, 1];
+        request.reps = 9;
+        request.buffers = vec![format!("data={fill}").parse::<BufferSpec>().unwrap()];
+        let finished = divlab::profile::run::profile(&lab, &request).unwrap();
+        finished.profile.timing.expect("the kernel ends").kernel_ns
+    };
+    let from_zeros = time_from("zeros".to_owned());
+    let trips = vec!["20000"; 256].join(",");
+    let from_trips = time_from(format!("values:{trips}"));
+    assert!(
+        from_trips > 5.0 * from_zeros,
+        "from zeros {from_zeros} ns, from 20000 trips a lane {from_trips} ns"
+    );
+}

@@ -2,8 +2,8 @@
 
 use crate::Result;
 use crate::gpu::{
-    Dispatch, GpuContext, RuntimeChecks, buffer_with, compile_checked_wgsl, compile_wgsl,
-    create_pipeline,
+    Dispatch, GpuContext, Restore, RuntimeChecks, Written, buffer_with, compile_checked_wgsl,
+    compile_wgsl, create_pipeline,
 };
 use crate::profile::Error as ProfileError;
 use crate::profile::explain::Fills;
@@ -30,6 +30,9 @@ pub(super) struct Resources {
     pub resolved: Vec<Resolved>,
     /// The dispatch's invocations (the default length of a runtime-sized array).
     pub invocations: u64,
+    /// What the kernel writes, with copies as filled: each timed run starts from the inputs
+    /// the counted run ended on, not from what the runs before it left.
+    pub restores: Vec<Restore>,
 }
 
 impl Resources {
@@ -41,12 +44,14 @@ impl Resources {
         }
     }
 
-    /// The bytes the buffers and textures hold (a texture's first mip level).
+    /// The bytes the buffers and textures hold (a texture's first mip level), with the
+    /// copies of those the kernel writes.
     pub fn bytes(&self) -> u64 {
         let buffers = self.buffers.iter().flatten().map(wgpu::Buffer::size);
         let textures = (self.textures.iter())
             .map(|t| level_bytes(&t.texture, t.format.block_copy_size(None).unwrap_or(16)));
-        buffers.chain(textures).sum()
+        let copies = self.restores.iter().map(Restore::bytes);
+        buffers.chain(textures).chain(copies).sum()
     }
 }
 
@@ -127,9 +132,21 @@ pub(super) fn resources(gpu: &GpuContext, kernel: &Kernel, request: &Request) ->
             | wgpu::BufferUsages::COPY_DST;
         buffers.push(Some(buffer_with(gpu, &binding.name, &contents, usage)));
     }
+    let written: Vec<Written<'_>> = (interface.bindings.iter())
+        .zip(&buffers)
+        .filter(|(b, _)| b.access == kernel::Access::StorageReadWrite)
+        .filter_map(|(_, buffer)| buffer.as_ref().map(Written::Buffer))
+        .chain(
+            (textures.iter())
+                .filter(|t| interface.textures[t.index].is_written())
+                .map(|t| Written::Texture(&t.texture)),
+        )
+        .collect();
+    let restores = gpu.keep_filled(&kernel.file, &written)?;
     Ok(Resources {
         buffers,
         immediates,
+        restores,
         textures,
         samplers: make_samplers(gpu, interface, request),
         inputs,
@@ -240,6 +257,7 @@ pub(super) fn dispatch(
         bind_groups,
         workgroups,
         immediates: resources.immediates.clone(),
+        restores: resources.restores.clone(),
     }
 }
 

@@ -197,8 +197,9 @@ fn extra_placements(bytes: u64, asked: usize) -> (usize, Option<String>) {
         };
         format!(
             "--cost: each variant was timed on {sets} set{plural}, not the {asked} \
-             --cost-placements asked: the kernel's buffers and textures hold {} MiB, and divlab \
-             makes at most {} MiB of them again{one}",
+             --cost-placements asked: the kernel's buffers and textures, with the copies that put \
+             back what it writes before each run, hold {} MiB, and divlab makes at most {} MiB \
+             of them again{one}",
             bytes.div_ceil(1 << 20),
             PLACEMENT_BYTES >> 20,
         )
@@ -401,6 +402,6 @@ mod tests {
             ),
             "{note}"
         );
-        assert!(note.contains("hold 3072 MiB"), "{note}");
+        assert!(note.contains("before each run, hold 3072 MiB"), "{note}");
     }
 }

@@ -120,6 +120,7 @@ fn empty_dispatch(gpu: &GpuContext, kernel: &Kernel, workgroups: [u32; 3]) -> Re
         bind_groups: Vec::new(),
         workgroups,
         immediates: Vec::new(),
+        restores: Vec::new(),
     })
 }
 
