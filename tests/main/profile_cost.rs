@@ -319,6 +319,8 @@ fn an_else_ifs_and_a_break_ifs_clauses_are_costed_where_their_conditions_are_rea
         let at = (rows.iter().position(|b| b.line == line))
             .unwrap_or_else(|| panic!("no clause row at line {line}: {rows:#?}"));
         let cost = rows[at].cost.clone().unwrap();
+        let text = &rows[at].clause.as_ref().unwrap().text;
+        assert!(!text.contains("odd"), "a comment is no part of `{text}`");
         assert!(
             cost.variant_reps > 0 && cost.outside_change.is_some_and(|o| o <= 0.01),
             "{marker}: {cost:#?}"

@@ -9,6 +9,7 @@ use std::ops::Range;
 
 use naga::{Block, Expression, Function, Handle, Literal, LocalVariable, Span, Statement};
 
+use crate::shaders::mask_comments;
 use crate::source_map::SourceMap;
 
 /// The clause an `if` tests the chain up to.
@@ -87,7 +88,8 @@ fn site(
     {
         range.start -= 1;
     }
-    let raw = lines.slice(range.clone())?;
+    // A comment inside the clause is not its text: blanked, each byte keeping its place.
+    let raw = &mask_comments(lines.slice(range.clone())?);
     let start = range.start + (raw.len() - raw.trim_start().len());
     let mut text = raw.trim();
     // And leave out the opening parentheses of the next clause (`(a) && (b)`: the left side
