@@ -33,8 +33,12 @@ pub fn branch_table(ui: &mut egui::Ui, profile: &Profile, jump: &mut Option<u32>
         .max(ui.spacing().interact_size.y)
         + ui.spacing().item_spacing.y;
     let shown = rows.len().min(BRANCH_ROWS) as f32 + 1.0;
-    egui::ScrollArea::vertical()
+    // Both ways: a clause's name can make the kind column wide enough to push the cost column
+    // past a narrow pane (the 1,280-pixel window the app opens at), and a newcomer must be
+    // able to reach it.
+    egui::ScrollArea::both()
         .id_salt("branch_table_scroll")
+        .max_width(ui.available_width())
         .min_scrolled_height(shown * row + 4.0)
         .max_height(shown * row + 4.0)
         .show(ui, |ui| branch_grid(ui, &rows, jump));
@@ -77,6 +81,9 @@ struct BranchRow {
     line: u32,
     /// `if`, `switch` or `loop`; an `if` of a short-circuit chain with its clause.
     kind: String,
+    /// The kind as the table shows it: a clause past [`CLAUSE_CHARS`] cut short (the whole
+    /// kind on hover), so that a long chain leaves the cost column in view.
+    kind_shown: String,
     /// What an `if` of a short-circuit chain tests, on hover over its kind.
     clause: Option<&'static str>,
     /// Executions, or a loop's trips.
@@ -129,9 +136,19 @@ impl BranchRow {
                 },
             )
         };
+        let kind = b.kind_label();
+        let kind_shown = match &b.clause {
+            Some(c) if c.text.chars().count() > CLAUSE_CHARS => {
+                let mut short = c.clone();
+                short.text = c.text.chars().take(CLAUSE_CHARS - 1).collect::<String>() + "…";
+                format!("{} {}", b.kind, short.label(b.line))
+            }
+            _ => kind.clone(),
+        };
         Self {
             line: b.line,
-            kind: b.kind_label(),
+            kind,
+            kind_shown,
             clause: b.clause.as_ref().map(|c| match c.operator.as_deref() {
                 Some("||") => CLAUSE_OR,
                 Some(_) => CLAUSE_AND,
@@ -155,6 +172,9 @@ impl BranchRow {
     }
 }
 
+/// The most characters of a clause the kind column shows.
+const CLAUSE_CHARS: usize = 28;
+
 /// What an `if` naga made of a `&&` tests.
 const CLAUSE_AND: &str = "naga makes an if of each && of a condition, on the condition's line: \
      this one's then side is the lanes for which every clause up to the one named held (they go \
@@ -176,6 +196,19 @@ fn branch_grid(ui: &mut egui::Ui, rows: &[BranchRow], jump: &mut Option<u32>) {
             for (heading, about) in [
                 ("line", "Click a line number to bring it into view"),
                 ("kind", "if, switch or loop"),
+            ] {
+                ui.strong(heading).on_hover_text(about);
+            }
+            // With --cost the rows rank by the time saved: its column comes first.
+            if costed {
+                ui.strong("cost here").on_hover_text(
+                    "Measure cost (--cost): the time the kernel saves on this adapter when the \
+                     branch's subgroups follow their first active lane (a `&&`/`||` clause's: \
+                     when every lane evaluates the next clause), and the verdict; hover \
+                     a cell for the interval, the cost model's prediction and the reason",
+                );
+            }
+            for (heading, about) in [
                 (
                     "executions",
                     "Subgroup executions that evaluated the branch; for a loop, its trips \
@@ -202,14 +235,6 @@ fn branch_grid(ui: &mut egui::Ui, rows: &[BranchRow], jump: &mut Option<u32>) {
             ] {
                 ui.strong(heading).on_hover_text(about);
             }
-            if costed {
-                ui.strong("cost here").on_hover_text(
-                    "Measure cost (--cost): the time the kernel saves on this adapter when the \
-                     branch's subgroups follow their first active lane (a `&&`/`||` clause's: \
-                     when every lane evaluates the next clause), and the verdict; hover \
-                     a cell for the interval, the cost model's prediction and the reason",
-                );
-            }
             ui.end_row();
             for row in rows {
                 if ui
@@ -219,9 +244,16 @@ fn branch_grid(ui: &mut egui::Ui, rows: &[BranchRow], jump: &mut Option<u32>) {
                 {
                     *jump = Some(row.line);
                 }
-                let kind = ui.label(&row.kind);
-                if let Some(about) = row.clause {
-                    kind.on_hover_text(about);
+                let kind = ui.label(&row.kind_shown);
+                match (row.clause, row.kind_shown != row.kind) {
+                    (Some(about), true) => kind.on_hover_text(format!("{}\n\n{about}", row.kind)),
+                    (Some(about), false) => kind.on_hover_text(about),
+                    (None, _) => kind,
+                };
+                if let Some((short, details)) = &row.cost {
+                    ui.label(short).on_hover_text(details);
+                } else if costed {
+                    ui.label("");
                 }
                 let figures = |response: egui::Response| match &row.figures {
                     Some(figures) => response.on_hover_text(figures),
@@ -237,14 +269,6 @@ fn branch_grid(ui: &mut egui::Ui, rows: &[BranchRow], jump: &mut Option<u32>) {
                 let taken = ui.label(&row.taken);
                 if let Some(phrase) = &row.taken_phrase {
                     taken.on_hover_text(phrase);
-                }
-                if let Some((short, details)) = &row.cost {
-                    // Cut at the pane's edge rather than past it: the tooltip has it all.
-                    let label = egui::Label::new(short).truncate();
-                    ui.add(label.show_tooltip_when_elided(false))
-                        .on_hover_text(details);
-                } else if costed {
-                    ui.label("");
                 }
                 ui.end_row();
             }
@@ -380,6 +404,7 @@ mod tests {
             BranchRow {
                 line: 4,
                 kind: "if".to_owned(),
+                kind_shown: "if".to_owned(),
                 clause: None,
                 executions: "4".to_owned(),
                 divergent: "100% (4)".to_owned(),
@@ -454,6 +479,16 @@ mod tests {
         });
         let row = BranchRow::of(&sides, &profile.branches, Some(8));
         assert_eq!(row.kind, "if `x > 0u` && (line 5, col 9)");
+        assert_eq!(row.kind_shown, row.kind);
+        // A long clause is cut short in the table, whole on hover.
+        let long = "ray_dist < closest.dist && plane_dist > 0.0";
+        sides.clause.as_mut().unwrap().text = long.to_owned();
+        let row = BranchRow::of(&sides, &profile.branches, Some(8));
+        assert_eq!(row.kind, format!("if `{long}` && (line 5, col 9)"));
+        assert_eq!(
+            row.kind_shown,
+            "if `ray_dist < closest.dist && …` && (line 5, col 9)"
+        );
         assert_eq!(row.clause, Some(CLAUSE_AND));
         assert_eq!(
             row.taken_phrase.as_deref(),

@@ -215,13 +215,20 @@ impl BranchCost {
 /// variant ran 287 ns (3%) slower` rather than a negative saving.
 pub fn saving_words(saved_ns: f64, share: f64, decimals: usize) -> String {
     let percent = share.abs() * 100.0;
+    // A time that is there never reads as 0% of the kernel.
+    let step = 10f64.powi(-i32::try_from(decimals).unwrap_or(0));
+    let percent = if percent > 0.0 && percent < step / 2.0 {
+        format!("<{step}%")
+    } else {
+        format!("{percent:.decimals$}%")
+    };
     if saved_ns < 0.0 {
         format!(
-            "saves nothing: the variant ran {} ({percent:.decimals$}%) slower",
+            "saves nothing: the variant ran {} ({percent}) slower",
             format_ns(-saved_ns)
         )
     } else {
-        format!("saves {} ({percent:.decimals$}%)", format_ns(saved_ns))
+        format!("saves {} ({percent})", format_ns(saved_ns))
     }
 }
 
@@ -269,6 +276,10 @@ mod tests {
             ..BranchCost::unmeasured(CostVerdict::FreeHere, None, String::new())
         };
         assert_eq!(measured(2500.0).short(), "free_here: saves 2.5 µs (25%)");
+        // A saving too small to round to 1% of the kernel is not 0% of it.
+        assert_eq!(measured(20.0).short(), "free_here: saves 20 ns (<1%)");
+        assert_eq!(saving_words(4.0, 0.0004, 1), "saves 4 ns (<0.1%)");
+        assert_eq!(saving_words(0.0, 0.0, 1), "saves 0 ns (0.0%)");
         let slower = measured(-287.0);
         assert_eq!(
             slower.short(),
