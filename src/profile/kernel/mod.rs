@@ -17,7 +17,7 @@ use std::fmt;
 use std::ops::ControlFlow;
 
 use naga::proc::Layouter;
-use naga::valid::{Capabilities, ModuleInfo, ValidationFlags, Validator};
+use naga::valid::{Capabilities, GlobalUse, ModuleInfo, ValidationFlags, Validator};
 use naga::{AddressSpace, Module, Scalar};
 
 pub use self::overrides::apply_overrides;
@@ -91,6 +91,10 @@ pub struct Binding {
     pub size: BufferSize,
     /// The scalars it holds, in WGSL layout order (what `fill` writes).
     pub shape: Shape,
+    /// Whether the entry point (or a function it calls) reads what it writes here: it stores
+    /// to it and loads from it, or changes it with an atomic, as naga's analysis reads it. Its
+    /// work can then follow what an earlier run left, so each timed run puts it back first.
+    pub feeds_back: bool,
 }
 
 impl Binding {
@@ -360,6 +364,8 @@ pub fn interface(
             access,
             size: size_of(module, &layouter, var.ty),
             shape,
+            feeds_back: uses[handle].contains(GlobalUse::READ | GlobalUse::WRITE)
+                || uses[handle].contains(GlobalUse::ATOMIC),
         });
     }
     bindings.sort_by_key(|b| (b.group, b.binding));

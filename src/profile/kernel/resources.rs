@@ -53,6 +53,18 @@ impl TextureBinding {
         )
     }
 
+    /// Whether the kernel can read what it writes here (a `read_write` storage texture): a
+    /// timed run puts it back first, as a buffer that feeds back.
+    pub fn feeds_back(&self) -> bool {
+        matches!(
+            self.class,
+            TextureClass::Storage {
+                access: TextureAccess::ReadWrite,
+                ..
+            }
+        )
+    }
+
     /// Whether it is multisampled.
     pub fn is_multisampled(&self) -> bool {
         matches!(

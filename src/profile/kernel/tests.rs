@@ -78,6 +78,42 @@ fn interface_lists_used_buffers_with_sizes_and_lines() {
     assert_eq!(out.shape.scalar_count(3), 1 + 3 * 4);
 }
 
+/// What a timed run must put back: a buffer whose contents the entry point reads and writes
+/// (through a function it calls, too) or changes with an atomic; not one it only reads (an
+/// atomic load included), nor one it only writes, whatever its access mode.
+#[test]
+fn a_binding_feeds_back_where_the_entry_point_reads_what_it_writes() {
+    let src = "@group(0) @binding(0) var<storage, read_write> only_read: array<u32>;
+@group(0) @binding(1) var<storage, read_write> stored: array<u32>;
+@group(0) @binding(2) var<storage, read_write> counter: atomic<u32>;
+@group(0) @binding(3) var<storage, read> input: array<u32>;
+@group(0) @binding(4) var<storage, read_write> loaded: atomic<u32>;
+@group(0) @binding(5) var<storage, read_write> updated: array<u32>;
+fn put(i: u32, v: u32) { stored[i] = v; }
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    put(gid.x, only_read[gid.x] + input[gid.x] + atomicLoad(&loaded));
+    atomicAdd(&counter, 1u);
+    updated[gid.x] += 1u;
+}
+";
+    let k = iface(src, None).unwrap();
+    let feeds_back: Vec<(&str, bool)> = (k.bindings.iter())
+        .map(|b| (b.name.as_str(), b.feeds_back))
+        .collect();
+    assert_eq!(
+        feeds_back,
+        [
+            ("only_read", false),
+            ("stored", false),
+            ("counter", true),
+            ("input", false),
+            ("loaded", false),
+            ("updated", true)
+        ]
+    );
+}
+
 #[test]
 fn runtime_struct_never_smaller_than_its_aligned_size() {
     let src = "struct S { a: vec4<f32>, b: array<f32> }

@@ -134,11 +134,11 @@ pub(super) fn resources(gpu: &GpuContext, kernel: &Kernel, request: &Request) ->
     }
     let written: Vec<Written<'_>> = (interface.bindings.iter())
         .zip(&buffers)
-        .filter(|(b, _)| b.access == kernel::Access::StorageReadWrite)
+        .filter(|(b, _)| b.feeds_back)
         .filter_map(|(_, buffer)| buffer.as_ref().map(Written::Buffer))
         .chain(
             (textures.iter())
-                .filter(|t| interface.textures[t.index].is_written())
+                .filter(|t| interface.textures[t.index].feeds_back())
                 .map(|t| Written::Texture(&t.texture)),
         )
         .collect();
