@@ -30,8 +30,8 @@ pub(super) struct Resources {
     pub resolved: Vec<Resolved>,
     /// The dispatch's invocations (the default length of a runtime-sized array).
     pub invocations: u64,
-    /// What the kernel writes, with copies as filled: each timed run starts from the inputs
-    /// the counted run ended on, not from what the runs before it left.
+    /// What the kernel reads and writes (`feeds_back`), with copies as filled: each timed run
+    /// starts from the inputs the counted run ended on, not from what the runs before it left.
     pub restores: Vec<Restore>,
 }
 
