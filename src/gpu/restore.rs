@@ -1,9 +1,9 @@
 //! What a kernel reads and writes, put back before it runs again. A timed kernel runs many
 //! times on the same resources; without this, each run would start from what the run before it
-//! left, so a
-//! kernel that ends on its inputs (as its counted run showed, under the loop cap) could loop
-//! far longer, or forever, on its own outputs (Collatz written over its seeds: a seed of 1
-//! leaves 0, where the loop never ends), and the time would be of inputs nobody chose.
+//! left, so a kernel that ends on its inputs (as its counted run showed, under the loop cap)
+//! could loop far longer, or forever, on its own outputs (Collatz written over its seeds: a
+//! seed of 1 leaves 0, where the loop never ends), and the time would be of inputs nobody
+//! chose.
 
 use crate::Result;
 use crate::gpu::GpuContext;
