@@ -21,7 +21,7 @@ pub(super) struct Run {
 }
 
 /// The label of the instrumented kernel's pipeline and dispatches.
-pub(super) fn instrumented_label(file: &str) -> String {
+fn instrumented_label(file: &str) -> String {
     format!("{file} (instrumented)")
 }
 

@@ -9,7 +9,6 @@ use crate::profile::report::TimingRecord;
 use crate::stats::bootstrap_medians;
 
 use super::bind::{Resources, dispatch, pipeline};
-use super::counted::instrumented_label;
 use super::{MIN_REPS, Request, Stage};
 
 /// The kernel alone (the user's own source, with their overrides as pipeline constants) and
@@ -62,7 +61,13 @@ pub(super) fn timing(
             of: max_rounds,
         });
     };
-    let label = instrumented_label(&request.file);
+    // One label for every timed pass: a timeout there names the timing, not one kernel (it
+    // named the instrumented kernel when the kernel alone was the one that did not end).
+    let label = format!(
+        "{} (timed runs: the kernel alone and instrumented{})",
+        request.file,
+        if pairs.is_empty() { "" } else { ", and --cost's variants" }
+    );
     let pair_count = pairs.len();
     // The kernel alone, instrumented, the floor where there is one, then the pairs.
     let singles = 2 + usize::from(floor.is_some());
