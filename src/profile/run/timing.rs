@@ -66,7 +66,11 @@ pub(super) fn timing(
     let label = format!(
         "{} (timed runs: the kernel alone and instrumented{})",
         request.file,
-        if pairs.is_empty() { "" } else { ", and --cost's variants" }
+        if pairs.is_empty() {
+            ""
+        } else {
+            ", and --cost's variants"
+        }
     );
     let pair_count = pairs.len();
     // The kernel alone, instrumented, the floor where there is one, then the pairs.
