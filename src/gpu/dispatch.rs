@@ -17,7 +17,7 @@ pub struct Dispatch {
     /// The kernel's immediate data (`var<immediate>`), set before the dispatch; empty for
     /// none.
     pub immediates: Vec<u8>,
-    /// What the kernel writes, put back as it was filled before each timed run
+    /// What the kernel reads and writes, put back as it was filled before each timed run
     /// ([`crate::gpu::GpuTimer`] runs a dispatch again and again); empty for none.
     pub restores: Vec<Restore>,
 }

@@ -24,4 +24,5 @@ pub use shader::{
     Kernel, RuntimeChecks, check_wgsl, compile_checked_wgsl, compile_wgsl, create_pipeline,
     prepare_for_naga,
 };
+pub use texture::level_bytes;
 pub use timer::{Budget, GpuTimer, RoundOrder, Rounds, TimingSource};

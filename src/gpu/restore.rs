@@ -6,9 +6,9 @@
 //! chose.
 
 use crate::Result;
-use crate::gpu::GpuContext;
+use crate::gpu::{GpuContext, level_bytes};
 
-/// A resource a kernel writes, with a copy of it as it was filled.
+/// A resource a kernel reads and writes, with a copy of it as it was filled.
 #[derive(Clone, Debug)]
 pub enum Restore {
     /// A storage buffer.
@@ -23,7 +23,7 @@ pub enum Restore {
     },
 }
 
-/// A resource to keep a copy of: a buffer or a texture the kernel writes.
+/// A resource to keep a copy of: a buffer or a texture the kernel reads and writes.
 pub enum Written<'a> {
     Buffer(&'a wgpu::Buffer),
     Texture(&'a wgpu::Texture),
@@ -124,12 +124,7 @@ impl Restore {
         match self {
             Self::Buffer { filled, .. } => filled.size(),
             Self::Texture { filled, .. } => {
-                let size = filled.size();
-                let texel = filled.format().block_copy_size(None).unwrap_or(16);
-                u64::from(size.width)
-                    * u64::from(size.height)
-                    * u64::from(size.depth_or_array_layers)
-                    * u64::from(texel)
+                level_bytes(filled, filled.format().block_copy_size(None).unwrap_or(16))
             }
         }
     }

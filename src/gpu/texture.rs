@@ -6,6 +6,16 @@
 use crate::Result;
 use crate::gpu::{GpuContext, read_buffer};
 
+/// The bytes of `texture`'s first mip level, every layer and depth slice, at `texel` bytes a
+/// texel.
+pub fn level_bytes(texture: &wgpu::Texture, texel: u32) -> u64 {
+    let size = texture.size();
+    u64::from(size.width)
+        * u64::from(size.height)
+        * u64::from(size.depth_or_array_layers)
+        * u64::from(texel)
+}
+
 impl GpuContext {
     /// Creates a texture; wgpu's validation error where the adapter cannot make it.
     pub fn create_texture(

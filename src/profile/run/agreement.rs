@@ -6,14 +6,13 @@
 use std::ops::ControlFlow;
 
 use crate::Result;
-use crate::gpu::{GpuContext, read_buffer};
+use crate::gpu::{GpuContext, level_bytes, read_buffer};
 use crate::profile::fill::scalar_text;
 use crate::profile::kernel::{Access, Binding, Kernel, KernelInterface};
 use crate::profile::report::{OutputComparison, OutputDifference, OutputUnit, OutputsRecord};
 
 use super::Request;
 use super::bind::{Resources, dispatch, resources};
-use super::textures::level_bytes;
 
 /// The most bytes of outputs read back for the check: a copy of each is held on the host, two
 /// at a time.

@@ -3,7 +3,7 @@
 use crate::Result;
 use crate::gpu::{
     Dispatch, GpuContext, Restore, RuntimeChecks, Written, buffer_with, compile_checked_wgsl,
-    compile_wgsl, create_pipeline,
+    compile_wgsl, create_pipeline, level_bytes,
 };
 use crate::profile::Error as ProfileError;
 use crate::profile::explain::Fills;
@@ -12,7 +12,7 @@ use crate::profile::kernel::{self, Kernel, KernelInterface};
 use crate::shaders::bounds::{Unclamped, clamp_indices};
 
 use super::Request;
-use super::textures::{Texture, level_bytes, make_samplers, make_textures};
+use super::textures::{Texture, make_samplers, make_textures};
 
 /// Everything the kernel binds, made and filled as asked.
 pub(super) struct Resources {
@@ -30,8 +30,9 @@ pub(super) struct Resources {
     pub resolved: Vec<Resolved>,
     /// The dispatch's invocations (the default length of a runtime-sized array).
     pub invocations: u64,
-    /// What the kernel reads and writes (`feeds_back`), with copies as filled: each timed run
-    /// starts from the inputs the counted run ended on, not from what the runs before it left.
+    /// What the kernel reads and writes (`feeds_back`), with copies as filled, in a set that is
+    /// timed ([`timed_resources`]; empty otherwise): each timed run starts from the inputs the
+    /// counted run ended on, not from what the runs before it left.
     pub restores: Vec<Restore>,
 }
 
@@ -45,7 +46,7 @@ impl Resources {
     }
 
     /// The bytes the buffers and textures hold (a texture's first mip level), with the
-    /// copies of those the kernel writes.
+    /// copies of those the kernel reads and writes, where the set is timed.
     pub fn bytes(&self) -> u64 {
         let buffers = self.buffers.iter().flatten().map(wgpu::Buffer::size);
         let textures = (self.textures.iter())
@@ -132,27 +133,40 @@ pub(super) fn resources(gpu: &GpuContext, kernel: &Kernel, request: &Request) ->
             | wgpu::BufferUsages::COPY_DST;
         buffers.push(Some(buffer_with(gpu, &binding.name, &contents, usage)));
     }
-    let written: Vec<Written<'_>> = (interface.bindings.iter())
-        .zip(&buffers)
-        .filter(|(b, _)| b.feeds_back)
-        .filter_map(|(_, buffer)| buffer.as_ref().map(Written::Buffer))
-        .chain(
-            (textures.iter())
-                .filter(|t| interface.textures[t.index].feeds_back())
-                .map(|t| Written::Texture(&t.texture)),
-        )
-        .collect();
-    let restores = gpu.keep_filled(&kernel.file, &written)?;
     Ok(Resources {
         buffers,
         immediates,
-        restores,
+        restores: Vec::new(),
         textures,
         samplers: make_samplers(gpu, interface, request),
         inputs,
         resolved,
         invocations,
     })
+}
+
+/// [`resources`] for runs that are timed: with copies, as filled, of what the kernel reads and
+/// writes, which each timed run puts back first. A set that is only counted or compared runs
+/// once and needs none.
+pub(super) fn timed_resources(
+    gpu: &GpuContext,
+    kernel: &Kernel,
+    request: &Request,
+) -> Result<Resources> {
+    let mut made = resources(gpu, kernel, request)?;
+    let interface = &kernel.interface;
+    let written: Vec<Written<'_>> = (interface.bindings.iter())
+        .zip(&made.buffers)
+        .filter(|(b, _)| b.feeds_back)
+        .filter_map(|(_, buffer)| buffer.as_ref().map(Written::Buffer))
+        .chain(
+            (made.textures.iter())
+                .filter(|t| interface.textures[t.index].feeds_back())
+                .map(|t| Written::Texture(&t.texture)),
+        )
+        .collect();
+    made.restores = gpu.keep_filled(&kernel.file, &written)?;
+    Ok(made)
 }
 
 /// The immediates block's bytes, if the device takes immediates of that size.

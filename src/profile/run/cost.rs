@@ -13,7 +13,7 @@ use crate::profile::report::{
     self, BranchCost, BranchProfile, CostVerdict, Inputs, LineProfile, Profile,
 };
 
-use super::bind::{Resources, dispatch, pipeline, resources};
+use super::bind::{Resources, dispatch, pipeline, resources, timed_resources};
 use super::counted::count;
 use super::prepare::{cap_ceiling, prepare};
 use super::{Request, Stage};
@@ -146,7 +146,7 @@ pub(super) fn variants(
                 if extra_sets.is_none() {
                     let (extra, note) = extra_placements(shared.bytes(), request.cost_placements);
                     out.fewer_placements = note;
-                    let made = (0..extra).map(|_| resources(gpu, kernel, &quiet));
+                    let made = (0..extra).map(|_| timed_resources(gpu, kernel, &quiet));
                     extra_sets = Some(made.collect::<Result<_>>()?);
                 }
                 let placements = std::iter::once(shared).chain(extra_sets.iter().flatten());

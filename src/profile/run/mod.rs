@@ -23,7 +23,7 @@ use crate::gpu::{Dispatch, GpuContext, LLVMPIPE_LOOP_ITERATIONS};
 use crate::profile::Error as ProfileError;
 use crate::profile::kernel::Kernel;
 
-use self::bind::{Resources, pipeline, resources};
+use self::bind::{Resources, pipeline, timed_resources};
 use self::counted::{Run, counted_run};
 pub use self::finished::Finished;
 pub use self::outputs::{InputPreview, TextureImage};
@@ -138,7 +138,7 @@ fn count_under_driver_limit(
         let prepared = prepare(gpu, kernel, request, ceiling)?;
         // The resources before the pipelines: a texture format the adapter lacks is then named
         // as such, not as the pipeline's failure to compile.
-        let resources = resources(gpu, kernel, request)?;
+        let resources = timed_resources(gpu, kernel, request)?;
         on_stage(Stage::Counting);
         let instrumented = &prepared.instrumented;
         let (counted, run) =

@@ -22,15 +22,6 @@ use self::device::{clear, create, upload};
 use super::Request;
 use super::outputs::{TextureImage, png};
 
-/// The bytes of `texture`'s first mip level, every layer, at `texel` bytes a texel.
-pub(super) fn level_bytes(texture: &wgpu::Texture, texel: u32) -> u64 {
-    let size = texture.size();
-    u64::from(size.width)
-        * u64::from(size.height)
-        * u64::from(size.depth_or_array_layers)
-        * u64::from(texel)
-}
-
 /// One texture as made: what the report says of it and what the dispatch binds.
 pub(super) struct Texture {
     /// Index into [`KernelInterface::textures`].
