@@ -11,7 +11,7 @@ use std::ops::Range;
 use naga::{Expression, Function, Handle, Module, Statement};
 
 use super::variant::{
-    Control, Form, control_binding, flat, line_of, line_start, matching_brace, skip_space,
+    Control, Form, control_binding, flat, if_end, line_of, line_start, matching_brace, skip_space,
 };
 use crate::naga_walk::each_statement;
 use crate::shaders::{mask_comments, prepare_for_naga};
@@ -189,10 +189,16 @@ fn hoist(
                 return refused("an `else` it cannot read");
             }
             let brace = statement_end(code, chain.end);
-            let Some(close) = last_branch_end(code, brace) else {
+            let Some(close) = if_end(code, brace) else {
                 return refused("an `else if` whose branches it cannot read");
             };
-            Ok((Hoist::InElse { open, close }, condition..brace))
+            Ok((
+                Hoist::InElse {
+                    open,
+                    close: close + 1,
+                },
+                condition..brace,
+            ))
         }
         "for" | "while" | "loop" | "continuing" | "switch" | "case" => {
             refused("a loop's or a switch's header")
@@ -202,27 +208,6 @@ fn hoist(
             Hoist::Before(statement),
             statement..statement_end(code, chain.end),
         )),
-    }
-}
-
-/// The end of an `if` whose first branch opens at `brace`, after each `else if` and `else`
-/// that follows it: just past the last branch's `}`.
-fn last_branch_end(code: &str, mut brace: usize) -> Option<usize> {
-    loop {
-        let close = matching_brace(code, brace)?;
-        let next = skip_space(code, close + 1);
-        if first_word(code, next) != "else" {
-            return Some(close + 1);
-        }
-        let after = skip_space(code, next + "else".len());
-        brace = if first_word(code, after) == "if" {
-            statement_end(code, after)
-        } else {
-            after
-        };
-        if code.as_bytes().get(brace) != Some(&b'{') {
-            return None;
-        }
     }
 }
 

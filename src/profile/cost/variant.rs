@@ -129,21 +129,12 @@ pub fn find(source: &str, line: u32, keyword: &'static str) -> Result<BranchText
     };
     let after = at + keyword.len();
     let open = top_level_brace(&code, after).ok_or(NoVariant::NotInText)?;
-    let mut close = matching_brace(&code, open).ok_or(NoVariant::NotInText)?;
-    // An `if`'s `else` and `else if` blocks belong to the statement.
-    loop {
-        let next = skip_space(&code, close + 1);
-        if keyword != "if" || !starts_word(&code, next, "else") {
-            break;
-        }
-        let Some(brace) = top_level_brace(&code, next + 4) else {
-            break;
-        };
-        match matching_brace(&code, brace) {
-            Some(end) => close = end,
-            None => break,
-        }
-    }
+    let close = if keyword == "if" {
+        if_end(&code, open)
+    } else {
+        matching_brace(&code, open)
+    };
+    let close = close.ok_or(NoVariant::NotInText)?;
     Ok(BranchText {
         keyword,
         condition: after..open,
@@ -211,6 +202,25 @@ fn top_level_brace(text: &str, from: usize) -> Option<usize> {
         }
     }
     None
+}
+
+/// The last `}` of the `if` whose first block opens at `open`: its `else if` and `else` blocks
+/// belong to the statement (where one does not read, the last that does ends it).
+pub(super) fn if_end(code: &str, open: usize) -> Option<usize> {
+    let mut close = matching_brace(code, open)?;
+    loop {
+        let next = skip_space(code, close + 1);
+        if !starts_word(code, next, "else") {
+            return Some(close);
+        }
+        let Some(brace) = top_level_brace(code, next + 4) else {
+            return Some(close);
+        };
+        match matching_brace(code, brace) {
+            Some(end) => close = end,
+            None => return Some(close),
+        }
+    }
 }
 
 pub(super) fn matching_brace(text: &str, open: usize) -> Option<usize> {
