@@ -4,6 +4,7 @@
 
 use super::{Counterfactual, MAX_OUTSIDE_CHANGE};
 use crate::profile::report::{BranchCost, CostVerdict, Estimate};
+use crate::report::units::format_ns;
 use crate::stats::{Interval, median_interval};
 
 /// On a coarse timer, timed on one buffer placement, a saving of fewer steps than this is
@@ -143,9 +144,7 @@ pub fn judge(
              a branch already)"
                 .to_owned(),
         ),
-        (Some(_), Some(i), _, None) => {
-            (CostVerdict::FreeHere, free_reason(i.high, predicted, step))
-        }
+        (Some(_), Some(i), _, None) => (CostVerdict::FreeHere, free_reason(i, predicted, step)),
         _ => (
             CostVerdict::NotMeasured,
             "too few timed rounds for an interval".to_owned(),
@@ -290,21 +289,38 @@ fn split_reason(split: &[Option<bool>], medians: &[f64], band_steps: f64) -> Str
     )
 }
 
-/// Why a saving within noise of zero is so: the model foresaw no more (the variant drops
-/// little or no work inside the branch: a side its first lane skips that is empty or cheap), or
-/// it foresaw more and the device did not pay it (the driver predicated or merged the paths),
-/// or the prediction is too uncertain to tell the two apart: its interval reaches the saving's,
-/// or on a coarse timer (`step`) it is only a few steps, which do not repeat between runs.
-fn free_reason(high_ns: f64, predicted: Option<Estimate>, step: Option<f64>) -> String {
+/// Why a saving within noise of zero is so: the model foresaw none (the variant drops no work
+/// inside the branch: the side its first lane skips is empty), or less than the noise of this
+/// run can tell from zero (too little work inside the branch, or too noisy a machine: not a
+/// cheap side by itself), or it foresaw more and the device did not pay it (the driver
+/// predicated or merged the paths), or the prediction is too uncertain to tell the two apart:
+/// its interval reaches the saving's, or on a coarse timer (`step`) it is only a few steps,
+/// which do not repeat between runs.
+fn free_reason(interval: Interval, predicted: Option<Estimate>, step: Option<f64>) -> String {
     let Some(p) = predicted else {
         return "the saving's 95% interval includes zero".to_owned();
     };
-    if p.ns <= high_ns {
+    if p.ns == 0.0 {
         "the saving's 95% interval includes zero, as the model predicts: the variant drops no \
-         more work inside the branch than the noise, since the side its first lane skips is \
-         empty or cheap"
+         work inside the branch, since the side its first lane skips is empty"
             .to_owned()
-    } else if p.interval.is_some_and(|[low, _]| low <= high_ns) {
+    } else if p.ns < 0.0 {
+        format!(
+            "the saving's 95% interval includes zero, and the model predicts none: the variant \
+             runs more inside the branch ({} more), as the lanes that follow the first one take \
+             the longer path",
+            format_ns(-p.ns)
+        )
+    } else if p.ns <= interval.high {
+        format!(
+            "the saving's 95% interval includes zero and the model's prediction ({}): this \
+             run's noise (an interval {} wide) cannot tell that little work inside the branch \
+             from none, so whether the paths serialize is not decided here (a larger --dispatch \
+             tells where it lengthens the branch's work)",
+            format_ns(p.ns),
+            format_ns(interval.high - interval.low),
+        )
+    } else if p.interval.is_some_and(|[low, _]| low <= interval.high) {
         "the saving's 95% interval includes zero and reaches the model's prediction's: the \
          kernel's time above the empty kernel's is too noisy here to tell a cheap side from \
          paths the driver merged (a larger --dispatch tells them apart)"
@@ -380,9 +396,17 @@ mod tests {
         let predicted = |ns, interval| Some(Estimate { ns, interval });
         let foreseen = first_lane(&[(&placebo, &same)], 0.0, predicted(0.0, None));
         assert!(
-            foreseen.reason.contains("as the model predicts"),
+            foreseen
+                .reason
+                .contains("side its first lane skips is empty"),
             "{foreseen:?}"
         );
+        // A saving foreseen but smaller than the noise says so, not that a side is cheap.
+        let within = first_lane(&[(&placebo, &same)], 0.0, predicted(0.01, None));
+        assert!(within.reason.contains("not decided here"), "{within:?}");
+        assert!(!within.reason.contains("empty"), "{within:?}");
+        let longer = first_lane(&[(&placebo, &same)], 0.0, predicted(-2.0, None));
+        assert!(longer.reason.contains("runs more"), "{longer:?}");
         let predicated = first_lane(&[(&placebo, &same)], 0.0, predicted(5.0, Some([4.0, 6.0])));
         assert!(predicated.reason.contains("predicated"), "{predicated:?}");
         assert_eq!(predicated.predicted_interval_ns, Some([4.0, 6.0]));
