@@ -514,6 +514,17 @@ impl TimingRecord {
                 cv * 100.0
             ));
         }
+        if let Some(above) = (self.above_floor_interval_ns)
+            .filter(|[low, _]| *low <= 0.0)
+            .and(self.above_floor_text())
+        {
+            notes.push(format!(
+                "the kernel's time cannot be told from an empty kernel's over the same \
+                 workgroups ({above}): beside a dispatch's fixed cost its work is too little for \
+                 --cost to tell a branch's saving from noise; more workgroups (--dispatch) or \
+                 more work per invocation lengthen it"
+            ));
+        }
         notes
     }
 
@@ -596,5 +607,27 @@ mod timing_tests {
         assert_eq!(timing(None).above_floor_ns(), 24_800.0);
         assert_eq!(timing(Some(21_700.0)).above_floor_ns(), 3_100.0);
         assert_eq!(timing(Some(26_000.0)).above_floor_ns(), 0.0);
+    }
+
+    /// A kernel whose time above the floor may be nothing is too small for `--cost`: a note says
+    /// so, and one clear of the floor gets none.
+    #[test]
+    fn a_kernel_no_longer_than_an_empty_one_is_noted() {
+        let timing = |above_floor_interval_ns| TimingRecord {
+            kernel_ns: 22_100.0,
+            instrumented_ns: 26_900.0,
+            overhead: 1.22,
+            reps: 41,
+            time_budget_s: 5.0,
+            source: crate::report::TimingSource::GpuTimestamp,
+            overhead_interval: None,
+            kernel_cv: None,
+            floor_ns: Some(21_000.0),
+            above_floor_interval_ns,
+        };
+        let too_little = |t: TimingRecord| t.notes().iter().any(|n| n.contains("too little"));
+        assert!(too_little(timing(Some([0.0, 6_460.0]))));
+        assert!(!too_little(timing(Some([450.0, 1_700.0]))));
+        assert!(!too_little(timing(None)));
     }
 }
