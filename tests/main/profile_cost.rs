@@ -152,6 +152,23 @@ fn a_branch_on_the_workgroup_never_diverges_and_runs_no_variant() {
 }
 
 #[test]
+fn work_the_sides_do_in_functions_is_the_branchs_not_work_outside_it() {
+    let _gpu = util::gpu_exclusive();
+    let lab = Lab::new(util::gpu());
+    let (profile, cost) = costed(&lab, "sides_call_functions.wgsl", 21);
+    // The loop the sides call moves with the branch, and nothing else does: before the
+    // functions' lines counted as the sides', this read 50% outside, confounded, predicted 0.05%.
+    assert_eq!(cost.outside_change, Some(0.0), "{cost:#?}");
+    assert_ne!(cost.verdict, CostVerdict::Confounded, "{cost:#?}");
+    let predicted = cost.predicted_ns.unwrap() / profile.timing.as_ref().unwrap().kernel_ns;
+    assert!((0.3..=0.7).contains(&predicted), "{cost:#?}");
+    // Timed, as the loops written in the sides are: about half the kernel.
+    assert_eq!(cost.verdict, CostVerdict::Serialized, "{cost:#?}");
+    let share = cost.saved_fraction.unwrap();
+    assert!((0.3..=0.8).contains(&share), "saved {share}: {cost:#?}");
+}
+
+#[test]
 fn a_branch_that_sets_a_later_loops_trips_is_confounded() {
     let _gpu = util::gpu_shared();
     let lab = Lab::new(util::gpu());

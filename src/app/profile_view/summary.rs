@@ -22,10 +22,12 @@ pub fn summary(ui: &mut egui::Ui, profile: &Profile) {
     });
     // Outputs that differ from the kernel alone are said in the open, not only on hover: in the
     // warning colour where the kernel alone repeats itself (the counters may have changed what
-    // it computes), muted where it differs from itself too (its result follows the timing).
+    // it computes), muted where it differs from itself too (its result follows the timing) or
+    // only by a float's rounding.
     if let Some(outputs) = profile.outputs.as_ref().filter(|o| !o.agree()) {
-        let steady = (outputs.resources.iter())
-            .any(|r| (r.difference.as_ref()).is_some_and(|d| d.differing_alone == 0));
+        let steady = (outputs.resources.iter()).any(|r| {
+            (r.difference.as_ref()).is_some_and(|d| d.differing_alone == 0 && !d.rounding())
+        });
         let colour = if steady {
             ui.visuals().warn_fg_color
         } else {
@@ -270,6 +272,7 @@ mod tests {
                 difference: Some(OutputDifference {
                     first: "byte 0: 1u instrumented, 2u alone".to_owned(),
                     differing_alone: 0,
+                    float_ulps: None,
                 }),
             }],
             not_compared: None,

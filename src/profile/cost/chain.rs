@@ -11,7 +11,8 @@ use std::ops::Range;
 use naga::{Expression, Function, Handle, Module, Statement};
 
 use super::variant::{
-    Control, Form, control_binding, flat, if_end, line_of, line_start, matching_brace, skip_space,
+    BranchText, Control, Form, control_binding, flat, if_end, line_of, line_start, matching_brace,
+    skip_space,
 };
 use crate::naga_walk::each_statement;
 use crate::shaders::{mask_comments, prepare_for_naga};
@@ -103,9 +104,7 @@ pub fn find(
         right: own.right.clone(),
         hoist,
         lines: line_of(&code, first)..line_of(&code, own.right.end) + 1,
-        calls: calls(module, right)
-            .filter_map(|name| function_lines(&code, name))
-            .collect(),
+        calls: called_lines(&code, module, right),
     };
     // What the text scan misread does not parse.
     let timed = prepare_for_naga(&write(source, &chain, Form::Timed, 0));
@@ -348,6 +347,24 @@ fn side_effect(module: &Module, text: &str) -> Option<String> {
             builtin || function(module, name).is_some_and(|h| impure(module, h, 0))
         })
         .map(str::to_owned)
+}
+
+/// The lines of the module functions `text` (a part of `code`, comments masked) calls, and of
+/// those they call: their work is the work of the code that calls them.
+fn called_lines(code: &str, module: &Module, text: &str) -> Vec<Range<u32>> {
+    (calls(module, text))
+        .filter_map(|name| function_lines(code, name))
+        .collect()
+}
+
+/// The lines of the module functions an `if` or `switch` statement calls (in its condition or
+/// selector, or on its sides), and of those they call.
+pub fn branch_calls(source: &str, module: &Module, branch: &BranchText) -> Vec<Range<u32>> {
+    // Comments masked, so that a name in one is no call.
+    let code = mask_comments(source);
+    let start = line_start(&code, branch.lines.start).unwrap_or(0);
+    let end = line_start(&code, branch.lines.end).unwrap_or(code.len());
+    called_lines(&code, module, &code[start..end])
 }
 
 /// The module functions `clause` calls, and those they call, by name.

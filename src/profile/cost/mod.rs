@@ -73,8 +73,9 @@ fn line_slots(lines: &[LineProfile], width: u32) -> u64 {
 }
 
 /// The subgroup executions that the variant (each subgroup follows its first active lane) does
-/// not run on the lines of a branch whose statement spans `region`, its header line aside: Σ
-/// (the original's executions − the variant's). Divergent paths serialize, so a subgroup pays
+/// not run on the lines of a branch whose statement spans `statement`, its header line aside,
+/// and of the functions it calls (`calls`, every line): Σ (the original's
+/// executions − the variant's). Divergent paths serialize, so a subgroup pays
 /// a line's W lane slots whichever lanes are active: agreeing, it drops the side its first
 /// lane did not take, and where that side is empty (an `if (lid == 0u)` without an `else`) it
 /// saves nothing, however many lanes idled. Negative where the variant runs more (lanes that
@@ -82,13 +83,15 @@ fn line_slots(lines: &[LineProfile], width: u32) -> u64 {
 pub fn dropped_executions(
     original: &[LineProfile],
     variant: &[LineProfile],
-    region: &Range<u32>,
+    statement: &Range<u32>,
+    calls: &[Range<u32>],
 ) -> i64 {
     // The original's lines only: the variant is counted without the analysis that leaves out
     // the lines of no statement, so blank lines inside its blocks are listed too.
-    let inside = original
-        .iter()
-        .filter(|l| l.line > region.start && l.line < region.end);
+    let inside = original.iter().filter(|l| {
+        (l.line > statement.start && l.line < statement.end)
+            || calls.iter().any(|r| r.contains(&l.line))
+    });
     let as_signed = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
     inside
         .map(|line| {
@@ -196,7 +199,7 @@ mod tests {
         variant[3].executions = 0;
         variant[3].active_lanes = Some(0);
         variant[2].active_lanes = Some(80);
-        assert_eq!(dropped_executions(&lines(), &variant, &(3..7)), 10);
+        assert_eq!(dropped_executions(&lines(), &variant, &(3..7), &[]), 10);
         // 10 × 8 = 80 of the 400 slots of a 1000 ns kernel.
         let work = Estimate {
             ns: 1000.0,
@@ -209,7 +212,12 @@ mod tests {
         let negative = priced_ns(-80, &lines(), 8, work).unwrap();
         assert_eq!(negative.interval, Some([-280.0, -160.0]));
         // The header's own executions are not the branch's.
-        assert_eq!(dropped_executions(&lines(), &variant, &(4..5)), 0);
+        assert_eq!(dropped_executions(&lines(), &variant, &(4..5), &[]), 0);
+        // The lines of the functions a side calls are the branch's too, every one of them.
+        assert_eq!(
+            dropped_executions(&lines(), &variant, &(4..5), &[6..7, 20..30]),
+            10
+        );
         let unknown = Estimate {
             ns: f64::NAN,
             interval: None,
@@ -224,10 +232,10 @@ mod tests {
         let original = vec![line(3, 10, 80), line(4, 10, 10), line(8, 10, 80)];
         let mut variant = original.clone();
         variant[1].active_lanes = Some(80);
-        assert_eq!(dropped_executions(&original, &variant, &(3..7)), 0);
+        assert_eq!(dropped_executions(&original, &variant, &(3..7), &[]), 0);
         // A variant whose lanes follow another into a longer loop runs more: a negative saving.
         variant[1].executions = 12;
-        assert_eq!(dropped_executions(&original, &variant, &(3..7)), -2);
+        assert_eq!(dropped_executions(&original, &variant, &(3..7), &[]), -2);
     }
 
     #[test]

@@ -132,6 +132,7 @@ pub(super) fn compare(
         .map(|(i, (w, t))| {
             let difference = t.first.map(|first| OutputDifference {
                 first,
+                float_ulps: t.float_ulps,
                 differing_alone: again
                     .as_ref()
                     .map_or(0, |again| tally(w, &alone[i], &again[i]).differing),
@@ -165,6 +166,9 @@ struct Tally {
     differing: u64,
     /// The first that differs, with both values.
     first: Option<String>,
+    /// Where every value that differs is a finite float: the largest gap, in units in the last
+    /// place.
+    float_ulps: Option<u64>,
 }
 
 /// `ours` (instrumented) against `theirs` (alone), value by value or texel by texel.
@@ -183,6 +187,8 @@ fn tally(written: &Written<'_>, ours: &[u8], theirs: &[u8]) -> Tally {
 fn tally_values(binding: &Binding, ours: &[u8], theirs: &[u8]) -> Tally {
     let len = binding.size.len_for(ours.len() as u64);
     let (mut compared, mut differing, mut first) = (0, 0, None);
+    // The largest gap between differing floats, while every differing value is one.
+    let mut float_ulps = Some(0);
     let _ = binding
         .shape
         .for_each_scalar(0, len, &mut |offset, scalar| {
@@ -193,11 +199,12 @@ fn tally_values(binding: &Binding, ours: &[u8], theirs: &[u8]) -> Tally {
             compared += 1;
             if a != b {
                 differing += 1;
+                float_ulps = float_ulps.zip(ulps(scalar, a, b)).map(|(m, u)| m.max(u));
                 first.get_or_insert_with(|| {
                     format!(
                         "byte {offset}: {} instrumented, {} alone",
-                        scalar_text(scalar, a),
-                        scalar_text(scalar, b)
+                        exact_text(scalar, a),
+                        exact_text(scalar, b)
                     )
                 });
             }
@@ -207,7 +214,53 @@ fn tally_values(binding: &Binding, ours: &[u8], theirs: &[u8]) -> Tally {
         compared,
         differing,
         first,
+        float_ulps: float_ulps.filter(|_| differing > 0),
     }
+}
+
+/// A value as the report shows it, a float to as many digits as tell it from its neighbours
+/// (two outputs that differ in the last bit must not read alike).
+fn exact_text(scalar: naga::Scalar, raw: &[u8]) -> String {
+    match (scalar.kind, raw) {
+        (naga::ScalarKind::Float, &[a, b, c, d]) => f32::from_le_bytes([a, b, c, d]).to_string(),
+        (naga::ScalarKind::Float, raw) if raw.len() == 8 => {
+            let bytes: [u8; 8] = raw.try_into().unwrap_or_default();
+            f64::from_le_bytes(bytes).to_string()
+        }
+        _ => scalar_text(scalar, raw),
+    }
+}
+
+/// How many floats lie between `a` and `b` (units in the last place), for finite 32- and
+/// 64-bit floats; `None` for other scalars, NaNs and infinities.
+fn ulps(scalar: naga::Scalar, a: &[u8], b: &[u8]) -> Option<u64> {
+    if scalar.kind != naga::ScalarKind::Float {
+        return None;
+    }
+    // Floats of one sign order as their bits do; the other sign counts down from zero.
+    let ordered = |raw: &[u8]| -> Option<i128> {
+        let (bits, sign, finite) = match raw.len() {
+            4 => {
+                let v = f32::from_le_bytes(raw.try_into().ok()?);
+                (
+                    i128::from(v.to_bits() & !(1 << 31)),
+                    v.is_sign_negative(),
+                    v.is_finite(),
+                )
+            }
+            8 => {
+                let v = f64::from_le_bytes(raw.try_into().ok()?);
+                (
+                    i128::from(v.to_bits() & !(1 << 63)),
+                    v.is_sign_negative(),
+                    v.is_finite(),
+                )
+            }
+            _ => return None,
+        };
+        finite.then_some(if sign { -bits } else { bits })
+    };
+    u64::try_from((ordered(a)? - ordered(b)?).unsigned_abs()).ok()
 }
 
 /// A texture of `[width, height, layers]` texels, `texel` bytes a texel, layer by layer and rows
@@ -235,6 +288,8 @@ fn tally_texels(
         compared: (ours.len() / texel) as u64,
         differing,
         first,
+        // A texel's format is not decoded here.
+        float_ulps: None,
     }
 }
 
@@ -246,6 +301,27 @@ fn hex(bytes: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn floats_are_shown_to_the_digit_that_differs_and_their_gap_counted() {
+        let f32s = naga::Scalar::F32;
+        let (a, b) = (0.25f32, f32::from_bits(0.25f32.to_bits() + 4));
+        assert_eq!(ulps(f32s, &a.to_le_bytes(), &b.to_le_bytes()), Some(4));
+        assert_eq!(exact_text(f32s, &b.to_le_bytes()), "0.25000012");
+        // Across zero, the floats of both signs between them count.
+        let tiny = f32::from_bits(2);
+        assert_eq!(
+            ulps(f32s, &tiny.to_le_bytes(), &(-tiny).to_le_bytes()),
+            Some(4)
+        );
+        let f64s = naga::Scalar::F64;
+        let c = f64::from_bits(1.5f64.to_bits() + 7);
+        assert_eq!(ulps(f64s, &1.5f64.to_le_bytes(), &c.to_le_bytes()), Some(7));
+        // Not a float's gap: NaN, or an integer.
+        let nan = f32::NAN.to_le_bytes();
+        assert_eq!(ulps(f32s, &nan, &a.to_le_bytes()), None);
+        assert_eq!(ulps(naga::Scalar::U32, &[1, 0, 0, 0], &[2, 0, 0, 0]), None);
+    }
 
     #[test]
     fn texels_are_counted_and_the_first_difference_placed() {

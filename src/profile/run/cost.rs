@@ -46,7 +46,8 @@ pub(super) struct Variants {
 /// Where a branch's variant is written: an `if` or `switch` statement, or the `if` naga made
 /// of a short-circuit operator.
 enum Written {
-    Branch(BranchText),
+    /// The statement, and the lines of the functions it calls (their work is its sides').
+    Branch(BranchText, Vec<std::ops::Range<u32>>),
     Chain(ChainText),
 }
 
@@ -54,25 +55,26 @@ impl Written {
     /// The variant's text in `form`, its control buffer at `control_group`.
     fn variant(&self, source: &str, form: variant::Form, control_group: u32) -> String {
         match self {
-            Self::Branch(text) => variant::write(source, text, form, control_group),
+            Self::Branch(text, _) => variant::write(source, text, form, control_group),
             Self::Chain(text) => chain::write(source, text, form, control_group),
         }
     }
 
-    /// The lines the variant changes the work of: the branch's, or the chain's and those of
-    /// the functions its next clause calls.
+    /// The lines the variant changes the work of: the statement's (first), and those of the
+    /// functions it calls (the branch's sides, or the chain's next clause).
     fn lines(&self) -> Vec<std::ops::Range<u32>> {
-        match self {
-            Self::Branch(text) => vec![text.lines.clone()],
-            Self::Chain(text) => std::iter::once(text.lines.clone())
-                .chain(text.calls.iter().cloned())
-                .collect(),
-        }
+        let (lines, calls) = match self {
+            Self::Branch(text, calls) => (&text.lines, calls),
+            Self::Chain(text) => (&text.lines, &text.calls),
+        };
+        std::iter::once(lines.clone())
+            .chain(calls.iter().cloned())
+            .collect()
     }
 
     fn counterfactual(&self) -> Counterfactual {
         match self {
-            Self::Branch(_) => Counterfactual::FirstLane,
+            Self::Branch(..) => Counterfactual::FirstLane,
             Self::Chain(_) => Counterfactual::Eager,
         }
     }
@@ -250,7 +252,8 @@ fn written(
             branch.line
         ),
     })?;
-    Ok(Written::Branch(text))
+    let calls = chain::branch_calls(&kernel.source, &kernel.module, &text);
+    Ok(Written::Branch(text, calls))
 }
 
 fn unmeasured(reason: String) -> BranchCost {
@@ -317,7 +320,7 @@ fn count_variant(
     });
     Ok(Ok((
         cost::outside_change(original, &lines, &region),
-        cost::dropped_executions(original, &lines, &region[0]),
+        cost::dropped_executions(original, &lines, &region[0], &region[1..]),
     )))
 }
 
