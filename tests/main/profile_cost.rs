@@ -151,21 +151,32 @@ fn a_branch_on_the_workgroup_never_diverges_and_runs_no_variant() {
     );
 }
 
-#[test]
-fn work_the_sides_do_in_functions_is_the_branchs_not_work_outside_it() {
+/// `name`'s branch moves work that lies outside its statement's lines but is its own: no work
+/// outside it moves, the model predicts about half the kernel, and the saving is timed.
+fn costs_the_work_it_moves_as_its_own(name: &str) {
     let _gpu = util::gpu_exclusive();
     let lab = Lab::new(util::gpu());
-    let (profile, cost) = costed(&lab, "sides_call_functions.wgsl", 21);
-    // The loop the sides call moves with the branch, and nothing else does: before the
-    // functions' lines counted as the sides', this read 50% outside, confounded, predicted 0.05%.
+    let (profile, cost) = costed(&lab, name, 21);
     assert_eq!(cost.outside_change, Some(0.0), "{cost:#?}");
-    assert_ne!(cost.verdict, CostVerdict::Confounded, "{cost:#?}");
     let predicted = cost.predicted_ns.unwrap() / profile.timing.as_ref().unwrap().kernel_ns;
     assert!((0.3..=0.7).contains(&predicted), "{cost:#?}");
-    // Timed, as the loops written in the sides are: about half the kernel.
     assert_eq!(cost.verdict, CostVerdict::Serialized, "{cost:#?}");
     let share = cost.saved_fraction.unwrap();
-    assert!((0.3..=0.8).contains(&share), "saved {share}: {cost:#?}");
+    assert!((0.2..=0.8).contains(&share), "saved {share}: {cost:#?}");
+}
+
+/// Before the functions' lines counted as the sides', this read 50% outside, confounded,
+/// predicted 0.05% of the kernel.
+#[test]
+fn work_the_sides_do_in_functions_is_the_branchs_not_work_outside_it() {
+    costs_the_work_it_moves_as_its_own("sides_call_functions.wgsl");
+}
+
+/// Before the rest of the loop body counted as the `if`'s, this read 50% outside, confounded,
+/// predicted 0.2% of the kernel.
+#[test]
+fn the_code_an_if_skips_by_continuing_is_its_else() {
+    costs_the_work_it_moves_as_its_own("continue_skips_rest.wgsl");
 }
 
 #[test]

@@ -11,8 +11,7 @@ use std::ops::Range;
 use naga::{Expression, Function, Handle, Module, Statement};
 
 use super::variant::{
-    BranchText, Control, Form, control_binding, flat, if_end, line_of, line_start, matching_brace,
-    skip_space,
+    Control, Form, control_binding, flat, if_end, line_of, line_start, matching_brace, skip_space,
 };
 use crate::naga_walk::each_statement;
 use crate::shaders::{mask_comments, prepare_for_naga};
@@ -357,13 +356,13 @@ fn called_lines(code: &str, module: &Module, text: &str) -> Vec<Range<u32>> {
         .collect()
 }
 
-/// The lines of the module functions an `if` or `switch` statement calls (in its condition or
-/// selector, or on its sides), and of those they call.
-pub fn branch_calls(source: &str, module: &Module, branch: &BranchText) -> Vec<Range<u32>> {
+/// The lines of the module functions that `lines` of `source` call (a branch's statement: its
+/// condition or selector, and its sides), and of those they call.
+pub fn calls_in_lines(source: &str, module: &Module, lines: &Range<u32>) -> Vec<Range<u32>> {
     // Comments masked, so that a name in one is no call.
     let code = mask_comments(source);
-    let start = line_start(&code, branch.lines.start).unwrap_or(0);
-    let end = line_start(&code, branch.lines.end).unwrap_or(code.len());
+    let start = line_start(&code, lines.start).unwrap_or(0);
+    let end = line_start(&code, lines.end).unwrap_or(code.len());
     called_lines(&code, module, &code[start..end])
 }
 

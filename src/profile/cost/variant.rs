@@ -166,7 +166,7 @@ fn is_word_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_'
 }
 
-fn starts_word(text: &str, at: usize, word: &str) -> bool {
+pub(super) fn starts_word(text: &str, at: usize, word: &str) -> bool {
     let bytes = text.as_bytes();
     text[at.min(text.len())..].starts_with(word)
         && bytes.get(at + word.len()).is_none_or(|&b| !is_word_byte(b))

@@ -6,6 +6,7 @@
 use crate::Result;
 use crate::gpu::{Dispatch, GpuContext, read_only_buffer};
 use crate::profile::cost::chain::{self, ChainText, ClauseAt};
+use crate::profile::cost::exits;
 use crate::profile::cost::variant::{self, BranchText, Control};
 use crate::profile::cost::{self, Counterfactual};
 use crate::profile::kernel::Kernel;
@@ -46,7 +47,8 @@ pub(super) struct Variants {
 /// Where a branch's variant is written: an `if` or `switch` statement, or the `if` naga made
 /// of a short-circuit operator.
 enum Written {
-    /// The statement, and the lines of the functions it calls (their work is its sides').
+    /// The statement, and the other lines whose work is its sides': the code an `if` that
+    /// continues or returns skips, and the functions the statement and that code call.
     Branch(BranchText, Vec<std::ops::Range<u32>>),
     Chain(ChainText),
 }
@@ -252,8 +254,14 @@ fn written(
             branch.line
         ),
     })?;
-    let calls = chain::branch_calls(&kernel.source, &kernel.module, &text);
-    Ok(Written::Branch(text, calls))
+    // The code an `if` that continues or returns skips is its `else`; what the statement and
+    // that code call is their work.
+    let rest = exits::implicit_else(&kernel.source, &text);
+    let mut also: Vec<std::ops::Range<u32>> = rest.iter().cloned().collect();
+    for lines in std::iter::once(&text.lines).chain(&rest) {
+        also.extend(chain::calls_in_lines(&kernel.source, &kernel.module, lines));
+    }
+    Ok(Written::Branch(text, also))
 }
 
 fn unmeasured(reason: String) -> BranchCost {

@@ -1,0 +1,175 @@
+//! The `else` an `if` that leaves its block writes without the word: `if c { continue; } rest`
+//! runs `rest` where `c` fails, as `if c {} else { rest }` would. So `rest` (to the end of the
+//! loop body it continues, or of the function it returns from) is the branch's work: a subgroup
+//! whose first lane decides runs it with all its lanes or with none, and no work outside the
+//! branch moves. A `break` has none here: it also changes the loop's trips, as a divergent loop
+//! does, which a variant whose lanes agree cannot leave as they were.
+
+use std::ops::Range;
+
+use super::variant::{BranchText, line_of, matching_brace, skip_space, starts_word};
+use crate::shaders::mask_comments;
+
+/// How an `if`'s block leaves what holds it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Exit {
+    Continue,
+    Return,
+}
+
+/// The lines an `if` without an `else` (`branch`, in `source`) skips where it is taken, since
+/// its block ends in `continue` or `return`: from the line after the `if` to the end of the
+/// loop body it continues or the function it returns from. `None` for any other `if`.
+pub fn implicit_else(source: &str, branch: &BranchText) -> Option<Range<u32>> {
+    if branch.keyword != "if" {
+        return None;
+    }
+    let code = mask_comments(source);
+    let open = branch.condition.end;
+    let close = matching_brace(&code, open)?;
+    if starts_word(&code, skip_space(&code, close + 1), "else") {
+        return None;
+    }
+    let exit = last_statement_exit(&code[open + 1..close])?;
+    let mut blocks = enclosing_blocks(&code, open);
+    let held_by = match exit {
+        Exit::Continue => blocks.find(|&brace| opens_loop(&code, brace))?,
+        Exit::Return => blocks.last()?,
+    };
+    let end = line_of(&code, matching_brace(&code, held_by)?) + 1;
+    let start = line_of(&code, close) + 1;
+    (start < end).then_some(start..end)
+}
+
+/// Whether `block` (a block's statements, without its braces) ends in `continue` or `return`.
+fn last_statement_exit(block: &str) -> Option<Exit> {
+    let body = block.trim_end().strip_suffix(';')?;
+    let start = body.rfind([';', '{', '}']).map_or(0, |at| at + 1);
+    let at = skip_space(body, start);
+    if starts_word(body, at, "continue") {
+        Some(Exit::Continue)
+    } else if starts_word(body, at, "return") {
+        Some(Exit::Return)
+    } else {
+        None
+    }
+}
+
+/// The `{` of each block that holds byte `at` of `code`, innermost first.
+fn enclosing_blocks(code: &str, at: usize) -> impl Iterator<Item = usize> + '_ {
+    let bytes = code.as_bytes();
+    let mut at = at;
+    std::iter::from_fn(move || {
+        let mut depth = 0i32;
+        while at > 0 {
+            at -= 1;
+            match bytes[at] {
+                b'}' => depth += 1,
+                b'{' if depth == 0 => return Some(at),
+                b'{' => depth -= 1,
+                _ => {}
+            }
+        }
+        None
+    })
+}
+
+/// Whether the `{` at `brace` opens a `for`, `while` or `loop` body.
+fn opens_loop(code: &str, brace: usize) -> bool {
+    let before = code[..brace].trim_end();
+    // `for (…) {` and `while (…) {`: the word before the parentheses (a `for` header holds
+    // semicolons, so the statement's start cannot be found by them).
+    if before.ends_with(')') {
+        let mut depth = 0i32;
+        for (i, b) in before.bytes().enumerate().rev() {
+            match b {
+                b')' => depth += 1,
+                b'(' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        let word = before[..i].trim_end();
+                        let last = word.rsplit(|c: char| !(c.is_alphanumeric() || c == '_'));
+                        return matches!(last.into_iter().next(), Some("for" | "while"));
+                    }
+                }
+                _ => {}
+            }
+        }
+        return false;
+    }
+    // `loop {` and `while cond {`: the statement's first word.
+    let start = before.rfind([';', '{', '}']).map_or(0, |at| at + 1);
+    let at = skip_space(before, start);
+    starts_word(before, at, "loop") || starts_word(before, at, "while")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::variant::find;
+    use super::*;
+
+    const KERNEL: &str = "\
+fn shade(x: f32) -> f32 {
+    if (x < 0.0) {
+        return 0.0;
+    }
+    let y = x * 2.0;
+    return y;
+}
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3u) {
+    var c = 0.0;
+    for (var i = 0u; i < 8u; i++) {
+        if (i == gid.x) {
+            if (gid.x > 4u) { continue; } // skip
+            c += 1.0;
+        }
+        c += shade(f32(i));
+    }
+    loop {
+        if c > 9.0 { break; }
+        c += 1.0;
+    }
+    if (gid.x % 2u == 0u) {
+        return;
+    } else {
+        c = 0.0;
+    }
+    c += 2.0;
+}
+";
+
+    fn rest(line: u32) -> Option<Range<u32>> {
+        implicit_else(KERNEL, &find(KERNEL, line, "if").unwrap())
+    }
+
+    #[test]
+    fn an_if_that_continues_or_returns_has_the_rest_of_its_loop_or_function_for_else() {
+        // A `return` in a function: the rest of the function.
+        assert_eq!(rest(2), Some(5..8));
+        // A `continue` inside an inner `if`: the rest of the loop body, past that `if`.
+        assert_eq!(rest(14), Some(15..19));
+        // An `if` whose block does not end by leaving, one that breaks, and one with an `else`.
+        assert_eq!(rest(13), None);
+        assert_eq!(rest(20), None);
+        assert_eq!(rest(23), None);
+    }
+
+    #[test]
+    fn loops_are_told_from_other_blocks() {
+        let opens = |header: &str| {
+            let code = format!("{header} {{ }}");
+            opens_loop(&code, code.len() - 3)
+        };
+        assert!(opens("for (var i = 0u; i < n; i++)"));
+        assert!(opens("while (i < n)"));
+        assert!(opens("x = 1; while i < n"));
+        assert!(opens("x = 1; loop"));
+        assert!(!opens("if (i < n)"));
+        assert!(!opens("switch (i)"));
+        assert!(!opens("x = 1; continuing"));
+        assert!(!opens("fn main(@builtin(global_invocation_id) gid: vec3u)"));
+        assert!(!opens("fn wait_for(x: u32)"));
+    }
+}
