@@ -12,15 +12,39 @@ use crate::shaders::mask_comments;
 
 /// How an `if`'s block leaves what holds it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Exit {
+pub enum Exit {
     Continue,
     Return,
+}
+
+/// The code an `if` skips where it is taken.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ImplicitElse {
+    /// 1-based lines, from the line after the `if` to the end of the loop body or function.
+    pub lines: Range<u32>,
+    /// The statement that leaves.
+    pub by: Exit,
+}
+
+impl ImplicitElse {
+    /// What it is, in words: `lines 15 to 19, which it skips by \`continue\`, are its else`.
+    pub fn describe(&self) -> String {
+        let keyword = match self.by {
+            Exit::Continue => "continue",
+            Exit::Return => "return",
+        };
+        format!(
+            "lines {} to {}, which it skips by `{keyword}`, are its else",
+            self.lines.start,
+            self.lines.end - 1
+        )
+    }
 }
 
 /// The lines an `if` without an `else` (`branch`, in `source`) skips where it is taken, since
 /// its block ends in `continue` or `return`: from the line after the `if` to the end of the
 /// loop body it continues or the function it returns from. `None` for any other `if`.
-pub fn implicit_else(source: &str, branch: &BranchText) -> Option<Range<u32>> {
+pub fn implicit_else(source: &str, branch: &BranchText) -> Option<ImplicitElse> {
     if branch.keyword != "if" {
         return None;
     }
@@ -38,7 +62,10 @@ pub fn implicit_else(source: &str, branch: &BranchText) -> Option<Range<u32>> {
     };
     let end = line_of(&code, matching_brace(&code, held_by)?) + 1;
     let start = line_of(&code, close) + 1;
-    (start < end).then_some(start..end)
+    (start < end).then_some(ImplicitElse {
+        lines: start..end,
+        by: exit,
+    })
 }
 
 /// Whether `block` (a block's statements, without its braces) ends in `continue` or `return`.
@@ -141,7 +168,7 @@ fn main(@builtin(global_invocation_id) gid: vec3u) {
 ";
 
     fn rest(line: u32) -> Option<Range<u32>> {
-        implicit_else(KERNEL, &find(KERNEL, line, "if").unwrap())
+        implicit_else(KERNEL, &find(KERNEL, line, "if").unwrap()).map(|r| r.lines)
     }
 
     #[test]
@@ -150,6 +177,11 @@ fn main(@builtin(global_invocation_id) gid: vec3u) {
         assert_eq!(rest(2), Some(5..8));
         // A `continue` inside an inner `if`: the rest of the loop body, past that `if`.
         assert_eq!(rest(14), Some(15..19));
+        let skipped = implicit_else(KERNEL, &find(KERNEL, 14, "if").unwrap()).unwrap();
+        assert_eq!(
+            skipped.describe(),
+            "lines 15 to 18, which it skips by `continue`, are its else"
+        );
         // An `if` whose block does not end by leaving, one that breaks, and one with an `else`.
         assert_eq!(rest(13), None);
         assert_eq!(rest(20), None);

@@ -6,7 +6,7 @@
 use crate::Result;
 use crate::gpu::{Dispatch, GpuContext, read_only_buffer};
 use crate::profile::cost::chain::{self, ChainText, ClauseAt};
-use crate::profile::cost::exits;
+use crate::profile::cost::exits::{self, ImplicitElse};
 use crate::profile::cost::variant::{self, BranchText, Control};
 use crate::profile::cost::{self, Counterfactual};
 use crate::profile::kernel::Kernel;
@@ -29,6 +29,8 @@ pub(super) struct Timed {
     outside: f64,
     /// The subgroup executions the counted variant no longer ran inside it: the model's saving.
     dropped: i64,
+    /// The code the branch skips by `continue` or `return`, counted as its else, in words.
+    skipped: Option<String>,
     /// On each buffer placement, the variant with each lane deciding (the placebo), then with
     /// the subgroup's first active lane deciding.
     pub pairs: Vec<(Dispatch, Dispatch)>,
@@ -47,9 +49,14 @@ pub(super) struct Variants {
 /// Where a branch's variant is written: an `if` or `switch` statement, or the `if` naga made
 /// of a short-circuit operator.
 enum Written {
-    /// The statement, and the other lines whose work is its sides': the code an `if` that
-    /// continues or returns skips, and the functions the statement and that code call.
-    Branch(BranchText, Vec<std::ops::Range<u32>>),
+    /// The statement, and the other lines whose work is its sides' (`also`): the code an `if`
+    /// that continues or returns skips (`skipped`), and the functions the statement and that
+    /// code call.
+    Branch {
+        text: BranchText,
+        also: Vec<std::ops::Range<u32>>,
+        skipped: Option<ImplicitElse>,
+    },
     Chain(ChainText),
 }
 
@@ -57,7 +64,7 @@ impl Written {
     /// The variant's text in `form`, its control buffer at `control_group`.
     fn variant(&self, source: &str, form: variant::Form, control_group: u32) -> String {
         match self {
-            Self::Branch(text, _) => variant::write(source, text, form, control_group),
+            Self::Branch { text, .. } => variant::write(source, text, form, control_group),
             Self::Chain(text) => chain::write(source, text, form, control_group),
         }
     }
@@ -66,7 +73,7 @@ impl Written {
     /// functions it calls (the branch's sides, or the chain's next clause).
     fn lines(&self) -> Vec<std::ops::Range<u32>> {
         let (lines, calls) = match self {
-            Self::Branch(text, calls) => (&text.lines, calls),
+            Self::Branch { text, also, .. } => (&text.lines, also),
             Self::Chain(text) => (&text.lines, &text.calls),
         };
         std::iter::once(lines.clone())
@@ -74,9 +81,16 @@ impl Written {
             .collect()
     }
 
+    fn skipped(&self) -> Option<&ImplicitElse> {
+        match self {
+            Self::Branch { skipped, .. } => skipped.as_ref(),
+            Self::Chain(_) => None,
+        }
+    }
+
     fn counterfactual(&self) -> Counterfactual {
         match self {
-            Self::Branch(..) => Counterfactual::FirstLane,
+            Self::Branch { .. } => Counterfactual::FirstLane,
             Self::Chain(_) => Counterfactual::Eager,
         }
     }
@@ -168,6 +182,7 @@ pub(super) fn variants(
                     counterfactual,
                     outside,
                     dropped,
+                    skipped: text.skipped().map(ImplicitElse::describe),
                     pairs,
                 });
             }
@@ -256,12 +271,17 @@ fn written(
     })?;
     // The code an `if` that continues or returns skips is its `else`; what the statement and
     // that code call is their work.
-    let rest = exits::implicit_else(&kernel.source, &text);
-    let mut also: Vec<std::ops::Range<u32>> = rest.iter().cloned().collect();
-    for lines in std::iter::once(&text.lines).chain(&rest) {
+    let skipped = exits::implicit_else(&kernel.source, &text);
+    let rest = skipped.as_ref().map(|s| &s.lines);
+    let mut also: Vec<std::ops::Range<u32>> = rest.into_iter().cloned().collect();
+    for lines in std::iter::once(&text.lines).chain(rest) {
         also.extend(chain::calls_in_lines(&kernel.source, &kernel.module, lines));
     }
-    Ok(Written::Branch(text, also))
+    Ok(Written::Branch {
+        text,
+        also,
+        skipped,
+    })
 }
 
 fn unmeasured(reason: String) -> BranchCost {
@@ -362,7 +382,10 @@ pub(super) fn apply(
         let predicted = (timed.counterfactual == Counterfactual::FirstLane)
             .then(|| cost::priced_ns(timed.dropped * i64::from(width), lines, width, work))
             .flatten();
-        let judged = cost::judge(&placements, timed.outside, predicted, timed.counterfactual);
+        let mut judged = cost::judge(&placements, timed.outside, predicted, timed.counterfactual);
+        if let Some(skipped) = &timed.skipped {
+            judged.reason = format!("{} ({skipped})", judged.reason);
+        }
         branches[timed.branch].cost = Some(judged);
     }
     for (index, decided) in variants.decided {
