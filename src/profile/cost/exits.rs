@@ -1,5 +1,6 @@
 //! The `else` an `if` that leaves its block writes without the word: `if c { continue; } rest`
-//! runs `rest` where `c` fails, as `if c {} else { rest }` would. So `rest` (to the end of the
+//! runs `rest` where `c` fails, as `if c {} else { rest }` would (and with an `else`, `rest` is
+//! that path's). So `rest` (to the end of the
 //! loop body it continues, or of the function it returns from) is the branch's work: a subgroup
 //! whose first lane decides runs it with all its lanes or with none, and no work outside the
 //! branch moves. A `break` has none here: it also changes the loop's trips, as a divergent loop
@@ -7,11 +8,13 @@
 
 use std::ops::Range;
 
-use super::variant::{BranchText, line_of, matching_brace, skip_space, starts_word};
+use super::variant::{
+    BranchText, line_of, matching_brace, skip_space, starts_word, top_level_brace,
+};
 use crate::shaders::mask_comments;
 
-/// How an `if`'s block leaves what holds it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// How an `if`'s block leaves what holds it; a `return` leaves more.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Exit {
     Continue,
     Return,
@@ -27,35 +30,43 @@ pub struct ImplicitElse {
 }
 
 impl ImplicitElse {
-    /// What it is, in words: `lines 15 to 19, which it skips by \`continue\`, are its else`.
+    /// What it is, in words: its lines, the statement that skips them, and whose work they are.
     pub fn describe(&self) -> String {
         let keyword = match self.by {
             Exit::Continue => "continue",
             Exit::Return => "return",
         };
         format!(
-            "lines {} to {}, which it skips by `{keyword}`, are its else",
+            "lines {} to {}, skipped by its `{keyword}`, count as its work",
             self.lines.start,
             self.lines.end - 1
         )
     }
 }
 
-/// The lines an `if` without an `else` (`branch`, in `source`) skips where it is taken, since
-/// its block ends in `continue` or `return`: from the line after the `if` to the end of the
-/// loop body it continues or the function it returns from. `None` for any other `if`.
+/// The lines an `if` (`branch`, in `source`) skips on the paths whose block ends in `continue`
+/// or `return`: from the line after the statement to the end of the loop body it continues or
+/// the function it returns from (a `return` on any path: the function's). The other paths run
+/// them, so they are those paths' work. `None` where no block of the statement leaves.
 pub fn implicit_else(source: &str, branch: &BranchText) -> Option<ImplicitElse> {
     if branch.keyword != "if" {
         return None;
     }
     let code = mask_comments(source);
-    let open = branch.condition.end;
-    let close = matching_brace(&code, open)?;
-    if starts_word(&code, skip_space(&code, close + 1), "else") {
-        return None;
-    }
-    let exit = last_statement_exit(&code[open + 1..close])?;
-    let mut blocks = enclosing_blocks(&code, open);
+    let mut open = branch.condition.end;
+    let mut exits = Vec::new();
+    // Each block of the statement: its `then`, and each `else if`'s and `else`'s.
+    let close = loop {
+        let close = matching_brace(&code, open)?;
+        exits.extend(last_statement_exit(&code[open + 1..close]));
+        let next = skip_space(&code, close + 1);
+        if !starts_word(&code, next, "else") {
+            break close;
+        }
+        open = top_level_brace(&code, next + 4)?;
+    };
+    let exit = exits.iter().copied().max()?;
+    let mut blocks = enclosing_blocks(&code, branch.condition.end);
     let held_by = match exit {
         Exit::Continue => blocks.find(|&brace| opens_loop(&code, brace))?,
         Exit::Return => blocks.last()?,
@@ -180,12 +191,14 @@ fn main(@builtin(global_invocation_id) gid: vec3u) {
         let skipped = implicit_else(KERNEL, &find(KERNEL, 14, "if").unwrap()).unwrap();
         assert_eq!(
             skipped.describe(),
-            "lines 15 to 18, which it skips by `continue`, are its else"
+            "lines 15 to 18, skipped by its `continue`, count as its work"
         );
-        // An `if` whose block does not end by leaving, one that breaks, and one with an `else`.
+        // A `return` on one side of an `if` with an `else`: the rest of the function is the
+        // other side's.
+        assert_eq!(rest(23), Some(28..30));
+        // An `if` whose block does not end by leaving, and one that breaks.
         assert_eq!(rest(13), None);
         assert_eq!(rest(20), None);
-        assert_eq!(rest(23), None);
     }
 
     #[test]

@@ -190,7 +190,7 @@ pub(super) fn skip_space(text: &str, mut at: usize) -> usize {
 
 /// The first `{` at or after `from` outside parentheses and brackets (a WGSL expression holds
 /// none, so this ends a condition or selector).
-fn top_level_brace(text: &str, from: usize) -> Option<usize> {
+pub(super) fn top_level_brace(text: &str, from: usize) -> Option<usize> {
     let mut depth = 0i32;
     for (i, b) in text.bytes().enumerate().skip(from) {
         match b {
