@@ -180,6 +180,17 @@ fn the_code_an_if_skips_by_continuing_is_its_else() {
 }
 
 #[test]
+fn a_return_that_ends_its_own_loops_trips_is_confounded() {
+    let _gpu = util::gpu_shared();
+    let lab = Lab::new(util::gpu());
+    let (_, cost) = costed(&lab, "return_in_loop.wgsl", 5);
+    // The `if`'s own line, evaluated once a trip, ran fewer times in the variant: before that
+    // line counted, this read `serialized` on the trips the other lanes no longer searched.
+    assert_eq!(cost.verdict, CostVerdict::Confounded, "{cost:#?}");
+    assert!(cost.outside_change.unwrap() > 0.01, "{cost:#?}");
+}
+
+#[test]
 fn a_branch_that_sets_a_later_loops_trips_is_confounded() {
     let _gpu = util::gpu_shared();
     let lab = Lab::new(util::gpu());

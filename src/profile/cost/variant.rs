@@ -47,6 +47,19 @@ pub struct BranchText {
     pub lines: Range<u32>,
 }
 
+impl BranchText {
+    /// Whether the statement's first line holds its header alone (nothing after the `{` but a
+    /// comment, and the blocks on later lines): that line's counts are then the evaluations of
+    /// the condition or selector, which the branch's own decision does not change unless it
+    /// steers how often it is reached (a `return` inside a loop changes the loop's trips).
+    pub fn header_alone(&self, source: &str) -> bool {
+        let code = mask_comments(source);
+        let after = &code[(self.condition.end + 1).min(code.len())..];
+        let rest_of_line = after.split('\n').next().unwrap_or("");
+        self.lines.end - self.lines.start > 1 && rest_of_line.trim().is_empty()
+    }
+}
+
 /// Why a branch has no variant.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum NoVariant {
@@ -263,6 +276,16 @@ fn main(@builtin(local_invocation_index) lid: u32) {
     out[lid] = x;
 }
 ";
+
+    #[test]
+    fn a_header_alone_on_its_line_is_told_from_one_that_holds_a_side() {
+        let source = "fn f(x: u32) -> u32 {\n    if (x > 1u) { // big\n        return 1u;\n    }\n    \
+                      if (x > 2u) { return 2u; }\n    if (x > 3u) { let y = 1u;\n        return y;\n    }\n    return 0u;\n}\n";
+        let alone = |line| find(source, line, "if").unwrap().header_alone(source);
+        assert!(alone(2));
+        assert!(!alone(5), "one line: the header's line is the side's too");
+        assert!(!alone(6), "a side's statement on the header's line");
+    }
 
     #[test]
     fn an_if_spans_its_else_chain_and_a_condition_over_two_lines() {

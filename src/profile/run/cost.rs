@@ -81,6 +81,20 @@ impl Written {
             .collect()
     }
 
+    /// The lines the outside check leaves out: [`Self::lines`], less a branch's header line
+    /// where it holds the header alone. The branch is evaluated as often in the variant as in
+    /// the kernel unless its decision steers its own evaluations (a `return` in a loop ends the
+    /// loop's trips, as a divergent loop's lanes do), which is work outside the divergence.
+    fn inside_lines(&self, source: &str) -> Vec<std::ops::Range<u32>> {
+        let mut lines = self.lines();
+        if let Self::Branch { text, .. } = self
+            && text.header_alone(source)
+        {
+            lines[0].start += 1;
+        }
+        lines
+    }
+
     fn skipped(&self) -> Option<&ImplicitElse> {
         match self {
             Self::Branch { skipped, .. } => skipped.as_ref(),
@@ -347,7 +361,7 @@ fn count_variant(
         conditions: &std::collections::BTreeMap::new(),
     });
     Ok(Ok((
-        cost::outside_change(original, &lines, &region),
+        cost::outside_change(original, &lines, &text.inside_lines(&kernel.source)),
         cost::dropped_executions(original, &lines, &region[0], &region[1..]),
     )))
 }
