@@ -69,8 +69,8 @@ impl Written {
         }
     }
 
-    /// The lines the variant changes the work of: the statement's (first), and those of the
-    /// functions it calls (the branch's sides, or the chain's next clause).
+    /// The lines the variant changes the work of: the statement's (first), then the others
+    /// whose work is its own (a branch's `also`; the functions a chain's next clause calls).
     fn lines(&self) -> Vec<std::ops::Range<u32>> {
         let (lines, calls) = match self {
             Self::Branch { text, also, .. } => (&text.lines, also),
