@@ -25,9 +25,8 @@ pub fn summary(ui: &mut egui::Ui, profile: &Profile) {
     // it computes), muted where it differs from itself too (its result follows the timing) or
     // only by a float's rounding.
     if let Some(outputs) = profile.outputs.as_ref().filter(|o| !o.agree()) {
-        let steady = (outputs.resources.iter()).any(|r| {
-            (r.difference.as_ref()).is_some_and(|d| d.differing_alone == 0 && !d.rounding())
-        });
+        let steady = (outputs.resources.iter())
+            .any(|r| (r.difference.as_ref()).is_some_and(|d| d.unexplained()));
         let colour = if steady {
             ui.visuals().warn_fg_color
         } else {

@@ -260,7 +260,7 @@ fn sides(code: &str, clause: &ClauseAt<'_>) -> Option<Sides> {
 
 /// The start of the statement that holds the byte at `at`: after the `;`, `{` or `}` before
 /// it, outside the brackets it is in.
-fn statement_start(code: &str, at: usize) -> usize {
+pub(super) fn statement_start(code: &str, at: usize) -> usize {
     let bytes = code.as_bytes();
     let mut depth = 0i32;
     let mut i = at;
@@ -293,7 +293,7 @@ fn statement_end(code: &str, at: usize) -> usize {
 }
 
 /// The word that starts at `at` (`let`, `if`, a name), or `""`.
-fn first_word(code: &str, at: usize) -> &str {
+pub(super) fn first_word(code: &str, at: usize) -> &str {
     let rest = &code[at..];
     let end = rest
         .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
@@ -356,14 +356,23 @@ fn called_lines(code: &str, module: &Module, text: &str) -> Vec<Range<u32>> {
         .collect()
 }
 
-/// The lines of the module functions that `lines` of `source` call (a branch's statement: its
-/// condition or selector, and its sides), and of those they call.
-pub fn calls_in_lines(source: &str, module: &Module, lines: &Range<u32>) -> Vec<Range<u32>> {
+/// The lines of the module functions that each range of `lines` of `source` calls (a branch's
+/// statement: its condition or selector, and its sides; the code it skips), and of those they
+/// call.
+pub fn calls_in_lines<'a>(
+    source: &str,
+    module: &Module,
+    lines: impl IntoIterator<Item = &'a Range<u32>>,
+) -> Vec<Range<u32>> {
     // Comments masked, so that a name in one is no call.
     let code = mask_comments(source);
-    let start = line_start(&code, lines.start).unwrap_or(0);
-    let end = line_start(&code, lines.end).unwrap_or(code.len());
-    called_lines(&code, module, &code[start..end])
+    let mut calls = Vec::new();
+    for lines in lines {
+        let start = line_start(&code, lines.start).unwrap_or(0);
+        let end = line_start(&code, lines.end).unwrap_or(code.len());
+        calls.extend(called_lines(&code, module, &code[start..end]));
+    }
+    calls
 }
 
 /// The module functions `clause` calls, and those they call, by name.

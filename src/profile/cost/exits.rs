@@ -8,9 +8,8 @@
 
 use std::ops::Range;
 
-use super::variant::{
-    BranchText, line_of, matching_brace, skip_space, starts_word, top_level_brace,
-};
+use super::chain::{first_word, statement_start};
+use super::variant::{BranchText, if_blocks, line_of, matching_brace};
 use crate::shaders::mask_comments;
 
 /// How an `if`'s block leaves what holds it; a `return` leaves more.
@@ -53,19 +52,11 @@ pub fn implicit_else(source: &str, branch: &BranchText) -> Option<ImplicitElse> 
         return None;
     }
     let code = mask_comments(source);
-    let mut open = branch.condition.end;
-    let mut exits = Vec::new();
-    // Each block of the statement: its `then`, and each `else if`'s and `else`'s.
-    let close = loop {
-        let close = matching_brace(&code, open)?;
-        exits.extend(last_statement_exit(&code[open + 1..close]));
-        let next = skip_space(&code, close + 1);
-        if !starts_word(&code, next, "else") {
-            break close;
-        }
-        open = top_level_brace(&code, next + 4)?;
-    };
-    let exit = exits.iter().copied().max()?;
+    let blocks: Vec<(usize, usize)> = if_blocks(&code, branch.condition.end).collect();
+    let (_, close) = *blocks.last()?;
+    let exit = (blocks.iter())
+        .filter_map(|&(open, close)| last_statement_exit(&code[open + 1..close]))
+        .max()?;
     let mut blocks = enclosing_blocks(&code, branch.condition.end);
     let held_by = match exit {
         Exit::Continue => blocks.find(|&brace| opens_loop(&code, brace))?,
@@ -82,14 +73,10 @@ pub fn implicit_else(source: &str, branch: &BranchText) -> Option<ImplicitElse> 
 /// Whether `block` (a block's statements, without its braces) ends in `continue` or `return`.
 fn last_statement_exit(block: &str) -> Option<Exit> {
     let body = block.trim_end().strip_suffix(';')?;
-    let start = body.rfind([';', '{', '}']).map_or(0, |at| at + 1);
-    let at = skip_space(body, start);
-    if starts_word(body, at, "continue") {
-        Some(Exit::Continue)
-    } else if starts_word(body, at, "return") {
-        Some(Exit::Return)
-    } else {
-        None
+    match first_word(body, statement_start(body, body.len())) {
+        "continue" => Some(Exit::Continue),
+        "return" => Some(Exit::Return),
+        _ => None,
     }
 }
 
@@ -112,33 +99,13 @@ fn enclosing_blocks(code: &str, at: usize) -> impl Iterator<Item = usize> + '_ {
     })
 }
 
-/// Whether the `{` at `brace` opens a `for`, `while` or `loop` body.
+/// Whether the `{` at `brace` opens a `for`, `while` or `loop` body: its statement's first
+/// word (a `for` header's semicolons lie inside its parentheses).
 fn opens_loop(code: &str, brace: usize) -> bool {
-    let before = code[..brace].trim_end();
-    // `for (…) {` and `while (…) {`: the word before the parentheses (a `for` header holds
-    // semicolons, so the statement's start cannot be found by them).
-    if before.ends_with(')') {
-        let mut depth = 0i32;
-        for (i, b) in before.bytes().enumerate().rev() {
-            match b {
-                b')' => depth += 1,
-                b'(' => {
-                    depth -= 1;
-                    if depth == 0 {
-                        let word = before[..i].trim_end();
-                        let last = word.rsplit(|c: char| !(c.is_alphanumeric() || c == '_'));
-                        return matches!(last.into_iter().next(), Some("for" | "while"));
-                    }
-                }
-                _ => {}
-            }
-        }
-        return false;
-    }
-    // `loop {` and `while cond {`: the statement's first word.
-    let start = before.rfind([';', '{', '}']).map_or(0, |at| at + 1);
-    let at = skip_space(before, start);
-    starts_word(before, at, "loop") || starts_word(before, at, "while")
+    matches!(
+        first_word(code, statement_start(code, brace)),
+        "for" | "while" | "loop"
+    )
 }
 
 #[cfg(test)]

@@ -45,19 +45,11 @@ pub struct BranchText {
     pub condition: Range<usize>,
     /// 1-based lines from the keyword to the statement's last `}`.
     pub lines: Range<u32>,
-}
-
-impl BranchText {
-    /// Whether the statement's first line holds its header alone (nothing after the `{` but a
-    /// comment, and the blocks on later lines): that line's counts are then the evaluations of
-    /// the condition or selector, which the branch's own decision does not change unless it
-    /// steers how often it is reached (a `return` inside a loop changes the loop's trips).
-    pub fn header_alone(&self, source: &str) -> bool {
-        let code = mask_comments(source);
-        let after = &code[(self.condition.end + 1).min(code.len())..];
-        let rest_of_line = after.split('\n').next().unwrap_or("");
-        self.lines.end - self.lines.start > 1 && rest_of_line.trim().is_empty()
-    }
+    /// Whether the first line holds the header alone (nothing after the `{` but a comment, and
+    /// the blocks on later lines): that line's counts are then the evaluations of the condition
+    /// or selector, which the branch's own decision does not change unless it steers how often
+    /// it is reached (a `return` inside a loop changes the loop's trips).
+    pub header_alone: bool,
 }
 
 /// Why a branch has no variant.
@@ -148,10 +140,13 @@ pub fn find(source: &str, line: u32, keyword: &'static str) -> Result<BranchText
         matching_brace(&code, open)
     };
     let close = close.ok_or(NoVariant::NotInText)?;
+    let rest_of_line = code[open + 1..].split('\n').next().unwrap_or("");
+    let lines = line..line_of(&code, close) + 1;
     Ok(BranchText {
         keyword,
         condition: after..open,
-        lines: line..line_of(&code, close) + 1,
+        header_alone: lines.len() > 1 && rest_of_line.trim().is_empty(),
+        lines,
     })
 }
 
@@ -179,7 +174,7 @@ fn is_word_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_'
 }
 
-pub(super) fn starts_word(text: &str, at: usize, word: &str) -> bool {
+fn starts_word(text: &str, at: usize, word: &str) -> bool {
     let bytes = text.as_bytes();
     text[at.min(text.len())..].starts_with(word)
         && bytes.get(at + word.len()).is_none_or(|&b| !is_word_byte(b))
@@ -203,7 +198,7 @@ pub(super) fn skip_space(text: &str, mut at: usize) -> usize {
 
 /// The first `{` at or after `from` outside parentheses and brackets (a WGSL expression holds
 /// none, so this ends a condition or selector).
-pub(super) fn top_level_brace(text: &str, from: usize) -> Option<usize> {
+fn top_level_brace(text: &str, from: usize) -> Option<usize> {
     let mut depth = 0i32;
     for (i, b) in text.bytes().enumerate().skip(from) {
         match b {
@@ -217,23 +212,25 @@ pub(super) fn top_level_brace(text: &str, from: usize) -> Option<usize> {
     None
 }
 
+/// The blocks of the `if` whose first block opens at `open`, each as its `{` and `}`: the
+/// `then` block, then each `else if`'s and `else`'s (up to one that does not read).
+pub(super) fn if_blocks(code: &str, open: usize) -> impl Iterator<Item = (usize, usize)> + '_ {
+    let mut next = Some(open);
+    std::iter::from_fn(move || {
+        let open = next.take()?;
+        let close = matching_brace(code, open)?;
+        let after = skip_space(code, close + 1);
+        if starts_word(code, after, "else") {
+            next = top_level_brace(code, after + 4);
+        }
+        Some((open, close))
+    })
+}
+
 /// The last `}` of the `if` whose first block opens at `open`: its `else if` and `else` blocks
 /// belong to the statement (where one does not read, the last that does ends it).
 pub(super) fn if_end(code: &str, open: usize) -> Option<usize> {
-    let mut close = matching_brace(code, open)?;
-    loop {
-        let next = skip_space(code, close + 1);
-        if !starts_word(code, next, "else") {
-            return Some(close);
-        }
-        let Some(brace) = top_level_brace(code, next + 4) else {
-            return Some(close);
-        };
-        match matching_brace(code, brace) {
-            Some(end) => close = end,
-            None => return Some(close),
-        }
-    }
+    if_blocks(code, open).last().map(|(_, close)| close)
 }
 
 pub(super) fn matching_brace(text: &str, open: usize) -> Option<usize> {
@@ -281,7 +278,7 @@ fn main(@builtin(local_invocation_index) lid: u32) {
     fn a_header_alone_on_its_line_is_told_from_one_that_holds_a_side() {
         let source = "fn f(x: u32) -> u32 {\n    if (x > 1u) { // big\n        return 1u;\n    }\n    \
                       if (x > 2u) { return 2u; }\n    if (x > 3u) { let y = 1u;\n        return y;\n    }\n    return 0u;\n}\n";
-        let alone = |line| find(source, line, "if").unwrap().header_alone(source);
+        let alone = |line| find(source, line, "if").unwrap().header_alone;
         assert!(alone(2));
         assert!(!alone(5), "one line: the header's line is the side's too");
         assert!(!alone(6), "a side's statement on the header's line");

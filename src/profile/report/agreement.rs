@@ -75,6 +75,12 @@ impl OutputDifference {
     pub fn rounding(&self) -> bool {
         self.float_ulps.is_some_and(|u| u <= ROUNDING_ULPS)
     }
+
+    /// Whether nothing but the counters explains the difference: the kernel alone repeats
+    /// itself, and the values differ by more than a rounding.
+    pub fn unexplained(&self) -> bool {
+        self.differing_alone == 0 && !self.rounding()
+    }
 }
 
 impl OutputUnit {
@@ -135,10 +141,9 @@ impl OutputsRecord {
                 .map(|r| r.label.as_str())
                 .collect()
         };
-        let rounding = OutputDifference::rounding;
+        let rounded = |d: &OutputDifference| d.differing_alone == 0 && d.rounding();
         let varies = labels(&|d| d.differing_alone > 0);
-        let rounded = labels(&|d| d.differing_alone == 0 && rounding(d));
-        let steady = labels(&|d| d.differing_alone == 0 && !rounding(d));
+        let steady = labels(&OutputDifference::unexplained);
         let mut notes = Vec::new();
         if !varies.is_empty() {
             notes.push(format!(
@@ -153,12 +158,10 @@ impl OutputsRecord {
                 }
             ));
         }
-        if !rounded.is_empty() {
-            let ulps = (self.resources.iter())
-                .filter_map(|r| r.difference.as_ref()?.float_ulps)
-                .filter(|&u| u <= ROUNDING_ULPS)
-                .max()
-                .unwrap_or(0);
+        let ulps = (self.resources.iter())
+            .filter_map(|r| r.difference.as_ref().filter(|d| rounded(d))?.float_ulps)
+            .max();
+        if let Some(ulps) = ulps {
             notes.push(format!(
                 "two runs of the kernel alone agree on {}, and the instrumented run's floats \
                  differ from theirs by at most {ulps} units in the last place: the size of the \
@@ -166,7 +169,7 @@ impl OutputsRecord {
                  multiply and an add fused in one and not the other, a sum in another order), \
                  not of another computation, which leaves the counts the kernel's unless a \
                  branch compares a value that close",
-                rounded.join(", ")
+                labels(&rounded).join(", ")
             ));
         }
         if !steady.is_empty() && self.atomics {

@@ -588,11 +588,10 @@ fn f64_or_nan<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
 mod timing_tests {
     use super::*;
 
-    /// The cost model prices the time above the empty kernel's, and a floor measured above
-    /// the kernel (noise) leaves nothing rather than a negative time.
-    #[test]
-    fn the_time_above_the_floor_is_never_negative() {
-        let timing = |floor_ns| TimingRecord {
+    /// A kernel of 24.8 µs alone, its empty kernel's time `floor_ns`, and the interval of the
+    /// time above it.
+    fn timing(floor_ns: Option<f64>, above_floor_interval_ns: Option<[f64; 2]>) -> TimingRecord {
+        TimingRecord {
             kernel_ns: 24_800.0,
             instrumented_ns: 32_800.0,
             overhead: 32.8 / 24.8,
@@ -602,32 +601,29 @@ mod timing_tests {
             overhead_interval: None,
             kernel_cv: None,
             floor_ns,
-            above_floor_interval_ns: None,
-        };
-        assert_eq!(timing(None).above_floor_ns(), 24_800.0);
-        assert_eq!(timing(Some(21_700.0)).above_floor_ns(), 3_100.0);
-        assert_eq!(timing(Some(26_000.0)).above_floor_ns(), 0.0);
+            above_floor_interval_ns,
+        }
+    }
+
+    /// The cost model prices the time above the empty kernel's, and a floor measured above
+    /// the kernel (noise) leaves nothing rather than a negative time.
+    #[test]
+    fn the_time_above_the_floor_is_never_negative() {
+        assert_eq!(timing(None, None).above_floor_ns(), 24_800.0);
+        assert_eq!(timing(Some(21_700.0), None).above_floor_ns(), 3_100.0);
+        assert_eq!(timing(Some(26_000.0), None).above_floor_ns(), 0.0);
     }
 
     /// A kernel whose time above the floor may be nothing is too small for `--cost`: a note says
     /// so, and one clear of the floor gets none.
     #[test]
     fn a_kernel_no_longer_than_an_empty_one_is_noted() {
-        let timing = |above_floor_interval_ns| TimingRecord {
-            kernel_ns: 22_100.0,
-            instrumented_ns: 26_900.0,
-            overhead: 1.22,
-            reps: 41,
-            time_budget_s: 5.0,
-            source: crate::report::TimingSource::GpuTimestamp,
-            overhead_interval: None,
-            kernel_cv: None,
-            floor_ns: Some(21_000.0),
-            above_floor_interval_ns,
+        let too_little = |interval| {
+            let t = timing(Some(23_700.0), interval);
+            t.notes().iter().any(|n| n.contains("too little"))
         };
-        let too_little = |t: TimingRecord| t.notes().iter().any(|n| n.contains("too little"));
-        assert!(too_little(timing(Some([0.0, 6_460.0]))));
-        assert!(!too_little(timing(Some([450.0, 1_700.0]))));
-        assert!(!too_little(timing(None)));
+        assert!(too_little(Some([0.0, 6_460.0])));
+        assert!(!too_little(Some([450.0, 1_700.0])));
+        assert!(!too_little(None));
     }
 }

@@ -221,14 +221,15 @@ fn tally_values(binding: &Binding, ours: &[u8], theirs: &[u8]) -> Tally {
 /// A value as the report shows it, a float to as many digits as tell it from its neighbours
 /// (two outputs that differ in the last bit must not read alike).
 fn exact_text(scalar: naga::Scalar, raw: &[u8]) -> String {
-    match (scalar.kind, raw) {
-        (naga::ScalarKind::Float, &[a, b, c, d]) => f32::from_le_bytes([a, b, c, d]).to_string(),
-        (naga::ScalarKind::Float, raw) if raw.len() == 8 => {
-            let bytes: [u8; 8] = raw.try_into().unwrap_or_default();
-            f64::from_le_bytes(bytes).to_string()
+    if scalar.kind == naga::ScalarKind::Float {
+        if let Ok(bytes) = raw.try_into() {
+            return f32::from_le_bytes(bytes).to_string();
         }
-        _ => scalar_text(scalar, raw),
+        if let Ok(bytes) = raw.try_into() {
+            return f64::from_le_bytes(bytes).to_string();
+        }
     }
+    scalar_text(scalar, raw)
 }
 
 /// How many floats lie between `a` and `b` (units in the last place), for finite 32- and

@@ -85,10 +85,10 @@ impl Written {
     /// where it holds the header alone. The branch is evaluated as often in the variant as in
     /// the kernel unless its decision steers its own evaluations (a `return` in a loop ends the
     /// loop's trips, as a divergent loop's lanes do), which is work outside the divergence.
-    fn inside_lines(&self, source: &str) -> Vec<std::ops::Range<u32>> {
+    fn inside_lines(&self) -> Vec<std::ops::Range<u32>> {
         let mut lines = self.lines();
         if let Self::Branch { text, .. } = self
-            && text.header_alone(source)
+            && text.header_alone
         {
             lines[0].start += 1;
         }
@@ -288,9 +288,12 @@ fn written(
     let skipped = exits::implicit_else(&kernel.source, &text);
     let rest = skipped.as_ref().map(|s| &s.lines);
     let mut also: Vec<std::ops::Range<u32>> = rest.into_iter().cloned().collect();
-    for lines in std::iter::once(&text.lines).chain(rest) {
-        also.extend(chain::calls_in_lines(&kernel.source, &kernel.module, lines));
-    }
+    let statement_and_rest = std::iter::once(&text.lines).chain(rest);
+    also.extend(chain::calls_in_lines(
+        &kernel.source,
+        &kernel.module,
+        statement_and_rest,
+    ));
     Ok(Written::Branch {
         text,
         also,
@@ -361,7 +364,7 @@ fn count_variant(
         conditions: &std::collections::BTreeMap::new(),
     });
     Ok(Ok((
-        cost::outside_change(original, &lines, &text.inside_lines(&kernel.source)),
+        cost::outside_change(original, &lines, &text.inside_lines()),
         cost::dropped_executions(original, &lines, &region[0], &region[1..]),
     )))
 }
