@@ -1,10 +1,10 @@
 //! The `else` an `if` that leaves its block writes without the word: `if c { continue; } rest`
 //! runs `rest` where `c` fails, as `if c {} else { rest }` would (and with an `else`, `rest` is
-//! that path's). So `rest` (to the end of the
-//! loop body it continues, or of the function it returns from) is the branch's work: a subgroup
-//! whose first lane decides runs it with all its lanes or with none, and no work outside the
-//! branch moves. A `break` has none here: it also changes the loop's trips, as a divergent loop
-//! does, which a variant whose lanes agree cannot leave as they were.
+//! that path's). So `rest` (to the end of the loop body it continues, or of the function it
+//! returns from) is the branch's work: a subgroup whose first lane decides runs it with all its
+//! lanes or with none, and no work outside the branch moves. A `break` has none here: it also
+//! changes the loop's trips, as a divergent loop does, which a variant whose lanes agree cannot
+//! leave as they were.
 
 use std::ops::Range;
 
