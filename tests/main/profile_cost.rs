@@ -158,6 +158,8 @@ fn costs_the_work_it_moves_as_its_own(name: &str) {
     let lab = Lab::new(util::gpu());
     let (profile, cost) = costed(&lab, name, 21);
     assert_eq!(cost.outside_change, Some(0.0), "{cost:#?}");
+    // Counted again from the same fills, the kernel runs the same lanes.
+    assert_eq!(cost.repeat_change, Some(0.0), "{cost:#?}");
     let predicted = cost.predicted_ns.unwrap() / profile.timing.as_ref().unwrap().kernel_ns;
     assert!((0.3..=0.7).contains(&predicted), "{cost:#?}");
     assert_eq!(cost.verdict, CostVerdict::Serialized, "{cost:#?}");
@@ -186,6 +188,12 @@ fn confounded_by_work_outside(name: &str, moved: f64) -> BranchCost {
     let (_, cost) = costed(&lab, name, 5);
     assert_eq!(cost.verdict, CostVerdict::Confounded, "{cost:#?}");
     assert!(cost.outside_change.unwrap() > moved, "{cost:#?}");
+    // The kernel alone, counted again, moves nothing: the branch did.
+    assert_eq!(cost.repeat_change, Some(0.0), "{cost:#?}");
+    assert!(
+        cost.reason.contains("result steers later work"),
+        "{cost:#?}"
+    );
     cost
 }
 

@@ -364,6 +364,7 @@ mod tests {
             variant_reps: 9,
             placement_saved_ns: None,
             outside_change: Some(0.0),
+            repeat_change: Some(0.0),
             reason: "the saving's 95% interval lies above zero".to_owned(),
         };
         let mut confounded = profile.branches[0].clone();

@@ -2,7 +2,7 @@
 //! every buffer placement, and on a coarse timer the band of steps a saving must clear, with
 //! the reason in words.
 
-use super::{Counterfactual, MAX_OUTSIDE_CHANGE};
+use super::{Counterfactual, MAX_OUTSIDE_CHANGE, OutsideChange};
 use crate::profile::report::{BranchCost, CostVerdict, Estimate};
 use crate::report::units::format_ns;
 use crate::stats::{Interval, median_interval};
@@ -31,7 +31,7 @@ pub const RUN_SHIFT_STEPS: f64 = 5.0;
 /// on a coarse timer a saving some placements show and others do not is not called.
 pub fn judge(
     placements: &[(&[f64], &[f64])],
-    outside: f64,
+    outside: OutsideChange,
     predicted: Option<Estimate>,
     counterfactual: Counterfactual,
 ) -> BranchCost {
@@ -76,24 +76,9 @@ pub fn judge(
     // wholly below it by chance.
     let split = step.and_then(|_| placement_split(&intervals, above));
     let (verdict, reason) = match (saved, interval, step, split) {
-        _ if outside > MAX_OUTSIDE_CHANGE && eager => (
+        _ if outside.variant > MAX_OUTSIDE_CHANGE => (
             CostVerdict::Confounded,
-            format!(
-                "{}, the lanes run outside the chain changed by {:.1}%, though its value is the \
-                 same either way: the kernel's own counts vary between runs (a spin, the order \
-                 of atomics), so the time moved for more than the branch",
-                counterfactual.doing(),
-                outside * 100.0
-            ),
-        ),
-        _ if outside > MAX_OUTSIDE_CHANGE => (
-            CostVerdict::Confounded,
-            format!(
-                "{}, the lanes run outside the branch changed by {:.1}%: the branch's result \
-                 steers later work, so the time moved for more than the divergence",
-                counterfactual.doing(),
-                outside * 100.0
-            ),
+            outside_reason(outside, counterfactual),
         ),
         (Some(_), Some(i), _, _) if eager && i.high < 0.0 && i.high <= -band => (
             CostVerdict::FreeHere,
@@ -156,9 +141,45 @@ pub fn judge(
         interval_ns: interval.map(|i| [i.low, i.high]),
         variant_reps: per_placement.first().map_or(0, Vec::len),
         placement_saved_ns: (placements.len() > 1).then_some(medians),
-        outside_change: Some(outside),
+        outside_change: Some(outside.variant),
+        repeat_change: outside.repeat,
         ..BranchCost::unmeasured(verdict, predicted, reason)
     }
+}
+
+/// Why a variant that moved the work outside its branch (or chain) is `confounded`: the branch's
+/// result steers later work, unless a second run of the kernel itself moved it too (its counts
+/// vary between runs), or the chain's value, the same either way, cannot have. One second run
+/// that agrees shows no steadiness: a spin's counts vary only at times.
+fn outside_reason(outside: OutsideChange, counterfactual: Counterfactual) -> String {
+    let eager = counterfactual == Counterfactual::Eager;
+    let moved = format!(
+        "{}, the lanes run outside the {} changed by {:.1}%",
+        counterfactual.doing(),
+        if eager { "chain" } else { "branch" },
+        outside.variant * 100.0
+    );
+    let why = match outside.repeat {
+        Some(own) if own > MAX_OUTSIDE_CHANGE => format!(
+            ", and two counted runs of the kernel itself differ by {:.1}% there: its counts \
+             vary between runs (a spin, the order of atomics), so what the variant moved cannot \
+             be told from what the kernel moves on its own",
+            own * 100.0
+        ),
+        Some(_) if eager => ", though its value is the same either way: evaluating the clause \
+                             where the short-circuit skipped it changes later work (a store or \
+                             an atomic in it), or the kernel's counts vary between runs only at \
+                             times (a spin; a second counted run of it agreed there)"
+            .to_owned(),
+        None if eager => ", though its value is the same either way: the kernel's own counts \
+                          vary between runs (a spin, the order of atomics), so the time moved \
+                          for more than the branch"
+            .to_owned(),
+        _ => ": the branch's result steers later work, so the time moved for more than the \
+              divergence"
+            .to_owned(),
+    };
+    moved + &why
 }
 
 /// The step a timer's readings come in, where it is coarse: the greatest common divisor of the
@@ -343,18 +364,36 @@ fn free_reason(interval: Interval, predicted: Option<Estimate>, step: Option<f64
 mod tests {
     use super::*;
 
+    /// A variant's change, with no second run of the kernel counted.
+    fn unrepeated(variant: f64) -> OutsideChange {
+        OutsideChange {
+            variant,
+            repeat: None,
+        }
+    }
+
     fn first_lane(
         placements: &[(&[f64], &[f64])],
         outside: f64,
         predicted: Option<Estimate>,
     ) -> BranchCost {
-        judge(placements, outside, predicted, Counterfactual::FirstLane)
+        judge(
+            placements,
+            unrepeated(outside),
+            predicted,
+            Counterfactual::FirstLane,
+        )
     }
 
     #[test]
     fn a_clause_evaluated_in_every_lane_reads_as_the_short_circuit_paying_or_not() {
         let eager = |placebo: &[f64], uniform: &[f64], outside: f64| {
-            judge(&[(placebo, uniform)], outside, None, Counterfactual::Eager)
+            judge(
+                &[(placebo, uniform)],
+                unrepeated(outside),
+                None,
+                Counterfactual::Eager,
+            )
         };
         let placebo = [10.0, 11.0, 10.5, 10.2, 10.8, 10.1, 10.9, 10.4];
         let double: Vec<f64> = placebo.iter().map(|p| p * 2.0).collect();
@@ -417,6 +456,37 @@ mod tests {
         assert_eq!(moved.verdict, CostVerdict::Confounded);
         let slower = first_lane(&[(&half, &placebo)], 0.0, None);
         assert_eq!(slower.verdict, CostVerdict::Confounded);
+    }
+
+    /// A second counted run of the kernel that moves the work outside the branch too names
+    /// the kernel's own variation, not the branch, as what confounds it.
+    #[test]
+    fn work_the_kernel_moves_on_its_own_is_not_blamed_on_the_branch() {
+        let placebo = [10.0, 11.0, 10.5, 10.2, 10.8, 10.1, 10.9, 10.4];
+        let half: Vec<f64> = placebo.iter().map(|p| p / 2.0).collect();
+        let judged = |variant, repeat, counterfactual| {
+            let outside = OutsideChange { variant, repeat };
+            judge(&[(&placebo, &half)], outside, None, counterfactual)
+        };
+        let own = judged(0.05, Some(0.08), Counterfactual::FirstLane);
+        assert_eq!(own.verdict, CostVerdict::Confounded, "{own:#?}");
+        assert!(own.reason.contains("differ by 8.0% there"), "{own:#?}");
+        assert!(!own.reason.contains("steers"), "{own:#?}");
+        assert_eq!(own.repeat_change, Some(0.08));
+        let steady = judged(0.05, Some(0.0), Counterfactual::FirstLane);
+        assert!(
+            steady.reason.contains("result steers later work"),
+            "{steady:#?}"
+        );
+        let chain = judged(0.05, Some(0.02), Counterfactual::Eager);
+        assert!(chain.reason.contains("differ by 2.0% there"), "{chain:#?}");
+        // One run that agrees shows no steadiness: the reason names both causes.
+        let chain = judged(0.05, Some(0.0), Counterfactual::Eager);
+        assert!(chain.reason.contains("a store or an atomic"), "{chain:#?}");
+        assert!(chain.reason.contains("only at times"), "{chain:#?}");
+        // A variant that moved nothing is judged on its timing, however the kernel varies.
+        let timed = judged(0.0, Some(0.08), Counterfactual::FirstLane);
+        assert_eq!(timed.verdict, CostVerdict::Serialized, "{timed:#?}");
     }
 
     /// On a coarse timer, a saving whose interval leaves out zero but lies within a few steps

@@ -44,6 +44,17 @@ pub const MIN_DIVERGENT_FRACTION: f64 = 0.01;
 /// Above this change in the lanes run outside the branch, a variant is `confounded`.
 pub const MAX_OUTSIDE_CHANGE: f64 = 0.01;
 
+/// How far a branch's counted variant moved the work outside the branch ([`outside_change`]),
+/// beside how far a second counted run of the kernel itself moved it over the same lines: a
+/// kernel whose counts follow a spin or the order of its atomics moves it on its own.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct OutsideChange {
+    /// The variant's change against the original's counted run.
+    pub variant: f64,
+    /// The kernel's own: `None` where the second run could not be counted.
+    pub repeat: Option<f64>,
+}
+
 /// The default `--cost-top`: branches measured, by idle lane slots.
 pub const DEFAULT_COST_TOP: usize = 5;
 

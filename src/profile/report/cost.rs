@@ -116,6 +116,12 @@ pub struct BranchCost {
     /// of Σ|Δ lanes| / Σ lanes and Σ|Δ executions| / Σ executions over those lines; above 1%
     /// the verdict is `confounded`.
     pub outside_change: Option<f64>,
+    /// A second counted run of the kernel itself, from the same fills, against the first,
+    /// over the lines `outside_change` compares: above 0 where the kernel's counts vary between
+    /// runs (a spin, the order of atomics), and then `outside_change` is no sign of the
+    /// branch alone. `None` where no variant was counted, and in documents from before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repeat_change: Option<f64>,
     /// Why the verdict, in words.
     pub reason: String,
 }
@@ -205,6 +211,7 @@ impl BranchCost {
             variant_reps: 0,
             placement_saved_ns: None,
             outside_change: None,
+            repeat_change: None,
             reason,
         }
     }

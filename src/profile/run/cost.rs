@@ -25,8 +25,8 @@ pub(super) struct Timed {
     branch: usize,
     /// What its variant does in place of the divergence.
     counterfactual: Counterfactual,
-    /// The counted variant's change in lanes outside it.
-    outside: f64,
+    /// The counted variant's change in lanes outside it, and the kernel's own.
+    outside: cost::OutsideChange,
     /// The subgroup executions the counted variant no longer ran inside it: the model's saving.
     dropped: i64,
     /// The code the branch skips by `continue` or `return`, counted as its else, in words.
@@ -152,6 +152,12 @@ pub(super) fn variants(
         read_only_buffer(gpu, &label, &[value as u32; 4])
     };
     let (uniform, placebo) = (control(Control::Uniform), control(Control::Placebo));
+    // Whether the kernel's counts move between runs on their own (a spin, the order of
+    // atomics): a variant's change outside its branch is then no sign of the branch alone.
+    let repeat = match chosen.is_empty() {
+        true => None,
+        false => count_again(gpu, &quiet, kernel)?,
+    };
     // The sets beside `shared`, made for the first branch timed: one settled without timing
     // (its variant hit the loop cap, or did not compile) needs none.
     let mut extra_sets: Option<Vec<Resources>> = None;
@@ -161,15 +167,22 @@ pub(super) fn variants(
             of: chosen.len(),
         });
         let (index, branch) = (*index, &profile.branches[*index]);
-        let counted = count_variant(gpu, &quiet, kernel, &profile.lines, text)?;
         let counterfactual = text.counterfactual();
-        let (outside, dropped) = match counted {
-            Ok(counted) => counted,
+        let counted = match count_variant(gpu, &quiet, kernel, text)? {
+            Ok(lines) => lines,
             Err(cost) => {
                 out.decided.push((index, cost));
                 continue;
             }
         };
+        let (original, region) = (&profile.lines, text.lines());
+        let compared =
+            |lines: &[LineProfile]| cost::outside_change(original, lines, &text.inside_lines());
+        let outside = cost::OutsideChange {
+            variant: compared(&counted),
+            repeat: repeat.as_deref().map(compared),
+        };
+        let dropped = cost::dropped_executions(original, &counted, &region[0], &region[1..]);
         let wgsl = text.variant(&kernel.source, variant::Form::Timed, control_group);
         let label = format!("{} (line {} timed variant)", kernel.file, branch.line);
         let entry = &kernel.interface.entry;
@@ -305,68 +318,108 @@ fn unmeasured(reason: String) -> BranchCost {
     BranchCost::unmeasured(CostVerdict::NotMeasured, None, reason)
 }
 
-/// The counted variant's change in lanes outside the branch, and the subgroup executions it no
-/// longer ran inside it (`Err`: the cost decided without timing, where the variant cannot be
-/// counted or does not end).
+/// The counted variant's lines (`Err`: the cost decided without timing, where the variant
+/// cannot be counted or does not end).
 fn count_variant(
     gpu: &GpuContext,
     quiet: &Request,
     kernel: &Kernel,
-    original: &[LineProfile],
     text: &Written,
-) -> Result<std::result::Result<(f64, i64), BranchCost>> {
+) -> Result<std::result::Result<Vec<LineProfile>, BranchCost>> {
     let wgsl = text.variant(&kernel.source, variant::Form::Counted, 0);
-    let region = text.lines();
     let entry = Some(kernel.interface.entry.as_str());
-    let parsed = Kernel::parse(&kernel.file, &wgsl, &kernel.overrides, entry)
-        .and_then(|k| Ok((prepare(gpu, &k, quiet, cap_ceiling(gpu))?, k)));
-    let (prepared, variant_kernel) = match parsed {
-        Ok(p) => p,
-        Err(e) => {
-            let reason = format!("the variant could not be instrumented: {e}");
-            return Ok(Err(unmeasured(reason)));
+    let label = format!(
+        "{} (line {} counted variant)",
+        kernel.file,
+        text.lines()[0].start
+    );
+    let counted = Kernel::parse(&kernel.file, &wgsl, &kernel.overrides, entry)
+        .map_err(Uncounted::Instrument)
+        .and_then(|variant| count_lines(gpu, quiet, kernel, &variant, &label));
+    let doing = text.counterfactual().doing();
+    Ok(Err(match counted {
+        Ok(lines) => return Ok(Ok(lines)),
+        Err(Uncounted::Failed(e)) => return Err(e),
+        Err(Uncounted::Instrument(e)) => {
+            unmeasured(format!("the variant could not be instrumented: {e}"))
         }
-    };
-    // The same fills as the original's counted run saw, not what the runs since left.
-    let fresh = resources(gpu, kernel, quiet)?;
-    let label = format!("{} (line {} counted variant)", kernel.file, region[0].start);
-    let instrumented = &prepared.instrumented;
-    let (_, read) = count(gpu, &label, quiet, &kernel.interface, instrumented, &fresh)?;
-    if read.counters.driver_loop_limit {
-        return Ok(Err(unmeasured(
+        Err(Uncounted::DriverLimit) => unmeasured(
             "llvmpipe ended the variant's loops on its own, before the loop cap fired: its \
              counts cannot be trusted"
                 .to_owned(),
-        )));
-    }
-    if read.counters.cap_hit.is_some() {
-        return Ok(Err(BranchCost::unmeasured(
+        ),
+        Err(Uncounted::CapHit) => BranchCost::unmeasured(
             CostVerdict::Confounded,
             None,
             format!(
-                "{}, a loop ran into the loop cap: {}",
-                text.counterfactual().doing(),
+                "{doing}, a loop ran into the loop cap: {}",
                 match text.counterfactual() {
                     Counterfactual::FirstLane => "the branch's result steers later work",
                     Counterfactual::Eager =>
                         "the clause runs a loop that the lanes it skipped do not end",
                 }
             ),
-        )));
+        ),
+    }))
+}
+
+/// Why a kernel (a variant, or the original again) has no counted lines.
+enum Uncounted {
+    /// It could not be parsed or instrumented.
+    Instrument(crate::Error),
+    /// llvmpipe ended its loops on its own, before the loop cap fired.
+    DriverLimit,
+    /// A loop ran into the loop cap.
+    CapHit,
+    /// The device failed: the profile stops.
+    Failed(crate::Error),
+}
+
+/// The lines of `counted` (`kernel` or a variant of it) counted on fresh resources, filled as
+/// `kernel`'s counted run's were, not as the runs since left them.
+fn count_lines(
+    gpu: &GpuContext,
+    quiet: &Request,
+    kernel: &Kernel,
+    counted: &Kernel,
+    label: &str,
+) -> std::result::Result<Vec<LineProfile>, Uncounted> {
+    let prepared = prepare(gpu, counted, quiet, cap_ceiling(gpu)).map_err(Uncounted::Instrument)?;
+    let fresh = resources(gpu, kernel, quiet).map_err(Uncounted::Failed)?;
+    let instrumented = &prepared.instrumented;
+    let (_, read) = count(gpu, label, quiet, &kernel.interface, instrumented, &fresh)
+        .map_err(Uncounted::Failed)?;
+    if read.counters.driver_loop_limit {
+        return Err(Uncounted::DriverLimit);
+    }
+    if read.counters.cap_hit.is_some() {
+        return Err(Uncounted::CapHit);
     }
     let (lines, _, _) = report::lines_and_branches(&Inputs {
         instrumented,
         counters: &read.counters,
         subgroup_size: read.counters.subgroup_width,
         widest_ballot: None,
-        workgroup_size: variant_kernel.interface.workgroup_size,
+        workgroup_size: counted.interface.workgroup_size,
         analysis: None,
         conditions: &std::collections::BTreeMap::new(),
     });
-    Ok(Ok((
-        cost::outside_change(original, &lines, &text.inside_lines()),
-        cost::dropped_executions(original, &lines, &region[0], &region[1..]),
-    )))
+    Ok(lines)
+}
+
+/// The original's lines counted a second time, as the variants are, for how far the kernel's
+/// counts move between runs on their own; `None` where that run cannot be counted.
+fn count_again(
+    gpu: &GpuContext,
+    quiet: &Request,
+    kernel: &Kernel,
+) -> Result<Option<Vec<LineProfile>>> {
+    let label = format!("{} (counted again)", kernel.file);
+    match count_lines(gpu, quiet, kernel, kernel, &label) {
+        Ok(lines) => Ok(Some(lines)),
+        Err(Uncounted::Failed(e)) => Err(e),
+        Err(_) => Ok(None),
+    }
 }
 
 /// Every branch's cost in `profile`, from the timed pairs' samples (placebo then uniform, in
