@@ -160,6 +160,11 @@ fn costs_the_work_it_moves_as_its_own(name: &str) {
     assert_eq!(cost.outside_change, Some(0.0), "{cost:#?}");
     // Counted again from the same fills, the kernel runs the same lanes.
     assert_eq!(cost.repeat_change, Some(0.0), "{cost:#?}");
+    let unsteady = profile
+        .notes
+        .iter()
+        .find(|n| n.contains("second counted run"));
+    assert_eq!(unsteady, None);
     let predicted = cost.predicted_ns.unwrap() / profile.timing.as_ref().unwrap().kernel_ns;
     assert!((0.3..=0.7).contains(&predicted), "{cost:#?}");
     assert_eq!(cost.verdict, CostVerdict::Serialized, "{cost:#?}");

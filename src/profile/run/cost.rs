@@ -42,8 +42,9 @@ pub(super) struct Variants {
     pub timed: Vec<Timed>,
     /// Branch index and cost, for the branches that get no timed pair.
     decided: Vec<(usize, BranchCost)>,
-    /// Why the pairs ran on fewer sets of buffers than `--cost-placements` asked.
-    fewer_placements: Option<String>,
+    /// The profile's notes on how the variants ran: on fewer sets of buffers than
+    /// `--cost-placements` asked, or from counts that vary between runs.
+    notes: Vec<String>,
 }
 
 /// Where a branch's variant is written: an `if` or `switch` statement, or the `if` naga made
@@ -130,7 +131,7 @@ pub(super) fn variants(
     let mut out = Variants {
         timed: Vec::new(),
         decided: Vec::new(),
-        fewer_placements: None,
+        notes: Vec::new(),
     };
     // Whether a branch can have a variant is read from the text, before any GPU work, so one
     // that cannot (two `if`s on a line) takes no --cost-top slot from one that can.
@@ -158,6 +159,8 @@ pub(super) fn variants(
         true => None,
         false => count_again(gpu, &quiet, kernel)?,
     };
+    out.notes
+        .extend((repeat.as_deref()).and_then(|again| unsteady_note(&profile.lines, again)));
     // The sets beside `shared`, made for the first branch timed: one settled without timing
     // (its variant hit the loop cap, or did not compile) needs none.
     let mut extra_sets: Option<Vec<Resources>> = None;
@@ -190,7 +193,7 @@ pub(super) fn variants(
             Ok(timed) => {
                 if extra_sets.is_none() {
                     let (extra, note) = extra_placements(shared.bytes(), request.cost_placements);
-                    out.fewer_placements = note;
+                    out.notes.extend(note);
                     let made = (0..extra).map(|_| timed_resources(gpu, kernel, &quiet));
                     extra_sets = Some(made.collect::<Result<_>>()?);
                 }
@@ -422,6 +425,22 @@ fn count_again(
     }
 }
 
+/// Where the kernel's second counted run (`again`) counted other lanes than its first
+/// (`original`), the note that says so: its counts are one run's of several it can give.
+fn unsteady_note(original: &[LineProfile], again: &[LineProfile]) -> Option<String> {
+    let moved = cost::outside_change(original, again, &[]);
+    (moved > 0.0).then(|| {
+        format!(
+            "--cost: a second counted run of the kernel, from the same inputs, counted other \
+             lanes than the first ({:.1}% of its lanes or subgroup executions moved): its paths \
+             follow a spin or the order of its atomics, so these counts are one run's; each \
+             branch's `repeat_change` says how far the work outside it moved on its own, and \
+             the timed runs, without the loop cap, may take paths the counted ones did not",
+            moved * 100.0
+        )
+    })
+}
+
 /// Every branch's cost in `profile`, from the timed pairs' samples (placebo then uniform, in
 /// the order of `variants.timed` and each one's placements); `top` is `--cost-top`.
 pub(super) fn apply(
@@ -430,7 +449,7 @@ pub(super) fn apply(
     samples: &[(Vec<f64>, Vec<f64>)],
     top: usize,
 ) {
-    profile.notes.extend(variants.fewer_placements.clone());
+    profile.notes.extend(variants.notes.iter().cloned());
     // The fixed cost of a dispatch is paid however many lane slots run: the model spreads
     // only the time above the empty kernel's over them.
     let timing = profile.timing.as_ref();
@@ -486,6 +505,26 @@ pub(super) fn apply(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_second_count_that_differs_says_the_counts_are_one_runs() {
+        let line = |line, executions, lanes| LineProfile {
+            line,
+            executions,
+            active_lanes: Some(lanes),
+            efficiency: None,
+            static_verdict: None,
+        };
+        let first = [line(3, 10, 80), line(5, 40, 200)];
+        assert_eq!(unsteady_note(&first, &first), None);
+        // The spin's line ran 4 more trips of 8 lanes: 32 of 280 lanes moved.
+        let again = [line(3, 10, 80), line(5, 44, 232)];
+        let note = unsteady_note(&first, &again).expect("a note");
+        assert!(
+            note.contains("counted other lanes than the first (11.4%"),
+            "{note}"
+        );
+    }
 
     #[test]
     fn placements_stop_at_a_gibibyte_made_again_and_say_so() {
