@@ -433,9 +433,10 @@ fn unsteady_note(original: &[LineProfile], again: &[LineProfile]) -> Option<Stri
         format!(
             "--cost: a second counted run of the kernel, from the same inputs, counted other \
              lanes than the first ({:.1}% of its lanes or subgroup executions moved): its paths \
-             follow a spin or the order of its atomics, so these counts are one run's; each \
-             branch's `repeat_change` says how far the work outside it moved on its own, and \
-             the timed runs, without the loop cap, may take paths the counted ones did not",
+             follow a spin or the order of its atomics, so these counts are one run's; a branch \
+             whose variant moved the work outside it reads `confounded`, with how far the kernel \
+             moved it on its own (`repeat_change`), and the timed runs, without the loop cap, may \
+             take paths the counted ones did not",
             moved * 100.0
         )
     })
