@@ -159,19 +159,25 @@ fn outside_reason(outside: OutsideChange, counterfactual: Counterfactual) -> Str
         if eager { "chain" } else { "branch" },
         outside.variant * 100.0
     );
+    // Measured from the nearer of two runs that differ: say so first.
+    let from_runs = |own: f64| {
+        format!(
+            " from the nearer of two counted runs of the kernel itself, which differ by {} there",
+            small_percent(own)
+        )
+    };
     let why = match outside.repeat {
         Some(own) if own > MAX_OUTSIDE_CHANGE => format!(
-            ", and two counted runs of the kernel itself differ by {:.1}% there: its counts \
-             vary between runs (a spin, the order of atomics), so what the variant moved cannot \
-             be told from what the kernel moves on its own",
-            own * 100.0
+            "{}: its counts vary between runs (a spin, the order of atomics), so what the \
+             variant moved cannot be told from what the kernel moves on its own",
+            from_runs(own)
         ),
         // A spin varies by more in some runs than in others: a little here bounds nothing.
         Some(own) if own > 0.0 => format!(
-            ", and two counted runs of the kernel itself differ by {} there: its counts vary \
-             between runs (a spin, the order of atomics), by more in some than in others, so \
-             either the {} steers later work or the kernel moved it on its own",
-            small_percent(own),
+            "{}: its counts vary between runs (a spin, the order of atomics), by more in some \
+             than in others, so either the {} steers later work or the kernel moved it on its \
+             own",
+            from_runs(own),
             if eager {
                 "clause's evaluation"
             } else {
@@ -490,7 +496,13 @@ mod tests {
         };
         let own = judged(0.05, Some(0.08), Counterfactual::FirstLane);
         assert_eq!(own.verdict, CostVerdict::Confounded, "{own:#?}");
-        assert!(own.reason.contains("differ by 8.0% there"), "{own:#?}");
+        assert!(
+            (own.reason).contains(
+                "changed by 5.0% from the nearer of two counted runs of the kernel itself, \
+                 which differ by 8.0% there"
+            ),
+            "{own:#?}"
+        );
         assert!(!own.reason.contains("steers"), "{own:#?}");
         assert_eq!(own.repeat_change, Some(0.08));
         // A little variation bounds nothing: a spin varies by more in some runs.

@@ -112,9 +112,10 @@ pub struct BranchCost {
     pub predicted_interval_ns: Option<[f64; 2]>,
     /// Timed rounds of each variant, on each placement.
     pub variant_reps: usize,
-    /// The variant's change in the work outside the branch against the original: the larger
-    /// of Σ|Δ lanes| / Σ lanes and Σ|Δ executions| / Σ executions over those lines; above 1%
-    /// the verdict is `confounded`.
+    /// The variant's change in the work outside the branch against the original (the nearer
+    /// of its two counted runs, where it was counted again): the larger of Σ|Δ lanes| / Σ lanes
+    /// and Σ|Δ executions| / Σ executions over those lines; above 1% the verdict is
+    /// `confounded`.
     pub outside_change: Option<f64>,
     /// A second counted run of the kernel itself, from the same fills, against the first,
     /// over the lines `outside_change` compares: above 0 where the kernel's counts vary between

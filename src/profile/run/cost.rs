@@ -28,7 +28,9 @@ pub(super) struct Timed {
     /// The counted variant's change in lanes outside it, and the kernel's own.
     outside: cost::OutsideChange,
     /// The subgroup executions the counted variant no longer ran inside it: the model's saving.
-    dropped: i64,
+    /// `None` where two counted runs of the kernel itself differ inside it: the difference
+    /// would price the kernel's own variation.
+    dropped: Option<i64>,
     /// The code the branch skips by `continue` or `return`, counted as its else, in words.
     skipped: Option<String>,
     /// On each buffer placement, the variant with each lane deciding (the placebo), then with
@@ -179,13 +181,13 @@ pub(super) fn variants(
             }
         };
         let (original, region) = (&profile.lines, text.lines());
-        let compared =
-            |lines: &[LineProfile]| cost::outside_change(original, lines, &text.inside_lines());
-        let outside = cost::OutsideChange {
-            variant: compared(&counted),
-            repeat: repeat.as_deref().map(compared),
-        };
-        let dropped = cost::dropped_executions(original, &counted, &region[0], &region[1..]);
+        let inside = text.inside_lines();
+        let outside = cost::OutsideChange::measure(original, repeat.as_deref(), &counted, &inside);
+        let steady_inside = repeat
+            .as_deref()
+            .is_none_or(|again| !cost::differs_on(original, again, &region));
+        let dropped = steady_inside
+            .then(|| cost::dropped_executions(original, &counted, &region[0], &region[1..]));
         let wgsl = text.variant(&kernel.source, variant::Form::Timed, control_group);
         let label = format!("{} (line {} timed variant)", kernel.file, branch.line);
         let entry = &kernel.interface.entry;
@@ -469,12 +471,24 @@ pub(super) fn apply(
             .map(|(placebo, uniform)| (&placebo[..], &uniform[..]))
             .collect();
         // Evaluating a clause in every lane leaves no path out: the model predicts no saving.
-        let predicted = (timed.counterfactual == Counterfactual::FirstLane)
-            .then(|| cost::priced_ns(timed.dropped * i64::from(width), lines, width, work))
-            .flatten();
+        let first_lane = timed.counterfactual == Counterfactual::FirstLane;
+        let predicted = match timed.dropped {
+            Some(dropped) if first_lane => {
+                cost::priced_ns(dropped * i64::from(width), lines, width, work)
+            }
+            _ => None,
+        };
         let mut judged = cost::judge(&placements, timed.outside, predicted, timed.counterfactual);
         if let Some(skipped) = &timed.skipped {
             judged.reason = format!("{} ({skipped})", judged.reason);
+        }
+        if first_lane && timed.dropped.is_none() {
+            judged.reason = format!(
+                "{} (no prediction: two counted runs of the kernel itself differ inside the \
+                 branch, so what the variant no longer ran there would price the kernel's own \
+                 variation)",
+                judged.reason
+            );
         }
         branches[timed.branch].cost = Some(judged);
     }
