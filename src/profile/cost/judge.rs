@@ -2,7 +2,7 @@
 //! every buffer placement, and on a coarse timer the band of steps a saving must clear, with
 //! the reason in words.
 
-use super::{Counterfactual, MAX_OUTSIDE_CHANGE, OutsideChange};
+use super::{Counterfactual, MAX_OUTSIDE_CHANGE, OutsideChange, small_percent};
 use crate::profile::report::{BranchCost, CostVerdict, Estimate};
 use crate::report::units::format_ns;
 use crate::stats::{Interval, median_interval};
@@ -198,14 +198,6 @@ fn outside_reason(outside: OutsideChange, counterfactual: Counterfactual) -> Str
             .to_owned(),
     };
     moved + &why
-}
-
-/// A share as a percentage to one decimal, a nonzero one below that as `<0.1%`.
-fn small_percent(share: f64) -> String {
-    match share * 100.0 {
-        p if p > 0.0 && p < 0.05 => "<0.1%".to_owned(),
-        p => format!("{p:.1}%"),
-    }
 }
 
 /// The step a timer's readings come in, where it is coarse: the greatest common divisor of the

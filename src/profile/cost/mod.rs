@@ -148,6 +148,14 @@ pub fn dropped_executions(
         .sum()
 }
 
+/// A share as a percentage to one decimal, a nonzero one below that as `<0.1%`.
+pub fn small_percent(share: f64) -> String {
+    match share * 100.0 {
+        p if p > 0.0 && p < 0.05 => "<0.1%".to_owned(),
+        p => format!("{p:.1}%"),
+    }
+}
+
 /// Whether two counts of a kernel differ on any line of `region`, in executions or lanes.
 pub fn differs_on(first: &[LineProfile], again: &[LineProfile], region: &[Range<u32>]) -> bool {
     (first.iter())

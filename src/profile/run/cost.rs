@@ -157,9 +157,10 @@ pub(super) fn variants(
     let (uniform, placebo) = (control(Control::Uniform), control(Control::Placebo));
     // Whether the kernel's counts move between runs on their own (a spin, the order of
     // atomics): a variant's change outside its branch is then no sign of the branch alone.
-    let repeat = match chosen.is_empty() {
-        true => None,
-        false => count_again(gpu, &quiet, kernel)?,
+    let repeat = if chosen.is_empty() {
+        None
+    } else {
+        count_again(gpu, &quiet, kernel)?
     };
     out.notes
         .extend((repeat.as_deref()).and_then(|again| unsteady_note(&profile.lines, again)));
@@ -434,12 +435,12 @@ fn unsteady_note(original: &[LineProfile], again: &[LineProfile]) -> Option<Stri
     (moved > 0.0).then(|| {
         format!(
             "--cost: a second counted run of the kernel, from the same inputs, counted other \
-             lanes than the first ({:.1}% of its lanes or subgroup executions moved): its paths \
+             lanes than the first ({} of its lanes or subgroup executions moved): its paths \
              follow a spin or the order of its atomics, so these counts are one run's; a branch \
              whose variant moved the work outside it reads `confounded`, with how far the kernel \
              moved it on its own (`repeat_change`), and the timed runs, without the loop cap, may \
              take paths the counted ones did not",
-            moved * 100.0
+            cost::small_percent(moved)
         )
     })
 }
