@@ -123,7 +123,7 @@ fn source_line(profile: &Profile, line: Option<u32>) -> String {
 /// The columns, in order: the figures first (as before the device's identity was added, so
 /// that scripts reading columns by position keep working), then the kernel, the device and the
 /// run.
-pub const CSV_COLUMNS: [Column; 43] = {
+pub const CSV_COLUMNS: [Column; 45] = {
     use ColumnType::{Integer, Number, Text, Timestamp};
     const fn c(name: &'static str, kind: ColumnType, cell: fn(&Row<'_>) -> String) -> Column {
         Column { name, kind, cell }
@@ -206,6 +206,12 @@ pub const CSV_COLUMNS: [Column; 43] = {
         }),
         c("predicted_high_ns", Number, |r| {
             r.cost_cell(|c| c.predicted_interval_ns.map(|[_, high]| high))
+        }),
+        c("outside_change", Number, |r| {
+            r.cost_cell(|c| c.outside_change)
+        }),
+        c("repeat_change", Number, |r| {
+            r.cost_cell(|c| c.repeat_change)
         }),
         c("clause", Text, |r| r.clause_cell(|c| Some(c.text.clone()))),
         c("clause_operator", Text, |r| {
