@@ -148,9 +148,10 @@ pub fn judge(
 }
 
 /// Why a variant that moved the work outside its branch (or chain) is `confounded`: the branch's
-/// result steers later work, unless a second run of the kernel itself moved it too (its counts
-/// vary between runs), or the chain's value, the same either way, cannot have. One second run
-/// shows no steadiness: a spin's counts vary by 1% in one run and 80% in the next (lavapipe).
+/// result steers later work, unless a second run of the kernel itself moved it as far (its
+/// counts vary between runs), or the chain's value, the same either way, cannot have. One
+/// second run bounds nothing: a spin's counts vary by 1% in one run and 80% in the next
+/// (lavapipe), so a smaller move of its own names both causes.
 fn outside_reason(outside: OutsideChange, counterfactual: Counterfactual) -> String {
     let eager = counterfactual == Counterfactual::Eager;
     let moved = format!(
@@ -167,12 +168,13 @@ fn outside_reason(outside: OutsideChange, counterfactual: Counterfactual) -> Str
         )
     };
     let why = match outside.repeat {
-        Some(own) if own > MAX_OUTSIDE_CHANGE => format!(
+        Some(own) if own >= outside.variant => format!(
             "{}: its counts vary between runs (a spin, the order of atomics), so what the \
              variant moved cannot be told from what the kernel moves on its own",
             from_runs(own)
         ),
-        // A spin varies by more in some runs than in others: a little here bounds nothing.
+        // A spin varies by more in some runs than in others: less than the variant moved
+        // bounds nothing.
         Some(own) if own > 0.0 => format!(
             "{}: its counts vary between runs (a spin, the order of atomics), by more in some \
              than in others, so either the {} steers later work or the kernel moved it on its \
@@ -514,6 +516,9 @@ mod tests {
         );
         let chain = judged(0.05, Some(0.02), Counterfactual::Eager);
         assert!(chain.reason.contains("differ by 2.0% there"), "{chain:#?}");
+        assert!(chain.reason.contains("either the clause's"), "{chain:#?}");
+        let chain = judged(0.05, Some(0.05), Counterfactual::Eager);
+        assert!(chain.reason.contains("cannot be told"), "{chain:#?}");
         // One run that agrees shows no steadiness: the reason names both causes.
         let chain = judged(0.05, Some(0.0), Counterfactual::Eager);
         assert!(chain.reason.contains("a store or an atomic"), "{chain:#?}");
