@@ -58,8 +58,8 @@ pub struct OutsideChange {
 
 impl OutsideChange {
     /// How far `variant` moved the work outside `region` from the nearer of the kernel's counted
-    /// runs (`original`, and `repeat` where it was counted again), and how far those two are
-    /// apart. The nearer, since a spin's first run can differ from every later one alike (on
+    /// runs (`original`, and `repeat` where it was counted again, on the original's lines), and
+    /// how far those two are apart. The nearer, since a spin's first run can differ from every later one alike (on
     /// an H100, the variants and the second run of `chained_scan_spin` each moved 1.3% from
     /// its first run, in each of three profiles): a variant that counts as one of the kernel's
     /// own runs moved nothing the kernel does not.
@@ -70,21 +70,11 @@ impl OutsideChange {
         region: &[Range<u32>],
     ) -> Self {
         let from_original = outside_change(original, variant, region);
-        let Some(repeat) = repeat else {
-            return Self {
-                variant: from_original,
-                repeat: None,
-            };
-        };
-        // The original's lines only: the second run is counted without the analysis that leaves
-        // out the lines of no statement, as the variant is.
-        let repeat: Vec<LineProfile> = (repeat.iter())
-            .filter(|l| counterpart(original, l).is_some())
-            .cloned()
-            .collect();
         Self {
-            variant: from_original.min(outside_change(&repeat, variant, region)),
-            repeat: Some(outside_change(original, &repeat, region)),
+            variant: repeat.map_or(from_original, |repeat| {
+                from_original.min(outside_change(repeat, variant, region))
+            }),
+            repeat: repeat.map(|repeat| outside_change(original, repeat, region)),
         }
     }
 }

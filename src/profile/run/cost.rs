@@ -160,7 +160,7 @@ pub(super) fn variants(
     let repeat = if chosen.is_empty() {
         None
     } else {
-        count_again(gpu, &quiet, kernel)?
+        count_again(gpu, &quiet, kernel, &profile.lines)?
     };
     out.notes
         .extend((repeat.as_deref()).and_then(|again| unsteady_note(&profile.lines, again)));
@@ -413,16 +413,22 @@ fn count_lines(
     Ok(lines)
 }
 
-/// The original's lines counted a second time, as the variants are, for how far the kernel's
-/// counts move between runs on their own; `None` where that run cannot be counted.
+/// The kernel counted a second time, as the variants are, for how far its counts move between
+/// runs on their own: the lines of its first run (`original`) only, since this run is counted
+/// without the analysis that leaves out the lines of no statement. `None` where that run cannot
+/// be counted.
 fn count_again(
     gpu: &GpuContext,
     quiet: &Request,
     kernel: &Kernel,
+    original: &[LineProfile],
 ) -> Result<Option<Vec<LineProfile>>> {
     let label = format!("{} (counted again)", kernel.file);
     match count_lines(gpu, quiet, kernel, kernel, &label) {
-        Ok(lines) => Ok(Some(lines)),
+        Ok(mut lines) => {
+            lines.retain(|l| original.iter().any(|o| o.line == l.line));
+            Ok(Some(lines))
+        }
         Err(Uncounted::Failed(e)) => Err(e),
         Err(_) => Ok(None),
     }
