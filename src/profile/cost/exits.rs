@@ -1,10 +1,12 @@
 //! The `else` an `if` that leaves its block writes without the word: `if c { continue; } rest`
 //! runs `rest` where `c` fails, as `if c {} else { rest }` would (and with an `else`, `rest` is
-//! that path's). So `rest` (to the end of the loop body it continues, or of the function it
-//! returns from) is the branch's work: a subgroup whose first lane decides runs it with all its
-//! lanes or with none, and no work outside the branch moves. A `break` has none here: it also
-//! changes the loop's trips, as a divergent loop does, which a variant whose lanes agree cannot
-//! leave as they were.
+//! that path's). So `rest` (to the end of the loop body it continues, the `switch` clause it
+//! breaks from, or the function it returns from) is the branch's work: a subgroup whose first
+//! lane decides runs it with all its lanes or with none, and no work outside the branch moves.
+//! A `break` out of a loop, or a `return` from inside one, also skips that loop's later trips,
+//! the lines before the `if` included: the whole loop is the branch's work, since a subgroup
+//! that follows its first lane leaves it on that lane's trip where the divergent one ran on
+//! until its last lane left.
 
 use std::ops::Range;
 
@@ -12,41 +14,60 @@ use super::chain::{first_word, statement_start};
 use super::variant::{BranchText, if_blocks, line_of, matching_brace};
 use crate::shaders::mask_comments;
 
-/// How an `if`'s block leaves what holds it; a `return` leaves more.
+/// How an `if`'s block leaves what holds it; each leaves more than the one before.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Exit {
     Continue,
+    Break,
     Return,
+}
+
+impl Exit {
+    fn keyword(self) -> &'static str {
+        match self {
+            Exit::Continue => "continue",
+            Exit::Break => "break",
+            Exit::Return => "return",
+        }
+    }
 }
 
 /// The code an `if` skips where it is taken.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ImplicitElse {
-    /// 1-based lines, from the line after the `if` to the end of the loop body or function.
+    /// 1-based lines, from the line after the `if` to the end of the loop body, `switch` clause
+    /// or function it leaves; from the first line of the outermost loop it leaves, where it
+    /// leaves one.
     pub lines: Range<u32>,
     /// The statement that leaves.
     pub by: Exit,
+    /// Whether the exit ends a loop's trips (`lines` then holds that loop whole).
+    pub ends_loop: bool,
 }
 
 impl ImplicitElse {
     /// What it is, in words: its lines, the statement that skips them, and whose work they are.
     pub fn describe(&self) -> String {
-        let keyword = match self.by {
-            Exit::Continue => "continue",
-            Exit::Return => "return",
+        let trips = if self.ends_loop {
+            " (with the later trips of the loop it leaves)"
+        } else {
+            ""
         };
         format!(
-            "lines {} to {}, skipped by its `{keyword}`, count as its work",
+            "lines {} to {}, skipped by its `{}`{trips}, count as its work",
             self.lines.start,
-            self.lines.end - 1
+            self.lines.end - 1,
+            self.by.keyword()
         )
     }
 }
 
-/// The lines an `if` (`branch`, in `source`) skips on the paths whose block ends in `continue`
-/// or `return`: from the line after the statement to the end of the loop body it continues or
-/// the function it returns from (a `return` on any path: the function's). The other paths run
-/// them, so they are those paths' work. `None` where no block of the statement leaves.
+/// The lines an `if` (`branch`, in `source`) skips on the paths whose block ends in
+/// `continue`, `break` or `return`: from the line after the statement to the end of the loop
+/// body it continues, the `switch` clause it breaks from, or the function it returns from (the
+/// exit that leaves the most, on any path), and the whole of the outermost loop it leaves. The
+/// other paths run them, so they are those paths' work. `None` where no block of the statement
+/// leaves.
 pub fn implicit_else(source: &str, branch: &BranchText) -> Option<ImplicitElse> {
     if branch.keyword != "if" {
         return None;
@@ -57,24 +78,40 @@ pub fn implicit_else(source: &str, branch: &BranchText) -> Option<ImplicitElse> 
     let exit = (blocks.iter())
         .filter_map(|&(open, close)| last_statement_exit(&code[open + 1..close]))
         .max()?;
-    let mut blocks = enclosing_blocks(&code, branch.condition.end);
-    let held_by = match exit {
-        Exit::Continue => blocks.find(|&brace| opens_loop(&code, brace))?,
-        Exit::Return => blocks.last()?,
+    let holding: Vec<usize> = enclosing_blocks(&code, branch.condition.end).collect();
+    let is_loop = |&&brace: &&usize| opens_loop(&code, brace);
+    let (held_by, left_loop) = match exit {
+        Exit::Continue => (*holding.iter().find(is_loop)?, None),
+        Exit::Break => {
+            let held_by = *(holding.iter())
+                .find(|&&brace| opens_loop(&code, brace) || opens_clause(&code, brace))?;
+            (held_by, opens_loop(&code, held_by).then_some(held_by))
+        }
+        // The function's body, and the outermost loop in it.
+        Exit::Return => (
+            *holding.last()?,
+            holding.iter().rev().find(is_loop).copied(),
+        ),
     };
     let end = line_of(&code, matching_brace(&code, held_by)?) + 1;
-    let start = line_of(&code, close) + 1;
+    let start = match left_loop {
+        Some(brace) => line_of(&code, statement_start(&code, brace)),
+        None => line_of(&code, close) + 1,
+    };
     (start < end).then_some(ImplicitElse {
         lines: start..end,
         by: exit,
+        ends_loop: left_loop.is_some(),
     })
 }
 
-/// Whether `block` (a block's statements, without its braces) ends in `continue` or `return`.
+/// Whether `block` (a block's statements, without its braces) ends in `continue`, `break` or
+/// `return`.
 fn last_statement_exit(block: &str) -> Option<Exit> {
     let body = block.trim_end().strip_suffix(';')?;
     match first_word(body, statement_start(body, body.len())) {
         "continue" => Some(Exit::Continue),
+        "break" => Some(Exit::Break),
         "return" => Some(Exit::Return),
         _ => None,
     }
@@ -105,6 +142,14 @@ fn opens_loop(code: &str, brace: usize) -> bool {
     matches!(
         first_word(code, statement_start(code, brace)),
         "for" | "while" | "loop"
+    )
+}
+
+/// Whether the `{` at `brace` opens a `switch` clause, which a `break` inside it leaves.
+fn opens_clause(code: &str, brace: usize) -> bool {
+    matches!(
+        first_word(code, statement_start(code, brace)),
+        "case" | "default"
     )
 }
 
@@ -163,9 +208,54 @@ fn main(@builtin(global_invocation_id) gid: vec3u) {
         // A `return` on one side of an `if` with an `else`: the rest of the function is the
         // other side's.
         assert_eq!(rest(23), Some(28..30));
-        // An `if` whose block does not end by leaving, and one that breaks.
+        // An `if` whose block does not end by leaving.
         assert_eq!(rest(13), None);
-        assert_eq!(rest(20), None);
+    }
+
+    const LOOPS: &str = "\
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3u) {
+    var c = 0u;
+    for (var i = 0u; i < 8u; i++) {
+        c += 1u;
+        loop {
+            if c > 9u { break; }
+            c += 2u;
+        }
+        switch c {
+            case 1u: {
+                if gid.x == 0u { break; }
+                c = 0u;
+            }
+            default {}
+        }
+        if c == gid.x {
+            c = 7u;
+            return;
+        }
+        c += 3u;
+    }
+    c += 4u;
+}
+";
+
+    #[test]
+    fn a_break_or_a_return_out_of_a_loop_has_the_whole_loop_for_else() {
+        let skipped = |line| implicit_else(LOOPS, &find(LOOPS, line, "if").unwrap()).unwrap();
+        // A `break`: the loop it leaves, from its first line, and nothing after it.
+        let ends_inner = skipped(7);
+        assert_eq!((ends_inner.lines, ends_inner.by), (6..10, Exit::Break));
+        assert_eq!(
+            skipped(7).describe(),
+            "lines 6 to 9, skipped by its `break` (with the later trips of the loop it leaves), \
+             count as its work"
+        );
+        // A `break` in a `switch` clause leaves the clause: the rest of it, as a `continue`.
+        assert_eq!(skipped(12).lines, 13..15);
+        assert!(!skipped(12).ends_loop);
+        // A `return` in a loop: the outermost loop whole, and the rest of the function.
+        assert_eq!(skipped(17).lines, 4..25);
+        assert!(skipped(17).ends_loop);
     }
 
     #[test]

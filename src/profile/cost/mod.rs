@@ -1,6 +1,6 @@
 //! What a divergent branch costs on this adapter (`divlab profile --cost`), without a device:
 //! which branches get a variant ([`candidates`]), the variants' text ([`variant`]; [`exits`]:
-//! the code an `if` that continues or returns skips, its `else` in all but name), the cost
+//! the code an `if` that continues, breaks or returns skips, its `else` in all but name), the cost
 //! model's prediction from the counted variant ([`dropped_executions`], [`priced_ns`]), how far
 //! a variant moved the work outside its branch ([`outside_change`]), and the verdict from the
 //! timed pairs ([`judge`]).

@@ -31,7 +31,8 @@ pub(super) struct Timed {
     /// `None` where two counted runs of the kernel itself differ inside it: the difference
     /// would price the kernel's own variation.
     dropped: Option<i64>,
-    /// The code the branch skips by `continue` or `return`, counted as its else, in words.
+    /// The code the branch skips by `continue`, `break` or `return`, counted as its else, in
+    /// words.
     skipped: Option<String>,
     /// On each buffer placement, the variant with each lane deciding (the placebo), then with
     /// the subgroup's first active lane deciding.
@@ -53,8 +54,8 @@ pub(super) struct Variants {
 /// of a short-circuit operator.
 enum Written {
     /// The statement, and the other lines whose work is its sides' (`also`): the code an `if`
-    /// that continues or returns skips (`skipped`), and the functions the statement and that
-    /// code call.
+    /// that continues, breaks or returns skips (`skipped`), and the functions the statement and
+    /// that code call.
     Branch {
         text: BranchText,
         also: Vec<std::ops::Range<u32>>,
@@ -86,8 +87,9 @@ impl Written {
 
     /// The lines the outside check leaves out: [`Self::lines`], less a branch's header line
     /// where it holds the header alone. The branch is evaluated as often in the variant as in
-    /// the kernel unless its decision steers its own evaluations (a `return` in a loop ends the
-    /// loop's trips, as a divergent loop's lanes do), which is work outside the divergence.
+    /// the kernel unless its decision steers its own evaluations (a side that sets the trips of
+    /// the loop it sits in), which is work outside the divergence. A loop the branch leaves by
+    /// `break` or `return` is its own work, its header line with it ([`exits`]).
     fn inside_lines(&self) -> Vec<std::ops::Range<u32>> {
         let mut lines = self.lines();
         if let Self::Branch { text, .. } = self
@@ -302,8 +304,8 @@ fn written(
             branch.line
         ),
     })?;
-    // The code an `if` that continues or returns skips is its `else`; what the statement and
-    // that code call is their work.
+    // The code an `if` that continues, breaks or returns skips is its `else`; what the statement
+    // and that code call is their work.
     let skipped = exits::implicit_else(&kernel.source, &text);
     let rest = skipped.as_ref().map(|s| &s.lines);
     let mut also: Vec<std::ops::Range<u32>> = rest.into_iter().cloned().collect();
