@@ -153,7 +153,7 @@ fn a_branch_on_the_workgroup_never_diverges_and_runs_no_variant() {
 
 /// `name`'s branch moves work that lies outside its statement's lines but is its own: no work
 /// outside it moves, the model predicts about half the kernel, and the saving is timed.
-fn costs_the_work_it_moves_as_its_own(name: &str) -> BranchCost {
+fn costs_the_work_it_moves_as_its_own(name: &str) -> (Profile, BranchCost) {
     let _gpu = util::gpu_exclusive();
     let lab = Lab::new(util::gpu());
     let (profile, cost) = costed(&lab, name, 21);
@@ -170,7 +170,7 @@ fn costs_the_work_it_moves_as_its_own(name: &str) -> BranchCost {
     assert_eq!(cost.verdict, CostVerdict::Serialized, "{cost:#?}");
     let share = cost.saved_fraction.unwrap();
     assert!((0.2..=0.8).contains(&share), "saved {share}: {cost:#?}");
-    cost
+    (profile, cost)
 }
 
 /// Before the functions' lines counted as the sides', this read 50% outside, confounded,
@@ -191,10 +191,18 @@ fn the_code_an_if_skips_by_continuing_is_its_else() {
 /// that lane's trip. Before the loop counted as the `if`'s, the later trips were work outside it.
 #[test]
 fn the_loop_an_if_breaks_out_of_is_its_work() {
-    let cost = costs_the_work_it_moves_as_its_own("break_ends_trips.wgsl");
+    let (profile, cost) = costs_the_work_it_moves_as_its_own("break_ends_trips.wgsl");
     assert!(
-        (cost.reason).contains("lines 16 to 23, skipped by its `break` (with the later trips"),
+        (cost.reason).contains("lines 16 to 23, the loop its `break` leaves, count as its work"),
         "{cost:#?}"
+    );
+    // The loop's own row, counted only, names the `if` that was measured with it.
+    let the_loop = profile.branches.iter().find(|b| b.line == 16).unwrap();
+    let loop_cost = the_loop.cost.as_ref().unwrap();
+    assert_eq!(loop_cost.verdict, CostVerdict::CountOnly, "{loop_cost:#?}");
+    assert!(
+        (loop_cost.reason).contains("line 17's `if`, which leaves it by `break`, is costed"),
+        "{loop_cost:#?}"
     );
 }
 
@@ -203,9 +211,10 @@ fn the_loop_an_if_breaks_out_of_is_its_work() {
 /// 44% of the work outside, `confounded`.
 #[test]
 fn a_return_that_ends_its_own_loops_trips_costs_that_loop_as_its_work() {
-    let cost = costs_the_work_it_moves_as_its_own("return_in_loop.wgsl");
+    let (_, cost) = costs_the_work_it_moves_as_its_own("return_in_loop.wgsl");
     assert!(
-        (cost.reason).contains("lines 15 to 22, skipped by its `return` (with the later trips"),
+        (cost.reason)
+            .contains("lines 15 to 22, the loop its `return` leaves and the rest of the function"),
         "{cost:#?}"
     );
 }

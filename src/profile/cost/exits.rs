@@ -23,7 +23,8 @@ pub enum Exit {
 }
 
 impl Exit {
-    fn keyword(self) -> &'static str {
+    /// The statement, as written.
+    pub fn keyword(self) -> &'static str {
         match self {
             Exit::Continue => "continue",
             Exit::Break => "break",
@@ -48,17 +49,16 @@ pub struct ImplicitElse {
 impl ImplicitElse {
     /// What it is, in words: its lines, the statement that skips them, and whose work they are.
     pub fn describe(&self) -> String {
-        let trips = if self.ends_loop {
-            " (with the later trips of the loop it leaves)"
-        } else {
-            ""
+        let (first, last) = (self.lines.start, self.lines.end - 1);
+        let keyword = self.by.keyword();
+        let what = match (self.ends_loop, self.by) {
+            (false, _) => format!("skipped by its `{keyword}`"),
+            (true, Exit::Return) => {
+                format!("the loop its `{keyword}` leaves and the rest of the function")
+            }
+            (true, _) => format!("the loop its `{keyword}` leaves"),
         };
-        format!(
-            "lines {} to {}, skipped by its `{}`{trips}, count as its work",
-            self.lines.start,
-            self.lines.end - 1,
-            self.by.keyword()
-        )
+        format!("lines {first} to {last}, {what}, count as its work")
     }
 }
 
@@ -247,15 +247,18 @@ fn main(@builtin(global_invocation_id) gid: vec3u) {
         assert_eq!((ends_inner.lines, ends_inner.by), (6..10, Exit::Break));
         assert_eq!(
             skipped(7).describe(),
-            "lines 6 to 9, skipped by its `break` (with the later trips of the loop it leaves), \
-             count as its work"
+            "lines 6 to 9, the loop its `break` leaves, count as its work"
         );
         // A `break` in a `switch` clause leaves the clause: the rest of it, as a `continue`.
         assert_eq!(skipped(12).lines, 13..15);
         assert!(!skipped(12).ends_loop);
         // A `return` in a loop: the outermost loop whole, and the rest of the function.
         assert_eq!(skipped(17).lines, 4..25);
-        assert!(skipped(17).ends_loop);
+        assert_eq!(
+            skipped(17).describe(),
+            "lines 4 to 24, the loop its `return` leaves and the rest of the function, count as \
+             its work"
+        );
     }
 
     #[test]

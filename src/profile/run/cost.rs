@@ -31,9 +31,8 @@ pub(super) struct Timed {
     /// `None` where two counted runs of the kernel itself differ inside it: the difference
     /// would price the kernel's own variation.
     dropped: Option<i64>,
-    /// The code the branch skips by `continue`, `break` or `return`, counted as its else, in
-    /// words.
-    skipped: Option<String>,
+    /// The code the branch skips by `continue`, `break` or `return`, counted as its else.
+    skipped: Option<ImplicitElse>,
     /// On each buffer placement, the variant with each lane deciding (the placebo), then with
     /// the subgroup's first active lane deciding.
     pub pairs: Vec<(Dispatch, Dispatch)>,
@@ -217,7 +216,7 @@ pub(super) fn variants(
                     counterfactual,
                     outside,
                     dropped,
-                    skipped: text.skipped().map(ImplicitElse::describe),
+                    skipped: text.skipped().cloned(),
                     pairs,
                 });
             }
@@ -489,7 +488,7 @@ pub(super) fn apply(
         };
         let mut judged = cost::judge(&placements, timed.outside, predicted, timed.counterfactual);
         if let Some(skipped) = &timed.skipped {
-            judged.reason = format!("{} ({skipped})", judged.reason);
+            judged.reason = format!("{} ({})", judged.reason, skipped.describe());
         }
         if first_lane && timed.dropped.is_none() {
             judged.reason = format!(
@@ -504,13 +503,28 @@ pub(super) fn apply(
     for (index, decided) in variants.decided {
         branches[index].cost = Some(decided);
     }
+    // The timed `if`s that leave a loop, by its first line: each is costed with the loop.
+    let leaving: Vec<(u32, String)> = (variants.timed.iter())
+        .filter_map(|timed| {
+            let skipped = timed.skipped.as_ref().filter(|s| s.ends_loop)?;
+            let by = format!(
+                "line {}'s `if`, which leaves it by `{}`, is costed with this loop as its work",
+                branches[timed.branch].line,
+                skipped.by.keyword()
+            );
+            Some((skipped.lines.start, by))
+        })
+        .collect();
     for branch in branches.iter_mut().filter(|b| b.cost.is_none()) {
         branch.cost = Some(if branch.kind == "loop" && branch.diverged() {
             let predicted = cost::loop_predicted_ns(branch, lines, width, work);
-            let reason = "lanes left at different trips; a variant whose lanes agree on the \
-                          trips would change the work itself (at most this much: the slots of \
-                          lanes that never entered count too)"
-                .into();
+            let mut reason = "lanes left at different trips; a variant whose lanes agree on the \
+                              trips would change the work itself (at most this much: the slots \
+                              of lanes that never entered count too)"
+                .to_owned();
+            for (_, by) in leaving.iter().filter(|(line, _)| *line == branch.line) {
+                reason = format!("{reason}; {by}");
+            }
             BranchCost::unmeasured(CostVerdict::CountOnly, predicted, reason)
         } else if branch.kind == "loop" {
             let reason = "its lanes left together: the loop itself never diverged".to_owned();
