@@ -108,7 +108,7 @@ pub fn judge(
                      short-circuit's branch around it (`&` or `|` in place of `&&` or `||`)"
                 )
             } else {
-                reason
+                reason + &short_of_prediction(i, saved, predicted).unwrap_or_default()
             };
             (CostVerdict::Serialized, reason)
         }
@@ -328,6 +328,24 @@ fn split_reason(split: &[Option<bool>], medians: &[f64], band_steps: f64) -> Str
         saving.join(", "),
         below.join(", "),
     )
+}
+
+/// Where a `serialized` saving's interval lies below half the model's prediction (its low end),
+/// the cause measured: the time of a dispatch that does not fill the device follows its slowest
+/// subgroups, not its total work (docs/findings.md: an H100's dispatch sweep).
+fn short_of_prediction(i: Interval, saved: Option<f64>, p: Option<Estimate>) -> Option<String> {
+    let (saved, p) = (saved?, p?);
+    let low = p.interval.map_or(p.ns, |[low, _]| low);
+    (i.high < 0.5 * low).then(|| {
+        format!(
+            "; it is {:.0}% of the model's prediction ({}): where the dispatch does not fill the \
+             device, the kernel takes as long as its slowest subgroups, so work dropped from the \
+             others saves less (on an H100 a loop exit saved 22% of its prediction at 16 \
+             workgroups and 89% at 8,192); more workgroups (--dispatch) tell",
+            100.0 * saved / p.ns,
+            format_ns(p.ns)
+        )
+    })
 }
 
 /// Why a saving within noise of zero is so: the model foresaw none (the variant drops no work
@@ -571,6 +589,18 @@ mod tests {
         let fine = first_lane(&[(&fine, &fine_less)], 0.0, None);
         assert_eq!(fine.verdict, CostVerdict::Serialized);
         assert!(!fine.reason.contains("steps"), "{fine:?}");
+        // Under half the prediction, the one cause measured is named; at half, nothing.
+        let short = |ns| {
+            let less: Vec<f64> = placebo.iter().map(|p| p - 352.0).collect();
+            first_lane(
+                &[(&placebo, &less)],
+                0.0,
+                Some(Estimate { ns, interval: None }),
+            )
+            .reason
+        };
+        assert!(short(1600.0).contains("it is 22% of the model's prediction (1.6 µs)"));
+        assert!(!short(704.0).contains("prediction"));
         // A prediction of a few steps (the H100's cheap_sides: 38.9 ns against 0 to 32 ns
         // saved) cannot call the paths predicated; one of many steps can.
         let same = placebo.clone();
