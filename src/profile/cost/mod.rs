@@ -1,7 +1,7 @@
 //! What a divergent branch costs on this adapter (`divlab profile --cost`), without a device:
 //! which branches get a variant ([`candidates`]), the variants' text ([`variant`]; [`exits`]:
-//! the code an `if` that continues, breaks or returns skips, its `else` in all but name), the cost
-//! model's prediction from the counted variant ([`dropped_executions`], [`priced_ns`]), how far
+//! the code an `if` that continues, breaks or returns skips, its `else` in all but name), the
+//! cost model's prediction from the counted variant ([`dropped_executions`], [`priced_ns`]), how far
 //! a variant moved the work outside its branch ([`outside_change`]), and the verdict from the
 //! timed pairs ([`judge`]).
 //! `run/cost.rs` makes and runs the variants.
@@ -59,10 +59,10 @@ pub struct OutsideChange {
 impl OutsideChange {
     /// How far `variant` moved the work outside `region` from the nearer of the kernel's counted
     /// runs (`original`, and `repeat` where it was counted again, on the original's lines), and
-    /// how far those two are apart. The nearer, since a spin's first run can differ from every later one alike (on
-    /// an H100, the variants and the second run of `chained_scan_spin` each moved 1.3% from
-    /// its first run, in each of three profiles): a variant that counts as one of the kernel's
-    /// own runs moved nothing the kernel does not.
+    /// how far those two are apart. The nearer, since a spin's first run can differ from every
+    /// later one alike (on an H100, the variants and the second run of `chained_scan_spin` each
+    /// moved 1.3% from its first run, in each of three profiles): a variant that counts as one
+    /// of the kernel's own runs moved nothing the kernel does not.
     pub fn measure(
         original: &[LineProfile],
         repeat: Option<&[LineProfile]>,
@@ -158,7 +158,10 @@ pub fn differs_on(first: &[LineProfile], again: &[LineProfile], region: &[Range<
 
 /// The variant's row for the original's `line`, by line number (the variant keeps every line
 /// where it was); `None` where the variant counted nothing there.
-fn counterpart<'a>(variant: &'a [LineProfile], line: &LineProfile) -> Option<&'a LineProfile> {
+pub(crate) fn counterpart<'a>(
+    variant: &'a [LineProfile],
+    line: &LineProfile,
+) -> Option<&'a LineProfile> {
     variant.iter().find(|v| v.line == line.line)
 }
 

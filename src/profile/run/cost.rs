@@ -427,7 +427,7 @@ fn count_again(
     let label = format!("{} (counted again)", kernel.file);
     match count_lines(gpu, quiet, kernel, kernel, &label) {
         Ok(mut lines) => {
-            lines.retain(|l| original.iter().any(|o| o.line == l.line));
+            lines.retain(|l| cost::counterpart(original, l).is_some());
             Ok(Some(lines))
         }
         Err(Uncounted::Failed(e)) => Err(e),
