@@ -247,37 +247,67 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     );
 }
 
-/// A bound the trace does not follow to an input (a `select`) is named once, not as read
-/// "from" itself.
+/// A bound the trace does not follow to an input (a helper's result) is named once, not as
+/// read "from" itself.
 #[test]
 fn a_capped_loop_on_a_bound_the_trace_cannot_follow_names_it_once() {
-    const SELECTED: &str = "\
-struct P { n: u32 }
-@group(0) @binding(0) var<uniform> p: P;
-@group(0) @binding(1) var<storage, read_write> out: array<u32>;
+    const CALLED: &str = "\
+@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+
+fn limit(li: u32) -> u32 { return 100000u + li; }
 
 @compute @workgroup_size(64)
 fn main(@builtin(local_invocation_index) li: u32) {
     var x = li;
-    for (var i = 0u; i < select(p.n, 7u, li == 0u); i++) { // loop
+    let n = limit(li);
+    for (var i = 0u; i < n; i++) { // loop
         x += i;
     }
     out[li] = x;
 }
 ";
-    let message = profiled("selected.wgsl", SELECTED, |r| {
-        r.buffers = vec!["p=values:100000".parse().unwrap()];
+    let message = profiled("called.wgsl", CALLED, |r| r.loop_cap = 1000)
+        .cap_hit
+        .expect("100000 trips hit a cap of 1000");
+    assert!(
+        message.contains("It reads its bound `n`, which divlab does not follow to an input."),
+        "{message}"
+    );
+}
+
+/// A bound computed from several inputs (a grid's sides, and a `var` that grows by another
+/// field in a branch) names each with the value the run gave it, and where it sits.
+#[test]
+fn a_capped_loop_on_a_bound_of_several_inputs_names_each_and_where_to_pass_them() {
+    const GRID: &str = "\
+struct Grid { width: u32, height: u32, extra: u32, scale: f32 }
+@group(0) @binding(0) var<uniform> grid: Grid;
+@group(0) @binding(1) var<storage, read_write> out: array<u32>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(local_invocation_index) li: u32) {
+    var cells = grid.width * grid.height;
+    if (li == 0u) {
+        cells += grid.extra;
+    }
+    var x = 0u;
+    for (var i = li; i < cells; i += 64u) { // loop
+        x += i;
+    }
+    out[li] = x;
+}
+";
+    let message = profiled("grid.wgsl", GRID, |r| {
+        r.buffers = vec!["grid=values:3000,4000,7".parse().unwrap()];
         r.loop_cap = 1000;
     })
     .cap_hit
-    .expect("100000 trips hit a cap of 1000");
-    assert!(
-        message.contains(
-            "It reads its bound `select(p.n, 7u, li == 0u)`, which divlab does not follow to an \
-             input."
-        ),
-        "{message}"
-    );
+    .expect("3000 × 4000 / 64 trips hit a cap of 1000");
+    let part = "It reads its bound `cells` from 3 inputs: `grid.width` (values fill: 3000), \
+                `grid.height` (values fill: 4000) and `grid.extra` (values fill: 7); pass smaller \
+                values there with `--buffer grid=values:...` (values 1, 2 and 3 of 4 in layout \
+                order).";
+    assert!(message.contains(part), "no `{part}` in: {message}");
 }
 
 /// The limit a binding of `bytes` bytes runs into on the default adapter, as the error names it.

@@ -59,8 +59,23 @@ pub(super) enum Source {
     Builtin(String),
     /// A constant.
     Constant,
+    /// A value computed from several inputs (`dims.x * dims.y`, a `var` assigned in several
+    /// places): each input in the order the source reads them, constants left out. Holds no
+    /// `Inputs` and no `Constant`.
+    Inputs(Vec<Source>),
     /// Something the trace does not follow: what it is.
     Other(String),
+}
+
+impl Source {
+    /// Whether this names an input the user can change (a buffer's scalar, element or length,
+    /// or a built-in).
+    fn is_input(&self) -> bool {
+        !matches!(
+            self,
+            Source::Constant | Source::Other(_) | Source::Inputs(_)
+        )
+    }
 }
 
 #[cfg(test)]
@@ -288,7 +303,94 @@ impl Trace<'_> {
                 (&E::GlobalVariable(global), _) => Source::Length { global },
                 _ => self.other(h),
             },
-            _ => self.other(h),
+            _ => {
+                let mut seen = Vec::new();
+                self.several(&[h], &mut seen, depth)
+                    .unwrap_or_else(|| self.other(h))
+            }
+        }
+    }
+
+    /// The inputs `values` are computed from, as one source: the one input where they read
+    /// one (computed from it), else [`Source::Inputs`]; `None` where they read none.
+    fn several(
+        &self,
+        values: &[Handle<Expression>],
+        seen: &mut Vec<Handle<naga::LocalVariable>>,
+        depth: usize,
+    ) -> Option<Source> {
+        let mut inputs = Vec::new();
+        for &value in values {
+            self.inputs(value, seen, depth, &mut inputs);
+        }
+        match inputs[..] {
+            _ if !inputs.iter().any(Source::is_input) => None,
+            [Source::Scalar { .. }] => inputs.pop().map(|mut one| {
+                if let Source::Scalar { computed, .. } = &mut one {
+                    *computed = true;
+                }
+                one
+            }),
+            [_] => inputs.pop(),
+            _ => Some(Source::Inputs(inputs)),
+        }
+    }
+
+    /// Pushes to `out` each input `h` is computed from through arithmetic, `select`'s values,
+    /// built-in functions and the `var`s it loads (each of their values; `seen` stops a `var`
+    /// that adds to itself), once each.
+    fn inputs(
+        &self,
+        h: Handle<Expression>,
+        seen: &mut Vec<Handle<naga::LocalVariable>>,
+        depth: usize,
+        out: &mut Vec<Source>,
+    ) {
+        use Expression as E;
+        let mut push = |source: Source| {
+            if source != Source::Constant && !out.contains(&source) {
+                out.push(source);
+            }
+        };
+        if depth > MAX_DEPTH {
+            return push(Source::Other(format!(
+                "`{}`, through too many variables",
+                self.text(h)
+            )));
+        }
+        match self.function.expressions[h] {
+            E::Literal(_) | E::Constant(_) | E::Override(_) | E::ZeroValue(_) => {}
+            ref e @ (E::As { .. } | E::Unary { .. } | E::Binary { .. } | E::Math { .. }) => {
+                let mut ops = Vec::new();
+                operands(e, &mut ops);
+                for op in ops {
+                    self.inputs(op, seen, depth, out);
+                }
+            }
+            // `select(f, t, c)`: its false value first, as the source writes them; the
+            // condition picks one, it does not bound.
+            E::Select { accept, reject, .. } => {
+                self.inputs(reject, seen, depth, out);
+                self.inputs(accept, seen, depth, out);
+            }
+            E::Load { pointer } => match self.function.expressions[pointer] {
+                E::LocalVariable(local) if seen.contains(&local) => {}
+                E::LocalVariable(local) => {
+                    seen.push(local);
+                    let (values, other_writes) = self.values_of(local);
+                    if other_writes {
+                        push(self.assigned_in_several_places(local));
+                    }
+                    for value in values {
+                        self.inputs(value, seen, depth + 1, out);
+                    }
+                }
+                _ => push(self.source(h, true, depth + 1)),
+            },
+            E::AccessIndex { .. } | E::FunctionArgument(_) | E::ArrayLength(_) => {
+                push(self.source(h, true, depth + 1))
+            }
+            _ => push(self.other(h)),
         }
     }
 
@@ -398,10 +500,22 @@ impl Trace<'_> {
         }
     }
 
-    /// A local's value: its initializer or its one store, when it has exactly one of them.
+    /// A local's value: its initializer or its one store, when it has exactly one of them;
+    /// else the inputs of all of them, where they are stored whole.
     fn local(&self, local: Handle<naga::LocalVariable>, computed: bool, depth: usize) -> Source {
-        let var = &self.function.local_variables[local];
-        let mut values = Vec::new();
+        match self.values_of(local) {
+            (values, false) if values.len() == 1 => self.source(values[0], computed, depth + 1),
+            (values, false) => self
+                .several(&values, &mut vec![local], depth + 1)
+                .unwrap_or_else(|| self.assigned_in_several_places(local)),
+            (_, true) => self.assigned_in_several_places(local),
+        }
+    }
+
+    /// The values stored to `local` whole, its initializer first, and whether it is also
+    /// written in part or through a pointer.
+    fn values_of(&self, local: Handle<naga::LocalVariable>) -> (Vec<Handle<Expression>>, bool) {
+        let mut values = Vec::from_iter(self.function.local_variables[local].init);
         let mut other_writes = false;
         stores_to(
             &self.function.body,
@@ -410,14 +524,15 @@ impl Trace<'_> {
             &mut values,
             &mut other_writes,
         );
-        values.extend(var.init);
-        let name = var.name.as_deref().unwrap_or("?");
-        match values[..] {
-            [value] if !other_writes => self.source(value, computed, depth + 1),
-            _ => Source::Other(format!(
-                "the variable `{name}`, which the kernel assigns in several places"
-            )),
-        }
+        (values, other_writes)
+    }
+
+    fn assigned_in_several_places(&self, local: Handle<naga::LocalVariable>) -> Source {
+        let name = self.function.local_variables[local].name.as_deref();
+        Source::Other(format!(
+            "the variable `{}`, which the kernel assigns in several places",
+            name.unwrap_or("?")
+        ))
     }
 
     /// Every call of this function in the module: the caller, whether it is an entry point,

@@ -64,17 +64,64 @@ fn a_var_assigned_once_and_arithmetic_are_followed() {
     assert_eq!(scalar(&source), ("info.dims.y", 80 + 4, true));
 }
 
+/// The `paths` of the buffer scalars a bound reads, where it reads several inputs.
+fn inputs(source: &Source) -> Vec<&str> {
+    match source {
+        Source::Inputs(inputs) => inputs.iter().map(|i| scalar(i).0).collect(),
+        other => panic!("not several inputs: {other:?}"),
+    }
+}
+
 #[test]
-fn a_var_assigned_twice_is_not_followed() {
+fn a_var_assigned_twice_is_followed_to_the_input_each_value_reads() {
+    // A constant store adds no input: the bound is computed from the one it reads.
     let (_, source) = bound_in(
         "var n = info.blocks[0].first;\n if (gid.x > 3u) { n = 7u; }\n\
          for (var i = 0u; i < n; i++) { // loop\n data[i] = i;\n}",
     )
     .expect("a bound");
-    assert!(
-        matches!(&source, Source::Other(what) if what.contains("`n`, which the kernel assigns in several places")),
-        "{source:?}"
+    assert_eq!(scalar(&source), ("info.blocks[0].first", 16, true));
+    // A var that adds an input to itself reads both, each once.
+    let (text, source) = bound_in(
+        "var n = info.dims.x * 4u;\n if (gid.x > 3u) { n += info.dims.y - info.dims.x; }\n\
+         for (var i = 0u; i < n; i++) { // loop\n data[i] = i;\n}",
+    )
+    .expect("a bound");
+    assert_eq!(text, "n");
+    assert_eq!(inputs(&source), ["info.dims.x", "info.dims.y"]);
+}
+
+#[test]
+fn a_bound_computed_from_several_inputs_names_each() {
+    let (text, source) = bound_in(
+        "let count = info.dims.x * info.dims.y * info.blocks[3].n;\n\
+         for (var i = 0u; i < count; i += 64u) { // loop\n data[i] = i;\n}",
+    )
+    .expect("a bound");
+    assert_eq!(text, "count");
+    assert_eq!(
+        inputs(&source),
+        ["info.dims.x", "info.dims.y", "info.blocks[3].n"]
     );
+    // `min` and `select`'s values are followed; its condition picks, it does not bound.
+    let (_, source) = bound_in(
+        "for (var i = 0u; i < min(select(info.dims.x, info.dims.y, gid.x == 0u), \
+         arrayLength(&data)); i++) { // loop\n data[i] = i;\n}",
+    )
+    .expect("a bound");
+    let Source::Inputs(found) = &source else {
+        panic!("{source:?}")
+    };
+    assert_eq!(found.len(), 3, "{found:?}");
+    assert_eq!(scalar(&found[0]).0, "info.dims.x");
+    assert_eq!(scalar(&found[1]).0, "info.dims.y");
+    assert!(matches!(found[2], Source::Length { .. }), "{found:?}");
+    // One input read twice is that input.
+    let (_, source) = bound_in(
+        "for (var i = 0u; i < info.dims.x * info.dims.x; i++) { // loop\n data[i] = i;\n}",
+    )
+    .expect("a bound");
+    assert_eq!(scalar(&source), ("info.dims.x", 80, true));
 }
 
 #[test]

@@ -329,12 +329,109 @@ impl<'a> Inputs<'a> {
                  (look at where `{counter}` starts, and how it steps)",
                 counter = bound.counter
             ),
+            Source::Inputs(ref inputs) => self.several(text, inputs),
             // The bound itself is what divlab did not follow: named once.
             Source::Other(ref what) => match what.strip_prefix(&format!("`{text}`")) {
                 Some(rest) => format!("reads its bound `{text}`{rest}"),
                 None => format!("reads its bound `{text}` from {what}"),
             },
         }
+    }
+
+    /// The sentence for a bound computed from several inputs: each with the value the run
+    /// gave it, then what to pass for each buffer, length or dispatch they come from.
+    fn several(&self, text: &str, inputs: &[Source]) -> String {
+        let mut named = Vec::new();
+        // What to pass, once per binding or for the dispatch, with the layout positions of the
+        // binding's scalars among the inputs (1-based) and how many scalars it has.
+        let mut advice: Vec<(String, Vec<usize>, u64)> = Vec::new();
+        let mut advise = |what: String, position: Option<(usize, u64)>| {
+            let i = match advice.iter().position(|(w, ..)| *w == what) {
+                Some(i) => i,
+                None => {
+                    advice.push((what, Vec::new(), 0));
+                    advice.len() - 1
+                }
+            };
+            let entry = &mut advice[i];
+            if let Some((k, total)) = position {
+                entry.1.push(k + 1);
+                entry.2 = total;
+            }
+        };
+        for input in inputs {
+            let binding = |global| self.binding(global);
+            match *input {
+                Source::Scalar {
+                    global,
+                    ref path,
+                    offset,
+                    scalar,
+                    ..
+                } => match binding(global) {
+                    Some((b, r)) => {
+                        let bytes = fill::initial(b, r, self.invocations).unwrap_or_default();
+                        let value = read_scalar(&bytes, offset, scalar).unwrap_or_default();
+                        named.push(format!("`{path}` ({}: {value})", fill_kind(b, r)));
+                        let (k, total, _) = layout_position(b, &bytes, offset);
+                        advise(
+                            format!("`--buffer {}=values:...`", b.name),
+                            k.map(|k| (k, total)),
+                        );
+                    }
+                    None => named.push(format!("`{path}`")),
+                },
+                Source::Element { global, ref index } => match binding(global) {
+                    Some((b, r)) => {
+                        named.push(format!(
+                            "an element of `{}` at the index `{index}`, which is not a \
+                             constant ({})",
+                            b.name,
+                            fill_kind(b, r)
+                        ));
+                        advise(
+                            format!("`--buffer {}=values:...` (or `iota`)", b.name),
+                            None,
+                        );
+                    }
+                    None => named.push(format!("an element of a buffer at `{index}`")),
+                },
+                Source::Length { global } => match binding(global) {
+                    Some((b, r)) => {
+                        let bytes = b.size.bytes(r.len.unwrap_or(self.invocations));
+                        let len = b.size.len_for(bytes);
+                        named.push(format!("the length of `{}` ({len} elements)", b.name));
+                        advise(format!("a smaller `--len {}=N`", b.name), None);
+                    }
+                    None => named.push("the length of a buffer".to_owned()),
+                },
+                Source::Builtin(ref builtin) => {
+                    named.push(format!("`{builtin}`"));
+                    advise("fewer workgroups (`--dispatch`)".to_owned(), None);
+                }
+                Source::Other(ref what) => named.push(what.clone()),
+                Source::Constant | Source::Inputs(_) => {}
+            }
+        }
+        let advice: Vec<String> = (advice.into_iter())
+            .map(|(what, positions, total)| {
+                let numbers: Vec<String> = positions.iter().map(usize::to_string).collect();
+                match &numbers[..] {
+                    [] => what,
+                    [one] => format!("{what} (value {one} of {total} in layout order)"),
+                    _ => format!(
+                        "{what} (values {} of {total} in layout order)",
+                        and_list(&numbers)
+                    ),
+                }
+            })
+            .collect();
+        format!(
+            "reads its bound `{text}` from {} inputs: {}; pass smaller values there with {}",
+            inputs.len(),
+            and_list(&named),
+            advice.join(", or ")
+        )
     }
 
     /// "It ...": the sentences for a loop that reads an atomic at each trip and has no bound
@@ -383,24 +480,7 @@ impl<'a> Inputs<'a> {
             }
             _ => "",
         };
-        // The position of the scalar among those a `values:` fill writes, in layout order, and
-        // the scalars before it (the first few only: a buffer may hold millions).
-        let len = binding.size.len_for(bytes.len() as u64);
-        let total = binding.shape.scalar_count(len);
-        let mut before = Vec::new();
-        let mut seen = 0usize;
-        let mut position = None;
-        let _ = binding.shape.for_each_scalar(0, len, &mut |at, s| {
-            if at == offset {
-                position = Some(seen);
-                return std::ops::ControlFlow::Break(());
-            }
-            if seen < EXAMPLE_SCALARS {
-                before.push(read_scalar(&bytes, at, s).unwrap_or_else(|| "0".to_owned()));
-            }
-            seen += 1;
-            std::ops::ControlFlow::Continue(())
-        });
+        let (position, total, before) = layout_position(binding, &bytes, offset);
         let Some(k) = position else {
             return format!(
                 "reads its bound from `{path}`{through} ({}: {value})",
@@ -438,6 +518,33 @@ impl<'a> Inputs<'a> {
             total,
         )
     }
+}
+
+/// The position of the scalar at `offset` among those a `values:` fill of `binding` writes, in
+/// layout order; how many it writes; and the scalars before it in `bytes` (the first
+/// [`EXAMPLE_SCALARS`] only: a buffer may hold millions).
+fn layout_position(
+    binding: &Binding,
+    bytes: &[u8],
+    offset: u64,
+) -> (Option<usize>, u64, Vec<String>) {
+    let len = binding.size.len_for(bytes.len() as u64);
+    let total = binding.shape.scalar_count(len);
+    let mut before = Vec::new();
+    let mut seen = 0usize;
+    let mut position = None;
+    let _ = binding.shape.for_each_scalar(0, len, &mut |at, s| {
+        if at == offset {
+            position = Some(seen);
+            return std::ops::ControlFlow::Break(());
+        }
+        if seen < EXAMPLE_SCALARS {
+            before.push(read_scalar(bytes, at, s).unwrap_or_else(|| "0".to_owned()));
+        }
+        seen += 1;
+        std::ops::ControlFlow::Continue(())
+    });
+    (position, total, before)
 }
 
 /// The scalar of type `scalar` at `offset` of `bytes`, little-endian, as text.
@@ -482,7 +589,12 @@ fn fill_kind(binding: &Binding, r: &Resolved) -> String {
 /// `` `a`, `b` and `c` ``.
 fn quoted(names: &[String]) -> String {
     let q: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
-    match q.split_last() {
+    and_list(&q)
+}
+
+/// `a, b and c`.
+fn and_list(items: &[String]) -> String {
+    match items.split_last() {
         Some((last, [])) => last.clone(),
         Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
         None => String::new(),
