@@ -367,7 +367,9 @@ pub(crate) struct ProfileArgs {
     pub(crate) dispatch: [u32; 3],
     /// A binding's contents: BINDING (name or GROUP:BINDING) = zeros, iota,
     /// random[:SEED], values:V1,V2,... (in layout order) or file:PATH. Default: random, except
-    /// that a uniform buffer's integer fields hold the dispatch's invocations.
+    /// that a uniform buffer's integer fields hold the dispatch's invocations. Or one scalar
+    /// over that fill, by its WGSL path: BINDING.PLACE=NUMBER (`params.count=64`,
+    /// `lights.dims.x=16`, `data[3]=0`).
     #[arg(long = "buffer", value_name = "BINDING=FILL", value_parser = |s: &str| s.parse::<profile::fill::BufferSpec>())]
     pub(crate) buffers: Vec<profile::fill::BufferSpec>,
     /// Elements of a runtime-sized array (default: one per invocation of the dispatch).

@@ -214,6 +214,7 @@ fn a_blurs_flag_defaults_to_its_untransposed_path_and_every_texel_is_written() {
     let f = blur(|r| {
         r.buffers = vec![BufferSpec {
             target: BindingRef::Name("params".to_owned()),
+            place: None,
             fill: Fill::Values(vec![7.0, 1.0]),
         }];
     });

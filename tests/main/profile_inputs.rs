@@ -126,8 +126,10 @@ fn a_capped_loop_names_the_uniform_field_it_reads_its_bound_from() {
     for part in [
         format!("uniform_bound.wgsl:{lp}: an invocation hit the loop cap in the loop here"),
         "It reads its bound from `params.count` (values fill: 4000000000)".to_owned(),
-        "pass `--buffer params=values:...` with `params.count` as value 1 of 2".to_owned(),
-        "`--buffer params=values:128`".to_owned(),
+        "pass `--buffer params.count=N` (e.g. `--buffer params.count=128`, the dispatch's 128 \
+         invocations), which sets that scalar alone, or `--buffer params=values:...` with \
+         `params.count` as value 1 of 2 in layout order"
+            .to_owned(),
     ] {
         assert!(message.contains(&part), "no `{part}` in: {message}");
     }
@@ -292,7 +294,7 @@ fn main(@builtin(local_invocation_index) li: u32) {
     }
     var x = 0u;
     for (var i = li; i < cells; i += 64u) { // loop
-        x += i;
+        x += i; // body
     }
     out[li] = x;
 }
@@ -305,9 +307,25 @@ fn main(@builtin(local_invocation_index) li: u32) {
     .expect("3000 × 4000 / 64 trips hit a cap of 1000");
     let part = "It reads its bound `cells` from 3 inputs: `grid.width` (values fill: 3000), \
                 `grid.height` (values fill: 4000) and `grid.extra` (values fill: 7); pass smaller \
-                values there with `--buffer grid=values:...` (values 1, 2 and 3 of 4 in layout \
-                order).";
+                values there with `--buffer grid.width=N`, `--buffer grid.height=N` and \
+                `--buffer grid.extra=N`, each setting one scalar, or with `--buffer \
+                grid=values:...` (values 1, 2 and 3 of 4 in layout order).";
     assert!(message.contains(part), "no `{part}` in: {message}");
+    // Taken, the advice ends the loop: 64 × 2 cells, and lane 0 one trip more for its extra
+    // 64 (the default fill's invocations).
+    let finished = profiled("grid.wgsl", GRID, |r| {
+        r.buffers = ["grid.width=64", "grid.height=2"]
+            .map(|s| s.parse().unwrap())
+            .to_vec();
+        r.loop_cap = 1000;
+    });
+    assert_eq!(finished.cap_hit, None);
+    let body = util::line(&finished.profile, line_of(GRID, "// body"));
+    assert_eq!(body.active_lanes, Some(64 * 2 + 1));
+    assert_eq!(
+        finished.profile.request.buffers,
+        ["grid.width=64", "grid.height=2"]
+    );
 }
 
 /// The limit a binding of `bytes` bytes runs into on the default adapter, as the error names it.
@@ -390,10 +408,10 @@ fn a_uniform_over_its_limit_names_max_uniform_buffer_binding_size() {
     assert!(out.stderr.contains(&part), "no `{part}`\n{out}");
 }
 
-/// A bound that is not the first scalar: the example keeps the scalars before it as the run had
-/// them, so only the bound changes.
+/// A bound that is not the first scalar: the suggested `--buffer PATH=N` sets it alone, over
+/// the fill given for the rest, and taken it ends the loop.
 #[test]
-fn the_suggested_values_keep_the_scalars_before_the_bound() {
+fn the_suggested_place_sets_the_bound_alone() {
     const SECOND: &str = "\
 struct P { scale: f32, count: u32 }
 @group(0) @binding(0) var<uniform> p: P;
@@ -403,23 +421,31 @@ struct P { scale: f32, count: u32 }
 fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     var acc = 0.0;
     for (var i = 0u; i < p.count; i++) { // loop
-        acc += p.scale;
+        acc += p.scale; // body
     }
     out[gid.x] = acc;
 }
 ";
+    let fill = "p=values:0.5,4000000000";
     let message = profiled("second.wgsl", SECOND, |r| {
-        r.buffers = vec!["p=values:0.5,4000000000".parse::<BufferSpec>().unwrap()];
+        r.buffers = vec![fill.parse::<BufferSpec>().unwrap()];
     })
     .cap_hit
     .expect("4e9 trips hit the cap");
     for part in [
         "It reads its bound from `p.count` (values fill: 4000000000)",
-        "with `p.count` as value 2 of 2 in layout order (e.g. `--buffer p=values:0.5,64`: the \
-         dispatch's 64 invocations)",
+        "pass `--buffer p.count=N` (e.g. `--buffer p.count=64`, the dispatch's 64 invocations), \
+         which sets that scalar alone, or `--buffer p=values:...` with `p.count` as value 2 of 2 \
+         in layout order",
     ] {
         assert!(message.contains(part), "no `{part}` in: {message}");
     }
+    let finished = profiled("second.wgsl", SECOND, |r| {
+        r.buffers = [fill, "p.count=64"].map(|s| s.parse().unwrap()).to_vec();
+    });
+    assert_eq!(finished.cap_hit, None);
+    let body = util::line(&finished.profile, line_of(SECOND, "// body"));
+    assert_eq!(body.active_lanes, Some(64 * 64));
 }
 
 /// A spin lock whose lock word starts taken (the default random fill) spins to the cap: the

@@ -239,7 +239,8 @@ impl RunSettings {
             (
                 "buffers",
                 &mut self.buffers,
-                "BINDING=FILL per line: zeros, iota, random[:SEED], values:1,2,3",
+                "BINDING=FILL per line: zeros, iota, random[:SEED], values:1,2,3 · one \
+                 scalar: BINDING.FIELD=N",
             ),
             (
                 "lengths",

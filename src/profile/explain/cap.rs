@@ -56,7 +56,12 @@ pub fn default_notes(kernel: &Kernel, fills: Fills<'_>) -> Vec<String> {
     for r in fills.resolved.iter().filter(|r| !r.given) {
         let binding = &kernel.interface.bindings[r.index];
         notes.extend(invocation_note(kernel, binding, r, fills.invocations));
-        notes.extend(r.inferred.iter().map(|i| inferred_note(binding, i)));
+        let set = |i: &&fill::Inferred| r.sets.iter().any(|s| s.offset == i.offset());
+        notes.extend(
+            (r.inferred.iter())
+                .filter(|i| matches!(i, fill::Inferred::Bits { .. }) || !set(i))
+                .map(|i| inferred_note(binding, i)),
+        );
     }
     notes
 }
@@ -170,7 +175,7 @@ fn invocation_note(
         .collect();
     let fields: Vec<String> = count_fields(module, var.ty, &binding.name)
         .into_iter()
-        .filter(|f| !flags.contains(f))
+        .filter(|f| !flags.contains(f) && !r.sets.iter().any(|s| s.path == *f))
         .collect();
     if fields.is_empty() {
         return None;
@@ -186,8 +191,12 @@ fn invocation_note(
         [one] => format!("its integer field `{one}` holds {invocations}"),
         _ => format!("its integer fields {} hold {invocations}", quoted(&fields)),
     };
+    let given = match r.sets.len() {
+        0 => "no --buffer".to_owned(),
+        n => format!("no --buffer fill (--buffer sets {n} of its scalars)"),
+    };
     Some(format!(
-        "`{name}` (uniform) has no --buffer: {what}, the dispatch's invocations (also \
+        "`{name}` (uniform) has {given}: {what}, the dispatch's invocations (also \
          the default length of a runtime-sized array, so a count or bound read from it \
          agrees with the buffers){rest}; pass --buffer {name}=... to choose",
         name = binding.name
@@ -224,9 +233,6 @@ fn is_var(var: &naga::GlobalVariable, binding: &Binding) -> bool {
         None => binding.access == Access::Immediate && var.name.as_deref() == Some(&binding.name),
     }
 }
-
-/// The most scalars a `values:` example in the cap message lists.
-const EXAMPLE_SCALARS: usize = 16;
 
 /// The kernel's inputs as the run filled them.
 struct Inputs<'a> {
@@ -342,6 +348,8 @@ impl<'a> Inputs<'a> {
     /// gave it, then what to pass for each buffer, length or dispatch they come from.
     fn several(&self, text: &str, inputs: &[Source]) -> String {
         let mut named = Vec::new();
+        // `--buffer PATH=N` for each scalar it works for.
+        let mut sets = Vec::new();
         // What to pass, once per binding or for the dispatch, with the layout positions of the
         // binding's scalars among the inputs (1-based) and how many scalars it has.
         let mut advice: Vec<(String, Vec<usize>, u64)> = Vec::new();
@@ -373,7 +381,10 @@ impl<'a> Inputs<'a> {
                         let bytes = fill::initial(b, r, self.invocations).unwrap_or_default();
                         let value = read_scalar(&bytes, offset, scalar).unwrap_or_default();
                         named.push(format!("`{path}` ({}: {value})", fill_kind(b, r)));
-                        let (k, total, _) = layout_position(b, &bytes, offset);
+                        if settable(b, path, offset) {
+                            sets.push(format!("`--buffer {path}=N`"));
+                        }
+                        let (k, total) = layout_position(b, &bytes, offset);
                         advise(
                             format!("`--buffer {}=values:...`", b.name),
                             k.map(|k| (k, total)),
@@ -413,8 +424,14 @@ impl<'a> Inputs<'a> {
                 Source::Constant | Source::Inputs(_) => {}
             }
         }
-        let advice: Vec<String> = (advice.into_iter())
-            .map(|(what, positions, total)| {
+        let one_each = match sets.len() {
+            0 => None,
+            1 => Some(format!("{}, which sets that scalar alone", sets[0])),
+            _ => Some(format!("{}, each setting one scalar", and_list(&sets))),
+        };
+        let advice: Vec<String> = one_each
+            .into_iter()
+            .chain(advice.into_iter().map(|(what, positions, total)| {
                 let numbers: Vec<String> = positions.iter().map(usize::to_string).collect();
                 match &numbers[..] {
                     [] => what,
@@ -424,13 +441,13 @@ impl<'a> Inputs<'a> {
                         and_list(&numbers)
                     ),
                 }
-            })
+            }))
             .collect();
         format!(
             "reads its bound `{text}` from {} inputs: {}; pass smaller values there with {}",
             inputs.len(),
             and_list(&named),
-            advice.join(", or ")
+            advice.join(", or with ")
         )
     }
 
@@ -480,71 +497,60 @@ impl<'a> Inputs<'a> {
             }
             _ => "",
         };
-        let (position, total, before) = layout_position(binding, &bytes, offset);
-        let Some(k) = position else {
-            return format!(
-                "reads its bound from `{path}`{through} ({}: {value})",
-                fill_kind(binding, r)
-            );
-        };
-        let example = if k < EXAMPLE_SCALARS {
-            let mut values = before;
-            values.push(self.invocations.to_string());
-            let rest = if (k as u64) + 1 < total {
-                ", which sets the scalars after it to 0"
-            } else {
-                ""
-            };
-            format!(
-                " (e.g. `--buffer {name}=values:{}`: the dispatch's {} invocations{rest})",
-                values.join(","),
-                self.invocations
-            )
-        } else {
-            String::new()
-        };
         // A buffer the kernel writes may have changed under the loop: the value is the fill's.
         let when = if binding.access == Access::StorageReadWrite {
             " before the run"
         } else {
             ""
         };
-        format!(
-            "reads its bound from `{path}`{through} ({}: {value}{when}){below}; pass \
-             `--buffer {name}=values:...` with `{path}` as value {} of {} in layout \
-             order{example}",
-            fill_kind(binding, r),
-            k + 1,
-            total,
-        )
+        let read = format!(
+            "reads its bound from `{path}`{through} ({}: {value}{when}){below}",
+            fill_kind(binding, r)
+        );
+        let (position, total) = layout_position(binding, &bytes, offset);
+        let values = position.map(|k| {
+            format!(
+                "`--buffer {name}=values:...` with `{path}` as value {} of {total} in layout order",
+                k + 1
+            )
+        });
+        let n = self.invocations;
+        match (settable(binding, path, offset), values) {
+            (true, Some(values)) => format!(
+                "{read}; pass `--buffer {path}=N` (e.g. `--buffer {path}={n}`, the dispatch's {n} \
+                 invocations), which sets that scalar alone, or {values}"
+            ),
+            (true, None) => format!("{read}; pass `--buffer {path}=N`"),
+            (false, Some(values)) => format!("{read}; pass {values}"),
+            (false, None) => read,
+        }
     }
 }
 
+/// Whether `--buffer PATH=N` sets the scalar of `binding` at `offset` that `path` (from the
+/// variable's name) names: the suggestion is given only where it works.
+fn settable(binding: &Binding, path: &str, offset: u64) -> bool {
+    (path.strip_prefix(binding.name.as_str()))
+        .and_then(|place| binding.shape.scalar_at(place).ok())
+        .is_some_and(|(at, _)| at == offset)
+}
+
 /// The position of the scalar at `offset` among those a `values:` fill of `binding` writes, in
-/// layout order; how many it writes; and the scalars before it in `bytes` (the first
-/// [`EXAMPLE_SCALARS`] only: a buffer may hold millions).
-fn layout_position(
-    binding: &Binding,
-    bytes: &[u8],
-    offset: u64,
-) -> (Option<usize>, u64, Vec<String>) {
+/// layout order, and how many it writes.
+fn layout_position(binding: &Binding, bytes: &[u8], offset: u64) -> (Option<usize>, u64) {
     let len = binding.size.len_for(bytes.len() as u64);
     let total = binding.shape.scalar_count(len);
-    let mut before = Vec::new();
     let mut seen = 0usize;
     let mut position = None;
-    let _ = binding.shape.for_each_scalar(0, len, &mut |at, s| {
+    let _ = binding.shape.for_each_scalar(0, len, &mut |at, _| {
         if at == offset {
             position = Some(seen);
             return std::ops::ControlFlow::Break(());
         }
-        if seen < EXAMPLE_SCALARS {
-            before.push(read_scalar(bytes, at, s).unwrap_or_else(|| "0".to_owned()));
-        }
         seen += 1;
         std::ops::ControlFlow::Continue(())
     });
-    (position, total, before)
+    (position, total)
 }
 
 /// The scalar of type `scalar` at `offset` of `bytes`, little-endian, as text.

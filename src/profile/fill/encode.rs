@@ -64,6 +64,35 @@ pub fn initial(binding: &Binding, resolved: &Resolved, invocations: u64) -> Resu
             }
         }
     }
+    for set in &resolved.sets {
+        let end = set.offset + u64::from(set.scalar.width);
+        if end > bytes {
+            let len = binding.size.len_for(bytes);
+            return Err(bad_fill(
+                binding,
+                Some(Flag::Buffer),
+                format!(
+                    "--buffer {}: the place is past the end of {}, which holds {len} elements \
+                     here; name a smaller index or pass a larger --len",
+                    set.spec,
+                    binding.label()
+                ),
+            ));
+        }
+        let Some(bits) = value_bits(set.value, set.scalar) else {
+            return Err(bad_fill(
+                binding,
+                Some(Flag::Buffer),
+                format!(
+                    "--buffer {}: {} does not fit the {} there",
+                    set.spec,
+                    set.value,
+                    scalar_name(set.scalar)
+                ),
+            ));
+        };
+        put(&mut buf, set.offset, set.scalar.width, bits);
+    }
     Ok(buf)
 }
 
@@ -77,7 +106,7 @@ pub fn count_scalars(shape: &Shape) -> Vec<(u64, Scalar)> {
                 out.push((offset, *s));
             }
             Shape::Struct(members) => {
-                for (at, m) in members {
+                for (_, at, m) in members {
                     walk(m, offset + at, out);
                 }
             }

@@ -174,12 +174,16 @@ impl fmt::Display for BindingRef {
     }
 }
 
-/// `--buffer BINDING=FILL`.
+/// `--buffer BINDING=FILL`, or `--buffer BINDING.PLACE=NUMBER`: one scalar over the
+/// binding's fill (`params.count=64`, `lights.dims.x=4`, `info.blocks[2].n=8`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct BufferSpec {
     /// Which binding.
     pub target: BindingRef,
-    /// What it holds.
+    /// The scalar it sets, as WGSL writes it after the variable's name (`.dims.x`, `[3]`, and
+    /// `` for a binding that is one scalar); `None` for a fill of the whole binding.
+    pub place: Option<String>,
+    /// What it holds: with a place, `values:` of the one number.
     pub fill: Fill,
 }
 
@@ -189,14 +193,41 @@ impl FromStr for BufferSpec {
     fn from_str(s: &str) -> Result<Self, String> {
         let Some((target, fill)) = s.split_once('=') else {
             return Err(format!(
-                "`{s}` is not BINDING=FILL (e.g. `data=iota`, `0:1=values:1,2,3`), where FILL is \
-                 {FILL_FORMS}"
+                "`{s}` is not BINDING=FILL (e.g. `data=iota`, `0:1=values:1,2,3`) or \
+                 BINDING.PLACE=NUMBER (`params.count=64`), where FILL is {FILL_FORMS}"
             ));
         };
+        let target = target.trim();
+        let (binding, place) = match target.find(['.', '[']) {
+            Some(at) => (&target[..at], Some(target[at..].to_owned())),
+            None => (target, None),
+        };
+        let number = parse_number(fill.trim());
+        let (place, fill) = match (place, number) {
+            (place, Some(v)) => (Some(place.unwrap_or_default()), Fill::Values(vec![v])),
+            (None, None) => (None, fill.parse()?),
+            (Some(_), None) => {
+                return Err(format!(
+                    "`{s}`: `{fill}` is not a number; a place takes one (e.g. `params.count=64`)"
+                ));
+            }
+        };
         Ok(Self {
-            target: target.parse()?,
-            fill: fill.parse()?,
+            target: binding.parse()?,
+            place,
+            fill,
         })
+    }
+}
+
+impl fmt::Display for BufferSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (&self.place, &self.fill) {
+            (Some(place), Fill::Values(values)) if values.len() == 1 => {
+                write!(f, "{}{place}={}", self.target, values[0])
+            }
+            _ => write!(f, "{}={}", self.target, self.fill),
+        }
     }
 }
 

@@ -74,6 +74,93 @@ fn a_given_fill_is_left_alone_even_random() {
     );
 }
 
+/// `--buffer BINDING.PLACE=N` sets one scalar, found by its WGSL path, over the default fill
+/// (which stays the default: the other integer fields keep the invocations) or a given one.
+#[test]
+fn a_place_sets_one_scalar_over_the_fill() {
+    let k = kernel(PARAMS);
+    let specs: Vec<BufferSpec> = [
+        "params.inner.hi=7",
+        "params.dims.y=9",
+        "params.table[1].z=11",
+        "params.scale=0.5",
+        "n=3",
+        "data=iota",
+        "data[2]=40",
+    ]
+    .iter()
+    .map(|s| s.parse().unwrap())
+    .collect();
+    let resolved = resolve(&k, &specs, &[]).unwrap();
+    assert!(!resolved[0].given && !resolved[1].given && resolved[2].given);
+    let got = words(&initial(&k.bindings[0], &resolved[0], 256).unwrap());
+    assert_eq!(
+        (got[0], got[4], got[5]),
+        (256, 256, 7),
+        "count, inner.lo, inner.hi"
+    );
+    assert_eq!((got[9], got[12 + 4 + 2]), (9, 11), "dims.y, table[1].z");
+    assert_eq!(f32::from_bits(got[1]), 0.5);
+    assert_eq!(
+        words(&initial(&k.bindings[1], &resolved[1], 256).unwrap()),
+        [3]
+    );
+    assert_eq!(
+        words(&initial(&k.bindings[2], &resolved[2], 4).unwrap()),
+        [0, 1, 40, 3]
+    );
+    assert_eq!(resolved[0].sets[0].path, "params.inner.hi");
+    assert_eq!(specs[1].to_string(), "params.dims.y=9", "the record's form");
+}
+
+#[test]
+fn a_place_that_names_no_one_scalar_says_why() {
+    let k = kernel(PARAMS);
+    let why = |spec: &str| match resolve(&k, &[spec.parse().unwrap()], &[]) {
+        Err(Error::BadFill { why, .. }) => why,
+        other => panic!("{spec}: {other:?}"),
+    };
+    for (spec, part) in [
+        (
+            "params.cout=1",
+            "no member `cout` (the members: count, scale, inner, dims, table)",
+        ),
+        ("params.dims=1", "`.dims` holds 2 scalars, not one"),
+        ("params.dims.w=1", "index 3 is past the end (2 elements)"),
+        (
+            "params.table[2].x=1",
+            "index 2 is past the end (2 elements)",
+        ),
+        ("params.count.x=1", "`.x` names a member of no struct"),
+        ("params.table[i].x=1", "`[i]` is not a constant index"),
+    ] {
+        let m = why(spec);
+        assert!(
+            m.contains(&format!("--buffer {spec}")) && m.contains(part),
+            "{spec}: {m}"
+        );
+    }
+    // A runtime-sized array's index is checked against its length when it is filled.
+    let resolved = resolve(&k, &["data[9]=1".parse().unwrap()], &[]).unwrap();
+    match initial(&k.bindings[2], &resolved[2], 4) {
+        Err(Error::BadFill { why, .. }) => {
+            assert!(why.contains("past the end of `data`"), "{why}");
+            assert!(why.contains("holds 4 elements"), "{why}");
+        }
+        other => panic!("{other:?}"),
+    }
+    let resolved = resolve(&k, &["params.count=-1".parse().unwrap()], &[]).unwrap();
+    assert!(
+        initial(&k.bindings[0], &resolved[0], 4).is_err(),
+        "-1 does not fit a u32"
+    );
+    let m = "params.count=lots".parse::<BufferSpec>().unwrap_err();
+    assert!(
+        m.contains("`lots` is not a number; a place takes one"),
+        "{m}"
+    );
+}
+
 #[test]
 fn limits_name_the_tighter_limit_and_the_longest_array_that_fits() {
     let k = kernel(PARAMS);

@@ -40,6 +40,24 @@ pub struct Resolved {
     /// Where the kernel's code says what the default fill should hold instead (set by
     /// `explain::infer`; empty where `--buffer` gave the fill).
     pub inferred: Vec<Inferred>,
+    /// Each `--buffer BINDING.PLACE=NUMBER` that names it, written over the fill and the
+    /// inferred values, in the order given.
+    pub sets: Vec<ScalarSet>,
+}
+
+/// One scalar that `--buffer BINDING.PLACE=NUMBER` sets.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScalarSet {
+    /// The option as given, for messages (`lights.dims.x=4`).
+    pub spec: String,
+    /// The scalar's WGSL path from the variable's name (`lights.dims.x`).
+    pub path: String,
+    /// Its byte offset in the buffer.
+    pub offset: u64,
+    /// Its type.
+    pub scalar: naga::Scalar,
+    /// The number.
+    pub value: f64,
 }
 
 /// A default that the kernel's use of a binding chose over the fill's rule.

@@ -1,7 +1,7 @@
 //! Resolution: each binding of the kernel's interface with the `--buffer` and `--len` that
 //! name it.
 
-use super::{BindingRef, BufferSpec, Fill, Resolved};
+use super::{BindingRef, BufferSpec, Fill, Resolved, ScalarSet};
 use crate::profile::error::{Error, Flag, Result, Slot};
 use crate::profile::kernel::{Access, BufferSize, KernelInterface};
 
@@ -20,8 +20,8 @@ pub fn invocations(workgroup_size: [u32; 3], dispatch: [u32; 3]) -> u64 {
 }
 
 /// Each binding of `interface`, in its order, with the `--buffer` and `--len` that name it.
-/// A `--buffer`/`--len` that names no binding, names one twice, or a `--len` on a fixed-size
-/// binding is an error.
+/// A `--buffer`/`--len` that names no binding, fills one twice, a place that names no one
+/// scalar of it, or a `--len` on a fixed-size binding is an error.
 pub fn resolve(
     interface: &KernelInterface,
     specs: &[BufferSpec],
@@ -34,11 +34,28 @@ pub fn resolve(
             len: None,
             given: false,
             inferred: Vec::new(),
+            sets: Vec::new(),
         })
         .collect();
     let mut filled = vec![false; out.len()];
     for spec in specs {
         let i = find(interface, &spec.target, Flag::Buffer)?;
+        if let (Some(place), Fill::Values(values)) = (&spec.place, &spec.fill) {
+            let b = &interface.bindings[i];
+            let (offset, scalar) = b.shape.scalar_at(place).map_err(|why| Error::BadFill {
+                flag: Some(Flag::Buffer),
+                binding: Some(b.slot()),
+                why: format!("--buffer {spec}: in {}, {why}", b.label()),
+            })?;
+            out[i].sets.push(ScalarSet {
+                spec: spec.to_string(),
+                path: format!("{}{place}", b.name),
+                offset,
+                scalar,
+                value: values[0],
+            });
+            continue;
+        }
         if std::mem::replace(&mut filled[i], true) {
             let b = &interface.bindings[i];
             return Err(Error::BadFill {

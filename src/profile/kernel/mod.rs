@@ -209,8 +209,8 @@ pub enum Shape {
         /// Bytes from one element to the next.
         stride: u64,
     },
-    /// Members at their byte offsets, in declaration order.
-    Struct(Vec<(u64, Shape)>),
+    /// Members with their names, at their byte offsets, in declaration order.
+    Struct(Vec<(String, u64, Shape)>),
 }
 
 impl Shape {
@@ -234,7 +234,7 @@ impl Shape {
                 .try_for_each(|i| element.for_each_scalar(offset + i * stride, runtime_len, f)),
             Self::Struct(members) => members
                 .iter()
-                .try_for_each(|(at, m)| m.for_each_scalar(offset + at, runtime_len, f)),
+                .try_for_each(|(_, at, m)| m.for_each_scalar(offset + at, runtime_len, f)),
         }
     }
 
@@ -250,10 +250,120 @@ impl Shape {
             }
             Self::Struct(members) => members
                 .iter()
-                .map(|(_, m)| m.scalar_count(runtime_len))
+                .map(|(_, _, m)| m.scalar_count(runtime_len))
                 .sum(),
         }
     }
+
+    /// The byte offset and type of the one scalar that `place` names, as WGSL writes it after
+    /// the variable's name (`.dims.x`, `.blocks[2].n`, `[7]`, and `` for a bare scalar).
+    /// A runtime-sized array's index is not checked against a length here.
+    pub fn scalar_at(&self, place: &str) -> std::result::Result<(u64, Scalar), String> {
+        let (mut shape, mut offset, mut rest) = (self, 0u64, place.trim());
+        loop {
+            if rest.is_empty() {
+                return match shape {
+                    Self::Scalar(s) => Ok((offset, *s)),
+                    _ => Err(format!(
+                        "`{place}` holds {} scalars, not one: name one of them (a member \
+                         `.name`, a component `.x`, an element `[i]`)",
+                        shape.scalar_count(1)
+                    )),
+                };
+            }
+            let (step, after) = match rest.strip_prefix('[') {
+                Some(index) => {
+                    let (index, after) = index
+                        .split_once(']')
+                        .ok_or_else(|| format!("`{place}`: a `[` without its `]`"))?;
+                    (Step::Index(index.trim()), after)
+                }
+                None => {
+                    let name = rest.strip_prefix('.').ok_or_else(|| {
+                        format!("`{place}`: expected `.name` or `[index]` at `{rest}`")
+                    })?;
+                    let end = name.find(['.', '[']).unwrap_or(name.len());
+                    (Step::Name(name[..end].trim()), &name[end..])
+                }
+            };
+            let (at, inner) = shape
+                .step(step)
+                .map_err(|why| format!("`{place}`: {why}"))?;
+            offset += at;
+            shape = inner;
+            rest = after;
+        }
+    }
+
+    /// The offset and shape that one step of a place (`.name`, `[i]`, a component) reaches.
+    fn step(&self, step: Step<'_>) -> std::result::Result<(u64, &Shape), String> {
+        match (self, step) {
+            (Self::Struct(members), Step::Name(name)) => (members.iter())
+                .find(|(n, ..)| n == name)
+                .map(|(_, at, m)| (*at, m))
+                .ok_or_else(|| {
+                    let names: Vec<&str> = members.iter().map(|(n, ..)| n.as_str()).collect();
+                    format!("no member `{name}` (the members: {})", names.join(", "))
+                }),
+            // A vector's components by name (a vector is an array of up to four scalars).
+            (
+                Self::Array {
+                    element,
+                    count,
+                    stride,
+                },
+                Step::Name(name),
+            ) if matches!(**element, Self::Scalar(_)) && *count <= 4 => {
+                match ["x", "y", "z", "w"].iter().position(|c| *c == name) {
+                    Some(i) => nth(element, *stride, Some(*count), i as u64),
+                    None => Err(format!(
+                        "`.{name}` names no component of a vector: use .x, .y, .z or .w"
+                    )),
+                }
+            }
+            (
+                Self::Array {
+                    element,
+                    count,
+                    stride,
+                },
+                Step::Index(index),
+            ) => nth(element, *stride, Some(*count), parse_index(index)?),
+            (Self::RuntimeArray { element, stride }, Step::Index(index)) => {
+                nth(element, *stride, None, parse_index(index)?)
+            }
+            (_, Step::Name(name)) => Err(format!("`.{name}` names a member of no struct")),
+            (_, Step::Index(index)) => Err(format!("`[{index}]` indexes no array")),
+        }
+    }
+}
+
+/// Element `index` of an array of `count` (`None`: runtime-sized) `element`s `stride` apart.
+fn nth(
+    element: &Shape,
+    stride: u64,
+    count: Option<u64>,
+    index: u64,
+) -> std::result::Result<(u64, &Shape), String> {
+    match count {
+        Some(count) if index >= count => {
+            Err(format!("index {index} is past the end ({count} elements)"))
+        }
+        _ => Ok((index.saturating_mul(stride), element)),
+    }
+}
+
+/// One step of a place: `.name` (a member or a component) or `[i]`.
+#[derive(Clone, Copy)]
+enum Step<'a> {
+    Name(&'a str),
+    Index(&'a str),
+}
+
+fn parse_index(index: &str) -> std::result::Result<u64, String> {
+    index
+        .parse()
+        .map_err(|_| format!("`[{index}]` is not a constant index (an unsigned integer)"))
 }
 
 /// The interface of `entry` (or the only `@compute` entry point) of `module`, which should

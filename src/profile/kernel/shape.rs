@@ -84,7 +84,10 @@ pub(super) fn shape_of(
         }
         TypeInner::Struct { ref members, .. } => members
             .iter()
-            .map(|m| Ok((u64::from(m.offset), shape_of(module, m.ty)?)))
+            .map(|m| {
+                let name = m.name.clone().unwrap_or_default();
+                Ok((name, u64::from(m.offset), shape_of(module, m.ty)?))
+            })
             .collect::<std::result::Result<_, String>>()
             .map(Shape::Struct),
         ref other => Err(handle_kind(other).to_owned()),

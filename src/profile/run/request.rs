@@ -125,9 +125,7 @@ impl Request {
         RequestRecord {
             entry: self.entry.clone(),
             dispatch: self.dispatch,
-            buffers: (self.buffers.iter())
-                .map(|b| format!("{}={}", b.target, b.fill))
-                .collect(),
+            buffers: self.buffers.iter().map(BufferSpec::to_string).collect(),
             lens: self.lens.iter().map(|(b, n)| format!("{b}={n}")).collect(),
             overrides: (self.overrides.iter())
                 .map(|(name, v)| format!("{name}={v}"))
