@@ -197,6 +197,16 @@ impl GpuContext {
         self.info.driver == "llvmpipe" || self.info.name.starts_with("llvmpipe")
     }
 
+    /// The label of a pipeline's first run: on llvmpipe, which compiles the pipeline then,
+    /// [`super::watchdog::FIRST_RUN`] before it, so that a timeout says it may be the compile.
+    pub fn first_run(&self, label: &str) -> String {
+        if self.is_llvmpipe() {
+            format!("{}{label}", super::watchdog::FIRST_RUN)
+        } else {
+            label.to_owned()
+        }
+    }
+
     /// Fails with `Unsupported` unless the device has subgroups.
     pub fn require_subgroups(&self, what: &str) -> Result<()> {
         if self.caps.subgroups {

@@ -167,6 +167,22 @@ pub fn compile_checked_wgsl(
 /// required" or naga's "requires the `naga::valid::Capabilities::NAME` flag", as
 /// [`Error::Unsupported`] naming the feature to look for.
 fn missing_capability(file: &str, reason: &str) -> Option<Error> {
+    if let Some(extension) = missing_extension(reason) {
+        return Some(Error::Unsupported {
+            what: file.to_owned(),
+            feature: match extension {
+                "f16" => "16-bit floats (`enable f16;`; wgpu's SHADER_F16, which wgpu's GL \
+                          backend lacks): profile it on an adapter that has it (`shader_f16` in \
+                          `divlab adapters --json -`)"
+                    .to_owned(),
+                "subgroups" => "subgroup operations, which the kernel uses (`enable subgroups;`, \
+                                wgpu's SUBGROUP; the `subgroups` column of `divlab adapters` \
+                                shows which adapters have them)"
+                    .to_owned(),
+                other => format!("the WGSL extension `{other}` (`enable {other};`)"),
+            },
+        });
+    }
     let name = ["Capabilities(", "Capabilities::"]
         .iter()
         .find_map(|opening| reason.split(opening).nth(1))?;
@@ -202,6 +218,14 @@ fn missing_capability(file: &str, reason: &str) -> Option<Error> {
     })
 }
 
+/// The `enable` extension naga's front end refused for this device: "the `f16` extension is
+/// not supported in the current environment".
+fn missing_extension(reason: &str) -> Option<&str> {
+    let (before, _) =
+        reason.split_once("` extension is not supported in the current environment")?;
+    before.rsplit_once('`').map(|(_, name)| name)
+}
+
 #[cfg(test)]
 mod tests {
     use super::missing_capability;
@@ -225,6 +249,9 @@ mod tests {
         assert!(feature(wgpu).contains("SHADER_INT64_ATOMIC_ALL_OPS"));
         let subgroups = "Capability Capabilities(SUBGROUP) is required";
         assert!(feature(subgroups).starts_with("subgroup operations"));
+        let f16 = "Shader 'k.wgsl' parsing error: the `f16` extension is not supported in the \
+                   current environment\n  ┌─ wgsl:1:8";
+        assert!(feature(f16).starts_with("16-bit floats (`enable f16;`"));
         assert!(missing_capability("k.wgsl", "Capabilities::lowercase").is_none());
         assert!(missing_capability("k.wgsl", "some other validation error").is_none());
     }

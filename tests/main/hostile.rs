@@ -164,6 +164,22 @@ fn a_subgroup_kernel_on_an_adapter_without_subgroups_says_what_to_run_it_on() {
     );
 }
 
+/// A kernel that enables `f16` on an adapter without it (wgpu's GL backend) is told so, not
+/// only naga's "extension is not supported" under a validation error.
+#[test]
+fn an_f16_kernel_on_an_adapter_without_f16_says_what_to_run_it_on() {
+    let dir = temp_dir();
+    let kernel = repo_file("tests/kernels/profile-corpus/f16_gelu.wgsl");
+    refused(
+        dir.path(),
+        &["--backend", "gl", "profile", &kernel],
+        &[
+            "needs 16-bit floats (`enable f16;`; wgpu's SHADER_F16",
+            "`shader_f16` in `divlab adapters --json -`",
+        ],
+    );
+}
+
 #[test]
 fn twenty_thousand_chained_operators_are_read_not_a_stack_overflow() {
     let dir = temp_dir();

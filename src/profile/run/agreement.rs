@@ -109,22 +109,23 @@ pub(super) fn compare(
         }
     };
     let interface = &kernel.interface;
-    let run_alone = || -> Result<(Resources, Vec<Vec<u8>>)> {
+    // The first is the plain pipeline's first run, which llvmpipe compiles it in.
+    let run_alone = |label: &str| -> Result<(Resources, Vec<Vec<u8>>)> {
         let fresh = resources(gpu, kernel, request)?;
         let alone = dispatch(gpu, plain, interface, &fresh, None, request.dispatch);
-        gpu.run_batch(&request.file, &[alone])?;
+        gpu.run_batch(label, &[alone])?;
         // The same resources as the counted run's, so within the bound it was read under.
         let read = read_written(gpu, &written(interface, &fresh))?;
         Ok((fresh, read))
     };
-    let (fresh, alone) = run_alone()?;
+    let (fresh, alone) = run_alone(&gpu.first_run(&request.file))?;
     let written = written(interface, &fresh);
     let tallies: Vec<Tally> = (written.iter().zip(counted).zip(&alone))
         .map(|((w, ours), theirs)| tally(w, ours, theirs))
         .collect();
     // Where some differ, the kernel alone against itself.
     let again = if tallies.iter().any(|t| t.differing > 0) {
-        Some(run_alone()?.1)
+        Some(run_alone(&request.file)?.1)
     } else {
         None
     };

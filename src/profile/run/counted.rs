@@ -101,13 +101,7 @@ pub(super) fn count(
         Some((instrumented.options.counters_group, &ours)),
         request.dispatch,
     );
-    // llvmpipe compiles the pipeline here: a timeout says it may be the compile.
-    let run = if gpu.is_llvmpipe() {
-        format!("{}{label}", crate::gpu::watchdog::FIRST_RUN)
-    } else {
-        label.to_owned()
-    };
-    gpu.run_batch(&run, std::slice::from_ref(&counted))?;
+    gpu.run_batch(&gpu.first_run(label), std::slice::from_ref(&counted))?;
     // Before the timed runs write to them again.
     textures::save_textures(
         gpu,
