@@ -249,19 +249,21 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     );
 }
 
-/// A bound the trace does not follow to an input (a helper's result) is named once, not as
-/// read "from" itself.
+/// A bound the trace does not follow to an input (a `workgroupUniformLoad`'s result) is named
+/// once, not as read "from" itself.
 #[test]
 fn a_capped_loop_on_a_bound_the_trace_cannot_follow_names_it_once() {
     const CALLED: &str = "\
 @group(0) @binding(0) var<storage, read_write> out: array<u32>;
-
-fn limit(li: u32) -> u32 { return 100000u + li; }
+var<workgroup> limit: u32;
 
 @compute @workgroup_size(64)
 fn main(@builtin(local_invocation_index) li: u32) {
     var x = li;
-    let n = limit(li);
+    if (li == 0u) {
+        limit = 100000u;
+    }
+    let n = workgroupUniformLoad(&limit);
     for (var i = 0u; i < n; i++) { // loop
         x += i;
     }
@@ -326,6 +328,53 @@ fn main(@builtin(local_invocation_index) li: u32) {
         finished.profile.request.buffers,
         ["grid.width=64", "grid.height=2"]
     );
+}
+
+/// A loop of a constant 64 trips inside one over `shape.x` (a matmul's tile loop) runs into the
+/// cap on the outer loop's trips: the message names the loop around it and its input, here
+/// read through a helper's result and a vector's component.
+#[test]
+fn a_capped_loop_with_a_constant_bound_names_the_input_bounded_loop_around_it() {
+    const TILED: &str = "\
+struct Shape { shape: vec4<u32> }
+@group(0) @binding(0) var<uniform> view: Shape;
+@group(0) @binding(1) var<storage, read_write> out: array<u32>;
+
+fn columns() -> u32 {
+    return view.shape.x / 4u;
+}
+
+@compute @workgroup_size(64)
+fn main(@builtin(local_invocation_index) li: u32) {
+    let extent = vec2<u32>(columns(), 4u);
+    var acc = 0u;
+    for (var k = 0u; k < extent.x; k += 8u) { // outer
+        for (var x = 0u; x < 64u; x++) { // inner
+            acc += k + x;
+        }
+    }
+    out[li] = acc;
+}
+";
+    let message = profiled("tiled.wgsl", TILED, |r| {
+        r.buffers = vec!["view=values:4000000000".parse().unwrap()];
+        r.loop_cap = 1000;
+    })
+    .cap_hit
+    .expect("5e8 / 8 outer trips of 64 inner ones hit a cap of 1000");
+    let inner = line_of(TILED, "// inner");
+    let outer = line_of(TILED, "// outer");
+    for part in [
+        format!("tiled.wgsl:{inner}: an invocation hit the loop cap"),
+        "It compares `x`, which the loop changes, with `64u`, a constant".to_owned(),
+        format!(
+            "The loop around it at line {outer} reads its bound from `view.shape.x` through \
+             `extent.x` (values fill: 4000000000)"
+        ),
+        "pass `--buffer view.shape.x=N`".to_owned(),
+    ] {
+        assert!(message.contains(&part), "no `{part}` in: {message}");
+    }
 }
 
 /// The limit a binding of `bytes` bytes runs into on the default adapter, as the error names it.

@@ -13,6 +13,7 @@ use naga::{
 use super::ir::{
     Step, builtin_name, calls_in, operands, place_of, results_in, stored_locals, stores_to,
 };
+use crate::naga_walk::each_statement;
 use crate::profile::kernel::literal_u32;
 use crate::source_map::SourceMap;
 
@@ -171,6 +172,32 @@ pub(super) fn find_loop<'a>(
         })
 }
 
+/// The lines of the loops around the first loop statement on `line`, innermost first; `None`
+/// where no loop stands on `line`.
+pub(super) fn enclosing_loops(block: &Block, lines: &SourceMap<'_>, line: u32) -> Option<Vec<u32>> {
+    block.span_iter().find_map(|(statement, span)| {
+        let inner = |blocks: &[&Block], around: Option<u32>| {
+            blocks.iter().find_map(|b| {
+                let mut found = enclosing_loops(b, lines, line)?;
+                found.extend(around);
+                Some(found)
+            })
+        };
+        match statement {
+            Statement::Loop { .. } if lines.span_line(*span) == Some(line) => Some(Vec::new()),
+            Statement::Loop {
+                body, continuing, ..
+            } => inner(&[body, continuing], lines.span_line(*span)),
+            Statement::Block(b) => inner(&[b], None),
+            Statement::If { accept, reject, .. } => inner(&[accept, reject], None),
+            Statement::Switch { cases, .. } => {
+                inner(&cases.iter().map(|c| &c.body).collect::<Vec<_>>(), None)
+            }
+            _ => None,
+        }
+    })
+}
+
 /// The condition of a loop's leading exit test (`if c {} else { break; }`, as naga writes
 /// `for` and `while`, or `if c { break; }`), else its `break if`.
 fn exit_condition(
@@ -296,6 +323,18 @@ impl Trace<'_> {
             E::AccessIndex { base, index } => match self.function.expressions[base] {
                 E::Load { pointer } => self.place(pointer, vec![Step::At(index)], computed, depth),
                 E::FunctionArgument(arg) => self.argument(arg, Some(index), computed, depth),
+                // `vec2(a, b).x` is `a`, where each component is one scalar.
+                E::Compose { ty, ref components }
+                    if matches!(
+                        self.module.types[ty].inner,
+                        TypeInner::Vector { size, .. } if size as usize == components.len()
+                    ) =>
+                {
+                    match components.get(index as usize) {
+                        Some(&component) => self.source(component, computed, depth + 1),
+                        None => self.other(h),
+                    }
+                }
                 _ => self.other(h),
             },
             E::FunctionArgument(arg) => self.argument(arg, None, computed, depth),
@@ -389,6 +428,25 @@ impl Trace<'_> {
             },
             E::AccessIndex { .. } | E::FunctionArgument(_) | E::ArrayLength(_) => {
                 push(self.source(h, true, depth + 1))
+            }
+            // A helper's result: every value it returns (`if (flag) { return p.n; } return
+            // lens[0];`), read in the helper.
+            E::CallResult(callee) => {
+                let function = &self.module.functions[callee];
+                let mut returned = Vec::new();
+                each_statement(&function.body, &mut |statement| {
+                    if let Statement::Return { value: Some(v) } = *statement {
+                        returned.push(v);
+                    }
+                });
+                let helper = Trace {
+                    function,
+                    entry: false,
+                    ..*self
+                };
+                for value in returned {
+                    helper.inputs(value, &mut Vec::new(), depth + 1, out);
+                }
             }
             _ => push(self.other(h)),
         }

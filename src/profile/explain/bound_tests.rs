@@ -11,6 +11,15 @@ struct Info { scale: f32, @align(16) blocks: array<Block, 4>, dims: vec2<u32> }
 const LIMIT: u32 = 5000000u;
 ";
 
+/// The 1-based line of `src` that holds `mark`.
+fn marked(src: &str, mark: &str) -> u32 {
+    (1..)
+        .zip(src.lines())
+        .find(|(_, l)| l.contains(mark))
+        .map(|(n, _)| n)
+        .unwrap_or_else(|| panic!("no `{mark}` line"))
+}
+
 /// The bound of the loop on the line marked `// loop` in `body` (the entry point's body).
 fn bound_in(body: &str) -> Option<(String, Source)> {
     let src = format!(
@@ -18,11 +27,7 @@ fn bound_in(body: &str) -> Option<(String, Source)> {
          fn main(@builtin(global_invocation_id) gid: vec3<u32>) {{\n{body}\n}}\n"
     );
     let module = check_wgsl("k.wgsl", &src).unwrap_or_else(|e| panic!("{e}\n{src}"));
-    let line = (1..)
-        .zip(src.lines())
-        .find(|(_, l)| l.contains("// loop"))
-        .map(|(n, _)| n)
-        .expect("a `// loop` line");
+    let line = marked(&src, "// loop");
     let ep = &module.entry_points[0];
     loop_bound(&module, &ep.function, true, &src, line).map(|b| (b.text, b.source))
 }
@@ -169,11 +174,7 @@ fn a_helper_called_once_is_followed_to_the_argument_its_caller_passes() {
          fn main(@builtin(global_invocation_id) gid: vec3<u32>) {{ data[gid.x] = walk(info.blocks[1].first); }}\n"
     );
     let module = check_wgsl("k.wgsl", &src).unwrap();
-    let line = (1..)
-        .zip(src.lines())
-        .find(|(_, l)| l.contains("// loop"))
-        .unwrap()
-        .0;
+    let line = marked(&src, "// loop");
     let walk = module.functions.iter().next().unwrap().1;
     let bound = loop_bound(&module, walk, false, &src, line).expect("a bound");
     assert_eq!(bound.text, "n");
@@ -202,13 +203,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
 }
 ";
     let module = check_wgsl("k.wgsl", src).unwrap();
-    let line = |mark: &str| {
-        (1..)
-            .zip(src.lines())
-            .find(|(_, l)| l.contains(mark))
-            .unwrap()
-            .0
-    };
+    let line = |mark: &str| marked(src, mark);
     let function = &module.entry_points[0].function;
     let before = loop_bound(&module, function, true, src, line("// before")).expect("a bound");
     assert_eq!(before.text, "data[c]");
@@ -221,4 +216,20 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
         loop_bound(&module, function, true, src, line("// inside")),
         None
     );
+}
+
+#[test]
+fn a_helpers_result_is_followed_to_each_value_it_returns() {
+    let src = format!(
+        "{HEAD}fn len() -> u32 {{\n if (info.scale > 0.5) {{ return info.dims.x; }}\n return data[0];\n}}\n\
+         @compute @workgroup_size(64)\n\
+         fn main(@builtin(global_invocation_id) gid: vec3<u32>) {{\n let n = len();\n\
+         let blocks = (n + 63u) / 64u;\n\
+         for (var b = 0u; b < blocks; b++) {{ // loop\n data[b] = b;\n }}\n}}\n"
+    );
+    let module = check_wgsl("k.wgsl", &src).unwrap();
+    let line = marked(&src, "// loop");
+    let ep = &module.entry_points[0];
+    let bound = loop_bound(&module, &ep.function, true, &src, line).expect("a bound");
+    assert_eq!(inputs(&bound.source), ["info.dims.x", "data[0]"]);
 }

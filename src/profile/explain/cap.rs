@@ -5,12 +5,13 @@
 use naga::{Module, Scalar, ScalarKind};
 
 use super::Fills;
-use super::bound::{LoopBound, Source, loop_bound};
+use super::bound::{LoopBound, Source, enclosing_loops, loop_bound};
 use super::ir::count_fields;
 use super::spin::{Spin, spin_of};
 use crate::profile::fill::{self, Fill, Resolved};
 use crate::profile::instrument::LoopSite;
 use crate::profile::kernel::{Access, Binding, Kernel};
+use crate::source_map::SourceMap;
 
 /// The message for a run whose loop `site` hit the cap of `loop_cap` iterations: where the
 /// loop is, and where its bound comes from when divlab can tell. `held_down`: the cap is
@@ -35,17 +36,42 @@ pub fn cap_message(
         "The profile below is of the cut-short run; raise the cap with --loop-cap if the loops \
          are meant to run longer"
     };
+    let inputs = Inputs::new(kernel, fills);
+    // The cap counts the trips of the loops around this one too: the nearest whose bound comes
+    // from an input may be what ran long (a tile loop inside a loop over `shape.x`).
+    let around = around_of(kernel, site)
+        .map(|(line, bound)| {
+            format!(
+                " The loop around it at line {line} {}.",
+                inputs.explain(&bound, loop_cap)
+            )
+        })
+        .unwrap_or_default();
     let Some(bound) = bound_of(kernel, site) else {
         return match spin_at(kernel, site) {
-            Some(spin) => format!(
-                "{head}. It {}. {tail}",
-                Inputs::new(kernel, fills).spin(&spin)
-            ),
-            None => format!("{head}; the kernel may never end on this input. {tail}"),
+            Some(spin) => format!("{head}. It {}.{around} {tail}", inputs.spin(&spin)),
+            None if around.is_empty() => {
+                format!("{head}; the kernel may never end on this input. {tail}")
+            }
+            None => format!("{head}.{around} {tail}"),
         };
     };
-    let why = Inputs::new(kernel, fills).explain(&bound, loop_cap);
-    format!("{head}. It {why}. {tail}")
+    let why = inputs.explain(&bound, loop_cap);
+    format!("{head}. It {why}.{around} {tail}")
+}
+
+/// The nearest loop around `site`, in its function, whose bound comes from an input: its line
+/// and bound.
+fn around_of(kernel: &Kernel, site: &LoopSite) -> Option<(u32, LoopBound)> {
+    let (function, entry) = kernel.function(&site.function)?;
+    let lines = SourceMap::new(&kernel.prepared);
+    enclosing_loops(&function.body, &lines, site.line)?
+        .into_iter()
+        .find_map(|line| {
+            let bound = loop_bound(&kernel.module, function, entry, &kernel.prepared, line)?;
+            let input = !matches!(bound.source, Source::Constant | Source::Other(_));
+            input.then_some((line, bound))
+        })
 }
 
 /// Notes for the report: each uniform buffer the default fill left with the dispatch's

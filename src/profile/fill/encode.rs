@@ -72,9 +72,8 @@ pub fn initial(binding: &Binding, resolved: &Resolved, invocations: u64) -> Resu
                 binding,
                 Some(Flag::Buffer),
                 format!(
-                    "--buffer {}: the place is past the end of {}, which holds {len} elements \
+                    "--buffer {set}: the place is past the end of {}, which holds {len} elements \
                      here; name a smaller index or pass a larger --len",
-                    set.spec,
                     binding.label()
                 ),
             ));
@@ -84,8 +83,7 @@ pub fn initial(binding: &Binding, resolved: &Resolved, invocations: u64) -> Resu
                 binding,
                 Some(Flag::Buffer),
                 format!(
-                    "--buffer {}: {} does not fit the {} there",
-                    set.spec,
+                    "--buffer {set}: {} does not fit the {} there",
                     set.value,
                     scalar_name(set.scalar)
                 ),

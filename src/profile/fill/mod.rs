@@ -18,7 +18,7 @@ pub use grammar::{
     parse_override,
 };
 pub(crate) use resolve::unknown_target;
-pub use resolve::{check_limits, invocations, resolve};
+pub use resolve::{ScalarSet, check_limits, invocations, resolve};
 pub use texels::{Picture, TexelLayout, texels, to_rgba8};
 pub use texture::{
     DEFAULT_ADDRESS, DEFAULT_FILTER, FORMATS, Format, FormatSpec, Named, OptionValue, SamplerMode,
@@ -43,21 +43,6 @@ pub struct Resolved {
     /// Each `--buffer BINDING.PLACE=NUMBER` that names it, written over the fill and the
     /// inferred values, in the order given.
     pub sets: Vec<ScalarSet>,
-}
-
-/// One scalar that `--buffer BINDING.PLACE=NUMBER` sets.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ScalarSet {
-    /// The option as given, for messages (`lights.dims.x=4`).
-    pub spec: String,
-    /// The scalar's WGSL path from the variable's name (`lights.dims.x`).
-    pub path: String,
-    /// Its byte offset in the buffer.
-    pub offset: u64,
-    /// Its type.
-    pub scalar: naga::Scalar,
-    /// The number.
-    pub value: f64,
 }
 
 /// A default that the kernel's use of a binding chose over the fill's rule.

@@ -1,7 +1,7 @@
 //! Resolution: each binding of the kernel's interface with the `--buffer` and `--len` that
 //! name it.
 
-use super::{BindingRef, BufferSpec, Fill, Resolved, ScalarSet};
+use super::{BindingRef, BufferSpec, Fill, Resolved};
 use crate::profile::error::{Error, Flag, Result, Slot};
 use crate::profile::kernel::{Access, BufferSize, KernelInterface};
 
@@ -17,6 +17,26 @@ pub fn invocations(workgroup_size: [u32; 3], dispatch: [u32; 3]) -> u64 {
         .chain(&dispatch)
         .map(|&n| u64::from(n))
         .product()
+}
+
+/// One scalar that `--buffer BINDING.PLACE=NUMBER` sets.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScalarSet {
+    /// The scalar's WGSL path from the variable's name (`lights.dims.x`).
+    pub path: String,
+    /// Its byte offset in the buffer.
+    pub offset: u64,
+    /// Its type.
+    pub scalar: naga::Scalar,
+    /// The number.
+    pub value: f64,
+}
+
+impl std::fmt::Display for ScalarSet {
+    /// The option as the command line takes it: `lights.dims.x=4`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}={}", self.path, self.value)
+    }
 }
 
 /// Each binding of `interface`, in its order, with the `--buffer` and `--len` that name it.
@@ -48,7 +68,6 @@ pub fn resolve(
                 why: format!("--buffer {spec}: in {}, {why}", b.label()),
             })?;
             out[i].sets.push(ScalarSet {
-                spec: spec.to_string(),
                 path: format!("{}{place}", b.name),
                 offset,
                 scalar,
