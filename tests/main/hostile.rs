@@ -148,36 +148,32 @@ fn a_workgroup_past_the_adapters_limits_is_refused_before_instrumenting() {
     assert!(!r.stderr.contains("instrumented"), "{r}");
 }
 
-/// A kernel with subgroup operations on an adapter without them (llvmpipe's GL) is told what it
-/// lacks and where to look, not only wgpu's capability name.
+/// A kernel with subgroup operations, or one that enables `f16`, on an adapter without them
+/// (llvmpipe's GL) is told what it lacks and where to look, not only wgpu's capability name or
+/// naga's "extension is not supported" under a validation error.
 #[test]
-fn a_subgroup_kernel_on_an_adapter_without_subgroups_says_what_to_run_it_on() {
+fn a_kernel_needing_what_gl_lacks_says_what_to_run_it_on() {
     let dir = temp_dir();
-    let kernel = repo_file("assets/kernels/lane_bits_switch.wgsl");
-    refused(
-        dir.path(),
-        &["--backend", "gl", "profile", &kernel, "--dispatch", "4"],
-        &[
-            "needs subgroup operations, which the kernel uses",
-            "the `subgroups` column of `divlab adapters`",
-        ],
-    );
-}
-
-/// A kernel that enables `f16` on an adapter without it (wgpu's GL backend) is told so, not
-/// only naga's "extension is not supported" under a validation error.
-#[test]
-fn an_f16_kernel_on_an_adapter_without_f16_says_what_to_run_it_on() {
-    let dir = temp_dir();
-    let kernel = repo_file("tests/kernels/profile-corpus/f16_gelu.wgsl");
-    refused(
-        dir.path(),
-        &["--backend", "gl", "profile", &kernel],
-        &[
-            "needs 16-bit floats (`enable f16;`; wgpu's SHADER_F16",
-            "`shader_f16` in `divlab adapters --json -`",
-        ],
-    );
+    for (kernel, says) in [
+        (
+            "assets/kernels/lane_bits_switch.wgsl",
+            [
+                "needs subgroup operations, which the kernel uses",
+                "the `subgroups` column of `divlab adapters`",
+            ],
+        ),
+        (
+            "tests/kernels/profile-corpus/f16_gelu.wgsl",
+            [
+                "needs 16-bit floats (`enable f16;`; wgpu's SHADER_F16",
+                "`shader_f16` in `divlab adapters --json -`",
+            ],
+        ),
+    ] {
+        let kernel = repo_file(kernel);
+        let args = ["--backend", "gl", "profile", &kernel, "--dispatch", "4"];
+        refused(dir.path(), &args, &says);
+    }
 }
 
 #[test]
