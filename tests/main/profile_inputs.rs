@@ -21,6 +21,16 @@ fn profiled(file: &str, source: &str, configure: impl FnOnce(&mut Request)) -> F
     util::profiled_as(file, source, 1, configure)
 }
 
+/// The cap message of `source` run with `--buffer FILL` and a loop cap of 1000, which it must
+/// hit.
+fn capped_at_1000(file: &str, source: &str, fill: &str) -> String {
+    let finished = profiled(file, source, |r| {
+        r.buffers = vec![fill.parse().unwrap()];
+        r.loop_cap = 1000;
+    });
+    finished.cap_hit.expect("the loop runs past a cap of 1000")
+}
+
 fn line<'a>(p: &'a Profile, source: &str, marker: &str) -> &'a LineProfile {
     util::line(p, line_of(source, marker))
 }
@@ -301,12 +311,7 @@ fn main(@builtin(local_invocation_index) li: u32) {
     out[li] = x;
 }
 ";
-    let message = profiled("grid.wgsl", GRID, |r| {
-        r.buffers = vec!["grid=values:3000,4000,7".parse().unwrap()];
-        r.loop_cap = 1000;
-    })
-    .cap_hit
-    .expect("3000 × 4000 / 64 trips hit a cap of 1000");
+    let message = capped_at_1000("grid.wgsl", GRID, "grid=values:3000,4000,7");
     let part = "It reads its bound `cells` from 3 inputs: `grid.width` (values fill: 3000), \
                 `grid.height` (values fill: 4000) and `grid.extra` (values fill: 7); pass smaller \
                 values there with `--buffer grid.width=N`, `--buffer grid.height=N` and \
@@ -356,12 +361,7 @@ fn main(@builtin(local_invocation_index) li: u32) {
     out[li] = acc;
 }
 ";
-    let message = profiled("tiled.wgsl", TILED, |r| {
-        r.buffers = vec!["view=values:4000000000".parse().unwrap()];
-        r.loop_cap = 1000;
-    })
-    .cap_hit
-    .expect("5e8 / 8 outer trips of 64 inner ones hit a cap of 1000");
+    let message = capped_at_1000("tiled.wgsl", TILED, "view=values:4000000000");
     let inner = line_of(TILED, "// inner");
     let outer = line_of(TILED, "// outer");
     for part in [
