@@ -377,6 +377,41 @@ fn main(@builtin(local_invocation_index) li: u32) {
     }
 }
 
+/// The same in a helper: the loop around its call is named.
+#[test]
+fn a_capped_loop_in_a_helper_names_the_input_bounded_loop_around_its_call() {
+    const HELPER: &str = "\
+@group(0) @binding(0) var<uniform> n: u32;
+@group(0) @binding(1) var<storage, read_write> out: array<u32>;
+
+fn tile(k: u32) -> u32 {
+    var acc = 0u;
+    for (var x = 0u; x < 64u; x++) { // inner
+        acc += k + x;
+    }
+    return acc;
+}
+
+@compute @workgroup_size(64)
+fn main(@builtin(local_invocation_index) li: u32) {
+    var acc = 0u;
+    for (var k = 0u; k < n; k++) { // outer
+        acc += tile(k);
+    }
+    out[li] = acc;
+}
+";
+    let message = capped_at_1000("helper.wgsl", HELPER, "n=4000000000");
+    let part = format!(
+        "It compares `x`, which the loop changes, with `64u`, a constant: either the loops are \
+         meant to run that long (the cap counts the trips of the loops around this one too), or \
+         `x` does not reach it on this input (look at where `x` starts, and how it steps). The \
+         loop around its call at line {} reads its bound from `n` (set by --buffer: 4000000000)",
+        line_of(HELPER, "// outer")
+    );
+    assert!(message.contains(&part), "no `{part}` in: {message}");
+}
+
 /// The limit a binding of `bytes` bytes runs into on the default adapter, as the error names it.
 fn limit_for(storage: bool) -> (&'static str, u64) {
     let limits = util::gpu().device.limits();

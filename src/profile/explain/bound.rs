@@ -175,19 +175,34 @@ pub(super) fn find_loop<'a>(
 /// The lines of the loops around the first loop statement on `line`, innermost first; `None`
 /// where no loop stands on `line`.
 pub(super) fn enclosing_loops(block: &Block, lines: &SourceMap<'_>, line: u32) -> Option<Vec<u32>> {
+    loops_around(block, lines, &|statement, at| {
+        matches!(statement, Statement::Loop { .. }) && at == Some(line)
+    })
+}
+
+/// The lines of the loops around the first statement that `is_it` picks (given the statement
+/// and its line), innermost first; `None` where it picks none.
+pub(super) fn loops_around(
+    block: &Block,
+    lines: &SourceMap<'_>,
+    is_it: &dyn Fn(&Statement, Option<u32>) -> bool,
+) -> Option<Vec<u32>> {
     block.span_iter().find_map(|(statement, span)| {
+        let line = lines.span_line(*span);
+        if is_it(statement, line) {
+            return Some(Vec::new());
+        }
         let inner = |blocks: &[&Block], around: Option<u32>| {
             blocks.iter().find_map(|b| {
-                let mut found = enclosing_loops(b, lines, line)?;
+                let mut found = loops_around(b, lines, is_it)?;
                 found.extend(around);
                 Some(found)
             })
         };
         match statement {
-            Statement::Loop { .. } if lines.span_line(*span) == Some(line) => Some(Vec::new()),
             Statement::Loop {
                 body, continuing, ..
-            } => inner(&[body, continuing], lines.span_line(*span)),
+            } => inner(&[body, continuing], line),
             Statement::Block(b) => inner(&[b], None),
             Statement::If { accept, reject, .. } => inner(&[accept, reject], None),
             Statement::Switch { cases, .. } => {

@@ -2,10 +2,10 @@
 //! its bound from, with the value the run used and what to pass instead; and which integer
 //! fields of a uniform buffer the default fill set to the dispatch's invocations.
 
-use naga::{Module, Scalar, ScalarKind};
+use naga::{Module, Scalar, ScalarKind, Statement};
 
 use super::Fills;
-use super::bound::{LoopBound, Source, enclosing_loops, loop_bound};
+use super::bound::{LoopBound, Source, enclosing_loops, loop_bound, loops_around};
 use super::ir::count_fields;
 use super::spin::{Spin, spin_of};
 use crate::profile::fill::{self, Fill, Resolved};
@@ -40,11 +40,9 @@ pub fn cap_message(
     // The cap counts the trips of the loops around this one too: the nearest whose bound comes
     // from an input may be what ran long (a tile loop inside a loop over `shape.x`).
     let around = around_of(kernel, site)
-        .map(|(line, bound)| {
-            format!(
-                " The loop around it at line {line} {}.",
-                inputs.explain(&bound, loop_cap)
-            )
+        .map(|(what, line, bound)| {
+            let why = inputs.explain(&bound, loop_cap);
+            format!(" The loop around {what} at line {line} {why}.")
         })
         .unwrap_or_default();
     let Some(bound) = bound_of(kernel, site) else {
@@ -60,18 +58,36 @@ pub fn cap_message(
     format!("{head}. It {why}.{around} {tail}")
 }
 
-/// The nearest loop around `site`, in its function, whose bound comes from an input: its line
-/// and bound.
-fn around_of(kernel: &Kernel, site: &LoopSite) -> Option<(u32, LoopBound)> {
+/// The nearest loop around `site` whose bound comes from an input: in its function, else,
+/// in a helper, around its calls. What it is around ("it", "its call"), its line and bound.
+fn around_of(kernel: &Kernel, site: &LoopSite) -> Option<(&'static str, u32, LoopBound)> {
     let (function, entry) = kernel.function(&site.function)?;
     let lines = SourceMap::new(&kernel.prepared);
-    enclosing_loops(&function.body, &lines, site.line)?
-        .into_iter()
-        .find_map(|line| {
-            let bound = loop_bound(&kernel.module, function, entry, &kernel.prepared, line)?;
+    let module = &kernel.module;
+    let first_input = |function: &naga::Function, entry: bool, around: Vec<u32>| {
+        around.into_iter().find_map(|line| {
+            let bound = loop_bound(module, function, entry, &kernel.prepared, line)?;
             let input = !matches!(bound.source, Source::Constant | Source::Other(_));
             input.then_some((line, bound))
         })
+    };
+    let own = enclosing_loops(&function.body, &lines, site.line)?;
+    if let Some((line, bound)) = first_input(function, entry, own) {
+        return Some(("it", line, bound));
+    }
+    let (helper, _) = (module.functions.iter()).find(|(_, f)| std::ptr::eq(*f, function))?;
+    let callers = (module.functions.iter().map(|(_, f)| (f, false)))
+        .chain(module.entry_points.iter().map(|ep| (&ep.function, true)));
+    callers
+        .filter_map(|(caller, entry)| {
+            let calls_it = |s: &Statement, _| {
+                matches!(s, Statement::Call { function, .. } if *function == helper)
+            };
+            let around = loops_around(&caller.body, &lines, &calls_it)?;
+            first_input(caller, entry, around)
+        })
+        .next()
+        .map(|(line, bound)| ("its call", line, bound))
 }
 
 /// Notes for the report: each uniform buffer the default fill left with the dispatch's
@@ -406,7 +422,8 @@ impl<'a> Inputs<'a> {
                     Some((b, r)) => {
                         let bytes = fill::initial(b, r, self.invocations).unwrap_or_default();
                         let value = read_scalar(&bytes, offset, scalar).unwrap_or_default();
-                        named.push(format!("`{path}` ({}: {value})", fill_kind(b, r)));
+                        let kind = scalar_kind(b, r, offset);
+                        named.push(format!("`{path}` ({kind}: {value})"));
                         if settable(b, path, offset) {
                             sets.push(format!("`--buffer {path}=N`"));
                         }
@@ -531,7 +548,7 @@ impl<'a> Inputs<'a> {
         };
         let read = format!(
             "reads its bound from `{path}`{through} ({}: {value}{when}){below}",
-            fill_kind(binding, r)
+            scalar_kind(binding, r, offset)
         );
         let (position, total) = layout_position(binding, &bytes, offset);
         let values = position.map(|k| {
@@ -599,6 +616,16 @@ fn read_scalar(bytes: &[u8], offset: u64, scalar: Scalar) -> Option<String> {
         (ScalarKind::Float, _) => format!("0x{bits:04x} (f16 bits)"),
         _ => return None,
     })
+}
+
+/// How the scalar at `offset` got its value: "set by --buffer" where a `--buffer PATH=N` names
+/// it, else [`fill_kind`].
+fn scalar_kind(binding: &Binding, r: &Resolved, offset: u64) -> String {
+    if r.sets.iter().any(|set| set.offset == offset) {
+        "set by --buffer".to_owned()
+    } else {
+        fill_kind(binding, r)
+    }
 }
 
 /// "random fill", "default fill", ...: how the binding was filled, for the message.
