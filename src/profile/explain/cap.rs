@@ -276,6 +276,17 @@ fn is_var(var: &naga::GlobalVariable, binding: &Binding) -> bool {
     }
 }
 
+/// One input of a bound, as the cap message gives it.
+struct Described {
+    /// The input with its value (`` `grid.width` (values fill: 3000) ``).
+    named: String,
+    /// `--buffer PATH=N`, where that sets it.
+    set: Option<String>,
+    /// What else to pass (`--buffer grid=values:...`), with the scalar's position in layout
+    /// order and how many the binding has.
+    advice: Option<(String, Option<(usize, u64)>)>,
+}
+
 /// The kernel's inputs as the run filled them.
 struct Inputs<'a> {
     interface: &'a crate::profile::kernel::KernelInterface,
@@ -387,111 +398,121 @@ impl<'a> Inputs<'a> {
     }
 
     /// The sentence for a bound computed from several inputs: each with the value the run
-    /// gave it, then what to pass for each buffer, length or dispatch they come from.
+    /// gave it, then what to pass: a `--buffer PATH=N` for each scalar it works for, and once
+    /// per binding (with its scalars' layout positions) or for the dispatch.
     fn several(&self, text: &str, inputs: &[Source]) -> String {
-        let mut named = Vec::new();
-        // `--buffer PATH=N` for each scalar it works for.
-        let mut sets = Vec::new();
-        // What to pass, once per binding or for the dispatch, with the layout positions of the
-        // binding's scalars among the inputs (1-based) and how many scalars it has.
-        let mut advice: Vec<(String, Vec<usize>, u64)> = Vec::new();
-        let mut advise = |what: String, position: Option<(usize, u64)>| {
-            let i = match advice.iter().position(|(w, ..)| *w == what) {
-                Some(i) => i,
-                None => {
+        let described: Vec<Described> = inputs.iter().map(|i| self.describe(i)).collect();
+        let sets: Vec<String> = described.iter().filter_map(|d| d.set.clone()).collect();
+        // Each piece of advice once, with the positions of the scalars it covers (1-based).
+        let mut advice: Vec<(&str, Vec<String>, u64)> = Vec::new();
+        for (what, position) in described.iter().filter_map(|d| d.advice.as_ref()) {
+            let i = advice
+                .iter()
+                .position(|(w, ..)| w == what)
+                .unwrap_or_else(|| {
                     advice.push((what, Vec::new(), 0));
                     advice.len() - 1
-                }
-            };
-            let entry = &mut advice[i];
-            if let Some((k, total)) = position {
-                entry.1.push(k + 1);
-                entry.2 = total;
-            }
-        };
-        for input in inputs {
-            let binding = |global| self.binding(global);
-            match *input {
-                Source::Scalar {
-                    global,
-                    ref path,
-                    offset,
-                    scalar,
-                    ..
-                } => match binding(global) {
-                    Some((b, r)) => {
-                        let bytes = fill::initial(b, r, self.invocations).unwrap_or_default();
-                        let value = read_scalar(&bytes, offset, scalar).unwrap_or_default();
-                        let kind = scalar_kind(b, r, offset);
-                        named.push(format!("`{path}` ({kind}: {value})"));
-                        if settable(b, path, offset) {
-                            sets.push(format!("`--buffer {path}=N`"));
-                        }
-                        let (k, total) = layout_position(b, &bytes, offset);
-                        advise(
-                            format!("`--buffer {}=values:...`", b.name),
-                            k.map(|k| (k, total)),
-                        );
-                    }
-                    None => named.push(format!("`{path}`")),
-                },
-                Source::Element { global, ref index } => match binding(global) {
-                    Some((b, r)) => {
-                        named.push(format!(
-                            "an element of `{}` at the index `{index}`, which is not a \
-                             constant ({})",
-                            b.name,
-                            fill_kind(b, r)
-                        ));
-                        advise(
-                            format!("`--buffer {}=values:...` (or `iota`)", b.name),
-                            None,
-                        );
-                    }
-                    None => named.push(format!("an element of a buffer at `{index}`")),
-                },
-                Source::Length { global } => match binding(global) {
-                    Some((b, r)) => {
-                        let bytes = b.size.bytes(r.len.unwrap_or(self.invocations));
-                        let len = b.size.len_for(bytes);
-                        named.push(format!("the length of `{}` ({len} elements)", b.name));
-                        advise(format!("a smaller `--len {}=N`", b.name), None);
-                    }
-                    None => named.push("the length of a buffer".to_owned()),
-                },
-                Source::Builtin(ref builtin) => {
-                    named.push(format!("`{builtin}`"));
-                    advise("fewer workgroups (`--dispatch`)".to_owned(), None);
-                }
-                Source::Other(ref what) => named.push(what.clone()),
-                Source::Constant | Source::Inputs(_) => {}
+                });
+            if let Some((k, total)) = *position {
+                advice[i].1.push((k + 1).to_string());
+                advice[i].2 = total;
             }
         }
-        let one_each = match sets.len() {
-            0 => None,
-            1 => Some(format!("{}, which sets that scalar alone", sets[0])),
+        let one_each = match &sets[..] {
+            [] => None,
+            [one] => Some(format!("{one}, which sets that scalar alone")),
             _ => Some(format!("{}, each setting one scalar", and_list(&sets))),
         };
-        let advice: Vec<String> = one_each
-            .into_iter()
-            .chain(advice.into_iter().map(|(what, positions, total)| {
-                let numbers: Vec<String> = positions.iter().map(usize::to_string).collect();
-                match &numbers[..] {
-                    [] => what,
-                    [one] => format!("{what} (value {one} of {total} in layout order)"),
-                    _ => format!(
-                        "{what} (values {} of {total} in layout order)",
-                        and_list(&numbers)
-                    ),
-                }
-            }))
+        let ways: Vec<String> = (one_each.into_iter())
+            .chain(
+                advice
+                    .into_iter()
+                    .map(|(what, numbers, total)| match &numbers[..] {
+                        [] => what.to_owned(),
+                        [one] => format!("{what} (value {one} of {total} in layout order)"),
+                        _ => format!(
+                            "{what} (values {} of {total} in layout order)",
+                            and_list(&numbers)
+                        ),
+                    }),
+            )
             .collect();
+        let named: Vec<String> = described.into_iter().map(|d| d.named).collect();
         format!(
             "reads its bound `{text}` from {} inputs: {}; pass smaller values there with {}",
             inputs.len(),
             and_list(&named),
-            advice.join(", or with ")
+            ways.join(", or with ")
         )
+    }
+
+    /// One input of a bound computed from several, for [`Self::several`].
+    fn describe(&self, input: &Source) -> Described {
+        let only = |named: String| Described {
+            named,
+            set: None,
+            advice: None,
+        };
+        match *input {
+            Source::Scalar {
+                global,
+                ref path,
+                offset,
+                scalar,
+                ..
+            } => {
+                let Some((b, r)) = self.binding(global) else {
+                    return only(format!("`{path}`"));
+                };
+                let bytes = fill::initial(b, r, self.invocations).unwrap_or_default();
+                let value = read_scalar(&bytes, offset, scalar).unwrap_or_default();
+                let (k, total) = layout_position(b, &bytes, offset);
+                Described {
+                    named: format!("`{path}` ({}: {value})", scalar_kind(b, r, offset)),
+                    set: settable(b, path, offset).then(|| format!("`--buffer {path}=N`")),
+                    advice: Some((
+                        format!("`--buffer {}=values:...`", b.name),
+                        k.map(|k| (k, total)),
+                    )),
+                }
+            }
+            Source::Element { global, ref index } => match self.binding(global) {
+                Some((b, r)) => Described {
+                    named: format!(
+                        "an element of `{}` at the index `{index}`, which is not a constant ({})",
+                        b.name,
+                        fill_kind(b, r)
+                    ),
+                    set: None,
+                    advice: Some((
+                        format!("`--buffer {}=values:...` (or `iota`)", b.name),
+                        None,
+                    )),
+                },
+                None => only(format!("an element of a buffer at `{index}`")),
+            },
+            Source::Length { global } => match self.binding(global) {
+                Some((b, r)) => {
+                    let len = b
+                        .size
+                        .len_for(b.size.bytes(r.len.unwrap_or(self.invocations)));
+                    Described {
+                        named: format!("the length of `{}` ({len} elements)", b.name),
+                        set: None,
+                        advice: Some((format!("a smaller `--len {}=N`", b.name), None)),
+                    }
+                }
+                None => only("the length of a buffer".to_owned()),
+            },
+            Source::Builtin(ref builtin) => Described {
+                named: format!("`{builtin}`"),
+                set: None,
+                advice: Some(("fewer workgroups (`--dispatch`)".to_owned(), None)),
+            },
+            Source::Other(ref what) => only(what.clone()),
+            // Not among a bound's inputs.
+            Source::Constant | Source::Inputs(_) => only(String::new()),
+        }
     }
 
     /// "It ...": the sentences for a loop that reads an atomic at each trip and has no bound
