@@ -521,6 +521,14 @@ impl<'a> Inputs<'a> {
         let Spin {
             name, line, code, ..
         } = spin;
+        if spin.retry {
+            return format!(
+                "has no bound divlab can trace, but retries a compare-exchange on `{name}` at \
+                 each trip (line {line}: `{code}`) with the value it last read: each failed try \
+                 means another invocation wrote it in between, so the retries end unless others \
+                 keep writing it; the cap also counts the trips of the loops around it"
+            );
+        }
         let start = match self.binding(spin.global) {
             Some((binding, r)) => format!(
                 "`{name}` started as its {}: pass `--buffer {name}=...` (zeros, values:...) \

@@ -2,7 +2,9 @@
 //! each trip: the shape of a spin-wait (a lock, a flag, a ticket), which ends only when another
 //! invocation changes the atomic, and which WGSL does not promise will happen.
 
-use naga::{Expression, Function, GlobalVariable, Handle, Module, Statement, TypeInner};
+use naga::{
+    AtomicFunction, Expression, Function, GlobalVariable, Handle, Module, Statement, TypeInner,
+};
 
 use super::bound::find_loop;
 use super::ir::pointer_root;
@@ -21,6 +23,10 @@ pub(super) struct Spin {
     pub line: u32,
     /// That line's code, without its comments.
     pub code: String,
+    /// Whether the read is a compare-exchange whose expected value is not a constant: a retry
+    /// with the value last read (an atomic float add), not a wait for a lock's or a flag's
+    /// state.
+    pub retry: bool,
 }
 
 /// The first atomic the loop at `line` of `function` reads, by an atomic function or
@@ -41,8 +47,22 @@ pub(super) fn spin_of(
                 return;
             }
             let read = match *statement {
-                Statement::Atomic { pointer, .. } => {
-                    atomic_global(module, function, pointer).zip(lines.span_line(span))
+                Statement::Atomic {
+                    pointer, ref fun, ..
+                } => {
+                    let retry = match *fun {
+                        AtomicFunction::Exchange {
+                            compare: Some(expected),
+                        } => !matches!(
+                            function.expressions[expected],
+                            Expression::Literal(_)
+                                | Expression::Constant(_)
+                                | Expression::ZeroValue(_)
+                        ),
+                        _ => false,
+                    };
+                    let at = atomic_global(module, function, pointer).zip(lines.span_line(span));
+                    at.map(|(global, at)| (global, at, retry))
                 }
                 Statement::Emit(ref range) => range.clone().find_map(|h| {
                     let Expression::Load { pointer } = function.expressions[h] else {
@@ -50,14 +70,14 @@ pub(super) fn spin_of(
                     };
                     let global = atomic_global(module, function, pointer)?;
                     let at = lines.span_line(function.expressions.get_span(h))?;
-                    Some((global, at))
+                    Some((global, at, false))
                 }),
                 _ => None,
             };
             found = read;
         });
     }
-    let (global, at) = found?;
+    let (global, at, retry) = found?;
     Some(Spin {
         global,
         name: module.global_variables[global]
@@ -70,6 +90,7 @@ pub(super) fn spin_of(
             .nth(at as usize - 1)?
             .trim()
             .to_owned(),
+        retry,
     })
 }
 
@@ -136,8 +157,29 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
             lock.code,
             "let r = atomicCompareExchangeWeak(&lock, 0u, 1u);"
         );
+        assert!(!lock.retry, "a lock's expected value is a constant");
         let flag = spin(source, 13).expect("the flag's loop");
         assert_eq!((flag.name.as_str(), flag.line), ("flags", 13));
         assert_eq!(spin(source, 14), None);
+    }
+
+    /// An atomic float add by compare-exchange retries with the value it last read: a retry.
+    #[test]
+    fn a_compare_exchange_with_the_value_last_read_is_a_retry() {
+        let source = "\
+@group(0) @binding(0) var<storage, read_write> sums: array<atomic<u32>>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    var old = atomicLoad(&sums[0]);
+    loop {
+        let r = atomicCompareExchangeWeak(&sums[0], old, bitcast<u32>(bitcast<f32>(old) + 1.0));
+        if (r.exchanged) { break; }
+        old = r.old_value;
+    }
+}
+";
+        let add = spin(source, 6).expect("the retry's loop");
+        assert_eq!((add.name.as_str(), add.line, add.retry), ("sums", 7, true));
     }
 }
