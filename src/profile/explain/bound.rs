@@ -11,8 +11,10 @@ use naga::{
 };
 
 use super::ir::{
-    Step, builtin_name, calls_in, operands, place_of, results_in, stored_locals, stores_to,
+    Step, builtin_name, calls_in, operands, place_of, pointer_root, results_in, stored_locals,
+    stores_to,
 };
+use super::loops::find_loop;
 use crate::naga_walk::each_statement;
 use crate::profile::kernel::literal_u32;
 use crate::source_map::SourceMap;
@@ -86,6 +88,9 @@ mod tests;
 /// How deep the trace follows `var`s into `var`s before it gives up.
 const MAX_DEPTH: usize = 16;
 
+/// How deep the trace follows a workgroup or private variable into what is stored to it.
+const MAX_GLOBAL_DEPTH: usize = 8;
+
 /// The bound of the loop at `line` of `function` (the one on that line that comes first), when
 /// its exit test is one comparison between a value the loop changes and one it does not.
 /// `source` is the text naga parsed; `entry` says whether `function` is an entry point.
@@ -141,75 +146,6 @@ pub(super) fn loop_bound(
         text: trace.text(bound),
         counter: trace.text(counter),
         source: trace.source(bound, false, 0),
-    })
-}
-
-/// The body, `continuing` and `break if` of the first loop statement on `line`.
-pub(super) fn find_loop<'a>(
-    block: &'a Block,
-    lines: &SourceMap<'_>,
-    line: u32,
-) -> Option<(&'a Block, &'a Block, Option<Handle<Expression>>)> {
-    block
-        .span_iter()
-        .find_map(|(statement, span)| match statement {
-            Statement::Loop {
-                body,
-                continuing,
-                break_if,
-            } if lines.span_line(*span) == Some(line) => Some((body, continuing, *break_if)),
-            Statement::Loop {
-                body, continuing, ..
-            } => find_loop(body, lines, line).or_else(|| find_loop(continuing, lines, line)),
-            Statement::Block(inner) => find_loop(inner, lines, line),
-            Statement::If { accept, reject, .. } => {
-                find_loop(accept, lines, line).or_else(|| find_loop(reject, lines, line))
-            }
-            Statement::Switch { cases, .. } => {
-                cases.iter().find_map(|c| find_loop(&c.body, lines, line))
-            }
-            _ => None,
-        })
-}
-
-/// The lines of the loops around the first loop statement on `line`, innermost first; `None`
-/// where no loop stands on `line`.
-pub(super) fn enclosing_loops(block: &Block, lines: &SourceMap<'_>, line: u32) -> Option<Vec<u32>> {
-    loops_around(block, lines, &|statement, at| {
-        matches!(statement, Statement::Loop { .. }) && at == Some(line)
-    })
-}
-
-/// The lines of the loops around the first statement that `is_it` picks (given the statement
-/// and its line), innermost first; `None` where it picks none.
-pub(super) fn loops_around(
-    block: &Block,
-    lines: &SourceMap<'_>,
-    is_it: &dyn Fn(&Statement, Option<u32>) -> bool,
-) -> Option<Vec<u32>> {
-    block.span_iter().find_map(|(statement, span)| {
-        let line = lines.span_line(*span);
-        if is_it(statement, line) {
-            return Some(Vec::new());
-        }
-        let inner = |blocks: &[&Block], around: Option<u32>| {
-            blocks.iter().find_map(|b| {
-                let mut found = loops_around(b, lines, is_it)?;
-                found.extend(around);
-                Some(found)
-            })
-        };
-        match statement {
-            Statement::Loop {
-                body, continuing, ..
-            } => inner(&[body, continuing], line),
-            Statement::Block(b) => inner(&[b], None),
-            Statement::If { accept, reject, .. } => inner(&[accept, reject], None),
-            Statement::Switch { cases, .. } => {
-                inner(&cases.iter().map(|c| &c.body).collect::<Vec<_>>(), None)
-            }
-            _ => None,
-        }
     })
 }
 
@@ -338,6 +274,8 @@ impl Trace<'_> {
             E::AccessIndex { base, index } => match self.function.expressions[base] {
                 E::Load { pointer } => self.place(pointer, vec![Step::At(index)], computed, depth),
                 E::FunctionArgument(arg) => self.argument(arg, Some(index), computed, depth),
+                // A part of a workgroup variable: the inputs of what is stored to it.
+                E::WorkGroupUniformLoadResult { .. } => self.source(base, true, depth + 1),
                 // `vec2(a, b).x` is `a`, where each component is one scalar.
                 E::Compose { ty, ref components }
                     if matches!(
@@ -353,6 +291,10 @@ impl Trace<'_> {
                 _ => self.other(h),
             },
             E::FunctionArgument(arg) => self.argument(arg, None, computed, depth),
+            E::WorkGroupUniformLoadResult { .. } => match self.uniform_load_of(h) {
+                Some(pointer) => self.place(pointer, Vec::new(), true, depth + 1),
+                None => self.other(h),
+            },
             E::ArrayLength(pointer) => match self.root(pointer) {
                 (&E::GlobalVariable(global), _) => Source::Length { global },
                 _ => self.other(h),
@@ -401,9 +343,16 @@ impl Trace<'_> {
         out: &mut Vec<Source>,
     ) {
         use Expression as E;
+        // A source that is several inputs itself (a workgroup variable's stores) adds each.
         let mut push = |source: Source| {
-            if source != Source::Constant && !out.contains(&source) {
-                out.push(source);
+            let several = match source {
+                Source::Inputs(several) => several,
+                one => vec![one],
+            };
+            for source in several {
+                if source != Source::Constant && !out.contains(&source) {
+                    out.push(source);
+                }
             }
         };
         if depth > MAX_DEPTH {
@@ -414,7 +363,12 @@ impl Trace<'_> {
         }
         match self.function.expressions[h] {
             E::Literal(_) | E::Constant(_) | E::Override(_) | E::ZeroValue(_) => {}
-            ref e @ (E::As { .. } | E::Unary { .. } | E::Binary { .. } | E::Math { .. }) => {
+            ref e @ (E::As { .. }
+            | E::Unary { .. }
+            | E::Binary { .. }
+            | E::Math { .. }
+            | E::Compose { .. }
+            | E::Splat { .. }) => {
                 let mut ops = Vec::new();
                 operands(e, &mut ops);
                 for op in ops {
@@ -441,9 +395,10 @@ impl Trace<'_> {
                 }
                 _ => push(self.source(h, true, depth + 1)),
             },
-            E::AccessIndex { .. } | E::FunctionArgument(_) | E::ArrayLength(_) => {
-                push(self.source(h, true, depth + 1))
-            }
+            E::AccessIndex { .. }
+            | E::FunctionArgument(_)
+            | E::ArrayLength(_)
+            | E::WorkGroupUniformLoadResult { .. } => push(self.source(h, true, depth + 1)),
             // A helper's result: every value it returns (`if (flag) { return p.n; } return
             // lens[0];`), read in the helper.
             E::CallResult(callee) => {
@@ -465,6 +420,17 @@ impl Trace<'_> {
             }
             _ => push(self.other(h)),
         }
+    }
+
+    /// The pointer of the `workgroupUniformLoad` whose result is `h`.
+    fn uniform_load_of(&self, h: Handle<Expression>) -> Option<Handle<Expression>> {
+        let mut found = None;
+        each_statement(&self.function.body, &mut |statement| {
+            if let Statement::WorkGroupUniformLoad { pointer, result } = *statement {
+                found = found.or((result == h).then_some(pointer));
+            }
+        });
+        found
     }
 
     fn other(&self, h: Handle<Expression>) -> Source {
@@ -520,7 +486,7 @@ impl Trace<'_> {
         let (root, mut steps) = self.root(pointer);
         steps.extend(after);
         match *root {
-            Expression::GlobalVariable(global) => self.global(global, &steps, computed),
+            Expression::GlobalVariable(global) => self.global(global, &steps, computed, depth),
             Expression::LocalVariable(local) if steps.is_empty() => {
                 self.local(local, computed, depth)
             }
@@ -535,7 +501,13 @@ impl Trace<'_> {
         }
     }
 
-    fn global(&self, global: Handle<GlobalVariable>, steps: &[Step], computed: bool) -> Source {
+    fn global(
+        &self,
+        global: Handle<GlobalVariable>,
+        steps: &[Step],
+        computed: bool,
+        depth: usize,
+    ) -> Source {
         let var = &self.module.global_variables[global];
         let name = var.name.clone().unwrap_or_else(|| "?".to_owned());
         let buffer = matches!(
@@ -543,14 +515,31 @@ impl Trace<'_> {
             AddressSpace::Uniform | AddressSpace::Storage { .. } | AddressSpace::Immediate
         );
         if !buffer {
+            // What this function stores to it (Brush's tile range, loaded from a buffer into
+            // workgroup memory and read back by `workgroupUniformLoad`), a few levels deep.
+            let mut stored = Vec::new();
+            each_statement(&self.function.body, &mut |statement| {
+                if let Statement::Store { pointer, value } = *statement {
+                    let root = &self.function.expressions
+                        [pointer_root(&self.function.expressions, pointer)];
+                    if matches!(*root, Expression::GlobalVariable(g) if g == global) {
+                        stored.push(value);
+                    }
+                }
+            });
+            let followed = (depth < MAX_GLOBAL_DEPTH && !stored.is_empty())
+                .then(|| self.several(&stored, &mut Vec::new(), depth + 1))
+                .flatten();
             let space = match var.space {
                 AddressSpace::WorkGroup => "workgroup",
                 AddressSpace::Private => "private",
                 _ => "module-scope",
             };
-            return Source::Other(format!(
-                "the {space} variable `{name}`, which the kernel computes itself"
-            ));
+            return followed.unwrap_or_else(|| {
+                Source::Other(format!(
+                    "the {space} variable `{name}`, which the kernel computes itself"
+                ))
+            });
         }
         if let Some(index) = steps.iter().find_map(|s| match *s {
             Step::Dynamic(i) => Some(i),

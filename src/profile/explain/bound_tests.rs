@@ -233,3 +233,33 @@ fn a_helpers_result_is_followed_to_each_value_it_returns() {
     let bound = loop_bound(&module, &ep.function, true, &src, line).expect("a bound");
     assert_eq!(inputs(&bound.source), ["info.dims.x", "data[0]"]);
 }
+
+#[test]
+fn a_workgroup_range_loaded_uniformly_is_followed_to_the_buffer_it_was_stored_from() {
+    let src = "\
+@group(0) @binding(0) var<storage, read> offsets: array<u32>;
+@group(0) @binding(1) var<storage, read_write> data: array<u32>;
+var<workgroup> range_shared: vec2<u32>;
+@compute @workgroup_size(64)
+fn main(@builtin(local_invocation_index) li: u32, @builtin(workgroup_id) wg: vec3<u32>) {
+    range_shared = vec2<u32>(offsets[wg.x * 2u], offsets[wg.x * 2u + 1u]);
+    let range = workgroupUniformLoad(&range_shared);
+    for (var b = range.x; b < range.y; b += 64u) {
+        let remaining = min(64u, range.y - b);
+        for (var t = 0u; t < remaining; t++) { // loop
+            data[t] = b;
+        }
+    }
+}
+";
+    let module = check_wgsl("k.wgsl", src).unwrap();
+    let ep = &module.entry_points[0];
+    let bound = loop_bound(&module, &ep.function, true, src, marked(src, "// loop")).unwrap();
+    let Source::Inputs(found) = &bound.source else {
+        panic!("{:?}", bound.source)
+    };
+    assert!(
+        found.iter().all(|i| matches!(i, Source::Element { .. })),
+        "{found:?}"
+    );
+}

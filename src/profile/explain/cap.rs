@@ -5,8 +5,9 @@
 use naga::{Module, Scalar, ScalarKind, Statement};
 
 use super::Fills;
-use super::bound::{LoopBound, Source, enclosing_loops, loop_bound, loops_around};
+use super::bound::{LoopBound, Source, loop_bound};
 use super::ir::count_fields;
+use super::loops::{enclosing_loops, loops_around};
 use super::spin::{Spin, spin_of};
 use crate::profile::fill::{self, Fill, Resolved};
 use crate::profile::instrument::LoopSite;

@@ -1,7 +1,7 @@
 //! What a profile tells the user about its kernel and inputs, read statically from the one
 //! parsed [`Kernel`] and the fills the run resolved: where a loop that hit the cap reads its
 //! bound from, with the value the run used and what to pass instead (`cap.rs`, from the trace
-//! in `bound.rs`, with the small IR reads in `ir.rs`); which integer fields of a uniform buffer
+//! in `bound.rs`, with the small IR reads in `ir.rs` and the loops around a line in `loops.rs`); which integer fields of a uniform buffer
 //! the default fill set (`cap.rs`); which atomic a loop that hit the cap without such a bound
 //! waits on (`spin.rs`); the notes on the counts and the uniformity rules (`notes.rs`); and
 //! where llvmpipe's limit on nested conditions makes the deepest lines' counts wrong
@@ -12,6 +12,7 @@ mod cap;
 mod condition;
 mod infer;
 mod ir;
+mod loops;
 mod nesting;
 mod notes;
 mod spin;

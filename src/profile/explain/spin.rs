@@ -6,8 +6,8 @@ use naga::{
     AtomicFunction, Expression, Function, GlobalVariable, Handle, Module, Statement, TypeInner,
 };
 
-use super::bound::find_loop;
 use super::ir::pointer_root;
+use super::loops::find_loop;
 use crate::naga_walk::each_spanned;
 use crate::shaders::mask_comments;
 use crate::source_map::SourceMap;

@@ -1,0 +1,75 @@
+//! Where a loop stands in naga's IR: the loop statement on a line, and the loops around it or
+//! around a call, for the bound trace (`bound.rs`), the spin (`spin.rs`) and the cap message.
+
+use naga::{Block, Expression, Handle, Statement};
+
+use crate::source_map::SourceMap;
+
+/// The body, `continuing` and `break if` of the first loop statement on `line`.
+pub(super) fn find_loop<'a>(
+    block: &'a Block,
+    lines: &SourceMap<'_>,
+    line: u32,
+) -> Option<(&'a Block, &'a Block, Option<Handle<Expression>>)> {
+    block
+        .span_iter()
+        .find_map(|(statement, span)| match statement {
+            Statement::Loop {
+                body,
+                continuing,
+                break_if,
+            } if lines.span_line(*span) == Some(line) => Some((body, continuing, *break_if)),
+            Statement::Loop {
+                body, continuing, ..
+            } => find_loop(body, lines, line).or_else(|| find_loop(continuing, lines, line)),
+            Statement::Block(inner) => find_loop(inner, lines, line),
+            Statement::If { accept, reject, .. } => {
+                find_loop(accept, lines, line).or_else(|| find_loop(reject, lines, line))
+            }
+            Statement::Switch { cases, .. } => {
+                cases.iter().find_map(|c| find_loop(&c.body, lines, line))
+            }
+            _ => None,
+        })
+}
+
+/// The lines of the loops around the first loop statement on `line`, innermost first; `None`
+/// where no loop stands on `line`.
+pub(super) fn enclosing_loops(block: &Block, lines: &SourceMap<'_>, line: u32) -> Option<Vec<u32>> {
+    loops_around(block, lines, &|statement, at| {
+        matches!(statement, Statement::Loop { .. }) && at == Some(line)
+    })
+}
+
+/// The lines of the loops around the first statement that `is_it` picks (given the statement
+/// and its line), innermost first; `None` where it picks none.
+pub(super) fn loops_around(
+    block: &Block,
+    lines: &SourceMap<'_>,
+    is_it: &dyn Fn(&Statement, Option<u32>) -> bool,
+) -> Option<Vec<u32>> {
+    block.span_iter().find_map(|(statement, span)| {
+        let line = lines.span_line(*span);
+        if is_it(statement, line) {
+            return Some(Vec::new());
+        }
+        let inner = |blocks: &[&Block], around: Option<u32>| {
+            blocks.iter().find_map(|b| {
+                let mut found = loops_around(b, lines, is_it)?;
+                found.extend(around);
+                Some(found)
+            })
+        };
+        match statement {
+            Statement::Loop {
+                body, continuing, ..
+            } => inner(&[body, continuing], line),
+            Statement::Block(b) => inner(&[b], None),
+            Statement::If { accept, reject, .. } => inner(&[accept, reject], None),
+            Statement::Switch { cases, .. } => {
+                inner(&cases.iter().map(|c| &c.body).collect::<Vec<_>>(), None)
+            }
+            _ => None,
+        }
+    })
+}
