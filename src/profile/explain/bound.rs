@@ -638,6 +638,27 @@ impl Trace<'_> {
                 };
                 return trace.source(arguments[arg as usize], computed, depth + 1);
             }
+            // Several calls: the inputs of what each passes, where they read any.
+            let mut inputs = Vec::new();
+            for (caller, entry, arguments) in calls.iter().filter(|_| member.is_none()) {
+                let trace = Trace {
+                    function: caller,
+                    entry: *entry,
+                    ..*self
+                };
+                trace.inputs(
+                    arguments[arg as usize],
+                    &mut Vec::new(),
+                    depth + 1,
+                    &mut inputs,
+                );
+            }
+            if inputs.iter().any(Source::is_input) {
+                return match <[Source; 1]>::try_from(inputs) {
+                    Ok([one]) => one,
+                    Err(several) => Source::Inputs(several),
+                };
+            }
             return Source::Other(format!(
                 "the parameter `{name}` of `fn {}`, which {} pass",
                 self.function.name.as_deref().unwrap_or("?"),

@@ -263,3 +263,21 @@ fn main(@builtin(local_invocation_index) li: u32, @builtin(workgroup_id) wg: vec
         "{found:?}"
     );
 }
+
+#[test]
+fn a_helpers_parameter_that_several_calls_pass_is_followed_to_each_argument() {
+    let src = format!(
+        "{HEAD}fn walk(n: u32) -> u32 {{\n var acc = 0u;\n\
+         for (var i = 0u; i < n * 2u + 1u; i++) {{ // loop\n acc += i;\n }}\n return acc;\n}}\n\
+         @compute @workgroup_size(64)\n\
+         fn main(@builtin(global_invocation_id) gid: vec3<u32>) {{\n\
+         data[gid.x] = walk(info.blocks[1].first) + walk(info.dims.y) + walk(3u);\n}}\n"
+    );
+    let module = check_wgsl("k.wgsl", &src).unwrap();
+    let walk = module.functions.iter().next().unwrap().1;
+    let bound = loop_bound(&module, walk, false, &src, marked(&src, "// loop")).expect("a bound");
+    assert_eq!(
+        inputs(&bound.source),
+        ["info.blocks[1].first", "info.dims.y"]
+    );
+}

@@ -38,15 +38,16 @@ pub fn cap_message(
          are meant to run longer"
     };
     let inputs = Inputs::new(kernel, fills);
+    let own = bound_of(kernel, site);
     // The cap counts the trips of the loops around this one too: the nearest whose bound comes
-    // from an input may be what ran long (a tile loop inside a loop over `shape.x`).
-    let around = around_of(kernel, site)
+    // from another input may be what ran long (a tile loop inside a loop over `shape.x`).
+    let around = around_of(kernel, site, own.as_ref().map(|b| &b.source))
         .map(|(what, line, bound)| {
             let why = inputs.explain(&bound, loop_cap);
             format!(" The loop around {what} at line {line} {why}.")
         })
         .unwrap_or_default();
-    let Some(bound) = bound_of(kernel, site) else {
+    let Some(bound) = own else {
         return match spin_at(kernel, site) {
             Some(spin) => format!("{head}. It {}.{around} {tail}", inputs.spin(&spin)),
             None if around.is_empty() => {
@@ -59,9 +60,14 @@ pub fn cap_message(
     format!("{head}. It {why}.{around} {tail}")
 }
 
-/// The nearest loop around `site` whose bound comes from an input: in its function, else,
-/// in a helper, around its calls. What it is around ("it", "its call"), its line and bound.
-fn around_of(kernel: &Kernel, site: &LoopSite) -> Option<(&'static str, u32, LoopBound)> {
+/// The nearest loop around `site` whose bound comes from an input other than `own`'s: in its
+/// function, else, in a helper, around its calls. What it is around ("it", "its call"), its
+/// line and bound.
+fn around_of(
+    kernel: &Kernel,
+    site: &LoopSite,
+    own: Option<&Source>,
+) -> Option<(&'static str, u32, LoopBound)> {
     let (function, entry) = kernel.function(&site.function)?;
     let lines = SourceMap::new(&kernel.prepared);
     let module = &kernel.module;
@@ -69,7 +75,7 @@ fn around_of(kernel: &Kernel, site: &LoopSite) -> Option<(&'static str, u32, Loo
         around.into_iter().find_map(|line| {
             let bound = loop_bound(module, function, entry, &kernel.prepared, line)?;
             let input = !matches!(bound.source, Source::Constant | Source::Other(_));
-            input.then_some((line, bound))
+            (input && own != Some(&bound.source)).then_some((line, bound))
         })
     };
     let own = enclosing_loops(&function.body, &lines, site.line)?;
