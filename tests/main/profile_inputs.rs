@@ -527,6 +527,16 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     assert_eq!(finished.cap_hit, None);
     let body = util::line(&finished.profile, line_of(SECOND, "// body"));
     assert_eq!(body.active_lanes, Some(64 * 64));
+    // Scaled, the default fill's 64 (the dispatch's invocations) hits the cap: the example
+    // is then no longer 64, which the scalar holds already.
+    let scaled = SECOND.replace("i < p.count;", "i < p.count * 100000u;");
+    let message = profiled("scaled.wgsl", &scaled, |_| {})
+        .cap_hit
+        .expect("6.4 million trips hit the cap");
+    assert!(
+        message.contains("(default fill: 64); pass `--buffer p.count=N` (a smaller N), which"),
+        "{message}"
+    );
 }
 
 /// A spin lock whose lock word starts taken (the default random fill) spins to the cap: the

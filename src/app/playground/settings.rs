@@ -168,9 +168,14 @@ impl RunSettings {
         let mut request = Request::new(file, source);
         request.entry = Some(self.entry.trim().to_owned()).filter(|e| !e.is_empty());
         request.dispatch = self.workgroups.map(|n| n.max(1));
-        request.buffers = parse_lines(&self.buffers, "buffers", |l| l.parse::<BufferSpec>())?;
-        request.lens = parse_lines(&self.lens, "lengths", parse_len)?;
-        request.overrides = parse_lines(&self.overrides, "overrides", parse_override)?;
+        request.buffers = parse_lines(
+            &self.buffers,
+            ("buffers", "--buffer"),
+            str::parse::<BufferSpec>,
+        )?;
+        request.lens = parse_lines(&self.lens, ("lengths", "--len"), parse_len)?;
+        request.overrides =
+            parse_lines(&self.overrides, ("overrides", "--override"), parse_override)?;
         for line in self.textures.lines().filter(|l| !l.trim().is_empty()) {
             request
                 .textures
@@ -240,7 +245,7 @@ impl RunSettings {
                 "buffers",
                 &mut self.buffers,
                 "BINDING=FILL per line: zeros, iota, random[:SEED], values:1,2,3 · one \
-                 scalar: BINDING.FIELD=N",
+                 scalar: BINDING.FIELD=N · or the `--buffer` options a message gives",
             ),
             (
                 "lengths",
@@ -298,16 +303,35 @@ impl RunSettings {
     }
 }
 
-/// Each non-blank line of `text` parsed, or the first error, prefixed with the field's `name`.
+/// Each value of `text`'s non-blank lines parsed, or the first error, prefixed with the field's
+/// name. A line is a value, or the command line's options as a message writes them (`--buffer
+/// params.n=64`, `` `--buffer a=1` `--buffer b=2` ``), so that advice can be pasted as given.
 fn parse_lines<T, E: std::fmt::Display>(
     text: &str,
-    name: &str,
+    (name, option): (&str, &str),
     parse: impl Fn(&str) -> Result<T, E>,
 ) -> Result<Vec<T>, String> {
-    text.lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .map(|l| parse(l).map_err(|e| format!("{name}: {e}")))
+    let mut values = Vec::new();
+    for line in text.lines().map(|l| l.trim().trim_matches('`').trim()) {
+        if !line.starts_with(option) {
+            values.extend((!line.is_empty()).then_some(line));
+            continue;
+        }
+        let mut words =
+            (line.split_whitespace().map(|w| w.trim_matches('`'))).filter(|w| !w.is_empty());
+        while let Some(word) = words.next() {
+            let value = match word.strip_prefix(option) {
+                Some("") => words.next(),
+                Some(inline) => inline.strip_prefix('='),
+                None => None,
+            };
+            values.push(value.filter(|v| !v.is_empty()).ok_or_else(|| {
+                format!("{name}: `{line}`: `{word}` is not `{option} VALUE`; give one per line")
+            })?);
+        }
+    }
+    (values.into_iter())
+        .map(|v| parse(v).map_err(|e| format!("{name}: {e}")))
         .collect()
 }
 
@@ -361,6 +385,44 @@ mod tests {
             left_out,
             ["--dispatch 8,x"],
             "a value that does not read is named"
+        );
+    }
+
+    /// The buffers, lengths and overrides fields take their values, or the command line's
+    /// options as the cap message gives them, pasted with or without their backticks.
+    #[test]
+    fn option_lines_pasted_from_a_message_read_as_their_values() {
+        let settings = RunSettings {
+            buffers: "data=iota\n`--buffer params.n=64` `--buffer params.m=8`\n--buffer=grid=zeros"
+                .to_owned(),
+            lens: "--len out=32".to_owned(),
+            overrides: "`--override BLOCK=4`".to_owned(),
+            ..RunSettings::default()
+        };
+        let request = settings.request("k.wgsl", "").expect("every line reads");
+        let buffers: Vec<String> = request.buffers.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            buffers,
+            ["data=iota", "params.n=64", "params.m=8", "grid=zeros"]
+        );
+        assert_eq!(request.lens.len(), 1);
+        assert_eq!(request.overrides, [("BLOCK".to_owned(), 4.0)]);
+        let stray = RunSettings {
+            buffers: "--buffer a=1 and --buffer b=2".to_owned(),
+            ..RunSettings::default()
+        };
+        let error = stray.request("k.wgsl", "").unwrap_err();
+        assert!(
+            error.starts_with("buffers: ") && error.contains("`and` is not `--buffer VALUE`"),
+            "{error}"
+        );
+        let bare = RunSettings {
+            buffers: "--buffer".to_owned(),
+            ..RunSettings::default()
+        };
+        assert!(
+            bare.request("k.wgsl", "").is_err(),
+            "an option needs its value"
         );
     }
 

@@ -594,10 +594,16 @@ impl<'a> Inputs<'a> {
             )
         });
         let n = self.invocations;
+        // The dispatch's invocations as an example, unless the scalar held that already.
+        let example = if value.parse::<f64>().ok() == Some(n as f64) {
+            "a smaller N".to_owned()
+        } else {
+            format!("e.g. `--buffer {path}={n}`, the dispatch's {n} invocations")
+        };
         match (settable(binding, path, offset), values) {
             (true, Some(values)) => format!(
-                "{read}; pass `--buffer {path}=N` (e.g. `--buffer {path}={n}`, the dispatch's {n} \
-                 invocations), which sets that scalar alone, or {values}"
+                "{read}; pass `--buffer {path}=N` ({example}), which sets that scalar alone, or \
+                 {values}"
             ),
             (true, None) => format!("{read}; pass `--buffer {path}=N`"),
             (false, Some(values)) => format!("{read}; pass {values}"),
