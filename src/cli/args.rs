@@ -369,7 +369,8 @@ pub(crate) struct ProfileArgs {
     /// random[:SEED], values:V1,V2,... (in layout order) or file:PATH. Default: random, except
     /// that a uniform buffer's integer fields hold the dispatch's invocations. Or one scalar
     /// over that fill, by its WGSL path: BINDING.PLACE=NUMBER (`params.count=64`,
-    /// `lights.dims.x=16`, `data[3]=0`).
+    /// `lights.dims.x=16`, `data[3]=0`), or each scalar under a place:
+    /// BINDING.PLACE=values:V1,V2,... (`lights.dims=values:16,9,24`).
     #[arg(long = "buffer", value_name = "BINDING=FILL", value_parser = |s: &str| s.parse::<profile::fill::BufferSpec>())]
     pub(crate) buffers: Vec<profile::fill::BufferSpec>,
     /// Elements of a runtime-sized array (default: one per invocation of the dispatch).

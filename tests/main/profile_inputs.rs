@@ -539,6 +539,34 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     );
 }
 
+/// `--buffer BINDING.PLACE=values:...` sets a vector's components at once: a loop over a grid
+/// whose dimensions are one `vec2` runs their product, and the document records the option as
+/// given.
+#[test]
+fn a_place_with_values_sets_a_vectors_components() {
+    const GRID: &str = "\
+struct P { scale: f32, dims: vec2<u32> }
+@group(0) @binding(0) var<uniform> p: P;
+@group(0) @binding(1) var<storage, read_write> out: array<f32>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    var acc = 0.0;
+    for (var i = 0u; i < p.dims.x * p.dims.y; i++) { // loop
+        acc += p.scale; // body
+    }
+    out[gid.x] = acc;
+}
+";
+    let finished = profiled("grid.wgsl", GRID, |r| {
+        r.buffers = vec!["p.dims=values:3,5".parse().unwrap()];
+    });
+    assert_eq!(finished.cap_hit, None);
+    let body = line(&finished.profile, GRID, "// body");
+    assert_eq!(body.active_lanes, Some(64 * 15), "3 × 5 trips a lane");
+    assert_eq!(finished.profile.request.buffers, ["p.dims=values:3,5"]);
+}
+
 /// A spin lock whose lock word starts taken (the default random fill) spins to the cap: the
 /// message names the atomic it waits on, the line that reads it and how it started, and says
 /// what WGSL does not promise. With the lock free (`zeros`) every invocation takes it in turn.

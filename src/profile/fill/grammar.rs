@@ -175,7 +175,8 @@ impl fmt::Display for BindingRef {
 }
 
 /// `--buffer BINDING=FILL`, or `--buffer BINDING.PLACE=NUMBER`: one scalar over the
-/// binding's fill (`params.count=64`, `lights.dims.x=4`, `info.blocks[2].n=8`).
+/// binding's fill (`params.count=64`, `lights.dims.x=4`, `info.blocks[2].n=8`), or
+/// `BINDING.PLACE=values:...`: each scalar under the place (`lights.dims=values:16,9,24`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct BufferSpec {
     /// Which binding.
@@ -183,7 +184,7 @@ pub struct BufferSpec {
     /// The scalar it sets, as WGSL writes it after the variable's name (`.dims.x`, `[3]`, and
     /// `` for a binding that is one scalar); `None` for a fill of the whole binding.
     pub place: Option<String>,
-    /// What it holds: with a place, `values:` of the one number.
+    /// What it holds: with a place, `values:` of its scalars.
     pub fill: Fill,
 }
 
@@ -206,11 +207,16 @@ impl FromStr for BufferSpec {
         let (place, fill) = match (place, number) {
             (place, Some(v)) => (Some(place.unwrap_or_default()), Fill::Values(vec![v])),
             (None, None) => (None, fill.parse()?),
-            (Some(_), None) => {
-                return Err(format!(
-                    "`{s}`: `{fill}` is not a number; a place takes one (e.g. `params.count=64`)"
-                ));
-            }
+            (Some(place), None) => match fill.parse() {
+                Ok(values @ Fill::Values(_)) => (Some(place), values),
+                _ => {
+                    return Err(format!(
+                        "`{s}`: `{fill}` is not a number; a place takes one (e.g. \
+                         `params.count=64`), or values:... for each scalar under it \
+                         (`params.dims=values:4,4,1`)"
+                    ));
+                }
+            },
         };
         Ok(Self {
             target: binding.parse()?,
@@ -226,6 +232,7 @@ impl fmt::Display for BufferSpec {
             (Some(place), Fill::Values(values)) if values.len() == 1 => {
                 write!(f, "{}{place}={}", self.target, values[0])
             }
+            (Some(place), fill) => write!(f, "{}{place}={fill}", self.target),
             _ => write!(f, "{}={}", self.target, self.fill),
         }
     }

@@ -74,12 +74,17 @@ fn a_given_fill_is_left_alone_even_random() {
     );
 }
 
+/// Each `--buffer` option parsed.
+fn specs(written: &[&str]) -> Vec<BufferSpec> {
+    written.iter().map(|s| s.parse().unwrap()).collect()
+}
+
 /// `--buffer BINDING.PLACE=N` sets one scalar, found by its WGSL path, over the default fill
 /// (which stays the default: the other integer fields keep the invocations) or a given one.
 #[test]
 fn a_place_sets_one_scalar_over_the_fill() {
     let k = kernel(PARAMS);
-    let specs: Vec<BufferSpec> = [
+    let specs = specs(&[
         "params.inner.hi=7",
         "params.dims.y=9",
         "params.table[1].z=11",
@@ -87,10 +92,7 @@ fn a_place_sets_one_scalar_over_the_fill() {
         "n=3",
         "data=iota",
         "data[2]=40",
-    ]
-    .iter()
-    .map(|s| s.parse().unwrap())
-    .collect();
+    ]);
     let resolved = resolve(&k, &specs, &[]).unwrap();
     assert!(!resolved[0].given && !resolved[1].given && resolved[2].given);
     let got = words(&initial(&k.bindings[0], &resolved[0], 256).unwrap());
@@ -111,6 +113,70 @@ fn a_place_sets_one_scalar_over_the_fill() {
     );
     assert_eq!(resolved[0].sets[0].path, "params.inner.hi");
     assert_eq!(specs[1].to_string(), "params.dims.y=9", "the record's form");
+}
+
+/// `--buffer BINDING.PLACE=values:...` sets each scalar under the place in layout order: a
+/// vector's components, a struct's members, an array's elements, the first elements of a
+/// runtime-sized array; each is recorded with its own path.
+#[test]
+fn a_place_with_values_sets_each_scalar_under_it() {
+    let dims: BufferSpec = "params.dims=values:5,6".parse().unwrap();
+    assert_eq!(
+        dims.to_string(),
+        "params.dims=values:5,6",
+        "the record's form"
+    );
+    let k = kernel(PARAMS);
+    let others = ["params.inner=values:-2,9", "params.table[1]=values:1,2,3,4"];
+    let resolved = resolve(&k, &[vec![dims], specs(&others)].concat(), &[]).unwrap();
+    let got = words(&initial(&k.bindings[0], &resolved[0], 256).unwrap());
+    assert_eq!((got[8], got[9]), (5, 6), "dims");
+    assert_eq!((got[4] as i32, got[5]), (-2, 9), "inner.lo, inner.hi");
+    assert_eq!(got[16..20], [1, 2, 3, 4], "table[1]");
+    assert_eq!(got[0], 256, "count keeps the default");
+    let paths: Vec<&str> = resolved[0].sets.iter().map(|s| s.path.as_str()).collect();
+    assert_eq!(
+        paths,
+        [
+            "params.dims.x",
+            "params.dims.y",
+            "params.inner.lo",
+            "params.inner.hi",
+            "params.table[1].x",
+            "params.table[1].y",
+            "params.table[1].z",
+            "params.table[1].w",
+        ]
+    );
+    // A runtime-sized array under the place: its first elements, as many as given.
+    let tail = kernel(
+        "struct Tail { n: u32, items: array<u32> }
+@group(0) @binding(0) var<storage, read_write> t: Tail;
+@compute @workgroup_size(4) fn main() { t.items[0] = t.n; }",
+    );
+    let resolved = resolve(&tail, &["t.items=values:7,8,9".parse().unwrap()], &[]).unwrap();
+    let got = words(&initial(&tail.bindings[0], &resolved[0], 4).unwrap());
+    assert_eq!(
+        (got.len(), &got[1..4]),
+        (5, &[7, 8, 9][..]),
+        "items[0..3] after n"
+    );
+    let why = |spec: &str| match resolve(&k, &[spec.parse().unwrap()], &[]) {
+        Err(Error::BadFill { why, .. }) => why,
+        other => panic!("{spec}: {other:?}"),
+    };
+    let m = why("params.dims=values:1,2,3");
+    assert!(
+        m.contains("3 values for `.dims`, which holds 2 scalars"),
+        "{m}"
+    );
+    let m = why("params.count=values:1,2");
+    assert!(
+        m.contains("2 values for `.count`, which holds 1 scalars"),
+        "{m}"
+    );
+    let m = "params.dims=zeros".parse::<BufferSpec>().unwrap_err();
+    assert!(m.contains("or values:... for each scalar under it"), "{m}");
 }
 
 #[test]

@@ -62,17 +62,26 @@ pub fn resolve(
         let i = find(interface, &spec.target, Flag::Buffer)?;
         if let (Some(place), Fill::Values(values)) = (&spec.place, &spec.fill) {
             let b = &interface.bindings[i];
-            let (offset, scalar) = b.shape.scalar_at(place).map_err(|why| Error::BadFill {
+            let bad = |why| Error::BadFill {
                 flag: Some(Flag::Buffer),
                 binding: Some(b.slot()),
                 why: format!("--buffer {spec}: in {}, {why}", b.label()),
-            })?;
-            out[i].sets.push(ScalarSet {
-                path: format!("{}{place}", b.name),
-                offset,
-                scalar,
-                value: values[0],
-            });
+            };
+            let scalars = if let [_] = values[..] {
+                let (offset, scalar) = b.shape.scalar_at(place).map_err(bad)?;
+                vec![(place.clone(), offset, scalar)]
+            } else {
+                b.shape.scalars_at(place, values.len()).map_err(bad)?
+            };
+            let sets = scalars.into_iter().zip(values);
+            out[i]
+                .sets
+                .extend(sets.map(|((at, offset, scalar), &value)| ScalarSet {
+                    path: format!("{}{at}", b.name),
+                    offset,
+                    scalar,
+                    value,
+                }));
             continue;
         }
         if std::mem::replace(&mut filled[i], true) {

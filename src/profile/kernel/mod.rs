@@ -259,18 +259,106 @@ impl Shape {
     /// the variable's name (`.dims.x`, `.blocks[2].n`, `[7]`, and `` for a bare scalar).
     /// A runtime-sized array's index is not checked against a length here.
     pub fn scalar_at(&self, place: &str) -> std::result::Result<(u64, Scalar), String> {
-        let (mut shape, mut offset, mut rest) = (self, 0u64, place.trim());
-        loop {
-            if rest.is_empty() {
-                return match shape {
-                    Self::Scalar(s) => Ok((offset, *s)),
-                    _ => Err(format!(
-                        "`{place}` holds {} scalars, not one: name one of them (a member \
-                         `.name`, a component `.x`, an element `[i]`)",
-                        shape.scalar_count(1)
-                    )),
-                };
+        match self.place_at(place)? {
+            (offset, Self::Scalar(s)) => Ok((offset, *s)),
+            (_, shape) => Err(format!(
+                "`{place}` holds {} scalars, not one: name one of them (a member `.name`, a \
+                 component `.x`, an element `[i]`), or give them all as values:...",
+                shape.scalar_count(1)
+            )),
+        }
+    }
+
+    /// The first `count` scalars under `place` in layout order (a vector's components, a
+    /// struct's members, an array's elements), each with its own place, byte offset and type:
+    /// exactly as many as `place` holds, or as many as `count` from a runtime-sized array.
+    #[allow(clippy::type_complexity)]
+    pub fn scalars_at(
+        &self,
+        place: &str,
+        count: usize,
+    ) -> std::result::Result<Vec<(String, u64, Scalar)>, String> {
+        let (offset, shape) = self.place_at(place)?;
+        let mut out = Vec::new();
+        shape.places(&mut place.trim().to_owned(), offset, count, &mut out);
+        // A runtime-sized array holds as many as given; anything else exactly its own.
+        let holds = shape.scalar_count(1);
+        if !shape.runtime_sized() && count as u64 != holds {
+            return Err(format!(
+                "{count} values for `{place}`, which holds {holds} scalars: give one per \
+                 scalar, in layout order"
+            ));
+        }
+        Ok(out)
+    }
+
+    /// Whether a runtime-sized array is part of it.
+    fn runtime_sized(&self) -> bool {
+        match self {
+            Self::Scalar(_) => false,
+            Self::RuntimeArray { .. } => true,
+            Self::Array { element, .. } => element.runtime_sized(),
+            Self::Struct(members) => members.iter().any(|(.., m)| m.runtime_sized()),
+        }
+    }
+
+    /// Pushes each scalar's place (from `place`), offset and type onto `out` in layout order,
+    /// until it holds `most`.
+    fn places(
+        &self,
+        place: &mut String,
+        offset: u64,
+        most: usize,
+        out: &mut Vec<(String, u64, Scalar)>,
+    ) {
+        type Children<'s> = Box<dyn Iterator<Item = (String, u64, &'s Shape)> + 's>;
+        let children: Children<'_> = match self {
+            Self::Scalar(s) => {
+                out.extend((out.len() < most).then(|| (place.clone(), offset, *s)));
+                return;
             }
+            Self::Struct(members) => Box::new(
+                (members.iter()).map(move |(name, at, m)| (format!(".{name}"), offset + at, m)),
+            ),
+            Self::Array {
+                element,
+                count,
+                stride,
+            } => {
+                let vector = matches!(**element, Self::Scalar(_)) && *count <= 4;
+                Box::new((0..*count).map(move |i| {
+                    let step = if vector {
+                        format!(".{}", ["x", "y", "z", "w"][i as usize])
+                    } else {
+                        format!("[{i}]")
+                    };
+                    (step, offset + i * stride, &**element)
+                }))
+            }
+            // As many elements as the values need.
+            Self::RuntimeArray { element, stride } => {
+                Box::new((0u64..).map(move |i| (format!("[{i}]"), offset + i * stride, &**element)))
+            }
+        };
+        for (step, at, inner) in children {
+            let before = out.len();
+            if before >= most {
+                break;
+            }
+            let len = place.len();
+            place.push_str(&step);
+            inner.places(place, at, most, out);
+            place.truncate(len);
+            if out.len() == before {
+                break; // a shape with no scalars (not valid WGSL): nothing further either
+            }
+        }
+    }
+
+    /// The byte offset and shape that `place` names (see [`Shape::scalar_at`]).
+    fn place_at(&self, place: &str) -> std::result::Result<(u64, &Shape), String> {
+        let (mut shape, mut offset, mut rest) = (self, 0u64, place.trim());
+        while !rest.is_empty() {
             let (step, after) = match rest.strip_prefix('[') {
                 Some(index) => {
                     let (index, after) = index
@@ -293,6 +381,7 @@ impl Shape {
             shape = inner;
             rest = after;
         }
+        Ok((offset, shape))
     }
 
     /// The offset and shape that one step of a place (`.name`, `[i]`, a component) reaches.
