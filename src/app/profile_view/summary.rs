@@ -271,6 +271,7 @@ mod tests {
                 difference: Some(OutputDifference {
                     first: "byte 0: 1u instrumented, 2u alone".to_owned(),
                     differing_alone: 0,
+                    runs_alone: 4,
                     float_ulps: None,
                 }),
             }],

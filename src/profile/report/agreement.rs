@@ -43,13 +43,32 @@ pub struct OutputComparison {
 pub struct OutputDifference {
     /// The first that differs, with both values: `byte 12: 17u instrumented, 16u alone`.
     pub first: String,
-    /// How many differ between two runs of the kernel alone from the same inputs (0: the
-    /// kernel alone repeats itself, so the difference came with the counters).
+    /// How many differ between the first run of the kernel alone and a later one from the same
+    /// inputs, the most of any (0: the kernel alone repeats itself, so the difference came with
+    /// the counters).
     pub differing_alone: u64,
+    /// The runs of the kernel alone compared: the first, and then more until one differs from
+    /// it or there are four (two in documents from before divlab ran more).
+    #[serde(default = "two_runs")]
+    pub runs_alone: u32,
     /// Where every value that differs is a finite 32- or 64-bit float: the largest gap between
     /// the two runs' values, in units in the last place (a buffer's, not a texture's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub float_ulps: Option<u64>,
+}
+
+fn two_runs() -> u32 {
+    2
+}
+
+/// "two runs", "four runs": how many runs of the kernel alone a note speaks of.
+fn runs_alone(n: u32) -> String {
+    match n {
+        2 => "two runs".to_owned(),
+        3 => "three runs".to_owned(),
+        4 => "four runs".to_owned(),
+        n => format!("{n} runs"),
+    }
 }
 
 /// The largest gap, in units in the last place, between the instrumented run's floats and the
@@ -144,10 +163,17 @@ impl OutputsRecord {
         let rounded = |d: &OutputDifference| d.differing_alone == 0 && d.rounding();
         let varies = labels(&|d| d.differing_alone > 0);
         let steady = labels(&OutputDifference::unexplained);
+        // Where the kernel alone agreed with itself, every run was made.
+        let runs = (self.resources.iter())
+            .filter_map(|r| r.difference.as_ref())
+            .filter(|d| d.differing_alone == 0)
+            .map(|d| d.runs_alone)
+            .max()
+            .map_or_else(String::new, runs_alone);
         let mut notes = Vec::new();
         if !varies.is_empty() {
             notes.push(format!(
-                "{} also {} between two runs of the kernel alone: the kernel's result depends \
+                "{} also {} between runs of the kernel alone: the kernel's result depends \
                  on timing (a race between invocations, the order of atomic operations), so a \
                  difference instrumented says nothing of the counters",
                 varies.join(", "),
@@ -163,7 +189,7 @@ impl OutputsRecord {
             .max();
         if let Some(ulps) = ulps {
             notes.push(format!(
-                "two runs of the kernel alone agree on {}, and the instrumented run's floats \
+                "{runs} of the kernel alone agree on {}, and the instrumented run's floats \
                  differ from theirs by at most {ulps} units in the last place: the size of the \
                  rounding a compiler's other choices make in the instrumented kernel's code (a \
                  multiply and an add fused in one and not the other, a sum in another order), \
@@ -174,7 +200,7 @@ impl OutputsRecord {
         }
         if !steady.is_empty() && self.atomics {
             notes.push(format!(
-                "two runs of the kernel alone agree on {}, and the instrumented run does not. \
+                "{runs} of the kernel alone agree on {}, and the instrumented run does not. \
                  The kernel uses atomics: the order in which invocations reach them follows the \
                  timing, which the counters change, so a result that depends on that order can \
                  differ instrumented while the counts are still the kernel's. If the result \
@@ -184,7 +210,7 @@ impl OutputsRecord {
             ));
         } else if !steady.is_empty() {
             notes.push(format!(
-                "two runs of the kernel alone agree on {}, and the instrumented run does not: \
+                "{runs} of the kernel alone agree on {}, and the instrumented run does not: \
                  the instrumented kernel computed something else. A race between invocations \
                  that the counters make come out another way can do that; otherwise it is a \
                  divlab bug, and the counts may not be the kernel's: please report it with this \
@@ -209,6 +235,7 @@ mod tests {
             difference: (differing > 0).then(|| OutputDifference {
                 first: "byte 4: 2u instrumented, 1u alone".into(),
                 differing_alone,
+                runs_alone: if differing_alone > 0 { 2 } else { 4 },
                 float_ulps: None,
             }),
         }
@@ -248,7 +275,10 @@ mod tests {
         let notes = record.notes();
         assert_eq!(notes.len(), 2);
         assert!(notes[0].starts_with("`hist` also differs"), "{notes:?}");
-        assert!(notes[1].contains("agree on `out`"), "{notes:?}");
+        assert!(
+            notes[1].starts_with("four runs of the kernel alone agree on `out`"),
+            "{notes:?}"
+        );
         assert!(notes[1].contains("divlab bug"), "{notes:?}");
         let with_atomics = OutputsRecord {
             atomics: true,
