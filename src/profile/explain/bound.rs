@@ -10,10 +10,7 @@ use naga::{
     Scalar, Statement, TypeInner, UnaryOperator,
 };
 
-use super::ir::{
-    Step, builtin_name, calls_in, operands, place_of, pointer_root, results_in, stored_locals,
-    stores_to,
-};
+use super::ir::{Step, operands, place_of, pointer_root, results_in, stored_locals, stores_to};
 use super::loops::find_loop;
 use crate::naga_walk::each_statement;
 use crate::profile::kernel::literal_u32;
@@ -84,6 +81,9 @@ impl Source {
 #[cfg(test)]
 #[path = "bound_tests.rs"]
 mod tests;
+
+#[path = "bound_params.rs"]
+mod params;
 
 /// How deep the trace follows `var`s into `var`s before it gives up.
 const MAX_DEPTH: usize = 16;
@@ -409,11 +409,7 @@ impl Trace<'_> {
                         returned.push(v);
                     }
                 });
-                let helper = Trace {
-                    function,
-                    entry: false,
-                    ..*self
-                };
+                let helper = self.in_function(function, false);
                 for value in returned {
                     helper.inputs(value, &mut Vec::new(), depth + 1, out);
                 }
@@ -595,96 +591,5 @@ impl Trace<'_> {
             "the variable `{}`, which the kernel assigns in several places",
             name.unwrap_or("?")
         ))
-    }
-
-    /// Every call of this function in the module: the caller, whether it is an entry point,
-    /// and the arguments passed.
-    fn calls_of_this(&self) -> Vec<(&Function, bool, Vec<Handle<Expression>>)> {
-        let Some(this) = self
-            .module
-            .functions
-            .iter()
-            .find(|(_, f)| std::ptr::eq(*f, self.function))
-            .map(|(h, _)| h)
-        else {
-            return Vec::new();
-        };
-        let callers = self.module.functions.iter().map(|(_, f)| (f, false));
-        let entries = self
-            .module
-            .entry_points
-            .iter()
-            .map(|ep| (&ep.function, true));
-        let mut calls = Vec::new();
-        for (caller, entry) in callers.chain(entries) {
-            let mut found = Vec::new();
-            calls_in(&caller.body, this, &mut found);
-            calls.extend(found.into_iter().map(|args| (caller, entry, args)));
-        }
-        calls
-    }
-
-    fn argument(&self, arg: u32, member: Option<u32>, computed: bool, depth: usize) -> Source {
-        let argument = &self.function.arguments[arg as usize];
-        let name = argument.name.as_deref().unwrap_or("?");
-        if !self.entry {
-            // A helper called from one place: the argument that call passes.
-            let calls = self.calls_of_this();
-            if let ([(caller, entry, arguments)], None) = (&calls[..], member) {
-                let trace = Trace {
-                    function: caller,
-                    entry: *entry,
-                    ..*self
-                };
-                return trace.source(arguments[arg as usize], computed, depth + 1);
-            }
-            // Several calls: the inputs of what each passes, where they read any.
-            let mut inputs = Vec::new();
-            for (caller, entry, arguments) in calls.iter().filter(|_| member.is_none()) {
-                let trace = Trace {
-                    function: caller,
-                    entry: *entry,
-                    ..*self
-                };
-                trace.inputs(
-                    arguments[arg as usize],
-                    &mut Vec::new(),
-                    depth + 1,
-                    &mut inputs,
-                );
-            }
-            if inputs.iter().any(Source::is_input) {
-                return match <[Source; 1]>::try_from(inputs) {
-                    Ok([one]) => one,
-                    Err(several) => Source::Inputs(several),
-                };
-            }
-            return Source::Other(format!(
-                "the parameter `{name}` of `fn {}`, which {} pass",
-                self.function.name.as_deref().unwrap_or("?"),
-                if calls.is_empty() {
-                    "its callers"
-                } else {
-                    "several calls"
-                }
-            ));
-        }
-        let builtin = |b: &Option<naga::Binding>| match b {
-            Some(naga::Binding::BuiltIn(b)) => Some(builtin_name(*b)),
-            _ => None,
-        };
-        let found = match (&self.module.types[argument.ty].inner, member) {
-            (TypeInner::Struct { members, .. }, Some(m)) => {
-                members.get(m as usize).and_then(|m| builtin(&m.binding))
-            }
-            (TypeInner::Vector { .. }, Some(c)) => builtin(&argument.binding)
-                .map(|b| format!("{b}.{}", ["x", "y", "z", "w"][c as usize % 4])),
-            (_, None) => builtin(&argument.binding),
-            _ => None,
-        };
-        match found {
-            Some(b) => Source::Builtin(b),
-            None => Source::Other(format!("the entry point's input `{name}`")),
-        }
     }
 }
