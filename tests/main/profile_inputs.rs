@@ -530,12 +530,11 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     // Scaled, the default fill's 64 (the dispatch's invocations) hits the cap: the example
     // is then no longer 64, which the scalar holds already.
     let scaled = SECOND.replace("i < p.count;", "i < p.count * 100000u;");
-    let message = profiled("scaled.wgsl", &scaled, |_| {})
-        .cap_hit
-        .expect("6.4 million trips hit the cap");
+    let capped = profiled("scaled.wgsl", &scaled, |_| {}).cap_hit;
+    let part = "(default fill: 64); pass `--buffer p.count=N` (a smaller N), which";
     assert!(
-        message.contains("(default fill: 64); pass `--buffer p.count=N` (a smaller N), which"),
-        "{message}"
+        capped.as_deref().is_some_and(|m| m.contains(part)),
+        "{capped:?}"
     );
 }
 
