@@ -5,6 +5,7 @@ use naga::{Expression, Function, Handle, TypeInner};
 
 use super::{Source, Trace};
 use crate::profile::explain::ir::{builtin_name, calls_in};
+use crate::profile::kernel::COMPONENTS;
 
 impl Trace<'_> {
     /// Every call of this function in the module: the caller, whether it is an entry point,
@@ -113,8 +114,9 @@ impl Trace<'_> {
             (TypeInner::Struct { members, .. }, Some(m)) => {
                 members.get(m as usize).and_then(|m| builtin(&m.binding))
             }
-            (TypeInner::Vector { .. }, Some(c)) => builtin(&argument.binding)
-                .map(|b| format!("{b}.{}", ["x", "y", "z", "w"][c as usize % 4])),
+            (TypeInner::Vector { .. }, Some(c)) => {
+                builtin(&argument.binding).map(|b| format!("{b}.{}", COMPONENTS[c as usize % 4]))
+            }
             (_, None) => builtin(&argument.binding),
             _ => None,
         };

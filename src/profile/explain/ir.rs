@@ -5,6 +5,7 @@
 use naga::{Block, Expression, Handle, Module, Scalar, Statement, TypeInner};
 
 use crate::naga_walk::each_statement;
+use crate::profile::kernel::COMPONENTS;
 
 /// Every local variable a statement of `block` stores to or passes a pointer to.
 pub(super) fn stored_locals(
@@ -105,7 +106,7 @@ pub(super) fn place_of(
             }
             TypeInner::Vector { scalar, .. } => {
                 path.push('.');
-                path.push_str(["x", "y", "z", "w"].get(i as usize)?);
+                path.push_str(COMPONENTS.get(i as usize)?);
                 offset += u64::from(i) * u64::from(scalar.width);
                 At::Scalar(scalar)
             }

@@ -148,19 +148,27 @@ fn a_place_with_values_sets_each_scalar_under_it() {
             "params.table[1].w",
         ]
     );
-    // A runtime-sized array under the place: its first elements, as many as given.
+    // A runtime-sized array under the place: its first elements, as many as given. A small
+    // fixed-size array's elements are `[i]`, not a vector's `.x`.
     let tail = kernel(
-        "struct Tail { n: u32, items: array<u32> }
+        "struct Tail { n: u32, pair: array<u32, 2>, items: array<u32> }
 @group(0) @binding(0) var<storage, read_write> t: Tail;
-@compute @workgroup_size(4) fn main() { t.items[0] = t.n; }",
+@compute @workgroup_size(4) fn main() { t.items[0] = t.n + t.pair[1]; }",
     );
-    let resolved = resolve(&tail, &["t.items=values:7,8,9".parse().unwrap()], &[]).unwrap();
+    let resolved = resolve(
+        &tail,
+        &specs(&["t.items=values:7,8,9", "t.pair=values:5,6"]),
+        &[],
+    )
+    .unwrap();
     let got = words(&initial(&tail.bindings[0], &resolved[0], 4).unwrap());
     assert_eq!(
-        (got.len(), &got[1..4]),
-        (5, &[7, 8, 9][..]),
-        "items[0..3] after n"
+        (got.len(), &got[1..6]),
+        (7, &[5, 6, 7, 8, 9][..]),
+        "pair, then items[0..3], after n"
     );
+    let paths: Vec<&str> = resolved[0].sets.iter().map(|s| s.path.as_str()).collect();
+    assert_eq!(paths[3..], ["t.pair[0]", "t.pair[1]"]);
     let why = |spec: &str| match resolve(&k, &[spec.parse().unwrap()], &[]) {
         Err(Error::BadFill { why, .. }) => why,
         other => panic!("{spec}: {other:?}"),

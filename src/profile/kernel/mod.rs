@@ -185,6 +185,9 @@ impl BufferSize {
     }
 }
 
+/// A vector's components as WGSL names them.
+pub const COMPONENTS: [&str; 4] = ["x", "y", "z", "w"];
+
 /// A host-shareable type reduced to where its scalars lie, enough to write a buffer's scalars
 /// in WGSL layout order: struct members in order, arrays element by element, vectors component
 /// by component, matrices column by column.
@@ -201,6 +204,8 @@ pub enum Shape {
         count: u64,
         /// Bytes from one element to the next.
         stride: u64,
+        /// Whether these are a vector's components, which WGSL names `.x` to `.w`.
+        vector: bool,
     },
     /// A runtime-sized array: as many elements as the buffer's length says.
     RuntimeArray {
@@ -228,6 +233,7 @@ impl Shape {
                 element,
                 count,
                 stride,
+                ..
             } => (0..*count)
                 .try_for_each(|i| element.for_each_scalar(offset + i * stride, runtime_len, f)),
             Self::RuntimeArray { element, stride } => (0..runtime_len)
@@ -324,17 +330,14 @@ impl Shape {
                 element,
                 count,
                 stride,
-            } => {
-                let vector = matches!(**element, Self::Scalar(_)) && *count <= 4;
-                Box::new((0..*count).map(move |i| {
-                    let step = if vector {
-                        format!(".{}", ["x", "y", "z", "w"][i as usize])
-                    } else {
-                        format!("[{i}]")
-                    };
-                    (step, offset + i * stride, &**element)
-                }))
-            }
+                vector,
+            } => Box::new((0..*count).map(move |i| {
+                let step = match COMPONENTS.get(i as usize) {
+                    Some(c) if *vector => format!(".{c}"),
+                    _ => format!("[{i}]"),
+                };
+                (step, offset + i * stride, &**element)
+            })),
             // As many elements as the values need.
             Self::RuntimeArray { element, stride } => {
                 Box::new((0u64..).map(move |i| (format!("[{i}]"), offset + i * stride, &**element)))
@@ -400,10 +403,11 @@ impl Shape {
                     element,
                     count,
                     stride,
+                    ..
                 },
                 Step::Name(name),
             ) if matches!(**element, Self::Scalar(_)) && *count <= 4 => {
-                match ["x", "y", "z", "w"].iter().position(|c| *c == name) {
+                match COMPONENTS.iter().position(|c| *c == name) {
                     Some(i) => nth(element, *stride, Some(*count), i as u64),
                     None => Err(format!(
                         "`.{name}` names no component of a vector: use .x, .y, .z or .w"
@@ -415,6 +419,7 @@ impl Shape {
                     element,
                     count,
                     stride,
+                    ..
                 },
                 Step::Index(index),
             ) => nth(element, *stride, Some(*count), parse_index(index)?),

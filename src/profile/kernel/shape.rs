@@ -51,6 +51,7 @@ pub(super) fn shape_of(
             element: Box::new(scalar(s)?),
             count: n as u64,
             stride: u64::from(s.width),
+            vector: true,
         })
     };
     match module.types[ty].inner {
@@ -65,6 +66,7 @@ pub(super) fn shape_of(
             count: columns as u64,
             // Columns are aligned like vectors: vec3 columns take four scalars.
             stride: u64::from(naga::proc::Alignment::from(rows) * u32::from(s.width)),
+            vector: false,
         }),
         TypeInner::Array { base, size, stride } => {
             let element = Box::new(shape_of(module, base)?);
@@ -74,6 +76,7 @@ pub(super) fn shape_of(
                     element,
                     count: u64::from(n.get()),
                     stride,
+                    vector: false,
                 }),
                 ArraySize::Dynamic => Ok(Shape::RuntimeArray { element, stride }),
                 ArraySize::Pending(_) => Err(
