@@ -163,7 +163,7 @@ impl OutputsRecord {
         let rounded = |d: &OutputDifference| d.differing_alone == 0 && d.rounding();
         let varies = labels(&|d| d.differing_alone > 0);
         let steady = labels(&OutputDifference::unexplained);
-        // Where the kernel alone agreed with itself, every run was made.
+        // How many runs of the kernel alone agreed with each other where they did.
         let runs = (self.resources.iter())
             .filter_map(|r| r.difference.as_ref())
             .filter(|d| d.differing_alone == 0)

@@ -130,9 +130,10 @@ pub(super) fn compare(
         .collect();
     // Where some differ, the kernel alone against itself: run again until a run differs from
     // the first, since a race can come out alike twice.
+    let differs = tallies.iter().any(|t| t.differing > 0);
     let mut differing_alone = vec![0; written.len()];
     let mut runs_alone = 1;
-    while tallies.iter().any(|t| t.differing > 0) && runs_alone < RUNS_ALONE {
+    while differs && runs_alone < RUNS_ALONE {
         let again = run_alone(&request.file)?.1;
         runs_alone += 1;
         for (i, w) in written.iter().enumerate() {
