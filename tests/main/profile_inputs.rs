@@ -374,6 +374,41 @@ fn main(@builtin(local_invocation_index) li: u32) {
     }
 }
 
+/// A neighbour scan's loop over the cells beside each one runs at most three trips, however
+/// many cells the grid has (`d <= min(1, ...)`): where the loop inside it, over a cell's
+/// members, runs into the cap, the message names that loop's input alone.
+#[test]
+fn a_loop_around_whose_bound_a_constant_clamps_is_not_blamed() {
+    const NEIGHBOURS: &str = "\
+struct Grid { cells: i32 }
+@group(0) @binding(0) var<uniform> grid: Grid;
+@group(0) @binding(1) var<storage, read> cell_end: array<u32>;
+@group(0) @binding(2) var<storage, read_write> out: array<u32>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let cell = i32(gid.x % 64u);
+    var near = 0u;
+    for (var d = max(-1, -cell); d <= min(1, grid.cells - cell - 1); d++) { // beside
+        let end = cell_end[u32(cell + d)];
+        for (var j = 0u; j < end; j++) { // members
+            near += j;
+        }
+    }
+    out[gid.x] = near;
+}
+";
+    let message = capped_at_1000("neighbours.wgsl", NEIGHBOURS, "cell_end=random:7");
+    let members = line_of(NEIGHBOURS, "// members");
+    assert!(
+        message.contains(&format!(
+            "neighbours.wgsl:{members}: an invocation hit the loop cap"
+        )) && message.contains("It reads its bound from `end`, an element of `cell_end`"),
+        "{message}"
+    );
+    assert!(!message.contains("The loop around it"), "{message}");
+}
+
 /// The same in a helper: the loop around its call is named.
 #[test]
 fn a_capped_loop_in_a_helper_names_the_input_bounded_loop_around_its_call() {

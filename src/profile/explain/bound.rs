@@ -59,6 +59,12 @@ pub(super) enum Source {
     Builtin(String),
     /// A constant.
     Constant,
+    /// `min`, `max` or `clamp` with a constant on the side the loop runs towards
+    /// (`dy <= min(1, dims.y - y - 1)`): never past that constant, whatever the other side holds.
+    Clamped {
+        /// The constant, as the source writes it (`1`).
+        limit: String,
+    },
     /// A value computed from several inputs (`dims.x * dims.y`, a `var` assigned in several
     /// places): each input in the order the source reads them, constants left out. Holds no
     /// `Inputs` and no `Constant`.
@@ -73,7 +79,7 @@ impl Source {
     fn is_input(&self) -> bool {
         !matches!(
             self,
-            Source::Constant | Source::Other(_) | Source::Inputs(_)
+            Source::Constant | Source::Clamped { .. } | Source::Other(_) | Source::Inputs(_)
         )
     }
 }
@@ -103,13 +109,14 @@ pub(super) fn loop_bound(
 ) -> Option<LoopBound> {
     let lines = SourceMap::new(source);
     let (body, continuing, break_if) = find_loop(&function.body, &lines, line)?;
-    let mut condition = exit_condition(body, break_if)?;
+    let (mut condition, mut runs_while) = exit_condition(body, break_if)?;
     while let Expression::Unary {
         op: UnaryOperator::LogicalNot,
         expr,
     } = function.expressions[condition]
     {
         condition = expr;
+        runs_while = !runs_while;
     }
     let Expression::Binary { op, left, right } = function.expressions[condition] else {
         return None;
@@ -142,19 +149,32 @@ pub(super) fn loop_bound(
         (false, true) => (right, left),
         _ => return None,
     };
+    // Whether the comparison holds with the counter below the bound (`i < n`, `n > i`), and so
+    // whether the loop runs while the counter is below it (the bound a ceiling) or above it.
+    let holds_below = match op {
+        B::Less | B::LessEqual => Some(counter == left),
+        B::Greater | B::GreaterEqual => Some(counter == right),
+        _ => None,
+    };
+    let ceiling = holds_below.map(|below| below == runs_while);
+    let source = match trace.clamp_limit(bound, ceiling) {
+        Some(limit) => Source::Clamped { limit },
+        None => trace.source(bound, false, 0),
+    };
     Some(LoopBound {
         text: trace.text(bound),
         counter: trace.text(counter),
-        source: trace.source(bound, false, 0),
+        source,
     })
 }
 
 /// The condition of a loop's leading exit test (`if c {} else { break; }`, as naga writes
-/// `for` and `while`, or `if c { break; }`), else its `break if`.
+/// `for` and `while`, or `if c { break; }`), else its `break if`; and whether the loop runs
+/// while it holds (the first form) or leaves when it does.
 fn exit_condition(
     body: &Block,
     break_if: Option<Handle<Expression>>,
-) -> Option<Handle<Expression>> {
+) -> Option<(Handle<Expression>, bool)> {
     let is_break = |b: &Block| matches!(b.iter().collect::<Vec<_>>()[..], [Statement::Break]);
     let first = body.iter().find(|s| !matches!(s, Statement::Emit(_)));
     match first {
@@ -162,12 +182,13 @@ fn exit_condition(
             condition,
             accept,
             reject,
-        }) if (accept.is_empty() && is_break(reject))
-            || (is_break(accept) && reject.is_empty()) =>
-        {
-            Some(*condition)
-        }
-        _ => break_if,
+        }) if accept.is_empty() && is_break(reject) => Some((*condition, true)),
+        Some(Statement::If {
+            condition,
+            accept,
+            reject,
+        }) if is_break(accept) && reject.is_empty() => Some((*condition, false)),
+        _ => break_if.map(|c| (c, false)),
     }
 }
 /// What a loop changes at each trip: the locals it stores to, and the results its statements
@@ -434,6 +455,35 @@ impl Trace<'_> {
             "`{}`, which divlab does not follow to an input",
             self.text(h)
         ))
+    }
+
+    /// The constant that `bound` never passes on the side the loop runs towards (`ceiling`:
+    /// from below, as in `i < min(8u, n)`; else from above, as in `i > max(0, n)`), where it is
+    /// a `min`, `max` or `clamp` with a constant there.
+    fn clamp_limit(&self, bound: Handle<Expression>, ceiling: Option<bool>) -> Option<String> {
+        use naga::MathFunction as M;
+        let mut bound = bound;
+        while let Expression::As { expr, .. } = self.function.expressions[bound] {
+            bound = expr;
+        }
+        let Expression::Math {
+            fun,
+            arg,
+            arg1,
+            arg2,
+            ..
+        } = self.function.expressions[bound]
+        else {
+            return None;
+        };
+        let limits: Vec<Handle<Expression>> = match (fun, ceiling?) {
+            (M::Min, true) | (M::Max, false) => [Some(arg), arg1].into_iter().flatten().collect(),
+            (M::Clamp, true) => arg2.into_iter().collect(),
+            (M::Clamp, false) => arg1.into_iter().collect(),
+            _ => return None,
+        };
+        let limit = limits.into_iter().find(|&h| self.is_constant(h))?;
+        Some(self.text(limit))
     }
 
     fn is_constant(&self, h: Handle<Expression>) -> bool {

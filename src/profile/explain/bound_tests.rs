@@ -149,6 +149,53 @@ fn constants_lengths_and_elements_are_named() {
     );
 }
 
+/// A `min`, `max` or `clamp` with a constant on the side the loop runs towards is that
+/// constant at most, whichever way the test is written; on the other side it bounds nothing.
+#[test]
+fn a_bound_clamped_by_a_constant_is_that_constant_at_most() {
+    let clamped = |body: &str| match bound_in(body).map(|(_, source)| source) {
+        Some(Source::Clamped { limit }) => Some(limit),
+        _ => None,
+    };
+    let up = |test: &str| format!("for (var i = 0u; {test}; i++) {{ // loop\n data[i] = i;\n}}");
+    assert_eq!(
+        clamped(&up("i <= min(1u, info.dims.y - 1u)")).as_deref(),
+        Some("1u")
+    );
+    assert_eq!(
+        clamped(&up("min(info.dims.x, 8u) > i")).as_deref(),
+        Some("8u")
+    );
+    assert_eq!(
+        clamped(&up("i < clamp(info.dims.x, 0u, 16u)")).as_deref(),
+        Some("16u")
+    );
+    let leaves = "var i = 0u;\n loop { // loop\n if (i >= min(8u, info.dims.x)) { break; }\n \
+                  data[i] = i;\n i += 1u;\n}";
+    assert_eq!(
+        clamped(leaves).as_deref(),
+        Some("8u"),
+        "a test that leaves the loop"
+    );
+    let down = "for (var i = 100i; i > max(2i, i32(info.dims.x)); i--) { // loop\n \
+                data[u32(i)] = 0u;\n}";
+    assert_eq!(
+        clamped(down).as_deref(),
+        Some("2i"),
+        "a loop that counts down"
+    );
+    // The constant on the far side: `max(4u, n)` can be any n, and stays an input.
+    let (_, source) = bound_in(&up("i < max(4u, info.dims.x)")).unwrap();
+    assert_eq!(scalar(&source), ("info.dims.x", 80, true));
+    let down_min = "for (var i = 100i; i > min(2i, i32(info.dims.x)); i--) { // loop\n \
+                    data[u32(i)] = 0u;\n}";
+    assert_eq!(
+        clamped(down_min),
+        None,
+        "a loop down to `min(2, n)` may go below 2"
+    );
+}
+
 #[test]
 fn a_test_on_two_changing_values_or_a_call_has_no_bound() {
     assert_eq!(
@@ -244,7 +291,7 @@ var<workgroup> range_shared: vec2<u32>;
 fn main(@builtin(local_invocation_index) li: u32, @builtin(workgroup_id) wg: vec3<u32>) {
     range_shared = vec2<u32>(offsets[wg.x * 2u], offsets[wg.x * 2u + 1u]);
     let range = workgroupUniformLoad(&range_shared);
-    for (var b = range.x; b < range.y; b += 64u) {
+    for (var b = range.x; b < range.y; b += 64u) { // tiles
         let remaining = min(64u, range.y - b);
         for (var t = 0u; t < remaining; t++) { // loop
             data[t] = b;
@@ -254,13 +301,25 @@ fn main(@builtin(local_invocation_index) li: u32, @builtin(workgroup_id) wg: vec
 ";
     let module = check_wgsl("k.wgsl", src).unwrap();
     let ep = &module.entry_points[0];
-    let bound = loop_bound(&module, &ep.function, true, src, marked(src, "// loop")).unwrap();
-    let Source::Inputs(found) = &bound.source else {
-        panic!("{:?}", bound.source)
+    let bound_at = |mark| loop_bound(&module, &ep.function, true, src, marked(src, mark)).unwrap();
+    // The tile loop's range, from the buffer through the workgroup variable (the store's
+    // elements, both: the trace does not tell a vector's components apart there).
+    let tiles = bound_at("// tiles");
+    assert_eq!(tiles.text, "range.y");
+    let Source::Inputs(found) = &tiles.source else {
+        panic!("{:?}", tiles.source)
     };
     assert!(
         found.iter().all(|i| matches!(i, Source::Element { .. })),
         "{found:?}"
+    );
+    // The loop inside runs `min(64u, range.y - b)` trips: never more than 64.
+    let inner = bound_at("// loop");
+    assert_eq!(
+        inner.source,
+        Source::Clamped {
+            limit: "64u".to_owned()
+        }
     );
 }
 

@@ -73,7 +73,10 @@ fn around_of(
     let first_input = |function: &naga::Function, entry: bool, around: Vec<u32>| {
         around.into_iter().find_map(|line| {
             let bound = loop_bound(module, function, entry, &kernel.prepared, line)?;
-            let input = !matches!(bound.source, Source::Constant | Source::Other(_));
+            let input = !matches!(
+                bound.source,
+                Source::Constant | Source::Clamped { .. } | Source::Other(_)
+            );
             (input && own != Some(&bound.source)).then_some((line, bound))
         })
     };
@@ -232,13 +235,19 @@ impl<'a> Inputs<'a> {
                     self.invocations
                 )
             }
-            Source::Constant => format!(
-                "compares `{counter}`, which the loop changes, with `{text}`, a constant: \
-                 either the loops are meant to run that long (the cap counts the trips of the \
-                 loops around this one too), or `{counter}` does not reach it on this input \
-                 (look at where `{counter}` starts, and how it steps)",
-                counter = bound.counter
-            ),
+            Source::Constant | Source::Clamped { .. } => {
+                let limit = match bound.source {
+                    Source::Clamped { ref limit } => format!(", which never passes `{limit}`"),
+                    _ => String::new(),
+                };
+                format!(
+                    "compares `{counter}`, which the loop changes, with `{text}`{limit}, a \
+                     constant: either the loops are meant to run that long (the cap counts the \
+                     trips of the loops around this one too), or `{counter}` does not reach it \
+                     on this input (look at where `{counter}` starts, and how it steps)",
+                    counter = bound.counter
+                )
+            }
             Source::Inputs(ref inputs) => self.several(text, inputs),
             // The bound itself is what divlab did not follow: named once.
             Source::Other(ref what) => match what.strip_prefix(&format!("`{text}`")) {
@@ -362,7 +371,7 @@ impl<'a> Inputs<'a> {
             },
             Source::Other(ref what) => only(what.clone()),
             // Not among a bound's inputs.
-            Source::Constant | Source::Inputs(_) => only(String::new()),
+            Source::Constant | Source::Clamped { .. } | Source::Inputs(_) => only(String::new()),
         }
     }
 
