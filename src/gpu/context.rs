@@ -2,7 +2,7 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::gpu::adapters::{AdapterSelector, select_adapter};
 use crate::{Error, Result};
@@ -86,6 +86,7 @@ pub struct GpuContext {
     pub timeout: Duration,
     faults: Arc<Faults>,
     cancel: CancelToken,
+    compiling: Arc<Mutex<Duration>>,
 }
 
 /// Cancels the work of a device from another thread: every later submission fails with
@@ -178,6 +179,7 @@ impl GpuContext {
             timeout: super::watchdog::timeout().unwrap_or(Self::DEFAULT_TIMEOUT),
             faults,
             cancel: CancelToken::default(),
+            compiling: Arc::default(),
         }
     }
 
@@ -194,7 +196,7 @@ impl GpuContext {
     /// Whether this is Mesa's llvmpipe (lavapipe on Vulkan, llvmpipe on GL), which names itself in
     /// `driver` on Vulkan and in the adapter name on GL.
     pub fn is_llvmpipe(&self) -> bool {
-        self.info.driver == "llvmpipe" || self.info.name.starts_with("llvmpipe")
+        crate::report::is_llvmpipe(&self.info.driver, &self.info.name)
     }
 
     /// The label of a pipeline's first run: on llvmpipe, which compiles the pipeline then,
@@ -205,6 +207,21 @@ impl GpuContext {
         } else {
             label.to_owned()
         }
+    }
+
+    /// The wall time this device has spent compiling so far: creating shader modules and
+    /// pipelines, and on llvmpipe each pipeline's first run ([`Self::first_run`]), where it
+    /// compiles. A profile reports its own share as the difference.
+    pub fn compile_time(&self) -> Duration {
+        *self.compiling.lock().unwrap()
+    }
+
+    /// Runs `step`, adding its wall time to [`Self::compile_time`].
+    pub(crate) fn compiling<T>(&self, step: impl FnOnce() -> T) -> T {
+        let start = Instant::now();
+        let out = step();
+        *self.compiling.lock().unwrap() += start.elapsed();
+        out
     }
 
     /// Fails with `Unsupported` unless the device has subgroups.
@@ -252,8 +269,15 @@ impl GpuContext {
         // GL runs the work inside `submit`, and llvmpipe's GL compiles the kernel there too
         // (one took minutes in LLVM): the submission is part of the step.
         let _armed = super::watchdog::arm(what);
-        let index = self.queue.submit([encoder.finish()]);
-        self.wait(what, Some(index))
+        let submit = || {
+            let index = self.queue.submit([encoder.finish()]);
+            self.wait(what, Some(index))
+        };
+        if what.starts_with(super::watchdog::FIRST_RUN) {
+            self.compiling(submit)
+        } else {
+            submit()
+        }
     }
 
     /// Waits for a submission (or all work) to finish. Turns timeouts, device loss and

@@ -86,18 +86,20 @@ pub fn create_pipeline(
     let _armed = super::watchdog::arm(&format!("compiling {label}"));
     let what = format!("pipeline {label}");
     let pipeline = super::translator::translating(&what, || {
-        gpu.device
-            .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: Some(label),
-                layout: None,
-                module,
-                entry_point: Some(entry),
-                compilation_options: wgpu::PipelineCompilationOptions {
-                    constants,
-                    zero_initialize_workgroup_memory: true,
-                },
-                cache: None,
-            })
+        gpu.compiling(|| {
+            gpu.device
+                .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                    label: Some(label),
+                    layout: None,
+                    module,
+                    entry_point: Some(entry),
+                    compilation_options: wgpu::PipelineCompilationOptions {
+                        constants,
+                        zero_initialize_workgroup_memory: true,
+                    },
+                    cache: None,
+                })
+        })
     });
     let scoped = pollster::block_on(scope.pop());
     let pipeline = pipeline?;
@@ -138,7 +140,7 @@ pub fn compile_checked_wgsl(
     let scope = gpu.device.push_error_scope(wgpu::ErrorFilter::Validation);
     let _armed = super::watchdog::arm(&format!("compiling {file}"));
     let module = super::translator::translating(&format!("shader module {file}"), || {
-        match checks {
+        gpu.compiling(|| match checks {
             RuntimeChecks::Checked => gpu.device.create_shader_module(desc),
             // SAFETY: only kernels whose loops and indices are bounded by construction are
             // marked `UncheckedBoundedByConstruction`; see each kernel's definition.
@@ -146,7 +148,7 @@ pub fn compile_checked_wgsl(
                 gpu.device
                     .create_shader_module_trusted(desc, wgpu::ShaderRuntimeChecks::unchecked())
             },
-        }
+        })
     });
     let scoped = pollster::block_on(scope.pop());
     let module = module?;

@@ -82,8 +82,9 @@ impl GpuTimer {
     /// Runs each dispatch once, untimed. Some drivers (lavapipe) finish compiling at first use,
     /// and that work would otherwise land inside the first timing.
     pub fn warm_up(&self, gpu: &GpuContext, what: &str, dispatches: &[Dispatch]) -> Result<()> {
+        let first_run = gpu.first_run(what);
         for dispatch in dispatches {
-            self.time(gpu, what, std::slice::from_ref(dispatch))?;
+            self.time(gpu, &first_run, std::slice::from_ref(dispatch))?;
         }
         Ok(())
     }

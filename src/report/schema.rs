@@ -249,7 +249,18 @@ pub struct LaneRecord {
     pub value: Vec<u32>,
 }
 
+/// Whether an adapter is Mesa's llvmpipe (lavapipe on Vulkan, llvmpipe on GL), which names
+/// itself in `driver` on Vulkan and in the adapter name on GL.
+pub fn is_llvmpipe(driver: &str, name: &str) -> bool {
+    driver == "llvmpipe" || name.starts_with("llvmpipe")
+}
+
 impl AdapterRecord {
+    /// Whether this is Mesa's llvmpipe ([`is_llvmpipe`]).
+    pub fn is_llvmpipe(&self) -> bool {
+        is_llvmpipe(&self.driver, &self.name)
+    }
+
     /// Whether `other` is the same adapter on the same backend, so results belong together.
     pub fn same_adapter(&self, other: &Self) -> bool {
         self.name == other.name && self.backend == other.backend

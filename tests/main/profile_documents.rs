@@ -5,7 +5,7 @@
 //! from the kernels in tests/kernels/profile/, for any subgroup size of at least 4 that divides
 //! 64; the size itself is read from the profile and checked against the device.
 
-use std::time::{Duration, SystemTime};
+use std::time::{Duration, Instant, SystemTime};
 
 use divlab::profile::report::{self, CSV_COLUMNS, Profile};
 use divlab::profile::run::Request;
@@ -46,10 +46,10 @@ fn read_json(dir: &tempfile::TempDir, name: &str) -> Value {
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{name}: {e}\n{text}"))
 }
 
-/// The report without its `time:` line, the one part that differs between runs.
+/// The report without its `time:` and `compile:` lines, the parts that differ between runs.
 fn without_times(text: &str) -> String {
     text.lines()
-        .filter(|l| !l.starts_with("time: "))
+        .filter(|l| !l.starts_with("time: ") && !l.starts_with("compile: "))
         .collect::<Vec<_>>()
         .join("\n")
 }
@@ -105,14 +105,20 @@ fn a_document_round_trips_through_import() {
         without_times(&first.stdout),
         "the imported report differs\n{again}"
     );
-    let time_line = |r: &Run| {
+    let line = |r: &Run, start: &str| {
         r.stdout
             .lines()
-            .find(|l| l.starts_with("time: "))
+            .find(|l| l.starts_with(start))
             .map(str::to_owned)
     };
-    assert!(time_line(&first).is_some(), "{first}");
-    assert_eq!(time_line(&again), time_line(&first), "the document's times");
+    for start in ["time: ", "compile: "] {
+        assert!(line(&first, start).is_some(), "{first}");
+        assert_eq!(
+            line(&again, start),
+            line(&first, start),
+            "the document's {start}"
+        );
+    }
     let read = |name: &str| std::fs::read(path_in(&dir, name)).unwrap();
     assert_eq!(read("q.json"), read("p.json"), "the document written again");
     assert_eq!(
@@ -123,13 +129,15 @@ fn a_document_round_trips_through_import() {
 }
 
 /// Schema 2 records the divlab, the time, the request as asked (in the command line's forms)
-/// and the source text; the timing records the reps that ran and the budget.
+/// and the source text; the timing records the reps that ran and the budget, and the document
+/// the time the driver spent compiling.
 #[test]
 fn schema_2_records_the_request_and_the_source() {
     let dir = temp_dir();
     let body = line_of(REQUEST_ECHO, "// body");
     let lanes = body.to_string();
     let before = SystemTime::now() - Duration::from_secs(2);
+    let started = Instant::now();
     let out = cli_kernel(
         &dir,
         "echo.wgsl",
@@ -147,9 +155,16 @@ fn schema_2_records_the_request_and_the_source() {
             "p.json",
         ],
     );
+    let wall = started.elapsed().as_secs_f64();
     out.assert_code(0);
     let doc = read_json(&dir, "p.json");
     assert_eq!(doc["schema_version"], 3);
+    // The driver's compiles, a part of the run's wall time and none of the timed runs'.
+    let compile_s = doc["compile_s"].as_f64().expect("compile_s recorded");
+    assert!(
+        compile_s > 0.0 && compile_s < wall,
+        "{compile_s} s of {wall} s"
+    );
     assert_eq!(report::PROFILE_SCHEMA_VERSION, 3);
     let version = doc["divlab_version"].as_str().unwrap();
     assert!(

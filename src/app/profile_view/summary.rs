@@ -127,6 +127,9 @@ fn figures(profile: &Profile) -> Vec<(String, String)> {
             "The run hit the loop cap, or was opened from a document without times".to_owned(),
         )),
     }
+    if let (Some(seconds), Some(about)) = (profile.compile_s, profile.compile_text()) {
+        parts.push((format!("compiled in {}", format_ns(seconds * 1e9)), about));
+    }
     if let Some(outputs) = &profile.outputs {
         let text = if outputs.not_compared.is_some() {
             "outputs not compared"
@@ -236,6 +239,34 @@ mod tests {
                  out; they price the 600 ns above it (95% interval 450 ns to 700 ns)"
             ),
             "{hover}"
+        );
+    }
+
+    /// The compile time is a figure of its own; its hover says where llvmpipe compiles, and
+    /// where it was long, why a second profile is quicker.
+    #[test]
+    fn the_compile_time_is_a_figure_whose_hover_says_where_it_went() {
+        let mut profile = fixture::profile();
+        profile.compile_s = Some(0.42);
+        let (text, about) = figures(&profile).pop().unwrap();
+        assert_eq!(text, "compiled in 420 ms");
+        assert_eq!(
+            about,
+            "compile: 420 ms, in no timed run: the driver building the kernel's pipelines (alone \
+             and instrumented), at their first runs as llvmpipe compiles then"
+        );
+        profile.compile_s = Some(68.1);
+        profile.request.cost_top = Some(5);
+        profile.adapter.driver = "NVIDIA".to_owned();
+        profile.adapter.name = "NVIDIA H100 80GB HBM3".to_owned();
+        let about = figures(&profile).pop().unwrap().1;
+        assert!(
+            about.starts_with(
+                "compile: 68.1 s, in no timed run: the driver building the kernel's pipelines \
+                 (alone, instrumented and --cost's variants); drivers keep what they compile on \
+                 disk"
+            ),
+            "{about}"
         );
     }
 

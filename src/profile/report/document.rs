@@ -70,6 +70,12 @@ pub struct Profile {
     pub loop_cap: u32,
     /// The kernel's time alone and with its counters; absent when the run hit the loop cap.
     pub timing: Option<TimingRecord>,
+    /// Seconds of wall time this profile spent compiling, in no timed run: creating the shader
+    /// modules and pipelines (the kernel alone, instrumented, `--cost`'s variants), and on
+    /// llvmpipe, which compiles a pipeline when it first runs it, the first runs and the timing's
+    /// warm-up runs. Absent in documents written before divlab recorded it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compile_s: Option<f64>,
     /// The outputs of the counted run against a run of the kernel alone; absent where the run
     /// hit the loop cap, and in documents written before divlab compared them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -124,6 +130,41 @@ pub struct LaneInvocation {
     /// local index) and only the set of invocations is known.
     pub lane: Option<u32>,
 }
+
+impl Profile {
+    /// The `compile:` line of the report: how long the driver spent building this profile's
+    /// pipelines, outside every timed run, and where that was most of the wait, why a second
+    /// profile of the kernel is quicker. `None` in documents that do not record it.
+    pub fn compile_text(&self) -> Option<String> {
+        let seconds = self.compile_s?;
+        let pipelines = if self.request.cost_top.is_some() {
+            "alone, instrumented and --cost's variants"
+        } else {
+            "alone and instrumented"
+        };
+        let when = if self.adapter.is_llvmpipe() {
+            ", at their first runs as llvmpipe compiles then"
+        } else {
+            ""
+        };
+        let cached = if seconds >= LONG_COMPILE_S {
+            "; drivers keep what they compile on disk (Mesa in ~/.cache/mesa_shader_cache, NVIDIA \
+             in ~/.cache/nvidia), so profiling this kernel again with the same options compiles \
+             little"
+        } else {
+            ""
+        };
+        Some(format!(
+            "compile: {}, in no timed run: the driver building the kernel's pipelines \
+             ({pipelines}){when}{cached}",
+            format_ns(seconds * 1e9)
+        ))
+    }
+}
+
+/// A compile this long (seconds) is most of a profile's wait: the report says why a second
+/// profile is quicker.
+const LONG_COMPILE_S: f64 = 10.0;
 
 impl LaneExecution {
     /// The lowest active lane (the ballot's lowest set bit), or 0 for an empty ballot.

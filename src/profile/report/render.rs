@@ -174,6 +174,9 @@ fn render_summary(profile: &Profile, out: &mut String) {
             let _ = writeln!(out, "time: not measured (the run hit the loop cap)");
         }
     }
+    if let Some(line) = profile.compile_text() {
+        let _ = writeln!(out, "{line}");
+    }
     if let Some(outputs) = &profile.outputs {
         let _ = writeln!(out, "outputs: {}", outputs.summary());
         for note in outputs.notes() {

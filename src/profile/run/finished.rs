@@ -127,6 +127,7 @@ pub(super) fn finished(
         loop_cap_line: cap_line,
         loop_cap: prepared.loop_cap,
         timing: None,
+        compile_s: None,
         outputs: None,
         notes,
         lanes: run.lanes,

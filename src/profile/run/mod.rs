@@ -44,6 +44,15 @@ pub fn profile_with_progress(
     request: &Request,
     on_stage: &mut dyn FnMut(Stage),
 ) -> Result<Finished> {
+    let compiled_before = lab.gpu.compile_time();
+    let mut finished = run_profile(lab, request, on_stage)?;
+    let compiling = lab.gpu.compile_time().saturating_sub(compiled_before);
+    finished.profile.compile_s = Some(compiling.as_secs_f64());
+    Ok(finished)
+}
+
+/// The profile's steps, in order.
+fn run_profile(lab: &Lab, request: &Request, on_stage: &mut dyn FnMut(Stage)) -> Result<Finished> {
     let gpu = &lab.gpu;
     on_stage(Stage::Preparing);
     let per_dimension = gpu.limits().max_compute_workgroups_per_dimension;
