@@ -866,10 +866,12 @@ fn playground_runs_the_bounds_checked_example_and_paints_its_gutter() {
     // The instrumented run wrote what the kernel alone writes, and the summary says so.
     assert!(finished.profile.outputs.as_ref().is_some_and(|o| o.agree()));
     harness.get_by_label("outputs match the kernel alone");
-    // The snapshot shows the profile without its times, which change from run to run.
+    // The snapshot shows the profile without its times (the runs', the compile's), which
+    // change from run to run.
     let mut app = harness.state_mut();
     if let Some(Ok(finished)) = app.state.playground.last.as_mut().map(|l| &mut l.outcome) {
         finished.profile.timing = None;
+        finished.profile.compile_s = None;
     }
     let _ = &mut app;
     harness.run();
