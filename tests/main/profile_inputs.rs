@@ -409,6 +409,69 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     assert!(!message.contains("The loop around it"), "{message}");
 }
 
+/// A look-back: a wait on another workgroup's flag (`while (ready == 0u)`), told as the wait
+/// it is, not as a count towards `0u`; with a retry loop of a fixed number of tries (from the
+/// subgroup size) inside it, where the tries run into the cap, the message says no option
+/// changes them and names the wait around them.
+#[test]
+fn a_wait_for_a_flag_is_named_even_around_a_fixed_loop() {
+    let look_back = |body: &str| {
+        format!(
+            "enable subgroups;
+@group(0) @binding(0) var<storage, read_write> flags: array<atomic<u32>>;
+@group(0) @binding(1) var<storage, read_write> out: array<u32>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(local_invocation_index) li: u32, @builtin(workgroup_id) wg: vec3<u32>,
+        @builtin(subgroup_size) sg: u32) {{
+    var ready = 0u;
+    var seen = 0u;
+    while (ready == 0u) {{ // wait
+{body}
+    }}
+    out[li] = seen;
+}}
+"
+        )
+    };
+    let spin = "has no bound divlab can trace, but reads the atomic `flags` at each trip";
+    let alone = look_back(
+        "        seen = atomicLoad(&flags[wg.x + 1u]);\n        ready = select(0u, 1u, seen == 7u);",
+    );
+    let message = capped_at_1000("wait.wgsl", &alone, "flags=zeros");
+    let wait = line_of(&alone, "// wait");
+    for part in [
+        format!("wait.wgsl:{wait}: an invocation hit the loop cap"),
+        format!("It {spin}"),
+        "`flags` started as its zeros fill".to_owned(),
+    ] {
+        assert!(message.contains(&part), "no `{part}` in: {message}");
+    }
+    // At least 400 tries per wait, so that the cap of 1000 falls in the tries.
+    let tries = look_back(
+        "        for (var t = 0u; t < sg * 100u; t++) { // tries
+            seen = atomicLoad(&flags[wg.x + 1u]);
+            if (seen == 7u) {
+                ready = 1u;
+                break;
+            }
+        }",
+    );
+    let message = capped_at_1000("retry.wgsl", &tries, "flags=zeros");
+    for part in [
+        format!(
+            "retry.wgsl:{}: an invocation hit the loop cap",
+            line_of(&tries, "// tries")
+        ),
+        "It reads its bound from `sg * 100u`, the subgroup size (`subgroup_size`), which the \
+         device fixes: no option changes this loop's trips"
+            .to_owned(),
+        format!("The loop around it at line {wait} {spin}"),
+    ] {
+        assert!(message.contains(&part), "no `{part}` in: {message}");
+    }
+}
+
 /// The same in a helper: the loop around its call is named.
 #[test]
 fn a_capped_loop_in_a_helper_names_the_input_bounded_loop_around_its_call() {

@@ -25,6 +25,9 @@ pub(super) struct LoopBound {
     pub counter: String,
     /// Where its value comes from.
     pub source: Source,
+    /// Whether the test is `==` or `!=`: the loop waits for a value (a flag), it does not
+    /// count to a bound.
+    pub equality: bool,
 }
 
 /// Where a loop bound's value comes from.
@@ -81,6 +84,16 @@ impl Source {
             self,
             Source::Constant | Source::Clamped { .. } | Source::Other(_) | Source::Inputs(_)
         )
+    }
+
+    /// Whether no input can lengthen the loop: a constant bound, one a constant clamps, or the
+    /// subgroup size, which the device fixes.
+    pub(super) fn is_fixed(&self) -> bool {
+        match self {
+            Source::Constant | Source::Clamped { .. } => true,
+            Source::Builtin(builtin) => builtin.starts_with("subgroup_size"),
+            _ => false,
+        }
     }
 }
 
@@ -165,6 +178,7 @@ pub(super) fn loop_bound(
         text: trace.text(bound),
         counter: trace.text(counter),
         source,
+        equality: holds_below.is_none(),
     })
 }
 

@@ -37,15 +37,43 @@ pub fn cap_message(
          are meant to run longer"
     };
     let inputs = Inputs::new(kernel, fills);
-    let own = bound_of(kernel, site);
+    // A loop that waits for a flag to equal a constant, and reads an atomic at each trip, is
+    // told as the wait it is (below), not as a count towards the constant.
+    let own = bound_of(kernel, site).filter(|b| {
+        !(b.equality && b.source == Source::Constant && spin_at(kernel, site).is_some())
+    });
     // The cap counts the trips of the loops around this one too: the nearest whose bound comes
-    // from another input may be what ran long (a tile loop inside a loop over `shape.x`).
-    let around = around_of(kernel, site, own.as_ref().map(|b| &b.source))
-        .map(|(what, line, bound)| {
+    // from another input may be what ran long (a tile loop inside a loop over `shape.x`), and
+    // where this loop's own trips are fixed, a wait around it (a look-back's retry loop).
+    let own_source = own.as_ref().map(|b| &b.source);
+    let module = &kernel.module;
+    let input_bound = |function: &naga::Function, entry: bool, line: u32| {
+        let bound = loop_bound(module, function, entry, &kernel.prepared, line)?;
+        let input = !matches!(
+            bound.source,
+            Source::Constant | Source::Clamped { .. } | Source::Other(_)
+        );
+        (input && own_source != Some(&bound.source)).then_some(bound)
+    };
+    let waits = |function: &naga::Function, _: bool, line: u32| {
+        spin_of(module, function, &kernel.prepared, line)
+    };
+    let around = match around_of(kernel, site, &input_bound) {
+        Some((what, line, bound)) => {
             let why = inputs.explain(&bound, loop_cap);
             format!(" The loop around {what} at line {line} {why}.")
-        })
-        .unwrap_or_default();
+        }
+        None => own_source
+            .filter(|source| source.is_fixed())
+            .and_then(|_| around_of(kernel, site, &waits))
+            .map(|(what, line, spin)| {
+                format!(
+                    " The loop around {what} at line {line} {}.",
+                    inputs.spin(&spin)
+                )
+            })
+            .unwrap_or_default(),
+    };
     let Some(bound) = own else {
         return match spin_at(kernel, site) {
             Some(spin) => format!("{head}. It {}.{around} {tail}", inputs.spin(&spin)),
@@ -59,30 +87,23 @@ pub fn cap_message(
     format!("{head}. It {why}.{around} {tail}")
 }
 
-/// The nearest loop around `site` whose bound comes from an input other than `own`'s: in its
-/// function, else, in a helper, around its calls. What it is around ("it", "its call"), its
-/// line and bound.
-fn around_of(
+/// The nearest loop around `site` that `pick` (given the function, whether it is the entry
+/// point, and the loop's line) finds something in: in its function, else, in a helper, around
+/// its calls. What it is around ("it", "its call"), its line and what `pick` found.
+fn around_of<T>(
     kernel: &Kernel,
     site: &LoopSite,
-    own: Option<&Source>,
-) -> Option<(&'static str, u32, LoopBound)> {
+    pick: &dyn Fn(&naga::Function, bool, u32) -> Option<T>,
+) -> Option<(&'static str, u32, T)> {
     let (function, entry) = kernel.function(&site.function)?;
     let lines = SourceMap::new(&kernel.prepared);
     let module = &kernel.module;
-    let first_input = |function: &naga::Function, entry: bool, around: Vec<u32>| {
-        around.into_iter().find_map(|line| {
-            let bound = loop_bound(module, function, entry, &kernel.prepared, line)?;
-            let input = !matches!(
-                bound.source,
-                Source::Constant | Source::Clamped { .. } | Source::Other(_)
-            );
-            (input && own != Some(&bound.source)).then_some((line, bound))
-        })
+    let first = |function: &naga::Function, entry: bool, around: Vec<u32>| {
+        (around.into_iter()).find_map(|line| pick(function, entry, line).map(|found| (line, found)))
     };
     let own = enclosing_loops(&function.body, &lines, site.line)?;
-    if let Some((line, bound)) = first_input(function, entry, own) {
-        return Some(("it", line, bound));
+    if let Some((line, found)) = first(function, entry, own) {
+        return Some(("it", line, found));
     }
     let (helper, _) = (module.functions.iter()).find(|(_, f)| std::ptr::eq(*f, function))?;
     let callers = (module.functions.iter().map(|(_, f)| (f, false)))
@@ -93,10 +114,10 @@ fn around_of(
                 matches!(s, Statement::Call { function, .. } if *function == helper)
             };
             let around = loops_around(&caller.body, &lines, &calls_it)?;
-            first_input(caller, entry, around)
+            first(caller, entry, around)
         })
         .next()
-        .map(|(line, bound)| ("its call", line, bound))
+        .map(|(line, found)| ("its call", line, found))
 }
 
 /// The bound of the loop at `site`, in the module the run instrumented.
@@ -220,11 +241,13 @@ impl<'a> Inputs<'a> {
                     },
                 )
             }
+            Source::Builtin(ref builtin) if builtin.starts_with("subgroup_size") => format!(
+                "reads its bound from `{text}`, the subgroup size (`{builtin}`), which the device \
+                 fixes: no option changes this loop's trips"
+            ),
             Source::Builtin(ref builtin) => {
                 let what = if builtin.starts_with("num_workgroups") {
                     "the dispatch's size"
-                } else if builtin.starts_with("subgroup_size") {
-                    "the subgroup size"
                 } else {
                     "an invocation id"
                 };
