@@ -72,6 +72,14 @@ fn equal_sides_of_a_lane_parity_if_serialize_and_cost_one_side() {
     let predicted = cost.predicted_ns.unwrap() / profile.timing.as_ref().unwrap().kernel_ns;
     assert!((0.3..=0.7).contains(&predicted), "{cost:#?}");
     assert_eq!(cost.outside_change, Some(0.0));
+    // The variant's code, every lane deciding, runs near the kernel alone: its control is not
+    // what the pair measures (past 1.5x the verdict would be `confounded`).
+    let alone = profile.timing.as_ref().unwrap().kernel_ns;
+    let placebo = cost.placebo_ns.expect("the placebo's time");
+    assert!(
+        placebo > 0.0 && placebo / alone < 1.5,
+        "{placebo} against {alone}"
+    );
     // Timed on the default placements of the buffers, each saving; the interval spans them.
     let each = cost.placement_saved_ns.as_ref().expect("placements");
     assert_eq!(each.len(), DEFAULT_COST_PLACEMENTS, "{cost:#?}");

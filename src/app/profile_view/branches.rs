@@ -362,10 +362,13 @@ mod tests {
             predicted_ns: Some(saved),
             predicted_interval_ns: None,
             variant_reps: 9,
-            placement_saved_ns: None,
             outside_change: Some(0.0),
             repeat_change: Some(0.0),
-            reason: "the saving's 95% interval lies above zero".to_owned(),
+            ..BranchCost::unmeasured(
+                verdict,
+                None,
+                "the saving's 95% interval lies above zero".to_owned(),
+            )
         };
         let mut confounded = profile.branches[0].clone();
         (confounded.line, confounded.wasted_lane_slots) = (9, Some(40));

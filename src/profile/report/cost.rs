@@ -110,6 +110,14 @@ pub struct BranchCost {
     /// floor (`timing.above_floor_interval_ns`) (schema 3).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub predicted_interval_ns: Option<[f64; 2]>,
+    /// The median time of the variant with each lane deciding for itself (the placebo), over
+    /// every placement's rounds: the kernel run through the variant's code. Against
+    /// `timing.kernel_ns` it is what that code costs by itself; where it runs far slower
+    /// ([`crate::profile::cost::MAX_CONTROL_OVERHEAD`]) the reason says the saving is in that
+    /// code's time, and gives it in the kernel's. `None` where no variant ran, and in documents
+    /// from before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub placebo_ns: Option<f64>,
     /// Timed rounds of each variant, on each placement.
     pub variant_reps: usize,
     /// The variant's change in the work outside the branch against the original (the nearer
@@ -211,6 +219,7 @@ impl BranchCost {
             predicted_interval_ns: predicted.and_then(|p| p.interval),
             variant_reps: 0,
             placement_saved_ns: None,
+            placebo_ns: None,
             outside_change: None,
             repeat_change: None,
             reason,

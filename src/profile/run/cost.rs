@@ -469,6 +469,7 @@ pub(super) fn apply(
         interval: timing.and_then(|t| t.above_floor_interval_ns),
     };
     let width = profile.subgroup_size.unwrap_or(0);
+    let kernel_ns = timing.map(|t| t.kernel_ns).filter(|ns| *ns > 0.0);
     // The lines are read while the branches are written: borrowed apart, not copied.
     let Profile {
         lines, branches, ..
@@ -497,6 +498,17 @@ pub(super) fn apply(
                  variation)",
                 judged.reason
             );
+        }
+        let placebos: Vec<f64> = placements
+            .iter()
+            .flat_map(|(p, _)| p.iter().copied())
+            .collect();
+        judged.placebo_ns = (!placebos.is_empty()).then(|| crate::stats::median(&placebos));
+        let overhead = (judged.placebo_ns.zip(kernel_ns)).and_then(|(placebo, kernel)| {
+            cost::control_overhead(placebo, kernel, judged.saved_fraction)
+        });
+        if let Some(why) = overhead {
+            judged.reason = format!("{}; {why}", judged.reason);
         }
         branches[timed.branch].cost = Some(judged);
     }
