@@ -530,14 +530,27 @@ fn the_command_line_prints_the_cost_table_writes_it_and_imports_it() {
     );
     let mut table = csv::Reader::from_path(&csv).unwrap();
     let header = table.headers().unwrap().clone();
-    let column = header.iter().position(|h| h == "cost_placements");
-    let column = column.unwrap_or_else(|| panic!("no cost_placements column: {header:?}"));
-    let placements: Vec<String> = (table.records().map(Result::unwrap))
-        .map(|row| row[column].to_owned())
-        .filter(|cell| !cell.is_empty())
-        .collect();
+    let rows: Vec<csv::StringRecord> = table.records().map(Result::unwrap).collect();
+    let cells = |name: &str| -> Vec<String> {
+        let column = header.iter().position(|h| h == name);
+        let column = column.unwrap_or_else(|| panic!("no {name} column: {header:?}"));
+        (rows.iter().map(|row| row[column].to_owned()))
+            .filter(|cell| !cell.is_empty())
+            .collect()
+    };
+    let placements = cells("cost_placements");
     assert!(
         !placements.is_empty() && placements.iter().all(|p| p == "2"),
         "{placements:?}"
     );
+    // Each timed branch's placebo time, in the document and in its CSV row.
+    let placebos: Vec<f64> = (costs.iter())
+        .filter_map(|c| c["placebo_ns"].as_f64())
+        .collect();
+    assert_eq!(placebos.len(), placements.len(), "{doc:#}");
+    assert!(placebos.iter().all(|&p| p > 0.0), "{placebos:?}");
+    let in_csv: Vec<f64> = (cells("placebo_ns").iter())
+        .map(|c| c.parse().unwrap())
+        .collect();
+    assert_eq!(in_csv, placebos);
 }

@@ -123,7 +123,7 @@ fn source_line(profile: &Profile, line: Option<u32>) -> String {
 /// The columns, in order: the figures first (as before the device's identity was added, so
 /// that scripts reading columns by position keep working), then the kernel, the device and the
 /// run.
-pub const CSV_COLUMNS: [Column; 45] = {
+pub const CSV_COLUMNS: [Column; 46] = {
     use ColumnType::{Integer, Number, Text, Timestamp};
     const fn c(name: &'static str, kind: ColumnType, cell: fn(&Row<'_>) -> String) -> Column {
         Column { name, kind, cell }
@@ -213,6 +213,7 @@ pub const CSV_COLUMNS: [Column; 45] = {
         c("repeat_change", Number, |r| {
             r.cost_cell(|c| c.repeat_change)
         }),
+        c("placebo_ns", Number, |r| r.cost_cell(|c| c.placebo_ns)),
         c("clause", Text, |r| r.clause_cell(|c| Some(c.text.clone()))),
         c("clause_operator", Text, |r| {
             r.clause_cell(|c| c.operator.clone())
