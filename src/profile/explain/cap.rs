@@ -37,11 +37,11 @@ pub fn cap_message(
          are meant to run longer"
     };
     let inputs = Inputs::new(kernel, fills);
+    let spin = spin_at(kernel, site);
     // A loop that waits for a flag to equal a constant, and reads an atomic at each trip, is
     // told as the wait it is (below), not as a count towards the constant.
-    let own = bound_of(kernel, site).filter(|b| {
-        !(b.equality && b.source == Source::Constant && spin_at(kernel, site).is_some())
-    });
+    let own = bound_of(kernel, site)
+        .filter(|b| !(b.equality && b.source == Source::Constant && spin.is_some()));
     // The cap counts the trips of the loops around this one too: the nearest whose bound comes
     // from another input may be what ran long (a tile loop inside a loop over `shape.x`), and
     // where this loop's own trips are fixed, a wait around it (a look-back's retry loop).
@@ -75,7 +75,7 @@ pub fn cap_message(
             .unwrap_or_default(),
     };
     let Some(bound) = own else {
-        return match spin_at(kernel, site) {
+        return match spin {
             Some(spin) => format!("{head}. It {}.{around} {tail}", inputs.spin(&spin)),
             None if around.is_empty() => {
                 format!("{head}; the kernel may never end on this input. {tail}")
