@@ -409,6 +409,85 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     assert!(!message.contains("The loop around it"), "{message}");
 }
 
+/// A tile renderer's batch loop: its bound is a `let` above it, computed from a `var` that the
+/// loop lowers at each trip and that holds a part of a range loaded whole (`range.y -
+/// range.x`). Where the fixed loop inside runs into the cap, the message names the range's
+/// buffer as the batch loop's input, not the workgroup counter the batch loop bumps.
+#[test]
+fn a_batch_loop_over_a_loaded_range_is_named_around_a_fixed_loop() {
+    const BATCHES: &str = "\
+@group(0) @binding(0) var<storage, read> ranges: array<vec2<u32>>;
+@group(0) @binding(1) var<storage, read_write> out: array<u32>;
+var<workgroup> done: atomic<u32>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) li: u32) {
+    var range = vec2<u32>();
+    var left = 0u;
+    if wg.x < arrayLength(&ranges) {
+        range = ranges[wg.x];
+        if range.y > range.x {
+            left = range.y - range.x;
+        }
+    }
+    let batches = (left + 63u) / 64u;
+    var acc = 0u;
+    for (var b = 0u; b < batches; b++) { // batches
+        atomicAdd(&done, 1u);
+        let in_batch = min(left, 64u);
+        for (var i = 0u; i < 64u; i++) { // points
+            acc += i * b;
+        }
+        left -= in_batch;
+    }
+    out[wg.x * 64u + li] = acc;
+}
+";
+    let message = capped_at_1000("batches.wgsl", BATCHES, "ranges=values:0,4000000000");
+    let points = line_of(BATCHES, "// points");
+    let batches = line_of(BATCHES, "// batches");
+    for part in [
+        format!("batches.wgsl:{points}: an invocation hit the loop cap"),
+        format!(
+            "The loop around it at line {batches} reads its bound from `batches`, an element \
+             of `ranges` loaded at the index `wg.x`"
+        ),
+    ] {
+        assert!(message.contains(&part), "no `{part}` in: {message}");
+    }
+    assert!(!message.contains("reads the atomic"), "{message}");
+}
+
+/// A wait on a workgroup flag that no invocation sets: no fill reaches workgroup memory, so
+/// the message asks for a bound in the kernel alone.
+#[test]
+fn a_wait_on_workgroup_memory_asks_for_a_bound_alone() {
+    const WAIT: &str = "\
+var<workgroup> ready: atomic<u32>;
+@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+
+@compute @workgroup_size(8, 8)
+fn main(@builtin(local_invocation_id) lid: vec3<u32>) {
+    var tries = 0u;
+    while (atomicLoad(&ready) == 0u) { // wait
+        tries += 1u;
+    }
+    out[lid.y * 8u + lid.x] = tries;
+}
+";
+    let message = capped_at_1000("wait.wgsl", WAIT, "out=zeros");
+    let wait = line_of(WAIT, "// wait");
+    for part in [
+        format!("wait.wgsl:{wait}: an invocation hit the loop cap"),
+        "reads the atomic `ready` at each trip".to_owned(),
+        "`ready` is workgroup memory, zero when the workgroup starts, so no option changes it: \
+         give the wait a bound in the kernel. The profile"
+            .to_owned(),
+    ] {
+        assert!(message.contains(&part), "no `{part}` in: {message}");
+    }
+}
+
 /// A look-back: a wait on another workgroup's flag (`while (ready == 0u)`), told as the wait
 /// it is, not as a count towards `0u`; with a retry loop of a fixed number of tries (from the
 /// subgroup size) inside it, where the tries run into the cap, the message says no option

@@ -6,12 +6,14 @@
 //! help here: it follows only what makes a value non-uniform, and a uniform buffer does not.
 
 use naga::{
-    AddressSpace, BinaryOperator, Block, Expression, Function, GlobalVariable, Handle, Module,
-    Scalar, Statement, TypeInner, UnaryOperator,
+    AddressSpace, BinaryOperator, Expression, Function, GlobalVariable, Handle, Module, Scalar,
+    Statement, TypeInner, UnaryOperator,
 };
 
-use super::ir::{Step, operands, place_of, pointer_root, results_in, stored_locals, stores_to};
-use super::loops::find_loop;
+use super::ir::{
+    Step, emitted_in, operands, place_of, pointer_root, results_in, stored_locals, stores_to,
+};
+use super::loops::{exit_condition, find_loop};
 use crate::naga_walk::each_statement;
 use crate::profile::kernel::literal_u32;
 use crate::source_map::SourceMap;
@@ -147,9 +149,13 @@ pub(super) fn loop_bound(
     let mut made = Vec::new();
     results_in(body, &mut made);
     results_in(continuing, &mut made);
+    let mut emitted = Vec::new();
+    emitted_in(body, &mut emitted);
+    emitted_in(continuing, &mut emitted);
     let changes = Changes {
         locals: &changed,
         results: &made,
+        emitted: &emitted,
     };
     let trace = Trace {
         module,
@@ -182,34 +188,12 @@ pub(super) fn loop_bound(
     })
 }
 
-/// The condition of a loop's leading exit test (`if c {} else { break; }`, as naga writes
-/// `for` and `while`, or `if c { break; }`), else its `break if`; and whether the loop runs
-/// while it holds (the first form) or leaves when it does.
-fn exit_condition(
-    body: &Block,
-    break_if: Option<Handle<Expression>>,
-) -> Option<(Handle<Expression>, bool)> {
-    let is_break = |b: &Block| matches!(b.iter().collect::<Vec<_>>()[..], [Statement::Break]);
-    let first = body.iter().find(|s| !matches!(s, Statement::Emit(_)));
-    match first {
-        Some(Statement::If {
-            condition,
-            accept,
-            reject,
-        }) if accept.is_empty() && is_break(reject) => Some((*condition, true)),
-        Some(Statement::If {
-            condition,
-            accept,
-            reject,
-        }) if is_break(accept) && reject.is_empty() => Some((*condition, false)),
-        _ => break_if.map(|c| (c, false)),
-    }
-}
 /// What a loop changes at each trip: the locals it stores to, and the results its statements
-/// make.
+/// make; and the expressions it evaluates at each trip.
 struct Changes<'a> {
     locals: &'a [Handle<naga::LocalVariable>],
     results: &'a [Handle<Expression>],
+    emitted: &'a [Handle<Expression>],
 }
 
 /// One function's expressions, read back to their sources.
@@ -263,31 +247,24 @@ impl Trace<'_> {
     }
 
     /// Whether `h` reads a local that the loop changes, or the result of a call (an atomic, a
-    /// subgroup operation) the loop makes: one made before the loop is the same at every trip.
+    /// subgroup operation) the loop makes: one made before the loop is the same at every trip,
+    /// and so is a load before it (`let batches = (count + 63u) / 64u;` above a loop that
+    /// lowers `count`).
     fn varies(&self, h: Handle<Expression>, changes: &Changes<'_>) -> bool {
-        let mut varies = false;
-        self.visit(h, &mut |h, e| match *e {
-            Expression::LocalVariable(v) => varies |= changes.locals.contains(&v),
+        let e = &self.function.expressions[h];
+        match *e {
+            Expression::Load { .. } if !changes.emitted.contains(&h) => false,
+            Expression::LocalVariable(v) => changes.locals.contains(&v),
             Expression::CallResult(_)
             | Expression::AtomicResult { .. }
             | Expression::SubgroupBallotResult
             | Expression::SubgroupOperationResult { .. }
-            | Expression::WorkGroupUniformLoadResult { .. } => {
-                varies |= changes.results.contains(&h);
+            | Expression::WorkGroupUniformLoadResult { .. } => changes.results.contains(&h),
+            _ => {
+                let mut ops = Vec::new();
+                operands(e, &mut ops);
+                ops.into_iter().any(|op| self.varies(op, changes))
             }
-            _ => {}
-        });
-        varies
-    }
-
-    /// Calls `f` on `h` and every expression it is computed from.
-    fn visit(&self, h: Handle<Expression>, f: &mut dyn FnMut(Handle<Expression>, &Expression)) {
-        let e = &self.function.expressions[h];
-        f(h, e);
-        let mut ops = Vec::new();
-        operands(e, &mut ops);
-        for op in ops {
-            self.visit(op, f);
         }
     }
 
@@ -354,17 +331,7 @@ impl Trace<'_> {
         for &value in values {
             self.inputs(value, seen, depth, &mut inputs);
         }
-        match inputs[..] {
-            _ if !inputs.iter().any(Source::is_input) => None,
-            [Source::Scalar { .. }] => inputs.pop().map(|mut one| {
-                if let Source::Scalar { computed, .. } = &mut one {
-                    *computed = true;
-                }
-                one
-            }),
-            [_] => inputs.pop(),
-            _ => Some(Source::Inputs(inputs)),
-        }
+        one_source(inputs)
     }
 
     /// Pushes to `out` each input `h` is computed from through arithmetic, `select`'s values,
@@ -378,18 +345,7 @@ impl Trace<'_> {
         out: &mut Vec<Source>,
     ) {
         use Expression as E;
-        // A source that is several inputs itself (a workgroup variable's stores) adds each.
-        let mut push = |source: Source| {
-            let several = match source {
-                Source::Inputs(several) => several,
-                one => vec![one],
-            };
-            for source in several {
-                if source != Source::Constant && !out.contains(&source) {
-                    out.push(source);
-                }
-            }
-        };
+        let mut push = |source: Source| add_input(out, source);
         if depth > MAX_DEPTH {
             return push(Source::Other(format!(
                 "`{}`, through too many variables",
@@ -550,13 +506,7 @@ impl Trace<'_> {
             Expression::LocalVariable(local) if steps.is_empty() => {
                 self.local(local, computed, depth)
             }
-            Expression::LocalVariable(local) => Source::Other(format!(
-                "part of the variable `{}`, which divlab does not follow to an input",
-                self.function.local_variables[local]
-                    .name
-                    .as_deref()
-                    .unwrap_or("?")
-            )),
+            Expression::LocalVariable(local) => self.local_part(local, &steps, computed, depth),
             _ => Source::Other("a value behind a pointer parameter".to_owned()),
         }
     }
@@ -634,6 +584,62 @@ impl Trace<'_> {
         }
     }
 
+    /// A part of a local (`range.y`) that the kernel stores whole only: that part of each value
+    /// stored (`range = ranges[t]` reads `ranges[t].y`), a constant's or a vector's component.
+    fn local_part(
+        &self,
+        local: Handle<naga::LocalVariable>,
+        steps: &[Step],
+        computed: bool,
+        depth: usize,
+    ) -> Source {
+        use Expression as E;
+        let not_followed = || {
+            let name = self.function.local_variables[local].name.as_deref();
+            Source::Other(format!(
+                "part of the variable `{}`, which divlab does not follow to an input",
+                name.unwrap_or("?")
+            ))
+        };
+        let (values, other_writes) = self.values_of(local);
+        if other_writes || depth > MAX_DEPTH {
+            return not_followed();
+        }
+        let mut parts = Vec::new();
+        for &value in &values {
+            let part = match (&self.function.expressions[value], steps) {
+                (E::Load { pointer }, _) => {
+                    self.place(*pointer, steps.to_vec(), computed, depth + 1)
+                }
+                (E::Literal(_) | E::Constant(_) | E::Override(_) | E::ZeroValue(_), _) => {
+                    Source::Constant
+                }
+                (E::Compose { ty, components }, &[Step::At(i)])
+                    if matches!(
+                        self.module.types[*ty].inner,
+                        TypeInner::Vector { size, .. } if size as usize == components.len()
+                    ) =>
+                {
+                    self.source(components[i as usize], computed, depth + 1)
+                }
+                _ => return not_followed(),
+            };
+            parts.push(part);
+        }
+        if let [one] = &mut parts[..] {
+            return std::mem::replace(one, Source::Constant);
+        }
+        let other = parts
+            .iter()
+            .find(|p| matches!(p, Source::Other(_)))
+            .cloned();
+        let mut inputs = Vec::new();
+        for part in parts {
+            add_input(&mut inputs, part);
+        }
+        one_source(inputs).or(other).unwrap_or(Source::Constant)
+    }
+
     /// The values stored to `local` whole, its initializer first, and whether it is also
     /// written in part or through a pointer.
     fn values_of(&self, local: Handle<naga::LocalVariable>) -> (Vec<Handle<Expression>>, bool) {
@@ -655,5 +661,35 @@ impl Trace<'_> {
             "the variable `{}`, which the kernel assigns in several places",
             name.unwrap_or("?")
         ))
+    }
+}
+
+/// Adds `source` to `out`, once, as `Trace::inputs` gathers them: each input of a source that is
+/// several itself (a workgroup variable's stores), constants left out.
+fn add_input(out: &mut Vec<Source>, source: Source) {
+    let several = match source {
+        Source::Inputs(several) => several,
+        one => vec![one],
+    };
+    for source in several {
+        if source != Source::Constant && !out.contains(&source) {
+            out.push(source);
+        }
+    }
+}
+
+/// The inputs a value is computed from, as one source: the one input where there is one
+/// (computed from it), else [`Source::Inputs`]; `None` where none is an input.
+fn one_source(mut inputs: Vec<Source>) -> Option<Source> {
+    match inputs[..] {
+        _ if !inputs.iter().any(Source::is_input) => None,
+        [Source::Scalar { .. }] => inputs.pop().map(|mut one| {
+            if let Source::Scalar { computed, .. } = &mut one {
+                *computed = true;
+            }
+            one
+        }),
+        [_] => inputs.pop(),
+        _ => Some(Source::Inputs(inputs)),
     }
 }

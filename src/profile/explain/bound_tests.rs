@@ -149,6 +149,59 @@ fn constants_lengths_and_elements_are_named() {
     );
 }
 
+/// A part of a `var` the kernel stores whole (`range = ranges[t]`, then `range.y`) is that part
+/// of what was stored; one written in part, or from a value the trace cannot split, is not.
+#[test]
+fn a_part_of_a_var_stored_whole_is_followed_to_what_was_stored() {
+    let (_, source) = bound_in(
+        "var b: Block;\n if (gid.x < 4u) { b = info.blocks[gid.x]; }\n \
+         for (var i = 0u; i < b.n; i++) { // loop\n data[i] = i;\n}",
+    )
+    .unwrap();
+    assert!(
+        matches!(&source, Source::Element { index, .. } if index == "gid.x"),
+        "{source:?}"
+    );
+    let (_, source) = bound_in(
+        "var d = vec2<u32>();\n d = info.dims;\n \
+         for (var i = 0u; i < d.y - d.x; i++) { // loop\n data[i] = i;\n}",
+    )
+    .unwrap();
+    let Source::Inputs(inputs) = &source else {
+        panic!("{source:?}")
+    };
+    let paths: Vec<_> = inputs.iter().map(|s| scalar(s).0).collect();
+    assert_eq!(paths, ["info.dims.y", "info.dims.x"]);
+    let (_, source) = bound_in(
+        "var d = info.dims;\n d.x = gid.x;\n \
+         for (var i = 0u; i < d.y; i++) { // loop\n data[i] = i;\n}",
+    )
+    .unwrap();
+    assert!(
+        matches!(&source, Source::Other(why) if why.contains("part of the variable `d`")),
+        "a var written in part: {source:?}"
+    );
+}
+
+/// A `let` above the loop read the `var` it is computed from once, so the loop's own stores to
+/// that `var` do not make it the counter.
+#[test]
+fn a_let_above_the_loop_is_fixed_though_the_loop_changes_its_var() {
+    let (text, source) = bound_in(
+        "var left = info.blocks[1].n;\n let batches = (left + 63u) / 64u;\n \
+         for (var b = 0u; b < batches; b++) { // loop\n data[b] = left;\n left -= min(left, 64u);\n}",
+    )
+    .unwrap();
+    assert_eq!(text, "batches");
+    assert_eq!(scalar(&source), ("info.blocks[1].n", 16 + 16 + 4, true));
+    // Read in the loop, the same `var` is what the loop counts with.
+    let both = bound_in(
+        "var left = info.blocks[1].n;\n var b = 0u;\n \
+         loop { // loop\n if (b >= left) { break; }\n left -= 1u;\n b += 1u;\n}",
+    );
+    assert_eq!(both, None, "both sides change in the loop: no bound");
+}
+
 /// A `min`, `max` or `clamp` with a constant on the side the loop runs towards is that
 /// constant at most, whichever way the test is written; on the other side it bounds nothing.
 #[test]

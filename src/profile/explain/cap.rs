@@ -415,18 +415,21 @@ impl<'a> Inputs<'a> {
         let start = match self.binding(spin.global) {
             Some((binding, r)) => format!(
                 "`{name}` started as its {}: pass `--buffer {name}=...` (zeros, values:...) \
-                 with the state the wait expects",
+                 with the state the wait expects, and",
                 fill_kind(binding, r)
             ),
-            None => format!("`{name}` is workgroup memory, zero when the workgroup starts"),
+            None => format!(
+                "`{name}` is workgroup memory, zero when the workgroup starts, so no option \
+                 changes it:"
+            ),
         };
         format!(
             "has no bound divlab can trace, but reads the atomic `{name}` at each trip (line \
              {line}: `{code}`): if it waits there for another invocation to change it (a lock, \
              a flag, a ticket), the wait may never end, since WGSL promises no invocation \
              progress while another spins (for the lanes of one subgroup, `divlab bench` measures \
-             what this adapter does in scheduling.forward_progress); {start}, and give the \
-             wait a bound in the kernel"
+             what this adapter does in scheduling.forward_progress); {start} give the wait a \
+             bound in the kernel"
         )
     }
 

@@ -35,6 +35,16 @@ pub(super) fn results_in(block: &Block, out: &mut Vec<Handle<Expression>>) {
     });
 }
 
+/// Pushes to `out` the expressions `block` evaluates (its `Emit`s, nested blocks included): a
+/// loop's body evaluates them at each trip, where one emitted before the loop holds one value.
+pub(super) fn emitted_in(block: &Block, out: &mut Vec<Handle<Expression>>) {
+    each_statement(block, &mut |statement| {
+        if let Statement::Emit(range) = statement {
+            out.extend(range.clone());
+        }
+    });
+}
+
 /// The local variable a pointer points into, if it is one.
 pub(super) fn local_root(
     expressions: &naga::Arena<Expression>,

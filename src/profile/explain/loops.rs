@@ -73,3 +73,27 @@ pub(super) fn loops_around(
         }
     })
 }
+
+/// The condition of a loop's leading exit test (`if c {} else { break; }`, as naga writes
+/// `for` and `while`, or `if c { break; }`), else its `break if`; and whether the loop runs
+/// while it holds (the first form) or leaves when it does.
+pub(super) fn exit_condition(
+    body: &Block,
+    break_if: Option<Handle<Expression>>,
+) -> Option<(Handle<Expression>, bool)> {
+    let is_break = |b: &Block| matches!(b.iter().collect::<Vec<_>>()[..], [Statement::Break]);
+    let first = body.iter().find(|s| !matches!(s, Statement::Emit(_)));
+    match first {
+        Some(Statement::If {
+            condition,
+            accept,
+            reject,
+        }) if accept.is_empty() && is_break(reject) => Some((*condition, true)),
+        Some(Statement::If {
+            condition,
+            accept,
+            reject,
+        }) if is_break(accept) && reject.is_empty() => Some((*condition, false)),
+        _ => break_if.map(|c| (c, false)),
+    }
+}
