@@ -15,7 +15,7 @@ pub use judge::{FEW_TIMER_STEPS, RESOLUTION_STEPS, RUN_SHIFT_STEPS, judge};
 
 use std::ops::Range;
 
-use crate::profile::report::{BranchProfile, Estimate, LineProfile};
+use crate::profile::report::{BranchProfile, CostVerdict, Estimate, LineProfile};
 use crate::report::units::format_ns;
 
 /// What a branch's variant does in place of the divergence.
@@ -58,10 +58,17 @@ pub const MAX_CONTROL_OVERHEAD: f64 = 1.5;
 /// Where a pair saved time (`fraction`, each round's saving over its placebo, above 0) and its
 /// placebo ran `placebo_ns` against the kernel alone's `kernel_ns` past
 /// [`MAX_CONTROL_OVERHEAD`]: that the saving is in the variant's time, and about what it is in
-/// the kernel's, as the same share of it.
-pub fn control_overhead(placebo_ns: f64, kernel_ns: f64, fraction: Option<f64>) -> Option<String> {
+/// the kernel's, as the same share of it. Not for a `confounded` saving, which is not the
+/// branch's to put in either time.
+pub fn control_overhead(
+    placebo_ns: f64,
+    kernel_ns: f64,
+    (fraction, verdict): (Option<f64>, CostVerdict),
+) -> Option<String> {
     let ratio = placebo_ns / kernel_ns;
-    let share = fraction.filter(|f| *f > 0.0 && ratio > MAX_CONTROL_OVERHEAD)?;
+    let share = fraction.filter(|f| {
+        *f > 0.0 && ratio > MAX_CONTROL_OVERHEAD && verdict != CostVerdict::Confounded
+    })?;
     Some(format!(
         "the variant's code ran {ratio:.2}x the kernel alone with every lane deciding for itself \
          ({} against {}): its control at the branch (a subgroup broadcast and a load at each \
@@ -263,9 +270,10 @@ mod tests {
     /// both times and a saving in the kernel's time, from its share.
     #[test]
     fn a_placebo_far_slower_than_the_kernel_alone_puts_the_saving_in_the_variants_time() {
-        assert_eq!(control_overhead(1_180.0, 1_000.0, Some(0.5)), None);
-        assert_eq!(control_overhead(1_500.0, 1_000.0, Some(0.5)), None);
-        let why = control_overhead(73_300.0, 25_700.0, Some(0.915)).expect("2.85x");
+        let saved = |fraction| (Some(fraction), CostVerdict::Serialized);
+        assert_eq!(control_overhead(1_180.0, 1_000.0, saved(0.5)), None);
+        assert_eq!(control_overhead(1_500.0, 1_000.0, saved(0.5)), None);
+        let why = control_overhead(73_300.0, 25_700.0, saved(0.915)).expect("2.85x");
         assert!(
             why.starts_with("the variant's code ran 2.85x the kernel alone")
                 && why.contains("(73.3 µs against 25.7 µs)")
@@ -273,7 +281,10 @@ mod tests {
             "{why}"
         );
         // A variant that ran slower saved nothing to put in either time.
-        assert_eq!(control_overhead(73_300.0, 25_700.0, Some(-0.1)), None);
+        assert_eq!(control_overhead(73_300.0, 25_700.0, saved(-0.1)), None);
+        // Nor did one whose saving is not the branch's (it runs no less inside it).
+        let unexplained = (Some(0.1), CostVerdict::Confounded);
+        assert_eq!(control_overhead(311_200.0, 189_400.0, unexplained), None);
     }
 
     fn line(line: u32, executions: u64, active_lanes: u64) -> LineProfile {

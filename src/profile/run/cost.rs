@@ -505,7 +505,7 @@ pub(super) fn apply(
             .collect();
         judged.placebo_ns = (!placebos.is_empty()).then(|| crate::stats::median(&placebos));
         let overhead = (judged.placebo_ns.zip(kernel_ns)).and_then(|(placebo, kernel)| {
-            cost::control_overhead(placebo, kernel, judged.saved_fraction)
+            cost::control_overhead(placebo, kernel, (judged.saved_fraction, judged.verdict))
         });
         if let Some(why) = overhead {
             judged.reason = format!("{}; {why}", judged.reason);
