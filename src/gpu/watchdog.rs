@@ -110,14 +110,30 @@ const COMPILE_HINT: &str = "The driver was still compiling the kernel: try a lar
 /// The label prefix of a pipeline's first run on llvmpipe, which compiles it then.
 pub const FIRST_RUN: &str = "first run of ";
 
+/// The label suffix of a profile's instrumented kernel, whose compile can take many times the
+/// kernel's own.
+pub const INSTRUMENTED: &str = " (instrumented)";
+
+/// Why a compile of the instrumented kernel can run long, as measured.
+const INSTRUMENTED_HINT: &str = " The instrumented form counts in every block and loop of the \
+     kernel and of each function it calls, so it can take many times the kernel's own compile: \
+     on an H100, a 611-line kernel of short loops in functions called from loops compiled in \
+     51 s alone and had not compiled instrumented after 400 s.";
+
 fn exit(w: &Watchdog, what: &str) -> ! {
+    let compiles = what.starts_with("compiling ") || what.starts_with(FIRST_RUN);
+    let instrumented = if compiles && what.ends_with(INSTRUMENTED) {
+        INSTRUMENTED_HINT
+    } else {
+        ""
+    };
     let hint = if what.starts_with("compiling ") {
-        COMPILE_HINT.to_owned()
+        format!("{COMPILE_HINT}{instrumented}")
     } else if what.starts_with(FIRST_RUN) {
         format!(
-            "llvmpipe compiles a kernel when it first runs it, which for a large kernel (its \
-             instrumented form, in a profile) can take minutes: try a larger --timeout, or \
-             another adapter (`divlab adapters`). If it was the run: {}",
+            "llvmpipe compiles a kernel when it first runs it, which for a large kernel can \
+             take minutes: try a larger --timeout, or another adapter (`divlab \
+             adapters`).{instrumented} If it was the run: {}",
             w.hint
         )
     } else {

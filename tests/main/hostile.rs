@@ -89,7 +89,18 @@ fn a_gl_submission_that_outlives_the_timeout_ends_the_process_with_exit_3() {
         .into_iter()
         .chain(run)
         .collect();
-    timed_out(&args, 3);
+    let r = timed_out(&args, 3);
+    // The instrumented form is what compiles long, and the message says so.
+    let says = "`first run of ";
+    assert!(
+        r.stderr.contains(says) && r.stderr.contains("(instrumented)`"),
+        "{r}"
+    );
+    assert!(
+        r.stderr
+            .contains("The instrumented form counts in every block and loop"),
+        "{r}"
+    );
 }
 
 #[test]

@@ -22,7 +22,7 @@ pub(super) struct Run {
 
 /// The label of the instrumented kernel's pipeline and dispatches.
 fn instrumented_label(file: &str) -> String {
-    format!("{file} (instrumented)")
+    format!("{file}{}", crate::gpu::watchdog::INSTRUMENTED)
 }
 
 /// The instrumented dispatch, run once: its counters and lane records read back, and the
