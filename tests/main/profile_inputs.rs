@@ -458,6 +458,44 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) l
     assert!(!message.contains("reads the atomic"), "{message}");
 }
 
+/// A span loop whose length each invocation reads from a texture (a pixel sort's spans): the
+/// message names the texture and the option that fills it, and with that option the kernel
+/// runs to its end.
+#[test]
+fn a_bound_read_from_a_texel_names_the_texture_to_fill() {
+    const SPANS: &str = "\
+@group(0) @binding(0) var spans: texture_2d<u32>;
+@group(0) @binding(1) var<storage, read_write> out: array<u32>;
+
+@compute @workgroup_size(8, 8)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    let span = textureLoad(spans, id.xy, 0).r;
+    var sum = 0u;
+    for (var i = 0u; i < span; i++) { // span
+        sum += i;
+    }
+    out[id.y * 8u + id.x] = sum;
+}
+";
+    let capped = profiled("spans.wgsl", SPANS, |r| r.loop_cap = 1000);
+    let message = capped
+        .cap_hit
+        .expect("random texels run past a cap of 1000");
+    let span = line_of(SPANS, "// span");
+    for part in [
+        format!("spans.wgsl:{span}: an invocation hit the loop cap"),
+        "It reads its bound from `span`, a texel of `spans` at `id.xy`".to_owned(),
+        "pass `--texture spans=values:...` (or `zeros`) with smaller texels there".to_owned(),
+    ] {
+        assert!(message.contains(&part), "no `{part}` in: {message}");
+    }
+    let filled = profiled("spans.wgsl", SPANS, |r| {
+        r.loop_cap = 1000;
+        r.textures.add("--texture spans=values:3,1").unwrap();
+    });
+    assert_eq!(filled.cap_hit, None, "the advice ends the loops");
+}
+
 /// A wait on a workgroup flag that no invocation sets: no fill reaches workgroup memory, so
 /// the message asks for a bound in the kernel alone.
 #[test]

@@ -6,8 +6,8 @@
 //! help here: it follows only what makes a value non-uniform, and a uniform buffer does not.
 
 use naga::{
-    AddressSpace, BinaryOperator, Expression, Function, GlobalVariable, Handle, Module, Scalar,
-    Statement, TypeInner, UnaryOperator,
+    AddressSpace, BinaryOperator, Expression, Function, GlobalVariable, Handle, Module, Statement,
+    TypeInner, UnaryOperator,
 };
 
 use super::ir::{
@@ -18,86 +18,8 @@ use crate::naga_walk::each_statement;
 use crate::profile::kernel::literal_u32;
 use crate::source_map::SourceMap;
 
-/// A loop's bound and where it comes from.
-#[derive(Clone, Debug, PartialEq)]
-pub(super) struct LoopBound {
-    /// The bound as the source writes it (`params.count`).
-    pub text: String,
-    /// The other side of the comparison, which the loop changes (`i`).
-    pub counter: String,
-    /// Where its value comes from.
-    pub source: Source,
-    /// Whether the test is `==` or `!=`: the loop waits for a value (a flag), it does not
-    /// count to a bound.
-    pub equality: bool,
-}
-
-/// Where a loop bound's value comes from.
-#[derive(Clone, Debug, PartialEq)]
-pub(super) enum Source {
-    /// One scalar of a buffer, at a place the kernel names with constants.
-    Scalar {
-        /// The buffer's variable.
-        global: Handle<GlobalVariable>,
-        /// The place, as WGSL writes it (`params.count`, `info.blocks[2]`).
-        path: String,
-        /// Its byte offset in the buffer.
-        offset: u64,
-        /// Its type.
-        scalar: Scalar,
-        /// Whether the bound is computed from it (`params.n * 2u`) rather than the value itself.
-        computed: bool,
-    },
-    /// An element of a buffer at an index that is not a constant (`bounds[gid.x]`).
-    Element {
-        /// The buffer's variable.
-        global: Handle<GlobalVariable>,
-        /// The index, as the source writes it.
-        index: String,
-    },
-    /// The length of a buffer's runtime-sized array (`arrayLength(&data)`).
-    Length {
-        /// The buffer's variable.
-        global: Handle<GlobalVariable>,
-    },
-    /// A built-in input: `global_invocation_id.x`.
-    Builtin(String),
-    /// A constant.
-    Constant,
-    /// `min`, `max` or `clamp` with a constant on the side the loop runs towards
-    /// (`dy <= min(1, dims.y - y - 1)`): never past that constant, whatever the other side holds.
-    Clamped {
-        /// The constant, as the source writes it (`1`).
-        limit: String,
-    },
-    /// A value computed from several inputs (`dims.x * dims.y`, a `var` assigned in several
-    /// places): each input in the order the source reads them, constants left out. Holds no
-    /// `Inputs` and no `Constant`.
-    Inputs(Vec<Source>),
-    /// Something the trace does not follow: what it is.
-    Other(String),
-}
-
-impl Source {
-    /// Whether this names an input the user can change (a buffer's scalar, element or length,
-    /// or a built-in).
-    fn is_input(&self) -> bool {
-        !matches!(
-            self,
-            Source::Constant | Source::Clamped { .. } | Source::Other(_) | Source::Inputs(_)
-        )
-    }
-
-    /// Whether no input can lengthen the loop: a constant bound, one a constant clamps, or the
-    /// subgroup size, which the device fixes.
-    pub(super) fn is_fixed(&self) -> bool {
-        match self {
-            Source::Constant | Source::Clamped { .. } => true,
-            Source::Builtin(builtin) => builtin.starts_with("subgroup_size"),
-            _ => false,
-        }
-    }
-}
+pub(super) use super::source::{LoopBound, Source};
+use super::source::{add_input, one_source};
 
 #[cfg(test)]
 #[path = "bound_tests.rs"]
@@ -288,6 +210,8 @@ impl Trace<'_> {
                 E::FunctionArgument(arg) => self.argument(arg, Some(index), computed, depth),
                 // A part of a workgroup variable: the inputs of what is stored to it.
                 E::WorkGroupUniformLoadResult { .. } => self.source(base, true, depth + 1),
+                // A channel of a texel (`.r`): the texel's.
+                E::ImageLoad { .. } => self.source(base, computed, depth),
                 // `vec2(a, b).x` is `a`, where each component is one scalar.
                 E::Compose { ty, ref components }
                     if matches!(
@@ -306,6 +230,15 @@ impl Trace<'_> {
             E::WorkGroupUniformLoadResult { .. } => match self.uniform_load_of(h) {
                 Some(pointer) => self.place(pointer, Vec::new(), true, depth + 1),
                 None => self.other(h),
+            },
+            E::ImageLoad {
+                image, coordinate, ..
+            } => match self.function.expressions[image] {
+                E::GlobalVariable(global) => Source::Texel {
+                    global,
+                    coordinate: self.text(coordinate),
+                },
+                _ => self.other(h),
             },
             E::ArrayLength(pointer) => match self.root(pointer) {
                 (&E::GlobalVariable(global), _) => Source::Length { global },
@@ -388,6 +321,7 @@ impl Trace<'_> {
             },
             E::AccessIndex { .. }
             | E::FunctionArgument(_)
+            | E::ImageLoad { .. }
             | E::ArrayLength(_)
             | E::WorkGroupUniformLoadResult { .. } => push(self.source(h, true, depth + 1)),
             // A helper's result: every value it returns (`if (flag) { return p.n; } return
@@ -661,35 +595,5 @@ impl Trace<'_> {
             "the variable `{}`, which the kernel assigns in several places",
             name.unwrap_or("?")
         ))
-    }
-}
-
-/// Adds `source` to `out`, once, as `Trace::inputs` gathers them: each input of a source that is
-/// several itself (a workgroup variable's stores), constants left out.
-fn add_input(out: &mut Vec<Source>, source: Source) {
-    let several = match source {
-        Source::Inputs(several) => several,
-        one => vec![one],
-    };
-    for source in several {
-        if source != Source::Constant && !out.contains(&source) {
-            out.push(source);
-        }
-    }
-}
-
-/// The inputs a value is computed from, as one source: the one input where there is one
-/// (computed from it), else [`Source::Inputs`]; `None` where none is an input.
-fn one_source(mut inputs: Vec<Source>) -> Option<Source> {
-    match inputs[..] {
-        _ if !inputs.iter().any(Source::is_input) => None,
-        [Source::Scalar { .. }] => inputs.pop().map(|mut one| {
-            if let Source::Scalar { computed, .. } = &mut one {
-                *computed = true;
-            }
-            one
-        }),
-        [_] => inputs.pop(),
-        _ => Some(Source::Inputs(inputs)),
     }
 }

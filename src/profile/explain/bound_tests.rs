@@ -393,3 +393,27 @@ fn a_helpers_parameter_that_several_calls_pass_is_followed_to_each_argument() {
         ["info.blocks[1].first", "info.dims.y"]
     );
 }
+
+/// A texel's channel, loaded from a texture at coordinates that vary, is that texture's.
+#[test]
+fn a_bound_read_from_a_texture_names_the_texel() {
+    let src = "\
+@group(0) @binding(0) var lengths: texture_storage_2d<r32uint, read>;
+@group(0) @binding(1) var<storage, read_write> data: array<u32>;
+@compute @workgroup_size(8, 8)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    var n: u32 = textureLoad(lengths, id.xy).r;
+    for (var i = 0u; i < n; i++) { // loop
+        data[i] = i;
+    }
+}
+";
+    let module = check_wgsl("k.wgsl", src).unwrap_or_else(|e| panic!("{e}"));
+    let line = marked(src, "// loop");
+    let bound = loop_bound(&module, &module.entry_points[0].function, true, src, line);
+    let source = bound.map(|b| b.source);
+    assert!(
+        matches!(&source, Some(Source::Texel { coordinate, .. }) if coordinate == "id.xy"),
+        "{source:?}"
+    );
+}

@@ -189,6 +189,21 @@ impl<'a> Inputs<'a> {
         })
     }
 
+    /// "a texel of `spans`".
+    fn texel(&self, texture: naga::Handle<naga::GlobalVariable>) -> String {
+        let name = self.module.global_variables[texture].name.as_deref();
+        format!("a texel of `{}`", name.unwrap_or("?"))
+    }
+
+    /// What sets a texture's texels: `--texture spans=values:...`.
+    fn texture_fill(&self, texture: naga::Handle<naga::GlobalVariable>) -> String {
+        let name = self.module.global_variables[texture].name.as_deref();
+        format!(
+            "`--texture {}=values:...` (or `zeros`)",
+            name.unwrap_or("?")
+        )
+    }
+
     /// "reads its bound from ...; pass ...": the sentence after "It".
     fn explain(&self, bound: &LoopBound, loop_cap: u32) -> String {
         let text = &bound.text;
@@ -224,6 +239,16 @@ impl<'a> Inputs<'a> {
                     fill = fill_kind(binding, r),
                 )
             }
+            Source::Texel {
+                global,
+                ref coordinate,
+            } => format!(
+                "reads its bound from `{text}`, {} at `{coordinate}`, which is not a constant, so \
+                 each invocation may get another (random, unless `--texture` filled it); pass {} \
+                 with smaller texels there",
+                self.texel(global),
+                self.texture_fill(global)
+            ),
             Source::Length { global } => {
                 let Some((binding, r)) = self.binding(global) else {
                     return format!("reads its bound from `{text}`, the length of a buffer");
@@ -386,6 +411,17 @@ impl<'a> Inputs<'a> {
                     }
                 }
                 None => only("the length of a buffer".to_owned()),
+            },
+            Source::Texel {
+                global,
+                ref coordinate,
+            } => Described {
+                named: format!(
+                    "{} at `{coordinate}`, which is not a constant",
+                    self.texel(global)
+                ),
+                set: None,
+                advice: Some((self.texture_fill(global), None)),
             },
             Source::Builtin(ref builtin) => Described {
                 named: format!("`{builtin}`"),
