@@ -103,6 +103,20 @@ fn verdicts_follow_the_interval_and_the_work_outside() {
     }
     let foreseen = first_lane(&[(&placebo, &half)], 0.0, predicted(4.0, None));
     assert_eq!(foreseen.verdict, CostVerdict::Serialized, "{foreseen:?}");
+    assert!(!foreseen.reason.contains("prediction"), "{foreseen:?}");
+    // Far above the prediction: the model's average price per slot, and the work outside.
+    let beyond = first_lane(
+        &[(&placebo, &half)],
+        0.008,
+        predicted(1.0, Some([0.9, 1.1])),
+    );
+    assert_eq!(beyond.verdict, CostVerdict::Serialized, "{beyond:?}");
+    for says in [
+        "x the model's prediction (1 ns), which prices each idle lane slot at the kernel's average",
+        "by 0.8% (under the 1% that makes it confounded)",
+    ] {
+        assert!(beyond.reason.contains(says), "{beyond:?}");
+    }
     let moved = first_lane(&[(&placebo, &half)], 0.05, None);
     assert_eq!(moved.verdict, CostVerdict::Confounded);
     let slower = first_lane(&[(&half, &placebo)], 0.0, None);
