@@ -496,6 +496,46 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     assert_eq!(filled.cap_hit, None, "the advice ends the loops");
 }
 
+/// A hash table's linear probe steps its slot at every trip, looking for its key or an empty
+/// slot: on a random table it finds neither, and the message tells it as a probe, with the fill
+/// that gives it empty slots, with which it ends.
+#[test]
+fn a_hash_probe_is_told_as_a_probe_not_a_wait() {
+    const PROBE: &str = "\
+@group(0) @binding(0) var<storage, read_write> keys: array<atomic<u32>, 64>;
+@group(0) @binding(1) var<storage, read_write> out: array<u32>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    var slot = (gid.x * 2654435761u) & 63u;
+    loop { // probe
+        let found = atomicLoad(&keys[slot]);
+        if (found == gid.x + 1u || found == 0u) {
+            break;
+        }
+        slot = (slot + 1u) & 63u;
+    }
+    out[gid.x] = slot;
+}
+";
+    let message = capped_at_1000("probe.wgsl", PROBE, "out=zeros");
+    let probe = line_of(PROBE, "// probe");
+    for part in [
+        format!("probe.wgsl:{probe}: an invocation hit the loop cap"),
+        "reads the atomic `keys` at an index the loop steps (`slot`, line".to_owned(),
+        "a probe, which ends where it finds the entry it looks for".to_owned(),
+        "pass `--buffer keys=...` (zeros, values:...) with the entries it looks for".to_owned(),
+    ] {
+        assert!(message.contains(&part), "no `{part}` in: {message}");
+    }
+    assert!(!message.contains("the wait may never end"), "{message}");
+    let emptied = profiled("probe.wgsl", PROBE, |r| {
+        r.buffers = vec!["keys=zeros".parse().unwrap()];
+        r.loop_cap = 1000;
+    });
+    assert_eq!(emptied.cap_hit, None, "an empty table ends every probe");
+}
+
 /// A wait on a workgroup flag that no invocation sets: no fill reaches workgroup memory, so
 /// the message asks for a bound in the kernel alone.
 #[test]

@@ -448,6 +448,22 @@ impl<'a> Inputs<'a> {
                  keep writing it; the cap also counts the trips of the loops around it"
             );
         }
+        if let Some(step) = &spin.probe {
+            let fill = match self.binding(spin.global) {
+                Some((binding, r)) => format!(
+                    "on its {} it may find none: pass `--buffer {name}=...` (zeros, \
+                     values:...) with the entries it looks for",
+                    fill_kind(binding, r)
+                ),
+                None => "it is workgroup memory, which only the kernel fills".to_owned(),
+            };
+            return format!(
+                "has no bound divlab can trace, but reads the atomic `{name}` at an index the \
+                 loop steps (`{step}`, line {line}: `{code}`): a probe, which ends where it \
+                 finds the entry it looks for (a free slot, a key); {fill}; the cap also counts \
+                 the trips of the loops around it"
+            );
+        }
         let start = match self.binding(spin.global) {
             Some((binding, r)) => format!(
                 "`{name}` started as its {}: pass `--buffer {name}=...` (zeros, values:...) \

@@ -6,7 +6,7 @@ use naga::{
     AtomicFunction, Expression, Function, GlobalVariable, Handle, Module, Statement, TypeInner,
 };
 
-use super::ir::pointer_root;
+use super::ir::{local_root, operands, pointer_root, stored_locals};
 use super::loops::find_loop;
 use crate::naga_walk::each_spanned;
 use crate::shaders::mask_comments;
@@ -27,6 +27,10 @@ pub(super) struct Spin {
     /// with the value last read (an atomic float add), not a wait for a lock's or a flag's
     /// state.
     pub retry: bool,
+    /// The variable the loop steps at every trip that the read's index reads (`slot` in
+    /// `table[slot]`): a probe that moves on at each trip (a hash table's), not a wait on one
+    /// place.
+    pub probe: Option<String>,
 }
 
 /// The first atomic the loop at `line` of `function` reads, by an atomic function or
@@ -62,7 +66,7 @@ pub(super) fn spin_of(
                         _ => false,
                     };
                     let at = atomic_global(module, function, pointer).zip(lines.span_line(span));
-                    at.map(|(global, at)| (global, at, retry))
+                    at.map(|(global, at)| (global, at, retry, pointer))
                 }
                 Statement::Emit(ref range) => range.clone().find_map(|h| {
                     let Expression::Load { pointer } = function.expressions[h] else {
@@ -70,14 +74,25 @@ pub(super) fn spin_of(
                     };
                     let global = atomic_global(module, function, pointer)?;
                     let at = lines.span_line(function.expressions.get_span(h))?;
-                    Some((global, at, false))
+                    Some((global, at, false, pointer))
                 }),
                 _ => None,
             };
             found = read;
         });
     }
-    let (global, at, retry) = found?;
+    let (global, at, retry, pointer) = found?;
+    // Stepped at every trip: stored at the top of the body, or in `continuing`. A look-back
+    // that moves only once the place it waits on is ready stays a wait.
+    let mut stepped: Vec<_> = (body.iter())
+        .filter_map(|statement| match *statement {
+            Statement::Store { pointer, .. } => local_root(&function.expressions, pointer),
+            _ => None,
+        })
+        .collect();
+    stored_locals(continuing, &function.expressions, &mut stepped);
+    let probe = index_local(function, pointer, &stepped)
+        .and_then(|local| function.local_variables[local].name.clone());
     Some(Spin {
         global,
         name: module.global_variables[global]
@@ -91,7 +106,38 @@ pub(super) fn spin_of(
             .trim()
             .to_owned(),
         retry,
+        probe,
     })
+}
+
+/// A local in `locals` that an index on the way to `pointer` reads (`table[slot]`).
+fn index_local(
+    function: &Function,
+    mut pointer: Handle<Expression>,
+    locals: &[Handle<naga::LocalVariable>],
+) -> Option<Handle<naga::LocalVariable>> {
+    let reads = |h: Handle<Expression>| {
+        let mut pending = vec![h];
+        while let Some(h) = pending.pop() {
+            match function.expressions[h] {
+                Expression::LocalVariable(v) if locals.contains(&v) => return Some(v),
+                ref e => operands(e, &mut pending),
+            }
+        }
+        None
+    };
+    loop {
+        match function.expressions[pointer] {
+            Expression::Access { base, index } => {
+                if let Some(v) = reads(index) {
+                    return Some(v);
+                }
+                pointer = base;
+            }
+            Expression::AccessIndex { base, .. } => pointer = base,
+            _ => return None,
+        }
+    }
 }
 
 /// The variable `pointer` points into, where its type holds an atomic.
@@ -161,6 +207,35 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
         let flag = spin(source, 13).expect("the flag's loop");
         assert_eq!((flag.name.as_str(), flag.line), ("flags", 13));
         assert_eq!(spin(source, 14), None);
+    }
+
+    /// A hash probe steps its slot at every trip: a probe. A look-back steps back only once
+    /// the place it waits on is ready: a wait.
+    #[test]
+    fn a_read_at_an_index_stepped_every_trip_is_a_probe() {
+        let source = "\
+@group(0) @binding(0) var<storage, read_write> table: array<atomic<u32>>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    var slot = gid.x;
+    loop {
+        let key = atomicLoad(&table[slot]);
+        if (key == 0u) { break; }
+        slot = (slot + 1u) & 63u;
+    }
+    var back = gid.x;
+    loop {
+        let flag = atomicLoad(&table[back]);
+        if (flag == 2u) { break; }
+        if (flag == 1u) { back -= 1u; }
+    }
+}
+";
+        let probe = spin(source, 6).expect("the probe's loop");
+        assert_eq!(probe.probe.as_deref(), Some("slot"));
+        let wait = spin(source, 12).expect("the look-back's loop");
+        assert_eq!(wait.probe, None, "{wait:?}");
     }
 
     /// An atomic float add by compare-exchange retries with the value it last read: a retry.
