@@ -214,17 +214,17 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     #[test]
     fn a_read_at_an_index_stepped_every_trip_is_a_probe() {
         let source = "\
-@group(0) @binding(0) var<storage, read_write> table: array<atomic<u32>>;
+var<workgroup> table: array<atomic<u32>, 64>;
 
-@compute @workgroup_size(64)
-fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
-    var slot = gid.x;
+@compute @workgroup_size(8, 8)
+fn main(@builtin(local_invocation_index) li: u32) {
+    var slot = li;
     loop {
         let key = atomicLoad(&table[slot]);
         if (key == 0u) { break; }
         slot = (slot + 1u) & 63u;
     }
-    var back = gid.x;
+    var back = li;
     loop {
         let flag = atomicLoad(&table[back]);
         if (flag == 2u) { break; }
