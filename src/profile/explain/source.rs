@@ -72,7 +72,7 @@ pub(super) enum Source {
 
 impl Source {
     /// Whether this names an input the user can change (a buffer's scalar, element or length,
-    /// or a built-in).
+    /// a texel, or a built-in).
     pub(super) fn is_input(&self) -> bool {
         !matches!(
             self,
