@@ -121,8 +121,8 @@ const INSTRUMENTED_HINT: &str = " The instrumented form counts in every block an
      51 s alone and had not compiled instrumented after 400 s.";
 
 fn exit(w: &Watchdog, what: &str) -> ! {
-    let compiles = what.starts_with("compiling ") || what.starts_with(FIRST_RUN);
-    let instrumented = if compiles && what.ends_with(INSTRUMENTED) {
+    // Said only in the two hints for a compile below.
+    let instrumented = if what.ends_with(INSTRUMENTED) {
         INSTRUMENTED_HINT
     } else {
         ""

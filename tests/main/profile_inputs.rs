@@ -31,6 +31,14 @@ fn capped_at_1000(file: &str, source: &str, fill: &str) -> String {
     finished.cap_hit.expect("the loop runs past a cap of 1000")
 }
 
+/// Asserts that `message` holds each of `parts`.
+fn says_each(message: &str, parts: impl IntoIterator<Item = impl AsRef<str>>) {
+    for part in parts {
+        let part = part.as_ref();
+        assert!(message.contains(part), "no `{part}` in: {message}");
+    }
+}
+
 fn line<'a>(p: &'a Profile, source: &str, marker: &str) -> &'a LineProfile {
     util::line(p, line_of(source, marker))
 }
@@ -133,16 +141,17 @@ fn a_capped_loop_names_the_uniform_field_it_reads_its_bound_from() {
     });
     let message = finished.cap_hit.expect("the loop hits the cap");
     let lp = line_of(UNIFORM_BOUND, "// loop");
-    for part in [
-        format!("uniform_bound.wgsl:{lp}: an invocation hit the loop cap in the loop here"),
-        "It reads its bound from `params.count` (values fill: 4000000000)".to_owned(),
-        "pass `--buffer params.count=N` (e.g. `--buffer params.count=128`, the dispatch's 128 \
+    says_each(
+        &message,
+        [
+            format!("uniform_bound.wgsl:{lp}: an invocation hit the loop cap in the loop here"),
+            "It reads its bound from `params.count` (values fill: 4000000000)".to_owned(),
+            "pass `--buffer params.count=N` (e.g. `--buffer params.count=128`, the dispatch's 128 \
          invocations), which sets that scalar alone, or `--buffer params=values:...` with \
          `params.count` as value 1 of 2 in layout order"
-            .to_owned(),
-    ] {
-        assert!(message.contains(&part), "no `{part}` in: {message}");
-    }
+                .to_owned(),
+        ],
+    );
     assert_eq!(finished.profile.loop_cap_line, Some(lp));
 }
 
@@ -361,17 +370,18 @@ fn main(@builtin(local_invocation_index) li: u32) {
     let message = capped_at_1000("tiled.wgsl", TILED, "view=values:4000000000");
     let inner = line_of(TILED, "// inner");
     let outer = line_of(TILED, "// outer");
-    for part in [
-        format!("tiled.wgsl:{inner}: an invocation hit the loop cap"),
-        "It compares `x`, which the loop changes, with `64u`, a constant".to_owned(),
-        format!(
-            "The loop around it at line {outer} reads its bound from `view.shape.x` through \
+    says_each(
+        &message,
+        [
+            format!("tiled.wgsl:{inner}: an invocation hit the loop cap"),
+            "It compares `x`, which the loop changes, with `64u`, a constant".to_owned(),
+            format!(
+                "The loop around it at line {outer} reads its bound from `view.shape.x` through \
              `extent.x` (values fill: 4000000000)"
-        ),
-        "pass `--buffer view.shape.x=N`".to_owned(),
-    ] {
-        assert!(message.contains(&part), "no `{part}` in: {message}");
-    }
+            ),
+            "pass `--buffer view.shape.x=N`".to_owned(),
+        ],
+    );
 }
 
 /// A neighbour scan's loop over the cells beside each one runs at most three trips, however
@@ -446,15 +456,16 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) l
     let message = capped_at_1000("batches.wgsl", BATCHES, "ranges=values:0,4000000000");
     let points = line_of(BATCHES, "// points");
     let batches = line_of(BATCHES, "// batches");
-    for part in [
-        format!("batches.wgsl:{points}: an invocation hit the loop cap"),
-        format!(
-            "The loop around it at line {batches} reads its bound from `batches`, an element \
+    says_each(
+        &message,
+        [
+            format!("batches.wgsl:{points}: an invocation hit the loop cap"),
+            format!(
+                "The loop around it at line {batches} reads its bound from `batches`, an element \
              of `ranges` loaded at the index `wg.x`"
-        ),
-    ] {
-        assert!(message.contains(&part), "no `{part}` in: {message}");
-    }
+            ),
+        ],
+    );
     assert!(!message.contains("reads the atomic"), "{message}");
 }
 
@@ -482,13 +493,14 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
         .cap_hit
         .expect("random texels run past a cap of 1000");
     let span = line_of(SPANS, "// span");
-    for part in [
-        format!("spans.wgsl:{span}: an invocation hit the loop cap"),
-        "It reads its bound from `span`, a texel of `spans` at `id.xy`".to_owned(),
-        "pass `--texture spans=values:...` (or `zeros`) with smaller texels there".to_owned(),
-    ] {
-        assert!(message.contains(&part), "no `{part}` in: {message}");
-    }
+    says_each(
+        &message,
+        [
+            format!("spans.wgsl:{span}: an invocation hit the loop cap"),
+            "It reads its bound from `span`, a texel of `spans` at `id.xy`".to_owned(),
+            "pass `--texture spans=values:...` (or `zeros`) with smaller texels there".to_owned(),
+        ],
+    );
     let filled = profiled("spans.wgsl", SPANS, |r| {
         r.loop_cap = 1000;
         r.textures.add("--texture spans=values:3,1").unwrap();
@@ -520,14 +532,15 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
 ";
     let message = capped_at_1000("probe.wgsl", PROBE, "out=zeros");
     let probe = line_of(PROBE, "// probe");
-    for part in [
-        format!("probe.wgsl:{probe}: an invocation hit the loop cap"),
-        "reads the atomic `keys` at an index the loop steps (`slot`, line".to_owned(),
-        "a probe, which ends where it finds the entry it looks for".to_owned(),
-        "pass `--buffer keys=...` (zeros, values:...) with the entries it looks for".to_owned(),
-    ] {
-        assert!(message.contains(&part), "no `{part}` in: {message}");
-    }
+    says_each(
+        &message,
+        [
+            format!("probe.wgsl:{probe}: an invocation hit the loop cap"),
+            "reads the atomic `keys` at an index the loop steps (`slot`, line".to_owned(),
+            "a probe, which ends where it finds the entry it looks for".to_owned(),
+            "pass `--buffer keys=...` (zeros, values:...) with the entries it looks for".to_owned(),
+        ],
+    );
     assert!(!message.contains("the wait may never end"), "{message}");
     let emptied = profiled("probe.wgsl", PROBE, |r| {
         r.buffers = vec!["keys=zeros".parse().unwrap()];
@@ -555,15 +568,13 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>) {
 ";
     let message = capped_at_1000("wait.wgsl", WAIT, "out=zeros");
     let wait = line_of(WAIT, "// wait");
-    for part in [
+    says_each(&message, [
         format!("wait.wgsl:{wait}: an invocation hit the loop cap"),
         "reads the atomic `ready` at each trip".to_owned(),
         "`ready` is workgroup memory, zero when the workgroup starts, so no option changes it: \
          give the wait a bound in the kernel. The profile"
             .to_owned(),
-    ] {
-        assert!(message.contains(&part), "no `{part}` in: {message}");
-    }
+    ]);
 }
 
 /// A look-back: a wait on another workgroup's flag (`while (ready == 0u)`), told as the wait
@@ -597,13 +608,14 @@ fn main(@builtin(local_invocation_index) li: u32, @builtin(workgroup_id) wg: vec
     );
     let message = capped_at_1000("wait.wgsl", &alone, "flags=zeros");
     let wait = line_of(&alone, "// wait");
-    for part in [
-        format!("wait.wgsl:{wait}: an invocation hit the loop cap"),
-        format!("It {spin}"),
-        "`flags` started as its zeros fill".to_owned(),
-    ] {
-        assert!(message.contains(&part), "no `{part}` in: {message}");
-    }
+    says_each(
+        &message,
+        [
+            format!("wait.wgsl:{wait}: an invocation hit the loop cap"),
+            format!("It {spin}"),
+            "`flags` started as its zeros fill".to_owned(),
+        ],
+    );
     // At least 400 tries per wait, so that the cap of 1000 falls in the tries.
     let tries = look_back(
         "        for (var t = 0u; t < sg * 100u; t++) { // tries
@@ -615,18 +627,19 @@ fn main(@builtin(local_invocation_index) li: u32, @builtin(workgroup_id) wg: vec
         }",
     );
     let message = capped_at_1000("retry.wgsl", &tries, "flags=zeros");
-    for part in [
-        format!(
-            "retry.wgsl:{}: an invocation hit the loop cap",
-            line_of(&tries, "// tries")
-        ),
-        "It reads its bound from `sg * 100u`, the subgroup size (`subgroup_size`), which the \
+    says_each(
+        &message,
+        [
+            format!(
+                "retry.wgsl:{}: an invocation hit the loop cap",
+                line_of(&tries, "// tries")
+            ),
+            "It reads its bound from `sg * 100u`, the subgroup size (`subgroup_size`), which the \
          device fixes: no option changes this loop's trips"
-            .to_owned(),
-        format!("The loop around it at line {wait} {spin}"),
-    ] {
-        assert!(message.contains(&part), "no `{part}` in: {message}");
-    }
+                .to_owned(),
+            format!("The loop around it at line {wait} {spin}"),
+        ],
+    );
 }
 
 /// The same in a helper: the loop around its call is named.
@@ -768,14 +781,15 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     })
     .cap_hit
     .expect("4e9 trips hit the cap");
-    for part in [
-        "It reads its bound from `p.count` (values fill: 4000000000)",
-        "pass `--buffer p.count=N` (e.g. `--buffer p.count=64`, the dispatch's 64 invocations), \
+    says_each(
+        &message,
+        [
+            "It reads its bound from `p.count` (values fill: 4000000000)",
+            "pass `--buffer p.count=N` (e.g. `--buffer p.count=64`, the dispatch's 64 invocations), \
          which sets that scalar alone, or `--buffer p=values:...` with `p.count` as value 2 of 2 \
          in layout order",
-    ] {
-        assert!(message.contains(part), "no `{part}` in: {message}");
-    }
+        ],
+    );
     let finished = profiled("second.wgsl", SECOND, |r| {
         r.buffers = [fill, "p.count=64"].map(|s| s.parse().unwrap()).to_vec();
     });

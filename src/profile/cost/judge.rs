@@ -101,7 +101,7 @@ pub fn judge(
         {
             (
                 CostVerdict::Confounded,
-                faster_though_no_work_dropped(predicted),
+                faster_though_no_work_dropped(predicted.map_or(0.0, |p| p.ns)),
             )
         }
         (Some(_), Some(i), _, _) if above(&i) => {
@@ -392,19 +392,18 @@ fn beyond_prediction(
 }
 
 /// Why a variant that ran faster, though the model has it running no less inside its branch
-/// (`predicted` at most 0), is `confounded`: the divergent paths serializing cannot save time
-/// where the variant drops none of their work. On an H100, two decisions of a top-k sampler
-/// whose variant ran 92 ns and 3.5 µs more saved 352 ns and 64 ns.
-fn faster_though_no_work_dropped(predicted: Option<Estimate>) -> String {
-    let foreseen = match predicted {
-        Some(p) if p.ns < 0.0 => format!(
+/// (`predicted_ns` at most 0), is `confounded`: the divergent paths serializing cannot save
+/// time where the variant drops none of their work. On an H100, two decisions of a top-k
+/// sampler whose variant ran 92 ns and 3.5 µs more saved 352 ns and 64 ns.
+fn faster_though_no_work_dropped(predicted_ns: f64) -> String {
+    let foreseen = if predicted_ns < 0.0 {
+        format!(
             "it runs more inside the branch ({} more, as the lanes that follow the first one \
              take the longer path)",
-            format_ns(-p.ns)
-        ),
-        _ => {
-            "it drops no work inside the branch (the side its first lane skips is empty)".to_owned()
-        }
+            format_ns(-predicted_ns)
+        )
+    } else {
+        "it drops no work inside the branch (the side its first lane skips is empty)".to_owned()
     };
     format!(
         "the variant ran faster (the saving's 95% interval lies above zero), though the model \

@@ -560,8 +560,8 @@ impl Trace<'_> {
             };
             parts.push(part);
         }
-        if let [one] = &mut parts[..] {
-            return std::mem::replace(one, Source::Constant);
+        if parts.len() == 1 {
+            return parts.remove(0);
         }
         let other = parts
             .iter()

@@ -1,12 +1,12 @@
 //! What a profile tells the user about its kernel and inputs, read statically from the one
 //! parsed [`Kernel`] and the fills the run resolved: where a loop that hit the cap reads its
 //! bound from, with the value the run used and what to pass instead (`cap.rs`, from the trace
-//! in `bound.rs` and `bound_params.rs`, its findings' types in `source.rs`, with the small IR reads in `ir.rs` and the loops around
-//! a line in `loops.rs`); which integer fields of a uniform buffer the default fill set, and
-//! what it inferred from the code (`defaults.rs`, `infer.rs`); which atomic a loop that hit the
-//! cap without such a bound waits on (`spin.rs`); the notes on the counts and the uniformity
-//! rules (`notes.rs`); and where llvmpipe's limit on nested conditions makes the deepest lines'
-//! counts wrong (`nesting.rs`).
+//! in `bound.rs` and `bound_params.rs`, its findings' types in `source.rs`, with the small IR
+//! reads in `ir.rs` and the loops around a line in `loops.rs`); which integer fields of a
+//! uniform buffer the default fill set, and what it inferred from the code (`defaults.rs`,
+//! `infer.rs`); which atomic a loop that hit the cap without such a bound waits on, retries or
+//! probes (`spin.rs`); the notes on the counts and the uniformity rules (`notes.rs`); and where
+//! llvmpipe's limit on nested conditions makes the deepest lines' counts wrong (`nesting.rs`).
 
 mod bound;
 mod cap;
