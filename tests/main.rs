@@ -55,6 +55,8 @@ mod profile_cost;
 mod profile_documents;
 #[path = "main/profile_figures.rs"]
 mod profile_figures;
+#[path = "main/profile_fixed.rs"]
+mod profile_fixed;
 #[path = "main/profile_inputs.rs"]
 mod profile_inputs;
 #[path = "main/profile_invariant.rs"]

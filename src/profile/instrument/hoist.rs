@@ -11,7 +11,7 @@ use super::Pass;
 use super::count::{Share, Total, VotedIf};
 use super::emit::Emitter;
 use super::layout::Word;
-use super::sites::{BlockKind, Opener};
+use super::sites::{BlockKind, Derived, Opener};
 use super::walk::TripIf;
 
 impl Pass<'_> {
@@ -85,6 +85,59 @@ impl Pass<'_> {
                 self.count_link(fx, link, figures, lane, &mut counts, out);
             }
         }
+        for trip_if in trip_ifs {
+            self.count_after_trips(fx, trip_if, figures, &mut counts, out);
+        }
+        self.count_bounded(fx, &counts, self.wide.flushed, out);
+    }
+
+    /// After a fixed loop (`fixed.rs`) standing in block `from`: its counted `continuing`, its
+    /// exit `break` and its exit test derived on the host from `from`'s counts (its body's were
+    /// before the body was walked), and the `if`s at the top of its body counted from their
+    /// sums, with its trips as every lane's.
+    pub(super) fn count_fixed(
+        &mut self,
+        fx: &mut Emitter<'_>,
+        (lp, (from, trips)): (usize, (usize, u32)),
+        continuing: Option<usize>,
+        trip_ifs: &[TripIf],
+        out: &mut Block,
+    ) {
+        let exit = self.sites.loops[lp]
+            .exit_test
+            .expect("a hoisted loop has an exit test");
+        let leave = self.sites.exit_break(exit);
+        let derived = &mut self.sites.derived;
+        if let Some(block) = continuing {
+            derived.push(Derived::Scaled {
+                block,
+                from,
+                times: trips,
+            });
+        }
+        derived.extend([
+            Derived::Scaled {
+                block: leave,
+                from,
+                times: 1,
+            },
+            Derived::ExitTest {
+                branch: exit,
+                from,
+                times: trips + 1,
+            },
+        ]);
+        if trip_ifs.is_empty() {
+            return;
+        }
+        let ran = fx.literal(Literal::U32(trips), out);
+        let most = fx.literal(Literal::U32(trips + 1), out);
+        let figures = Trips {
+            most,
+            most_ran: ran,
+            ran,
+        };
+        let mut counts = Vec::new();
         for trip_if in trip_ifs {
             self.count_after_trips(fx, trip_if, figures, &mut counts, out);
         }

@@ -111,6 +111,34 @@ pub struct LoopSite {
     pub enclosing: Opener,
     /// Whether its `continuing` ends in a `break if`, a way out that no branch site counts.
     pub break_if: bool,
+    /// The trips every lane runs, where the host knows them (a counter from a constant to a
+    /// constant by a constant step: `fixed.rs`): the loop is counted on the host from the
+    /// block it stands in ([`Derived`]).
+    pub fixed_trips: Option<u32>,
+}
+
+/// A count the host makes from others once the counters are read
+/// ([`super::Instrumented::read_counters`]), in the order the pass found them: a count's
+/// sources are complete when it is reached.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Derived {
+    /// A function body whose every call sits in a counted block: the sum of those blocks' counts
+    /// (one per call).
+    Calls { block: usize, callers: Vec<usize> },
+    /// A block of a loop of fixed trips (its body, counted `continuing` and exit `break`):
+    /// `times` the counts of block `from`, where the loop stands.
+    Scaled {
+        block: usize,
+        from: usize,
+        times: u32,
+    },
+    /// A fixed loop's exit test: evaluated `times` (its trips + 1) per execution of block
+    /// `from`, never divergent (every lane's counter holds the same value).
+    ExitTest {
+        branch: usize,
+        from: usize,
+        times: u32,
+    },
 }
 
 /// The sites numbered so far, in counter order, and what the host derives from them.
@@ -124,7 +152,7 @@ pub(super) struct Sites {
     /// runs in a loop.
     pub call_sites: Vec<(Handle<Function>, Option<usize>, bool)>,
     /// See [`super::Instrumented::derived`].
-    pub derived: Vec<(usize, Vec<usize>)>,
+    pub derived: Vec<Derived>,
 }
 
 impl Sites {
@@ -162,6 +190,7 @@ impl Sites {
             function: function.to_owned(),
             enclosing,
             break_if: false,
+            fixed_trips: None,
         });
         self.loops.len() - 1
     }

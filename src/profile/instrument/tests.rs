@@ -46,7 +46,7 @@ fn unused() -> u32 {
 }
 ";
 
-fn run(source: &str, subgroups: bool, loop_cap: u32) -> Instrumented {
+pub(super) fn run(source: &str, subgroups: bool, loop_cap: u32) -> Instrumented {
     let prepared = prepare_for_naga(source);
     let module = check_wgsl("test.wgsl", &prepared).expect("test kernel");
     let opts = InstrumentOptions {
@@ -160,6 +160,7 @@ fn sites_lines_and_round_trip() {
             function: "main".to_owned(),
             enclosing: Opener::Function,
             break_if: false,
+            fixed_trips: None,
         }]
     );
     assert_eq!(out.counter_words, HEADER_WORDS + 4 * 17 + 4 * 5 + 1);
@@ -180,7 +181,11 @@ fn sites_lines_and_round_trip() {
         assert!(out.wgsl.contains(op), "no {op} in\n{}", out.wgsl);
     }
     // `helper` is called only in the `for` body (block 9): counted on the host from it.
-    assert_eq!(out.derived, [(13, vec![9])]);
+    let calls = Derived::Calls {
+        block: 13,
+        callers: vec![9],
+    };
+    assert_eq!(out.derived, [calls]);
     // The `for` loop's counts are hoisted out of it: no subgroup operation runs per trip.
     let cap = out.wgsl.find("> 1000u").expect("the for loop's cap check");
     let at = out.wgsl[..cap].rfind("loop {").expect("the for loop");
@@ -274,10 +279,10 @@ fn main(@builtin(local_invocation_index) li: u32) {
     };
     assert_eq!(
         out.derived,
-        [
-            (function_body("mid"), vec![body_of("main")]),
-            (function_body("leaf"), vec![body_of("mid")]),
-        ]
+        [("mid", "main"), ("leaf", "mid")].map(|(callee, caller)| Derived::Calls {
+            block: function_body(callee),
+            callers: vec![body_of(caller)],
+        })
     );
     let continuing: Vec<&BlockSite> = out
         .blocks

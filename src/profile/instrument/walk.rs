@@ -2,6 +2,7 @@
 //! sites and asking the counting, cap and `--lanes` code for what each site adds.
 
 use std::cell::Cell;
+use std::collections::HashSet;
 
 use naga::{
     BinaryOperator, Block, Expression, Function, Handle, LocalVariable, Module, Span, Statement,
@@ -15,9 +16,11 @@ use super::control::{self, Sides, hoistable, may_leave, reachable_functions, spl
 use super::count::VotedIf;
 use super::elect::Election;
 use super::emit::{Emitter, Patches};
+use super::fixed;
 use super::hoist::mark_failed_links;
 use super::sites::{
-    BlockKind, BlockSite, BranchKind, LetSpans, Opener, borrowed_let_spans, decl_line, own_lines,
+    BlockKind, BlockSite, BranchKind, Derived, LetSpans, Opener, borrowed_let_spans, decl_line,
+    own_lines,
 };
 
 /// Where the walk is in the function being instrumented.
@@ -50,6 +53,13 @@ pub(super) struct Walk {
     pub chains: Chains,
     /// Where the function's `let`s of a borrowed span are written (`sites::own_lines`).
     pub lets: LetSpans,
+    /// The statement before the one being walked in its block, when it is a store (`Emit`s
+    /// aside): a fixed loop's counter may start there (`fixed.rs`).
+    pub stored_before: Option<(Handle<Expression>, Handle<Expression>)>,
+    /// Inside a loop of the function being walked.
+    pub in_loop: bool,
+    /// The function's locals written by one statement alone (`fixed::written_once`).
+    pub written_once: HashSet<Handle<LocalVariable>>,
 }
 
 impl Walk {
@@ -65,6 +75,9 @@ impl Walk {
             election: Cell::new(None),
             chains: Chains::default(),
             lets,
+            stored_before: None,
+            in_loop: false,
+            written_once: HashSet::new(),
         }
     }
 }
@@ -155,10 +168,12 @@ impl Pass<'_> {
                     .collect::<Option<Vec<usize>>>()
             })
             .flatten();
+        let written_once = fixed::written_once(function);
         let body = std::mem::take(&mut function.body);
         let mut fx = Emitter::new(function, self.g.u32_ty, self.g.bool_ty);
         fx.ballot_words = self.opts.ballot_words;
         self.at = Walk::new(name, is_entry, lets);
+        self.at.written_once = written_once;
         self.at.hot = calls.iter().any(|&(_, hot)| hot);
         let first =
             own_lines(&self.lines, (fx.function, &self.at.lets), &body).map_or(1, |(l, _)| l);
@@ -168,11 +183,13 @@ impl Pass<'_> {
             counted_elsewhere: derived_from.is_some(),
             ..Entry::default()
         };
+        // Before the body's own derived counts, which may be made from it.
+        if let Some(callers) = derived_from {
+            let block = index;
+            self.sites.derived.push(Derived::Calls { block, callers });
+        }
         let site = (BlockKind::FunctionBody, Opener::Function, line);
         let mut new_body = self.block(&mut fx, body, site, entry);
-        if let Some(sources) = derived_from {
-            self.sites.derived.push((index, sources));
-        }
         if is_entry && !matches!(new_body.last(), Some(Statement::Return { .. })) {
             self.flush(&mut fx, &mut new_body);
             fx.flush(&mut new_body);
@@ -217,6 +234,7 @@ impl Pass<'_> {
         }
         let mut out = Block::with_capacity(block.len() + 8);
         let parent_election = self.at.election.take();
+        self.at.stored_before = None;
         if let Some(check) = entry.cap_check {
             self.cap_check(fx, check, &mut out);
         }
@@ -332,6 +350,11 @@ impl Pass<'_> {
         let line = self.lines.span_lines(span).map_or(0, |(l, _)| l);
         // The election in force after a statement that is not straight-line.
         let mut after = None;
+        let stored = match statement {
+            Statement::Store { pointer, value } => Some(Some((pointer, value))),
+            Statement::Emit(_) => None,
+            _ => Some(None),
+        };
         // After these the lanes that run on are those that ran before.
         let straight_line = matches!(
             statement,
@@ -395,6 +418,9 @@ impl Pass<'_> {
         }
         if !straight_line {
             self.at.election.set(after);
+        }
+        if let Some(stored) = stored {
+            self.at.stored_before = stored;
         }
         fx.span = saved;
     }
@@ -524,8 +550,9 @@ impl Pass<'_> {
         fx.statement(Statement::Switch { selector, cases }, out);
     }
 
-    /// A loop: its cap check (and, when hoisted, its own trip counter), its body and `continuing` as block sites (in the
-    /// private counts: they run per trip), and, when it is hoisted, its counts after it.
+    /// A loop: its cap check (and, when hoisted, its own trip counter), its body and
+    /// `continuing` as block sites (in the private counts: they run per trip), and, when it is
+    /// hoisted, its counts after it; a fixed one is counted on the host (`fixed.rs`).
     fn walk_loop(
         &mut self,
         fx: &mut Emitter<'_>,
@@ -548,14 +575,24 @@ impl Pass<'_> {
             None
         };
         let hoisted = links.is_some();
-        let check = self.new_cap_check(fx, lp, hoisted, out);
+        let fixed = match links {
+            Some(0) => self.fixed(fx, lp, (&body, &continuing)),
+            _ => None,
+        };
+        let check = self.new_cap_check(fx, lp, hoisted && fixed.is_none(), out);
         let failed_link = match links {
             Some(links) if links > 0 => Some(self.new_failed_link(fx, lp, links, out)),
             _ => None,
         };
         let opener = Opener::Loop(lp);
         let outer_hot = std::mem::replace(&mut self.at.hot, true);
+        let outer_in_loop = std::mem::replace(&mut self.at.in_loop, true);
         let body_site = self.sites.blocks.len();
+        if let Some((from, times)) = fixed {
+            // Before the body, whose fixed loops may be counted from it.
+            let block = body_site;
+            (self.sites.derived).push(Derived::Scaled { block, from, times });
+        }
         let site = (BlockKind::LoopBody, opener, line);
         let entry = Entry {
             cap_check: Some(check),
@@ -579,6 +616,7 @@ impl Pass<'_> {
         };
         let continuing = self.block(fx, continuing, site, entry);
         self.at.hot = outer_hot;
+        self.at.in_loop = outer_in_loop;
         let statement = Statement::Loop {
             body,
             continuing,
@@ -589,8 +627,12 @@ impl Pass<'_> {
             let site = &self.sites.blocks[continuing_site];
             let counted = !site.empty && site.lines != (line..=line);
             let blocks = [Some(body_site), counted.then_some(continuing_site)];
-            let trips = check.trips.expect("a hoisted loop counts its own trips");
-            self.count_hoisted(fx, (lp, trips, failed_link), blocks, &trip_ifs, out);
+            if let Some(fixed) = fixed {
+                self.count_fixed(fx, (lp, fixed), blocks[1], &trip_ifs, out);
+            } else {
+                let trips = check.trips.expect("a hoisted loop counts its own trips");
+                self.count_hoisted(fx, (lp, trips, failed_link), blocks, &trip_ifs, out);
+            }
         }
     }
 }

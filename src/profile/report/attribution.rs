@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use super::{BranchProfile, Clause, LineProfile};
 use crate::profile::instrument::{
-    BlockCounts, BlockKind, BranchKind, ClauseSite, Counters, Instrumented, Opener,
+    BlockCounts, BlockKind, BranchKind, ClauseSite, Counters, Instrumented, LoopSite, Opener,
 };
 use crate::uniformity::{Analysis, Verdict};
 
@@ -536,6 +536,30 @@ pub fn loop_lines_note(lines: &[LineProfile], branches: &[BranchProfile]) -> Opt
         "{list}: a loop's own line counts the subgroup executions that reached the loop, once \
          per entry, and its body's lines count its trips, so a body runs more often, and with \
          other lanes active, than the line of the loop that guards it"
+    ))
+}
+
+/// In a run the loop cap cut short, a note on the loops of fixed trips: they are counted on
+/// the host, as their trips times the lanes that reached them, so where the cap cut one short
+/// its lines count trips that did not run.
+pub fn capped_fixed_loops_note(loops: &[LoopSite]) -> Option<String> {
+    let lines: Vec<String> = loops
+        .iter()
+        .filter(|l| l.fixed_trips.is_some())
+        .map(|l| l.line.to_string())
+        .collect();
+    let (last, rest) = lines.split_last()?;
+    let list = if rest.is_empty() {
+        format!("the loop of fixed trips on line {last} is")
+    } else {
+        format!(
+            "the loops of fixed trips on lines {} and {last} are",
+            rest.join(", ")
+        )
+    };
+    Some(format!(
+        "{list} counted from its trips, known before the run, times the lanes that reached it: \
+         where the cap cut such a loop short, its lines count trips that did not run"
     ))
 }
 

@@ -101,6 +101,8 @@ pub(super) fn finished(
     // The cross-checks compare the counts with a whole run; a capped one was cut short.
     if cap_hit.is_none() {
         notes.extend(cross_checks);
+    } else {
+        notes.extend(report::capped_fixed_loops_note(&instrumented.loops));
     }
     let cap_line = counts.cap_hit.map(|l| instrumented.loops[l].line);
     let profile = Profile {

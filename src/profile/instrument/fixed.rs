@@ -1,0 +1,377 @@
+//! Loops of fixed trips: a `for` whose counter runs from a constant to a constant by a constant
+//! step, written nowhere else, runs as many trips in every lane, and that number is known
+//! before the kernel runs. Its counts are then those of the block it stands in, times its
+//! trips ([`super::Derived`]): the pass counts nothing per trip and nothing after it but its
+//! top-level `if`s. A hoisted loop's counts after it (`hoist.rs`) cost about 15 subgroup
+//! operations; a kernel of many short fixed loops in functions called from loops (a big-integer
+//! library's limb loops) had so many of them, inlined into every call, that its instrumented
+//! form did not compile in 400 s on an H100.
+
+use std::collections::{HashMap, HashSet};
+
+use naga::{
+    BinaryOperator, Block, Constant, Expression, Function, Handle, Literal, LocalVariable,
+    Statement,
+};
+
+use super::Pass;
+use super::emit::Emitter;
+use crate::naga_walk::each_statement;
+
+/// The module's constants whose value is a `u32` or `i32` literal, which a loop's bounds may
+/// name.
+pub(super) type Constants = HashMap<Handle<Constant>, Literal>;
+
+/// The constants of `module` that [`fixed_trips`] can read.
+pub(super) fn integer_constants(module: &naga::Module) -> Constants {
+    module
+        .constants
+        .iter()
+        .filter_map(
+            |(handle, constant)| match module.global_expressions[constant.init] {
+                Expression::Literal(literal @ (Literal::U32(_) | Literal::I32(_))) => {
+                    Some((handle, literal))
+                }
+                _ => None,
+            },
+        )
+        .collect()
+}
+
+/// Where a loop stands, as [`fixed_trips`] reads it.
+struct LoopPlace<'a> {
+    pub function: &'a Function,
+    pub constants: &'a Constants,
+    /// The statement just before the loop in its block, when it is a store: `(pointer, value)`.
+    pub stored_before: Option<(Handle<Expression>, Handle<Expression>)>,
+    /// Whether the loop is inside another loop of its function.
+    pub in_loop: bool,
+    /// The function's locals written by one statement alone ([`written_once`]).
+    pub written_once: &'a HashSet<Handle<LocalVariable>>,
+    /// The loop cap: a loop of more trips is cut by it and not fixed.
+    pub cap: u32,
+}
+
+impl Pass<'_> {
+    /// Whether loop `lp` (hoistable, its test without `&&` links) is fixed: if so, the block
+    /// it stands in, whose counts its own are made from, and its trips, which its site records.
+    pub(super) fn fixed(
+        &mut self,
+        fx: &Emitter<'_>,
+        lp: usize,
+        (body, continuing): (&Block, &Block),
+    ) -> Option<(usize, u32)> {
+        let from = self.at.in_force?;
+        let place = LoopPlace {
+            function: fx.function,
+            constants: &self.constants,
+            stored_before: self.at.stored_before,
+            in_loop: self.at.in_loop,
+            written_once: &self.at.written_once,
+            cap: self.opts.loop_cap,
+        };
+        let trips = fixed_trips(&place, body, continuing)?;
+        self.sites.loops[lp].fixed_trips = Some(trips);
+        Some((from, trips))
+    }
+}
+
+/// The trips of a hoistable loop (`control::hoistable`, without `&&` links) whose exit test
+/// (the first statement of `body` but `Emit`s) compares a local counter with a constant, whose
+/// `continuing` only steps the counter by a constant, and whose counter starts at a constant:
+/// stored just before the loop, or the local's initializer where the loop is in no other loop
+/// and nothing else stores the counter. Nothing in the body may write the counter (no store,
+/// no pointer passed to a call), and the counter may not wrap before the test fails.
+fn fixed_trips(place: &LoopPlace<'_>, body: &Block, continuing: &Block) -> Option<u32> {
+    let expressions = &place.function.expressions;
+    let counter_of = |pointer: Handle<Expression>| match expressions[pointer] {
+        Expression::LocalVariable(local) => Some(local),
+        _ => None,
+    };
+    let loaded = |e: Handle<Expression>| match expressions[e] {
+        Expression::Load { pointer } => counter_of(pointer),
+        _ => None,
+    };
+    let constant = |e: Handle<Expression>| match expressions[e] {
+        Expression::Literal(literal) => integer(literal),
+        Expression::Constant(c) => place.constants.get(&c).copied().and_then(integer),
+        _ => None,
+    };
+    // The exit test: `if counter OP bound {} else { break; }` (or the `break` on the accept side).
+    let Some(Statement::If {
+        condition, accept, ..
+    }) = body.iter().find(|s| !matches!(s, Statement::Emit(_)))
+    else {
+        return None;
+    };
+    let Expression::Binary { op, left, right } = expressions[*condition] else {
+        return None;
+    };
+    let (counter, op, bound) = match (loaded(left), loaded(right)) {
+        (Some(counter), None) => (counter, op, constant(right)?),
+        (None, Some(counter)) => (counter, mirrored(op)?, constant(left)?),
+        _ => return None,
+    };
+    let goes_on_while = accept.is_empty();
+    // `continuing`: `counter = counter + step` (or `step + counter`, or `counter - step`).
+    let mut steps = continuing
+        .iter()
+        .filter(|s| !matches!(s, Statement::Emit(_)));
+    let (Some(Statement::Store { pointer, value }), None) = (steps.next(), steps.next()) else {
+        return None;
+    };
+    if counter_of(*pointer) != Some(counter) {
+        return None;
+    }
+    let Expression::Binary {
+        op: step_op,
+        left,
+        right,
+    } = expressions[*value]
+    else {
+        return None;
+    };
+    let step = match (
+        step_op,
+        loaded(left) == Some(counter),
+        loaded(right) == Some(counter),
+    ) {
+        (BinaryOperator::Add, true, false) => constant(right)?,
+        (BinaryOperator::Add, false, true) => constant(left)?,
+        (BinaryOperator::Subtract, true, false) => constant(right)?.negated(),
+        _ => return None,
+    };
+    let start = match place.stored_before {
+        Some((pointer, value)) if counter_of(pointer) == Some(counter) => constant(value)?,
+        _ if !place.in_loop && place.written_once.contains(&counter) => {
+            constant(place.function.local_variables[counter].init?)?
+        }
+        _ => return None,
+    };
+    // The loop's own writes of the counter: the step alone.
+    if stores(body, expressions, counter) != 0 || stores(continuing, expressions, counter) != 1 {
+        return None;
+    }
+    let same_kind = start.signed == bound.signed && start.signed == step.signed;
+    let trips = same_kind
+        .then(|| trips(start, step.value, (op, bound.value), goes_on_while))
+        .flatten()?;
+    u32::try_from(trips).ok().filter(|&t| t <= place.cap)
+}
+
+/// The locals of `function` that one statement alone writes (a store, or a call handed a
+/// pointer to it), read before the walk takes the body apart: a loop counter among them, where
+/// the loop is in no other loop, starts at its initializer.
+pub(super) fn written_once(function: &Function) -> HashSet<Handle<LocalVariable>> {
+    function
+        .local_variables
+        .iter()
+        .map(|(local, _)| local)
+        .filter(|&local| stores(&function.body, &function.expressions, local) == 1)
+        .collect()
+}
+
+/// How many statements of `block` (nested ones too) write `counter`: stores to it and calls
+/// that are handed a pointer to it (which count as writes, whatever the callee does).
+fn stores(
+    block: &Block,
+    expressions: &naga::Arena<Expression>,
+    counter: Handle<LocalVariable>,
+) -> usize {
+    let is_counter = |e: &Handle<Expression>| matches!(expressions[*e], Expression::LocalVariable(l) if l == counter);
+    let mut count = 0;
+    each_statement(block, &mut |statement| match statement {
+        Statement::Store { pointer, .. } if is_counter(pointer) => count += 1,
+        Statement::Call { arguments, .. } if arguments.iter().any(is_counter) => count += 1,
+        _ => {}
+    });
+    count
+}
+
+/// An integer constant of the loop, with whether it is an `i32`.
+#[derive(Clone, Copy)]
+struct Integer {
+    value: i64,
+    signed: bool,
+}
+
+impl Integer {
+    fn negated(self) -> Self {
+        Self {
+            value: -self.value,
+            ..self
+        }
+    }
+}
+
+fn integer(literal: Literal) -> Option<Integer> {
+    match literal {
+        Literal::U32(v) => Some(Integer {
+            value: i64::from(v),
+            signed: false,
+        }),
+        Literal::I32(v) => Some(Integer {
+            value: i64::from(v),
+            signed: true,
+        }),
+        _ => None,
+    }
+}
+
+/// `bound OP counter` as `counter OP' bound`.
+fn mirrored(op: BinaryOperator) -> Option<BinaryOperator> {
+    use BinaryOperator as B;
+    Some(match op {
+        B::Less => B::Greater,
+        B::LessEqual => B::GreaterEqual,
+        B::Greater => B::Less,
+        B::GreaterEqual => B::LessEqual,
+        B::Equal | B::NotEqual => op,
+        _ => return None,
+    })
+}
+
+/// The trips of a counter from `start` by `step` while `counter OP bound` holds (fails, when
+/// `!goes_on_while`): `None` where it would wrap around its type first, or never end.
+fn trips(
+    start: Integer,
+    step: i64,
+    (op, bound): (BinaryOperator, i64),
+    goes_on_while: bool,
+) -> Option<u64> {
+    use BinaryOperator as B;
+    let (min, max) = if start.signed {
+        (i64::from(i32::MIN), i64::from(i32::MAX))
+    } else {
+        (0, i64::from(u32::MAX))
+    };
+    let holds = |i: i64| {
+        let test = match op {
+            B::Less => i < bound,
+            B::LessEqual => i <= bound,
+            B::Greater => i > bound,
+            B::GreaterEqual => i >= bound,
+            B::Equal => i == bound,
+            B::NotEqual => i != bound,
+            _ => unreachable!("not a comparison"),
+        };
+        test == goes_on_while
+    };
+    if !matches!(
+        op,
+        B::Less | B::LessEqual | B::Greater | B::GreaterEqual | B::Equal | B::NotEqual
+    ) || step == 0
+    {
+        return None;
+    }
+    // The counter moves one way and each test is a threshold or one value, so the first test
+    // that fails is the first, or the first at or past `bound - 1`, `bound` or `bound + 1`.
+    let reaches = |target: i64| {
+        let distance = (target - start.value) * step.signum();
+        (distance >= 0).then(|| (distance + step.abs() - 1) / step.abs())
+    };
+    let end = [
+        Some(0),
+        reaches(bound - 1),
+        reaches(bound),
+        reaches(bound + 1),
+    ]
+    .into_iter()
+    .flatten()
+    .filter(|&n| !holds(start.value + n * step))
+    .min()?;
+    // The counter must not wrap before that test: its last value stays in its type.
+    let last = start.value + end * step;
+    (min..=max).contains(&last).then_some(end as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn u(value: i64) -> Integer {
+        Integer {
+            value,
+            signed: false,
+        }
+    }
+
+    fn i(value: i64) -> Integer {
+        Integer {
+            value,
+            signed: true,
+        }
+    }
+
+    #[test]
+    fn counts_the_trips_of_common_counters() {
+        use BinaryOperator as B;
+        assert_eq!(trips(u(0), 1, (B::Less, 8), true), Some(8));
+        assert_eq!(trips(u(0), 1, (B::LessEqual, 8), true), Some(9));
+        assert_eq!(trips(u(3), 2, (B::Less, 8), true), Some(3)); // 3, 5, 7
+        assert_eq!(trips(i(7), -1, (B::GreaterEqual, 0), true), Some(8));
+        assert_eq!(trips(i(31), -1, (B::GreaterEqual, 0), true), Some(32));
+        assert_eq!(trips(u(0), 1, (B::NotEqual, 4), true), Some(4));
+        assert_eq!(trips(u(9), 1, (B::Less, 8), true), Some(0));
+        // `if i >= 8 { break; }`: goes on while the test fails.
+        assert_eq!(trips(u(0), 1, (B::GreaterEqual, 8), false), Some(8));
+    }
+
+    /// Each `// N` loop of the kernel is fixed with N trips, each `// no` loop is not.
+    const LOOPS: &str = "\
+@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+const N: i32 = 5;
+fn bump(p: ptr<function, u32>) { *p += 1u; }
+@compute @workgroup_size(64)
+fn main(@builtin(local_invocation_index) lid: u32) {
+    var acc = 0u;
+    for (var i = 0u; i < 8u; i++) { acc += i; } // 8
+    for (var i: i32 = 7; i >= 0; i--) { acc += u32(i); } // 8
+    for (var i: i32 = -2; i < N; i += 2) { acc += u32(i); } // 4
+    for (var r = 0u; r < 3u; r++) { // 3
+        for (var i = 0u; i <= r; i++) { acc += i; } // no
+        for (var i = 10u; 4u < i; i--) { acc += i; } // 6
+    }
+    for (var i = 0u; i < 8u; i++) { i += 1u; } // no
+    for (var i = 0u; i < 8u; i++) { bump(&i); } // no
+    for (var i = 7u; i >= 0u; i--) { if (i == lid) { break; } } // no
+    for (var i = 0u; i < out[0]; i++) { acc += i; } // no
+    for (var i = 0u; i < 100000u; i++) { acc += i; } // no
+    var j = 0u;
+    while (j < 4u) { j++; } // no
+    out[lid] = acc;
+}
+";
+
+    #[test]
+    fn reads_the_trips_of_fixed_loops_and_no_others() {
+        let out = super::super::tests::run(LOOPS, true, 1000);
+        let found: Vec<(u32, Option<u32>)> = (out.loops.iter())
+            .map(|l| (l.line, l.fixed_trips))
+            .collect();
+        let wanted: Vec<(u32, Option<u32>)> = (1..)
+            .zip(LOOPS.lines())
+            .filter_map(|(n, text)| {
+                let mark = text.rsplit("// ").next()?;
+                (text.contains("for (") || text.contains("while (")).then(|| (n, mark.parse().ok()))
+            })
+            .collect();
+        assert_eq!(found, wanted);
+        // A fixed loop has no trip counter of its own: the six others that leave only by their
+        // test (all but the one with a `break`) do.
+        assert_eq!(out.wgsl.matches("var divlab_trips").count(), 6);
+    }
+
+    #[test]
+    fn refuses_counters_that_wrap_or_never_stop() {
+        use BinaryOperator as B;
+        // `u32` counts down past 0 and wraps; `i < 5` stepping by 2 from 0 never hits `!= 5`.
+        assert_eq!(trips(u(7), -1, (B::GreaterEqual, 0), true), None);
+        assert_eq!(trips(u(0), 2, (B::NotEqual, 5), true), None);
+        assert_eq!(
+            trips(u(0), 1, (B::LessEqual, i64::from(u32::MAX)), true),
+            None
+        );
+        assert_eq!(trips(i(0), 1, (B::Greater, -1), true), None);
+    }
+}
