@@ -9,8 +9,8 @@ use crate::util;
 use crate::util::{line, line_of};
 
 /// Fixed loops of every shape the pass reads: an `i32` counting down, a `u32` stepped by 3 with
-/// `<=`, a bound named by a `const`, one in a function called from a per-lane loop, and `if`s
-/// and a `continue` at the top of a fixed body. `params` is read by the variable twin only.
+/// `<=`, a bound named by a `const`, one in a function called from a per-lane loop, `if`s and
+/// a `continue` at the top of a fixed body, and a reduction's halving stride. `params` is read by the variable twin only.
 const FIXED: &str = "\
 @group(0) @binding(0) var<storage, read_write> out: array<u32>;
 @group(0) @binding(1) var<storage, read> params: array<u32>;
@@ -44,22 +44,28 @@ fn main(@builtin(local_invocation_index) lid: u32) {
             acc += 2u; // after continue
         }
     }
+    for (var s = 32u; s > 0u; s >>= 1u) { // halving
+        if (lid < s) {
+            acc += s; // below s
+        }
+    }
     out[lid] = acc;
 }
 ";
 
-/// [`FIXED`] with each fixed bound read from `params` (2, 4, 8 and the step 3), on the same
-/// lines: no loop of it is fixed.
+/// [`FIXED`] with each fixed bound read from `params` (2, 4, 8, the step 3 and 32), on the
+/// same lines: no loop of it is fixed.
 fn variable_twin() -> String {
     FIXED
         .replace("i < LIMBS", "i < params[1]")
         .replace("r: i32 = 2", "r: i32 = i32(params[0])")
         .replace("k <= 8u; k += 3u", "k <= params[2]; k += params[3]")
+        .replace("s = 32u", "s = params[5]")
 }
 
 fn profiled(source: &str) -> divlab::profile::run::Finished {
     util::profiled_as("fixed.wgsl", source, 3, |r| {
-        r.buffers = vec!["params=values:2,4,8,3,0".parse::<BufferSpec>().unwrap()];
+        r.buffers = vec!["params=values:2,4,8,3,0,32".parse::<BufferSpec>().unwrap()];
     })
 }
 
@@ -96,7 +102,7 @@ fn fixed_loops_count_what_their_trips_counted_on_the_gpu_count() {
             .filter(|l| l.trim_start().starts_with("var divlab_trips"))
             .count()
     };
-    assert_eq!(own_counters(&twin), 4);
+    assert_eq!(own_counters(&twin), 5);
     assert_eq!(own_counters(&fixed), 1);
     let subgroup_ops =
         |f: &divlab::profile::run::Finished| f.instrumented_wgsl.matches("subgroup").count();
@@ -122,6 +128,9 @@ fn fixed_loops_count_their_trips_times_their_lanes() {
     assert_eq!(after.active_lanes, Some(3 * 3 * 64 / 2));
     let limb = line(&p, line_of(FIXED, "// limb body"));
     assert_eq!(limb.active_lanes, Some(3 * 4 * (64 / 4) * (1 + 2 + 3 + 4)));
+    // The halving stride's 6 trips, s = 32, 16, .., 1: lanes below s take the `if`.
+    let below = line(&p, line_of(FIXED, "// below s"));
+    assert_eq!(below.active_lanes, Some(32 + 16 + 8 + 4 + 2 + 1));
 }
 
 /// A run cut by the loop cap says that its fixed loops count trips that may not have run.

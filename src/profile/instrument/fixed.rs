@@ -1,11 +1,11 @@
-//! Loops of fixed trips: a `for` whose counter runs from a constant to a constant by a constant
-//! step, written nowhere else, runs as many trips in every lane, and that number is known
-//! before the kernel runs. Its counts are then those of the block it stands in, times its
-//! trips ([`super::Derived`]): the pass counts nothing per trip and nothing after it but its
-//! top-level `if`s. A hoisted loop's counts after it (`hoist.rs`) cost about 15 subgroup
-//! operations; a kernel of many short fixed loops in functions called from loops (a big-integer
-//! library's limb loops) had so many of them, inlined into every call, that its instrumented
-//! form did not compile in 400 s on an H100.
+//! Loops of fixed trips: a `for` whose counter runs from a constant to a constant, added to or
+//! scaled by a constant and written nowhere else, runs as many trips in every lane, and that
+//! number is known before the kernel runs. Its counts are then those of the block it stands
+//! in, times its trips ([`super::Derived`]): the pass counts nothing per trip and nothing after
+//! it but its top-level `if`s. A hoisted loop's counts after it (`hoist.rs`) cost about 15
+//! subgroup operations; a kernel of many short fixed loops in functions called from loops (a
+//! big-integer library's limb loops) had so many of them, inlined into every call, that its
+//! instrumented form did not compile in 400 s on an H100.
 
 use std::collections::{HashMap, HashSet};
 
@@ -131,14 +131,28 @@ fn fixed_trips(place: &LoopPlace<'_>, body: &Block, continuing: &Block) -> Optio
     else {
         return None;
     };
-    let step = match (
-        step_op,
+    let step_kind = (
         loaded(left) == Some(counter),
         loaded(right) == Some(counter),
-    ) {
-        (BinaryOperator::Add, true, false) => constant(right)?,
-        (BinaryOperator::Add, false, true) => constant(left)?,
-        (BinaryOperator::Subtract, true, false) => constant(right)?.negated(),
+    );
+    let step = match (step_op, step_kind) {
+        (BinaryOperator::Add, (true, false)) => Step::Add(constant(right)?),
+        (BinaryOperator::Add, (false, true)) => Step::Add(constant(left)?),
+        (BinaryOperator::Subtract, (true, false)) => Step::Add(constant(right)?.negated()),
+        (BinaryOperator::Multiply, (true, false)) => Step::Scale(step_op, constant(right)?),
+        (BinaryOperator::Multiply, (false, true)) => Step::Scale(step_op, constant(left)?),
+        (BinaryOperator::Divide, (true, false)) => Step::Scale(step_op, constant(right)?),
+        // A shift's amount is a `u32` whatever the counter.
+        (BinaryOperator::ShiftLeft | BinaryOperator::ShiftRight, (true, false)) => {
+            let amount = constant(right)?;
+            Step::Scale(
+                step_op,
+                Integer {
+                    signed: bound.signed,
+                    ..amount
+                },
+            )
+        }
         _ => return None,
     };
     let start = match place.stored_before {
@@ -152,9 +166,10 @@ fn fixed_trips(place: &LoopPlace<'_>, body: &Block, continuing: &Block) -> Optio
     if stores(body, expressions, counter) != 0 || stores(continuing, expressions, counter) != 1 {
         return None;
     }
-    let same_kind = start.signed == bound.signed && start.signed == step.signed;
+    let (Step::Add(by) | Step::Scale(_, by)) = step;
+    let same_kind = start.signed == bound.signed && start.signed == by.signed;
     let trips = same_kind
-        .then(|| trips(start, step.value, (op, bound.value), goes_on_while))
+        .then(|| trips(start, step, (op, bound.value), goes_on_while))
         .flatten()?;
     u32::try_from(trips).ok().filter(|&t| t <= place.cap)
 }
@@ -231,11 +246,24 @@ fn mirrored(op: BinaryOperator) -> Option<BinaryOperator> {
     })
 }
 
+/// How a loop's `continuing` steps its counter.
+#[derive(Clone, Copy)]
+enum Step {
+    /// `counter + by` (`by` negative for `counter - by`).
+    Add(Integer),
+    /// `counter * by`, `counter / by`, `counter << by`, `counter >> by`.
+    Scale(BinaryOperator, Integer),
+}
+
+/// The most trips of a counter scaled at every step: doubling or halving, a `u32` runs out of
+/// bits in 32.
+const MOST_SCALED_TRIPS: u64 = 64;
+
 /// The trips of a counter from `start` by `step` while `counter OP bound` holds (fails, when
 /// `!goes_on_while`): `None` where it would wrap around its type first, or never end.
 fn trips(
     start: Integer,
-    step: i64,
+    step: Step,
     (op, bound): (BinaryOperator, i64),
     goes_on_while: bool,
 ) -> Option<u64> {
@@ -245,30 +273,47 @@ fn trips(
     } else {
         (0, i64::from(u32::MAX))
     };
-    let holds = |i: i64| {
-        let test = match op {
-            B::Less => i < bound,
-            B::LessEqual => i <= bound,
-            B::Greater => i > bound,
-            B::GreaterEqual => i >= bound,
-            B::Equal => i == bound,
-            B::NotEqual => i != bound,
-            _ => unreachable!("not a comparison"),
-        };
-        test == goes_on_while
+    let test = match op {
+        B::Less => i64::lt,
+        B::LessEqual => i64::le,
+        B::Greater => i64::gt,
+        B::GreaterEqual => i64::ge,
+        B::Equal => i64::eq,
+        B::NotEqual => i64::ne,
+        _ => return None,
     };
-    if !matches!(
-        op,
-        B::Less | B::LessEqual | B::Greater | B::GreaterEqual | B::Equal | B::NotEqual
-    ) || step == 0
-    {
-        return None;
-    }
+    let holds = |i: i64| test(&i, &bound) == goes_on_while;
+    let by = match step {
+        Step::Add(by) if by.value != 0 => by.value,
+        Step::Add(_) => return None,
+        Step::Scale(op, by) => {
+            // At most [`MOST_SCALED_TRIPS`], one by one; a step that leaves the type or the
+            // value where it was never ends.
+            let next = |v: i64| {
+                let next = match op {
+                    B::Multiply => v.checked_mul(by.value)?,
+                    B::Divide if by.value != 0 => v / by.value,
+                    B::ShiftLeft if (0..32).contains(&by.value) => v << by.value,
+                    B::ShiftRight if (0..32).contains(&by.value) => v >> by.value,
+                    _ => return None,
+                };
+                (next != v && (min..=max).contains(&next)).then_some(next)
+            };
+            let mut value = start.value;
+            for n in 0..=MOST_SCALED_TRIPS {
+                if !holds(value) {
+                    return Some(n);
+                }
+                value = next(value)?;
+            }
+            return None;
+        }
+    };
     // The counter moves one way and each test is a threshold or one value, so the first test
     // that fails is the first, or the first at or past `bound - 1`, `bound` or `bound + 1`.
     let reaches = |target: i64| {
-        let distance = (target - start.value) * step.signum();
-        (distance >= 0).then(|| (distance + step.abs() - 1) / step.abs())
+        let distance = (target - start.value) * by.signum();
+        (distance >= 0).then(|| (distance + by.abs() - 1) / by.abs())
     };
     let end = [
         Some(0),
@@ -278,10 +323,10 @@ fn trips(
     ]
     .into_iter()
     .flatten()
-    .filter(|&n| !holds(start.value + n * step))
+    .filter(|&n| !holds(start.value + n * by))
     .min()?;
     // The counter must not wrap before that test: its last value stays in its type.
-    let last = start.value + end * step;
+    let last = start.value + end * by;
     (min..=max).contains(&last).then_some(end as u64)
 }
 
@@ -306,15 +351,48 @@ mod tests {
     #[test]
     fn counts_the_trips_of_common_counters() {
         use BinaryOperator as B;
-        assert_eq!(trips(u(0), 1, (B::Less, 8), true), Some(8));
-        assert_eq!(trips(u(0), 1, (B::LessEqual, 8), true), Some(9));
-        assert_eq!(trips(u(3), 2, (B::Less, 8), true), Some(3)); // 3, 5, 7
-        assert_eq!(trips(i(7), -1, (B::GreaterEqual, 0), true), Some(8));
-        assert_eq!(trips(i(31), -1, (B::GreaterEqual, 0), true), Some(32));
-        assert_eq!(trips(u(0), 1, (B::NotEqual, 4), true), Some(4));
-        assert_eq!(trips(u(9), 1, (B::Less, 8), true), Some(0));
+        assert_eq!(trips(u(0), Step::Add(u(1)), (B::Less, 8), true), Some(8));
+        assert_eq!(
+            trips(u(0), Step::Add(u(1)), (B::LessEqual, 8), true),
+            Some(9)
+        );
+        assert_eq!(trips(u(3), Step::Add(u(2)), (B::Less, 8), true), Some(3)); // 3, 5, 7
+        assert_eq!(
+            trips(i(7), Step::Add(i(-1)), (B::GreaterEqual, 0), true),
+            Some(8)
+        );
+        assert_eq!(
+            trips(i(31), Step::Add(i(-1)), (B::GreaterEqual, 0), true),
+            Some(32)
+        );
+        assert_eq!(
+            trips(u(0), Step::Add(u(1)), (B::NotEqual, 4), true),
+            Some(4)
+        );
+        assert_eq!(trips(u(9), Step::Add(u(1)), (B::Less, 8), true), Some(0));
+        // Doubling and halving counters, by `*`, `/` and shifts.
+        let scale = |op, by| Step::Scale(op, u(by));
+        assert_eq!(
+            trips(u(1), scale(B::Multiply, 2), (B::Less, 256), true),
+            Some(8)
+        );
+        assert_eq!(
+            trips(u(2), scale(B::ShiftLeft, 1), (B::LessEqual, 256), true),
+            Some(8)
+        );
+        assert_eq!(
+            trips(u(128), scale(B::ShiftRight, 1), (B::GreaterEqual, 1), true),
+            Some(8)
+        );
+        assert_eq!(
+            trips(u(8), scale(B::Divide, 2), (B::Greater, 0), true),
+            Some(4)
+        );
         // `if i >= 8 { break; }`: goes on while the test fails.
-        assert_eq!(trips(u(0), 1, (B::GreaterEqual, 8), false), Some(8));
+        assert_eq!(
+            trips(u(0), Step::Add(u(1)), (B::GreaterEqual, 8), false),
+            Some(8)
+        );
     }
 
     /// Each `// N` loop of the kernel is fixed with N trips, each `// no` loop is not.
@@ -332,6 +410,7 @@ fn main(@builtin(local_invocation_index) lid: u32) {
         for (var i = 0u; i <= r; i++) { acc += i; } // no
         for (var i = 10u; 4u < i; i--) { acc += i; } // 6
     }
+    for (var s = 32u; s > 0u; s >>= 1u) { if (lid < s) { acc += s; } } // 6
     for (var i = 0u; i < 8u; i++) { i += 1u; } // no
     for (var i = 0u; i < 8u; i++) { bump(&i); } // no
     for (var i = 7u; i >= 0u; i--) { if (i == lid) { break; } } // no
@@ -366,12 +445,25 @@ fn main(@builtin(local_invocation_index) lid: u32) {
     fn refuses_counters_that_wrap_or_never_stop() {
         use BinaryOperator as B;
         // `u32` counts down past 0 and wraps; `i < 5` stepping by 2 from 0 never hits `!= 5`.
-        assert_eq!(trips(u(7), -1, (B::GreaterEqual, 0), true), None);
-        assert_eq!(trips(u(0), 2, (B::NotEqual, 5), true), None);
         assert_eq!(
-            trips(u(0), 1, (B::LessEqual, i64::from(u32::MAX)), true),
+            trips(u(7), Step::Add(u(-1)), (B::GreaterEqual, 0), true),
             None
         );
-        assert_eq!(trips(i(0), 1, (B::Greater, -1), true), None);
+        assert_eq!(trips(u(0), Step::Add(u(2)), (B::NotEqual, 5), true), None);
+        assert_eq!(
+            trips(
+                u(0),
+                Step::Add(u(1)),
+                (B::LessEqual, i64::from(u32::MAX)),
+                true
+            ),
+            None
+        );
+        assert_eq!(trips(i(0), Step::Add(i(1)), (B::Greater, -1), true), None);
+        // Doubling 0 stays 0; doubling 1 leaves `u32` before it reaches `u32::MAX`.
+        let double = Step::Scale(B::Multiply, u(2));
+        assert_eq!(trips(u(0), double, (B::Less, 8), true), None);
+        let most = i64::from(u32::MAX);
+        assert_eq!(trips(u(1), double, (B::Less, most), true), None);
     }
 }
