@@ -348,51 +348,52 @@ mod tests {
         }
     }
 
+    /// `(start, step, (test, bound), goes on while the test holds)` against the trips.
+    type Case = (Integer, Step, (BinaryOperator, i64), bool);
+
+    fn check(cases: &[(Case, Option<u64>)]) {
+        for (n, &((start, step, test, goes_on_while), want)) in cases.iter().enumerate() {
+            let got = trips(start, step, test, goes_on_while);
+            assert_eq!(got, want, "case {n}");
+        }
+    }
+
     #[test]
     fn counts_the_trips_of_common_counters() {
         use BinaryOperator as B;
-        assert_eq!(trips(u(0), Step::Add(u(1)), (B::Less, 8), true), Some(8));
-        assert_eq!(
-            trips(u(0), Step::Add(u(1)), (B::LessEqual, 8), true),
-            Some(9)
-        );
-        assert_eq!(trips(u(3), Step::Add(u(2)), (B::Less, 8), true), Some(3)); // 3, 5, 7
-        assert_eq!(
-            trips(i(7), Step::Add(i(-1)), (B::GreaterEqual, 0), true),
-            Some(8)
-        );
-        assert_eq!(
-            trips(i(31), Step::Add(i(-1)), (B::GreaterEqual, 0), true),
-            Some(32)
-        );
-        assert_eq!(
-            trips(u(0), Step::Add(u(1)), (B::NotEqual, 4), true),
-            Some(4)
-        );
-        assert_eq!(trips(u(9), Step::Add(u(1)), (B::Less, 8), true), Some(0));
-        // Doubling and halving counters, by `*`, `/` and shifts.
         let scale = |op, by| Step::Scale(op, u(by));
-        assert_eq!(
-            trips(u(1), scale(B::Multiply, 2), (B::Less, 256), true),
-            Some(8)
-        );
-        assert_eq!(
-            trips(u(2), scale(B::ShiftLeft, 1), (B::LessEqual, 256), true),
-            Some(8)
-        );
-        assert_eq!(
-            trips(u(128), scale(B::ShiftRight, 1), (B::GreaterEqual, 1), true),
-            Some(8)
-        );
-        assert_eq!(
-            trips(u(8), scale(B::Divide, 2), (B::Greater, 0), true),
-            Some(4)
-        );
-        // `if i >= 8 { break; }`: goes on while the test fails.
-        assert_eq!(
-            trips(u(0), Step::Add(u(1)), (B::GreaterEqual, 8), false),
-            Some(8)
-        );
+        check(&[
+            ((u(0), Step::Add(u(1)), (B::Less, 8), true), Some(8)),
+            ((u(0), Step::Add(u(1)), (B::LessEqual, 8), true), Some(9)),
+            // 3, 5, 7.
+            ((u(3), Step::Add(u(2)), (B::Less, 8), true), Some(3)),
+            (
+                (i(7), Step::Add(i(-1)), (B::GreaterEqual, 0), true),
+                Some(8),
+            ),
+            (
+                (i(31), Step::Add(i(-1)), (B::GreaterEqual, 0), true),
+                Some(32),
+            ),
+            ((u(0), Step::Add(u(1)), (B::NotEqual, 4), true), Some(4)),
+            ((u(9), Step::Add(u(1)), (B::Less, 8), true), Some(0)),
+            // Doubling and halving counters, by `*`, `/` and shifts.
+            ((u(1), scale(B::Multiply, 2), (B::Less, 256), true), Some(8)),
+            (
+                (u(2), scale(B::ShiftLeft, 1), (B::LessEqual, 256), true),
+                Some(8),
+            ),
+            (
+                (u(128), scale(B::ShiftRight, 1), (B::GreaterEqual, 1), true),
+                Some(8),
+            ),
+            ((u(8), scale(B::Divide, 2), (B::Greater, 0), true), Some(4)),
+            // `if i >= 8 { break; }`: goes on while the test fails.
+            (
+                (u(0), Step::Add(u(1)), (B::GreaterEqual, 8), false),
+                Some(8),
+            ),
+        ]);
     }
 
     /// Each `// N` loop of the kernel is fixed with N trips, each `// no` loop is not.
@@ -444,26 +445,18 @@ fn main(@builtin(local_invocation_index) lid: u32) {
     #[test]
     fn refuses_counters_that_wrap_or_never_stop() {
         use BinaryOperator as B;
-        // `u32` counts down past 0 and wraps; `i < 5` stepping by 2 from 0 never hits `!= 5`.
-        assert_eq!(
-            trips(u(7), Step::Add(u(-1)), (B::GreaterEqual, 0), true),
-            None
-        );
-        assert_eq!(trips(u(0), Step::Add(u(2)), (B::NotEqual, 5), true), None);
-        assert_eq!(
-            trips(
-                u(0),
-                Step::Add(u(1)),
-                (B::LessEqual, i64::from(u32::MAX)),
-                true
-            ),
-            None
-        );
-        assert_eq!(trips(i(0), Step::Add(i(1)), (B::Greater, -1), true), None);
-        // Doubling 0 stays 0; doubling 1 leaves `u32` before it reaches `u32::MAX`.
         let double = Step::Scale(B::Multiply, u(2));
-        assert_eq!(trips(u(0), double, (B::Less, 8), true), None);
         let most = i64::from(u32::MAX);
-        assert_eq!(trips(u(1), double, (B::Less, most), true), None);
+        check(&[
+            // A `u32` counting down past 0 wraps.
+            ((u(7), Step::Add(u(-1)), (B::GreaterEqual, 0), true), None),
+            // Stepping by 2 from 0 never meets 5.
+            ((u(0), Step::Add(u(2)), (B::NotEqual, 5), true), None),
+            ((u(0), Step::Add(u(1)), (B::LessEqual, most), true), None),
+            ((i(0), Step::Add(i(1)), (B::Greater, -1), true), None),
+            // Doubling 0 stays 0; doubling 1 leaves `u32` before it reaches `u32::MAX`.
+            ((u(0), double, (B::Less, 8), true), None),
+            ((u(1), double, (B::Less, most), true), None),
+        ]);
     }
 }
