@@ -77,6 +77,7 @@ impl Pass<'_> {
             most,
             most_ran,
             ran,
+            every_lane: false,
         };
         if !links.is_empty() {
             let last = fx.binary(BinaryOperator::Equal, tests, most);
@@ -136,6 +137,7 @@ impl Pass<'_> {
             most,
             most_ran: ran,
             ran,
+            every_lane: true,
         };
         let mut counts = Vec::new();
         for trip_if in trip_ifs {
@@ -175,6 +177,7 @@ impl Pass<'_> {
             most,
             most_ran,
             ran,
+            ..
         }: Trips,
         (last, rejected, distinct): (Handle<Expression>, Handle<Expression>, Handle<Expression>),
         counts: &mut Vec<(Word, Share)>,
@@ -277,20 +280,28 @@ impl Pass<'_> {
 
     /// After a hoisted loop, the counts of an `if` at the top of its body from its sums: it was
     /// evaluated at every trip; the lane that ran every trip holds the subgroup's divergent
-    /// trips and accept-side trips (`subgroupMax`); the reject side ran at every trip that was
+    /// trips and accept-side trips (`subgroupMax`; after a fixed loop every lane does); the reject side ran at every trip that was
     /// not all accept (`trips - accepted + divergent`), and each lane took it at its trips
     /// less its accept sides.
     fn count_after_trips(
         &self,
         fx: &mut Emitter<'_>,
         trip_if: &TripIf,
-        Trips { most_ran, ran, .. }: Trips,
+        Trips {
+            most_ran,
+            ran,
+            every_lane,
+            ..
+        }: Trips,
         counts: &mut Vec<(Word, Share)>,
         out: &mut Block,
     ) {
         let mut subgroup_sum = |fx: &mut Emitter<'_>, sum| {
             let pointer = fx.local(sum, out);
             let mine = fx.load(pointer);
+            if every_lane {
+                return mine;
+            }
             fx.reduce(SubgroupOperation::Max, mine, self.g.u32_ty, out)
         };
         let divergent = subgroup_sum(fx, trip_if.divergent);
@@ -424,6 +435,9 @@ struct Trips {
     most_ran: Handle<Expression>,
     /// `t - 1`: the lane's trips.
     ran: Handle<Expression>,
+    /// Every lane ran every trip (a fixed loop): each lane's sums of the votes are the
+    /// subgroup's.
+    every_lane: bool,
 }
 
 /// In a hoisted loop's test, `failed = min(failed, j)` at the end of the reject side of its
