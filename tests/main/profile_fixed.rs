@@ -2,7 +2,7 @@
 //! they stand in, on lavapipe: the same kernel with its bounds read from a buffer is counted
 //! trip by trip on the GPU (its loops hoisted), and every line and branch must count alike.
 
-use divlab::profile::fill::BufferSpec;
+use divlab::profile::fill::{BindingRef, BufferSpec};
 use divlab::profile::report::Profile;
 
 use crate::util;
@@ -163,4 +163,42 @@ fn main(@builtin(local_invocation_index) lid: u32) {
         note.contains(&format!("line {fixed}")) && note.contains("did not run"),
         "{note}"
     );
+}
+
+/// A fixed loop inside one bounded by a random input: each outer trip passes 6 cap checks (its
+/// own, then the inner loop's 4 trips and its last test), so a cap of 1,003 is passed at the
+/// inner loop's first trip, and the message says that the inner loop's 4 trips are known,
+/// then names the outer loop's input.
+#[test]
+fn a_fixed_loop_that_reaches_the_cap_blames_the_loops_around_it() {
+    let source = "\
+@group(0) @binding(0) var<storage, read_write> data: array<u32>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(local_invocation_index) lid: u32) {
+    var acc = 0u;
+    for (var b = 0u; b < data[0]; b++) { // outer
+        for (var w = 0u; w < 4u; w++) { // fixed
+            acc += w;
+        }
+    }
+    data[lid + 1u] = acc;
+}
+";
+    let finished = util::profiled_as("nested.wgsl", source, 3, |r| {
+        r.loop_cap = 1003;
+        r.lens = vec![(BindingRef::Name("data".to_owned()), 65)];
+    });
+    assert_eq!(
+        finished.profile.loop_cap_line,
+        Some(line_of(source, "// fixed"))
+    );
+    let message = finished.cap_hit.expect("a random bound runs past the cap");
+    let outer = line_of(source, "// outer");
+    for part in [
+        "runs 4 trips at each entry (`w` steps from a constant to `4u`)".to_owned(),
+        format!("The loop around it at line {outer} reads its bound from `data[0]`"),
+    ] {
+        assert!(message.contains(&part), "no `{part}` in: {message}");
+    }
 }

@@ -83,7 +83,16 @@ pub fn cap_message(
             None => format!("{head}.{around} {tail}"),
         };
     };
-    let why = inputs.explain(&bound, loop_cap);
+    let why = match site.fixed_trips {
+        // The pass read this loop's trips before the run: they are not what ran long.
+        Some(trips) if bound.source == Source::Constant => format!(
+            "runs {trips} trips at each entry (`{}` steps from a constant to `{}`), known before \
+             the run, so the trips that reached the cap were those of other loops: around it, \
+             or before it",
+            bound.counter, bound.text
+        ),
+        _ => inputs.explain(&bound, loop_cap),
+    };
     format!("{head}. It {why}.{around} {tail}")
 }
 
