@@ -10,7 +10,8 @@ use crate::util::{line, line_of};
 
 /// Fixed loops of every shape the pass reads: an `i32` counting down, a `u32` stepped by 3 with
 /// `<=`, a bound named by a `const`, one in a function called from a per-lane loop, `if`s and
-/// a `continue` at the top of a fixed body, and a reduction's halving stride. `params` is read by the variable twin only.
+/// a `continue` at the top of a fixed body, and a reduction's halving stride, in a `for` and in
+/// a `while` that steps at the end of its body. `params` is read by the variable twin only.
 const FIXED: &str = "\
 @group(0) @binding(0) var<storage, read_write> out: array<u32>;
 @group(0) @binding(1) var<storage, read> params: array<u32>;
@@ -49,23 +50,35 @@ fn main(@builtin(local_invocation_index) lid: u32) {
             acc += s; // below s
         }
     }
+    var stride: u32; stride = 16u; // a store, as the twin's
+    while (stride > 0u) { // while
+        if (lid % 32u < stride) {
+            acc += 1u; // under the stride
+        }
+        stride = stride / 2u;
+    }
     out[lid] = acc;
 }
 ";
 
-/// [`FIXED`] with each fixed bound read from `params` (2, 4, 8, the step 3 and 32), on the
-/// same lines: no loop of it is fixed.
+/// [`FIXED`] with each fixed bound read from `params` (2, 4, 8, the step 3, 32 and 16), on
+/// the same lines: no loop of it is fixed.
 fn variable_twin() -> String {
     FIXED
         .replace("i < LIMBS", "i < params[1]")
         .replace("r: i32 = 2", "r: i32 = i32(params[0])")
         .replace("k <= 8u; k += 3u", "k <= params[2]; k += params[3]")
         .replace("s = 32u", "s = params[5]")
+        .replace("stride = 16u", "stride = params[6]")
 }
 
 fn profiled(source: &str) -> divlab::profile::run::Finished {
     util::profiled_as("fixed.wgsl", source, 3, |r| {
-        r.buffers = vec!["params=values:2,4,8,3,0,32".parse::<BufferSpec>().unwrap()];
+        r.buffers = vec![
+            "params=values:2,4,8,3,0,32,16"
+                .parse::<BufferSpec>()
+                .unwrap(),
+        ];
     })
 }
 
@@ -102,7 +115,7 @@ fn fixed_loops_count_what_their_trips_counted_on_the_gpu_count() {
             .filter(|l| l.trim_start().starts_with("var divlab_trips"))
             .count()
     };
-    assert_eq!(own_counters(&twin), 5);
+    assert_eq!(own_counters(&twin), 6);
     assert_eq!(own_counters(&fixed), 1);
     let subgroup_ops =
         |f: &divlab::profile::run::Finished| f.instrumented_wgsl.matches("subgroup").count();

@@ -1,11 +1,12 @@
-//! Loops of fixed trips: a `for` whose counter runs from a constant to a constant, added to or
-//! scaled by a constant and written nowhere else, runs as many trips in every lane, and that
-//! number is known before the kernel runs. Its counts are then those of the block it stands
-//! in, times its trips ([`super::Derived`]): the pass counts nothing per trip and nothing after
-//! it but its top-level `if`s. A hoisted loop's counts after it (`hoist.rs`) cost about 15
-//! subgroup operations; a kernel of many short fixed loops in functions called from loops (a
-//! big-integer library's limb loops) had so many of them, inlined into every call, that its
-//! instrumented form did not compile in 400 s on an H100.
+//! Loops of fixed trips: a `for` (or a `while` that steps at the end of its body) whose counter
+//! runs from a constant to a constant, added to or scaled by a constant and written nowhere
+//! else, runs as many trips in every lane, and that number is known before the kernel runs.
+//! Its counts are then those of the block it stands in, times its trips ([`super::Derived`]):
+//! the pass counts nothing per trip and nothing after it but its top-level `if`s. A hoisted
+//! loop's counts after it (`hoist.rs`) cost about 15 subgroup operations; a kernel of many
+//! short fixed loops in functions called from loops (a big-integer library's limb loops) had
+//! so many of them, inlined into every call, that its instrumented form did not compile in
+//! 400 s on an H100.
 
 use std::collections::{HashMap, HashSet};
 
@@ -78,7 +79,8 @@ impl Pass<'_> {
 
 /// The trips of a hoistable loop (`control::hoistable`, without `&&` links) whose exit test
 /// (the first statement of `body` but `Emit`s) compares a local counter with a constant, whose
-/// `continuing` only steps the counter by a constant, and whose counter starts at a constant:
+/// `continuing` only steps the counter by a constant (or, empty, leaves the step to the body's
+/// last statement, with no `continue` before it), and whose counter starts at a constant:
 /// stored just before the loop, or the local's initializer where the loop is in no other loop
 /// and nothing else stores the counter. Nothing in the body may write the counter (no store,
 /// no pointer passed to a call), and the counter may not wrap before the test fails.
@@ -113,11 +115,26 @@ fn fixed_trips(place: &LoopPlace<'_>, body: &Block, continuing: &Block) -> Optio
         _ => return None,
     };
     let goes_on_while = accept.is_empty();
-    // `continuing`: `counter = counter + step` (or `step + counter`, or `counter - step`).
-    let mut steps = continuing
-        .iter()
-        .filter(|s| !matches!(s, Statement::Emit(_)));
-    let (Some(Statement::Store { pointer, value }), None) = (steps.next(), steps.next()) else {
+    // The step, `counter = counter + step` (or `step + counter`, `counter - step`, a scale):
+    // all of `continuing` (a `for`), or, where that is empty, the body's last statement (a
+    // `while` that steps at its end, which no `continue` may skip).
+    let statements = |block: &Block| {
+        (block.iter())
+            .filter(|s| !matches!(s, Statement::Emit(_)))
+            .count()
+    };
+    let (Some(Statement::Store { pointer, value }), in_body) = (match statements(continuing) {
+        0 => {
+            let mut continues = false;
+            each_statement(body, &mut |s| continues |= matches!(s, Statement::Continue));
+            (last_statement(body).filter(|_| !continues), 1)
+        }
+        1 => (
+            continuing.iter().find(|s| !matches!(s, Statement::Emit(_))),
+            0,
+        ),
+        _ => (None, 0),
+    }) else {
         return None;
     };
     if counter_of(*pointer) != Some(counter) {
@@ -163,7 +180,11 @@ fn fixed_trips(place: &LoopPlace<'_>, body: &Block, continuing: &Block) -> Optio
         _ => return None,
     };
     // The loop's own writes of the counter: the step alone.
-    if stores(body, expressions, counter) != 0 || stores(continuing, expressions, counter) != 1 {
+    let writes = (
+        stores(body, expressions, counter),
+        stores(continuing, expressions, counter),
+    );
+    if writes != (in_body, 1 - in_body) {
         return None;
     }
     let (Step::Add(by) | Step::Scale(_, by)) = step;
@@ -172,6 +193,14 @@ fn fixed_trips(place: &LoopPlace<'_>, body: &Block, continuing: &Block) -> Optio
         .then(|| trips(start, step, (op, bound.value), goes_on_while))
         .flatten()?;
     u32::try_from(trips).ok().filter(|&t| t <= place.cap)
+}
+
+/// The last statement of `block` but `Emit`s, inside the blocks naga nests a body in.
+fn last_statement(block: &Block) -> Option<&Statement> {
+    match block.iter().rfind(|s| !matches!(s, Statement::Emit(_)))? {
+        Statement::Block(inner) => last_statement(inner),
+        last => Some(last),
+    }
 }
 
 /// The locals of `function` that one statement alone writes (a store, or a call handed a
@@ -418,7 +447,11 @@ fn main(@builtin(local_invocation_index) lid: u32) {
     for (var i = 0u; i < out[0]; i++) { acc += i; } // no
     for (var i = 0u; i < 100000u; i++) { acc += i; } // no
     var j = 0u;
-    while (j < 4u) { j++; } // no
+    while (j < 4u) { j++; } // 4
+    var k = 0u;
+    while (k < 4u) { if (lid == k) { continue; } k++; } // no
+    var h = 16u;
+    while (h > 0u) { h = h / 2u; acc += h; } // no
     out[lid] = acc;
 }
 ";
@@ -437,9 +470,9 @@ fn main(@builtin(local_invocation_index) lid: u32) {
             })
             .collect();
         assert_eq!(found, wanted);
-        // A fixed loop has no trip counter of its own: the six others that leave only by their
-        // test (all but the one with a `break`) do.
-        assert_eq!(out.wgsl.matches("var divlab_trips").count(), 6);
+        // A fixed loop has no trip counter of its own: the seven others that leave only by
+        // their test (all but the one with a `break`) do.
+        assert_eq!(out.wgsl.matches("var divlab_trips").count(), 7);
     }
 
     #[test]

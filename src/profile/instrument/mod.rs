@@ -51,11 +51,12 @@
 //!   (`hoist.rs`). On the H200 any subgroup operation in a loop costs most of a small kernel's
 //!   time alone (docs/findings.md);
 //! - a loop of fixed trips (`fixed.rs`: a counter from a constant to a constant, added to or
-//!   scaled by a constant (a reduction's halving stride) and written nowhere else, so that
-//!   every lane runs the same trips, known before the run) counts nothing per trip but the
-//!   `if`s at the top of its body, and nothing after it but theirs: its body, test and exit are
-//!   its trips times the block it stands in, on the host ([`Instrumented::derived`]). 274 of
-//!   the 530 loops of 239 entry points, public and test kernels, were such;
+//!   scaled by a constant (a reduction's halving stride) in its `continuing` or at the end of a
+//!   `while` body, and written nowhere else, so that every lane runs the same trips, known
+//!   before the run) counts nothing per trip but the `if`s at the top of its body, and nothing
+//!   after it but theirs: its body, test and exit are its trips times the block it stands in,
+//!   on the host ([`Instrumented::derived`]). 294 of the 587 loops of 274 entry points, public
+//!   and test kernels, were such;
 //! - a function whose every call sits in a counted block is not counted at its entry: its
 //!   executions and lanes are those of the calling blocks, summed on the host
 //!   ([`Instrumented::derived`]).
