@@ -374,7 +374,7 @@ fn main(@builtin(local_invocation_index) li: u32) {
         &message,
         [
             format!("tiled.wgsl:{inner}: an invocation hit the loop cap"),
-            "It compares `x`, which the loop changes, with `64u`, a constant".to_owned(),
+            "It runs 64 trips at each entry (`x` steps from a constant to `64u`)".to_owned(),
             format!(
                 "The loop around it at line {outer} reads its bound from `view.shape.x` through \
              `extent.x` (values fill: 4000000000)"
@@ -668,10 +668,10 @@ fn main(@builtin(local_invocation_index) li: u32) {
 ";
     let message = capped_at_1000("helper.wgsl", HELPER, "n=4000000000");
     let part = format!(
-        "It compares `x`, which the loop changes, with `64u`, a constant: either the loops are \
-         meant to run that long (the cap counts the trips of the loops around this one too), or \
-         `x` does not reach it on this input (look at where `x` starts, and how it steps). The \
-         loop around its call at line {} reads its bound from `n` (set by --buffer: 4000000000)",
+        "It runs 64 trips at each entry (`x` steps from a constant to `64u`), known before the \
+         run, so the trips that reached the cap were those of other loops: around it, or before \
+         it. The loop around its call at line {} reads its bound from `n` (set by --buffer: \
+         4000000000)",
         line_of(HELPER, "// outer")
     );
     assert!(message.contains(&part), "no `{part}` in: {message}");
