@@ -11,6 +11,7 @@ use super::spin::{Spin, spin_of};
 use crate::profile::fill::{self, Fill, Resolved};
 use crate::profile::instrument::LoopSite;
 use crate::profile::kernel::{Access, Binding, Kernel};
+use crate::profile::report::and_list;
 use crate::source_map::SourceMap;
 
 /// The message for a run whose loop `site` hit the cap of `loop_cap` iterations: where the
@@ -631,13 +632,4 @@ fn fill_kind(binding: &Binding, r: &Resolved) -> String {
 pub(super) fn quoted(names: &[String]) -> String {
     let q: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
     and_list(&q)
-}
-
-/// `a, b and c`.
-fn and_list(items: &[String]) -> String {
-    match items.split_last() {
-        Some((last, [])) => last.clone(),
-        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
-        None => String::new(),
-    }
 }

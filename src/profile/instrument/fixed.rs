@@ -41,16 +41,16 @@ pub(super) fn integer_constants(module: &naga::Module) -> Constants {
 
 /// Where a loop stands, as [`fixed_trips`] reads it.
 struct LoopPlace<'a> {
-    pub function: &'a Function,
-    pub constants: &'a Constants,
+    function: &'a Function,
+    constants: &'a Constants,
     /// The statement just before the loop in its block, when it is a store: `(pointer, value)`.
-    pub stored_before: Option<(Handle<Expression>, Handle<Expression>)>,
+    stored_before: Option<(Handle<Expression>, Handle<Expression>)>,
     /// Whether the loop is inside another loop of its function.
-    pub in_loop: bool,
+    in_loop: bool,
     /// The function's locals written by one statement alone ([`written_once`]).
-    pub written_once: &'a HashSet<Handle<LocalVariable>>,
+    written_once: &'a HashSet<Handle<LocalVariable>>,
     /// The loop cap: a loop of more trips is cut by it and not fixed.
-    pub cap: u32,
+    cap: u32,
 }
 
 impl Pass<'_> {
@@ -204,32 +204,53 @@ fn last_statement(block: &Block) -> Option<&Statement> {
 }
 
 /// The locals of `function` that one statement alone writes (a store, or a call handed a
-/// pointer to it), read before the walk takes the body apart: a loop counter among them, where
-/// the loop is in no other loop, starts at its initializer.
+/// pointer to it), read before the walk takes the body apart, in one walk of it: a loop
+/// counter among them, where the loop is in no other loop, starts at its initializer.
 pub(super) fn written_once(function: &Function) -> HashSet<Handle<LocalVariable>> {
-    function
-        .local_variables
-        .iter()
-        .map(|(local, _)| local)
-        .filter(|&local| stores(&function.body, &function.expressions, local) == 1)
+    let mut writes: HashMap<Handle<LocalVariable>, usize> = HashMap::new();
+    each_write(&function.body, &function.expressions, &mut |local| {
+        *writes.entry(local).or_default() += 1;
+    });
+    (writes.into_iter())
+        .filter_map(|(local, n)| (n == 1).then_some(local))
         .collect()
 }
 
-/// How many statements of `block` (nested ones too) write `counter`: stores to it and calls
-/// that are handed a pointer to it (which count as writes, whatever the callee does).
+/// How many statements of `block` (nested ones too) write `counter` ([`each_write`]).
 fn stores(
     block: &Block,
     expressions: &naga::Arena<Expression>,
     counter: Handle<LocalVariable>,
 ) -> usize {
-    let is_counter = |e: &Handle<Expression>| matches!(expressions[*e], Expression::LocalVariable(l) if l == counter);
     let mut count = 0;
-    each_statement(block, &mut |statement| match statement {
-        Statement::Store { pointer, .. } if is_counter(pointer) => count += 1,
-        Statement::Call { arguments, .. } if arguments.iter().any(is_counter) => count += 1,
-        _ => {}
+    each_write(block, expressions, &mut |local| {
+        count += usize::from(local == counter)
     });
     count
+}
+
+/// Calls `write` once per statement of `block` (nested ones too) that writes a local, with
+/// the local: a store to it, or a call handed a pointer to it (a write, whatever the callee
+/// does; a call handed several counts once for each).
+fn each_write(
+    block: &Block,
+    expressions: &naga::Arena<Expression>,
+    write: &mut impl FnMut(Handle<LocalVariable>),
+) {
+    let local = |e: &Handle<Expression>| match expressions[*e] {
+        Expression::LocalVariable(local) => Some(local),
+        _ => None,
+    };
+    each_statement(block, &mut |statement| match statement {
+        Statement::Store { pointer, .. } => local(pointer).into_iter().for_each(&mut *write),
+        Statement::Call { arguments, .. } => {
+            let mut locals: Vec<_> = arguments.iter().filter_map(local).collect();
+            locals.sort_unstable();
+            locals.dedup();
+            locals.into_iter().for_each(&mut *write);
+        }
+        _ => {}
+    });
 }
 
 /// An integer constant of the loop, with whether it is an `i32`.

@@ -280,9 +280,9 @@ impl Pass<'_> {
 
     /// After a hoisted loop, the counts of an `if` at the top of its body from its sums: it was
     /// evaluated at every trip; the lane that ran every trip holds the subgroup's divergent
-    /// trips and accept-side trips (`subgroupMax`; after a fixed loop every lane does); the reject side ran at every trip that was
-    /// not all accept (`trips - accepted + divergent`), and each lane took it at its trips
-    /// less its accept sides.
+    /// trips and accept-side trips (`subgroupMax`; after a fixed loop every lane does); the
+    /// reject side ran at every trip that was not all accept (`trips - accepted + divergent`),
+    /// and each lane took it at its trips less its accept sides.
     fn count_after_trips(
         &self,
         fx: &mut Emitter<'_>,

@@ -526,11 +526,10 @@ pub fn loop_lines_note(lines: &[LineProfile], branches: &[BranchProfile]) -> Opt
     if more > 0 {
         loops.push(format!("{more} more"));
     }
-    let (last, rest) = loops.split_last()?;
-    let list = if rest.is_empty() {
-        format!("line {last}")
-    } else {
-        format!("lines {} and {last}", rest.join(", "))
+    let list = match loops.len() {
+        0 => return None,
+        1 => format!("line {}", loops[0]),
+        _ => format!("lines {}", and_list(&loops)),
     };
     Some(format!(
         "{list}: a loop's own line counts the subgroup executions that reached the loop, once \
@@ -548,19 +547,24 @@ pub fn capped_fixed_loops_note(loops: &[LoopSite]) -> Option<String> {
         .filter(|l| l.fixed_trips.is_some())
         .map(|l| l.line.to_string())
         .collect();
-    let (last, rest) = lines.split_last()?;
-    let list = if rest.is_empty() {
-        format!("the loop of fixed trips on line {last} is")
-    } else {
-        format!(
-            "the loops of fixed trips on lines {} and {last} are",
-            rest.join(", ")
-        )
+    let list = match lines.len() {
+        0 => return None,
+        1 => format!("the loop of fixed trips on line {} is", lines[0]),
+        _ => format!("the loops of fixed trips on lines {} are", and_list(&lines)),
     };
     Some(format!(
         "{list} counted from its trips, known before the run, times the lanes that reached it: \
          where the cap cut such a loop short, its lines count trips that did not run"
     ))
+}
+
+/// `a, b and c`.
+pub fn and_list(items: &[String]) -> String {
+    match items.split_last() {
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+        None => String::new(),
+    }
 }
 
 fn verdict_name(v: Verdict) -> &'static str {

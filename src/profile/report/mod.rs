@@ -14,8 +14,8 @@ mod render;
 
 pub use agreement::{OutputComparison, OutputDifference, OutputUnit, OutputsRecord};
 pub use attribution::{
-    ConditionSource, Inputs, branch_efficiency, capped_fixed_loops_note, control_flow_efficiency,
-    line_owner, lines_and_branches, loop_lines_note, width_note,
+    ConditionSource, Inputs, and_list, branch_efficiency, capped_fixed_loops_note,
+    control_flow_efficiency, line_owner, lines_and_branches, loop_lines_note, width_note,
 };
 pub use cost::{BranchCost, CostVerdict, Estimate};
 pub use csv::{CSV_COLUMNS, Column, csv_bytes, csv_header};
