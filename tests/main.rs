@@ -61,6 +61,8 @@ mod profile_fixed;
 mod profile_inputs;
 #[path = "main/profile_invariant.rs"]
 mod profile_invariant;
+#[path = "main/profile_loop_bounds.rs"]
+mod profile_loop_bounds;
 #[path = "main/profile_outputs.rs"]
 mod profile_outputs;
 #[path = "main/profile_textures.rs"]

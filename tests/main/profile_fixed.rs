@@ -178,7 +178,7 @@ fn main(@builtin(local_invocation_index) lid: u32) {
     );
 }
 
-/// A fixed loop inside one bounded by a random input: each outer trip passes 6 cap checks (its
+/// A fixed loop inside one bounded by a random input (`data=random`): each outer trip passes 6 cap checks (its
 /// own, then the inner loop's 4 trips and its last test), so a cap of 1,003 is passed at the
 /// inner loop's first trip, and the message says that the inner loop's 4 trips are known,
 /// then names the outer loop's input.
@@ -200,6 +200,8 @@ fn main(@builtin(local_invocation_index) lid: u32) {
 ";
     let finished = util::profiled_as("nested.wgsl", source, 3, |r| {
         r.loop_cap = 1003;
+        // Asked for by name: the default would set `data[0]`, a bound, to the invocations.
+        r.buffers = vec!["data=random".parse::<BufferSpec>().unwrap()];
         r.lens = vec![(BindingRef::Name("data".to_owned()), 65)];
     });
     assert_eq!(

@@ -106,7 +106,7 @@ pub(super) fn loop_bound(
         text: trace.text(bound),
         counter: trace.text(counter),
         source,
-        equality: holds_below.is_none(),
+        ceiling,
     })
 }
 

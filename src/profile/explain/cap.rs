@@ -42,7 +42,7 @@ pub fn cap_message(
     // A loop that waits for a flag to equal a constant, and reads an atomic at each trip, is
     // told as the wait it is (below), not as a count towards the constant.
     let own = bound_of(kernel, site)
-        .filter(|b| !(b.equality && b.source == Source::Constant && spin.is_some()));
+        .filter(|b| !(b.equality() && b.source == Source::Constant && spin.is_some()));
     // The cap counts the trips of the loops around this one too: the nearest whose bound comes
     // from another input may be what ran long (a tile loop inside a loop over `shape.x`), and
     // where this loop's own trips are fixed, a wait around it (a look-back's retry loop).
@@ -602,10 +602,15 @@ fn read_scalar(bytes: &[u8], offset: u64, scalar: Scalar) -> Option<String> {
 }
 
 /// How the scalar at `offset` got its value: "set by --buffer" where a `--buffer PATH=N` names
-/// it, else [`fill_kind`].
+/// it, "default fill" where a loop bound's default set it ([`fill::Inferred::Bound`]), else
+/// [`fill_kind`].
 fn scalar_kind(binding: &Binding, r: &Resolved, offset: u64) -> String {
+    let bound =
+        |i: &fill::Inferred| matches!(*i, fill::Inferred::Bound { offset: at, .. } if at == offset);
     if r.sets.iter().any(|set| set.offset == offset) {
         "set by --buffer".to_owned()
+    } else if r.inferred.iter().any(bound) {
+        "default fill".to_owned()
     } else {
         fill_kind(binding, r)
     }

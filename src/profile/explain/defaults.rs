@@ -100,6 +100,14 @@ fn inferred_note(binding: &Binding, inferred: &fill::Inferred) -> String {
                 ),
             }
         }
+        fill::Inferred::Bound {
+            path, line, value, ..
+        } => format!(
+            "`{name}{path}` has no --buffer, and the loop at line {line} counts up to it: divlab \
+             set it to the dispatch's invocations, {value}, not to a random integer that would \
+             run the loop into the cap; pass --buffer {name}{path}=N to choose, or --buffer \
+             {name}=random for the random fill"
+        ),
         fill::Inferred::Bits { line } => format!(
             "`{name}` has no --buffer, and the kernel compares its elements with 1 (line \
              {line}): divlab took them for cells that are on or off, so its random fill holds \
@@ -130,7 +138,9 @@ fn invocation_note(
                 value: Some(_),
                 ..
             } => Some(format!("{}{path}", binding.name)),
-            fill::Inferred::Size { value: None, .. } | fill::Inferred::Bits { .. } => None,
+            fill::Inferred::Size { value: None, .. }
+            | fill::Inferred::Bits { .. }
+            | fill::Inferred::Bound { .. } => None,
         })
         .collect();
     let fields: Vec<String> = count_fields(module, var.ty, &binding.name)

@@ -12,15 +12,18 @@ use naga::{
     BinaryOperator, Block, Expression, Function, Handle, Literal, Module, ScalarKind, Statement,
 };
 
+use super::bound_fill::{bounds_of, counted_scalars};
+use super::cap::global_of;
 use super::ir::{Step, operands, place_of};
 use crate::naga_walk::each_statement;
-use crate::profile::fill::{Inferred, Resolved};
+use crate::profile::fill::{self, Inferred, Resolved};
 use crate::profile::kernel::{Access, Kernel};
 use crate::source_map::SourceMap;
 
 /// Sets [`Resolved::inferred`] on each binding of `resolved` left to the default fill whose
-/// use in the kernel says what it holds.
-pub fn infer(kernel: &Kernel, resolved: &mut [Resolved]) {
+/// use in the kernel says what it holds; a scalar a loop counts up to holds `invocations`
+/// (`bound_fill.rs`).
+pub fn infer(kernel: &Kernel, resolved: &mut [Resolved], invocations: u64) {
     let module = &kernel.module;
     let lines = SourceMap::new(&kernel.prepared);
     let functions: Vec<&Function> = (module.entry_points.iter())
@@ -28,16 +31,10 @@ pub fn infer(kernel: &Kernel, resolved: &mut [Resolved]) {
         .map(|ep| &ep.function)
         .chain(module.functions.iter().map(|(_, f)| f))
         .collect();
+    let counted = counted_scalars(kernel);
     for r in resolved.iter_mut().filter(|r| !r.given) {
         let binding = &kernel.interface.bindings[r.index];
-        let Some(global) = (module.global_variables.iter())
-            .find(|(_, v)| {
-                v.binding
-                    .as_ref()
-                    .is_some_and(|s| s.group == binding.group && s.binding == binding.binding)
-            })
-            .map(|(h, _)| h)
-        else {
+        let Some((global, _)) = global_of(module, binding) else {
             continue;
         };
         let mut uses = Uses::default();
@@ -49,6 +46,19 @@ pub fn infer(kernel: &Kernel, resolved: &mut [Resolved]) {
             Access::StorageRead | Access::StorageReadWrite => uses.cells().into_iter().collect(),
             Access::Immediate => Vec::new(),
         };
+        let counts = match binding.access {
+            Access::Uniform => fill::count_scalars(&binding.shape),
+            _ => Vec::new(),
+        };
+        let inferred = &r.inferred;
+        let taken = |offset: u64| {
+            counts.iter().any(|&(at, _)| at == offset)
+                || inferred
+                    .iter()
+                    .any(|i| i.offset() == offset && !matches!(i, Inferred::Bits { .. }))
+        };
+        let bounds = bounds_of(&counted, global, &taken, invocations);
+        r.inferred.extend(bounds);
     }
 }
 

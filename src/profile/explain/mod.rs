@@ -9,6 +9,7 @@
 //! llvmpipe's limit on nested conditions makes the deepest lines' counts wrong (`nesting.rs`).
 
 mod bound;
+mod bound_fill;
 mod cap;
 mod condition;
 mod defaults;

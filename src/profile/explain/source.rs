@@ -12,9 +12,18 @@ pub(super) struct LoopBound {
     pub counter: String,
     /// Where its value comes from.
     pub source: Source,
-    /// Whether the test is `==` or `!=`: the loop waits for a value (a flag), it does not
-    /// count to a bound.
-    pub equality: bool,
+    /// Whether the loop runs while its counter is below the bound (`i < n`, `n > i`), so that
+    /// a larger bound runs more trips: `Some(false)` for a floor the counter steps down to,
+    /// `None` for `==` or `!=`, where the loop waits for a value (a flag), it does not count
+    /// to a bound.
+    pub ceiling: Option<bool>,
+}
+
+impl LoopBound {
+    /// Whether the test is `==` or `!=`.
+    pub(super) fn equality(&self) -> bool {
+        self.ceiling.is_none()
+    }
 }
 
 /// Where a loop bound's value comes from.

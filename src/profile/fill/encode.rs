@@ -20,14 +20,7 @@ pub fn initial(binding: &Binding, resolved: &Resolved, invocations: u64) -> Resu
     let mut buf = contents(binding, bytes, &resolved.fill)?;
     if !resolved.given && binding.access == Access::Uniform {
         for (offset, scalar) in count_scalars(&binding.shape) {
-            let bits = match scalar.kind {
-                ScalarKind::Sint => {
-                    let max = (1u64 << (u32::from(scalar.width) * 8 - 1)) - 1;
-                    invocations.min(max)
-                }
-                _ => invocations.min(u64::MAX >> (64 - u32::from(scalar.width) * 8)),
-            };
-            put(&mut buf, offset, scalar.width, bits);
+            put(&mut buf, offset, scalar.width, held(invocations, scalar));
         }
     }
     for inferred in &resolved.inferred {
@@ -46,6 +39,16 @@ pub fn initial(binding: &Binding, resolved: &Resolved, invocations: u64) -> Resu
                 }
             }
             Inferred::Size { value: None, .. } => {}
+            Inferred::Bound {
+                offset,
+                scalar,
+                value,
+                ..
+            } => {
+                if offset + u64::from(scalar.width) <= buf.len() as u64 {
+                    put(&mut buf, offset, scalar.width, value);
+                }
+            }
             Inferred::Bits { .. } => {
                 let len = binding.size.len_for(bytes);
                 let _ = binding
@@ -92,6 +95,15 @@ pub fn initial(binding: &Binding, resolved: &Resolved, invocations: u64) -> Resu
         put(&mut buf, set.offset, set.scalar.width, bits);
     }
     Ok(buf)
+}
+
+/// `invocations` as an integer of type `scalar`: held at the type's largest value.
+pub fn held(invocations: u64, scalar: Scalar) -> u64 {
+    let bits = u32::from(scalar.width) * 8;
+    match scalar.kind {
+        ScalarKind::Sint => invocations.min((1u64 << (bits - 1)) - 1),
+        _ => invocations.min(u64::MAX >> (64 - bits)),
+    }
 }
 
 /// The integer scalars of a uniform buffer that the default fill sets to the dispatch's

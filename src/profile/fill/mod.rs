@@ -11,7 +11,9 @@ mod tests;
 mod texels;
 mod texture;
 
-pub use encode::{PREVIEW_VALUES, contents, count_scalars, first_values, initial, scalar_text};
+pub use encode::{
+    PREVIEW_VALUES, contents, count_scalars, first_values, held, initial, scalar_text,
+};
 pub use files::file_notes;
 pub use grammar::{
     BindingRef, BufferSpec, DEFAULT_CHECKER_CELL, DEFAULT_SEED, Fill, parse_dispatch, parse_len,
@@ -79,6 +81,22 @@ pub enum Inferred {
         /// The texture's size in it, once the texture is made; `None` keeps the fill's value.
         value: Option<u64>,
     },
+    /// An integer scalar at a constant place that a loop counts up to (`i < info[0]`, `i <
+    /// params.dims.x`), which no other rule sets: a storage buffer's or immediate's scalar, a
+    /// uniform's vector component or array element. It holds the dispatch's invocations, as a
+    /// uniform's integer fields do, not a random integer that runs the loop into the cap.
+    Bound {
+        /// Its byte offset in the buffer.
+        offset: u64,
+        /// Its type.
+        scalar: naga::Scalar,
+        /// Its WGSL path from the variable (`[0]`, `.dims.x`).
+        path: String,
+        /// The line of the first loop it bounds.
+        line: u32,
+        /// The dispatch's invocations, held below the type's largest value.
+        value: u64,
+    },
     /// Integers whose elements the kernel compares with 1 (cells that are on or off): the
     /// random fill's integers are cut to their lowest bit, 0 or 1.
     Bits {
@@ -91,7 +109,9 @@ impl Inferred {
     /// The byte offset of the scalar it sets (0 for [`Self::Bits`], which sets them all).
     pub fn offset(&self) -> u64 {
         match *self {
-            Self::Flag { offset, .. } | Self::Size { offset, .. } => offset,
+            Self::Flag { offset, .. } | Self::Size { offset, .. } | Self::Bound { offset, .. } => {
+                offset
+            }
             Self::Bits { .. } => 0,
         }
     }

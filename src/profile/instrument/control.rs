@@ -2,11 +2,9 @@
 //! a block, which loops can be counted after they end, where a `for`/`while` body's exit test
 //! ends, and which functions the entry point reaches. They read the IR and change nothing.
 
-use naga::{
-    Arena, Block, Expression, Function, Handle, Literal, LocalVariable, Module, Span, Statement,
-};
+use naga::{Arena, Block, Expression, Handle, Literal, LocalVariable, Module, Span, Statement};
 
-use crate::naga_walk::each_statement;
+use crate::naga_walk::calls;
 use crate::source_map::SourceMap;
 
 /// Whether `statement` can take some lanes out of the block it is in while others go on: a
@@ -265,24 +263,6 @@ pub(super) fn split_exit_test(
     (test, rest)
 }
 
-/// Functions reachable by calls from the (only) entry point, in arena order.
-pub(super) fn reachable_functions(module: &Module) -> Vec<Handle<Function>> {
-    let mut seen = vec![false; module.functions.len()];
-    let mut stack = Vec::new();
-    calls(&module.entry_points[0].function.body, &mut stack);
-    while let Some(h) = stack.pop() {
-        if !std::mem::replace(&mut seen[h.index()], true) {
-            calls(&module.functions[h].body, &mut stack);
-        }
-    }
-    module
-        .functions
-        .iter()
-        .map(|(h, _)| h)
-        .filter(|h| seen[h.index()])
-        .collect()
-}
-
 /// The most times one invocation can enter a function of the module by calls, counted per call
 /// statement, not per trip of a loop around it (a callee of a loop counts into private counts,
 /// which [`super::Pass`] bounds by the loop cap): the number of call paths from the entry point
@@ -305,17 +285,10 @@ pub(super) fn call_paths(module: &Module) -> u64 {
     paths.into_iter().fold(1, u64::max)
 }
 
-fn calls(block: &Block, out: &mut Vec<Handle<Function>>) {
-    each_statement(block, &mut |statement| {
-        if let Statement::Call { function, .. } = *statement {
-            out.push(function);
-        }
-    });
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::naga_walk::reachable_functions;
     use crate::shaders::{check_wgsl, prepare_for_naga};
 
     const KERNEL: &str = "\
@@ -486,7 +459,7 @@ fn main(@builtin(local_invocation_index) lid: u32) {
     #[test]
     fn reachable_functions_are_the_called_ones_in_arena_order() {
         let (module, _) = entry();
-        let names: Vec<&str> = reachable_functions(&module)
+        let names: Vec<&str> = reachable_functions(&module, &module.entry_points[0].function)
             .into_iter()
             .map(|h| module.functions[h].name.as_deref().unwrap_or("?"))
             .collect();

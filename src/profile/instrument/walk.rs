@@ -12,7 +12,7 @@ use naga::{
 use super::Pass;
 use super::cap::CapCheck;
 use super::clause::Chains;
-use super::control::{self, Sides, hoistable, may_leave, reachable_functions, split_exit_test};
+use super::control::{self, Sides, hoistable, may_leave, split_exit_test};
 use super::count::VotedIf;
 use super::elect::Election;
 use super::emit::{Emitter, Patches};
@@ -22,6 +22,7 @@ use super::sites::{
     BlockKind, BlockSite, BranchKind, Derived, LetSpans, Opener, borrowed_let_spans, decl_line,
     own_lines,
 };
+use crate::naga_walk::reachable_functions;
 
 /// Where the walk is in the function being instrumented.
 pub(super) struct Walk {
@@ -131,7 +132,7 @@ impl Pass<'_> {
         source: &str,
         entry: &str,
     ) -> Vec<(Option<Handle<Function>>, Patched)> {
-        let reachable = reachable_functions(module);
+        let reachable = reachable_functions(module, &module.entry_points[0].function);
         let entry_line = decl_line(source, &self.lines, entry);
         let function = &mut module.entry_points[0].function;
         let lets = borrowed_let_spans(source, function);

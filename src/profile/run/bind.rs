@@ -60,10 +60,10 @@ impl Resources {
 pub(super) fn resources(gpu: &GpuContext, kernel: &Kernel, request: &Request) -> Result<Resources> {
     let interface = &kernel.interface;
     let mut resolved = fill::resolve(interface, &request.buffers, &request.lens)?;
-    crate::profile::explain::infer(kernel, &mut resolved);
+    let invocations = fill::invocations(interface.workgroup_size, request.dispatch);
+    crate::profile::explain::infer(kernel, &mut resolved, invocations);
     // A size a field was taken for is the texture's, as made, or the array's length.
     let textures = make_textures(gpu, interface, request)?;
-    let invocations = fill::invocations(interface.workgroup_size, request.dispatch);
     let lens: Vec<(String, u64)> = (resolved.iter())
         .map(|r| {
             let b = &interface.bindings[r.index];
@@ -322,6 +322,7 @@ fn inferred_preview(inferred: &[fill::Inferred]) -> String {
         .iter()
         .filter_map(|i| match i {
             fill::Inferred::Flag { path, value, .. }
+            | fill::Inferred::Bound { path, value, .. }
             | fill::Inferred::Size {
                 path,
                 value: Some(value),

@@ -1,0 +1,133 @@
+//! A scalar that a loop counts up to, left to the default fill: a storage buffer's element at
+//! a constant index and a uniform's vector component hold the dispatch's invocations, as a
+//! uniform's integer fields do, so the loops run to their end instead of into the cap. Counts
+//! are derived here from the kernel and the dispatch, for any subgroup size dividing 64.
+
+use divlab::profile::report::LineProfile;
+use divlab::profile::run::Finished;
+
+use crate::util;
+use crate::util::line_of;
+
+const KERNEL: &str = "\
+struct Shape { dims: vec4<u32> }
+@group(0) @binding(0) var<storage, read> info: array<u32>;
+@group(0) @binding(1) var<uniform> shape: Shape;
+@group(0) @binding(2) var<storage, read_write> out: array<u32>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    var acc = 0u;
+    for (var i = 0u; i < info[1]; i++) { // rows
+        if ((i + gid.x) % 3u == 0u) { // every third
+            acc += i; // add
+        }
+    }
+    for (var j = 0u; j < shape.dims.x; j += 2u) { // cols
+        acc ^= j; // xor
+    }
+    out[gid.x] = acc;
+}
+";
+
+/// The kernel on two workgroups (128 invocations), with `buffers` given.
+fn profiled(buffers: &[&str], loop_cap: u32) -> Finished {
+    util::profiled_as("bounds.wgsl", KERNEL, 1, |r| {
+        r.dispatch = [2, 1, 1];
+        r.buffers = buffers.iter().map(|b| b.parse().unwrap()).collect();
+        r.loop_cap = loop_cap;
+    })
+}
+
+fn lanes(finished: &Finished, marker: &str) -> (u64, Option<u64>) {
+    let l: &LineProfile = util::line(&finished.profile, line_of(KERNEL, marker));
+    (l.executions, l.active_lanes)
+}
+
+/// The pairs (i, x) in 0..rows × 0..128 with (i + x) % 3 == 0.
+fn thirds(rows: u64) -> u64 {
+    let n = 128u64;
+    (0..rows)
+        .flat_map(|i| (0..n).map(move |x| (i + x) % 3 == 0))
+        .filter(|&hit| hit)
+        .count() as u64
+}
+
+/// With no --buffer, `info[1]` and `shape.dims.x` hold 128: the rows loop runs 128 trips and
+/// the cols loop 64, every lane alike; a note names each scalar, its loop and its value, and
+/// the input preview shows them.
+#[test]
+fn a_scalar_a_loop_counts_up_to_holds_the_invocations_by_default() {
+    let finished = profiled(&[], 100_000);
+    assert!(finished.cap_hit.is_none(), "{:?}", finished.cap_hit);
+    let sg = u64::from(
+        finished
+            .profile
+            .subgroup_size
+            .expect("lavapipe has subgroups"),
+    );
+    let (n, subgroups) = (128u64, 128 / sg);
+    assert_eq!(
+        lanes(&finished, "// every third"),
+        (subgroups * n, Some(n * n))
+    );
+    assert_eq!(lanes(&finished, "// add").1, Some(thirds(n)));
+    assert_eq!(lanes(&finished, "// xor"), (subgroups * 64, Some(n * 64)));
+    let notes = &finished.profile.notes;
+    for (scalar, marker) in [("info[1]", "// rows"), ("shape.dims.x", "// cols")] {
+        let line = line_of(KERNEL, marker);
+        let said = format!(
+            "`{scalar}` has no --buffer, and the loop at line {line} counts up to it: divlab set \
+             it to the dispatch's invocations, 128"
+        );
+        assert!(
+            notes.iter().any(|n| n.contains(&said)),
+            "no `{said}` in {notes:#?}"
+        );
+    }
+    let info = (finished.inputs.iter())
+        .find(|i| i.label.starts_with("`info`"))
+        .expect("an input preview of info");
+    assert!(info.fill.contains("[1] = 128"), "{}", info.fill);
+    assert_eq!(info.first.get(1).map(String::as_str), Some("128u"));
+}
+
+/// `--buffer info[1]=5` sets the scalar over the default: 5 rows, and no note for it; the
+/// uniform's component keeps its default and its note.
+#[test]
+fn a_place_given_on_the_command_line_wins_over_the_bound_default() {
+    let finished = profiled(&["info[1]=5"], 100_000);
+    let sg = u64::from(finished.profile.subgroup_size.unwrap());
+    assert_eq!(
+        lanes(&finished, "// every third"),
+        (128 / sg * 5, Some(128 * 5))
+    );
+    assert_eq!(lanes(&finished, "// add").1, Some(thirds(5)));
+    let notes = &finished.profile.notes;
+    assert!(
+        !notes
+            .iter()
+            .any(|n| n.contains("`info[1]` has no --buffer")),
+        "{notes:#?}"
+    );
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("`shape.dims.x` has no --buffer")),
+        "{notes:#?}"
+    );
+}
+
+/// A random fill asked for by name is the random fill: the rows loop runs into the cap, and
+/// the message gives the random value it read.
+#[test]
+fn a_random_fill_given_by_name_keeps_its_random_bound() {
+    let finished = profiled(&["info=random"], 1000);
+    let message = finished
+        .cap_hit
+        .expect("a random u32 bound runs into a cap of 1000");
+    assert!(
+        message.contains("reads its bound from `info[1]` (random fill: "),
+        "{message}"
+    );
+}
