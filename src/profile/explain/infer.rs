@@ -2,9 +2,10 @@
 //! its default fill follows. A uniform's integer field that the kernel only compares with 0 or
 //! 1 (or turns into a `bool`) is a flag, not a count: it gets 0, or 1 where 0 would send every
 //! invocation out at once. A storage buffer of integers whose elements the kernel compares
-//! with 1 holds cells that are on or off: its random fill is cut to 0s and 1s. Anything else
-//! keeps the fill's rule (a uniform's integers hold the dispatch's invocations). Read on naga's
-//! IR; a `--buffer` for the binding turns it off.
+//! with 1 holds cells that are on or off: its random fill is cut to 0s and 1s. A scalar a loop
+//! counts up to holds the dispatch's invocations (`bound_fill.rs`). Anything else keeps the
+//! fill's rule (a uniform's integers hold the dispatch's invocations). Read on naga's IR; a
+//! `--buffer` for the binding turns it off.
 
 use std::collections::HashMap;
 

@@ -4,7 +4,8 @@
 //! in `bound.rs` and `bound_params.rs`, its findings' types in `source.rs`, with the small IR
 //! reads in `ir.rs` and the loops around a line in `loops.rs`); which integer fields of a
 //! uniform buffer the default fill set, and what it inferred from the code (`defaults.rs`,
-//! `infer.rs`); which atomic a loop that hit the cap without such a bound waits on, retries or
+//! `infer.rs`, and `bound_fill.rs`: the scalars loops count up to, from the same trace, before
+//! the run); which atomic a loop that hit the cap without such a bound waits on, retries or
 //! probes (`spin.rs`); the notes on the counts and the uniformity rules (`notes.rs`); and where
 //! llvmpipe's limit on nested conditions makes the deepest lines' counts wrong (`nesting.rs`).
 
