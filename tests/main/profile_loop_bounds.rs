@@ -131,3 +131,86 @@ fn a_random_fill_given_by_name_keeps_its_random_bound() {
         "{message}"
     );
 }
+
+/// A sparse row's range and a cell's count, each read at the invocation's index.
+const ELEMENTS: &str = "\
+@group(0) @binding(0) var<storage, read> row_ptr: array<u32>;
+@group(0) @binding(1) var<storage, read> counts: array<u32>;
+@group(0) @binding(2) var<storage, read_write> out: array<u32>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let row = gid.x;
+    var acc = 0u;
+    let n = row_ptr[row + 1u] - row_ptr[row];
+    for (var k = 0u; k < n; k++) { // row
+        acc += row_ptr[row] + k; // nonzero
+    }
+    for (var c = 0u; c < counts[row]; c++) { // cell
+        acc ^= c; // particle
+    }
+    out[row] = acc;
+}
+";
+
+/// The `u32`s of the default fill of binding `name` of `ELEMENTS` on 128 invocations, as the
+/// library makes them.
+fn default_words(name: &str) -> Vec<u64> {
+    use divlab::profile::{explain, fill, kernel::Kernel};
+    let kernel = Kernel::parse("elements.wgsl", ELEMENTS, &[], None).unwrap();
+    let mut resolved = fill::resolve(&kernel.interface, &[], &[]).unwrap();
+    explain::infer(&kernel, &mut resolved, 128);
+    let r = (resolved.iter())
+        .find(|r| kernel.interface.bindings[r.index].name == name)
+        .unwrap();
+    let bytes = fill::initial(&kernel.interface.bindings[r.index], r, 128).unwrap();
+    (bytes.chunks_exact(4))
+        .map(|w| u64::from(u32::from_le_bytes(w.try_into().unwrap())))
+        .collect()
+}
+
+/// With no --buffer, `row_ptr` ascends by 0 to 7 from 0 (a difference of two of its elements
+/// is a bound), with one element more than the invocations so that the last row's range has
+/// its end, and `counts` holds 0 to 7: both loops run a handful of trips, different from lane
+/// to lane, and the GPU counts exactly the trips those elements give.
+#[test]
+fn buffers_whose_elements_loops_count_up_to_hold_a_handful_by_default() {
+    let row_ptr = default_words("row_ptr");
+    let counts = default_words("counts");
+    assert_eq!((row_ptr.len(), counts.len(), row_ptr[0]), (129, 128, 0));
+    assert!(row_ptr.windows(2).all(|w| w[0] <= w[1] && w[1] - w[0] <= 7));
+    assert!(counts.iter().all(|&c| c <= 7));
+    let rows: u64 = (0..128).map(|r| row_ptr[r + 1] - row_ptr[r]).sum();
+    let cells: u64 = counts.iter().sum();
+    assert!(
+        rows > 128 && cells > 128,
+        "a handful each, not 0: {rows} {cells}"
+    );
+
+    let finished = util::profiled_as("elements.wgsl", ELEMENTS, 1, |r| r.dispatch = [2, 1, 1]);
+    assert!(finished.cap_hit.is_none(), "{:?}", finished.cap_hit);
+    let at = |marker| util::line(&finished.profile, line_of(ELEMENTS, marker));
+    assert_eq!(at("// nonzero").active_lanes, Some(rows));
+    assert_eq!(at("// particle").active_lanes, Some(cells));
+    let sg = u64::from(finished.profile.subgroup_size.unwrap());
+    assert!(at("// nonzero").executions <= 7 * 128 / sg);
+    let notes = &finished.profile.notes;
+    for said in [
+        format!(
+            "`row_ptr` has no --buffer, and the loop at line {} counts up to its elements (at \
+             the index `row + 1u`, which varies): a bound is the difference of two of them, so \
+             divlab made its integers ascend by 0 to 7",
+            line_of(ELEMENTS, "// row")
+        ),
+        format!(
+            "`counts` has no --buffer, and the loop at line {} counts up to its elements (at \
+             the index `row`, which varies): divlab cut its random integers to 0 to 7",
+            line_of(ELEMENTS, "// cell")
+        ),
+    ] {
+        assert!(
+            notes.iter().any(|n| n.contains(&said)),
+            "no `{said}` in {notes:#?}"
+        );
+    }
+}

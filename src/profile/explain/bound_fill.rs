@@ -1,9 +1,11 @@
-//! Loop bounds in the default fill: an integer scalar at a constant place that a loop counts
+//! Loop bounds in the default fill. An integer scalar at a constant place that a loop counts
 //! up to (`for (var i = 0u; i < info[0]; i++)`), which no other default sets (a storage
 //! buffer's scalar, a uniform's vector component or array element), holds the dispatch's
-//! invocations, as a uniform's integer fields do. A random `u32` there (around 2 billion) runs
-//! the loop into the cap, and the profile is of a cut-short run. Found by the bound trace that
-//! the cap message tells (`bound.rs`), on every loop the entry point reaches, before the run.
+//! invocations, as a uniform's integer fields do. A storage buffer whose elements, at indices
+//! that vary, a loop counts up to (a CSR row's end, a cell's particle count) has its random
+//! integers cut to a handful, 0 to 7. A random `u32` (around 2 billion) runs such a loop into
+//! the cap, and the profile is of a cut-short run. Found by the bound trace that the cap
+//! message tells (`bound.rs`), on every loop the entry point reaches, before the run.
 
 use naga::{GlobalVariable, Handle, ScalarKind, Statement};
 
@@ -13,9 +15,23 @@ use crate::profile::fill::{self, Inferred};
 use crate::profile::kernel::Kernel;
 use crate::source_map::SourceMap;
 
+/// The bits a buffer of loop bounds keeps of each random integer: 0 to 7 trips, a handful,
+/// which differ from lane to lane as real counts do.
+pub const COUNT_BITS: u32 = 3;
+
+/// What the loops of an entry point count up to: scalars at constant places, and buffers'
+/// elements at indices that vary.
+#[derive(Debug, Default, PartialEq)]
+pub(super) struct Counted {
+    /// The scalars, in the order of the loops.
+    pub scalars: Vec<CountedScalar>,
+    /// The buffers of elements, in the order of the loops, each once.
+    pub elements: Vec<CountedElements>,
+}
+
 /// One scalar a loop counts up to, where it stands and the first loop's line.
 #[derive(Clone, Debug, PartialEq)]
-pub(super) struct Counted {
+pub(super) struct CountedScalar {
     /// The buffer's variable.
     pub global: Handle<GlobalVariable>,
     /// Its byte offset.
@@ -28,14 +44,29 @@ pub(super) struct Counted {
     pub line: u32,
 }
 
-/// The integer scalars at constant places that the loops of `kernel`'s entry point, and of the
-/// functions it calls, count up to (their bound is the scalar, or computed from it, or from
-/// several such scalars alone), in the order of the loops. Loops that count down to a floor or
-/// wait for a value (`==`, `!=`) are left out: a larger value does not shorten them.
-pub(super) fn counted_scalars(kernel: &Kernel) -> Vec<Counted> {
+/// A buffer whose elements, at an index that varies, a loop counts up to.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) struct CountedElements {
+    /// The buffer's variable.
+    pub global: Handle<GlobalVariable>,
+    /// The index, as the source writes it, at the first loop.
+    pub index: String,
+    /// The line of the first loop that counts up to one.
+    pub line: u32,
+    /// Whether a bound is the difference of two of its elements (`tris = offsets[i + 1u] -
+    /// offsets[i]`), a range that must not be negative.
+    pub ranges: bool,
+}
+
+/// What the loops of `kernel`'s entry point, and of the functions it calls, count up to: their
+/// bound is a scalar or an element, or computed from one, or from several such alone. Loops
+/// that count down to a floor or wait for a value (`==`, `!=`) are left out: a larger value
+/// does not end them sooner.
+pub(super) fn counted(kernel: &Kernel) -> Counted {
     let module = &kernel.module;
+    let mut out = Counted::default();
     let Some((entry, _)) = kernel.function(&kernel.interface.entry) else {
-        return Vec::new();
+        return out;
     };
     let lines = SourceMap::new(&kernel.prepared);
     let functions = std::iter::once((entry, true)).chain(
@@ -43,7 +74,6 @@ pub(super) fn counted_scalars(kernel: &Kernel) -> Vec<Counted> {
             .into_iter()
             .map(|h| (&module.functions[h], false)),
     );
-    let mut out: Vec<Counted> = Vec::new();
     for (function, is_entry) in functions {
         let mut loop_lines = Vec::new();
         each_spanned(&function.body, &mut |statement, span| {
@@ -56,51 +86,68 @@ pub(super) fn counted_scalars(kernel: &Kernel) -> Vec<Counted> {
             let Some(bound) = loop_bound(module, function, is_entry, &kernel.prepared, line) else {
                 continue;
             };
-            if bound.ceiling != Some(true) {
-                continue;
-            }
-            for (global, path, offset, scalar) in scalars_of(&bound.source) {
-                let name = module.global_variables[global]
-                    .name
-                    .as_deref()
-                    .unwrap_or("");
-                let integer = matches!(scalar.kind, ScalarKind::Uint | ScalarKind::Sint);
-                let seen = out.iter().any(|c| c.global == global && c.offset == offset);
-                if integer && !seen {
-                    out.push(Counted {
-                        global,
-                        offset,
-                        scalar,
-                        path: path.strip_prefix(name).unwrap_or(path).to_owned(),
-                        line,
-                    });
-                }
+            if bound.ceiling == Some(true) {
+                out.add(module, &bound.source, line);
             }
         }
     }
     out
 }
 
-/// The buffer scalars a bound's value is made of, where it is made of them alone.
-fn scalars_of(source: &Source) -> Vec<(Handle<GlobalVariable>, &str, u64, naga::Scalar)> {
-    match source {
-        Source::Inputs(several) => several.iter().map(scalar_of).collect::<Option<Vec<_>>>(),
-        single => scalar_of(single).map(|s| vec![s]),
-    }
-    .unwrap_or_default()
-}
-
-/// The buffer scalar `source` is, if it is one.
-fn scalar_of(source: &Source) -> Option<(Handle<GlobalVariable>, &str, u64, naga::Scalar)> {
-    match *source {
-        Source::Scalar {
-            global,
-            ref path,
-            offset,
-            scalar,
-            ..
-        } => Some((global, path.as_str(), offset, scalar)),
-        _ => None,
+impl Counted {
+    /// Adds what `source`, the bound of the loop at `line`, is made of, where it is made of
+    /// buffer scalars and elements alone.
+    fn add(&mut self, module: &naga::Module, source: &Source, line: u32) {
+        let parts = match source {
+            Source::Inputs(several) => several.iter().collect(),
+            single => vec![single],
+        };
+        let buffer = |s: &&Source| matches!(s, Source::Scalar { .. } | Source::Element { .. });
+        if !parts.iter().all(buffer) {
+            return;
+        }
+        for part in &parts {
+            match **part {
+                Source::Scalar {
+                    global,
+                    ref path,
+                    offset,
+                    scalar,
+                    ..
+                } => {
+                    let name = module.global_variables[global]
+                        .name
+                        .as_deref()
+                        .unwrap_or("");
+                    let integer = matches!(scalar.kind, ScalarKind::Uint | ScalarKind::Sint);
+                    let seen =
+                        (self.scalars.iter()).any(|c| c.global == global && c.offset == offset);
+                    if integer && !seen {
+                        self.scalars.push(CountedScalar {
+                            global,
+                            offset,
+                            scalar,
+                            path: path.strip_prefix(name).unwrap_or(path).to_owned(),
+                            line,
+                        });
+                    }
+                }
+                Source::Element { global, ref index } => {
+                    let of_it = |p: &&&Source| matches!(***p, Source::Element { global: g, .. } if g == global);
+                    let ranges = parts.iter().filter(of_it).count() > 1;
+                    match self.elements.iter_mut().find(|c| c.global == global) {
+                        Some(seen) => seen.ranges |= ranges,
+                        None => self.elements.push(CountedElements {
+                            global,
+                            index: index.clone(),
+                            line,
+                            ranges,
+                        }),
+                    }
+                }
+                _ => {}
+            }
+        }
     }
 }
 
@@ -108,12 +155,12 @@ fn scalar_of(source: &Source) -> Option<(Handle<GlobalVariable>, &str, u64, naga
 /// `counted` that `taken` (the offsets another default sets already) leaves, holding
 /// `invocations`.
 pub(super) fn bounds_of(
-    counted: &[Counted],
+    counted: &Counted,
     global: Handle<GlobalVariable>,
     taken: &dyn Fn(u64) -> bool,
     invocations: u64,
 ) -> Vec<Inferred> {
-    (counted.iter())
+    (counted.scalars.iter())
         .filter(|c| c.global == global && !taken(c.offset))
         .map(|c| Inferred::Bound {
             offset: c.offset,
@@ -123,6 +170,19 @@ pub(super) fn bounds_of(
             value: fill::held(invocations, c.scalar),
         })
         .collect()
+}
+
+/// The [`Inferred::Counts`] of the storage buffer whose variable is `global`, where a loop
+/// counts up to its elements.
+pub(super) fn counts_of(counted: &Counted, global: Handle<GlobalVariable>) -> Option<Inferred> {
+    (counted.elements.iter())
+        .find(|c| c.global == global)
+        .map(|c| Inferred::Counts {
+            line: c.line,
+            index: c.index.clone(),
+            bits: COUNT_BITS,
+            ascending: c.ranges,
+        })
 }
 
 #[cfg(test)]
@@ -137,6 +197,8 @@ struct Cfg { count: u32, seed: u32, runs: array<u32, 4> }
 @group(0) @binding(1) var<storage, read> info: array<u32>;
 @group(0) @binding(2) var<storage, read> cfg: Cfg;
 @group(0) @binding(3) var<storage, read_write> out: array<f32>;
+@group(0) @binding(4) var<storage, read> offsets: array<u32>;
+@group(0) @binding(5) var<storage, read> ends: array<u32>;
 
 fn helper_reached(n: u32) -> f32 {
     var s = 0.0;
@@ -158,7 +220,10 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     for (var i = 0u; i < cfg.count * 2u; i++) { acc += 3.0; } // yes: cfg.count, computed
     var k = 0u;
     while (k < params.n) { k += 1u; } // yes: params.n (the uniform rule sets it already)
-    for (var i = 0u; i < info[gid.x]; i++) { acc += 4.0; } // no: an element that varies
+    for (var i = 0u; i < info[gid.x]; i++) { acc += 4.0; } // elements: info at gid.x
+    let n = offsets[gid.x + 1u] - offsets[gid.x];
+    for (var i = 0u; i < n; i++) { acc += 4.5; } // elements: offsets, a range
+    for (var j = offsets[gid.x]; j < ends[gid.x]; j++) { acc += 4.7; } // elements: ends
     var d = 100u;
     while (d > info[5]) { d -= 1u; } // no: a floor
     var w = 0u;
@@ -166,29 +231,35 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     var f = 0.0;
     while (f < params.limit) { f += 1.0; } // no: a float
     for (var i = 0u; i < 8u; i++) { acc += 5.0; } // no: a constant
+    for (var i = 0u; i < info[1] + gid.x; i++) { acc += 5.5; } // no: an invocation id in it
     for (var i = 0u; i < info[1]; i++) { acc += 6.0; } // no: info[1] again, named once
     acc += helper_reached(3u);
     out[gid.x] = acc;
 }
 ";
 
+    /// The 1-based line of `KERNEL` that holds `mark`.
+    fn line(mark: &str) -> u32 {
+        (1..)
+            .zip(KERNEL.lines())
+            .find(|(_, l)| l.contains(mark))
+            .map(|(n, _)| n)
+            .unwrap()
+    }
+
     #[test]
     fn the_scalars_loops_count_up_to_are_found_and_no_others() {
         let kernel = Kernel::parse("k.wgsl", KERNEL, &[], None).expect("the kernel parses");
-        let found: Vec<(String, u64, u32)> = counted_scalars(&kernel)
-            .into_iter()
+        let name = |g: Handle<GlobalVariable>| kernel.module.global_variables[g].name.clone();
+        let found: Vec<(String, u64, u32)> = (counted(&kernel).scalars.into_iter())
             .map(|c| {
-                let name = kernel.module.global_variables[c.global].name.clone();
-                (name.unwrap_or_default() + &c.path, c.offset, c.line)
+                (
+                    name(c.global).unwrap_or_default() + &c.path,
+                    c.offset,
+                    c.line,
+                )
             })
             .collect();
-        let line = |mark: &str| {
-            (1..)
-                .zip(KERNEL.lines())
-                .find(|(_, l)| l.contains(mark))
-                .map(|(n, _)| n)
-                .unwrap()
-        };
         // `dims` is aligned to 8 after `n`; `runs` follows `count` and `seed`.
         let expected = [
             ("info[1]", 4, line("yes: info[1]")),
@@ -204,10 +275,33 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
 
     #[test]
+    fn the_buffers_whose_elements_loops_count_up_to_are_found_with_their_ranges() {
+        let kernel = Kernel::parse("k.wgsl", KERNEL, &[], None).unwrap();
+        let name = |g: Handle<GlobalVariable>| kernel.module.global_variables[g].name.clone();
+        let found: Vec<(String, String, u32, bool)> = (counted(&kernel).elements.into_iter())
+            .map(|c| (name(c.global).unwrap(), c.index, c.line, c.ranges))
+            .collect();
+        let expected = [
+            ("info", "gid.x", line("elements: info at gid.x"), false),
+            (
+                "offsets",
+                "gid.x + 1u",
+                line("elements: offsets, a range"),
+                true,
+            ),
+            ("ends", "gid.x", line("elements: ends"), false),
+        ];
+        let expected: Vec<(String, String, u32, bool)> = (expected.iter())
+            .map(|&(n, i, l, r)| (n.to_owned(), i.to_owned(), l, r))
+            .collect();
+        assert_eq!(found, expected);
+    }
+
+    #[test]
     fn a_bound_holds_the_invocations_held_below_its_type_and_skips_what_is_taken() {
         let kernel = Kernel::parse("k.wgsl", KERNEL, &[], None).unwrap();
-        let counted = counted_scalars(&kernel);
-        let params = counted[1].global;
+        let counted = counted(&kernel);
+        let params = counted.scalars[1].global;
         let none_taken = |_: u64| false;
         let bounds = bounds_of(&counted, params, &none_taken, 1 << 40);
         let values: Vec<(&str, u64)> = (bounds.iter())

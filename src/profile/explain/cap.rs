@@ -263,7 +263,7 @@ impl<'a> Inputs<'a> {
                 let Some((binding, r)) = self.binding(global) else {
                     return format!("reads its bound from `{text}`, the length of a buffer");
                 };
-                let bytes = binding.size.bytes(r.len.unwrap_or(self.invocations));
+                let bytes = binding.size.bytes(r.len_or(self.invocations));
                 let len = binding.size.len_for(bytes);
                 format!(
                     "reads its bound from `{text}`, the length of `{name}` ({len} elements here, \
@@ -411,9 +411,7 @@ impl<'a> Inputs<'a> {
             },
             Source::Length { global } => match self.binding(global) {
                 Some((b, r)) => {
-                    let len = b
-                        .size
-                        .len_for(b.size.bytes(r.len.unwrap_or(self.invocations)));
+                    let len = b.size.len_for(b.size.bytes(r.len_or(self.invocations)));
                     Described {
                         named: format!("the length of `{}` ({len} elements)", b.name),
                         set: None,
@@ -620,7 +618,16 @@ fn scalar_kind(binding: &Binding, r: &Resolved, offset: u64) -> String {
 fn fill_kind(binding: &Binding, r: &Resolved) -> String {
     match (r.given, binding.access) {
         (false, Access::Uniform) => return "default fill".to_owned(),
-        (false, _) => return "default random fill".to_owned(),
+        (false, _) => {
+            let cut = r.inferred.iter().find_map(|i| match *i {
+                fill::Inferred::Counts { bits, .. } => Some(bits),
+                _ => None,
+            });
+            return match cut {
+                Some(bits) => format!("default random fill, cut to 0 to {}", (1u64 << bits) - 1),
+                None => "default random fill".to_owned(),
+            };
+        }
         (true, _) => {}
     }
     match &r.fill {

@@ -19,7 +19,7 @@ pub fn default_notes(kernel: &Kernel, fills: Fills<'_>) -> Vec<String> {
         let set = |i: &&fill::Inferred| r.sets.iter().any(|s| s.offset == i.offset());
         notes.extend(
             (r.inferred.iter())
-                .filter(|i| matches!(i, fill::Inferred::Bits { .. }) || !set(i))
+                .filter(|i| i.cuts_all() || !set(i))
                 .map(|i| inferred_note(binding, i)),
         );
     }
@@ -108,6 +108,32 @@ fn inferred_note(binding: &Binding, inferred: &fill::Inferred) -> String {
              run the loop into the cap; pass --buffer {name}{path}=N to choose, or --buffer \
              {name}=random for the random fill"
         ),
+        fill::Inferred::Counts {
+            line,
+            index,
+            bits,
+            ascending,
+        } => {
+            let max = (1u64 << bits) - 1;
+            let cut = if *ascending {
+                format!(
+                    "a bound is the difference of two of them, so divlab made its integers \
+                     ascend by 0 to {max} (each the sum of random steps of {bits} bits before \
+                     it, as a prefix sum's offsets do)"
+                )
+            } else {
+                format!(
+                    "divlab cut its random integers to 0 to {max} (each integer's lowest {bits} \
+                     random bits)"
+                )
+            };
+            format!(
+                "`{name}` has no --buffer, and the loop at line {line} counts up to its elements \
+                 (at the index `{index}`, which varies): {cut}, a handful of trips, where \
+                 full-range integers run the loop into the cap; pass --buffer {name}=random for \
+                 those, or values:... to choose"
+            )
+        }
         fill::Inferred::Bits { line } => format!(
             "`{name}` has no --buffer, and the kernel compares its elements with 1 (line \
              {line}): divlab took them for cells that are on or off, so its random fill holds \
@@ -140,6 +166,7 @@ fn invocation_note(
             } => Some(format!("{}{path}", binding.name)),
             fill::Inferred::Size { value: None, .. }
             | fill::Inferred::Bits { .. }
+            | fill::Inferred::Counts { .. }
             | fill::Inferred::Bound { .. } => None,
         })
         .collect();

@@ -3,7 +3,8 @@
 //! 1 (or turns into a `bool`) is a flag, not a count: it gets 0, or 1 where 0 would send every
 //! invocation out at once. A storage buffer of integers whose elements the kernel compares
 //! with 1 holds cells that are on or off: its random fill is cut to 0s and 1s. A scalar a loop
-//! counts up to holds the dispatch's invocations (`bound_fill.rs`). Anything else keeps the
+//! counts up to holds the dispatch's invocations, and a buffer whose elements one counts up to
+//! holds a handful in each (`bound_fill.rs`). Anything else keeps the
 //! fill's rule (a uniform's integers hold the dispatch's invocations). Read on naga's IR; a
 //! `--buffer` for the binding turns it off.
 
@@ -13,7 +14,7 @@ use naga::{
     BinaryOperator, Block, Expression, Function, Handle, Literal, Module, ScalarKind, Statement,
 };
 
-use super::bound_fill::{bounds_of, counted_scalars};
+use super::bound_fill::{bounds_of, counted, counts_of};
 use super::cap::global_of;
 use super::ir::{Step, operands, place_of};
 use crate::naga_walk::each_statement;
@@ -32,7 +33,7 @@ pub fn infer(kernel: &Kernel, resolved: &mut [Resolved], invocations: u64) {
         .map(|ep| &ep.function)
         .chain(module.functions.iter().map(|(_, f)| f))
         .collect();
-    let counted = counted_scalars(kernel);
+    let counted = counted(kernel);
     for r in resolved.iter_mut().filter(|r| !r.given) {
         let binding = &kernel.interface.bindings[r.index];
         let Some((global, _)) = global_of(module, binding) else {
@@ -59,8 +60,26 @@ pub fn infer(kernel: &Kernel, resolved: &mut [Resolved], invocations: u64) {
                     .any(|i| i.offset() == offset && !matches!(i, Inferred::Bits { .. }))
         };
         let bounds = bounds_of(&counted, global, &taken, invocations);
+        // Cut before the bounds are put: a buffer may hold both (`info[0]` and `info[i]`).
+        let cells = inferred.iter().any(|i| matches!(i, Inferred::Bits { .. }));
+        let storage = matches!(
+            binding.access,
+            Access::StorageRead | Access::StorageReadWrite
+        );
+        if storage && !cells && holds_integers(binding) {
+            r.inferred.extend(counts_of(&counted, global));
+        }
         r.inferred.extend(bounds);
     }
+}
+
+/// Whether `binding` holds an integer scalar (one element of a runtime-sized array is enough).
+fn holds_integers(binding: &crate::profile::kernel::Binding) -> bool {
+    let mut integer = |_, s: naga::Scalar| match s.kind {
+        ScalarKind::Uint | ScalarKind::Sint => std::ops::ControlFlow::Break(()),
+        _ => std::ops::ControlFlow::Continue(()),
+    };
+    binding.shape.for_each_scalar(0, 1, &mut integer).is_break()
 }
 
 /// How one use of a loaded value treats it.

@@ -12,11 +12,11 @@ use crate::profile::kernel::{Access, Binding, Shape, scalar_name};
 use crate::user_file::{ReadError, read_at_most};
 
 /// The bytes `binding` holds before the kernel runs, as `resolved` says, with a runtime-sized
-/// array of `invocations` elements unless `--len` gave another length. A uniform buffer left
+/// array of [`Resolved::len_or`] elements. A uniform buffer left
 /// to the default fill holds `invocations` in each of its integer scalars (see
 /// [`count_scalars`]) and the random fill elsewhere.
 pub fn initial(binding: &Binding, resolved: &Resolved, invocations: u64) -> Result<Vec<u8>> {
-    let bytes = binding.size.bytes(resolved.len.unwrap_or(invocations));
+    let bytes = binding.size.bytes(resolved.len_or(invocations));
     let mut buf = contents(binding, bytes, &resolved.fill)?;
     if !resolved.given && binding.access == Access::Uniform {
         for (offset, scalar) in count_scalars(&binding.shape) {
@@ -49,22 +49,10 @@ pub fn initial(binding: &Binding, resolved: &Resolved, invocations: u64) -> Resu
                     put(&mut buf, offset, scalar.width, value);
                 }
             }
-            Inferred::Bits { .. } => {
-                let len = binding.size.len_for(bytes);
-                let _ = binding
-                    .shape
-                    .for_each_scalar(0, len, &mut |offset, scalar| {
-                        let at = offset as usize;
-                        if matches!(scalar.kind, ScalarKind::Uint | ScalarKind::Sint)
-                            && at + usize::from(scalar.width) <= buf.len()
-                        {
-                            let bit = buf[at] & 1;
-                            buf[at..at + usize::from(scalar.width)].fill(0);
-                            buf[at] = bit;
-                        }
-                        ControlFlow::Continue(())
-                    });
-            }
+            Inferred::Bits { .. } => cut_integers(binding, bytes, &mut buf, 1, false),
+            Inferred::Counts {
+                bits, ascending, ..
+            } => cut_integers(binding, bytes, &mut buf, bits, ascending),
         }
     }
     for set in &resolved.sets {
@@ -95,6 +83,34 @@ pub fn initial(binding: &Binding, resolved: &Resolved, invocations: u64) -> Resu
         put(&mut buf, set.offset, set.scalar.width, bits);
     }
     Ok(buf)
+}
+
+/// Keeps the lowest `bits` bits of each integer scalar of `buf`, `binding`'s `bytes` bytes; or,
+/// `ascending`, makes each the sum of those kept before it (held below the type's largest
+/// value), so that they ascend by what was kept.
+fn cut_integers(binding: &Binding, bytes: u64, buf: &mut [u8], bits: u32, ascending: bool) {
+    let len = binding.size.len_for(bytes);
+    let mut sum = 0u64;
+    let _ = binding
+        .shape
+        .for_each_scalar(0, len, &mut |offset, scalar| {
+            let (at, width) = (offset as usize, usize::from(scalar.width));
+            if matches!(scalar.kind, ScalarKind::Uint | ScalarKind::Sint) && at + width <= buf.len()
+            {
+                let mut word = [0u8; 8];
+                word[..width].copy_from_slice(&buf[at..at + width]);
+                let kept = u64::from_le_bytes(word) & ((1u64 << bits) - 1);
+                let value = if ascending {
+                    let before = sum;
+                    sum += kept;
+                    held(before, scalar)
+                } else {
+                    kept
+                };
+                buf[at..at + width].copy_from_slice(&value.to_le_bytes()[..width]);
+            }
+            ControlFlow::Continue(())
+        });
 }
 
 /// `invocations` as an integer of type `scalar`: held at the type's largest value.

@@ -97,6 +97,21 @@ pub enum Inferred {
         /// The dispatch's invocations, held below the type's largest value.
         value: u64,
     },
+    /// A storage buffer whose elements, at an index that varies, a loop counts up to (a CSR
+    /// row's end, a cell's particle count): its random integers keep their lowest `bits` bits,
+    /// a handful of trips each, not full-range integers that run the loop into the cap.
+    Counts {
+        /// The line of the first loop that counts up to one.
+        line: u32,
+        /// The index there, as the source writes it.
+        index: String,
+        /// How many of each integer's lowest random bits stay.
+        bits: u32,
+        /// Whether a bound is the difference of two elements (`offsets[i + 1u] - offsets[i]`):
+        /// each integer is then the sum of those before it, in layout order, so that the
+        /// elements ascend by 0 to 2^bits − 1, as a prefix sum's offsets do.
+        ascending: bool,
+    },
     /// Integers whose elements the kernel compares with 1 (cells that are on or off): the
     /// random fill's integers are cut to their lowest bit, 0 or 1.
     Bits {
@@ -105,14 +120,40 @@ pub enum Inferred {
     },
 }
 
+impl Resolved {
+    /// Its runtime-sized array's length: `--len`'s, else one element per invocation of the
+    /// dispatch, and one more where a loop's bound is the difference of two of its elements
+    /// ([`Inferred::Counts`] ascending): the last invocation's range reads the element after
+    /// its own.
+    pub fn len_or(&self, invocations: u64) -> u64 {
+        let ranges = (self.inferred.iter()).any(|i| {
+            matches!(
+                i,
+                Inferred::Counts {
+                    ascending: true,
+                    ..
+                }
+            )
+        });
+        self.len.unwrap_or(invocations + u64::from(ranges))
+    }
+}
+
 impl Inferred {
-    /// The byte offset of the scalar it sets (0 for [`Self::Bits`], which sets them all).
+    /// Whether it cuts every integer of the buffer ([`Self::Bits`], [`Self::Counts`]) rather
+    /// than setting one scalar.
+    pub fn cuts_all(&self) -> bool {
+        matches!(self, Self::Bits { .. } | Self::Counts { .. })
+    }
+
+    /// The byte offset of the scalar it sets (0 for [`Self::Bits`] and [`Self::Counts`], which
+    /// cut them all).
     pub fn offset(&self) -> u64 {
         match *self {
             Self::Flag { offset, .. } | Self::Size { offset, .. } | Self::Bound { offset, .. } => {
                 offset
             }
-            Self::Bits { .. } => 0,
+            Self::Bits { .. } | Self::Counts { .. } => 0,
         }
     }
 }

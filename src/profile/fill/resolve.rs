@@ -150,7 +150,7 @@ pub fn check_limits(
             binding_limit
         };
         super::files::check_file_limit(b, &r.fill, limit, max)?;
-        let len = r.len.unwrap_or(invocations);
+        let len = r.len_or(invocations);
         let asked = b.size.bytes(len);
         if asked <= max {
             continue;

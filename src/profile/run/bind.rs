@@ -67,7 +67,7 @@ pub(super) fn resources(gpu: &GpuContext, kernel: &Kernel, request: &Request) ->
     let lens: Vec<(String, u64)> = (resolved.iter())
         .map(|r| {
             let b = &interface.bindings[r.index];
-            let len = b.size.len_for(b.size.bytes(r.len.unwrap_or(invocations)));
+            let len = b.size.len_for(b.size.bytes(r.len_or(invocations)));
             (b.name.clone(), len)
         })
         .collect();
@@ -328,7 +328,9 @@ fn inferred_preview(inferred: &[fill::Inferred]) -> String {
                 value: Some(value),
                 ..
             } => Some(format!("{path} = {value}")),
-            fill::Inferred::Size { value: None, .. } | fill::Inferred::Bits { .. } => None,
+            fill::Inferred::Size { value: None, .. }
+            | fill::Inferred::Bits { .. }
+            | fill::Inferred::Counts { .. } => None,
         })
         .collect();
     let mut out = String::new();
@@ -340,6 +342,18 @@ fn inferred_preview(inferred: &[fill::Inferred]) -> String {
         .any(|i| matches!(i, fill::Inferred::Bits { .. }))
     {
         out.push_str("; integers cut to 0 and 1: cells");
+    }
+    if let Some((bits, ascending)) = inferred.iter().find_map(|i| match *i {
+        fill::Inferred::Counts {
+            bits, ascending, ..
+        } => Some((bits, ascending)),
+        _ => None,
+    }) {
+        let how = if ascending { "ascending by" } else { "cut to" };
+        out.push_str(&format!(
+            "; integers {how} 0..{}: loop bounds",
+            (1u64 << bits) - 1
+        ));
     }
     out
 }
