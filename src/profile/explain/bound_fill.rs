@@ -19,50 +19,21 @@ use crate::source_map::SourceMap;
 /// which differ from lane to lane as real counts do.
 pub const COUNT_BITS: u32 = 3;
 
-/// What the loops of an entry point count up to: scalars at constant places, and buffers'
-/// elements at indices that vary.
+/// What the loops of an entry point count up to, each as the default that fills it, with the
+/// buffer's variable, in the order of the loops: the scalars at constant places
+/// ([`Inferred::Bound`], each once), and the buffers of elements at indices that vary
+/// ([`Inferred::Counts`], each once).
 #[derive(Debug, Default, PartialEq)]
 pub(super) struct Counted {
-    /// The scalars, in the order of the loops.
-    pub scalars: Vec<CountedScalar>,
-    /// The buffers of elements, in the order of the loops, each once.
-    pub elements: Vec<CountedElements>,
-}
-
-/// One scalar a loop counts up to, where it stands and the first loop's line.
-#[derive(Clone, Debug, PartialEq)]
-pub(super) struct CountedScalar {
-    /// The buffer's variable.
-    pub global: Handle<GlobalVariable>,
-    /// Its byte offset.
-    pub offset: u64,
-    /// Its type.
-    pub scalar: naga::Scalar,
-    /// Its WGSL path from the variable (`[0]`, `.dims.x`).
-    pub path: String,
-    /// The line of the first loop that counts up to it.
-    pub line: u32,
-}
-
-/// A buffer whose elements, at an index that varies, a loop counts up to.
-#[derive(Clone, Debug, PartialEq)]
-pub(super) struct CountedElements {
-    /// The buffer's variable.
-    pub global: Handle<GlobalVariable>,
-    /// The index, as the source writes it, at the first loop.
-    pub index: String,
-    /// The line of the first loop that counts up to one.
-    pub line: u32,
-    /// Whether a bound is the difference of two of its elements (`tris = offsets[i + 1u] -
-    /// offsets[i]`), a range that must not be negative.
-    pub ranges: bool,
+    pub scalars: Vec<(Handle<GlobalVariable>, Inferred)>,
+    pub elements: Vec<(Handle<GlobalVariable>, Inferred)>,
 }
 
 /// What the loops of `kernel`'s entry point, and of the functions it calls, count up to: their
-/// bound is a scalar or an element, or computed from one, or from several such alone. Loops
-/// that count down to a floor or wait for a value (`==`, `!=`) are left out: a larger value
-/// does not end them sooner.
-pub(super) fn counted(kernel: &Kernel) -> Counted {
+/// bound is a scalar or an element, or computed from one, or from several such alone. A scalar
+/// holds `invocations`. Loops that count down to a floor or wait for a value (`==`, `!=`) are
+/// left out: a larger value does not end them sooner.
+pub(super) fn counted(kernel: &Kernel, invocations: u64) -> Counted {
     let module = &kernel.module;
     let mut out = Counted::default();
     let Some((entry, _)) = kernel.function(&kernel.interface.entry) else {
@@ -87,7 +58,7 @@ pub(super) fn counted(kernel: &Kernel) -> Counted {
                 continue;
             };
             if bound.ceiling == Some(true) {
-                out.add(module, &bound.source, line);
+                out.add(module, &bound.source, line, invocations);
             }
         }
     }
@@ -97,7 +68,7 @@ pub(super) fn counted(kernel: &Kernel) -> Counted {
 impl Counted {
     /// Adds what `source`, the bound of the loop at `line`, is made of, where it is made of
     /// buffer scalars and elements alone.
-    fn add(&mut self, module: &naga::Module, source: &Source, line: u32) {
+    fn add(&mut self, module: &naga::Module, source: &Source, line: u32, invocations: u64) {
         let parts = match source {
             Source::Inputs(several) => several.iter().collect(),
             single => vec![single],
@@ -106,83 +77,78 @@ impl Counted {
         if !parts.iter().all(buffer) {
             return;
         }
+        // Elements of one buffer read twice: a bound that is their difference, a range.
+        let reads_of = |global| {
+            let of_it =
+                |p: &&&Source| matches!(***p, Source::Element { global: g, .. } if g == global);
+            parts.iter().filter(of_it).count()
+        };
         for part in &parts {
-            match **part {
-                Source::Scalar {
-                    global,
-                    ref path,
-                    offset,
-                    scalar,
-                    ..
-                } => {
-                    let name = module.global_variables[global]
-                        .name
-                        .as_deref()
-                        .unwrap_or("");
-                    let integer = matches!(scalar.kind, ScalarKind::Uint | ScalarKind::Sint);
-                    let seen =
-                        (self.scalars.iter()).any(|c| c.global == global && c.offset == offset);
-                    if integer && !seen {
-                        self.scalars.push(CountedScalar {
-                            global,
-                            offset,
-                            scalar,
-                            path: path.strip_prefix(name).unwrap_or(path).to_owned(),
+            if let Source::Element { global, ref index } = **part {
+                let ranges = reads_of(global) > 1;
+                match self.elements.iter_mut().find(|(g, _)| *g == global) {
+                    Some((_, Inferred::Counts { ascending, .. })) => *ascending |= ranges,
+                    Some(_) => {}
+                    None => self.elements.push((
+                        global,
+                        Inferred::Counts {
                             line,
-                        });
-                    }
-                }
-                Source::Element { global, ref index } => {
-                    let of_it = |p: &&&Source| matches!(***p, Source::Element { global: g, .. } if g == global);
-                    let ranges = parts.iter().filter(of_it).count() > 1;
-                    match self.elements.iter_mut().find(|c| c.global == global) {
-                        Some(seen) => seen.ranges |= ranges,
-                        None => self.elements.push(CountedElements {
-                            global,
                             index: index.clone(),
-                            line,
-                            ranges,
-                        }),
-                    }
+                            bits: COUNT_BITS,
+                            ascending: ranges,
+                        },
+                    )),
                 }
-                _ => {}
+                continue;
+            }
+            let Source::Scalar {
+                global,
+                ref path,
+                offset,
+                scalar,
+                ..
+            } = **part
+            else {
+                continue;
+            };
+            let name = module.global_variables[global].name.as_deref();
+            let integer = matches!(scalar.kind, ScalarKind::Uint | ScalarKind::Sint);
+            let seen = (self.scalars.iter()).any(|(g, c)| *g == global && c.offset() == offset);
+            if integer && !seen {
+                let path = path.strip_prefix(name.unwrap_or("")).unwrap_or(path);
+                self.scalars.push((
+                    global,
+                    Inferred::Bound {
+                        offset,
+                        scalar,
+                        path: path.to_owned(),
+                        line,
+                        value: fill::held(invocations, scalar),
+                    },
+                ));
             }
         }
     }
-}
 
-/// The [`Inferred::Bound`]s of the binding whose variable is `global`: each scalar of it in
-/// `counted` that `taken` (the offsets another default sets already) leaves, holding
-/// `invocations`.
-pub(super) fn bounds_of(
-    counted: &Counted,
-    global: Handle<GlobalVariable>,
-    taken: &dyn Fn(u64) -> bool,
-    invocations: u64,
-) -> Vec<Inferred> {
-    (counted.scalars.iter())
-        .filter(|c| c.global == global && !taken(c.offset))
-        .map(|c| Inferred::Bound {
-            offset: c.offset,
-            scalar: c.scalar,
-            path: c.path.clone(),
-            line: c.line,
-            value: fill::held(invocations, c.scalar),
-        })
-        .collect()
-}
+    /// The [`Inferred::Bound`]s of the binding whose variable is `global`, but those at the
+    /// offsets that `taken` says another default sets already.
+    pub(super) fn bounds_of(
+        &self,
+        global: Handle<GlobalVariable>,
+        taken: &dyn Fn(u64) -> bool,
+    ) -> impl Iterator<Item = Inferred> {
+        (self.scalars.iter())
+            .filter(move |(g, c)| *g == global && !taken(c.offset()))
+            .map(|(_, c)| c.clone())
+    }
 
-/// The [`Inferred::Counts`] of the storage buffer whose variable is `global`, where a loop
-/// counts up to its elements.
-pub(super) fn counts_of(counted: &Counted, global: Handle<GlobalVariable>) -> Option<Inferred> {
-    (counted.elements.iter())
-        .find(|c| c.global == global)
-        .map(|c| Inferred::Counts {
-            line: c.line,
-            index: c.index.clone(),
-            bits: COUNT_BITS,
-            ascending: c.ranges,
-        })
+    /// The [`Inferred::Counts`] of the storage buffer whose variable is `global`, where a loop
+    /// counts up to its elements.
+    pub(super) fn counts_of(&self, global: Handle<GlobalVariable>) -> Option<Inferred> {
+        (self.elements.iter())
+            .find(|(g, _)| *g == global)
+            .map(|(_, c)| c.clone())
+    }
 }
 
 #[cfg(test)]
@@ -251,13 +217,12 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     fn the_scalars_loops_count_up_to_are_found_and_no_others() {
         let kernel = Kernel::parse("k.wgsl", KERNEL, &[], None).expect("the kernel parses");
         let name = |g: Handle<GlobalVariable>| kernel.module.global_variables[g].name.clone();
-        let found: Vec<(String, u64, u32)> = (counted(&kernel).scalars.into_iter())
-            .map(|c| {
-                (
-                    name(c.global).unwrap_or_default() + &c.path,
-                    c.offset,
-                    c.line,
-                )
+        let found: Vec<(String, u64, u32)> = (counted(&kernel, 256).scalars.into_iter())
+            .map(|(g, c)| match c {
+                Inferred::Bound {
+                    path, offset, line, ..
+                } => (name(g).unwrap_or_default() + &path, offset, line),
+                other => panic!("{other:?}"),
             })
             .collect();
         // `dims` is aligned to 8 after `n`; `runs` follows `count` and `seed`.
@@ -278,8 +243,16 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     fn the_buffers_whose_elements_loops_count_up_to_are_found_with_their_ranges() {
         let kernel = Kernel::parse("k.wgsl", KERNEL, &[], None).unwrap();
         let name = |g: Handle<GlobalVariable>| kernel.module.global_variables[g].name.clone();
-        let found: Vec<(String, String, u32, bool)> = (counted(&kernel).elements.into_iter())
-            .map(|c| (name(c.global).unwrap(), c.index, c.line, c.ranges))
+        let found: Vec<(String, String, u32, bool)> = (counted(&kernel, 256).elements.into_iter())
+            .map(|(g, c)| match c {
+                Inferred::Counts {
+                    index,
+                    line,
+                    ascending,
+                    bits: COUNT_BITS,
+                } => (name(g).unwrap(), index, line, ascending),
+                other => panic!("{other:?}"),
+            })
             .collect();
         let expected = [
             ("info", "gid.x", line("elements: info at gid.x"), false),
@@ -300,24 +273,21 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     #[test]
     fn a_bound_holds_the_invocations_held_below_its_type_and_skips_what_is_taken() {
         let kernel = Kernel::parse("k.wgsl", KERNEL, &[], None).unwrap();
-        let counted = counted(&kernel);
-        let params = counted.scalars[1].global;
+        let counted = counted(&kernel, 1 << 40);
+        let params = counted.scalars[1].0;
         let none_taken = |_: u64| false;
-        let bounds = bounds_of(&counted, params, &none_taken, 1 << 40);
-        let values: Vec<(&str, u64)> = (bounds.iter())
+        let values: Vec<(String, u64)> = (counted.bounds_of(params, &none_taken))
             .map(|b| match b {
-                Inferred::Bound { path, value, .. } => (path.as_str(), *value),
+                Inferred::Bound { path, value, .. } => (path, value),
                 other => panic!("{other:?}"),
             })
             .collect();
+        let max = u64::from(u32::MAX);
         assert_eq!(
             values,
-            [
-                (".dims.y", u64::from(u32::MAX)),
-                (".n", u64::from(u32::MAX))
-            ]
+            [(".dims.y".to_owned(), max), (".n".to_owned(), max)]
         );
         let n_taken = |offset: u64| offset == 0;
-        assert_eq!(bounds_of(&counted, params, &n_taken, 256).len(), 1);
+        assert_eq!(counted.bounds_of(params, &n_taken).count(), 1);
     }
 }

@@ -14,7 +14,7 @@ use naga::{
     BinaryOperator, Block, Expression, Function, Handle, Literal, Module, ScalarKind, Statement,
 };
 
-use super::bound_fill::{bounds_of, counted, counts_of};
+use super::bound_fill::counted;
 use super::cap::global_of;
 use super::ir::{Step, operands, place_of};
 use crate::naga_walk::each_statement;
@@ -33,7 +33,7 @@ pub fn infer(kernel: &Kernel, resolved: &mut [Resolved], invocations: u64) {
         .map(|ep| &ep.function)
         .chain(module.functions.iter().map(|(_, f)| f))
         .collect();
-    let counted = counted(kernel);
+    let counted = counted(kernel, invocations);
     for r in resolved.iter_mut().filter(|r| !r.given) {
         let binding = &kernel.interface.bindings[r.index];
         let Some((global, _)) = global_of(module, binding) else {
@@ -59,7 +59,7 @@ pub fn infer(kernel: &Kernel, resolved: &mut [Resolved], invocations: u64) {
                     .iter()
                     .any(|i| i.offset() == offset && !matches!(i, Inferred::Bits { .. }))
         };
-        let bounds = bounds_of(&counted, global, &taken, invocations);
+        let bounds: Vec<Inferred> = counted.bounds_of(global, &taken).collect();
         // Cut before the bounds are put: a buffer may hold both (`info[0]` and `info[i]`).
         let cells = inferred.iter().any(|i| matches!(i, Inferred::Bits { .. }));
         let storage = matches!(
@@ -67,7 +67,7 @@ pub fn infer(kernel: &Kernel, resolved: &mut [Resolved], invocations: u64) {
             Access::StorageRead | Access::StorageReadWrite
         );
         if storage && !cells && holds_integers(binding) {
-            r.inferred.extend(counts_of(&counted, global));
+            r.inferred.extend(counted.counts_of(global));
         }
         r.inferred.extend(bounds);
     }
