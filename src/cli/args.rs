@@ -367,7 +367,9 @@ pub(crate) struct ProfileArgs {
     pub(crate) dispatch: [u32; 3],
     /// A binding's contents: BINDING (name or GROUP:BINDING) = zeros, iota,
     /// random[:SEED], values:V1,V2,... (in layout order) or file:PATH. Default: random, except
-    /// that a uniform buffer's integer fields hold the dispatch's invocations. Or one scalar
+    /// that a uniform buffer's integer fields, and a scalar a loop counts up to, hold the
+    /// dispatch's invocations, and a buffer whose elements a loop counts up to holds 0 to 7
+    /// in each (the notes say which). Or one scalar
     /// over that fill, by its WGSL path: BINDING.PLACE=NUMBER (`params.count=64`,
     /// `lights.dims.x=16`, `data[3]=0`), or each scalar under a place:
     /// BINDING.PLACE=values:V1,V2,... (`lights.dims=values:16,9,24`).
