@@ -214,3 +214,30 @@ fn buffers_whose_elements_loops_count_up_to_hold_a_handful_by_default() {
         );
     }
 }
+
+/// A scalar a loop counts up to that lies past the end of its buffer's default length is not
+/// set, and no note says it is; with `--len` long enough, it is.
+#[test]
+fn a_bound_past_the_default_length_is_left_alone() {
+    use divlab::profile::{explain, fill, kernel::Kernel};
+    let source = "\
+@group(0) @binding(0) var<storage, read_write> data: array<u32>;
+@compute @workgroup_size(64)
+fn main(@builtin(local_invocation_index) li: u32) {
+    var acc = 0u;
+    for (var i = 0u; i < data[300]; i++) { acc += i; }
+    data[li] = acc;
+}
+";
+    let kernel = Kernel::parse("far.wgsl", source, &[], None).unwrap();
+    let bounds = |lens: &[(fill::BindingRef, u64)]| {
+        let mut resolved = fill::resolve(&kernel.interface, &[], lens).unwrap();
+        explain::infer(&kernel, &mut resolved, 64);
+        let inferred = resolved.remove(0).inferred;
+        (inferred.iter())
+            .filter(|i| matches!(i, fill::Inferred::Bound { .. }))
+            .count()
+    };
+    assert_eq!(bounds(&[]), 0, "64 elements: data[300] is past the end");
+    assert_eq!(bounds(&[fill::parse_len("data=301").unwrap()]), 1);
+}

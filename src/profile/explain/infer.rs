@@ -55,9 +55,7 @@ pub fn infer(kernel: &Kernel, resolved: &mut [Resolved], invocations: u64) {
         let inferred = &r.inferred;
         let taken = |offset: u64| {
             counts.iter().any(|&(at, _)| at == offset)
-                || inferred
-                    .iter()
-                    .any(|i| i.offset() == offset && !matches!(i, Inferred::Bits { .. }))
+                || (inferred.iter()).any(|i| i.offset() == offset && !i.cuts_all())
         };
         let bounds: Vec<Inferred> = counted.bounds_of(global, &taken).collect();
         // Cut before the bounds are put: a buffer may hold both (`info[0]` and `info[i]`).
@@ -69,7 +67,12 @@ pub fn infer(kernel: &Kernel, resolved: &mut [Resolved], invocations: u64) {
         if storage && !cells && holds_integers(binding) {
             r.inferred.extend(counted.counts_of(global));
         }
-        r.inferred.extend(bounds);
+        // A bound past the end of the buffer's default length is not there to set.
+        let bytes = binding.size.bytes(r.len_or(invocations));
+        r.inferred.extend(bounds.into_iter().filter(|b| match *b {
+            Inferred::Bound { offset, scalar, .. } => offset + u64::from(scalar.width) <= bytes,
+            _ => true,
+        }));
     }
 }
 
