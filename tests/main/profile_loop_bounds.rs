@@ -198,7 +198,7 @@ fn buffers_whose_elements_loops_count_up_to_hold_a_handful_by_default() {
     for said in [
         format!(
             "`row_ptr` has no --buffer, and the loop at line {} counts up to its elements (at \
-             the index `row + 1u`, which varies): a bound is the difference of two of them, so \
+             the index `row + 1u`, which varies): a loop runs over a range of two of them, so \
              divlab made its integers ascend by 0 to 7",
             line_of(ELEMENTS, "// row")
         ),

@@ -13,7 +13,7 @@ use naga::{
 use super::ir::{
     Step, emitted_in, operands, place_of, pointer_root, results_in, stored_locals, stores_to,
 };
-use super::loops::{exit_condition, find_loop};
+use super::loops::{exit_condition, find_loop, stored_before_loop};
 use crate::naga_walk::each_statement;
 use crate::profile::kernel::literal_u32;
 use crate::source_map::SourceMap;
@@ -102,7 +102,20 @@ pub(super) fn loop_bound(
         Some(limit) => Source::Clamped { limit },
         None => trace.source(bound, false, 0),
     };
+    // Where the counter starts: the value stored to it just before the loop, or its `var`'s
+    // initializer.
+    let start = match function.expressions[counter] {
+        Expression::Load { pointer } => match function.expressions[pointer] {
+            Expression::LocalVariable(local) => {
+                stored_before_loop(&function.body, &lines, line, local, &function.expressions)
+                    .or(function.local_variables[local].init)
+            }
+            _ => None,
+        },
+        _ => None,
+    };
     Some(LoopBound {
+        start: start.map(|s| trace.source(s, false, 0)),
         text: trace.text(bound),
         counter: trace.text(counter),
         source,

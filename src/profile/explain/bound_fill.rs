@@ -2,14 +2,15 @@
 //! up to (`for (var i = 0u; i < info[0]; i++)`), which no other default sets (a storage
 //! buffer's scalar, a uniform's vector component or array element), holds the dispatch's
 //! invocations, as a uniform's integer fields do. A storage buffer whose elements, at indices
-//! that vary, a loop counts up to (a CSR row's end, a cell's particle count) has its random
-//! integers cut to a handful, 0 to 7. A random `u32` (around 2 billion) runs such a loop into
-//! the cap, and the profile is of a cut-short run. Found by the bound trace that the cap
-//! message tells (`bound.rs`), on every loop the entry point reaches, before the run.
+//! that vary, a loop counts up to (a cell's particle count) has its random integers cut to a
+//! handful, 0 to 7, or made to ascend by as much where a loop runs over a range of two (a CSR
+//! row). A random `u32` (around 2 billion) runs such a loop into the cap, and the profile is of
+//! a cut-short run. Found by the bound trace that the cap message tells (`bound.rs`), on every
+//! loop the entry point reaches, before the run.
 
 use naga::{GlobalVariable, Handle, ScalarKind, Statement};
 
-use super::bound::{Source, loop_bound};
+use super::bound::{LoopBound, Source, loop_bound};
 use crate::naga_walk::{each_spanned, reachable_functions};
 use crate::profile::fill::{self, Inferred};
 use crate::profile::kernel::Kernel;
@@ -58,30 +59,38 @@ pub(super) fn counted(kernel: &Kernel, invocations: u64) -> Counted {
                 continue;
             };
             if bound.ceiling == Some(true) {
-                out.add(module, &bound.source, line, invocations);
+                out.add(module, &bound, line, invocations);
             }
         }
     }
     out
 }
 
+/// The inputs `source` is made of: itself, or each of several.
+fn inputs_of(source: &Source) -> Vec<&Source> {
+    match source {
+        Source::Inputs(several) => several.iter().collect(),
+        single => vec![single],
+    }
+}
+
 impl Counted {
-    /// Adds what `source`, the bound of the loop at `line`, is made of, where it is made of
+    /// Adds what `bound`, the bound of the loop at `line`, is made of, where it is made of
     /// buffer scalars and elements alone.
-    fn add(&mut self, module: &naga::Module, source: &Source, line: u32, invocations: u64) {
-        let parts = match source {
-            Source::Inputs(several) => several.iter().collect(),
-            single => vec![single],
-        };
+    fn add(&mut self, module: &naga::Module, bound: &LoopBound, line: u32, invocations: u64) {
+        let parts = inputs_of(&bound.source);
+        let start = bound.start.as_ref().map(inputs_of).unwrap_or_default();
         let buffer = |s: &&Source| matches!(s, Source::Scalar { .. } | Source::Element { .. });
         if !parts.iter().all(buffer) {
             return;
         }
-        // Elements of one buffer read twice: a bound that is their difference, a range.
+        // Elements of one buffer read twice, in the bound or where the counter starts: a
+        // bound that is their difference (`n = end - start`), or a loop from one to the other
+        // (`for (var j = row_ptr[i]; j < row_ptr[i + 1u]; j++)`), a range.
         let reads_of = |global| {
             let of_it =
                 |p: &&&Source| matches!(***p, Source::Element { global: g, .. } if g == global);
-            parts.iter().filter(of_it).count()
+            parts.iter().chain(&start).filter(of_it).count()
         };
         for part in &parts {
             if let Source::Element { global, ref index } = **part {
@@ -165,6 +174,7 @@ struct Cfg { count: u32, seed: u32, runs: array<u32, 4> }
 @group(0) @binding(3) var<storage, read_write> out: array<f32>;
 @group(0) @binding(4) var<storage, read> offsets: array<u32>;
 @group(0) @binding(5) var<storage, read> ends: array<u32>;
+@group(0) @binding(6) var<storage, read> row_ptr: array<u32>;
 
 fn helper_reached(n: u32) -> f32 {
     var s = 0.0;
@@ -190,6 +200,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     let n = offsets[gid.x + 1u] - offsets[gid.x];
     for (var i = 0u; i < n; i++) { acc += 4.5; } // elements: offsets, a range
     for (var j = offsets[gid.x]; j < ends[gid.x]; j++) { acc += 4.7; } // elements: ends
+    for (var j = row_ptr[gid.x]; j < row_ptr[gid.x + 1u]; j++) { acc += 4.8; } // row_ptr, a range
     var d = 100u;
     while (d > info[5]) { d -= 1u; } // no: a floor
     var w = 0u;
@@ -263,6 +274,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
                 true,
             ),
             ("ends", "gid.x", line("elements: ends"), false),
+            ("row_ptr", "gid.x + 1u", line("row_ptr, a range"), true),
         ];
         let expected: Vec<(String, String, u32, bool)> = (expected.iter())
             .map(|&(n, i, l, r)| (n.to_owned(), i.to_owned(), l, r))

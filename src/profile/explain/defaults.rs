@@ -117,7 +117,7 @@ fn inferred_note(binding: &Binding, inferred: &fill::Inferred) -> String {
             let max = (1u64 << bits) - 1;
             let cut = if *ascending {
                 format!(
-                    "a bound is the difference of two of them, so divlab made its integers \
+                    "a loop runs over a range of two of them, so divlab made its integers \
                      ascend by 0 to {max} (each the sum of random steps of {bits} bits before \
                      it, as a prefix sum's offsets do)"
                 )

@@ -33,6 +33,48 @@ pub(super) fn find_loop<'a>(
         })
 }
 
+/// The value stored to `local` by the last statement before the first loop statement on `line`
+/// (the start of a `for`'s counter: `for (var j = row_ptr[i]; ...)`), `Emit`s passed over.
+pub(super) fn stored_before_loop(
+    block: &Block,
+    lines: &SourceMap<'_>,
+    line: u32,
+    local: Handle<naga::LocalVariable>,
+    expressions: &naga::Arena<Expression>,
+) -> Option<Handle<Expression>> {
+    let statements: Vec<(&Statement, &naga::Span)> = block.span_iter().collect();
+    for (at, &(statement, span)) in statements.iter().enumerate() {
+        let inner = match statement {
+            Statement::Loop { .. } if lines.span_line(*span) == Some(line) => {
+                let before = statements[..at]
+                    .iter()
+                    .rev()
+                    .find(|(s, _)| !matches!(s, Statement::Emit(_)))?;
+                return match *before.0 {
+                    Statement::Store { pointer, value } => {
+                        matches!(expressions[pointer], Expression::LocalVariable(v) if v == local)
+                            .then_some(value)
+                    }
+                    _ => None,
+                };
+            }
+            Statement::Loop {
+                body, continuing, ..
+            } => vec![body, continuing],
+            Statement::Block(inner) => vec![inner],
+            Statement::If { accept, reject, .. } => vec![accept, reject],
+            Statement::Switch { cases, .. } => cases.iter().map(|c| &c.body).collect(),
+            _ => Vec::new(),
+        };
+        let found = (inner.into_iter())
+            .find_map(|b| stored_before_loop(b, lines, line, local, expressions));
+        if found.is_some() {
+            return found;
+        }
+    }
+    None
+}
+
 /// The lines of the loops around the first loop statement on `line`, innermost first; `None`
 /// where no loop stands on `line`.
 pub(super) fn enclosing_loops(block: &Block, lines: &SourceMap<'_>, line: u32) -> Option<Vec<u32>> {

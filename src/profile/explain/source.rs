@@ -10,6 +10,9 @@ pub(super) struct LoopBound {
     pub text: String,
     /// The other side of the comparison, which the loop changes (`i`).
     pub counter: String,
+    /// Where the counter's value comes from before the loop, where it is a `var` stored just
+    /// before it or initialized (`for (var j = row_ptr[i]; ...)`).
+    pub start: Option<Source>,
     /// Where its value comes from.
     pub source: Source,
     /// Whether the loop runs while its counter is below the bound (`i < n`, `n > i`), so that

@@ -107,9 +107,11 @@ pub enum Inferred {
         index: String,
         /// How many of each integer's lowest random bits stay.
         bits: u32,
-        /// Whether a bound is the difference of two elements (`offsets[i + 1u] - offsets[i]`):
-        /// each integer is then the sum of those before it, in layout order, so that the
-        /// elements ascend by 0 to 2^bits − 1, as a prefix sum's offsets do.
+        /// Whether a loop runs over a range of two elements: its bound is their difference
+        /// (`offsets[i + 1u] - offsets[i]`), or its counter runs from one to the other (`for
+        /// (var j = row_ptr[i]; j < row_ptr[i + 1u]; j++)`). Each integer is then the sum of
+        /// those before it, in layout order, so that the elements ascend by 0 to 2^bits − 1,
+        /// as a prefix sum's offsets do.
         ascending: bool,
     },
     /// Integers whose elements the kernel compares with 1 (cells that are on or off): the
@@ -122,7 +124,7 @@ pub enum Inferred {
 
 impl Resolved {
     /// Its runtime-sized array's length: `--len`'s, else one element per invocation of the
-    /// dispatch, and one more where a loop's bound is the difference of two of its elements
+    /// dispatch, and one more where a loop runs over a range of two of its elements
     /// ([`Inferred::Counts`] ascending): the last invocation's range reads the element after
     /// its own.
     pub fn len_or(&self, invocations: u64) -> u64 {
