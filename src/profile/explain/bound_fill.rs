@@ -84,17 +84,27 @@ impl Counted {
         if !parts.iter().all(buffer) {
             return;
         }
-        // Elements of one buffer read twice, in the bound or where the counter starts: a
-        // bound that is their difference (`n = end - start`), or a loop from one to the other
-        // (`for (var j = row_ptr[i]; j < row_ptr[i + 1u]; j++)`), a range.
-        let reads_of = |global| {
-            let of_it =
-                |p: &&&Source| matches!(***p, Source::Element { global: g, .. } if g == global);
-            parts.iter().chain(&start).filter(of_it).count()
+        // Elements of one buffer read at two indices, in the bound or where the counter
+        // starts: a bound that is their difference (`n = end - start`), or a loop from one to
+        // the other (`for (var j = row_ptr[i]; j < row_ptr[i + 1u]; j++)`), a range. Two
+        // members of one element (`node.first + node.count`) are not.
+        let indices_of = |global| {
+            let mut indices: Vec<&str> = (parts.iter().chain(&start))
+                .filter_map(|p| match **p {
+                    Source::Element {
+                        global: g,
+                        ref index,
+                    } if g == global => Some(index.as_str()),
+                    _ => None,
+                })
+                .collect();
+            indices.sort_unstable();
+            indices.dedup();
+            indices.len()
         };
         for part in &parts {
             if let Source::Element { global, ref index } = **part {
-                let ranges = reads_of(global) > 1;
+                let ranges = indices_of(global) > 1;
                 match self.elements.iter_mut().find(|(g, _)| *g == global) {
                     Some((_, Inferred::Counts { ascending, .. })) => *ascending |= ranges,
                     Some(_) => {}
@@ -175,6 +185,7 @@ struct Cfg { count: u32, seed: u32, runs: array<u32, 4> }
 @group(0) @binding(4) var<storage, read> offsets: array<u32>;
 @group(0) @binding(5) var<storage, read> ends: array<u32>;
 @group(0) @binding(6) var<storage, read> row_ptr: array<u32>;
+@group(0) @binding(7) var<storage, read> nodes: array<vec2<u32>>;
 
 fn helper_reached(n: u32) -> f32 {
     var s = 0.0;
@@ -201,6 +212,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     for (var i = 0u; i < n; i++) { acc += 4.5; } // elements: offsets, a range
     for (var j = offsets[gid.x]; j < ends[gid.x]; j++) { acc += 4.7; } // elements: ends
     for (var j = row_ptr[gid.x]; j < row_ptr[gid.x + 1u]; j++) { acc += 4.8; } // row_ptr, a range
+    let node = nodes[gid.x];
+    for (var j = node.x; j < node.x + node.y; j++) { acc += 4.9; } // nodes: first and count
     var d = 100u;
     while (d > info[5]) { d -= 1u; } // no: a floor
     var w = 0u;
@@ -275,6 +288,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
             ),
             ("ends", "gid.x", line("elements: ends"), false),
             ("row_ptr", "gid.x + 1u", line("row_ptr, a range"), true),
+            ("nodes", "gid.x", line("nodes: first and count"), false),
         ];
         let expected: Vec<(String, String, u32, bool)> = (expected.iter())
             .map(|&(n, i, l, r)| (n.to_owned(), i.to_owned(), l, r))
