@@ -18,7 +18,7 @@ use crate::source_map::SourceMap;
 
 /// The bits a buffer of loop bounds keeps of each random integer: 0 to 7 trips, a handful,
 /// which differ from lane to lane as real counts do.
-pub const COUNT_BITS: u32 = 3;
+const COUNT_BITS: u32 = 3;
 
 /// What the loops of an entry point count up to, each as the default that fills it, with the
 /// buffer's variable, in the order of the loops: the scalars at constant places

@@ -4,9 +4,9 @@
 //! invocation out at once. A storage buffer of integers whose elements the kernel compares
 //! with 1 holds cells that are on or off: its random fill is cut to 0s and 1s. A scalar a loop
 //! counts up to holds the dispatch's invocations, and a buffer whose elements one counts up to
-//! holds a handful in each (`bound_fill.rs`). Anything else keeps the
-//! fill's rule (a uniform's integers hold the dispatch's invocations). Read on naga's IR; a
-//! `--buffer` for the binding turns it off.
+//! holds a handful in each (`bound_fill.rs`). Anything else keeps the fill's rule (a uniform's
+//! integers hold the dispatch's invocations). Read on naga's IR; a `--buffer` for the binding
+//! turns it off.
 
 use std::collections::HashMap;
 
@@ -19,12 +19,12 @@ use super::cap::global_of;
 use super::ir::{Step, operands, place_of};
 use crate::naga_walk::each_statement;
 use crate::profile::fill::{self, Inferred, Resolved};
-use crate::profile::kernel::{Access, Kernel};
+use crate::profile::kernel::{Access, Binding, Kernel};
 use crate::source_map::SourceMap;
 
 /// Sets [`Resolved::inferred`] on each binding of `resolved` left to the default fill whose
-/// use in the kernel says what it holds; a scalar a loop counts up to holds `invocations`
-/// (`bound_fill.rs`).
+/// use in the kernel says what it holds; a scalar a loop counts up to holds `invocations`, and
+/// a buffer whose elements one counts up to a handful in each (`bound_fill.rs`).
 pub fn infer(kernel: &Kernel, resolved: &mut [Resolved], invocations: u64) {
     let module = &kernel.module;
     let lines = SourceMap::new(&kernel.prepared);
@@ -77,7 +77,7 @@ pub fn infer(kernel: &Kernel, resolved: &mut [Resolved], invocations: u64) {
 }
 
 /// Whether `binding` holds an integer scalar (one element of a runtime-sized array is enough).
-fn holds_integers(binding: &crate::profile::kernel::Binding) -> bool {
+fn holds_integers(binding: &Binding) -> bool {
     let mut integer = |_, s: naga::Scalar| match s.kind {
         ScalarKind::Uint | ScalarKind::Sint => std::ops::ControlFlow::Break(()),
         _ => std::ops::ControlFlow::Continue(()),

@@ -12,9 +12,9 @@ use crate::profile::kernel::{Access, Binding, Shape, scalar_name};
 use crate::user_file::{ReadError, read_at_most};
 
 /// The bytes `binding` holds before the kernel runs, as `resolved` says, with a runtime-sized
-/// array of [`Resolved::len_or`] elements. A uniform buffer left
-/// to the default fill holds `invocations` in each of its integer scalars (see
-/// [`count_scalars`]) and the random fill elsewhere.
+/// array of [`Resolved::len_or`] elements. A uniform buffer left to the default fill holds
+/// `invocations` in each of its integer scalars (see [`count_scalars`]) and the random fill
+/// elsewhere.
 pub fn initial(binding: &Binding, resolved: &Resolved, invocations: u64) -> Result<Vec<u8>> {
     let bytes = binding.size.bytes(resolved.len_or(invocations));
     let mut buf = contents(binding, bytes, &resolved.fill)?;
