@@ -5,32 +5,46 @@ use naga::{Block, Expression, Handle, Statement};
 
 use crate::source_map::SourceMap;
 
+/// The block that holds the first loop statement on `line`, and the loop's index in it.
+fn loop_place<'a>(
+    block: &'a Block,
+    lines: &SourceMap<'_>,
+    line: u32,
+) -> Option<(&'a Block, usize)> {
+    block
+        .span_iter()
+        .enumerate()
+        .find_map(|(at, (statement, span))| match statement {
+            Statement::Loop { .. } if lines.span_line(*span) == Some(line) => Some((block, at)),
+            Statement::Loop {
+                body, continuing, ..
+            } => loop_place(body, lines, line).or_else(|| loop_place(continuing, lines, line)),
+            Statement::Block(inner) => loop_place(inner, lines, line),
+            Statement::If { accept, reject, .. } => {
+                loop_place(accept, lines, line).or_else(|| loop_place(reject, lines, line))
+            }
+            Statement::Switch { cases, .. } => {
+                cases.iter().find_map(|c| loop_place(&c.body, lines, line))
+            }
+            _ => None,
+        })
+}
+
 /// The body, `continuing` and `break if` of the first loop statement on `line`.
 pub(super) fn find_loop<'a>(
     block: &'a Block,
     lines: &SourceMap<'_>,
     line: u32,
 ) -> Option<(&'a Block, &'a Block, Option<Handle<Expression>>)> {
-    block
-        .span_iter()
-        .find_map(|(statement, span)| match statement {
-            Statement::Loop {
-                body,
-                continuing,
-                break_if,
-            } if lines.span_line(*span) == Some(line) => Some((body, continuing, *break_if)),
-            Statement::Loop {
-                body, continuing, ..
-            } => find_loop(body, lines, line).or_else(|| find_loop(continuing, lines, line)),
-            Statement::Block(inner) => find_loop(inner, lines, line),
-            Statement::If { accept, reject, .. } => {
-                find_loop(accept, lines, line).or_else(|| find_loop(reject, lines, line))
-            }
-            Statement::Switch { cases, .. } => {
-                cases.iter().find_map(|c| find_loop(&c.body, lines, line))
-            }
-            _ => None,
-        })
+    let (holder, at) = loop_place(block, lines, line)?;
+    match &holder[at] {
+        Statement::Loop {
+            body,
+            continuing,
+            break_if,
+        } => Some((body, continuing, *break_if)),
+        _ => None,
+    }
 }
 
 /// The value stored to `local` by the last statement before the first loop statement on `line`
@@ -42,37 +56,18 @@ pub(super) fn stored_before_loop(
     local: Handle<naga::LocalVariable>,
     expressions: &naga::Arena<Expression>,
 ) -> Option<Handle<Expression>> {
-    let statements: Vec<(&Statement, &naga::Span)> = block.span_iter().collect();
-    for (at, &(statement, span)) in statements.iter().enumerate() {
-        let inner = match statement {
-            Statement::Loop { .. } if lines.span_line(*span) == Some(line) => {
-                let before = statements[..at]
-                    .iter()
-                    .rev()
-                    .find(|(s, _)| !matches!(s, Statement::Emit(_)))?;
-                return match *before.0 {
-                    Statement::Store { pointer, value } => {
-                        matches!(expressions[pointer], Expression::LocalVariable(v) if v == local)
-                            .then_some(value)
-                    }
-                    _ => None,
-                };
-            }
-            Statement::Loop {
-                body, continuing, ..
-            } => vec![body, continuing],
-            Statement::Block(inner) => vec![inner],
-            Statement::If { accept, reject, .. } => vec![accept, reject],
-            Statement::Switch { cases, .. } => cases.iter().map(|c| &c.body).collect(),
-            _ => Vec::new(),
-        };
-        let found = (inner.into_iter())
-            .find_map(|b| stored_before_loop(b, lines, line, local, expressions));
-        if found.is_some() {
-            return found;
+    let (holder, at) = loop_place(block, lines, line)?;
+    let before = holder[..at]
+        .iter()
+        .rev()
+        .find(|s| !matches!(s, Statement::Emit(_)))?;
+    match *before {
+        Statement::Store { pointer, value } => {
+            matches!(expressions[pointer], Expression::LocalVariable(v) if v == local)
+                .then_some(value)
         }
+        _ => None,
     }
-    None
 }
 
 /// The lines of the loops around the first loop statement on `line`, innermost first; `None`
