@@ -619,12 +619,8 @@ fn fill_kind(binding: &Binding, r: &Resolved) -> String {
     match (r.given, binding.access) {
         (false, Access::Uniform) => return "default fill".to_owned(),
         (false, _) => {
-            let cut = r.inferred.iter().find_map(|i| match *i {
-                fill::Inferred::Counts { bits, .. } => Some(bits),
-                _ => None,
-            });
-            return match cut {
-                Some(bits) => format!("default random fill, cut to 0 to {}", (1u64 << bits) - 1),
+            return match r.counts() {
+                Some((largest, _)) => format!("default random fill, cut to 0 to {largest}"),
                 None => "default random fill".to_owned(),
             };
         }

@@ -128,16 +128,19 @@ impl Resolved {
     /// ([`Inferred::Counts`] ascending): the last invocation's range reads the element after
     /// its own.
     pub fn len_or(&self, invocations: u64) -> u64 {
-        let ranges = (self.inferred.iter()).any(|i| {
-            matches!(
-                i,
-                Inferred::Counts {
-                    ascending: true,
-                    ..
-                }
-            )
-        });
+        let ranges = self.counts().is_some_and(|(_, ascending)| ascending);
         self.len.unwrap_or(invocations + u64::from(ranges))
+    }
+
+    /// Where its default fill holds loop bounds ([`Inferred::Counts`]): the largest integer
+    /// that stays (2^bits − 1), and whether the integers ascend by up to it instead.
+    pub fn counts(&self) -> Option<(u64, bool)> {
+        self.inferred.iter().find_map(|i| match *i {
+            Inferred::Counts {
+                bits, ascending, ..
+            } => Some(((1u64 << bits) - 1, ascending)),
+            _ => None,
+        })
     }
 }
 

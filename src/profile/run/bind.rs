@@ -113,10 +113,10 @@ pub(super) fn resources(gpu: &GpuContext, kernel: &Kernel, request: &Request) ->
                 format!(
                     "{} (default; integer fields: the dispatch's invocations{})",
                     r.fill,
-                    inferred_preview(&r.inferred)
+                    inferred_preview(r)
                 )
             } else {
-                format!("{} (default{})", r.fill, inferred_preview(&r.inferred))
+                format!("{} (default{})", r.fill, inferred_preview(r))
             },
             bytes: contents.len() as u64,
             first: fill::first_values(binding, &contents),
@@ -316,8 +316,10 @@ pub(super) fn pipeline(
     create_pipeline(gpu, file, &module, entry, constants)
 }
 
-/// What [`fill::Inferred`] changed, for an input's preview: `; flags: .value = 0`.
-fn inferred_preview(inferred: &[fill::Inferred]) -> String {
+/// What [`fill::Inferred`] changed in `r`'s default, for an input's preview: `; flags: .value
+/// = 0`.
+fn inferred_preview(r: &fill::Resolved) -> String {
+    let inferred = &r.inferred;
     let flags: Vec<String> = inferred
         .iter()
         .filter_map(|i| match i {
@@ -343,17 +345,9 @@ fn inferred_preview(inferred: &[fill::Inferred]) -> String {
     {
         out.push_str("; integers cut to 0 and 1: cells");
     }
-    if let Some((bits, ascending)) = inferred.iter().find_map(|i| match *i {
-        fill::Inferred::Counts {
-            bits, ascending, ..
-        } => Some((bits, ascending)),
-        _ => None,
-    }) {
+    if let Some((largest, ascending)) = r.counts() {
         let how = if ascending { "ascending by" } else { "cut to" };
-        out.push_str(&format!(
-            "; integers {how} 0..{}: loop bounds",
-            (1u64 << bits) - 1
-        ));
+        out.push_str(&format!("; integers {how} 0..{largest}: loop bounds"));
     }
     out
 }
