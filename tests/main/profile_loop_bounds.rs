@@ -156,9 +156,16 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
 /// The `u32`s of the default fill of binding `name` of `ELEMENTS` on 128 invocations, as the
 /// library makes them.
 fn default_words(name: &str) -> Vec<u64> {
+    default_words_of(ELEMENTS, name, &[])
+}
+
+/// The `u32`s of binding `name` of `source` on 128 invocations, with `buffers` given, as the
+/// library makes them.
+fn default_words_of(source: &str, name: &str, buffers: &[&str]) -> Vec<u64> {
     use divlab::profile::{explain, fill, kernel::Kernel};
-    let kernel = Kernel::parse("elements.wgsl", ELEMENTS, &[], None).unwrap();
-    let mut resolved = fill::resolve(&kernel.interface, &[], &[]).unwrap();
+    let kernel = Kernel::parse("elements.wgsl", source, &[], None).unwrap();
+    let buffers: Vec<fill::BufferSpec> = buffers.iter().map(|b| b.parse().unwrap()).collect();
+    let mut resolved = fill::resolve(&kernel.interface, &buffers, &[]).unwrap();
     explain::infer(&kernel, &mut resolved, 128);
     let r = (resolved.iter())
         .find(|r| kernel.interface.bindings[r.index].name == name)
@@ -213,6 +220,81 @@ fn buffers_whose_elements_loops_count_up_to_hold_a_handful_by_default() {
             "no `{said}` in {notes:#?}"
         );
     }
+}
+
+/// A grid's cells, each a range of particles from `cell_start` to `cell_end`, the pattern of
+/// particle solvers: every invocation visits three cells.
+const CELLS: &str = "\
+@group(0) @binding(0) var<storage, read> cell_start: array<u32>;
+@group(0) @binding(1) var<storage, read> cell_end: array<u32>;
+@group(0) @binding(2) var<storage, read_write> out: array<u32>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    var acc = 0u;
+    for (var d = 0u; d < 3u; d++) {
+        let c = (gid.x + d) % 128u;
+        let first = cell_start[c];
+        for (var j = first; j < cell_end[c]; j++) { // cell
+            acc += j; // particle
+        }
+    }
+    out[gid.x] = acc;
+}
+";
+
+/// With no --buffer, `cell_start` ascends by 0 to 7 and `cell_end` holds the next of each, so
+/// that each cell holds 0 to 7 particles; before, the starts were random `u32`s beyond the cut
+/// ends and the loop never ran. The GPU counts exactly the trips those elements give, and a
+/// note names both buffers.
+#[test]
+fn ranges_from_one_buffer_to_another_hold_a_handful_by_default() {
+    let start = default_words_of(CELLS, "cell_start", &[]);
+    let end = default_words_of(CELLS, "cell_end", &[]);
+    assert_eq!((start.len(), end.len(), start[0]), (129, 128, 0));
+    assert!((0..128).all(|c| end[c] == start[c + 1] && end[c] - start[c] <= 7));
+    let trips: u64 = (0..128u64)
+        .flat_map(|x| (0..3).map(move |d| ((x + d) % 128) as usize))
+        .map(|c| end[c] - start[c])
+        .sum();
+    assert!(trips > 3 * 128, "a handful each, not 0: {trips}");
+
+    let finished = util::profiled_as("cells.wgsl", CELLS, 1, |r| r.dispatch = [2, 1, 1]);
+    assert!(finished.cap_hit.is_none(), "{:?}", finished.cap_hit);
+    let at = |marker| util::line(&finished.profile, line_of(CELLS, marker));
+    assert_eq!(at("// particle").active_lanes, Some(trips));
+    let line = line_of(CELLS, "// cell");
+    for said in [
+        format!(
+            "`cell_start` has no --buffer, and the loop at line {line} runs from its elements \
+             to those of `cell_end` (at the index `c`, which varies): divlab made its integers \
+             ascend by 0 to 7"
+        ),
+        format!(
+            "`cell_end` has no --buffer, and the loop at line {line} runs from the elements of \
+             `cell_start` to its own (at the index `c`, which varies): divlab made each of its \
+             integers the one after the same index of `cell_start`"
+        ),
+    ] {
+        let notes = &finished.profile.notes;
+        assert!(
+            notes.iter().any(|n| n.contains(&said)),
+            "no `{said}` in {notes:#?}"
+        );
+    }
+}
+
+/// Where `--buffer` gives the starts, the ends are counts of their own, cut to 0 to 7; where
+/// it gives the ends, the starts ascend as a range's do.
+#[test]
+fn a_given_end_of_the_ranges_leaves_the_other_to_its_own_rule() {
+    let end = default_words_of(CELLS, "cell_end", &["cell_start=zeros"]);
+    assert!(end.iter().all(|&e| e <= 7) && end.iter().any(|&e| e > 0));
+    let start = default_words_of(CELLS, "cell_start", &["cell_end=iota"]);
+    assert_eq!((start.len(), start[0]), (129, 0));
+    assert!(start.windows(2).all(|w| w[0] <= w[1] && w[1] - w[0] <= 7));
+    let alone = default_words_of(CELLS, "cell_start", &[]);
+    assert_eq!(start, alone, "the same ascending steps either way");
 }
 
 /// A scalar a loop counts up to that lies past the end of its buffer's default length is not

@@ -12,7 +12,7 @@ use naga::{GlobalVariable, Handle, ScalarKind, Statement};
 
 use super::bound::{LoopBound, Source, loop_bound};
 use crate::naga_walk::{each_spanned, reachable_functions};
-use crate::profile::fill::{self, Inferred};
+use crate::profile::fill::{self, Inferred, Steps};
 use crate::profile::kernel::Kernel;
 use crate::source_map::SourceMap;
 
@@ -63,7 +63,36 @@ pub(super) fn counted(kernel: &Kernel, invocations: u64) -> Counted {
             }
         }
     }
+    out.pair_up(module);
     out
+}
+
+/// The name of the variable `global`.
+fn name_of(module: &naga::Module, global: Handle<GlobalVariable>) -> String {
+    (module.global_variables[global].name.clone()).unwrap_or_default()
+}
+
+/// The `@group` and `@binding` of the variable `global` (0 and 0 where it has none).
+fn slot_of(module: &naga::Module, global: Handle<GlobalVariable>) -> (u32, u32) {
+    let binding = module.global_variables[global].binding.as_ref();
+    binding.map_or((0, 0), |b| (b.group, b.binding))
+}
+
+/// Whether `global` is a bound array of integer scalars, one per element: the buffers whose
+/// default fills take one random integer per element, so that two of them can share steps.
+fn plain_integers(module: &naga::Module, global: Handle<GlobalVariable>) -> bool {
+    let variable = &module.global_variables[global];
+    let naga::TypeInner::Array { base, .. } = module.types[variable.ty].inner else {
+        return false;
+    };
+    variable.binding.is_some()
+        && matches!(
+            module.types[base].inner,
+            naga::TypeInner::Scalar(naga::Scalar {
+                kind: ScalarKind::Uint | ScalarKind::Sint,
+                ..
+            })
+        )
 }
 
 /// The inputs `source` is made of: itself, or each of several.
@@ -104,20 +133,31 @@ impl Counted {
         };
         for part in &parts {
             if let Source::Element { global, ref index } = **part {
-                let ranges = indices_of(global) > 1;
-                match self.elements.iter_mut().find(|(g, _)| *g == global) {
-                    Some((_, Inferred::Counts { ascending, .. })) => *ascending |= ranges,
-                    Some(_) => {}
-                    None => self.elements.push((
-                        global,
-                        Inferred::Counts {
-                            line,
-                            index: index.clone(),
-                            bits: COUNT_BITS,
-                            ascending: ranges,
-                        },
-                    )),
-                }
+                // A counter that starts at an element of another buffer at the same index
+                // (`for (var j = cell_start[c]; j < cell_end[c]; j++)`): that buffer starts the
+                // ranges whose ends these are.
+                let starts = start.iter().find_map(|s| match **s {
+                    Source::Element {
+                        global: g,
+                        index: ref i,
+                    } if g != global && i == index && plain_integers(module, g) => Some(g),
+                    _ => None,
+                });
+                let steps = match starts {
+                    _ if indices_of(global) > 1 => Steps::Ascending,
+                    Some(starts) if plain_integers(module, global) => {
+                        let ends = name_of(module, global);
+                        self.count(starts, line, index, Steps::StartsOf { ends });
+                        let (group, binding) = slot_of(module, starts);
+                        Steps::EndsOf {
+                            starts: name_of(module, starts),
+                            group,
+                            binding,
+                        }
+                    }
+                    _ => Steps::Cut,
+                };
+                self.count(global, line, index, steps);
                 continue;
             }
             let Source::Scalar {
@@ -145,6 +185,54 @@ impl Counted {
                         value: fill::held(invocations, scalar),
                     },
                 ));
+            }
+        }
+    }
+
+    /// Records that the loop at `line` counts up to elements of `global` at `index`, held as
+    /// `steps` says: the first loop's line and index stay, and a range of two of its own
+    /// elements wins over another buffer's range, which wins over a count.
+    fn count(&mut self, global: Handle<GlobalVariable>, line: u32, index: &str, steps: Steps) {
+        let rank = |s: &Steps| match s {
+            Steps::Cut => 0,
+            Steps::StartsOf { .. } | Steps::EndsOf { .. } => 1,
+            Steps::Ascending => 2,
+        };
+        match self.elements.iter_mut().find(|(g, _)| *g == global) {
+            Some((_, Inferred::Counts { steps: held, .. })) if rank(&steps) > rank(held) => {
+                *held = steps;
+            }
+            Some(_) => {}
+            None => self.elements.push((
+                global,
+                Inferred::Counts {
+                    line,
+                    index: index.to_owned(),
+                    bits: COUNT_BITS,
+                    steps,
+                },
+            )),
+        }
+    }
+
+    /// Where a buffer starts ranges that another no longer ends (a range of its own won
+    /// there), its elements ascend as a range's do.
+    fn pair_up(&mut self, module: &naga::Module) {
+        let ends_of: Vec<(String, String)> = (self.elements.iter())
+            .filter_map(|(g, c)| match c {
+                Inferred::Counts {
+                    steps: Steps::EndsOf { starts, .. },
+                    ..
+                } => Some((name_of(module, *g), starts.clone())),
+                _ => None,
+            })
+            .collect();
+        for (global, c) in &mut self.elements {
+            if let Inferred::Counts { steps, .. } = c
+                && let Steps::StartsOf { ends } = steps
+                && !ends_of.contains(&(ends.clone(), name_of(module, *global)))
+            {
+                *steps = Steps::Ascending;
             }
         }
     }
@@ -186,6 +274,8 @@ struct Cfg { count: u32, seed: u32, runs: array<u32, 4> }
 @group(0) @binding(5) var<storage, read> ends: array<u32>;
 @group(0) @binding(6) var<storage, read> row_ptr: array<u32>;
 @group(0) @binding(7) var<storage, read> nodes: array<vec2<u32>>;
+@group(0) @binding(8) var<storage, read> cell_start: array<u32>;
+@group(1) @binding(2) var<storage, read> cell_end: array<u32>;
 
 fn helper_reached(n: u32) -> f32 {
     var s = 0.0;
@@ -212,6 +302,10 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     for (var i = 0u; i < n; i++) { acc += 4.5; } // elements: offsets, a range
     for (var j = offsets[gid.x]; j < ends[gid.x]; j++) { acc += 4.7; } // elements: ends
     for (var j = row_ptr[gid.x]; j < row_ptr[gid.x + 1u]; j++) { acc += 4.8; } // row_ptr, a range
+    let c = gid.x / 4u;
+    let first = cell_start[c];
+    for (var j = first; j < cell_end[c]; j++) { acc += 4.85; } // cell_start and cell_end
+    for (var j = cell_start[gid.y]; j < cell_end[gid.x]; j++) { acc += 4.86; } // no: two indices
     let node = nodes[gid.x];
     for (var j = node.x; j < node.x + node.y; j++) { acc += 4.9; } // nodes: first and count
     var d = 100u;
@@ -267,31 +361,53 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     fn the_buffers_whose_elements_loops_count_up_to_are_found_with_their_ranges() {
         let kernel = Kernel::parse("k.wgsl", KERNEL, &[], None).unwrap();
         let name = |g: Handle<GlobalVariable>| kernel.module.global_variables[g].name.clone();
-        let found: Vec<(String, String, u32, bool)> = (counted(&kernel, 256).elements.into_iter())
+        let found: Vec<(String, String, u32, Steps)> = (counted(&kernel, 256).elements)
+            .into_iter()
             .map(|(g, c)| match c {
                 Inferred::Counts {
                     index,
                     line,
-                    ascending,
+                    steps,
                     bits: COUNT_BITS,
-                } => (name(g).unwrap(), index, line, ascending),
+                } => (name(g).unwrap(), index, line, steps),
                 other => panic!("{other:?}"),
             })
             .collect();
+        let offsets = Steps::EndsOf {
+            starts: "offsets".to_owned(),
+            group: 0,
+            binding: 4,
+        };
+        let cells = Steps::EndsOf {
+            starts: "cell_start".to_owned(),
+            group: 0,
+            binding: 8,
+        };
+        let ends = Steps::StartsOf {
+            ends: "cell_end".to_owned(),
+        };
+        let cell = line("cell_start and cell_end");
         let expected = [
-            ("info", "gid.x", line("elements: info at gid.x"), false),
+            ("info", "gid.x", line("elements: info at gid.x"), Steps::Cut),
             (
                 "offsets",
                 "gid.x + 1u",
                 line("elements: offsets, a range"),
-                true,
+                Steps::Ascending,
             ),
-            ("ends", "gid.x", line("elements: ends"), false),
-            ("row_ptr", "gid.x + 1u", line("row_ptr, a range"), true),
-            ("nodes", "gid.x", line("nodes: first and count"), false),
+            ("ends", "gid.x", line("elements: ends"), offsets),
+            (
+                "row_ptr",
+                "gid.x + 1u",
+                line("row_ptr, a range"),
+                Steps::Ascending,
+            ),
+            ("cell_start", "c", cell, ends),
+            ("cell_end", "c", cell, cells),
+            ("nodes", "gid.x", line("nodes: first and count"), Steps::Cut),
         ];
-        let expected: Vec<(String, String, u32, bool)> = (expected.iter())
-            .map(|&(n, i, l, r)| (n.to_owned(), i.to_owned(), l, r))
+        let expected: Vec<(String, String, u32, Steps)> = (expected.into_iter())
+            .map(|(n, i, l, r)| (n.to_owned(), i.to_owned(), l, r))
             .collect();
         assert_eq!(found, expected);
     }

@@ -112,26 +112,49 @@ fn inferred_note(binding: &Binding, inferred: &fill::Inferred) -> String {
             line,
             index,
             bits,
-            ascending,
+            steps,
         } => {
             let max = (1u64 << bits) - 1;
-            let cut = if *ascending {
-                format!(
-                    "a loop runs over a range of two of them, so divlab made its integers \
-                     ascend by 0 to {max} (each the sum of random steps of {bits} bits before \
-                     it, as a prefix sum's offsets do)"
-                )
-            } else {
-                format!(
-                    "divlab cut its random integers to 0 to {max} (each integer's lowest {bits} \
-                     random bits)"
-                )
+            let ascend = format!(
+                "divlab made its integers ascend by 0 to {max} (each the sum of random steps of \
+                 {bits} bits before it, as a prefix sum's offsets do)"
+            );
+            let (runs, held) = match steps {
+                fill::Steps::Cut => (
+                    "counts up to its elements".to_owned(),
+                    format!(
+                        "divlab cut its random integers to 0 to {max} (each integer's lowest \
+                         {bits} random bits)"
+                    ),
+                ),
+                fill::Steps::Ascending => (
+                    "counts up to its elements".to_owned(),
+                    format!("a loop runs over a range of two of them, so {ascend}"),
+                ),
+                fill::Steps::StartsOf { ends } => (
+                    format!("runs from its elements to those of `{ends}`"),
+                    format!("{ascend}, and `{ends}` holds the next of each, so each range holds"),
+                ),
+                fill::Steps::EndsOf { starts, .. } => (
+                    format!("runs from the elements of `{starts}` to its own"),
+                    format!(
+                        "divlab made each of its integers the one after the same index of \
+                         `{starts}` (which ascend by random steps of {bits} bits), so each \
+                         range holds"
+                    ),
+                ),
+            };
+            let handful = match steps {
+                fill::Steps::StartsOf { .. } | fill::Steps::EndsOf { .. } => {
+                    format!(" 0 to {max} trips, a handful")
+                }
+                _ => ", a handful of trips".to_owned(),
             };
             format!(
-                "`{name}` has no --buffer, and the loop at line {line} counts up to its elements \
-                 (at the index `{index}`, which varies): {cut}, a handful of trips, where \
-                 full-range integers run the loop into the cap; pass --buffer {name}=random for \
-                 those, or values:... to choose"
+                "`{name}` has no --buffer, and the loop at line {line} {runs} (at the index \
+                 `{index}`, which varies): {held}{handful}, where full-range integers run the \
+                 loop into the cap, or not at all; pass --buffer {name}=random for those, or \
+                 values:... to choose"
             )
         }
         fill::Inferred::Bits { line } => format!(

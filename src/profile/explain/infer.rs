@@ -34,6 +34,9 @@ pub fn infer(kernel: &Kernel, resolved: &mut [Resolved], invocations: u64) {
         .chain(module.functions.iter().map(|(_, f)| f))
         .collect();
     let counted = counted(kernel, invocations);
+    let given: Vec<&str> = (resolved.iter().filter(|r| r.given))
+        .map(|r| kernel.interface.bindings[r.index].name.as_str())
+        .collect();
     for r in resolved.iter_mut().filter(|r| !r.given) {
         let binding = &kernel.interface.bindings[r.index];
         let Some((global, _)) = global_of(module, binding) else {
@@ -65,7 +68,22 @@ pub fn infer(kernel: &Kernel, resolved: &mut [Resolved], invocations: u64) {
             Access::StorageRead | Access::StorageReadWrite
         );
         if storage && !cells && holds_integers(binding) {
-            r.inferred.extend(counted.counts_of(global));
+            r.inferred.extend(counted.counts_of(global).map(|mut c| {
+                // Where `--buffer` gave the other end of the ranges, the ends are counts of
+                // their own, and the starts ascend as a range's do.
+                if let Inferred::Counts { steps, .. } = &mut c {
+                    match steps {
+                        fill::Steps::EndsOf { starts: other, .. } if given.contains(&&**other) => {
+                            *steps = fill::Steps::Cut;
+                        }
+                        fill::Steps::StartsOf { ends: other } if given.contains(&&**other) => {
+                            *steps = fill::Steps::Ascending;
+                        }
+                        _ => {}
+                    }
+                }
+                c
+            }));
         }
         // A bound past the end of the buffer's default length is not there to set.
         let bytes = binding.size.bytes(r.len_or(invocations));

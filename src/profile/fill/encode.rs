@@ -6,7 +6,7 @@ use std::ops::ControlFlow;
 use naga::{Scalar, ScalarKind};
 
 use super::files::elements_for;
-use super::{Fill, Inferred, Resolved};
+use super::{Fill, Inferred, Resolved, Steps};
 use crate::profile::error::{Error, Flag, Result};
 use crate::profile::kernel::{Access, Binding, Shape, scalar_name};
 use crate::user_file::{ReadError, read_at_most};
@@ -17,7 +17,24 @@ use crate::user_file::{ReadError, read_at_most};
 /// elsewhere.
 pub fn initial(binding: &Binding, resolved: &Resolved, invocations: u64) -> Result<Vec<u8>> {
     let bytes = binding.size.bytes(resolved.len_or(invocations));
-    let mut buf = contents(binding, bytes, &resolved.fill)?;
+    let mut buf = match resolved.counts() {
+        // The ends of another buffer's ranges take the random steps that buffer's default
+        // fill takes: the same fill, seeded as that binding is.
+        Some((
+            _,
+            &Steps::EndsOf {
+                group, binding: b, ..
+            },
+        )) => {
+            let starts = Binding {
+                group,
+                binding: b,
+                ..binding.clone()
+            };
+            contents(&starts, bytes, &resolved.fill)?
+        }
+        _ => contents(binding, bytes, &resolved.fill)?,
+    };
     if !resolved.given && binding.access == Access::Uniform {
         for (offset, scalar) in count_scalars(&binding.shape) {
             put(&mut buf, offset, scalar.width, held(invocations, scalar));
@@ -49,10 +66,10 @@ pub fn initial(binding: &Binding, resolved: &Resolved, invocations: u64) -> Resu
                     put(&mut buf, offset, scalar.width, value);
                 }
             }
-            Inferred::Bits { .. } => cut_integers(binding, bytes, &mut buf, 1, false),
+            Inferred::Bits { .. } => cut_integers(binding, bytes, &mut buf, 1, &Steps::Cut),
             Inferred::Counts {
-                bits, ascending, ..
-            } => cut_integers(binding, bytes, &mut buf, bits, ascending),
+                bits, ref steps, ..
+            } => cut_integers(binding, bytes, &mut buf, bits, steps),
         }
     }
     for set in &resolved.sets {
@@ -86,9 +103,10 @@ pub fn initial(binding: &Binding, resolved: &Resolved, invocations: u64) -> Resu
 }
 
 /// Keeps the lowest `bits` bits of each integer scalar of `buf`, `binding`'s `bytes` bytes; or,
-/// `ascending`, makes each the sum of those kept before it (held below the type's largest
-/// value), so that they ascend by what was kept.
-fn cut_integers(binding: &Binding, bytes: u64, buf: &mut [u8], bits: u32, ascending: bool) {
+/// where they are ranges' starts ([`Steps::Ascending`], [`Steps::StartsOf`]), makes each the sum
+/// of those kept before it (held below the type's largest value), so that they ascend by what
+/// was kept; or, where they are ends ([`Steps::EndsOf`]), the sum up to and with it.
+fn cut_integers(binding: &Binding, bytes: u64, buf: &mut [u8], bits: u32, steps: &Steps) {
     let len = binding.size.len_for(bytes);
     let mut sum = 0u64;
     let _ = binding
@@ -100,12 +118,12 @@ fn cut_integers(binding: &Binding, bytes: u64, buf: &mut [u8], bits: u32, ascend
                 let mut word = [0u8; 8];
                 word[..width].copy_from_slice(&buf[at..at + width]);
                 let kept = u64::from_le_bytes(word) & ((1u64 << bits) - 1);
-                let value = if ascending {
-                    let before = sum;
-                    sum += kept;
-                    held(before, scalar)
-                } else {
-                    kept
+                let before = sum;
+                sum += kept;
+                let value = match steps {
+                    Steps::Cut => kept,
+                    Steps::Ascending | Steps::StartsOf { .. } => held(before, scalar),
+                    Steps::EndsOf { .. } => held(sum, scalar),
                 };
                 buf[at..at + width].copy_from_slice(&value.to_le_bytes()[..width]);
             }

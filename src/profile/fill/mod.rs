@@ -107,12 +107,8 @@ pub enum Inferred {
         index: String,
         /// How many of each integer's lowest random bits stay.
         bits: u32,
-        /// Whether a loop runs over a range of two elements: its bound is their difference
-        /// (`offsets[i + 1u] - offsets[i]`), or its counter runs from one to the other (`for
-        /// (var j = row_ptr[i]; j < row_ptr[i + 1u]; j++)`). Each integer is then the sum of
-        /// those before it, in layout order, so that the elements ascend by 0 to 2^bits − 1,
-        /// as a prefix sum's offsets do.
-        ascending: bool,
+        /// How the kept integers make the elements: counts, or the ends of ranges.
+        steps: Steps,
     },
     /// Integers whose elements the kernel compares with 1 (cells that are on or off): the
     /// random fill's integers are cut to their lowest bit, 0 or 1.
@@ -122,23 +118,62 @@ pub enum Inferred {
     },
 }
 
+/// How a buffer of loop bounds ([`Inferred::Counts`]) holds its cut integers.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Steps {
+    /// Each is a count, 0 to 2^bits − 1 (a cell's particle count).
+    Cut,
+    /// A loop runs over a range of two of its elements: its bound is their difference
+    /// (`offsets[i + 1u] - offsets[i]`), or its counter runs from one to the other (`for (var
+    /// j = row_ptr[i]; j < row_ptr[i + 1u]; j++)`). Each integer is the sum of those before it,
+    /// in layout order, so that the elements ascend by 0 to 2^bits − 1, as a prefix sum's
+    /// offsets do.
+    Ascending,
+    /// A loop's counter starts at one of its elements and counts up to the element at the same
+    /// index of the buffer `ends` (`for (var j = cell_start[c]; j < cell_end[c]; j++)`): it
+    /// ascends as [`Self::Ascending`] does, and `ends` holds its [`Self::EndsOf`].
+    StartsOf {
+        /// The other buffer's name.
+        ends: String,
+    },
+    /// The ends of the ranges that the elements of the buffer `starts` (at `group`/`binding`,
+    /// [`Self::StartsOf`]) start: each is the element after the same index there, from the
+    /// random steps of that buffer's default fill, so that each range holds 0 to 2^bits − 1.
+    EndsOf {
+        /// The other buffer's name.
+        starts: String,
+        /// Its `@group`.
+        group: u32,
+        /// Its `@binding`.
+        binding: u32,
+    },
+}
+
+impl Steps {
+    /// Whether a range's end is read from the element after its start, so that the buffer
+    /// needs one element more than the invocations.
+    pub fn reads_one_past(&self) -> bool {
+        matches!(self, Self::Ascending | Self::StartsOf { .. })
+    }
+}
+
 impl Resolved {
     /// Its runtime-sized array's length: `--len`'s, else one element per invocation of the
-    /// dispatch, and one more where a loop runs over a range of two of its elements
-    /// ([`Inferred::Counts`] ascending): the last invocation's range reads the element after
-    /// its own.
+    /// dispatch, and one more where a loop runs over ranges of its elements
+    /// ([`Steps::reads_one_past`]): the last invocation's range reads the element after its
+    /// own.
     pub fn len_or(&self, invocations: u64) -> u64 {
-        let ranges = self.counts().is_some_and(|(_, ascending)| ascending);
+        let ranges = self
+            .counts()
+            .is_some_and(|(_, steps)| steps.reads_one_past());
         self.len.unwrap_or(invocations + u64::from(ranges))
     }
 
     /// Where its default fill holds loop bounds ([`Inferred::Counts`]): the largest integer
-    /// that stays (2^bits − 1), and whether the integers ascend by up to it instead.
-    pub fn counts(&self) -> Option<(u64, bool)> {
-        self.inferred.iter().find_map(|i| match *i {
-            Inferred::Counts {
-                bits, ascending, ..
-            } => Some(((1u64 << bits) - 1, ascending)),
+    /// that stays (2^bits − 1), and how the integers hold it.
+    pub fn counts(&self) -> Option<(u64, &Steps)> {
+        self.inferred.iter().find_map(|i| match i {
+            Inferred::Counts { bits, steps, .. } => Some(((1u64 << bits) - 1, steps)),
             _ => None,
         })
     }

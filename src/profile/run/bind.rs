@@ -345,9 +345,22 @@ fn inferred_preview(r: &fill::Resolved) -> String {
     {
         out.push_str("; integers cut to 0 and 1: cells");
     }
-    if let Some((largest, ascending)) = r.counts() {
-        let how = if ascending { "ascending by" } else { "cut to" };
-        out.push_str(&format!("; integers {how} 0..{largest}: loop bounds"));
+    match r.counts() {
+        Some((largest, fill::Steps::Cut)) => {
+            out.push_str(&format!("; integers cut to 0..{largest}: loop bounds"));
+        }
+        Some((largest, fill::Steps::Ascending)) => {
+            out.push_str(&format!(
+                "; integers ascending by 0..{largest}: loop bounds"
+            ));
+        }
+        Some((largest, fill::Steps::StartsOf { ends })) => out.push_str(&format!(
+            "; integers ascending by 0..{largest}: starts of ranges `{ends}` ends"
+        )),
+        Some((largest, fill::Steps::EndsOf { starts, .. })) => out.push_str(&format!(
+            "; integers each 0..{largest} past `{starts}`'s: ends of its ranges"
+        )),
+        None => {}
     }
     out
 }
