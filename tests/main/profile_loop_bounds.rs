@@ -263,6 +263,22 @@ fn ranges_from_one_buffer_to_another_hold_a_handful_by_default() {
     assert!(finished.cap_hit.is_none(), "{:?}", finished.cap_hit);
     let at = |marker| util::line(&finished.profile, line_of(CELLS, marker));
     assert_eq!(at("// particle").active_lanes, Some(trips));
+    let preview = |name: &str| {
+        (finished.inputs.iter())
+            .find(|i| i.label.starts_with(&format!("`{name}`")))
+            .map(|i| i.fill.clone())
+            .unwrap_or_default()
+    };
+    assert!(
+        preview("cell_start").contains("ascending by 0..7: starts of ranges that `cell_end` ends"),
+        "{}",
+        preview("cell_start")
+    );
+    assert!(
+        preview("cell_end").contains("each 0..7 past `cell_start`'s: ends of its ranges"),
+        "{}",
+        preview("cell_end")
+    );
     let line = line_of(CELLS, "// cell");
     for said in [
         format!(

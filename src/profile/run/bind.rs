@@ -355,7 +355,7 @@ fn inferred_preview(r: &fill::Resolved) -> String {
             ));
         }
         Some((largest, fill::Steps::StartsOf { ends })) => out.push_str(&format!(
-            "; integers ascending by 0..{largest}: starts of ranges `{ends}` ends"
+            "; integers ascending by 0..{largest}: starts of ranges that `{ends}` ends"
         )),
         Some((largest, fill::Steps::EndsOf { starts, .. })) => out.push_str(&format!(
             "; integers each 0..{largest} past `{starts}`'s: ends of its ranges"
