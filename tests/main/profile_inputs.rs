@@ -131,6 +131,38 @@ fn a_bare_uniform_count_gets_the_default_too() {
     );
 }
 
+/// A grid's size in a uniform `vec3<u32>`, compared with a cell's coordinates: the default
+/// gives each component the invocations, 128, as a scalar field gets, so every invocation's
+/// cell (coordinates 0 to 6) is inside and the body runs with every lane; a random component,
+/// cast to `i32`, is negative half the time and sent every invocation out before.
+#[test]
+fn a_uniform_integer_vector_holds_the_invocations_too() {
+    let source = "\
+struct Grid { cells: vec3<u32>, scale: f32 }
+@group(0) @binding(0) var<uniform> grid: Grid;
+@group(0) @binding(1) var<storage, read_write> out: array<u32>;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let cell = vec3<i32>(i32(gid.x % 7u), i32(gid.x % 5u), 1);
+    if (cell.x >= i32(grid.cells.x) || cell.y >= i32(grid.cells.y) || cell.z >= i32(grid.cells.z)) {
+        return; // outside
+    }
+    out[gid.x] = u32(cell.x) + grid.cells.x; // inside
+}
+";
+    let finished = profiled("grid.wgsl", source, |r| r.dispatch = [2, 1, 1]);
+    let p = &finished.profile;
+    let subgroups = 128 / subgroup_size(p);
+    assert_eq!(counts(line(p, source, "// outside")).0, 0);
+    assert_eq!(counts(line(p, source, "// inside")), (subgroups, Some(128)));
+    says_each(
+        &p.notes.join("\n"),
+        [
+            "`grid` (uniform) has no --buffer: its integer fields `grid.cells.x`, `grid.cells.y` and `grid.cells.z` hold 128",
+        ],
+    );
+}
+
 /// `--buffer params=values:4000000000`: the loop runs into the cap, and the message names
 /// `params.count`, its value, where it sits among the scalars, and what to pass.
 #[test]

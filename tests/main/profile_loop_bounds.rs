@@ -1,7 +1,7 @@
 //! A scalar that a loop counts up to, left to the default fill: a storage buffer's element at
-//! a constant index and a uniform's vector component hold the dispatch's invocations, as a
-//! uniform's integer fields do, so the loops run to their end instead of into the cap. Counts
-//! are derived here from the kernel and the dispatch, for any subgroup size dividing 64.
+//! a constant index holds the dispatch's invocations, as a uniform's integer fields and vector
+//! components do, so the loops run to their end instead of into the cap. Counts are derived
+//! here from the kernel and the dispatch, for any subgroup size dividing 64.
 
 use divlab::profile::report::LineProfile;
 use divlab::profile::run::Finished;
@@ -54,8 +54,8 @@ fn thirds(rows: u64) -> u64 {
 }
 
 /// With no --buffer, `info[1]` and `shape.dims.x` hold 128: the rows loop runs 128 trips and
-/// the cols loop 64, every lane alike; a note names each scalar, its loop and its value, and
-/// the input preview shows them.
+/// the cols loop 64, every lane alike; a note names each (the storage scalar with its loop, the
+/// uniform's vector with its other integers) and its value, and the input preview shows them.
 #[test]
 fn a_scalar_a_loop_counts_up_to_holds_the_invocations_by_default() {
     let finished = profiled(&[], 100_000);
@@ -74,12 +74,17 @@ fn a_scalar_a_loop_counts_up_to_holds_the_invocations_by_default() {
     assert_eq!(lanes(&finished, "// add").1, Some(thirds(n)));
     assert_eq!(lanes(&finished, "// xor"), (subgroups * 64, Some(n * 64)));
     let notes = &finished.profile.notes;
-    for (scalar, marker) in [("info[1]", "// rows"), ("shape.dims.x", "// cols")] {
-        let line = line_of(KERNEL, marker);
-        let said = format!(
-            "`{scalar}` has no --buffer, and the loop at line {line} counts up to it: divlab set \
+    let line = line_of(KERNEL, "// rows");
+    for said in [
+        format!(
+            "`info[1]` has no --buffer, and the loop at line {line} counts up to it: divlab set \
              it to the dispatch's invocations, 128"
-        );
+        ),
+        // A uniform's integer vector holds the invocations as its other integers do.
+        "`shape` (uniform) has no --buffer: its integer fields `shape.dims.x`, `shape.dims.y`, \
+         `shape.dims.z` and `shape.dims.w` hold 128"
+            .to_owned(),
+    ] {
         assert!(
             notes.iter().any(|n| n.contains(&said)),
             "no `{said}` in {notes:#?}"
@@ -113,7 +118,7 @@ fn a_place_given_on_the_command_line_wins_over_the_bound_default() {
     assert!(
         notes
             .iter()
-            .any(|n| n.contains("`shape.dims.x` has no --buffer")),
+            .any(|n| n.contains("`shape` (uniform) has no --buffer")),
         "{notes:#?}"
     );
 }

@@ -151,6 +151,12 @@ pub(super) fn count_fields(module: &Module, ty: Handle<naga::Type>, name: &str) 
             {
                 out.push(path);
             }
+            TypeInner::Vector { size, scalar }
+                if matches!(scalar.kind, naga::ScalarKind::Uint | naga::ScalarKind::Sint) =>
+            {
+                let components = &["x", "y", "z", "w"][..size as usize];
+                out.extend(components.iter().map(|c| format!("{path}.{c}")));
+            }
             TypeInner::Struct { ref members, .. } => {
                 for m in members {
                     let name = m.name.as_deref().unwrap_or("?");

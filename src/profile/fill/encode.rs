@@ -141,13 +141,24 @@ pub fn held(invocations: u64, scalar: Scalar) -> u64 {
 }
 
 /// The integer scalars of a uniform buffer that the default fill sets to the dispatch's
-/// invocations: a bare integer, and the integer members of its structs (nested ones too), but
-/// nothing inside an array, vector or matrix. Offsets from the buffer's start.
+/// invocations: a bare integer or integer vector, and the integer members of its structs
+/// (nested ones too) and their components (a grid's `size: vec3<u32>`), but nothing inside an
+/// array or matrix. Offsets from the buffer's start.
 pub fn count_scalars(shape: &Shape) -> Vec<(u64, Scalar)> {
     fn walk(shape: &Shape, offset: u64, out: &mut Vec<(u64, Scalar)>) {
         match shape {
             Shape::Scalar(s) if matches!(s.kind, ScalarKind::Uint | ScalarKind::Sint) => {
                 out.push((offset, *s));
+            }
+            Shape::Array {
+                element,
+                count,
+                stride,
+                vector: true,
+            } => {
+                for k in 0..*count {
+                    walk(element, offset + k * stride, out);
+                }
             }
             Shape::Struct(members) => {
                 for (_, at, m) in members {

@@ -34,13 +34,16 @@ fn a_uniforms_integer_fields_default_to_the_invocations_and_the_rest_stays_rando
             .iter()
             .map(|(at, _)| *at)
             .collect::<Vec<_>>(),
-        [0, 16, 20],
-        "count, inner.lo and inner.hi; not the vector or the array"
+        [0, 16, 20, 32, 36],
+        "count, inner.lo, inner.hi and dims' two components; not the array"
     );
     let got = words(&initial(params, &resolved[0], 256).unwrap());
     let random = words(&contents(params, params.size.bytes(0), &Fill::default()).unwrap());
-    assert_eq!((got[0], got[4], got[5]), (256, 256, 256));
-    for i in [1usize, 8, 9, 12, 13, 19] {
+    assert_eq!(
+        (got[0], got[4], got[5], got[8], got[9]),
+        (256, 256, 256, 256, 256)
+    );
+    for i in [1usize, 12, 13, 19] {
         assert_eq!(got[i], random[i], "word {i} keeps the random fill");
     }
     assert_eq!(
