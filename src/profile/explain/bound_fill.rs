@@ -1,6 +1,6 @@
 //! Loop bounds in the default fill. An integer scalar at a constant place that a loop counts
 //! up to (`for (var i = 0u; i < info[0]; i++)`), which no other default sets (a storage
-//! buffer's scalar, a uniform's vector component or array element), holds the dispatch's
+//! buffer's scalar, a uniform's array element), holds the dispatch's
 //! invocations, as a uniform's integer fields do. A storage buffer whose elements, at indices
 //! that vary, a loop counts up to (a cell's particle count) has its random integers cut to a
 //! handful, 0 to 7, or made to ascend by as much where a loop runs over a range of two (a CSR

@@ -82,8 +82,8 @@ pub enum Inferred {
         value: Option<u64>,
     },
     /// An integer scalar at a constant place that a loop counts up to (`i < info[0]`, `i <
-    /// params.dims.x`), which no other rule sets: a storage buffer's or immediate's scalar, a
-    /// uniform's vector component or array element. It holds the dispatch's invocations, as a
+    /// params.runs[2]`), which no other rule sets: a storage buffer's or immediate's scalar, a
+    /// uniform's array element. It holds the dispatch's invocations, as a
     /// uniform's integer fields do, not a random integer that runs the loop into the cap.
     Bound {
         /// Its byte offset in the buffer.
