@@ -344,3 +344,62 @@ fn main(@builtin(local_invocation_index) li: u32) {
     assert_eq!(bounds(&[]), 0, "64 elements: data[300] is past the end");
     assert_eq!(bounds(&[fill::parse_len("data=301").unwrap()]), 1);
 }
+
+/// Spans read from an integer texture, the pattern of a pixel sort: each invocation's loop
+/// runs as many trips as its texel says.
+const SPANS: &str = "\
+@group(0) @binding(0) var spans: texture_2d<u32>;
+@group(0) @binding(1) var<storage, read_write> out: array<u32>;
+
+@compute @workgroup_size(8, 8)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    let n = textureLoad(spans, id.xy, 0).r;
+    var acc = 0u;
+    for (var i = 0u; i < n; i++) { // span
+        acc += i; // step
+    }
+    out[id.x + id.y * 8u] = acc;
+}
+";
+
+/// With no --texture, the random integers of a texture whose texels a loop counts up to are
+/// cut to 0 to 7 (before, a random `u32` ran the loop into the cap): the GPU counts exactly
+/// the trips the library's texels give, and the texture's note says so. `--texture
+/// spans=random` gives the full-range integers back, and the cap.
+#[test]
+fn a_texture_whose_texels_loops_count_up_to_holds_a_handful_by_default() {
+    use divlab::profile::fill::{self, Fill, TexelLayout};
+    use divlab::profile::kernel::Kernel;
+    let kernel = Kernel::parse("spans.wgsl", SPANS, &[], None).unwrap();
+    let layout = TexelLayout::of(wgpu::TextureFormat::Rgba32Uint).unwrap();
+    let texture = &kernel.interface.textures[0];
+    let bytes = fill::texels(layout, [8, 8, 1], &Fill::default(), None, texture, Some(3)).unwrap();
+    let reds: Vec<u64> = (bytes.chunks_exact(16))
+        .map(|t| u64::from(u32::from_le_bytes(t[..4].try_into().unwrap())))
+        .collect();
+    assert!(reds.iter().all(|&n| n <= 7) && reds.iter().sum::<u64>() > 64);
+
+    let finished = util::profiled_as("spans.wgsl", SPANS, 1, |_| {});
+    assert!(finished.cap_hit.is_none(), "{:?}", finished.cap_hit);
+    let step = util::line(&finished.profile, line_of(SPANS, "// step"));
+    assert_eq!(step.active_lanes, Some(reds.iter().sum()));
+    let said = format!(
+        "as rgba32uint, 8×8, filled random:24301, its integers cut to 0 to 7 (the default, as \
+         the loop at line {} counts up to its texels at `id.xy`",
+        line_of(SPANS, "// span")
+    );
+    let notes = &finished.profile.notes;
+    assert!(
+        notes.iter().any(|n| n.contains(&said)),
+        "no `{said}` in {notes:#?}"
+    );
+
+    let random = util::profiled_as("spans.wgsl", SPANS, 1, |r| {
+        r.textures.add("texture spans=random").unwrap();
+        r.loop_cap = 1000;
+    });
+    assert!(
+        random.cap_hit.is_some(),
+        "a random u32 runs into a cap of 1000"
+    );
+}

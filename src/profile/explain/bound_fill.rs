@@ -28,6 +28,26 @@ const COUNT_BITS: u32 = 3;
 pub(super) struct Counted {
     pub scalars: Vec<(Handle<GlobalVariable>, Inferred)>,
     pub elements: Vec<(Handle<GlobalVariable>, Inferred)>,
+    /// The textures whose texels loops count up to, each once.
+    pub texels: Vec<TexelBound>,
+}
+
+/// A texture whose texels a loop counts up to (`for (var i = 0u; i < textureLoad(spans,
+/// id.xy).r; i++)`): left to the default fill, its random integers are cut to 0 to
+/// 2^[`TexelBound::BITS`] − 1, as a buffer's counts are.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TexelBound {
+    /// The texture's name.
+    pub texture: String,
+    /// The line of the first loop that counts up to one.
+    pub line: u32,
+    /// The coordinates there, as the source writes them.
+    pub coordinate: String,
+}
+
+impl TexelBound {
+    /// The bits each random integer keeps: 0 to 7, as a buffer's counts.
+    pub const BITS: u32 = COUNT_BITS;
 }
 
 /// What the loops of `kernel`'s entry point, and of the functions it calls, count up to: their
@@ -105,12 +125,17 @@ fn inputs_of(source: &Source) -> Vec<&Source> {
 
 impl Counted {
     /// Adds what `bound`, the bound of the loop at `line`, is made of, where it is made of
-    /// buffer scalars and elements alone.
+    /// buffer scalars, elements and texels alone.
     fn add(&mut self, module: &naga::Module, bound: &LoopBound, line: u32, invocations: u64) {
         let parts = inputs_of(&bound.source);
         let start = bound.start.as_ref().map(inputs_of).unwrap_or_default();
-        let buffer = |s: &&Source| matches!(s, Source::Scalar { .. } | Source::Element { .. });
-        if !parts.iter().all(buffer) {
+        let input = |s: &&Source| {
+            matches!(
+                s,
+                Source::Scalar { .. } | Source::Element { .. } | Source::Texel { .. }
+            )
+        };
+        if !parts.iter().all(input) {
             return;
         }
         // Elements of one buffer read at two indices, in the bound or where the counter
@@ -132,6 +157,21 @@ impl Counted {
             indices.len()
         };
         for part in &parts {
+            if let Source::Texel {
+                global,
+                ref coordinate,
+            } = **part
+            {
+                let texture = name_of(module, global);
+                if !self.texels.iter().any(|t| t.texture == texture) {
+                    self.texels.push(TexelBound {
+                        texture,
+                        line,
+                        coordinate: coordinate.clone(),
+                    });
+                }
+                continue;
+            }
             if let Source::Element { global, ref index } = **part {
                 // A counter that starts at an element of another buffer at the same index
                 // (`for (var j = cell_start[c]; j < cell_end[c]; j++)`): that buffer starts the

@@ -14,7 +14,7 @@ use naga::{
     BinaryOperator, Block, Expression, Function, Handle, Literal, Module, ScalarKind, Statement,
 };
 
-use super::bound_fill::counted;
+use super::bound_fill::{TexelBound, counted};
 use super::cap::global_of;
 use super::ir::{Step, operands, place_of};
 use crate::naga_walk::each_statement;
@@ -24,8 +24,9 @@ use crate::source_map::SourceMap;
 
 /// Sets [`Resolved::inferred`] on each binding of `resolved` left to the default fill whose
 /// use in the kernel says what it holds; a scalar a loop counts up to holds `invocations`, and
-/// a buffer whose elements one counts up to a handful in each (`bound_fill.rs`).
-pub fn infer(kernel: &Kernel, resolved: &mut [Resolved], invocations: u64) {
+/// a buffer whose elements one counts up to a handful in each (`bound_fill.rs`). Returns the
+/// textures whose texels loops count up to, for their fills.
+pub fn infer(kernel: &Kernel, resolved: &mut [Resolved], invocations: u64) -> Vec<TexelBound> {
     let module = &kernel.module;
     let lines = SourceMap::new(&kernel.prepared);
     let functions: Vec<&Function> = (module.entry_points.iter())
@@ -92,6 +93,7 @@ pub fn infer(kernel: &Kernel, resolved: &mut [Resolved], invocations: u64) {
             _ => true,
         }));
     }
+    counted.texels
 }
 
 /// Whether `binding` holds an integer scalar (one element of a runtime-sized array is enough).

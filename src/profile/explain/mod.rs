@@ -22,6 +22,7 @@ mod notes;
 mod source;
 mod spin;
 
+pub use bound_fill::TexelBound;
 pub use cap::cap_message;
 pub use condition::condition_sources;
 pub use defaults::default_notes;

@@ -109,6 +109,11 @@ impl TexelLayout {
         })
     }
 
+    /// Whether its channels hold integers (`r32uint`).
+    pub fn is_integer(&self) -> bool {
+        self.channel.is_integer()
+    }
+
     /// Bytes of one texel.
     pub fn texel_bytes(&self) -> usize {
         self.channel.bytes() * self.channels
@@ -165,14 +170,17 @@ impl Picture {
 
 /// The texels of a texture of `layout` and `extent` filled with `fill` (`picture`: the decoded
 /// image of a `file:` fill, whose size the caller has checked) for `texture`, which messages
-/// name and whose binding a `random` seed mixes in.
+/// name and whose binding a `random` seed mixes in. With `cut`, a random integer channel keeps
+/// that many of its lowest bits (a loop's bounds: a handful each).
 pub fn texels(
     layout: TexelLayout,
     extent: Extent,
     fill: &Fill,
     picture: Option<&Picture>,
     texture: &TextureBinding,
+    cut: Option<u32>,
 ) -> Result<Vec<u8>> {
+    let keep = cut.map_or(i64::MAX, |bits| (1i64 << bits) - 1);
     let seed_slot = u64::from(texture.group) << 32 | u64::from(texture.binding);
     let [w, h, d] = extent.map(|n| n as usize);
     let count = w * h * d;
@@ -200,7 +208,13 @@ pub fn texels(
                 Fill::Iota if ch.is_normalized() => k as f64 / total,
                 Fill::Iota => k as f64,
                 Fill::Random(_) => match ch {
+                    Channel::Uint(bits) if cut.is_some() => {
+                        ((rng.u64(..) >> (64 - u32::from(bits))) as i64 & keep) as f64
+                    }
                     Channel::Uint(bits) => (rng.u64(..) >> (64 - u32::from(bits))) as f64,
+                    Channel::Sint(bits) if cut.is_some() => {
+                        ((rng.i64(..) >> (64 - u32::from(bits))) & keep) as f64
+                    }
                     Channel::Sint(bits) => (rng.i64(..) >> (64 - u32::from(bits))) as f64,
                     _ => rng.f64(),
                 },

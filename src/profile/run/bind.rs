@@ -61,9 +61,9 @@ pub(super) fn resources(gpu: &GpuContext, kernel: &Kernel, request: &Request) ->
     let interface = &kernel.interface;
     let mut resolved = fill::resolve(interface, &request.buffers, &request.lens)?;
     let invocations = fill::invocations(interface.workgroup_size, request.dispatch);
-    crate::profile::explain::infer(kernel, &mut resolved, invocations);
+    let texel_bounds = crate::profile::explain::infer(kernel, &mut resolved, invocations);
     // A size a field was taken for is the texture's, as made, or the array's length.
-    let textures = make_textures(gpu, interface, request)?;
+    let textures = make_textures(gpu, interface, request, &texel_bounds)?;
     let lens: Vec<(String, u64)> = (resolved.iter())
         .map(|r| {
             let b = &interface.bindings[r.index];

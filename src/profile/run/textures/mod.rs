@@ -7,6 +7,7 @@
 use std::path::Path;
 
 use crate::gpu::GpuContext;
+use crate::profile::explain::TexelBound;
 use crate::profile::fill::{self, BindingRef, Fill, Named, Picture, TexelLayout};
 use crate::profile::kernel::{
     KernelInterface, SamplerBinding, TextureBinding, TextureClass, TextureDim, format_name,
@@ -32,6 +33,8 @@ pub(super) struct Texture {
     pub extent: [u32; 3],
     /// Its fill.
     pub fill: Fill,
+    /// Where a loop counts up to its texels and the default fill cut its random integers.
+    pub bound: Option<TexelBound>,
     /// The texture.
     pub texture: wgpu::Texture,
     /// The view the kernel binds.
@@ -52,11 +55,13 @@ fn unfillable(t: &TextureBinding, format: wgpu::TextureFormat, what: &str) -> Er
     .into()
 }
 
-/// Makes every texture of `interface` as `request` asks, filled.
+/// Makes every texture of `interface` as `request` asks, filled; a texture a loop counts up to
+/// (`texel_bounds`), left to the default, has its random integers cut to a handful.
 pub(super) fn make_textures(
     gpu: &GpuContext,
     interface: &KernelInterface,
     request: &Request,
+    texel_bounds: &[TexelBound],
 ) -> Result<Vec<Texture>> {
     check_names(interface, request)?;
     let limits = gpu.limits();
@@ -76,8 +81,8 @@ pub(super) fn make_textures(
             });
         }
         let mine = |target: &BindingRef| target.names(&t.name, t.group, t.binding);
-        let fill = Named::last_for(&request.textures.fills, &t.name, t.group, t.binding)
-            .map_or_else(|| default_fill(t), Clone::clone);
+        let given = Named::last_for(&request.textures.fills, &t.name, t.group, t.binding);
+        let fill = given.map_or_else(|| default_fill(t), Clone::clone);
         let picture = match &fill {
             Fill::File(path) => Some(
                 Picture::open(path, limits.max_texture_dimension_2d).map_err(|why| {
@@ -107,13 +112,18 @@ pub(super) fn make_textures(
             return Err(unfillable(t, format, "saved as PNG"));
         }
         let texture = create(gpu, t, format, extent)?;
+        let bound = (given.is_none() && matches!(fill, Fill::Random(_)))
+            .then(|| texel_bounds.iter().find(|b| b.texture == t.name))
+            .flatten()
+            .filter(|_| TexelLayout::of(format).is_some_and(|l| l.is_integer()));
         // A new texture holds zeros: only other fills need the format's texel layout.
         let layout = TexelLayout::of(format).filter(|_| fill != Fill::Zeros);
         if t.is_multisampled() {
             clear(gpu, t, &texture, &fill)?;
         } else if fill != Fill::Zeros {
             let layout = layout.ok_or_else(|| unfillable(t, format, "filled texel by texel"))?;
-            let data = fill::texels(layout, extent, &fill, picture.as_ref(), t)?;
+            let cut = bound.map(|_| TexelBound::BITS);
+            let data = fill::texels(layout, extent, &fill, picture.as_ref(), t, cut)?;
             upload(gpu, t, &texture, layout, &data)?;
         }
         let view = texture.create_view(&wgpu::TextureViewDescriptor {
@@ -125,6 +135,7 @@ pub(super) fn make_textures(
             format,
             extent,
             fill,
+            bound: bound.cloned(),
             texture,
             view,
         });
@@ -265,8 +276,19 @@ pub(super) fn describe(
             TextureDim::D2Array => format!("{w}×{h}, {}", count(d, "layer")),
             TextureDim::D3 => format!("{w}×{h}×{d}"),
         };
+        let cut = made.bound.as_ref().map_or(String::new(), |b| {
+            format!(
+                ", its integers cut to 0 to {} (the default, as the loop at line {} counts up to \
+                 its texels at `{}`, a handful of trips where full-range integers run the loop \
+                 into the cap; pass --texture {}=random for those)",
+                (1u32 << TexelBound::BITS) - 1,
+                b.line,
+                b.coordinate,
+                t.name
+            )
+        });
         format!(
-            "texture {}: {} {} as {}, {size}, filled {}",
+            "texture {}: {} {} as {}, {size}, filled {}{cut}",
             t.label(),
             t.dim,
             t.class,
