@@ -504,12 +504,8 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) l
     assert!(!message.contains("reads the atomic"), "{message}");
 }
 
-/// A span loop whose length each invocation reads from a texture (a pixel sort's spans): the
-/// message names the texture and the option that fills it, and with that option the kernel
-/// runs to its end.
-#[test]
-fn a_bound_read_from_a_texel_names_the_texture_to_fill() {
-    const SPANS: &str = "\
+/// A span loop whose length each invocation reads from a texture (a pixel sort's spans).
+const SPANS: &str = "\
 @group(0) @binding(0) var spans: texture_2d<u32>;
 @group(0) @binding(1) var<storage, read_write> out: array<u32>;
 
@@ -518,12 +514,21 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     let span = textureLoad(spans, id.xy, 0).r;
     var sum = 0u;
     for (var i = 0u; i < span; i++) { // span
-        sum += i;
+        sum += i; // step
     }
     out[id.y * 8u + id.x] = sum;
 }
 ";
-    let capped = profiled("spans.wgsl", SPANS, |r| r.loop_cap = 1000);
+
+/// With the random fill asked for by name (the default cuts such texels to a handful), the
+/// span loop runs into the cap: the message names the texture and the option that fills it,
+/// and with that option the kernel runs to its end.
+#[test]
+fn a_bound_read_from_a_texel_names_the_texture_to_fill() {
+    let capped = profiled("spans.wgsl", SPANS, |r| {
+        r.loop_cap = 1000;
+        r.textures.add("texture spans=random").unwrap();
+    });
     let message = capped
         .cap_hit
         .expect("random texels run past a cap of 1000");
@@ -541,6 +546,36 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
         r.textures.add("--texture spans=values:3,1").unwrap();
     });
     assert_eq!(filled.cap_hit, None, "the advice ends the loops");
+}
+
+/// With no --texture, the random integers of a texture whose texels a loop counts up to are
+/// cut to 0 to 7 (before, a random `u32` ran the loop into the cap): the GPU counts exactly
+/// the trips the library's texels give, and the texture's note says so.
+#[test]
+fn a_texture_whose_texels_a_loop_counts_up_to_holds_a_handful_by_default() {
+    use divlab::profile::fill::{Fill, TexelLayout, texels};
+    use divlab::profile::kernel::Kernel;
+    let kernel = Kernel::parse("spans.wgsl", SPANS, &[], None).unwrap();
+    let layout = TexelLayout::of(wgpu::TextureFormat::Rgba32Uint).unwrap();
+    let texture = &kernel.interface.textures[0];
+    let bytes = texels(layout, [8, 8, 1], &Fill::default(), None, texture, Some(3)).unwrap();
+    let reds: Vec<u64> = (bytes.chunks_exact(16))
+        .map(|t| u64::from(u32::from_le_bytes(t[..4].try_into().unwrap())))
+        .collect();
+    assert!(reds.iter().all(|&n| n <= 7) && reds.iter().sum::<u64>() > 64);
+
+    let finished = profiled("spans.wgsl", SPANS, |_| {});
+    assert!(finished.cap_hit.is_none(), "{:?}", finished.cap_hit);
+    let step = line(&finished.profile, SPANS, "// step");
+    assert_eq!(step.active_lanes, Some(reds.iter().sum()));
+    says_each(
+        &finished.profile.notes.join("\n"),
+        [format!(
+            "as rgba32uint, 8×8, filled random:24301, its integers cut to 0 to 7 (the default, \
+             as the loop at line {} counts up to its texels at `id.xy`",
+            line_of(SPANS, "// span")
+        )],
+    );
 }
 
 /// A hash table's linear probe steps its slot at every trip, looking for its key or an empty
