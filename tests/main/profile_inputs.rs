@@ -550,7 +550,7 @@ fn a_bound_read_from_a_texel_names_the_texture_to_fill() {
 
 /// With no --texture, the random integers of a texture whose texels a loop counts up to are
 /// cut to 0 to 7 (before, a random `u32` ran the loop into the cap): the GPU counts exactly
-/// the trips the library's texels give, and the texture's note says so.
+/// the trips the library's texels give, and the texture's note and input preview say so.
 #[test]
 fn a_texture_whose_texels_a_loop_counts_up_to_holds_a_handful_by_default() {
     use divlab::profile::fill::{Fill, TexelLayout, texels};
@@ -575,6 +575,17 @@ fn a_texture_whose_texels_a_loop_counts_up_to_holds_a_handful_by_default() {
              as the loop at line {} counts up to its texels at `id.xy`",
             line_of(SPANS, "// span")
         )],
+    );
+    let preview = (finished.inputs.iter())
+        .find(|i| i.label.starts_with("`spans`"))
+        .expect("the texture among the inputs");
+    assert_eq!(
+        (preview.label.as_str(), preview.fill.as_str(), preview.bytes),
+        (
+            "`spans` (@group(0) @binding(0)) (texture)",
+            "random:24301 (default; integers cut to 0..7: loop bounds), rgba32uint 8×8×1",
+            8 * 8 * 16
+        )
     );
 }
 

@@ -177,9 +177,12 @@ pub fn inputs(ui: &mut egui::Ui, finished: &Finished) {
             for input in &finished.inputs {
                 ui.add(egui::Label::new(format!("{}: {}", input.label, input.fill)).wrap())
                     .on_hover_text(format!("{} bytes", input.bytes));
-                ui.indent(("profile_input", &input.label), |ui| {
-                    ui.add(egui::Label::new(RichText::new(first_values(input)).monospace()).wrap());
-                });
+                if !input.first.is_empty() {
+                    ui.indent(("profile_input", &input.label), |ui| {
+                        let first = RichText::new(first_values(input)).monospace();
+                        ui.add(egui::Label::new(first).wrap());
+                    });
+                }
             }
         });
 }

@@ -6,12 +6,13 @@ use crate::gpu::{
     compile_wgsl, create_pipeline, level_bytes,
 };
 use crate::profile::Error as ProfileError;
-use crate::profile::explain::Fills;
+use crate::profile::explain::{Fills, TexelBound};
 use crate::profile::fill::{self, Resolved};
 use crate::profile::kernel::{self, Kernel, KernelInterface};
 use crate::shaders::bounds::{Unclamped, clamp_indices};
 
 use super::Request;
+use super::outputs::InputPreview;
 use super::textures::{Texture, make_samplers, make_textures};
 
 /// Everything the kernel binds, made and filled as asked.
@@ -133,6 +134,7 @@ pub(super) fn resources(gpu: &GpuContext, kernel: &Kernel, request: &Request) ->
             | wgpu::BufferUsages::COPY_DST;
         buffers.push(Some(buffer_with(gpu, &binding.name, &contents, usage)));
     }
+    inputs.extend(textures.iter().map(|made| texture_preview(interface, made)));
     Ok(Resources {
         buffers,
         immediates,
@@ -314,6 +316,30 @@ pub(super) fn pipeline(
     };
     gpu.check_cancelled(file)?;
     create_pipeline(gpu, file, &module, entry, constants)
+}
+
+/// A texture's input preview: its fill, format and size (its texels are in the pictures).
+fn texture_preview(interface: &KernelInterface, made: &Texture) -> InputPreview {
+    let t = &interface.textures[made.index];
+    let fill = match (made.given, &made.bound) {
+        (true, _) => made.fill.to_string(),
+        (false, None) => format!("{} (default)", made.fill),
+        (false, Some(_)) => format!(
+            "{} (default; integers cut to 0..{}: loop bounds)",
+            made.fill,
+            (1u32 << TexelBound::BITS) - 1
+        ),
+    };
+    let [w, h, d] = made.extent;
+    InputPreview {
+        label: format!("{} (texture)", t.label()),
+        fill: format!("{fill}, {} {w}×{h}×{d}", kernel::format_name(made.format)),
+        bytes: level_bytes(
+            &made.texture,
+            made.format.block_copy_size(None).unwrap_or(16),
+        ),
+        first: Vec::new(),
+    }
 }
 
 /// What [`fill::Inferred`] changed in `r`'s default, for an input's preview: `; flags: .value

@@ -1,7 +1,8 @@
 //! What a profile hands back besides the document: the buffers' inputs and the textures'
 //! pictures, plain data that the resources and the report both make or read.
 
-/// A buffer's contents as the kernel started: its fill and its first values.
+/// A buffer's or texture's contents as the kernel started: its fill, and a buffer's first
+/// values.
 #[derive(Clone, Debug, PartialEq)]
 pub struct InputPreview {
     /// `` `name` (@group(G) @binding(B)) ``, or `` `name` (var<immediate>) ``.
@@ -10,7 +11,8 @@ pub struct InputPreview {
     pub fill: String,
     /// Its size in bytes.
     pub bytes: u64,
-    /// Its first scalars in layout order (at most [`crate::profile::fill::PREVIEW_VALUES`]).
+    /// Its first scalars in layout order (at most [`crate::profile::fill::PREVIEW_VALUES`]);
+    /// none for a texture.
     pub first: Vec<String>,
 }
 

@@ -33,6 +33,8 @@ pub(super) struct Texture {
     pub extent: [u32; 3],
     /// Its fill.
     pub fill: Fill,
+    /// Whether `--texture` gave the fill.
+    pub given: bool,
     /// Where a loop counts up to its texels and the default fill cut its random integers.
     pub bound: Option<TexelBound>,
     /// The texture.
@@ -135,6 +137,7 @@ pub(super) fn make_textures(
             format,
             extent,
             fill,
+            given: given.is_some(),
             bound: bound.cloned(),
             texture,
             view,
