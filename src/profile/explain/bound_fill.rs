@@ -48,6 +48,8 @@ pub struct TexelBound {
 impl TexelBound {
     /// The bits each random integer keeps: 0 to 7, as a buffer's counts.
     pub const BITS: u32 = COUNT_BITS;
+    /// The largest integer that stays.
+    pub const LARGEST: u64 = (1 << Self::BITS) - 1;
 }
 
 /// What the loops of `kernel`'s entry point, and of the functions it calls, count up to: their

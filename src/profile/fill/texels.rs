@@ -180,7 +180,8 @@ pub fn texels(
     texture: &TextureBinding,
     cut: Option<u32>,
 ) -> Result<Vec<u8>> {
-    let keep = cut.map_or(i64::MAX, |bits| (1i64 << bits) - 1);
+    // Every bit, or the lowest `cut` (as `i64`, u64::MAX is -1: every bit too).
+    let keep = cut.map_or(u64::MAX, |bits| (1u64 << bits) - 1);
     let seed_slot = u64::from(texture.group) << 32 | u64::from(texture.binding);
     let [w, h, d] = extent.map(|n| n as usize);
     let count = w * h * d;
@@ -208,14 +209,10 @@ pub fn texels(
                 Fill::Iota if ch.is_normalized() => k as f64 / total,
                 Fill::Iota => k as f64,
                 Fill::Random(_) => match ch {
-                    Channel::Uint(bits) if cut.is_some() => {
-                        ((rng.u64(..) >> (64 - u32::from(bits))) as i64 & keep) as f64
+                    Channel::Uint(bits) => ((rng.u64(..) >> (64 - u32::from(bits))) & keep) as f64,
+                    Channel::Sint(bits) => {
+                        ((rng.i64(..) >> (64 - u32::from(bits))) & keep as i64) as f64
                     }
-                    Channel::Uint(bits) => (rng.u64(..) >> (64 - u32::from(bits))) as f64,
-                    Channel::Sint(bits) if cut.is_some() => {
-                        ((rng.i64(..) >> (64 - u32::from(bits))) & keep) as f64
-                    }
-                    Channel::Sint(bits) => (rng.i64(..) >> (64 - u32::from(bits))) as f64,
                     _ => rng.f64(),
                 },
                 Fill::Values(vs) => vs.get(k).copied().unwrap_or(0.0),

@@ -3,7 +3,7 @@
 use crate::Result;
 use crate::gpu::{
     Dispatch, GpuContext, Restore, RuntimeChecks, Written, buffer_with, compile_checked_wgsl,
-    compile_wgsl, create_pipeline, level_bytes,
+    compile_wgsl, create_pipeline,
 };
 use crate::profile::Error as ProfileError;
 use crate::profile::explain::{Fills, TexelBound};
@@ -50,8 +50,7 @@ impl Resources {
     /// copies of those the kernel reads and writes, where the set is timed.
     pub fn bytes(&self) -> u64 {
         let buffers = self.buffers.iter().flatten().map(wgpu::Buffer::size);
-        let textures = (self.textures.iter())
-            .map(|t| level_bytes(&t.texture, t.format.block_copy_size(None).unwrap_or(16)));
+        let textures = (self.textures.iter()).map(Texture::bytes);
         let copies = self.restores.iter().map(Restore::bytes);
         buffers.chain(textures).chain(copies).sum()
     }
@@ -325,19 +324,16 @@ fn texture_preview(interface: &KernelInterface, made: &Texture) -> InputPreview 
         (true, _) => made.fill.to_string(),
         (false, None) => format!("{} (default)", made.fill),
         (false, Some(_)) => format!(
-            "{} (default; integers cut to 0..{}: loop bounds)",
+            "{} (default{})",
             made.fill,
-            (1u32 << TexelBound::BITS) - 1
+            counts_preview(TexelBound::LARGEST, &fill::Steps::Cut)
         ),
     };
     let [w, h, d] = made.extent;
     InputPreview {
         label: format!("{} (texture)", t.label()),
         fill: format!("{fill}, {} {w}×{h}×{d}", kernel::format_name(made.format)),
-        bytes: level_bytes(
-            &made.texture,
-            made.format.block_copy_size(None).unwrap_or(16),
-        ),
+        bytes: made.bytes(),
         first: Vec::new(),
     }
 }
@@ -371,22 +367,23 @@ fn inferred_preview(r: &fill::Resolved) -> String {
     {
         out.push_str("; integers cut to 0 and 1: cells");
     }
-    match r.counts() {
-        Some((largest, fill::Steps::Cut)) => {
-            out.push_str(&format!("; integers cut to 0..{largest}: loop bounds"));
-        }
-        Some((largest, fill::Steps::Ascending)) => {
-            out.push_str(&format!(
-                "; integers ascending by 0..{largest}: loop bounds"
-            ));
-        }
-        Some((largest, fill::Steps::StartsOf { ends })) => out.push_str(&format!(
-            "; integers ascending by 0..{largest}: starts of ranges that `{ends}` ends"
-        )),
-        Some((largest, fill::Steps::EndsOf { starts, .. })) => out.push_str(&format!(
-            "; integers each 0..{largest} past `{starts}`'s: ends of its ranges"
-        )),
-        None => {}
+    if let Some((largest, steps)) = r.counts() {
+        out.push_str(&counts_preview(largest, steps));
     }
     out
+}
+
+/// How a buffer's or texture's loop bounds hold their integers, for an input's preview: `;
+/// integers cut to 0..7: loop bounds`.
+fn counts_preview(largest: u64, steps: &fill::Steps) -> String {
+    match steps {
+        fill::Steps::Cut => format!("; integers cut to 0..{largest}: loop bounds"),
+        fill::Steps::Ascending => format!("; integers ascending by 0..{largest}: loop bounds"),
+        fill::Steps::StartsOf { ends } => {
+            format!("; integers ascending by 0..{largest}: starts of ranges that `{ends}` ends")
+        }
+        fill::Steps::EndsOf { starts, .. } => {
+            format!("; integers each 0..{largest} past `{starts}`'s: ends of its ranges")
+        }
+    }
 }

@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use crate::gpu::GpuContext;
+use crate::gpu::{GpuContext, level_bytes};
 use crate::profile::explain::TexelBound;
 use crate::profile::fill::{self, BindingRef, Fill, Named, Picture, TexelLayout};
 use crate::profile::kernel::{
@@ -41,6 +41,16 @@ pub(super) struct Texture {
     pub texture: wgpu::Texture,
     /// The view the kernel binds.
     pub view: wgpu::TextureView,
+}
+
+impl Texture {
+    /// The bytes of its first mip level.
+    pub fn bytes(&self) -> u64 {
+        level_bytes(
+            &self.texture,
+            self.format.block_copy_size(None).unwrap_or(16),
+        )
+    }
 }
 
 fn unfillable(t: &TextureBinding, format: wgpu::TextureFormat, what: &str) -> Error {
@@ -284,7 +294,7 @@ pub(super) fn describe(
                 ", its integers cut to 0 to {} (the default, as the loop at line {} counts up to \
                  its texels at `{}`, a handful of trips where full-range integers run the loop \
                  into the cap; pass --texture {}=random for those)",
-                (1u32 << TexelBound::BITS) - 1,
+                TexelBound::LARGEST,
                 b.line,
                 b.coordinate,
                 t.name
