@@ -44,6 +44,16 @@ fn lanes(finished: &Finished, marker: &str) -> (u64, Option<u64>) {
     (l.executions, l.active_lanes)
 }
 
+/// Asserts that some note holds each of `said`.
+fn notes_say(notes: &[String], said: impl IntoIterator<Item = String>) {
+    for said in said {
+        assert!(
+            notes.iter().any(|n| n.contains(&said)),
+            "no `{said}` in {notes:#?}"
+        );
+    }
+}
+
 /// The pairs (i, x) in 0..rows × 0..128 with (i + x) % 3 == 0.
 fn thirds(rows: u64) -> u64 {
     let n = 128u64;
@@ -73,23 +83,20 @@ fn a_scalar_a_loop_counts_up_to_holds_the_invocations_by_default() {
     );
     assert_eq!(lanes(&finished, "// add").1, Some(thirds(n)));
     assert_eq!(lanes(&finished, "// xor"), (subgroups * 64, Some(n * 64)));
-    let notes = &finished.profile.notes;
     let line = line_of(KERNEL, "// rows");
-    for said in [
-        format!(
-            "`info[1]` has no --buffer, and the loop at line {line} counts up to it: divlab set \
-             it to the dispatch's invocations, 128"
-        ),
-        // A uniform's integer vector holds the invocations as its other integers do.
-        "`shape` (uniform) has no --buffer: its integer fields `shape.dims.x`, `shape.dims.y`, \
-         `shape.dims.z` and `shape.dims.w` hold 128"
-            .to_owned(),
-    ] {
-        assert!(
-            notes.iter().any(|n| n.contains(&said)),
-            "no `{said}` in {notes:#?}"
-        );
-    }
+    notes_say(
+        &finished.profile.notes,
+        [
+            format!(
+                "`info[1]` has no --buffer, and the loop at line {line} counts up to it: divlab set \
+                 it to the dispatch's invocations, 128"
+            ),
+            // A uniform's integer vector holds the invocations as its other integers do.
+            "`shape` (uniform) has no --buffer: its integer fields `shape.dims.x`, `shape.dims.y`, \
+             `shape.dims.z` and `shape.dims.w` hold 128"
+                .to_owned(),
+        ],
+    );
     let info = (finished.inputs.iter())
         .find(|i| i.label.starts_with("`info`"))
         .expect("an input preview of info");
@@ -206,25 +213,22 @@ fn buffers_whose_elements_loops_count_up_to_hold_a_handful_by_default() {
     assert_eq!(at("// particle").active_lanes, Some(cells));
     let sg = u64::from(finished.profile.subgroup_size.unwrap());
     assert!(at("// nonzero").executions <= 7 * 128 / sg);
-    let notes = &finished.profile.notes;
-    for said in [
-        format!(
-            "`row_ptr` has no --buffer, and the loop at line {} counts up to its elements (at \
-             the index `row + 1u`, which varies): a loop runs over a range of two of them, so \
-             divlab made its integers ascend by 0 to 7",
-            line_of(ELEMENTS, "// row")
-        ),
-        format!(
-            "`counts` has no --buffer, and the loop at line {} counts up to its elements (at \
-             the index `row`, which varies): divlab cut its random integers to 0 to 7",
-            line_of(ELEMENTS, "// cell")
-        ),
-    ] {
-        assert!(
-            notes.iter().any(|n| n.contains(&said)),
-            "no `{said}` in {notes:#?}"
-        );
-    }
+    notes_say(
+        &finished.profile.notes,
+        [
+            format!(
+                "`row_ptr` has no --buffer, and the loop at line {} counts up to its elements (at \
+                 the index `row + 1u`, which varies): a loop runs over a range of two of them, so \
+                 divlab made its integers ascend by 0 to 7",
+                line_of(ELEMENTS, "// row")
+            ),
+            format!(
+                "`counts` has no --buffer, and the loop at line {} counts up to its elements (at \
+                 the index `row`, which varies): divlab cut its random integers to 0 to 7",
+                line_of(ELEMENTS, "// cell")
+            ),
+        ],
+    );
 }
 
 /// A grid's cells, each a range of particles from `cell_start` to `cell_end`, the pattern of
@@ -285,24 +289,21 @@ fn ranges_from_one_buffer_to_another_hold_a_handful_by_default() {
         preview("cell_end")
     );
     let line = line_of(CELLS, "// cell");
-    for said in [
-        format!(
-            "`cell_start` has no --buffer, and the loop at line {line} runs from its elements \
-             to those of `cell_end` (at the index `c`, which varies): divlab made its integers \
-             ascend by 0 to 7"
-        ),
-        format!(
-            "`cell_end` has no --buffer, and the loop at line {line} runs from the elements of \
-             `cell_start` to its own (at the index `c`, which varies): divlab made each of its \
-             integers the one after the same index of `cell_start`"
-        ),
-    ] {
-        let notes = &finished.profile.notes;
-        assert!(
-            notes.iter().any(|n| n.contains(&said)),
-            "no `{said}` in {notes:#?}"
-        );
-    }
+    notes_say(
+        &finished.profile.notes,
+        [
+            format!(
+                "`cell_start` has no --buffer, and the loop at line {line} runs from its elements \
+                 to those of `cell_end` (at the index `c`, which varies): divlab made its integers \
+                 ascend by 0 to 7"
+            ),
+            format!(
+                "`cell_end` has no --buffer, and the loop at line {line} runs from the elements of \
+                 `cell_start` to its own (at the index `c`, which varies): divlab made each of its \
+                 integers the one after the same index of `cell_start`"
+            ),
+        ],
+    );
 }
 
 /// Where `--buffer` gives the starts, the ends are counts of their own, cut to 0 to 7; where
