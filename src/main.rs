@@ -128,7 +128,8 @@ fn run(cli: Cli) -> Result<u8, Failure> {
         }
         Some(Command::Profile(_)) => Some(
             "Try fewer workgroups (--dispatch), a lower --loop-cap, a larger --timeout, or a \
-             faster adapter.",
+             faster adapter; where the instrumented kernel's compile ran out, --counts \
+             invocations compiles lighter (no subgroup operation in the counters).",
         ),
         Some(Command::Fuzz { .. }) => {
             Some("Try fewer --seeds, a smaller --size, or a larger --timeout.")

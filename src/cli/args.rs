@@ -332,7 +332,7 @@ pub(crate) struct CompareArgs {
 }
 
 /// The options of `divlab profile` that only a run takes: `--import` refuses them.
-const RUN_OPTIONS: [&str; 18] = [
+const RUN_OPTIONS: [&str; 19] = [
     "file",
     "entry",
     "dispatch",
@@ -348,6 +348,7 @@ const RUN_OPTIONS: [&str; 18] = [
     "profile_reps",
     "time_budget",
     "lanes",
+    "counts",
     "cost",
     "cost_top",
     "cost_placements",
@@ -429,6 +430,12 @@ pub(crate) struct ProfileArgs {
     /// together), into the output and the JSON.
     #[arg(long, value_name = "LINE")]
     pub(crate) lanes: Option<u32>,
+    /// How the counters count: `subgroups` (per-subgroup executions, active lanes, divergence)
+    /// or `invocations` (each invocation's passes only, with no subgroup operation: a lighter
+    /// kernel to compile, for one whose instrumented compile takes minutes; no efficiency,
+    /// divergence, --lanes or --cost).
+    #[arg(long, value_name = "HOW", value_enum, default_value_t = profile::run::Counts::Subgroups)]
+    pub(crate) counts: profile::run::Counts,
     /// Measure what each divergent branch costs on this adapter: the kernel timed against a
     /// variant in which the branch's subgroups follow their first active lane (for a `&&`/`||`
     /// clause, one in which every lane evaluates the next clause, as `&`/`|` would), with a 95%
@@ -484,6 +491,7 @@ impl ProfileArgs {
         request.reps = self.profile_reps;
         request.time_budget = self.time_budget;
         request.lanes_line = self.lanes;
+        request.counts = self.counts;
         request.cost_top = self.cost.then_some(self.cost_top);
         request.cost_placements = self.cost_placements;
         Ok(request)

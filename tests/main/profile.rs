@@ -968,6 +968,14 @@ fn cli_profile_rejects_bad_input_clearly() {
             "error: --lanes 1: ok.wgsl:1 has no code",
         ),
         (&["ok.wgsl", "--lanes", "x"], "--lanes"),
+        (
+            &["ok.wgsl", "--counts", "invocations", "--lanes", "6"],
+            "error: --lanes 6: --counts invocations makes no ballot to record",
+        ),
+        (
+            &["ok.wgsl", "--counts", "lanes"],
+            "[possible values: subgroups, invocations]",
+        ),
     ];
     for (args, needle) in cases {
         let mut cmd = divlab(dir.path());
@@ -976,6 +984,55 @@ fn cli_profile_rejects_bad_input_clearly() {
         out.assert_code(2);
         assert!(out.stderr.contains(needle), "expected `{needle}`\n{out}");
     }
+}
+
+/// `--counts invocations` on an adapter with subgroups: each line counts the invocations that
+/// ran it, the document and the report say how it was counted, and `--cost`, which needs the
+/// branches' divergence, says why it measured nothing.
+#[test]
+fn counted_per_invocation_a_line_counts_its_invocations_and_cost_says_why_not() {
+    let _gpu = util::gpu_shared();
+    let dir = temp_dir();
+    std::fs::write(dir.path().join("k.wgsl"), LANE_MOD_4).unwrap();
+    let mut cmd = divlab(dir.path());
+    cmd.args([
+        "profile",
+        "k.wgsl",
+        "--dispatch",
+        "3",
+        "--counts",
+        "invocations",
+    ])
+    .args(["--cost", "--reps", "1", "--json", "k.json"]);
+    let out = run(cmd);
+    out.assert_code(0);
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("k.json")).unwrap()).unwrap();
+    assert_eq!(doc["request"]["counts"], "invocations");
+    assert!(doc["subgroup_size"].is_null() && doc["control_flow_efficiency"].is_null());
+    let executions = |n: u64| {
+        let lines = doc["lines"].as_array().unwrap();
+        let line = lines.iter().find(|l| l["line"] == n).unwrap();
+        (line["executions"].as_u64(), line["active_lanes"].as_u64())
+    };
+    // 192 invocations reach the branch, a quarter of them take it.
+    assert_eq!(executions(5), (Some(192), None));
+    assert_eq!(executions(6), (Some(48), None));
+    for said in [
+        "subgroup size: not observed (--counts invocations: executions count invocations",
+        "--cost: not measured, --counts invocations counts no divergence to price",
+    ] {
+        assert!(out.stdout.contains(said), "expected `{said}`\n{out}");
+    }
+    assert!(
+        doc["branches"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|b| b["cost"].is_null()),
+        "{}",
+        doc["branches"]
+    );
 }
 
 /// Every Playground example compiles, takes its own settings and runs to its end, as a

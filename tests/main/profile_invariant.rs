@@ -1,9 +1,11 @@
-//! The profiler's invariant across backends: Σ active lanes of a line on Vulkan (lavapipe, with
-//! subgroups) equals the line's executions on GL (llvmpipe, no subgroups, where executions count
-//! invocations), for every line of every kernel that runs without subgroup operations: the app's
-//! examples with their settings, and every kernel in `tests/kernels/profile/` with the
-//! arguments of its `// divlab-profile: ARGS` header (tests/kernels/profile/README.md). Each
-//! kernel runs through the `divlab` binary, so its header is read by the CLI's own parser.
+//! The profiler's invariant: Σ active lanes of a line, counted with subgroups (lavapipe's
+//! Vulkan), equals the line's executions where every invocation counts its own (executions
+//! count invocations), for every line of every kernel: on GL (llvmpipe, no subgroups), for the
+//! kernels that run without subgroup operations, and on the same Vulkan adapter with
+//! `--counts invocations`, for all of them. The kernels are the app's examples with their
+//! settings, and every kernel in `tests/kernels/profile/` with the arguments of its
+//! `// divlab-profile: ARGS` header (tests/kernels/profile/README.md). Each kernel runs through
+//! the `divlab` binary, so its header is read by the CLI's own parser.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -144,18 +146,47 @@ fn subgroup_statement(block: &naga::Block) -> Option<String> {
 /// `Error::Unsupported` (immediates; a depth texture's upload on llvmpipe's GL).
 const UNSUPPORTED: [&str; 1] = ["which this adapter does not support"];
 
-/// One backend's profile of `case`: the exit code and the profile, or `None` with the reason
-/// where the adapter lacks a feature the kernel needs.
-fn profile_on(case: &Case, backend: &str, out: &Path) -> Option<(i32, serde_json::Value)> {
+/// How a kernel is counted.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Way {
+    /// On Vulkan, with subgroup operations: Σ active lanes per line.
+    Subgroups,
+    /// On Vulkan with `--counts invocations`.
+    Invocations,
+    /// On GL, which has no subgroups.
+    Gl,
+}
+
+impl Way {
+    fn args(self) -> [&'static str; 4] {
+        match self {
+            Way::Subgroups => ["--backend", "vulkan", "--counts", "subgroups"],
+            Way::Invocations => ["--backend", "vulkan", "--counts", "invocations"],
+            Way::Gl => ["--backend", "gl", "--counts", "subgroups"],
+        }
+    }
+}
+
+/// `case` profiled one way: the exit code and the profile, or `None` with the reason where
+/// the adapter lacks a feature the kernel needs.
+fn profile_on(case: &Case, way: Way, out: &Path) -> Option<(i32, serde_json::Value)> {
     let json = out.join(format!(
-        "{}-{backend}.json",
+        "{}-{way:?}.json",
         case.name.replace(['`', ' '], "_")
     ));
+    let [backend_flag, backend, counts_flag, counts] = way.args();
+    // `--lanes` records ballots, which only the counts with subgroups make.
+    let mut args = case.args.clone();
+    if let Some(at) = args.iter().position(|a| a == "--lanes")
+        && way != Way::Subgroups
+    {
+        args.drain(at..at + 2);
+    }
     let mut cmd = divlab(Path::new(env!("CARGO_MANIFEST_DIR")));
-    cmd.args(["--backend", backend, "profile"])
+    cmd.args([backend_flag, backend, "profile"])
         .arg(&case.file)
-        .args(&case.args)
-        .args(["--reps", "1", "--json"])
+        .args(&args)
+        .args([counts_flag, counts, "--reps", "1", "--json"])
         .arg(&json);
     let r = run(cmd);
     let code = r.code.unwrap_or(-1);
@@ -164,15 +195,15 @@ fn profile_on(case: &Case, backend: &str, out: &Path) -> Option<(i32, serde_json
         .stderr
         .lines()
         .find(|l| UNSUPPORTED.iter().any(|u| l.contains(u)))
-        .filter(|_| code == 2 && backend == "gl")
+        .filter(|_| code == 2 && way == Way::Gl)
     {
         println!("skipped {} on GL: {}", case.name, why.trim());
         return None;
     }
     assert!(
         code == 0 || code == 1,
-        "{} on {backend} did not run (a kernel the invariant test checks must run to its end \
-         or to the loop cap)\n{r}",
+        "{} {way:?} did not run (a kernel the invariant test checks must run to its end or \
+         to the loop cap)\n{r}",
         case.name
     );
     let text = std::fs::read_to_string(&json).unwrap_or_else(|e| panic!("no --json: {e}\n{r}"));
@@ -180,7 +211,7 @@ fn profile_on(case: &Case, backend: &str, out: &Path) -> Option<(i32, serde_json
     // The entry point ran once per subgroup (per invocation on GL) of the dispatch.
     assert!(
         !text.contains("the driver ran"),
-        "{} on {backend}: {}",
+        "{} {way:?}: {}",
         case.name,
         profile["notes"]
     );
@@ -205,10 +236,53 @@ fn per_line(profile: &serde_json::Value) -> BTreeMap<u64, (u64, Option<u64>)> {
         .collect()
 }
 
-/// Σ active lanes per line on Vulkan == executions per line on GL, for every kernel without
-/// subgroup operations.
+/// Σ active lanes per line counted with subgroups (`lanes`) == executions per line counted per
+/// invocation (`invocations`, the other `way`), with the same lines and exit code.
+fn assert_alike(
+    case: &Case,
+    way: Way,
+    lanes: &(i32, serde_json::Value),
+    invocations: &(i32, serde_json::Value),
+) -> u64 {
+    let ((lanes_code, lanes), (code, invocations)) = (lanes, invocations);
+    assert!(
+        lanes["subgroup_size"].is_u64() && invocations["subgroup_size"].is_null(),
+        "{}: Subgroups must count with subgroups and {way:?} without",
+        case.name
+    );
+    assert_eq!(lanes_code, code, "{}: exit codes differ {way:?}", case.name);
+    let (lanes, invocations) = (per_line(lanes), per_line(invocations));
+    assert_eq!(
+        lanes.keys().collect::<Vec<_>>(),
+        invocations.keys().collect::<Vec<_>>(),
+        "{}: Subgroups and {way:?} profile different lines",
+        case.name
+    );
+    for (line, &(executions, active)) in &lanes {
+        let active = active.unwrap_or_else(|| {
+            assert_eq!(
+                executions, 0,
+                "{} line {line}: executions without lanes",
+                case.name
+            );
+            0
+        });
+        let (counted, _) = invocations[line];
+        assert_eq!(
+            active, counted,
+            "{} line {line}: Σ active lanes with subgroups {active}, executions {way:?} \
+             {counted}",
+            case.name
+        );
+    }
+    invocations.values().map(|&(e, _)| e).sum()
+}
+
+/// Σ active lanes per line with subgroups == executions per line with `--counts invocations`,
+/// for every kernel, and == executions per line on GL, for every kernel without subgroup
+/// operations.
 #[test]
-fn active_lanes_on_vulkan_equal_executions_on_gl_line_by_line() {
+fn active_lanes_equal_executions_counted_per_invocation_line_by_line() {
     let _gpu = util::gpu_shared();
     let dir = temp_dir();
     let examples_dir = path_in(&dir, "examples");
@@ -227,66 +301,44 @@ fn active_lanes_on_vulkan_equal_executions_on_gl_line_by_line() {
         );
     }
     cases.extend(files);
-    let mut checked = Vec::new();
+    let (mut on_gl, mut with_subgroup_ops) = (Vec::new(), Vec::new());
     for case in &cases {
+        let lanes = profile_on(case, Way::Subgroups, dir.path())
+            .unwrap_or_else(|| panic!("{}: lavapipe lacks a feature the kernel needs", case.name));
+        let invocations = profile_on(case, Way::Invocations, dir.path())
+            .unwrap_or_else(|| panic!("{}: lavapipe lacks a feature the kernel needs", case.name));
+        let total = assert_alike(case, Way::Invocations, &lanes, &invocations);
+        println!(
+            "checked {} with --counts invocations: {total} invocation executions in all (exit {})",
+            case.name, lanes.0
+        );
         if let Some(what) = subgroup_use(case) {
-            println!("skipped {}: it uses {what}", case.name);
+            println!("not on GL {}: it uses {what}", case.name);
+            with_subgroup_ops.push(case.name.clone());
             continue;
         }
-        let (vk_code, vk) = profile_on(case, "vulkan", dir.path())
-            .unwrap_or_else(|| panic!("{}: lavapipe lacks a feature the kernel needs", case.name));
-        let Some((gl_code, gl)) = profile_on(case, "gl", dir.path()) else {
+        let Some(gl) = profile_on(case, Way::Gl, dir.path()) else {
             continue;
         };
-        assert_eq!(vk["adapter"]["backend"], "vulkan", "{}", case.name);
-        assert_eq!(gl["adapter"]["backend"], "gl", "{}", case.name);
-        assert!(
-            vk["subgroup_size"].is_u64() && gl["subgroup_size"].is_null(),
-            "{}: Vulkan must count with subgroups and GL without",
-            case.name
-        );
-        assert_eq!(vk_code, gl_code, "{}: exit codes differ", case.name);
-        let (vk, gl) = (per_line(&vk), per_line(&gl));
-        assert_eq!(
-            vk.keys().collect::<Vec<_>>(),
-            gl.keys().collect::<Vec<_>>(),
-            "{}: the backends profile different lines",
-            case.name
-        );
-        for (line, &(executions, lanes)) in &vk {
-            let lanes = lanes.unwrap_or_else(|| {
-                assert_eq!(
-                    executions, 0,
-                    "{} line {line}: executions without lanes",
-                    case.name
-                );
-                0
-            });
-            let (gl_executions, _) = gl[line];
-            assert_eq!(
-                lanes, gl_executions,
-                "{} line {line}: Σ active lanes on Vulkan {lanes}, executions on GL \
-                 {gl_executions}",
-                case.name
-            );
-        }
-        let total: u64 = gl.values().map(|&(e, _)| e).sum();
-        println!(
-            "checked {}: {} lines, {total} invocation executions in all (exit {vk_code})",
-            case.name,
-            gl.len()
-        );
-        checked.push(case.name.clone());
+        assert_eq!(gl.1["adapter"]["backend"], "gl", "{}", case.name);
+        assert_alike(case, Way::Gl, &lanes, &gl);
+        on_gl.push(case.name.clone());
     }
     for name in own {
         assert!(
-            checked.iter().any(|c| c == name),
-            "{name} uses no subgroup operations and must be checked: {checked:?}"
+            on_gl.iter().any(|c| c == name),
+            "{name} uses no subgroup operations and must be checked on GL: {on_gl:?}"
         );
     }
-    let examples_checked = checked.iter().filter(|c| c.starts_with("example")).count();
+    let examples_on_gl = on_gl.iter().filter(|c| c.starts_with("example")).count();
     assert!(
-        examples_checked >= 3,
-        "only {examples_checked} examples ran without subgroup operations: {checked:?}"
+        examples_on_gl >= 3,
+        "only {examples_on_gl} examples ran without subgroup operations: {on_gl:?}"
+    );
+    // The kernels' own subgroup operations still run under --counts invocations.
+    assert!(
+        with_subgroup_ops.len() >= 3,
+        "only {} kernels with subgroup operations were checked: {with_subgroup_ops:?}",
+        with_subgroup_ops.len()
     );
 }

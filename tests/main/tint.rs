@@ -681,7 +681,8 @@ fn subgroup_results_follow_the_parameter_return_tag() {
 
 /// `--emit-instrumented` writes WGSL that a browser compiles too: the `enable subgroups` naga's
 /// writer leaves out is there, and the counters' votes inside the kernel's branches do not
-/// trip the subgroup uniformity rule.
+/// trip the subgroup uniformity rule. Counted per invocation too, where only a kernel with
+/// subgroup operations of its own needs the `enable`.
 #[test]
 fn the_instrumented_kernels_compile_in_tint() {
     if crate::peers::python().is_none() {
@@ -696,24 +697,41 @@ fn the_instrumented_kernels_compile_in_tint() {
         "threshold",
         "edges",
     ];
-    let sources: Vec<String> = (kernels.iter())
-        .map(|name| {
-            let path = root().join(format!("assets/kernels/{name}.wgsl"));
-            let source = std::fs::read_to_string(&path).expect("an asset kernel");
-            let mut request =
-                divlab::profile::run::Request::new(path.display().to_string(), source);
-            request.reps = 1;
-            let finished = divlab::profile::run::profile(&lab, &request)
-                .unwrap_or_else(|e| panic!("{name}: {e}"));
-            finished.instrumented_wgsl
-        })
-        .collect();
-    assert!(
-        sources[1].starts_with("enable subgroups;"),
-        "{}",
-        sources[1]
+    use divlab::profile::run::Counts;
+    let instrumented = |counts: Counts| -> Vec<String> {
+        (kernels.iter())
+            .map(|name| {
+                let path = root().join(format!("assets/kernels/{name}.wgsl"));
+                let source = std::fs::read_to_string(&path).expect("an asset kernel");
+                let mut request =
+                    divlab::profile::run::Request::new(path.display().to_string(), source);
+                request.reps = 1;
+                request.counts = counts;
+                let finished = divlab::profile::run::profile(&lab, &request)
+                    .unwrap_or_else(|e| panic!("{name}: {e}"));
+                finished.instrumented_wgsl
+            })
+            .collect()
+    };
+    let (by_subgroup, by_invocation) = (
+        instrumented(Counts::Subgroups),
+        instrumented(Counts::Invocations),
     );
-    for ((name, text), answer) in kernels.iter().zip(&sources).zip(tint(&sources)) {
+    for sources in [&by_subgroup, &by_invocation] {
+        assert!(
+            sources[1].starts_with("enable subgroups;"),
+            "{}",
+            sources[1]
+        );
+    }
+    assert!(
+        by_subgroup[0].starts_with("enable subgroups;") && !by_invocation[0].contains("subgroup"),
+        "collatz uses no subgroup operation: only its counters per subgroup do\n{}",
+        by_invocation[0]
+    );
+    let names = kernels.iter().chain(&kernels);
+    let sources: Vec<String> = by_subgroup.into_iter().chain(by_invocation).collect();
+    for ((name, text), answer) in names.zip(&sources).zip(tint(&sources)) {
         assert!(
             answer.verdict.accepted && answer.other_error.is_none(),
             "Tint rejects {name}'s instrumented WGSL: {:?} (uniformity errors at lines {:?})\n{text}",

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use crate::profile::cost::{DEFAULT_COST_PLACEMENTS, MAX_COST_PLACEMENTS};
 use crate::profile::fill::{BufferSpec, parse_dispatch, parse_len, parse_override};
 use crate::profile::report::RequestRecord;
-use crate::profile::run::{DEFAULT_LOOP_CAP, Request};
+use crate::profile::run::{Counts, DEFAULT_LOOP_CAP, Request};
 
 /// The name the playground's source goes by in messages when it comes from no file.
 pub const FILE: &str = "playground.wgsl";
@@ -33,6 +33,8 @@ pub struct RunSettings {
     pub loop_cap: u32,
     /// `--reps`.
     pub reps: usize,
+    /// `--counts`: with subgroup operations, or each invocation's passes only.
+    pub counts: Counts,
     /// `--cost`: measure what each divergent branch costs.
     #[serde(default)]
     pub cost: bool,
@@ -51,6 +53,7 @@ impl Default for RunSettings {
             textures: String::new(),
             loop_cap: DEFAULT_LOOP_CAP,
             reps: 15,
+            counts: Counts::Subgroups,
             cost: false,
             cost_placements: DEFAULT_COST_PLACEMENTS,
         }
@@ -74,6 +77,9 @@ impl RunSettings {
                 .join("\n"),
             loop_cap: request.loop_cap,
             reps: request.reps,
+            counts: (request.counts.as_deref())
+                .and_then(Counts::named)
+                .unwrap_or_default(),
             cost: request.cost_top.is_some(),
             // A costed document from before placements timed one set.
             cost_placements: (request.cost_placements).unwrap_or(if request.cost_top.is_some() {
@@ -112,6 +118,7 @@ impl RunSettings {
                 "--sampler",
                 "--loop-cap",
                 "--reps",
+                "--counts",
                 "--cost-top",
                 "--cost-placements",
             ];
@@ -136,6 +143,7 @@ impl RunSettings {
                     .is_ok(),
                 "--loop-cap" => value.parse().map(|n| settings.loop_cap = n).is_ok(),
                 "--reps" => value.parse().map(|n| settings.reps = n).is_ok(),
+                "--counts" => (Counts::named(&value).map(|c| settings.counts = c)).is_some(),
                 "--cost-top" => {
                     settings.cost = true;
                     true
@@ -185,6 +193,7 @@ impl RunSettings {
         request.keep_images = true;
         request.loop_cap = self.loop_cap.max(1);
         request.reps = self.reps.max(1);
+        request.counts = self.counts;
         request.cost_top = self.cost.then_some(crate::profile::cost::DEFAULT_COST_TOP);
         request.cost_placements = self.cost_placements.clamp(1, MAX_COST_PLACEMENTS);
         Ok(request)
@@ -280,24 +289,54 @@ impl RunSettings {
         ui.add(egui::DragValue::new(&mut self.reps).range(1..=1000))
             .labelled_by(label);
         ui.end_row();
-        ui.label("cost");
+        let label = ui.label("counts").id;
         ui.horizontal(|ui| {
-            ui.checkbox(&mut self.cost, "measure each divergent branch's cost")
-                .on_hover_text(
-                    "--cost: time the kernel against variants whose subgroups follow their \
+            let choices = [
+                (
+                    Counts::Subgroups,
+                    "per subgroup",
+                    "--counts subgroups (the default): executions of subgroups, their active \
+                     lanes, and whether each branch's lanes agreed, with subgroup operations \
+                     in the counters",
+                ),
+                (
+                    Counts::Invocations,
+                    "per invocation (lighter)",
+                    "--counts invocations: each invocation's passes only, with no subgroup \
+                     operation in the counters: a lighter kernel to compile, for one whose \
+                     profile spends minutes compiling; no efficiency, divergence or cost",
+                ),
+            ];
+            for (counts, name, about) in choices {
+                ui.radio_value(&mut self.counts, counts, name)
+                    .on_hover_text(about)
+                    .labelled_by(label);
+            }
+        });
+        ui.end_row();
+        ui.label("cost");
+        let by_subgroup = self.counts == Counts::Subgroups;
+        ui.horizontal(|ui| {
+            ui.add_enabled(
+                by_subgroup,
+                egui::Checkbox::new(&mut self.cost, "measure each divergent branch's cost"),
+            )
+            .on_hover_text(
+                "--cost: time the kernel against variants whose subgroups follow their \
                      first active lane (a `&&`/`||` clause: whose every lane evaluates the next \
                      clause), for the 5 branches with the most idle lane slots; slower runs",
-                );
+            );
             let placements = egui::DragValue::new(&mut self.cost_placements)
                 .range(1..=MAX_COST_PLACEMENTS)
                 .prefix("on ")
                 .suffix(" buffer placements");
-            ui.add_enabled(self.cost, placements).on_hover_text(
-                "--cost-placements: each variant is timed on this many copies of the kernel's \
+            ui.add_enabled(self.cost && by_subgroup, placements)
+                .on_hover_text(
+                    "--cost-placements: each variant is timed on this many copies of the kernel's \
                  buffers and textures, filled alike; where they lie moves a small saving: the \
                  interval spans them, and a saving only some show is not called. 1 for inputs \
                  too large to hold several times",
-            );
+                );
         });
         ui.end_row();
     }
@@ -337,7 +376,7 @@ fn parse_lines<T, E: std::fmt::Display>(
 
 #[cfg(test)]
 mod tests {
-    use super::{DEFAULT_COST_PLACEMENTS, RunSettings};
+    use super::{Counts, DEFAULT_COST_PLACEMENTS, RunSettings};
 
     /// A header's arguments fill the form; what the form has no place for is named.
     #[test]
@@ -355,6 +394,7 @@ mod tests {
             ("out=64", "params=zeros")
         );
         assert_eq!((settings.loop_cap, settings.cost), (500, true));
+        assert_eq!(settings.counts, Counts::Subgroups);
         assert_eq!(settings.cost_placements, DEFAULT_COST_PLACEMENTS);
         assert_eq!(left_out, ["--save", "dst=t.png"]);
         let placements = |value: &str| {
@@ -368,6 +408,11 @@ mod tests {
         );
         let request = one.request("k.wgsl", "").unwrap();
         assert_eq!(request.cost_placements, 1);
+        let (light, _) = RunSettings::of_args(&["--counts=invocations".to_owned()]);
+        assert_eq!(light.counts, Counts::Invocations);
+        let record = light.request("k.wgsl", "").unwrap().record();
+        assert_eq!(record.counts.as_deref(), Some("invocations"));
+        assert_eq!(RunSettings::of_request(&record).counts, Counts::Invocations);
         let (_, left_out) = placements("9");
         assert_eq!(left_out, ["--cost-placements 9"], "past the CLI's 8");
         // A document gives back the placements it ran with; a costed one from before them, 1.

@@ -60,6 +60,13 @@ fn figures(profile: &Profile) -> Vec<(String, String)> {
             "The `subgroup_size` builtin as the pipeline ran: efficiency is taken against it"
                 .to_owned(),
         )),
+        None if profile.request.counts.is_some() => parts.push((
+            "counted per invocation".to_owned(),
+            "--counts invocations: each line counts the invocations that ran it, with no \
+             subgroup operation in the counters, so efficiency and divergence are not \
+             measured. Run settings › counts › per subgroup measures them"
+                .to_owned(),
+        )),
         None => parts.push((
             "no subgroup operations: counts are invocations".to_owned(),
             "This adapter has no subgroups: each line counts invocations, and efficiency is not \
@@ -288,6 +295,11 @@ mod tests {
                 "not timed"
             ]
         );
+        // On an adapter with subgroups, counted per invocation on request.
+        profile.request.counts = Some("invocations".to_owned());
+        let (text, about) = figures(&profile).swap_remove(0);
+        assert_eq!(text, "counted per invocation");
+        assert!(about.contains("--counts invocations"), "{about}");
     }
 
     #[test]

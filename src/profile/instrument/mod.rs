@@ -491,10 +491,23 @@ impl Instrumented {
     pub fn portable_wgsl(&self) -> String {
         if self.options.subgroups {
             format!("{SUBGROUP_DIRECTIVES}{}", self.wgsl)
+        } else if uses_subgroups(&self.module) {
+            // `--counts invocations` on a kernel with subgroup operations of its own.
+            format!("enable subgroups;\n{}", self.wgsl)
         } else {
             self.wgsl.clone()
         }
     }
+}
+
+/// Whether `module` uses a subgroup operation or builtin: it does not validate without them.
+fn uses_subgroups(module: &Module) -> bool {
+    let without = naga::valid::Capabilities::all()
+        - naga::valid::Capabilities::SUBGROUP
+        - naga::valid::Capabilities::SUBGROUP_BARRIER;
+    naga::valid::Validator::new(naga::valid::ValidationFlags::all(), without)
+        .validate(module)
+        .is_err()
 }
 
 /// naga's WGSL of the instrumented module, once it validates, and the name it gives the entry

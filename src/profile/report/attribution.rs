@@ -502,8 +502,13 @@ pub fn width_note(
 /// A note on the loops whose body ran more often than the loop's own line: that line counts
 /// the subgroup executions that reached the loop (once per entry, by the code around it),
 /// the body's lines count its trips, so the body's figures (executions, lanes, efficiency) are
-/// of other runs than the line that guards it.
-pub fn loop_lines_note(lines: &[LineProfile], branches: &[BranchProfile]) -> Option<String> {
+/// of other runs than the line that guards it. Counted without subgroups (`subgroups` false),
+/// executions are invocations.
+pub fn loop_lines_note(
+    lines: &[LineProfile],
+    branches: &[BranchProfile],
+    subgroups: bool,
+) -> Option<String> {
     let executions = |n: u32| {
         lines
             .binary_search_by_key(&n, |l| l.line)
@@ -531,10 +536,15 @@ pub fn loop_lines_note(lines: &[LineProfile], branches: &[BranchProfile]) -> Opt
         1 => format!("line {}", loops[0]),
         _ => format!("lines {}", and_list(&loops)),
     };
+    let (reached, lanes) = if subgroups {
+        ("subgroup executions", ", and with other lanes active,")
+    } else {
+        ("invocations", "")
+    };
     Some(format!(
-        "{list}: a loop's own line counts the subgroup executions that reached the loop, once \
-         per entry, and its body's lines count its trips, so a body runs more often, and with \
-         other lanes active, than the line of the loop that guards it"
+        "{list}: a loop's own line counts the {reached} that reached the loop, once per entry, \
+         and its body's lines count its trips, so a body runs more often{lanes} than the line \
+         of the loop that guards it"
     ))
 }
 

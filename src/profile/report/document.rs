@@ -233,6 +233,10 @@ pub struct RequestRecord {
     pub loop_cap: u32,
     /// `--lanes LINE`.
     pub lanes: Option<u32>,
+    /// `--counts invocations`: each invocation's passes were counted with no subgroup
+    /// operation (no efficiency or divergence). Absent for the default, `subgroups`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counts: Option<String>,
     /// `--cost-top N` (with `--cost`): how many divergent branches got a variant.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost_top: Option<usize>,

@@ -80,10 +80,14 @@ fn render_summary(profile: &Profile, out: &mut String) {
             let _ = writeln!(out, "subgroup size: {sg} {lanes}{widest}");
         }
         None => {
+            let why = match profile.request.counts.as_deref() {
+                Some(counts) => format!("--counts {counts}"),
+                None => "this adapter has no subgroup operations".to_owned(),
+            };
             let _ = writeln!(
                 out,
-                "subgroup size: not observed (this adapter has no subgroup operations: executions \
-                 count invocations, and efficiency is not measured)"
+                "subgroup size: not observed ({why}: executions count invocations, and \
+                 efficiency is not measured)"
             );
         }
     }

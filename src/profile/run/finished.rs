@@ -47,14 +47,14 @@ pub(super) fn finished(
     resources: &Resources,
     run: Run,
 ) -> Finished {
-    let caps = lab.gpu.caps;
     let counts = &run.counters;
     let instrumented = &prepared.instrumented;
+    let subgroups = instrumented.options.subgroups;
     let workgroup_size = kernel.interface.workgroup_size;
-    let widest_ballot = counts.max_active_lanes.filter(|_| caps.subgroups);
+    let widest_ballot = counts.max_active_lanes.filter(|_| subgroups);
     // Efficiency is against the width the pipeline runs with (the `subgroup_size` builtin), so
     // a workgroup smaller than a subgroup shows the lanes it leaves empty.
-    let subgroup_size = counts.subgroup_width.filter(|_| caps.subgroups);
+    let subgroup_size = counts.subgroup_width.filter(|_| subgroups);
     let (lines, branches, cross_checks) = report::lines_and_branches(&Inputs {
         instrumented,
         counters: counts,
@@ -91,7 +91,7 @@ pub(super) fn finished(
         subgroup_size,
         widest_ballot,
     ));
-    notes.extend(report::loop_lines_note(&lines, &branches));
+    notes.extend(report::loop_lines_note(&lines, &branches, subgroups));
     notes.extend(explain::entry_check(
         instrumented,
         counts,

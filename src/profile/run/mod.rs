@@ -29,7 +29,7 @@ pub use self::finished::Finished;
 pub use self::outputs::{InputPreview, TextureImage};
 use self::prepare::{Prepared, cap_ceiling, check_dispatch, check_workgroup, prepare};
 pub use self::request::{
-    DEFAULT_LOOP_CAP, DEFAULT_REPS, DEFAULT_TIME_BUDGET, MIN_REPS, Request, Stage,
+    Counts, DEFAULT_LOOP_CAP, DEFAULT_REPS, DEFAULT_TIME_BUDGET, MIN_REPS, Request, Stage,
 };
 use self::timing::timing;
 
@@ -63,15 +63,18 @@ fn run_profile(lab: &Lab, request: &Request, on_stage: &mut dyn FnMut(Stage)) ->
     let (prepared, resources, counted, run) =
         count_under_driver_limit(gpu, &kernel, request, on_stage)?;
     let counters_group = prepared.instrumented.options.counters_group;
+    let by_subgroup = prepared.instrumented.options.subgroups;
     let settled_cap = prepared.loop_cap;
     let mut finished = finished::finished(lab, request, &kernel, prepared, &resources, run);
-    let cost_top = request.cost_top.filter(|_| gpu.caps.subgroups);
+    let cost_top = request.cost_top.filter(|_| by_subgroup);
     if request.cost_top.is_some() && cost_top.is_none() {
-        finished.profile.notes.push(
+        finished.profile.notes.push(if gpu.caps.subgroups {
+            "--cost: not measured, --counts invocations counts no divergence to price".to_owned()
+        } else {
             "--cost: not measured, this adapter has no subgroup operations to count \
              divergence with"
-                .to_owned(),
-        );
+                .to_owned()
+        });
     }
     if finished.cap_hit.is_some() {
         if cost_top.is_some() {

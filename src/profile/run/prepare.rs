@@ -9,7 +9,7 @@ use crate::profile::kernel::{Kernel, KernelInterface};
 use crate::profile::report::{self, OBSERVER_NOTE};
 use crate::{Error, Result};
 
-use super::Request;
+use super::{Counts, Request};
 
 /// Loop iterations kept free under llvmpipe's limit for those an invocation still runs after
 /// crossing the cap: divlab's own rounds after each enclosing loop it counts after its end.
@@ -52,7 +52,7 @@ pub(super) fn prepare(
     let counters_group = counters_group(gpu, kernel)?;
     let (loop_cap, llvmpipe_note) = loop_cap(gpu, request.loop_cap, ceiling);
     let mut options = InstrumentOptions {
-        subgroups: gpu.caps.subgroups,
+        subgroups: gpu.caps.subgroups && request.counts == Counts::Subgroups,
         loop_cap,
         counters_group,
         lanes_block: None,
@@ -88,7 +88,7 @@ pub(super) fn prepare(
         options.lanes_block = Some(lanes_block(gpu, kernel, &instrumented, line)?);
         instrumented = instrument(&options)?;
     }
-    let mut notes = vec![if gpu.caps.subgroups {
+    let mut notes = vec![if options.subgroups {
         OBSERVER_NOTE.to_owned()
     } else {
         "the counters are private increments added atomically where an invocation leaves the \
@@ -103,6 +103,13 @@ pub(super) fn prepare(
         notes.push(
             "this adapter has no subgroup operations: executions count invocations, and \
              efficiency and divergence are not measured"
+                .to_owned(),
+        );
+    } else if !options.subgroups {
+        notes.push(
+            "--counts invocations: executions count invocations (each lane its own passes, \
+             with no subgroup operation in the counters), and efficiency and divergence are \
+             not measured; the default, --counts subgroups, measures them"
                 .to_owned(),
         );
     }
@@ -175,6 +182,15 @@ fn lanes_block(
             what: format!("--lanes {line}"),
             feature: "subgroup operations (a ballot per subgroup)".to_owned(),
         });
+    }
+    if !instrumented.options.subgroups {
+        return Err(ProfileError::BadLanes {
+            line,
+            why: "--counts invocations makes no ballot to record; leave it out (the default, \
+                  --counts subgroups) to see which lanes ran the line together"
+                .to_owned(),
+        }
+        .into());
     }
     let lines = crate::source_map::SourceMap::new(&kernel.source).line_count();
     if line == 0 || line as usize > lines {

@@ -49,6 +49,48 @@ pub enum Stage {
     },
 }
 
+/// How the instrumented kernel counts (`--counts`).
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    clap::ValueEnum,
+    serde::Serialize,
+    serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Counts {
+    /// With subgroup operations where the adapter has them: per-subgroup executions, active
+    /// lanes, and whether each branch's lanes agreed.
+    #[default]
+    Subgroups,
+    /// Each invocation's passes only, with no subgroup operation in the counters: a lighter
+    /// kernel to compile (NVIDIA's compile time follows the subgroup operations, and a kernel
+    /// of many small helpers called from loops gets hundreds), without efficiency,
+    /// divergence, `--lanes` or `--cost`.
+    Invocations,
+}
+
+impl Counts {
+    /// Its name on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Counts::Subgroups => "subgroups",
+            Counts::Invocations => "invocations",
+        }
+    }
+
+    /// The one named `name` on the command line.
+    pub fn named(name: &str) -> Option<Self> {
+        [Counts::Subgroups, Counts::Invocations]
+            .into_iter()
+            .find(|c| c.name() == name)
+    }
+}
+
 /// What to profile and how.
 #[derive(Clone, Debug)]
 pub struct Request {
@@ -76,6 +118,8 @@ pub struct Request {
     pub time_budget: Duration,
     /// `--lanes LINE`: record the ballot of every subgroup execution at this line.
     pub lanes_line: Option<u32>,
+    /// `--counts`: with subgroup operations, or each invocation's passes only.
+    pub counts: Counts,
     /// Read every texture back after the counted run, for [`Finished::images`](super::Finished::images) (the app shows
     /// them; the command line saves only what `--save` names).
     pub keep_images: bool,
@@ -104,6 +148,7 @@ impl Request {
             reps: DEFAULT_REPS,
             time_budget: DEFAULT_TIME_BUDGET,
             lanes_line: None,
+            counts: Counts::Subgroups,
             keep_images: false,
             cost_top: None,
             cost_placements: crate::profile::cost::DEFAULT_COST_PLACEMENTS,
@@ -150,6 +195,7 @@ impl Request {
             time_budget_s: self.time_budget.as_secs_f64(),
             loop_cap: self.loop_cap,
             lanes: self.lanes_line,
+            counts: (self.counts != Counts::Subgroups).then(|| self.counts.name().to_owned()),
             cost_top: self.cost_top,
             cost_placements: self.cost_top.map(|_| self.cost_placements),
         }
