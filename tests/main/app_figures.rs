@@ -5,6 +5,7 @@
 
 use divlab::app::DivlabApp;
 use divlab::profile::report::CostVerdict;
+use eframe::egui::accesskit::Role;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable as _;
 
@@ -14,6 +15,7 @@ use crate::app_kernels::tall_playground;
 const CHAIN: &str = include_str!("../kernels/profile/clause_chain.wgsl");
 const SHAPE: &str = include_str!("../kernels/profile/workgroup_4x2x4.wgsl");
 const STEERS: &str = include_str!("../kernels/cost/steers_loop.wgsl");
+const SWITCH: &str = include_str!("../../assets/kernels/lane_bits_switch.wgsl");
 
 /// Runs `source` in the Playground.
 fn run(harness: &mut Harness<'static, DivlabApp>, source: &str) {
@@ -82,6 +84,43 @@ fn the_cost_checkbox_measures_each_branch_and_the_table_shows_the_verdict() {
     assert_eq!(cost.verdict, CostVerdict::Confounded, "{cost:#?}");
     harness.get_by_label("cost here");
     harness.get_by_label(&cost.short());
+}
+
+/// "Counts: per invocation" in the run settings runs `--counts invocations`: the summary says
+/// how the lines were counted, the branch table lists the `switch` that ran (its executions the
+/// invocations that reached it, its divergence not measured), and a click on a line, which
+/// records lanes only when counted per subgroup, starts no run.
+#[test]
+fn counted_per_invocation_the_pane_says_so_and_a_line_click_runs_nothing() {
+    let mut harness = tall_playground();
+    {
+        let settings = &mut harness.state_mut().state.playground.settings;
+        settings.counts = divlab::profile::run::Counts::Invocations;
+        settings.workgroups = [4, 1, 1];
+    }
+    run(&mut harness, SWITCH);
+    let profile = last_profile(&harness);
+    assert_eq!(profile.request.counts.as_deref(), Some("invocations"));
+    harness.get_by_label("counted per invocation");
+    let line = 1 + SWITCH.lines().position(|l| l.contains("switch (")).unwrap() as u32;
+    let switch = profile.branches.iter().find(|b| b.line == line).unwrap();
+    assert_eq!(switch.executions, 256, "{switch:?}");
+    // The table's row: divergent and wasted slots not measured.
+    assert!(harness.query_all_by_label("—").count() >= 2);
+    harness.get_by_label("line · source (hover a line for every figure)");
+    let case = 1 + SWITCH.lines().position(|l| l.contains("v * 3u")).unwrap() as u32;
+    harness
+        .get_by_role_and_label(Role::Group, &format!("line {case}"))
+        .get_by_label_contains("v * 3u")
+        .click();
+    harness.step();
+    harness.run();
+    let playground = harness.state().playground();
+    assert!(!playground.running(), "a click ran the kernel again");
+    assert!(
+        playground.profile().is_some_and(|p| p.lanes.is_none()),
+        "the profile is still shown, with no lanes asked for"
+    );
 }
 
 /// Profiles `kernel` (a WGSL text) with `--lanes LINE` and `args`, and opens the profile in

@@ -1018,6 +1018,14 @@ fn counted_per_invocation_a_line_counts_its_invocations_and_cost_says_why_not() 
     // 192 invocations reach the branch, a quarter of them take it.
     assert_eq!(executions(5), (Some(192), None));
     assert_eq!(executions(6), (Some(48), None));
+    // Nothing votes: the `if` was evaluated by the invocations that reached it.
+    let branch = &doc["branches"][0];
+    assert_eq!(
+        (&branch["line"], &branch["executions"], &branch["taken"]),
+        (&5.into(), &192.into(), &48.into()),
+        "{branch}"
+    );
+    assert!(branch["divergent_fraction"].is_null(), "{branch}");
     for said in [
         "subgroup size: not observed (--counts invocations: executions count invocations",
         "--cost: not measured, --counts invocations counts no divergence to price",

@@ -108,7 +108,15 @@ impl BranchRow {
     /// The row of `b`, one of `branches` (which name the branch it inherits idle slots from).
     fn of(b: &BranchProfile, branches: &[BranchProfile], subgroup_size: Option<u32>) -> Self {
         let figures = b.loop_figures(subgroup_size);
-        let (executions, divergent) = if figures.is_some() {
+        let (executions, divergent) = if subgroup_size.is_none() {
+            // Counted without subgroups: nothing voted, so no divergence was measured.
+            let executions = b.trips.filter(|_| figures.is_some());
+            let executions = executions.map_or_else(
+                || format_grouped(b.executions),
+                |t| format!("{} trips", format_grouped(t)),
+            );
+            (executions, "—".to_owned())
+        } else if figures.is_some() {
             (
                 format!("{} trips", format_grouped(b.trips.unwrap_or(0))),
                 // A loop left by a `break` counts no test at which lanes left; whether they
@@ -462,8 +470,19 @@ mod tests {
         let mut unmeasured = profile.branches[0].clone();
         unmeasured.divergent_fraction = None;
         unmeasured.wasted_lane_slots = None;
+        // Counted without subgroups (no subgroup size): nothing voted, nothing diverged.
         let row = BranchRow::of(&unmeasured, &profile.branches, None);
-        assert_eq!((row.divergent.as_str(), row.wasted.as_str()), ("4", "—"));
+        assert_eq!((row.divergent.as_str(), row.wasted.as_str()), ("—", "—"));
+        let mut invocations_loop = profile.branches[1].clone();
+        (
+            invocations_loop.divergent_fraction,
+            invocations_loop.left_early,
+        ) = (None, None);
+        let row = BranchRow::of(&invocations_loop, &profile.branches, None);
+        assert_eq!(
+            (row.executions.as_str(), row.divergent.as_str()),
+            ("8 trips", "—")
+        );
         let mut sides = profile.branches[0].clone();
         (sides.taken, sides.not_taken) = (Some(12), Some(20));
         assert_eq!(

@@ -87,7 +87,9 @@ impl Gutter<'_> {
     pub fn ui(self, ui: &mut egui::Ui, jump: &mut Option<u32>) -> Option<u32> {
         let rows = Rows::of(self.profile);
         let mut clicked = None;
-        legend(ui);
+        // Lanes are recorded by ballots, which only counts per subgroup make.
+        let records_lanes = self.profile.subgroup_size.is_some();
+        legend(ui, records_lanes);
         let row_height = ui.text_style_height(&egui::TextStyle::Monospace) + 2.0;
         let lines: Vec<&str> = self.source.lines().collect();
         // Vertical only: the gutter stays in view, and a long line is cut short (hover shows
@@ -104,7 +106,7 @@ impl Gutter<'_> {
         area.show_rows(ui, row_height, lines.len(), |ui, range| {
             for index in range {
                 let row = rows.row(index as u32 + 1, lines[index]);
-                if row.ui(ui, self.analysis) {
+                if row.ui(ui, self.analysis) && records_lanes {
                     clicked = Some(row.at.n);
                 }
             }
@@ -339,7 +341,7 @@ fn paint_cells(ui: &mut egui::Ui, cells: &Cells) {
 }
 
 /// The key to the gutter's columns; the swatches' text is black, as in the gutter's cells.
-fn legend(ui: &mut egui::Ui) {
+fn legend(ui: &mut egui::Ui, records_lanes: bool) {
     ui.horizontal_wrapped(|ui| {
         ui.weak("efficiency:");
         for (e, name) in SWATCHES {
@@ -367,13 +369,12 @@ fn legend(ui: &mut egui::Ui) {
                 }
             });
         }
-        ui.label(
-            RichText::new(
-                "line · source (hover a line for every figure; click it to record its lanes)",
-            )
-            .small()
-            .strong(),
-        );
+        let heading = if records_lanes {
+            "line · source (hover a line for every figure; click it to record its lanes)"
+        } else {
+            "line · source (hover a line for every figure)"
+        };
+        ui.label(RichText::new(heading).small().strong());
     });
 }
 

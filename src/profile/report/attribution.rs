@@ -131,6 +131,14 @@ pub fn lines_and_branches(
         branches.push(row);
         row_of.insert(Opener::Loop(l), branches.len() - 1);
     }
+    if !subgroups {
+        // Nothing votes without subgroups: a branch was evaluated by the invocations that
+        // reached its line (a loop's: its entries).
+        for b in &mut branches {
+            let at = lines.binary_search_by_key(&b.line, |l| l.line);
+            b.executions = at.map_or(0, |i| lines[i].executions);
+        }
+    }
     mark_inherited(instrumented, &mut branches, &row_of);
     branches.sort_by_key(|b| b.line);
     (lines, branches, notes)

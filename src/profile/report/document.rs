@@ -284,7 +284,9 @@ pub struct BranchProfile {
     pub line: u32,
     /// `if`, `switch` or `loop`.
     pub kind: String,
-    /// Subgroup executions that reached it (for a loop: of its body).
+    /// Subgroup executions that evaluated it (a loop: evaluations of its `for`/`while` test; a
+    /// bare `loop`: body executions). Without subgroup operations: the invocations that
+    /// reached its line (a loop's: its entries).
     pub executions: u64,
     /// Of those, how many had lanes disagree (for a loop: body executions with fewer lanes
     /// than the subgroup, the trips some lanes sat out).
