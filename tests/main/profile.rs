@@ -1043,6 +1043,62 @@ fn counted_per_invocation_a_line_counts_its_invocations_and_cost_says_why_not() 
     );
 }
 
+/// A `workgroupBarrier` that only half the workgroup reaches (WGSL forbids it; naga lets it
+/// through): lavapipe leaves the waiting invocations there, so they never add the counts they
+/// keep for the lines in loops. The profile says so, counted per subgroup and per invocation,
+/// rather than show the loop's body as never run.
+#[test]
+fn invocations_that_never_reach_the_end_are_named_not_dropped_silently() {
+    let _gpu = util::gpu_shared();
+    let dir = temp_dir();
+    std::fs::write(
+        dir.path().join("k.wgsl"),
+        "@group(0) @binding(0) var<storage, read_write> data: array<u32>;\n\
+         \n\
+         @compute @workgroup_size(64)\n\
+         fn main(@builtin(local_invocation_index) lid: u32) {\n\
+         \x20   for (var round = 0u; round < 4u; round++) {\n\
+         \x20       for (var p = 0u; p < 1u; p++) {\n\
+         \x20           if (lid >= 32u) { break; }\n\
+         \x20           data[lid] += round; // body\n\
+         \x20           workgroupBarrier();\n\
+         \x20       }\n\
+         \x20   }\n\
+         }\n",
+    )
+    .unwrap();
+    let profile = |counts: &str| {
+        let mut cmd = divlab(dir.path());
+        cmd.args(["profile", "k.wgsl", "--counts", counts, "--reps", "1"])
+            .args(["--json", "k.json"]);
+        let out = run(cmd);
+        out.assert_code(0);
+        let text = std::fs::read_to_string(dir.path().join("k.json")).unwrap();
+        serde_json::from_str::<serde_json::Value>(&text).unwrap()
+    };
+    let doc = profile("subgroups");
+    let notes = doc["notes"].to_string();
+    let body = doc["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["line"] == 8);
+    let lanes = body.and_then(|l| l["active_lanes"].as_u64()).unwrap_or(0);
+    // Either every invocation ended (32 lanes ran the body in each of 4 rounds), or the
+    // profile says how many did not.
+    let said = notes.contains("32 of the 64 invocations that entered `main` never reached its end");
+    assert!(said || lanes == 128, "body lanes {lanes}, notes {notes}");
+    if doc["adapter"]["name"].to_string().contains("llvmpipe") {
+        assert!(said, "lavapipe leaves them waiting: {notes}");
+        let doc = profile("invocations");
+        let notes = doc["notes"].to_string();
+        assert!(
+            notes.contains("32 invocations of the entry point `main` reached its end"),
+            "{notes}"
+        );
+    }
+}
+
 /// Every Playground example compiles, takes its own settings and runs to its end, as a
 /// first-time user who picks it and presses Run expects.
 #[cfg(feature = "app")]

@@ -28,7 +28,7 @@ pub use condition::condition_sources;
 pub use defaults::default_notes;
 pub use infer::infer;
 pub use nesting::llvmpipe_nesting_note;
-pub use notes::{entry_check, uniformity_note};
+pub use notes::{entry_check, exit_check, uniformity_note};
 
 use crate::profile::fill::Resolved;
 #[cfg(doc)]

@@ -36,16 +36,57 @@ pub fn entry_check(
         None => (workgroups * invocations, "invocations".to_owned()),
     };
     (ran != expected).then(|| {
+        let entry = &interface.entry;
+        let made = format!("{workgroups} workgroups of {invocations} invocations make {expected}");
+        if !instrumented.options.subgroups && ran < expected {
+            // Each invocation counts at its exit here: one that never got there counts nothing.
+            return format!(
+                "{ran} invocations of the entry point `{entry}` reached its end, where each \
+                 counts its passes without subgroups, but {made} {unit}: the rest did not run \
+                 or never ended (a `workgroupBarrier` that only some invocations reach, which \
+                 WGSL forbids, can leave them waiting), so every count here is of those {ran}; \
+                 check the device with fewer workgroups, and `divlab uniformity` on the kernel"
+            );
+        }
         let part = if ran < expected {
             "only part of the dispatch, so every count here is of that part"
         } else {
             "more than the dispatch, so the counts are not of it alone"
         };
         format!(
-            "the entry point `{}` ran {ran} times, but {workgroups} workgroups of {invocations} \
-             invocations make {expected} {unit}: the driver ran {part}; check the device with \
-             fewer workgroups",
-            interface.entry,
+            "the entry point `{entry}` ran {ran} times, but {made} {unit}: the driver ran \
+             {part}; check the device with fewer workgroups",
+        )
+    })
+}
+
+/// A note where fewer lanes reached the kernel's end than entered it, counted with subgroups:
+/// the counts of sites in loops (and in functions called from one) are kept per invocation and
+/// added at its end, so an invocation that never got there (left waiting at a
+/// `workgroupBarrier` that only some invocations reach, which WGSL forbids and llvmpipe does)
+/// is missing from them, while the counts made as the kernel ran include it.
+pub fn exit_check(
+    instrumented: &Instrumented,
+    counts: &Counters,
+    interface: &KernelInterface,
+) -> Option<String> {
+    if !instrumented.exits_counted {
+        return None;
+    }
+    let entry = (instrumented.blocks.iter())
+        .position(|b| b.kind == BlockKind::FunctionBody && b.function == interface.entry)?;
+    let entered = counts.blocks[entry].active_lanes;
+    // The exits are counted modulo 2^32.
+    let exited = u64::from(counts.exits);
+    (entered as u32 != counts.exits && exited < entered).then(|| {
+        format!(
+            "{} of the {entered} invocations that entered `{}` never reached its end (a \
+             `workgroupBarrier` that only some invocations reach, which WGSL forbids, can leave \
+             them waiting): the counts of lines in loops, and in functions called from one, are \
+             added where an invocation ends, so they leave those invocations out and may read \
+             fewer executions than ran; `divlab uniformity` on the kernel names such a barrier",
+            entered - exited,
+            interface.entry
         )
     })
 }

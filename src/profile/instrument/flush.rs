@@ -97,10 +97,17 @@ impl Pass<'_> {
     /// keeps the value `atomicAdd` returned, and the carries are taken after the last add: the
     /// invocation waits for the atomics once, not once per counter.
     fn flush_body(&self, fx: &mut Emitter<'_>, words: &[Word], out: &mut Block) {
-        let elected = self
-            .opts
-            .subgroups
-            .then(|| self.elect_lanes(fx, out).elected);
+        let election = self.opts.subgroups.then(|| self.elect_lanes(fx, out));
+        let elected = election.map(|e| e.elected);
+        if let Some(election) = election.filter(|_| !words.is_empty()) {
+            // The lanes whose private counts this adds: the host compares them with the lanes
+            // that entered ([`super::Instrumented::exits_counted`]).
+            let count = fx.nested(out, |fx, b| {
+                let lanes = fx.lanes_of(election.active);
+                add_count(fx, self.g.counters, false, Word::Exits, lanes, b);
+            });
+            fx.if_then(election.elected, count, out);
+        }
         let mut pending = Vec::new();
         for (slot, &word) in words.iter().enumerate() {
             let base = fx.global(self.g.local, out);

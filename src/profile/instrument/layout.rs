@@ -102,8 +102,9 @@ pub fn read_lanes(words: &[u32], record_words: u32) -> (u64, Vec<LaneRecordRaw>)
 /// | `4 + 4b ..= 4 + 4b + 3` | block `b`: executions lo, hi; active lanes lo, hi |
 /// | `4 + 4B + 4r ..` | branch `r`: evaluations lo, hi; divergent lo, hi |
 /// | `4 + 4B + 4R + l` | loop `l`: cap hits |
+/// | `4 + 4B + 4R + L` | [`CounterLayout::exits`]: lanes that reached the exit flush |
 ///
-/// (`B` blocks, `R` branches.) Each 64-bit counter is `lo + (hi << 32)`. The buffer holds
+/// (`B` blocks, `R` branches, `L` loops.) Each 64-bit counter is `lo + (hi << 32)`. The buffer holds
 /// [`STRIPES`] copies of these words, copy `s` at word `s * stripe_stride()`
 /// ([`Self::fold`] sums them, or takes their max for the header words).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -145,12 +146,16 @@ impl CounterLayout {
             + LOOP_WORDS * lp as u32) as usize
     }
 
+    /// The word that counts the lanes that reached the exit flush, modulo 2^32 (with
+    /// subgroups, where the kernel keeps private counts; 0 otherwise): with the lanes that
+    /// entered, it tells whether every invocation's private counts were added.
+    pub fn exits(&self) -> usize {
+        self.loop_cap_hits(self.loops as usize)
+    }
+
     /// The buffer's size in words.
     pub fn words(&self) -> u32 {
-        HEADER_WORDS
-            + BLOCK_WORDS * self.blocks
-            + BRANCH_WORDS * self.branches
-            + LOOP_WORDS * self.loops
+        self.exits() as u32 + 1
     }
 
     /// Words from one stripe's copy of the counters to the next: [`Self::words`] rounded up to
@@ -215,6 +220,7 @@ impl CounterLayout {
             Word::Block(b, offset) => self.block_executions(b) + offset as usize,
             Word::Branch(r, offset) => self.branch_evaluations(r) + offset as usize,
             Word::Loop(l) => self.loop_cap_hits(l),
+            Word::Exits => self.exits(),
         };
         index as u32
     }
@@ -252,6 +258,7 @@ impl CounterLayout {
             loop_cap_hits: (0..self.loops as usize)
                 .map(|l| words[self.loop_cap_hits(l)])
                 .collect(),
+            exits: words[self.exits()],
         })
     }
 }
@@ -279,6 +286,9 @@ pub struct Counters {
     /// Per loop: how many invocations' trips crossed the cap in it (each at most once: then
     /// every loop of the invocation breaks out).
     pub loop_cap_hits: Vec<u32>,
+    /// The lanes that reached the exit flush, modulo 2^32, where
+    /// [`super::Instrumented::exits_counted`] (0 otherwise).
+    pub exits: u32,
 }
 
 /// One block's counters.
@@ -326,6 +336,8 @@ pub(super) enum Word {
     /// Branch, offset within its record.
     Branch(usize, u32),
     Loop(usize),
+    /// [`CounterLayout::exits`].
+    Exits,
 }
 
 impl Word {

@@ -318,6 +318,10 @@ pub struct Instrumented {
     /// The largest loop cap under which no count of this kernel can wrap (its call paths and
     /// the subgroup's lanes bound each sum); a larger cap is lowered to it.
     pub max_loop_cap: u32,
+    /// Whether the exit flush counts the lanes it adds private counts for
+    /// ([`Counters::exits`]): with subgroups, where there are private counts (a site in a
+    /// loop, or in a function called from one). The lanes that entered are the entry block's.
+    pub exits_counted: bool,
 }
 
 impl Instrumented {
@@ -461,6 +465,7 @@ pub fn instrument(
         buffer_words: layout.buffer_words(),
         options: *opts,
         max_loop_cap: max_loop_cap(opts, call_paths),
+        exits_counted: opts.subgroups && !slots.is_empty(),
     })
 }
 

@@ -21,18 +21,19 @@ fn buffer(layout: &CounterLayout) -> (Vec<u32>, impl Fn(u32, usize) -> usize) {
 #[test]
 fn each_stripe_starts_on_a_line_of_its_own() {
     assert!(STRIPES.is_power_of_two());
-    assert_eq!(LAYOUT.words(), 18);
+    assert_eq!(LAYOUT.words(), 19);
     assert_eq!(LAYOUT.stripe_stride(), STRIPE_ALIGN_WORDS);
     assert_eq!(LAYOUT.buffer_words(), STRIPES * STRIPE_ALIGN_WORDS);
-    // 4 header words + 4 × 7 blocks = 32 words: exactly one line; one more needs two.
+    // 4 header words + 4 × 6 blocks + 3 loops + the exits word = 32 words: exactly one line;
+    // one more needs two.
     let full = CounterLayout {
-        blocks: 7,
+        blocks: 6,
         branches: 0,
-        loops: 0,
+        loops: 3,
     };
     assert_eq!(full.words(), 32);
     assert_eq!(full.stripe_stride(), 32);
-    let over = CounterLayout { loops: 1, ..full };
+    let over = CounterLayout { loops: 4, ..full };
     assert_eq!(over.stripe_stride(), 64);
 }
 
@@ -101,16 +102,16 @@ fn fold_takes_the_largest_of_the_stripes_header_words() {
 #[test]
 fn fold_ignores_the_padding_and_rejects_a_buffer_of_another_size() {
     let (mut words, at) = buffer(&LAYOUT);
-    // Words past a copy's 18, up to the stride, belong to no counter.
+    // Words past a copy's 19, up to the stride, belong to no counter.
     for stripe in 0..STRIPES {
         for pad in LAYOUT.words() as usize..LAYOUT.stripe_stride() as usize {
             words[at(stripe, pad)] = 7;
         }
     }
-    assert_eq!(LAYOUT.fold(&words).unwrap(), vec![0; 18]);
+    assert_eq!(LAYOUT.fold(&words).unwrap(), vec![0; 19]);
     // One copy's words (the unstriped layout) are not the buffer.
-    let err = LAYOUT.fold(&words[..18]).unwrap_err().to_string();
-    assert!(err.contains("18 words read back"), "{err}");
+    let err = LAYOUT.fold(&words[..19]).unwrap_err().to_string();
+    assert!(err.contains("19 words read back"), "{err}");
     assert!(LAYOUT.fold(&words[1..]).is_err());
 }
 

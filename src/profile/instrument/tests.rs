@@ -163,7 +163,7 @@ fn sites_lines_and_round_trip() {
             fixed_trips: None,
         }]
     );
-    assert_eq!(out.counter_words, HEADER_WORDS + 4 * 17 + 4 * 5 + 1);
+    assert_eq!(out.counter_words, HEADER_WORDS + 4 * 17 + 4 * 5 + 1 + 1);
     assert_eq!(out.layout.words(), out.counter_words);
     // Only the profiled entry point is left; the counters are bound where asked.
     assert_eq!(out.module.entry_points.len(), 1);
@@ -325,11 +325,13 @@ fn layout_reads_wide_counters() {
         branches: 1,
         loops: 2,
     };
-    assert_eq!(layout.words(), 4 + 8 + 4 + 2);
+    assert_eq!(layout.words(), 4 + 8 + 4 + 2 + 1);
     assert_eq!(layout.block_active_lanes(1), 10);
     assert_eq!(layout.branch_divergent(0), 14);
     assert_eq!(layout.loop_cap_hits(1), 17);
-    let mut words = vec![0u32; 18];
+    assert_eq!(layout.exits(), 18);
+    let mut words = vec![0u32; 19];
+    words[layout.exits()] = 40;
     words[CAP_HIT_WORD as usize] = 2;
     words[MAX_LANES_WORD as usize] = 8;
     words[SUBGROUP_WIDTH_WORD as usize] = 32;
@@ -357,6 +359,7 @@ fn layout_reads_wide_counters() {
         }
     );
     assert_eq!(c.loop_cap_hits, [0, 9]);
+    assert_eq!(c.exits, 40);
     assert!(layout.read(&words[1..]).is_err());
     let b = BlockCounts {
         executions: 4,

@@ -98,6 +98,7 @@ pub(super) fn finished(
         &kernel.interface,
         request.dispatch,
     ));
+    notes.extend(explain::exit_check(instrumented, counts, &kernel.interface));
     // The cross-checks compare the counts with a whole run; a capped one was cut short.
     if cap_hit.is_none() {
         notes.extend(cross_checks);
