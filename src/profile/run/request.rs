@@ -118,8 +118,6 @@ pub struct Request {
     pub time_budget: Duration,
     /// `--lanes LINE`: record the ballot of every subgroup execution at this line.
     pub lanes_line: Option<u32>,
-    /// `--counts`: with subgroup operations, or each invocation's passes only.
-    pub counts: Counts,
     /// Read every texture back after the counted run, for [`Finished::images`](super::Finished::images) (the app shows
     /// them; the command line saves only what `--save` names).
     pub keep_images: bool,
@@ -128,6 +126,9 @@ pub struct Request {
     /// `--cost-placements`: the sets of buffers and textures, filled alike, each `--cost`
     /// pair is timed on.
     pub cost_placements: usize,
+    /// `--counts`: with subgroup operations (the default), or each invocation's passes only,
+    /// a lighter kernel to compile.
+    pub counts: Counts,
 }
 
 impl Request {
@@ -148,10 +149,10 @@ impl Request {
             reps: DEFAULT_REPS,
             time_budget: DEFAULT_TIME_BUDGET,
             lanes_line: None,
-            counts: Counts::Subgroups,
             keep_images: false,
             cost_top: None,
             cost_placements: crate::profile::cost::DEFAULT_COST_PLACEMENTS,
+            counts: Counts::Subgroups,
         }
     }
 
