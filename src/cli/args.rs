@@ -434,7 +434,7 @@ pub(crate) struct ProfileArgs {
     /// or `invocations` (each invocation's passes only, with no subgroup operation: a lighter
     /// kernel to compile, for one whose instrumented compile takes minutes; no efficiency,
     /// divergence, --lanes or --cost).
-    #[arg(long, value_name = "HOW", value_enum, default_value_t = profile::run::Counts::Subgroups)]
+    #[arg(long, value_name = "HOW", default_value = "subgroups", value_parser = parse_counts())]
     pub(crate) counts: profile::run::Counts,
     /// Measure what each divergent branch costs on this adapter: the kernel timed against a
     /// variant in which the branch's subgroups follow their first active lane (for a `&&`/`||`
@@ -496,6 +496,14 @@ impl ProfileArgs {
         request.cost_placements = self.cost_placements;
         Ok(request)
     }
+}
+
+/// Parses `--counts HOW`: one of the ways' names, which `--help` lists.
+fn parse_counts() -> impl clap::builder::TypedValueParser<Value = profile::run::Counts> {
+    use clap::builder::TypedValueParser as _;
+    use profile::run::Counts;
+    clap::builder::PossibleValuesParser::new(Counts::ALL.map(Counts::name))
+        .map(|name| Counts::named(&name).expect("a possible value names a way"))
 }
 
 /// Parses `--time-budget SECONDS`: a finite number of seconds above zero.

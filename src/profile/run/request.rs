@@ -50,17 +50,7 @@ pub enum Stage {
 }
 
 /// How the instrumented kernel counts (`--counts`).
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    Default,
-    PartialEq,
-    Eq,
-    clap::ValueEnum,
-    serde::Serialize,
-    serde::Deserialize,
-)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Counts {
     /// With subgroup operations where the adapter has them: per-subgroup executions, active
@@ -83,11 +73,12 @@ impl Counts {
         }
     }
 
+    /// Every way, the default first.
+    pub const ALL: [Counts; 2] = [Counts::Subgroups, Counts::Invocations];
+
     /// The one named `name` on the command line.
     pub fn named(name: &str) -> Option<Self> {
-        [Counts::Subgroups, Counts::Invocations]
-            .into_iter()
-            .find(|c| c.name() == name)
+        Self::ALL.into_iter().find(|c| c.name() == name)
     }
 }
 
