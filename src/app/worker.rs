@@ -11,7 +11,7 @@ use eframe::egui;
 use crate::bench::{BenchConfig, BenchEvent, adapter_record, run_bench};
 use crate::experiments::{Lab, RunConfig};
 use crate::gpu::{AdapterSelector, CancelToken, GpuContext};
-use crate::profile::run::{Finished, Request};
+use crate::profile::run::{Finished, Request, Stage};
 use crate::report::{AdapterRecord, ExperimentResult, ResultDocument};
 
 /// What the worker reports.
@@ -153,9 +153,17 @@ fn run(
     Ok((doc, cancel.is_cancelled()))
 }
 
+/// What a Playground run reports: each stage as it starts, then its one outcome.
+pub enum ProfileReport {
+    /// The profile started this stage.
+    Stage(Stage),
+    /// The profile ended (boxed: a finished profile is large, a stage a few words).
+    Done(Box<crate::Result<Finished>>),
+}
+
 /// A Playground run: `divlab profile`'s engine on a thread of its own, so the editor stays
 /// usable. Cancel stops it at its next GPU submission.
-pub type ProfileRun = Background<crate::Result<Finished>>;
+pub type ProfileRun = Background<ProfileReport>;
 
 impl ProfileRun {
     /// Starts profiling `request` on the selected adapter.
@@ -163,24 +171,38 @@ impl ProfileRun {
         Self::spawn("divlab-profile", move |token, tx| {
             let outcome = GpuContext::new(&selector).and_then(|gpu| {
                 let lab = Lab::new(gpu.with_cancel_token(token));
-                crate::profile::run::profile(&lab, &request)
+                crate::profile::run::profile_with_progress(&lab, &request, &mut |stage| {
+                    let _ = tx.send(ProfileReport::Stage(stage));
+                    ctx.request_repaint();
+                })
             });
-            let _ = tx.send(outcome);
+            let _ = tx.send(ProfileReport::Done(Box::new(outcome)));
             ctx.request_repaint();
         })
     }
 
-    /// The outcome, once the run has ended.
-    pub fn poll(&self) -> Option<crate::Result<Finished>> {
-        self.try_recv()
+    /// What came since the last call, without waiting: the latest stage, if one started, and
+    /// the outcome, once the run has ended.
+    pub fn poll(&self) -> (Option<Stage>, Option<crate::Result<Finished>>) {
+        let (mut stage, mut outcome) = (None, None);
+        while let Some(report) = self.try_recv() {
+            match report {
+                ProfileReport::Stage(s) => stage = Some(s),
+                ProfileReport::Done(o) => outcome = Some(*o),
+            }
+        }
+        (stage, outcome)
     }
 
-    /// Whether the run has ended: it reported its one outcome (taken here), or its thread is
+    /// Whether the run has ended: it reported its outcome (taken here), or its thread is
     /// gone.
     pub fn ended(&self) -> bool {
-        !matches!(
-            self.reports.try_recv(),
-            Err(std::sync::mpsc::TryRecvError::Empty)
-        )
+        loop {
+            match self.reports.try_recv() {
+                Ok(ProfileReport::Stage(_)) => continue,
+                Ok(ProfileReport::Done(_)) => return true,
+                Err(e) => return e == std::sync::mpsc::TryRecvError::Disconnected,
+            }
+        }
     }
 }

@@ -89,18 +89,7 @@ fn profile_with_progress(
         })
     };
     let mut on_stage = |stage: Stage| {
-        let doing = match stage {
-            Stage::Preparing => "instrumenting and compiling".to_owned(),
-            Stage::Counting => "running the instrumented kernel".to_owned(),
-            Stage::Comparing => "running the kernel alone to compare its outputs".to_owned(),
-            Stage::Variants { done, of } => {
-                format!("--cost: variant {} of {of}, counted and compiled", done + 1)
-            }
-            Stage::Timing { done, of } => format!(
-                "timing: {done} runs (at most {of}, within {} s)",
-                request.time_budget.as_secs_f64()
-            ),
-        };
+        let doing = stage.doing(request.time_budget);
         bar.set_message(format!("profiling {}: {doing}", request.file));
     };
     let result = GpuContext::new(selector).and_then(|gpu| {

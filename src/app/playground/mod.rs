@@ -4,6 +4,7 @@
 
 pub mod examples;
 mod pane;
+mod progress;
 mod settings;
 
 use std::collections::BTreeMap;
@@ -72,6 +73,9 @@ pub struct Playground {
     outcome: Outcome,
     #[serde(skip)]
     run: Option<(ProfileRun, String)>,
+    /// The stage the run in progress is in, and since when.
+    #[serde(skip)]
+    progress: Option<progress::Progress>,
     /// Cancelled runs whose thread is still inside one driver call (a compile, or one
     /// submission: llvmpipe took minutes over some): nothing waits for them, and each ends
     /// there, at its next check of the cancel.
@@ -145,6 +149,7 @@ impl Playground {
             settings_by_file: BTreeMap::new(),
             saved: None,
             run: None,
+            progress: None,
             cancelled: Vec::new(),
             last: None,
             jump: None,
@@ -433,6 +438,7 @@ impl Playground {
                 };
                 let run = ProfileRun::start(ctx.clone(), selector, request);
                 self.run = Some((run, self.source.clone()));
+                self.progress = None;
             }
             Err(message) => {
                 self.last = Some(LastRun {
@@ -467,7 +473,11 @@ impl Playground {
     fn poll_run(&mut self) {
         self.cancelled.retain(|run| !run.ended());
         let Some((run, _)) = &self.run else { return };
-        let Some(outcome) = run.poll() else { return };
+        let (stage, outcome) = run.poll();
+        if let Some(stage) = stage {
+            self.progress = Some(progress::Progress::new(stage));
+        }
+        let Some(outcome) = outcome else { return };
         let (_, source) = self.run.take().expect("a run is in progress");
         let mut outcome = outcome.map_err(|e| self.run_error(&e));
         self.clear_run();
@@ -619,9 +629,7 @@ impl Playground {
                     if ui.button("Cancel").clicked() {
                         self.cancel_run();
                     }
-                    // No spinner: it would repaint every frame, and on a CPU device every frame
-                    // takes cycles from the kernel being timed.
-                    ui.weak("running on the worker; the editor stays usable");
+                    progress::show(ui, self.progress, self.settings.counts);
                 }
                 None => {
                     let run = ui

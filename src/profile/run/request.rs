@@ -82,6 +82,25 @@ impl Counts {
     }
 }
 
+impl Stage {
+    /// What the profile is doing, in words for a progress line (`time_budget`: the request's
+    /// `--time-budget`, which bounds the timing).
+    pub fn doing(self, time_budget: Duration) -> String {
+        match self {
+            Stage::Preparing => "instrumenting and compiling".to_owned(),
+            Stage::Counting => "running the instrumented kernel".to_owned(),
+            Stage::Comparing => "running the kernel alone to compare its outputs".to_owned(),
+            Stage::Variants { done, of } => {
+                format!("--cost: variant {} of {of}, counted and compiled", done + 1)
+            }
+            Stage::Timing { done, of } => format!(
+                "timing: {done} runs (at most {of}, within {} s)",
+                time_budget.as_secs_f64()
+            ),
+        }
+    }
+}
+
 /// What to profile and how.
 #[derive(Clone, Debug)]
 pub struct Request {
