@@ -108,41 +108,35 @@ impl BranchRow {
     /// The row of `b`, one of `branches` (which name the branch it inherits idle slots from).
     fn of(b: &BranchProfile, branches: &[BranchProfile], subgroup_size: Option<u32>) -> Self {
         let figures = b.loop_figures(subgroup_size);
-        let (executions, divergent) = if subgroup_size.is_none() {
+        // A loop's row counts its trips (`loop_figures` is `Some` only where they are known).
+        let executions = match (figures.is_some(), b.trips) {
+            (true, Some(trips)) => format!("{} trips", format_grouped(trips)),
+            _ => format_grouped(b.executions),
+        };
+        let divergent = if subgroup_size.is_none() {
             // Counted without subgroups: nothing voted, so no divergence was measured.
-            let executions = b.trips.filter(|_| figures.is_some());
-            let executions = executions.map_or_else(
-                || format_grouped(b.executions),
-                |t| format!("{} trips", format_grouped(t)),
-            );
-            (executions, "—".to_owned())
+            "—".to_owned()
         } else if figures.is_some() {
-            (
-                format!("{} trips", format_grouped(b.trips.unwrap_or(0))),
-                // A loop left by a `break` counts no test at which lanes left; whether they
-                // left it together is known where a branch holds the `break`.
-                match (b.divergent_fraction, b.left_early) {
-                    (Some(_), Some(true)) if b.divergent == 0 => {
-                        "lanes left early by a break or return, at no test".to_owned()
-                    }
-                    (Some(_), Some(true)) => format!(
-                        "lanes left on {} tests and by a break or return",
-                        format_grouped(b.divergent)
-                    ),
-                    (Some(_), _) => format!("lanes left on {} tests", format_grouped(b.divergent)),
-                    (None, Some(true)) => "lanes left early by a break or return".to_owned(),
-                    (None, Some(false)) => "lanes left together".to_owned(),
-                    (None, None) => "lanes leave by a break".to_owned(),
-                },
-            )
+            // A loop left by a `break` counts no test at which lanes left; whether they left it
+            // together is known where a branch holds the `break`.
+            match (b.divergent_fraction, b.left_early) {
+                (Some(_), Some(true)) if b.divergent == 0 => {
+                    "lanes left early by a break or return, at no test".to_owned()
+                }
+                (Some(_), Some(true)) => format!(
+                    "lanes left on {} tests and by a break or return",
+                    format_grouped(b.divergent)
+                ),
+                (Some(_), _) => format!("lanes left on {} tests", format_grouped(b.divergent)),
+                (None, Some(true)) => "lanes left early by a break or return".to_owned(),
+                (None, Some(false)) => "lanes left together".to_owned(),
+                (None, None) => "lanes leave by a break".to_owned(),
+            }
         } else {
-            (
-                format_grouped(b.executions),
-                match b.divergent_fraction {
-                    Some(f) => format!("{:.0}% ({})", f * 100.0, format_grouped(b.divergent)),
-                    None => format_grouped(b.divergent),
-                },
-            )
+            match b.divergent_fraction {
+                Some(f) => format!("{:.0}% ({})", f * 100.0, format_grouped(b.divergent)),
+                None => format_grouped(b.divergent),
+            }
         };
         let kind = b.kind_label();
         let kind_shown = match &b.clause {

@@ -1,9 +1,20 @@
 //! Notes on what the run found: an entry point that ran a different number of times than the
-//! dispatch makes, and a kernel that WGSL's uniformity rules reject.
+//! dispatch makes, invocations that never reached its end, and a kernel that WGSL's uniformity
+//! rules reject.
 
 use crate::profile::instrument::{BlockKind, Counters, Instrumented};
 use crate::profile::kernel::KernelInterface;
 use crate::uniformity::{Analysis, Severity};
+
+/// What can leave invocations short of the kernel's end, where their counts are added.
+const WAITING: &str = "a `workgroupBarrier` that only some invocations reach, which WGSL \
+     forbids, can leave them waiting";
+
+/// The entry point's own body block: its counts are the invocations (subgroups) that entered.
+fn entry_block(instrumented: &Instrumented, interface: &KernelInterface) -> Option<usize> {
+    (instrumented.blocks.iter())
+        .position(|b| b.kind == BlockKind::FunctionBody && b.function == interface.entry)
+}
 
 /// A note where the entry point's executions are not what the dispatch makes: one per subgroup
 /// (`ceil(workgroup invocations / subgroup width)` a workgroup, or by the widest ballot where
@@ -16,9 +27,7 @@ pub fn entry_check(
     interface: &KernelInterface,
     dispatch: [u32; 3],
 ) -> Option<String> {
-    let entry = (instrumented.blocks.iter())
-        .position(|b| b.kind == BlockKind::FunctionBody && b.function == interface.entry)?;
-    let ran = counts.blocks[entry].executions;
+    let ran = counts.blocks[entry_block(instrumented, interface)?].executions;
     let workgroups: u64 = dispatch.iter().map(|&n| u64::from(n)).product();
     let invocations = interface.workgroup_invocations();
     let (expected, unit) = match counts.subgroup_width {
@@ -43,9 +52,8 @@ pub fn entry_check(
             return format!(
                 "{ran} invocations of the entry point `{entry}` reached its end, where each \
                  counts its passes without subgroups, but {made} {unit}: the rest did not run \
-                 or never ended (a `workgroupBarrier` that only some invocations reach, which \
-                 WGSL forbids, can leave them waiting), so every count here is of those {ran}; \
-                 check the device with fewer workgroups, and `divlab uniformity` on the kernel"
+                 or never ended ({WAITING}), so every count here is of those {ran}; check the \
+                 device with fewer workgroups, and `divlab uniformity` on the kernel"
             );
         }
         let part = if ran < expected {
@@ -73,16 +81,13 @@ pub fn exit_check(
     if !instrumented.exits_counted {
         return None;
     }
-    let entry = (instrumented.blocks.iter())
-        .position(|b| b.kind == BlockKind::FunctionBody && b.function == interface.entry)?;
-    let entered = counts.blocks[entry].active_lanes;
+    let entered = counts.blocks[entry_block(instrumented, interface)?].active_lanes;
     // The exits are counted modulo 2^32.
     let exited = u64::from(counts.exits);
     (entered as u32 != counts.exits && exited < entered).then(|| {
         format!(
-            "{} of the {entered} invocations that entered `{}` never reached its end (a \
-             `workgroupBarrier` that only some invocations reach, which WGSL forbids, can leave \
-             them waiting): the counts of lines in loops, and in functions called from one, are \
+            "{} of the {entered} invocations that entered `{}` never reached its end \
+             ({WAITING}): the counts of lines in loops, and in functions called from one, are \
              added where an invocation ends, so they leave those invocations out and may read \
              fewer executions than ran; `divlab uniformity` on the kernel names such a barrier",
             entered - exited,

@@ -99,7 +99,7 @@ impl Pass<'_> {
     fn flush_body(&self, fx: &mut Emitter<'_>, words: &[Word], out: &mut Block) {
         let election = self.opts.subgroups.then(|| self.elect_lanes(fx, out));
         let elected = election.map(|e| e.elected);
-        if let Some(election) = election.filter(|_| !words.is_empty()) {
+        if let Some(election) = election.filter(|_| counts_exits(&self.opts, words)) {
             // The lanes whose private counts this adds: the host compares them with the lanes
             // that entered ([`super::Instrumented::exits_counted`]).
             let count = fx.nested(out, |fx, b| {
@@ -173,4 +173,10 @@ impl Pass<'_> {
         fx.store(old_pointer, old, out);
         fx.store(added_pointer, value, out);
     }
+}
+
+/// Whether the exit flush counts the lanes it adds the private counts `slots` for: with
+/// subgroups, where there are private counts to leave out.
+pub(super) fn counts_exits(opts: &super::InstrumentOptions, slots: &[Word]) -> bool {
+    opts.subgroups && !slots.is_empty()
 }

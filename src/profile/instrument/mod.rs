@@ -465,7 +465,7 @@ pub fn instrument(
         buffer_words: layout.buffer_words(),
         options: *opts,
         max_loop_cap: max_loop_cap(opts, call_paths),
-        exits_counted: opts.subgroups && !slots.is_empty(),
+        exits_counted: flush::counts_exits(opts, &slots),
     })
 }
 
