@@ -55,8 +55,12 @@ fn main() -> ExitCode {
     };
     let outcome = if cli.command.is_none() {
         // The app's window must be made on the main thread.
+        #[cfg(feature = "app")]
+        divlab::gpu::fault::install(Some(&divlab::app::fault_report()));
         run(cli)
     } else {
+        // A driver that faults ends the process: say so, and in which GPU step (exit 3).
+        divlab::gpu::fault::install(None);
         on_a_deep_stack(move || run(cli))
     };
     match outcome {

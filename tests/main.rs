@@ -33,6 +33,8 @@ mod divergence;
 mod doc_commands;
 #[path = "main/export.rs"]
 mod export;
+#[path = "main/fault.rs"]
+mod fault;
 #[path = "main/fuzz.rs"]
 mod fuzz;
 #[path = "main/gpu.rs"]

@@ -15,6 +15,7 @@ pub mod charts;
 pub mod compare;
 pub mod documents;
 mod experiment_view;
+mod fault_report;
 pub mod files;
 pub mod frame_stats;
 pub mod lane_grid;
@@ -40,6 +41,7 @@ use adapters::Adapters;
 use compare::CompareView;
 use documents::{Document, Documents};
 use experiment_view::{ExperimentView, Shown};
+pub use fault_report::fault_report;
 use files::{Decision, DialogKind, Pending, SaveTarget};
 use playground::{Playground, PlaygroundAction};
 /// The dispatch map lives with the profile pane that shows it; `app::dispatch_map` stays its
@@ -104,6 +106,8 @@ pub struct DivlabApp {
     renderer_clears: bool,
     /// `DIVLAB_FRAME_STATS`: what frames cost.
     frame_stats: Option<frame_stats::FrameStats>,
+    /// Whether a GPU run was in progress at the last frame: the state is saved as one begins.
+    was_running: bool,
 }
 
 impl DivlabApp {
@@ -125,6 +129,7 @@ impl DivlabApp {
             experiment: ExperimentView::default(),
             renderer_clears: false,
             frame_stats: frame_stats::FrameStats::from_env(),
+            was_running: false,
         }
     }
 
@@ -137,6 +142,7 @@ impl DivlabApp {
         Self {
             renderer_clears: true,
             results_folder: Some(documents::results_folder()),
+            message: fault_report::take_last_fault(&fault_report()).map(|told| (true, told)),
             ..Self::new(state)
         }
     }
@@ -521,6 +527,16 @@ impl DivlabApp {
 impl eframe::App for DivlabApp {
     fn ui(&mut self, ui: &mut egui::Ui, frame: &mut eframe::Frame) {
         self.show(ui);
+        // A driver that faults ends the app with the run: the kernel it ran is saved first.
+        let running = self.running() || self.state.playground.running();
+        if running
+            && !self.was_running
+            && let Some(storage) = frame.storage_mut()
+        {
+            eframe::App::save(self, storage);
+            storage.flush();
+        }
+        self.was_running = running;
         if let Some(stats) = &mut self.frame_stats {
             stats.record(ui.ctx(), frame.info().cpu_usage);
         }

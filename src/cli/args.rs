@@ -15,7 +15,7 @@ Exit codes (docs/exit-codes.md):
      cap (profile); an error-level diagnostic (uniformity); a change fails the gate
      (compare --fail-on); a program mismatched (fuzz --fail-on-mismatch)
   2  usage or setup error: bad arguments, no adapter, an unreadable or invalid file
-  3  the GPU timed out or the device was lost (bench, profile)
+  3  the GPU timed out, the device was lost, or the driver faulted (bench, profile, fuzz)
   4  a divlab bug: the instrumented kernel does not validate or its counters do not decode
      (profile); please report it with the kernel
 

@@ -4,6 +4,7 @@
 pub mod adapters;
 mod context;
 mod dispatch;
+pub mod fault;
 pub mod inventory;
 mod readback;
 mod restore;

@@ -8,22 +8,35 @@
 //! each step arms it for its duration ([`arm`]), and a step that times out gives up at once
 //! ([`give_up`]): the message, then `_exit(3)`, which runs no destructor and no driver's exit
 //! handler. The app installs none, and gets [`crate::Error::Timeout`] as before.
+//!
+//! The steps are recorded with or without a watchdog: a fault in the driver
+//! ([`super::fault`]) names the step it came in.
 
-use std::sync::{Condvar, Mutex, OnceLock};
+use std::sync::{Condvar, Mutex, OnceLock, TryLockError};
 use std::time::{Duration, Instant};
 
 /// Exit status of a command that gave up on the device (docs/exit-codes.md).
 pub const EXIT_TIMEOUT: i32 = 3;
 
-/// The installed watchdog: the bound, what to suggest, and the armed steps.
+/// The installed watchdog: the bound and what to suggest.
 struct Watchdog {
     timeout: Duration,
     hint: String,
-    armed: Mutex<Vec<(u64, Instant, String)>>,
-    changed: Condvar,
 }
 
 static WATCHDOG: OnceLock<Watchdog> = OnceLock::new();
+
+/// The GPU steps in progress, and the last one that ended.
+struct Steps {
+    armed: Vec<(u64, Instant, String)>,
+    last: Option<String>,
+}
+
+static STEPS: Mutex<Steps> = Mutex::new(Steps {
+    armed: Vec::new(),
+    last: None,
+});
+static CHANGED: Condvar = Condvar::new();
 
 /// Installs the process's watchdog: a step armed with [`arm`] that runs past `timeout` ends the
 /// process with exit 3 and `hint` (what works for this command). The first call wins.
@@ -31,8 +44,6 @@ pub fn install(timeout: Duration, hint: impl Into<String>) {
     let installed = WATCHDOG.set(Watchdog {
         timeout,
         hint: hint.into(),
-        armed: Mutex::new(Vec::new()),
-        changed: Condvar::new(),
     });
     if installed.is_ok() {
         std::thread::Builder::new()
@@ -49,31 +60,40 @@ pub fn timeout() -> Option<Duration> {
 
 /// A step in progress; dropping it disarms the step.
 #[must_use = "the step is armed only while the guard lives"]
-pub struct Armed(Option<u64>);
+pub struct Armed(u64);
 
-/// Arms the watchdog for the step `what` (a no-op without one): it must end within the bound.
+/// Records the step `what` while the guard lives; with a watchdog, it must end within the bound.
 pub fn arm(what: &str) -> Armed {
     static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let Some(w) = WATCHDOG.get() else {
-        return Armed(None);
-    };
     let id = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let deadline = Instant::now() + w.timeout;
-    w.armed
-        .lock()
-        .unwrap()
-        .push((id, deadline, what.to_owned()));
-    w.changed.notify_all();
-    Armed(Some(id))
+    let mut steps = STEPS.lock().unwrap_or_else(|e| e.into_inner());
+    steps.armed.push((id, Instant::now(), what.to_owned()));
+    CHANGED.notify_all();
+    Armed(id)
 }
 
 impl Drop for Armed {
     fn drop(&mut self) {
-        if let (Some(id), Some(w)) = (self.0, WATCHDOG.get()) {
-            w.armed.lock().unwrap().retain(|(i, ..)| *i != id);
-            w.changed.notify_all();
+        let mut steps = STEPS.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(at) = steps.armed.iter().position(|(id, ..)| *id == self.0) {
+            steps.last = Some(steps.armed.remove(at).2);
         }
+        CHANGED.notify_all();
     }
+}
+
+/// The steps in progress, oldest first, and the last that ended, for a signal handler: no
+/// allocation, and `None` where another thread holds the record (or the faulting one does).
+pub(super) fn steps_now<T>(
+    read: impl FnOnce(&mut dyn Iterator<Item = &str>, Option<&str>) -> T,
+) -> Option<T> {
+    let steps = match STEPS.try_lock() {
+        Ok(steps) => steps,
+        Err(TryLockError::Poisoned(e)) => e.into_inner(),
+        Err(TryLockError::WouldBlock) => return None,
+    };
+    let mut armed = steps.armed.iter().map(|(.., what)| what.as_str());
+    Some(read(&mut armed, steps.last.as_deref()))
 }
 
 /// With a watchdog installed, ends the process now for the step `what` that did not finish
@@ -86,19 +106,20 @@ pub fn give_up(what: &str) {
 
 fn watch() {
     let w = WATCHDOG.get().expect("installed before the thread starts");
-    let mut armed = w.armed.lock().unwrap();
+    let mut steps = STEPS.lock().unwrap_or_else(|e| e.into_inner());
     loop {
         let now = Instant::now();
-        let first = armed
-            .iter()
-            .min_by_key(|(_, deadline, _)| *deadline)
-            .cloned();
-        match first {
-            Some((_, deadline, what)) if deadline <= now => exit(w, &what),
-            Some((_, deadline, _)) => {
-                armed = w.changed.wait_timeout(armed, deadline - now).unwrap().0
+        let first = (steps.armed.iter())
+            .min_by_key(|(_, started, _)| *started)
+            .map(|(_, started, what)| (*started + w.timeout, what.clone()));
+        steps = match first {
+            Some((deadline, what)) if deadline <= now => exit(w, &what),
+            Some((deadline, _)) => {
+                (CHANGED.wait_timeout(steps, deadline - now))
+                    .unwrap_or_else(|e| e.into_inner())
+                    .0
             }
-            None => armed = w.changed.wait(armed).unwrap(),
+            None => CHANGED.wait(steps).unwrap_or_else(|e| e.into_inner()),
         }
     }
 }
