@@ -1090,6 +1090,10 @@ fn invocations_that_never_reach_the_end_are_named_not_dropped_silently() {
     assert!(said || lanes == 128, "body lanes {lanes}, notes {notes}");
     if doc["adapter"]["name"].to_string().contains("llvmpipe") {
         assert!(said, "lavapipe leaves them waiting: {notes}");
+        assert!(
+            notes.contains("(here the loops on lines 5 and 6 and what they call)"),
+            "the lines left short: {notes}"
+        );
         let doc = profile("invocations");
         let notes = doc["notes"].to_string();
         assert!(

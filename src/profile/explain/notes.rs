@@ -4,6 +4,7 @@
 
 use crate::profile::instrument::{BlockKind, Counters, Instrumented};
 use crate::profile::kernel::KernelInterface;
+use crate::profile::report::and_list;
 use crate::uniformity::{Analysis, Severity};
 
 /// What can leave invocations short of the kernel's end, where their counts are added.
@@ -84,12 +85,26 @@ pub fn exit_check(
     let entered = counts.blocks[entry_block(instrumented, interface)?].active_lanes;
     // The exits are counted modulo 2^32.
     let exited = u64::from(counts.exits);
+    // The entry point's own loops: the lines in them (and what they call) are the ones short.
+    let loops: Vec<String> = (instrumented.loops.iter())
+        .filter(|l| l.function == interface.entry)
+        .map(|l| l.line.to_string())
+        .collect();
+    let these = match loops.len() {
+        0 => String::new(),
+        1 => format!(" (here the loop on line {} and what it calls)", loops[0]),
+        _ => format!(
+            " (here the loops on lines {} and what they call)",
+            and_list(&loops)
+        ),
+    };
     (entered as u32 != counts.exits && exited < entered).then(|| {
         format!(
             "{} of the {entered} invocations that entered `{}` never reached its end \
-             ({WAITING}): the counts of lines in loops, and in functions called from one, are \
-             added where an invocation ends, so they leave those invocations out and may read \
-             fewer executions than ran; `divlab uniformity` on the kernel names such a barrier",
+             ({WAITING}): the counts of lines in loops, and in functions called from one{these}, \
+             are added where an invocation ends, so they leave those invocations out and may \
+             read fewer executions than ran; `divlab uniformity` on the kernel names such a \
+             barrier",
             entered - exited,
             interface.entry
         )
