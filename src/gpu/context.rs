@@ -156,6 +156,7 @@ impl GpuContext {
 
     /// Wraps an existing device (eframe's, or a test harness's).
     pub fn from_device(device: wgpu::Device, queue: wgpu::Queue, info: wgpu::AdapterInfo) -> Self {
+        super::fault::note_device(&info);
         let faults = Arc::new(Faults::default());
         let on_error = Arc::clone(&faults);
         device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {

@@ -15,8 +15,8 @@
 
 use std::ffi::CString;
 use std::path::Path;
-use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Mutex, OnceLock, TryLockError};
 
 use super::watchdog::{EXIT_TIMEOUT, steps_now};
 
@@ -39,6 +39,20 @@ static PREVIOUS_SIGINFO: [AtomicBool; SIGNALS.len()] =
 static IN_PREVIOUS: AtomicBool = AtomicBool::new(false);
 /// A file that also gets the message (the app's, read at its next start).
 static REPORT: OnceLock<CString> = OnceLock::new();
+/// The device made last, as the message names it: the driver a fault most likely came from.
+static DEVICE: Mutex<String> = Mutex::new(String::new());
+
+/// Records the device just made, for the message: its name, backend and driver.
+pub fn note_device(info: &wgpu::AdapterInfo) {
+    let named = format!(
+        "{} ({}, {} {})",
+        info.name,
+        info.backend.to_str(),
+        info.driver,
+        info.driver_info
+    );
+    *DEVICE.lock().unwrap_or_else(|e| e.into_inner()) = named;
+}
 
 /// Installs the handler for the process; the first call wins. With `report`, the message is
 /// also written to that file, for a caller that has no terminal (the app).
@@ -146,6 +160,15 @@ extern "C" fn on_fault(
     });
     if named.is_none() {
         say(" during a GPU step");
+    }
+    let device = match DEVICE.try_lock() {
+        Ok(device) => Some(device),
+        Err(TryLockError::Poisoned(e)) => Some(e.into_inner()),
+        Err(TryLockError::WouldBlock) => None,
+    };
+    if let Some(device) = device.filter(|d| !d.is_empty()) {
+        say(", on ");
+        say(&device);
     }
     say(if signal == libc::SIGABRT {
         ". An abort here is most often the C library finding its memory corrupted (it prints \

@@ -135,6 +135,8 @@ fn a_driver_that_faults_ends_the_profile_with_the_message_never_a_bare_signal() 
             Some(3) => {
                 assert!(r.stderr.contains("error: divlab ended on SIG"), "{r}");
                 assert!(r.stderr.contains("above all the GPU driver"), "{r}");
+                // The device it ran on, as `divlab adapters` names it.
+                assert!(r.stderr.contains(", on "), "{r}");
                 faults += 1;
             }
             // Once in about 100 runs the broken heap reaches wgpu's validation instead.
