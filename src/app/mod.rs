@@ -108,6 +108,9 @@ pub struct DivlabApp {
     frame_stats: Option<frame_stats::FrameStats>,
     /// Whether a GPU run was in progress at the last frame: the state is saved as one begins.
     was_running: bool,
+    /// Where a driver fault's message goes, and the marker of a run in progress; `None` in a
+    /// test harness.
+    fault_report: Option<fault_report::RunMarker>,
 }
 
 impl DivlabApp {
@@ -130,6 +133,7 @@ impl DivlabApp {
             renderer_clears: false,
             frame_stats: frame_stats::FrameStats::from_env(),
             was_running: false,
+            fault_report: None,
         }
     }
 
@@ -143,6 +147,7 @@ impl DivlabApp {
             renderer_clears: true,
             results_folder: Some(documents::results_folder()),
             message: fault_report::take_last_fault(&fault_report()).map(|told| (true, told)),
+            fault_report: Some(fault_report::RunMarker::beside(fault_report())),
             ..Self::new(state)
         }
     }
@@ -524,19 +529,39 @@ impl DivlabApp {
     }
 }
 
+impl DivlabApp {
+    /// As a run begins, saves the state and leaves the marker a session that ends in the run
+    /// is told by; as it ends, removes the marker.
+    fn run_began_or_ended(&mut self, running: bool, frame: &mut eframe::Frame) {
+        self.was_running = running;
+        let Some(marker) = &self.fault_report else {
+            return;
+        };
+        if !running {
+            marker.ended();
+            return;
+        }
+        let what = if self.state.playground.running() {
+            format!("the profile of {}", self.state.playground.file_name())
+        } else {
+            "a run of the experiments".to_owned()
+        };
+        marker.began(&what);
+        if let Some(storage) = frame.storage_mut() {
+            eframe::App::save(self, storage);
+            storage.flush();
+        }
+    }
+}
+
 impl eframe::App for DivlabApp {
     fn ui(&mut self, ui: &mut egui::Ui, frame: &mut eframe::Frame) {
         self.show(ui);
         // A driver that faults ends the app with the run: the kernel it ran is saved first.
         let running = self.running() || self.state.playground.running();
-        if running
-            && !self.was_running
-            && let Some(storage) = frame.storage_mut()
-        {
-            eframe::App::save(self, storage);
-            storage.flush();
+        if running != self.was_running {
+            self.run_began_or_ended(running, frame);
         }
-        self.was_running = running;
         if let Some(stats) = &mut self.frame_stats {
             stats.record(ui.ctx(), frame.info().cpu_usage);
         }
