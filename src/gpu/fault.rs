@@ -181,9 +181,9 @@ extern "C" fn on_fault(
          its process, above all the GPU driver, which compiles every kernel there (and, on a \
          CPU adapter such as llvmpipe, runs it there too); lavapipe from Mesa 22.3 corrupts its \
          memory compiling some kernels. A fault can surface after the step that caused it, where \
-         the broken memory is next used. No result file is left half-written. Try another adapter or \
-         backend (`divlab adapters`) or a newer driver; the kernel is worth reporting to the \
-         driver's maintainers.\n",
+         the broken memory is next used, and come and go between runs of the same kernel. No \
+         result file is left half-written. Try another adapter or backend (`divlab adapters`) or \
+         a newer driver; the kernel is worth reporting to the driver's maintainers.\n",
     );
     if file >= 0 {
         // SAFETY: closing the descriptor opened above.
