@@ -536,3 +536,33 @@ fn hovering_a_lines_text_gives_its_figures() {
     harness.run();
     harness.get_by_label(&format!("executions: {}", executions(&ran, line)));
 }
+
+/// The notes say how the counts were taken and what may make them wrong; opened, they get more
+/// than the third of the pane the folded sections share, so they can be read whole, and the
+/// branch table moves down by what they need.
+#[test]
+fn opened_notes_and_inputs_get_more_than_the_folded_third_of_the_pane() {
+    use divlab::app::profile_view::{FOLDED_SHARE, OPENED_SHARE};
+    let _gpu = crate::util::gpu_shared();
+    let mut harness = playground_at(WINDOW);
+    pick_example(&mut harness, COLLATZ);
+    run_playground(&mut harness);
+    let branches = |h: &Harness<'static, DivlabApp>| {
+        (h.get_by_label("Branches and loops, by wasted lane slots").rect()).top()
+    };
+    // The area above the source starts below the pane's toolbar.
+    let top = harness.get_by_label("Save profile…").rect().bottom();
+    let pane = WINDOW[1] - top;
+    let folded = branches(&harness);
+    assert!(folded - top <= FOLDED_SHARE * pane + 8.0, "{folded} {top}");
+    harness.get_by_label_contains("Notes (").click();
+    harness.run();
+    harness.get_by_label_contains("Inputs (").click();
+    harness.run();
+    harness.run();
+    let opened = branches(&harness);
+    assert!(
+        opened - top > FOLDED_SHARE * pane + 8.0 && opened - top <= OPENED_SHARE * pane + 8.0,
+        "opened, the notes and inputs end at {opened} (the area from {top}, the pane {pane} high)"
+    );
+}

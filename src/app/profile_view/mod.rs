@@ -31,6 +31,14 @@ pub use lane_map::LaneMap;
 pub use side_by_side::{Relation, relation};
 use side_by_side::{profile_name, side_by_side};
 
+/// The share of the pane the area above the source takes at most with its sections folded: the
+/// source's rows come first.
+pub const FOLDED_SHARE: f32 = 0.3;
+
+/// The share it takes at most with the notes or inputs opened: read, they were squeezed into
+/// the third (two or three notes in sight at 1280 × 800), and the source keeps the rest.
+pub const OPENED_SHARE: f32 = 0.55;
+
 /// A run's profile painted onto the source it ran.
 #[derive(Clone, Copy)]
 pub struct ProfilePane<'a> {
@@ -119,15 +127,20 @@ impl ProfilePane<'_> {
             _ => *view = PaneView::Source,
         }
         // Above the source, scrolled within at most a third of the pane: the figures, and
-        // the notes, inputs and pictures (folded until opened).
-        let top = (ui.available_height() * 0.3).max(80.0);
+        // the notes, inputs and pictures (folded until opened). Opened, the notes or inputs
+        // take up to [`OPENED_SHARE`] of the pane (as they were at the last frame).
+        let opened_id = ui.make_persistent_id("profile_pane_top_opened");
+        let opened = ui.data(|d| d.get_temp::<bool>(opened_id)).unwrap_or(false);
+        let share = if opened { OPENED_SHARE } else { FOLDED_SHARE };
+        let top = (ui.available_height() * share).max(80.0);
         egui::ScrollArea::vertical()
             .id_salt("profile_pane_top")
             .max_height(top)
             .auto_shrink([false, true])
             .show(ui, |ui| {
-                summary::summary(ui, profile);
-                summary::inputs(ui, self.finished);
+                let notes = summary::summary(ui, profile);
+                let inputs = summary::inputs(ui, self.finished);
+                ui.data_mut(|d| d.insert_temp(opened_id, notes || inputs));
                 if let Some(index) = pictures.ui(ui) {
                     action = Some(PaneAction::SavePicture(index));
                 }

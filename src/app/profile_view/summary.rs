@@ -9,8 +9,9 @@ use crate::profile::report::{Profile, RequestRecord};
 use crate::profile::run::{Finished, InputPreview};
 use crate::report::units::format_ns;
 
-/// Subgroup size, control-flow efficiency and the two times.
-pub fn summary(ui: &mut egui::Ui, profile: &Profile) {
+/// Subgroup size, control-flow efficiency and the two times, then the notes; returns whether
+/// the notes are open.
+pub fn summary(ui: &mut egui::Ui, profile: &Profile) -> bool {
     // Spaced apart rather than dotted: a wrapped row never starts with a separator. Each figure
     // stays whole: one that does not fit moves to the next row rather than splitting.
     ui.horizontal_wrapped(|ui| {
@@ -36,19 +37,21 @@ pub fn summary(ui: &mut egui::Ui, profile: &Profile) {
             ui.add(egui::Label::new(RichText::new(note).color(colour)).wrap());
         }
     }
-    if !profile.notes.is_empty() {
-        egui::CollapsingHeader::new(format!(
-            "Notes ({}): how the counts were taken, and what the kernel ran on",
-            profile.notes.len()
-        ))
-        .id_salt("profile_notes")
-        .default_open(false)
-        .show(ui, |ui| {
-            for note in &profile.notes {
-                ui.add(egui::Label::new(format!("• {note}")).wrap());
-            }
-        });
+    if profile.notes.is_empty() {
+        return false;
     }
+    let notes = egui::CollapsingHeader::new(format!(
+        "Notes ({}): how the counts were taken, and what the kernel ran on",
+        profile.notes.len()
+    ))
+    .id_salt("profile_notes")
+    .default_open(false)
+    .show(ui, |ui| {
+        for note in &profile.notes {
+            ui.add(egui::Label::new(format!("• {note}")).wrap());
+        }
+    });
+    notes.body_returned.is_some()
 }
 
 /// The summary's figures, each with what it means.
@@ -162,14 +165,14 @@ fn figures(profile: &Profile) -> Vec<(String, String)> {
 }
 
 /// What the kernel ran on: each buffer's fill and first values (from a run), or the fills a
-/// document records.
-pub fn inputs(ui: &mut egui::Ui, finished: &Finished) {
+/// document records; returns whether they are open.
+pub fn inputs(ui: &mut egui::Ui, finished: &Finished) -> bool {
     let request = &finished.profile.request;
     let count = input_count(&finished.inputs, request);
     if count == 0 {
-        return;
+        return false;
     }
-    egui::CollapsingHeader::new(format!("Inputs ({count}): what the kernel ran on"))
+    let inputs = egui::CollapsingHeader::new(format!("Inputs ({count}): what the kernel ran on"))
         .id_salt("profile_inputs")
         .default_open(false)
         .show(ui, |ui| {
@@ -192,6 +195,7 @@ pub fn inputs(ui: &mut egui::Ui, finished: &Finished) {
                 }
             }
         });
+    inputs.body_returned.is_some()
 }
 
 /// How many inputs there are to list: the run's, or (opened from a document, which keeps no
