@@ -159,7 +159,8 @@ extern "C" fn on_fault(
         }
     });
     if named.is_none() {
-        say(" during a GPU step");
+        // Another thread held the record (or this one did, arming a step).
+        say(" (which GPU step was in progress could not be read)");
     }
     let device = match DEVICE.try_lock() {
         Ok(device) => Some(device),

@@ -548,7 +548,9 @@ fn opened_notes_and_inputs_get_more_than_the_folded_third_of_the_pane() {
     pick_example(&mut harness, COLLATZ);
     run_playground(&mut harness);
     let branches = |h: &Harness<'static, DivlabApp>| {
-        (h.get_by_label("Branches and loops, by wasted lane slots").rect()).top()
+        (h.get_by_label("Branches and loops, by wasted lane slots")
+            .rect())
+        .top()
     };
     // The area above the source starts below the pane's toolbar.
     let top = harness.get_by_label("Save profile…").rect().bottom();
