@@ -143,11 +143,12 @@ impl DivlabApp {
             .storage
             .and_then(|s| eframe::get_value(s, eframe::APP_KEY))
             .unwrap_or_default();
+        let report = fault_report();
         Self {
             renderer_clears: true,
             results_folder: Some(documents::results_folder()),
-            message: fault_report::take_last_fault(&fault_report()).map(|told| (true, told)),
-            fault_report: Some(fault_report::RunMarker::beside(fault_report())),
+            message: fault_report::take_last_fault(&report).map(|told| (true, told)),
+            fault_report: Some(fault_report::RunMarker::beside(report)),
             ..Self::new(state)
         }
     }

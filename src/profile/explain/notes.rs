@@ -85,20 +85,20 @@ pub fn exit_check(
     let entered = counts.blocks[entry_block(instrumented, interface)?].active_lanes;
     // The exits are counted modulo 2^32.
     let exited = u64::from(counts.exits);
-    // The entry point's own loops: the lines in them (and what they call) are the ones short.
-    let loops: Vec<String> = (instrumented.loops.iter())
-        .filter(|l| l.function == interface.entry)
-        .map(|l| l.line.to_string())
-        .collect();
-    let these = match loops.len() {
-        0 => String::new(),
-        1 => format!(" (here the loop on line {} and what it calls)", loops[0]),
-        _ => format!(
-            " (here the loops on lines {} and what they call)",
-            and_list(&loops)
-        ),
-    };
     (entered as u32 != counts.exits && exited < entered).then(|| {
+        // The entry point's own loops: the lines in them (and what they call) are the ones short.
+        let loops: Vec<String> = (instrumented.loops.iter())
+            .filter(|l| l.function == interface.entry)
+            .map(|l| l.line.to_string())
+            .collect();
+        let these = match loops.len() {
+            0 => String::new(),
+            1 => format!(" (here the loop on line {} and what it calls)", loops[0]),
+            _ => format!(
+                " (here the loops on lines {} and what they call)",
+                and_list(&loops)
+            ),
+        };
         format!(
             "{} of the {entered} invocations that entered `{}` never reached its end \
              ({WAITING}): the counts of lines in loops, and in functions called from one{these}, \
