@@ -65,6 +65,8 @@ mod profile_inputs;
 mod profile_invariant;
 #[path = "main/profile_loop_bounds.rs"]
 mod profile_loop_bounds;
+#[path = "main/profile_naga.rs"]
+mod profile_naga;
 #[path = "main/profile_outputs.rs"]
 mod profile_outputs;
 #[path = "main/profile_textures.rs"]

@@ -5,6 +5,7 @@
 pub mod bounds;
 pub mod convergence;
 pub mod divergence;
+mod endless;
 pub mod fma_chain;
 pub mod fuzz;
 pub mod layout;
@@ -15,11 +16,12 @@ mod wgsl;
 
 use layout::{Mirror, MirroredConst};
 
+pub use endless::{AddedReturn, close_endless_functions, unmap_added_returns, with_added_returns};
 #[cfg(test)]
 pub use wgsl::parsed_texts;
 pub use wgsl::{
-    blanked, check_wgsl, mask_comments, normalize_line_breaks, parse_error_message, parse_wgsl,
-    prepare_for_naga, required_extensions, span_is_borrowed,
+    CheckedKernel, blanked, check_kernel_wgsl, check_wgsl, mask_comments, normalize_line_breaks,
+    parse_error_message, parse_wgsl, prepare_for_naga, required_extensions, span_is_borrowed,
 };
 
 /// A WGSL file under `shaders/`.

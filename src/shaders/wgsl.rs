@@ -2,6 +2,7 @@
 //! sees it (keeping line numbers), and naga's parse and validation with located errors. Pure
 //! text and naga; no device.
 
+use super::endless::{AddedReturn, close_endless_functions, unmap_added_returns};
 use crate::{Error, Result};
 
 /// naga 30 has no `subgroupElect()`. The lowest active invocation is the one whose exclusive
@@ -293,29 +294,79 @@ pub fn span_is_borrowed(function: &naga::Function, h: naga::Handle<naga::Express
 /// location. `file` names the source in the message.
 pub fn check_wgsl(file: &str, source: &str) -> Result<naga::Module> {
     let prepared = prepare_for_naga(source);
-    let module = parse_wgsl(&prepared).map_err(|e| {
-        let (offset, message) = parse_error_message(&e, &prepared, file);
-        let loc = offset.map(|o| location_of(&prepared, o));
+    let module = parse_located(file, &prepared)?;
+    validate_located(file, &prepared, &module)?;
+    Ok(module)
+}
+
+/// A user's kernel as naga takes it ([`check_kernel_wgsl`]).
+#[derive(Debug)]
+pub struct CheckedKernel {
+    /// The module.
+    pub module: naga::Module,
+    /// The text it was parsed from: the source, with the `return`s in `added_returns`.
+    pub text: String,
+    /// The `return`s naga needed at the end of functions that end in a loop only `return`
+    /// leaves ([`close_endless_functions`]); empty for most kernels.
+    pub added_returns: Vec<AddedReturn>,
+}
+
+/// [`check_wgsl`] for a user's kernel, which may be valid WGSL that naga rejects only for a
+/// function ending in a loop that only `return` leaves: then the text with the `return` naga
+/// wants at the end of each such function, checked again (a second parse for those kernels
+/// alone), and the error of that text if it has another.
+pub fn check_kernel_wgsl(file: &str, source: &str) -> Result<CheckedKernel> {
+    let prepared = prepare_for_naga(source);
+    let module = parse_located(file, &prepared)?;
+    let Err(invalid) = validate_located(file, &prepared, &module) else {
+        return Ok(CheckedKernel {
+            module,
+            text: source.to_owned(),
+            added_returns: Vec::new(),
+        });
+    };
+    let (text, added_returns) = close_endless_functions(&module, source);
+    if added_returns.is_empty() {
+        return Err(invalid);
+    }
+    let mut module = check_wgsl(file, &text)?;
+    unmap_added_returns(&mut module, &added_returns);
+    Ok(CheckedKernel {
+        module,
+        text,
+        added_returns,
+    })
+}
+
+/// naga's parse of `prepared`, its error located in `file`.
+fn parse_located(file: &str, prepared: &str) -> Result<naga::Module> {
+    parse_wgsl(prepared).map_err(|e| {
+        let (offset, message) = parse_error_message(&e, prepared, file);
+        let loc = offset.map(|o| location_of(prepared, o));
         invalid(file, loc, message)
-    })?;
+    })
+}
+
+/// naga's validation of `module`, parsed from `prepared`, its error located in `file`.
+fn validate_located(file: &str, prepared: &str, module: &naga::Module) -> Result<()> {
     let mut validator = naga::valid::Validator::new(
         naga::valid::ValidationFlags::all(),
         naga::valid::Capabilities::all(),
     );
-    validator.validate(&module).map_err(|e| {
+    validator.validate(module).map_err(|e| {
         // naga gives some entry-point errors (a builtin the workgroup shape forbids) no span:
         // point at the entry point's `fn` then.
-        let loc = e.location(&prepared).or_else(|| match e.as_inner() {
-            naga::valid::ValidationError::EntryPoint { name, .. } => fn_location(&prepared, name),
+        let loc = e.location(prepared).or_else(|| match e.as_inner() {
+            naga::valid::ValidationError::EntryPoint { name, .. } => fn_location(prepared, name),
             _ => None,
         });
-        let mut message = e.emit_to_string_with_path(&prepared, file);
+        let mut message = e.emit_to_string_with_path(prepared, file);
         if let Some(note) = naga_limit_note(e.as_inner()) {
             message = format!("{}\n   = note: {note}", message.trim_end());
         }
         invalid(file, loc, message)
     })?;
-    Ok(module)
+    Ok(())
 }
 
 /// A note for an error naga gives on valid WGSL that it does not support: what WGSL allows, and

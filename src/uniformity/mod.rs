@@ -102,6 +102,9 @@ mod tags;
 
 use serde::{Deserialize, Serialize};
 
+use crate::shaders::{
+    AddedReturn, close_endless_functions, unmap_added_returns, with_added_returns,
+};
 use crate::{Error, Result};
 pub use filters::blank_statement_filters;
 pub(crate) use function::let_spans;
@@ -329,8 +332,18 @@ pub fn analyze_source(name: &str, source: &str) -> Result<Analysis> {
 /// Analyzes a WGSL source with the given options.
 pub fn analyze_source_with(name: &str, source: &str, options: &Options) -> Result<Analysis> {
     let src = Source::new(name, source);
-    let module = parse_and_validate(&src)?;
-    Ok(analyze(&src, source, &module, options))
+    let (module, added) = parse_and_validate(&src)?;
+    if added.is_empty() {
+        return Ok(analyze(&src, source, &module, options));
+    }
+    // The module's spans point into the text with the `return`s naga needed.
+    let mended = with_added_returns(source, &added);
+    Ok(analyze(
+        &Source::new(name, &mended),
+        &mended,
+        &module,
+        options,
+    ))
 }
 
 /// Analyzes `module`, which naga parsed from `source` and validated (as
@@ -372,8 +385,10 @@ fn analyze(src: &Source, source: &str, module: &naga::Module, options: &Options)
     }
 }
 
-/// Parses and validates with naga, reporting errors at their original location.
-fn parse_and_validate(src: &Source) -> Result<naga::Module> {
+/// Parses and validates with naga, reporting errors at their original location; with the
+/// `return`s naga needed at the end of functions that end in a loop only `return` leaves
+/// ([`close_endless_functions`]: the module is then of the text with them).
+fn parse_and_validate(src: &Source) -> Result<(naga::Module, Vec<AddedReturn>)> {
     let invalid = |offset: Option<usize>, message: String| {
         let (line, column) = offset.map_or((0, 0), |o| src.location(o));
         Error::InvalidWgsl {
@@ -393,12 +408,21 @@ fn parse_and_validate(src: &Source) -> Result<naga::Module> {
     )
     .validate(&module);
     match validated {
-        Ok(_) => Ok(module),
+        Ok(_) => Ok((module, Vec::new())),
         // naga 30 lacks the `unrestricted_pointer_parameters` language extension, which Chrome
         // and Safari support: a `ptr<workgroup>` or `ptr<storage>` parameter is valid WGSL, and
         // the analysis models it (see "Readings of the spec"). naga stops at that error, so the
         // functions after it go unvalidated; the parse has already checked their types.
-        Err(e) if is_unrestricted_pointer_parameter(e.as_inner()) => Ok(module),
+        Err(e) if is_unrestricted_pointer_parameter(e.as_inner()) => Ok((module, Vec::new())),
+        // Valid WGSL naga rejects: the module of the text with the `return`s naga wants.
+        Err(_)
+            if let (mended, added) = close_endless_functions(&module, &src.prepared)
+                && !added.is_empty() =>
+        {
+            let mut module = crate::shaders::check_wgsl(&src.name, &mended)?;
+            unmap_added_returns(&mut module, &added);
+            Ok((module, added))
+        }
         Err(e) => {
             let offset = e.location(&src.prepared).map(|l| l.offset as usize);
             Err(invalid(

@@ -32,8 +32,10 @@ pub struct NagaVerdicts {
 /// module naga 30 cannot validate although divlab analyses it (a pointer parameter into
 /// `workgroup` or `storage`): naga has no info to read there.
 pub fn naga_verdicts(name: &str, source: &str) -> Result<NagaVerdicts> {
-    let src = Source::new(name, source);
-    let module = parse_and_validate(&src)?;
+    let (module, added) = parse_and_validate(&Source::new(name, source))?;
+    // The module's spans point into the text with any `return`s naga needed.
+    let text = crate::shaders::with_added_returns(source, &added);
+    let src = Source::new(name, &text);
     let info = naga::valid::Validator::new(
         naga::valid::ValidationFlags::all(),
         naga::valid::Capabilities::all(),

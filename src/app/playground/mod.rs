@@ -384,7 +384,7 @@ impl Playground {
     /// Checks the source with naga (located errors), then analyses its uniformity.
     pub fn check(&mut self) {
         let file = self.file_name();
-        let module = crate::gpu::check_wgsl(&file, &self.source);
+        let module = crate::shaders::check_kernel_wgsl(&file, &self.source).map(|c| c.module);
         if let Ok(module) = &module {
             self.entries = module
                 .entry_points

@@ -6,8 +6,9 @@
 //! uniform buffer the default fill set, and what it inferred from the code (`defaults.rs`,
 //! `infer.rs`, and `bound_fill.rs`: the scalars loops count up to, from the same trace, before
 //! the run); which atomic a loop that hit the cap without such a bound waits on, retries or
-//! probes (`spin.rs`); the notes on the counts and the uniformity rules (`notes.rs`); and where
-//! llvmpipe's limit on nested conditions makes the deepest lines' counts wrong (`nesting.rs`).
+//! probes (`spin.rs`); the notes on the counts, the uniformity rules and the `return`s naga
+//! needed (`notes.rs`); and where llvmpipe's limit on nested conditions makes the deepest
+//! lines' counts wrong (`nesting.rs`).
 
 mod bound;
 mod bound_fill;
@@ -28,7 +29,7 @@ pub use condition::condition_sources;
 pub use defaults::default_notes;
 pub use infer::infer;
 pub use nesting::llvmpipe_nesting_note;
-pub use notes::{entry_check, exit_check, uniformity_note};
+pub use notes::{added_returns_note, entry_check, exit_check, uniformity_note};
 
 use crate::profile::fill::Resolved;
 #[cfg(doc)]

@@ -1,10 +1,11 @@
 //! Notes on what the run found: an entry point that ran a different number of times than the
 //! dispatch makes, invocations that never reached its end, and a kernel that WGSL's uniformity
-//! rules reject.
+//! rules reject, and the `return`s naga needed at the end of functions.
 
 use crate::profile::instrument::{BlockKind, Counters, Instrumented};
 use crate::profile::kernel::KernelInterface;
 use crate::profile::report::and_list;
+use crate::shaders::AddedReturn;
 use crate::uniformity::{Analysis, Severity};
 
 /// What can leave invocations short of the kernel's end, where their counts are added.
@@ -109,6 +110,29 @@ pub fn exit_check(
             interface.entry
         )
     })
+}
+
+/// A note where naga needed a `return` at the end of a function that ends in a loop only
+/// `return` leaves ([`crate::shaders::close_endless_functions`]): valid WGSL wgpu rejects, so a
+/// user's own wgpu program needs the line divlab added.
+pub fn added_returns_note(added: &[AddedReturn]) -> Option<String> {
+    let (first, more) = added.split_first()?;
+    let (what, lines) = if more.is_empty() {
+        (format!("`{}`", first.statement), "line")
+    } else {
+        ("a `return` of the zero value".to_owned(), "lines")
+    };
+    let places: Vec<String> = (added.iter())
+        .map(|a| format!("`{}` (line {})", a.function, a.line))
+        .collect();
+    Some(format!(
+        "naga, which wgpu compiles with, rejects a function that returns a value and ends in a \
+         loop only `return` leaves, though WGSL allows it (nothing runs past such a loop) and \
+         Chrome takes it: divlab ran the kernel with {what} added at the end of {}, reached only \
+         where the loop cap cuts the loop short, and counted on no line; a wgpu program that \
+         loads this kernel needs the same {lines}",
+        and_list(&places)
+    ))
 }
 
 /// A note where WGSL's uniformity rules reject the kernel: a WebGPU implementation (Chrome,
