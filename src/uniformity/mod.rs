@@ -270,6 +270,10 @@ pub struct Analysis {
     /// The text analyzed (kept for rendering; not serialized).
     #[serde(skip)]
     source: String,
+    /// The `return`s naga 30 needed at the end of functions that end in a loop only `return`
+    /// leaves (valid WGSL it rejects): the module analyzed is of the text with them.
+    #[serde(skip)]
+    added_returns: Vec<AddedReturn>,
 }
 
 impl Analysis {
@@ -278,6 +282,11 @@ impl Analysis {
         self.diagnostics
             .iter()
             .any(|d| d.severity == Severity::Error)
+    }
+
+    /// The `return`s naga 30 needed before it took the module (empty for most sources).
+    pub fn added_returns(&self) -> &[AddedReturn] {
+        &self.added_returns
     }
 
     /// The verdicts of a 1-based line, if it has code.
@@ -338,12 +347,9 @@ pub fn analyze_source_with(name: &str, source: &str, options: &Options) -> Resul
     }
     // The module's spans point into the text with the `return`s naga needed.
     let mended = with_added_returns(source, &added);
-    Ok(analyze(
-        &Source::new(name, &mended),
-        &mended,
-        &module,
-        options,
-    ))
+    let mut analysis = analyze(&Source::new(name, &mended), &mended, &module, options);
+    analysis.added_returns = added;
+    Ok(analysis)
 }
 
 /// Analyzes `module`, which naga parsed from `source` and validated (as
@@ -382,6 +388,7 @@ fn analyze(src: &Source, source: &str, module: &naga::Module, options: &Options)
         lines,
         values,
         source: source.to_owned(),
+        added_returns: Vec::new(),
     }
 }
 

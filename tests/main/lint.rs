@@ -162,6 +162,34 @@ fn requires_subgroup_uniformity_is_analysed() {
     lint(&["--no-subgroup-uniformity-extension", WARNING]).assert_code(2);
 }
 
+/// A function ending in a loop only `return` leaves is valid WGSL that naga 30 rejects: the
+/// linter analyses it as written (the error and its notes where Tint puts them), and says on a
+/// line of its own what a wgpu program needs. The machine formats carry only the diagnostics.
+#[test]
+fn valid_wgsl_naga_rejects_is_analysed_and_named() {
+    let _cpu = crate::util::gpu_shared();
+    let file = "tests/uniformity/cf_endless_loop_return.wgsl";
+    let run = lint(&[file]);
+    run.assert_code(1);
+    for expected in [
+        &format!("wgpu: {file}:12: `first_set` returns a value and ends in a loop only `return`"),
+        "a wgpu program needs `return u32();` before its closing brace",
+        &format!("{file}:18:9"),
+        "`n > 3u` at 17:8",
+        &format!("{file}: 1 error, 0 warnings"),
+    ] {
+        assert!(run.stdout.contains(expected), "{expected}\n{run}");
+    }
+    let run = lint(&["--format", "github", file]);
+    run.assert_code(1);
+    assert_eq!(run.stdout.lines().count(), 1, "{run}");
+    assert!(
+        run.stdout
+            .starts_with(&format!("::error file={file},line=18,col=9,")),
+        "{run}"
+    );
+}
+
 #[test]
 fn rustc_json_has_rustc_shape() {
     // CPU-heavy (the analysis, Tint, the CLI): kept off the timing tests\' cores.

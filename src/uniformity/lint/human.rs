@@ -18,6 +18,7 @@ pub fn render(checked: &[Checked], color: bool) -> String {
         match &c.outcome {
             Ok(analysis) => {
                 out.push_str(&render_analysis(analysis, color));
+                out.push_str(&naga_note(analysis));
                 out.push_str(&summary(analysis));
                 out.push('\n');
             }
@@ -29,6 +30,22 @@ pub fn render(checked: &[Checked], color: bool) -> String {
                 out.push_str(&format!("error: {}: {}\n", c.name, problem.summary()));
             }
         }
+    }
+    out
+}
+
+/// Where naga 30, and so wgpu, rejects the valid source: each function that ends in a loop only
+/// `return` leaves, and the line a wgpu program needs. Empty for most sources.
+fn naga_note(analysis: &Analysis) -> String {
+    let mut out = String::new();
+    for a in analysis.added_returns() {
+        out.push_str(&format!(
+            "wgpu: {}:{}: `{}` returns a value and ends in a loop only `return` leaves: valid \
+             WGSL (nothing runs past the loop; Chrome takes it) that naga 30, and so wgpu, \
+             rejects; analyzed as written, and a wgpu program needs `{}` before its closing \
+             brace\n",
+            analysis.file, a.line, a.function, a.statement
+        ));
     }
     out
 }
