@@ -49,7 +49,7 @@ pub fn close_endless_functions(module: &Module, source: &str) -> (String, Vec<Ad
             offset,
         });
     }
-    // naga lowers functions callees first, not in the order they are written.
+    // naga lowers callees before their callers, not in the order they are written.
     added.sort_by_key(|a| a.offset);
     (with_added_returns(source, &added), added)
 }

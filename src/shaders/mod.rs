@@ -16,12 +16,13 @@ mod wgsl;
 
 use layout::{Mirror, MirroredConst};
 
-pub use endless::{AddedReturn, close_endless_functions, unmap_added_returns, with_added_returns};
+pub use endless::{AddedReturn, close_endless_functions, with_added_returns};
 #[cfg(test)]
 pub use wgsl::parsed_texts;
 pub use wgsl::{
-    CheckedKernel, blanked, check_kernel_wgsl, check_wgsl, mask_comments, normalize_line_breaks,
-    parse_error_message, parse_wgsl, prepare_for_naga, required_extensions, span_is_borrowed,
+    CheckedKernel, blanked, check_kernel_wgsl, check_wgsl, mask_comments, mend_endless_functions,
+    normalize_line_breaks, parse_error_message, parse_wgsl, prepare_for_naga, required_extensions,
+    span_is_borrowed,
 };
 
 /// A WGSL file under `shaders/`.

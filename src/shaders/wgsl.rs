@@ -325,17 +325,29 @@ pub fn check_kernel_wgsl(file: &str, source: &str) -> Result<CheckedKernel> {
             added_returns: Vec::new(),
         });
     };
-    let (text, added_returns) = close_endless_functions(&module, source);
+    mend_endless_functions(file, &module, source).unwrap_or(Err(invalid))
+}
+
+/// Where `module`, parsed from `source`, has functions that end in a loop only `return` leaves:
+/// the text with the `return`s naga wants, checked (its error, if it has another), its module
+/// with the `return`s unmapped ([`unmap_added_returns`]); `None` where it has no such function.
+pub fn mend_endless_functions(
+    file: &str,
+    module: &naga::Module,
+    source: &str,
+) -> Option<Result<CheckedKernel>> {
+    let (text, added_returns) = close_endless_functions(module, source);
     if added_returns.is_empty() {
-        return Err(invalid);
+        return None;
     }
-    let mut module = check_wgsl(file, &text)?;
-    unmap_added_returns(&mut module, &added_returns);
-    Ok(CheckedKernel {
-        module,
-        text,
-        added_returns,
-    })
+    Some(check_wgsl(file, &text).map(|mut module| {
+        unmap_added_returns(&mut module, &added_returns);
+        CheckedKernel {
+            module,
+            text,
+            added_returns,
+        }
+    }))
 }
 
 /// naga's parse of `prepared`, its error located in `file`.

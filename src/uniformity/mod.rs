@@ -102,9 +102,7 @@ mod tags;
 
 use serde::{Deserialize, Serialize};
 
-use crate::shaders::{
-    AddedReturn, close_endless_functions, unmap_added_returns, with_added_returns,
-};
+use crate::shaders::{AddedReturn, mend_endless_functions, with_added_returns};
 use crate::{Error, Result};
 pub use filters::blank_statement_filters;
 pub(crate) use function::let_spans;
@@ -394,7 +392,7 @@ fn analyze(src: &Source, source: &str, module: &naga::Module, options: &Options)
 
 /// Parses and validates with naga, reporting errors at their original location; with the
 /// `return`s naga needed at the end of functions that end in a loop only `return` leaves
-/// ([`close_endless_functions`]: the module is then of the text with them).
+/// ([`crate::shaders::close_endless_functions`]: the module is then of the text with them).
 fn parse_and_validate(src: &Source) -> Result<(naga::Module, Vec<AddedReturn>)> {
     let invalid = |offset: Option<usize>, message: String| {
         let (line, column) = offset.map_or((0, 0), |o| src.location(o));
@@ -422,13 +420,8 @@ fn parse_and_validate(src: &Source) -> Result<(naga::Module, Vec<AddedReturn>)> 
         // functions after it go unvalidated; the parse has already checked their types.
         Err(e) if is_unrestricted_pointer_parameter(e.as_inner()) => Ok((module, Vec::new())),
         // Valid WGSL naga rejects: the module of the text with the `return`s naga wants.
-        Err(_)
-            if let (mended, added) = close_endless_functions(&module, &src.prepared)
-                && !added.is_empty() =>
-        {
-            let mut module = crate::shaders::check_wgsl(&src.name, &mended)?;
-            unmap_added_returns(&mut module, &added);
-            Ok((module, added))
+        Err(_) if let Some(mended) = mend_endless_functions(&src.name, &module, &src.prepared) => {
+            mended.map(|m| (m.module, m.added_returns))
         }
         Err(e) => {
             let offset = e.location(&src.prepared).map(|l| l.offset as usize);
