@@ -24,8 +24,8 @@ pub struct AddedReturn {
 
 /// `source` (the text `module` was parsed from, [prepared](super::prepare_for_naga) or not: the
 /// offsets are the same) with `return T();` written before the closing brace of each function
-/// that returns a `T` and ends in a loop with no `break` or `break if` of its own, and those
-/// functions. Lines stay where they were; on each closing brace's line, the brace moves right.
+/// that returns a `T` and ends in a loop with no `break` or `break if` of its own (or in an `if`
+/// or `switch` each of whose arms ends in such a loop or a `return`), and those functions. Lines stay where they were; on each closing brace's line, the brace moves right.
 pub fn close_endless_functions(module: &Module, source: &str) -> (String, Vec<AddedReturn>) {
     let mut added = Vec::new();
     for (handle, function) in module.functions.iter() {
@@ -102,17 +102,46 @@ fn unmap_tail(block: &mut Block, zero: naga::Handle<naga::Expression>) {
     }
 }
 
-/// Whether `body` ends in a loop that only `return` leaves (naga's front end has put a bare
-/// `return` after it; a `for` loop ends a block of its own, with its initializer).
+/// Whether `body` ends, on some path, in a loop that only `return` leaves, and on the others in
+/// a `return`: naga's front end has put a bare `return` after each such loop.
 fn ends_in_endless_loop(body: &Block) -> bool {
-    let mut tail = body.iter().rev();
+    ending(body) == Ending::Endless
+}
+
+/// How a block ends, as naga's front end left it: it appends a bare `return` where the code
+/// may fall off a function's end, in the arms of its last `if` or `switch` too. Ordered from
+/// the best to the worst ending, so that a statement with arms ends as its worst arm.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Ending {
+    /// In a `return` of a value (or a `discard`).
+    Returns,
+    /// In a loop that only `return` leaves, with naga's bare `return` after it.
+    Endless,
+    /// By falling off the end: invalid WGSL, which naga rightly rejects.
+    Falls,
+}
+
+fn ending(block: &Block) -> Ending {
+    let mut tail = block.iter().rev();
     match tail.next() {
-        Some(Statement::Block(inner)) => ends_in_endless_loop(inner),
-        Some(Statement::Return { value: None }) => matches!(
-            tail.next(),
-            Some(Statement::Loop { body, break_if: None, .. }) if !breaks_out(body)
-        ),
-        _ => false,
+        Some(Statement::Block(inner)) => ending(inner),
+        Some(Statement::If { accept, reject, .. }) => ending(accept).max(ending(reject)),
+        // A `case 1u, 2u:` is naga's empty case falling through to the next.
+        Some(Statement::Switch { cases, .. }) => (cases.iter())
+            .filter(|case| !case.fall_through)
+            .map(|case| ending(&case.body))
+            .max()
+            .unwrap_or(Ending::Falls),
+        Some(Statement::Return { value: Some(_) } | Statement::Kill) => Ending::Returns,
+        Some(Statement::Return { value: None }) => match tail.next() {
+            Some(Statement::Loop {
+                body,
+                break_if: None,
+                ..
+            }) if !breaks_out(body) => Ending::Endless,
+            _ => Ending::Falls,
+        },
+        _ => Ending::Falls,
     }
 }
 
@@ -192,6 +221,44 @@ fn pair(x: u32) -> Pair {
         );
         let names: Vec<&str> = added.iter().map(|a| a.function.as_str()).collect();
         assert_eq!(names, ["a", "b"]);
+    }
+
+    /// A function whose last `if` or `switch` ends each arm in a `return` or in such a loop
+    /// gets its `return` too (Tint takes these); one with an arm that falls off the end does
+    /// not (Tint rejects it).
+    #[test]
+    fn arms_that_end_in_a_return_or_such_a_loop_get_the_return_too() {
+        for (source, mended) in [
+            (
+                "fn f(c: bool) -> u32 { if c { return 1u; } else { loop { return 2u; } } }",
+                true,
+            ),
+            (
+                "fn f(x: u32) -> u32 { switch x { case 0u, 1u: { return 1u; } \
+                 default: { loop { if x > 3u { return x; } } } } }",
+                true,
+            ),
+            (
+                "fn f(c: bool) -> u32 { { if c { return 1u; } else { loop { return 2u; } } } }",
+                true,
+            ),
+            (
+                "fn f(c: bool) -> u32 { if c { loop { return 1u; } } }",
+                false,
+            ),
+            (
+                "fn f(c: bool) -> u32 { if c { loop { return 1u; } } else { } }",
+                false,
+            ),
+        ] {
+            let (text, added) = closed(source);
+            assert_eq!(added.len(), usize::from(mended), "{source}");
+            if mended {
+                assert!(text.ends_with(" return u32(); }"), "{text}");
+                crate::shaders::check_wgsl("k.wgsl", &text)
+                    .unwrap_or_else(|e| panic!("{e}\n{text}"));
+            }
+        }
     }
 
     /// A loop with a way out (a `break`, a `break if`, a `while` condition) falls through, and
