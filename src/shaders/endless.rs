@@ -22,6 +22,19 @@ pub struct AddedReturn {
     pub offset: usize,
 }
 
+impl AddedReturn {
+    /// Why it was added, in a sentence: the function, what WGSL allows and naga rejects, and
+    /// the statement a wgpu program needs.
+    pub fn describe(&self) -> String {
+        format!(
+            "`{}` returns a value and ends in a loop only `return` leaves: valid WGSL (nothing \
+             runs past the loop; Chrome takes it) that naga 30, and so wgpu, rejects; a wgpu \
+             program needs `{}` before its closing brace",
+            self.function, self.statement
+        )
+    }
+}
+
 /// `source` (the text `module` was parsed from, [prepared](super::prepare_for_naga) or not: the
 /// offsets are the same) with `return T();` written before the closing brace of each function
 /// that returns a `T` and ends in a loop with no `break` or `break if` of its own (or in an `if`

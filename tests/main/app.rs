@@ -417,6 +417,38 @@ fn clicking_run_on_subgroup_size_completes_on_lavapipe() {
     harness.get_by_label(&result.verdicts[0].check);
 }
 
+/// A function ending in a loop only `return` leaves is valid WGSL naga 30 rejects: the
+/// Playground checks it as it is typed, with the analysis on the lines the user wrote, and
+/// names the function that needed a `return`.
+#[test]
+fn playground_takes_valid_wgsl_that_naga_rejects() {
+    let source = "@group(0) @binding(0) var<storage, read_write> data: array<u32>;\n\
+                  fn first_set(bits: u32) -> u32 {\n\
+                  \x20   var i = 0u;\n\
+                  \x20   loop {\n\
+                  \x20       if ((bits >> i) & 1u) == 1u || i == 31u { return i; }\n\
+                  \x20       i += 1u;\n\
+                  \x20   }\n\
+                  }\n\
+                  @compute @workgroup_size(64)\n\
+                  fn main(@builtin(local_invocation_index) lid: u32) { data[lid] = first_set(data[lid]); }\n";
+    let mut playground = Playground::new(source.to_owned());
+    playground.check();
+    let Outcome::Analysed(analysis) = playground.outcome() else {
+        panic!("valid WGSL called invalid");
+    };
+    assert_eq!(playground.entries(), ["main"]);
+    let added: Vec<(&str, u32)> = (analysis.added_returns().iter())
+        .map(|a| (a.function.as_str(), a.line))
+        .collect();
+    assert_eq!(added, [("first_set", 8)]);
+    assert!(
+        analysis.line(5).is_some() && analysis.line(8).is_none(),
+        "{:?}",
+        analysis.lines
+    );
+}
+
 #[test]
 fn playground_shows_a_compile_error_at_its_line_and_static_verdicts() {
     let mut playground =

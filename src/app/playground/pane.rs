@@ -124,6 +124,15 @@ impl Playground {
             }
             None => {
                 ui.strong(crate::uniformity::summary(analysis));
+                for added in analysis.added_returns() {
+                    ui.add(
+                        egui::Label::new(
+                            RichText::new(format!("line {}: {}", added.line, added.describe()))
+                                .color(Color32::from_rgb(220, 160, 40)),
+                        )
+                        .wrap(),
+                    );
+                }
                 if self.last.is_some() {
                     ui.weak("Edited since the last run: Run again to profile this version.");
                 } else {

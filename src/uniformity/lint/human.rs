@@ -40,11 +40,10 @@ fn naga_note(analysis: &Analysis) -> String {
     let mut out = String::new();
     for a in analysis.added_returns() {
         out.push_str(&format!(
-            "wgpu: {}:{}: `{}` returns a value and ends in a loop only `return` leaves: valid \
-             WGSL (nothing runs past the loop; Chrome takes it) that naga 30, and so wgpu, \
-             rejects; analyzed as written, and a wgpu program needs `{}` before its closing \
-             brace\n",
-            analysis.file, a.line, a.function, a.statement
+            "wgpu: {}:{}: {}; analyzed as written\n",
+            analysis.file,
+            a.line,
+            a.describe()
         ));
     }
     out
