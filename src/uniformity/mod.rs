@@ -340,26 +340,47 @@ pub fn analyze_source(name: &str, source: &str) -> Result<Analysis> {
 pub fn analyze_source_with(name: &str, source: &str, options: &Options) -> Result<Analysis> {
     let src = Source::new(name, source);
     let (module, added) = parse_and_validate(&src)?;
-    if added.is_empty() {
-        return Ok(analyze(&src, source, &module, options));
-    }
-    // The module's spans point into the text with the `return`s naga needed.
-    let mended = with_added_returns(source, &added);
-    let mut analysis = analyze(&Source::new(name, &mended), &mended, &module, options);
-    analysis.added_returns = added;
-    Ok(analysis)
+    Ok(analyze_parsed(src, source, &module, added, options))
 }
 
-/// Analyzes `module`, which naga parsed from `source` and validated (as
-/// [`crate::shaders::check_wgsl`] does), with the default [`Options`]: for a caller that has
-/// parsed the source already (`divlab profile` parses a kernel once).
-pub fn analyze_module(name: &str, source: &str, module: &naga::Module) -> Analysis {
-    analyze(
-        &Source::new(name, source),
-        source,
-        module,
-        &Options::default(),
-    )
+/// Analyzes `module`, which naga parsed from `source` with the `added` returns written in
+/// (most often none) and validated (as [`crate::shaders::check_kernel_wgsl`] does), with the
+/// default [`Options`]: for a caller that has parsed the source already (`divlab profile`
+/// parses a kernel once).
+pub fn analyze_module(
+    name: &str,
+    source: &str,
+    module: &naga::Module,
+    added: Vec<AddedReturn>,
+) -> Analysis {
+    let src = Source::new(name, source);
+    analyze_parsed(src, source, module, added, &Options::default())
+}
+
+/// The analysis of `module`, naga's parse of `src` (whose text as given is `source`) with the
+/// `added` returns written in: read from the text with them where there are any.
+fn analyze_parsed(
+    src: Source,
+    source: &str,
+    module: &naga::Module,
+    added: Vec<AddedReturn>,
+    options: &Options,
+) -> Analysis {
+    let Some((src, mended)) = mended(&src.name, source, &added) else {
+        return analyze(&src, source, module, options);
+    };
+    let mut analysis = analyze(&src, &mended, module, options);
+    analysis.added_returns = added;
+    analysis
+}
+
+/// Where naga needed `added` returns: the source of the text as given with them written in,
+/// where the module's spans point, and that text; `None` where it needed none.
+fn mended(name: &str, source: &str, added: &[AddedReturn]) -> Option<(Source, String)> {
+    (!added.is_empty()).then(|| {
+        let text = with_added_returns(source, added);
+        (Source::new(name, &text), text)
+    })
 }
 
 /// The analysis of `module`, parsed from `src` (whose original text is `source`).

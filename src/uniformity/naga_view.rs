@@ -15,7 +15,7 @@ use naga::valid::FunctionInfo;
 use naga::{Block, Statement};
 
 use super::source::Source;
-use super::{Verdict, parse_and_validate};
+use super::{Verdict, mended, parse_and_validate};
 use crate::Result;
 use crate::shaders::span_is_borrowed;
 
@@ -32,10 +32,9 @@ pub struct NagaVerdicts {
 /// module naga 30 cannot validate although divlab analyses it (a pointer parameter into
 /// `workgroup` or `storage`): naga has no info to read there.
 pub fn naga_verdicts(name: &str, source: &str) -> Result<NagaVerdicts> {
-    let (module, added) = parse_and_validate(&Source::new(name, source))?;
-    // The module's spans point into the text with any `return`s naga needed.
-    let text = crate::shaders::with_added_returns(source, &added);
-    let src = Source::new(name, &text);
+    let src = Source::new(name, source);
+    let (module, added) = parse_and_validate(&src)?;
+    let src = mended(name, source, &added).map_or(src, |(mended, _)| mended);
     let info = naga::valid::Validator::new(
         naga::valid::ValidationFlags::all(),
         naga::valid::Capabilities::all(),

@@ -7,7 +7,7 @@ use naga::{Function, Module};
 
 use super::{KernelInterface, apply_overrides, interface};
 use crate::Result;
-use crate::shaders::{AddedReturn, check_kernel_wgsl, prepare_for_naga, with_added_returns};
+use crate::shaders::{check_kernel_wgsl, prepare_for_naga};
 use crate::uniformity::{Analysis, analyze_module, blank_statement_filters};
 
 /// A user's kernel, parsed once.
@@ -16,8 +16,9 @@ pub struct Kernel {
     /// The file, as the user named it (for messages and the report).
     pub file: String,
     /// Its WGSL as the user wrote it, less any `@diagnostic` attribute on a statement (blanked:
-    /// naga 30 rejects them, and a filter does not change what runs), with the
-    /// `added_returns`: the text the timing run and the cost variants compile.
+    /// naga 30 rejects them, and a filter does not change what runs), with the `return`s naga
+    /// needed ([`Analysis::added_returns`]): the text the timing run and the cost variants
+    /// compile.
     pub source: String,
     /// The text naga parsed ([`prepare_for_naga`]: the same lines and columns).
     pub prepared: String,
@@ -31,9 +32,6 @@ pub struct Kernel {
     /// WGSL's uniformity analysis of the source as written (before the overrides, as a browser
     /// would judge it).
     pub analysis: Analysis,
-    /// The `return`s, never reached, that naga needed at the end of functions ending in a loop
-    /// only `return` leaves (valid WGSL it rejects); empty for most kernels.
-    pub added_returns: Vec<AddedReturn>,
 }
 
 impl Kernel {
@@ -50,12 +48,8 @@ impl Kernel {
         let module = apply_overrides(&parsed, &runnable, overrides)?;
         let prepared = prepare_for_naga(&runnable);
         let interface = interface(&module, &prepared, file, entry)?;
-        // The analysis reads every filter, statement attributes included, from the source
-        // (with the added `return`s, where the module's spans point).
-        let analysis = match checked.added_returns.as_slice() {
-            [] => analyze_module(file, source, &parsed),
-            added => analyze_module(file, &with_added_returns(source, added), &parsed),
-        };
+        // The analysis reads every filter, statement attributes included, from the source.
+        let analysis = analyze_module(file, source, &parsed, checked.added_returns);
         Ok(Self {
             file: file.to_owned(),
             source: runnable,
@@ -64,7 +58,6 @@ impl Kernel {
             overrides: overrides.to_vec(),
             interface,
             analysis,
-            added_returns: checked.added_returns,
         })
     }
 

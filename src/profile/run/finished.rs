@@ -82,7 +82,7 @@ pub(super) fn finished(
         &resources.resolved,
         resources.invocations,
     ));
-    notes.extend(explain::added_returns_note(&kernel.added_returns));
+    notes.extend(explain::added_returns_note(kernel.analysis.added_returns()));
     notes.extend(explain::uniformity_note(&kernel.analysis));
     if lab.gpu.is_llvmpipe() {
         notes.extend(explain::llvmpipe_nesting_note(kernel));
