@@ -18,11 +18,14 @@ const EMPTY: u32 = 0xffffffffu;
 @group(0) @binding(2) var<storage, read_write> free_head: atomic<u32>;
 
 fn pop_free() -> u32 {
+    // Each failed swap means another invocation popped: at most one try per slot, and a cap.
+    var tries = 0u;
     loop {
         let head = atomicLoad(&free_head);
-        if head == EMPTY || head >= arrayLength(&next_free) {
+        if head == EMPTY || head >= arrayLength(&next_free) || tries == 1024u {
             return EMPTY;
         }
+        tries += 1u;
         let swapped = atomicCompareExchangeWeak(&free_head, head, next_free[head]);
         if swapped.exchanged {
             return head;
